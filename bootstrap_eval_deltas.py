@@ -1,0 +1,972 @@
+#!/usr/bin/env python3
+"""Tell whether "system B beats system A on my eval" is real or noise.
+
+Three jobs, one file, standard library only:
+
+    python3 bootstrap_eval_deltas.py                 # reproduce the article
+    python3 bootstrap_eval_deltas.py --n-items 2000  # ... at another size
+    python3 bootstrap_eval_deltas.py compare datasets/bootstrap-eval-deltas.csv
+
+The default job (``simulate``) draws two correlated binary systems on the
+same items, prints per-system and paired/unpaired bootstrap intervals and
+McNemar's exact test, replays the experiment to measure how often the
+paired interval covers the true gap, and writes the per-item CSV.
+``compare`` recomputes the same statistics from a per-item file alone.
+
+Exit status: 0 on success, 2 for bad usage or bad input.
+"""
+__all__ = [
+    "Comparison",
+    "Coverage",
+    "EvalDeltaError",
+    "Interval",
+    "McNemar",
+    "compare_binary",
+    "coverage",
+    "main",
+    "mcnemar_exact",
+    "paired_bootstrap",
+    "percentile_interval",
+    "read_wide_csv",
+    "simulate",
+    "system_bootstrap",
+    "unpaired_bootstrap",
+]
+__version__ = "0.1.0"
+
+import argparse
+import csv
+import io
+import json
+import math
+import multiprocessing
+import os
+import random
+import sys
+import tempfile
+import time
+from array import array
+from fractions import Fraction
+from itertools import repeat
+from math import comb
+from statistics import NormalDist
+from typing import NamedTuple
+
+
+## Constants ##################################################################
+
+N_ITEMS = 500        # items in one simulated eval set
+CORR = 0.6           # loading of the shared latent difficulty (copula)
+ACC_A = 0.72         # true accuracy of system A
+ACC_B = 0.76         # true accuracy of system B
+RESAMPLES = 2000     # bootstrap resamples per interval
+REPLAYS = 1000       # simulated replays in the coverage loop
+SEED = 2026          # seed of the one random.Random behind a run
+CONFIDENCE = 0.95    # two-sided confidence of every interval
+CSV_PATH = os.path.join("datasets", "bootstrap-eval-deltas.csv")
+CSV_HEADER = ("item", "system_a_correct", "system_b_correct")
+
+_REJECT = 15         # code of a rejected draw in the fast sampler
+_CHUNK = 1 << 14     # 32-bit words per getrandbits() call: stays in cache
+
+
+## Errors #####################################################################
+
+class EvalDeltaError(ValueError):
+    """Bad data or arguments; the message names what, where and why."""
+
+
+## Data model #################################################################
+
+class Interval(NamedTuple):
+    """A two-sided interval [lo, hi] of exact values."""
+    lo: Fraction
+    hi: Fraction
+
+
+class McNemar(NamedTuple):
+    """Discordant pairs and the exact two-sided McNemar p-value."""
+    a_only: int
+    b_only: int
+    p_exact: Fraction
+
+
+class Comparison(NamedTuple):
+    """One binary metric of two systems on the same items."""
+    n_items: int
+    a: Fraction              # observed accuracy of A
+    b: Fraction              # observed accuracy of B
+    gap: Fraction            # b - a
+    ci_a: Interval
+    ci_b: Interval
+    ci_paired: Interval      # paired bootstrap CI of b - a
+    ci_unpaired: Interval    # unpaired bootstrap CI of b - a
+    mcnemar: McNemar
+
+
+class Coverage(NamedTuple):
+    """How often the paired CI covered the true gap and excluded zero."""
+    replays: int
+    covered: int
+    excludes_zero: int
+
+
+## Simulation #################################################################
+
+def simulate(rng, n_items=N_ITEMS, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
+    """Return n_items (a, b) pairs of 0/1 outcomes of two systems.
+
+    Each item has a latent difficulty d ~ N(0, 1) shared by both systems;
+    system X is right when corr*d + sqrt(1 - corr**2)*e_X < z_X, with
+    independent noise e_X ~ N(0, 1) and z_X = NormalDist().inv_cdf(acc_X),
+    so X is right with probability acc_X and the errors correlate.  Three
+    rng.gauss(0, 1) calls per item, in the order d, e_A, e_B.
+
+    >>> simulate(random.Random(1), 4)
+    [(1, 1), (1, 1), (0, 0), (1, 1)]
+    """
+    za = NormalDist().inv_cdf(float(acc_a))
+    zb = NormalDist().inv_cdf(float(acc_b))
+    w = math.sqrt(1 - corr ** 2)
+    gauss = rng.gauss
+    out = []
+    for _ in range(n_items):
+        d = gauss(0, 1)
+        xa = corr * d + w * gauss(0, 1)
+        xb = corr * d + w * gauss(0, 1)
+        out.append((int(xa < za), int(xb < zb)))
+    return out
+
+
+## Resampling #################################################################
+
+# Every bootstrap index is one rng.randrange(n), and the fast paths below
+# consume the generator exactly as those calls would, so a seed gives the
+# same numbers as the one-index-at-a-time loop (tests/ keeps that loop as
+# the oracle).  CPython's randrange(n) is getrandbits(k) with k =
+# n.bit_length(), retried while the value is >= n, and getrandbits(k) for
+# k <= 32 is the top k bits of one 32-bit Mersenne Twister word.  A single
+# getrandbits(32*m) returns the next m words, least significant first.  So
+# we draw the words in bulk, read their top bytes with C-level slicing,
+# map them to per-item codes with bytes.translate (deleting rejected
+# draws), and count codes per resample with bytes.count.  A draw of m words
+# never overshoots while m indices are still wanted, since each index
+# takes at least one word.
+
+def _top_planes(rng, size):
+    """Draw size words; return their top byte and second byte as planes."""
+    data = rng.getrandbits(32 * size).to_bytes(4 * size, "little")
+    return data[3::4], data[2::4]
+
+
+def _reject_count(top, second, n, k):
+    """Return how many of the drawn words give an index >= n."""
+    if k <= 8:
+        return len(top.translate(None, bytes(range(n << (8 - k)))))
+    half = (n + 1) // 2                   # first top byte always rejected
+    count = len(top.translate(None, bytes(range(half))))
+    if n % 2:                             # top byte (n-1)/2: the 9th bit decides
+        edge, i = bytes([n // 2]), top.find(n // 2)
+        while i >= 0:
+            count += second[i] >= 128
+            i = top.find(edge, i + 1)
+    return count
+
+
+def _draw_planes(rng, n, count):
+    """Consume rng as count calls of rng.randrange(n) (n < 512) would.
+
+    Return the byte planes of the words drawn, for _codes_from_planes.
+    """
+    k = n.bit_length()
+    planes = []
+    need = count
+    while need:
+        rejected = 0
+        for start in range(0, need, _CHUNK):
+            top, second = _top_planes(rng, min(_CHUNK, need - start))
+            rejected += _reject_count(top, second, n, k)
+            planes.append((top, second if k > 8 else None))
+        need = rejected
+    return planes
+
+
+def _code_tables(n, codes):
+    """Return the translate tables mapping word bytes to item codes.
+
+    bytes.translate deletes by input byte, so the last table's rejected
+    inputs come along as the delete set.
+    """
+    k = n.bit_length()
+
+    def code(i):
+        return codes[i] if i < n else _REJECT
+
+    if k <= 8:
+        top = bytes(code(b >> (8 - k)) for b in range(256))
+        return top, None, bytes(b for b in range(256) if top[b] == _REJECT)
+    # 9-bit index 2*top + bit: low nibble is the code for bit 0, high
+    # nibble the XOR of both codes; the mask plane selects it for bit 1.
+    pair = bytes(code(2 * b) | (code(2 * b) ^ code(2 * b + 1)) << 4
+                 for b in range(256))
+    mask = bytes(0xF0 if b & 0x80 else 0 for b in range(256))
+    return pair, mask, _LOW_REJECT
+
+
+_LOW_NIBBLE = bytes(b & 15 for b in range(256))
+_LOW_REJECT = bytes(b for b in range(256) if b & 15 == _REJECT)
+
+
+def _codes_from_planes(planes, n, codes):
+    """Return the codes of the accepted draws held in planes, in order."""
+    top_table, mask_table, rejected = _code_tables(n, codes)
+    out = []
+    for top, second in planes:
+        if mask_table is None:
+            out.append(top.translate(top_table, rejected))
+            continue
+        u = int.from_bytes(top.translate(top_table), "little")
+        m = int.from_bytes(second.translate(mask_table), "little")
+        picked = (u ^ (u & m) >> 4).to_bytes(len(top), "little")
+        out.append(picked.translate(_LOW_NIBBLE, rejected))
+    return b"".join(out)
+
+
+def _draw_indices(rng, n, count):
+    """Return [rng.randrange(n) for _ in range(count)], drawn in bulk."""
+    k = n.bit_length()
+    if k > 32:
+        return [rng.randrange(n) for _ in range(count)]
+    shift = 32 - k
+    out = []
+    need = count
+    while need:
+        got = 0
+        for start in range(0, need, _CHUNK):
+            size = min(_CHUNK, need - start)
+            words = array("I")
+            if words.itemsize != 4:                  # pragma: no cover
+                words = array("L")
+            words.frombytes(rng.getrandbits(32 * size).to_bytes(
+                4 * size, sys.byteorder))
+            before = len(out)
+            out.extend(filter(n.__gt__, map(shift.__rrshift__, words)))
+            got += len(out) - before
+        need -= got
+    return out
+
+
+def _draw_codes(rng, n, count, codes):
+    """Return bytes(codes[rng.randrange(n)] for _ in range(count)).
+
+    *codes* is a bytes of n small codes (below 15).  The generator ends in
+    the same state as after the one-at-a-time loop.
+    """
+    if n < 512:
+        return _codes_from_planes(_draw_planes(rng, n, count), n, codes)
+    return bytes(map(codes.__getitem__, _draw_indices(rng, n, count)))
+
+
+def _block_counts(codes, n, code, offset=0, step=None):
+    """Count *code* in each block codes[offset + j*step : ... + n]."""
+    step = step or n
+    starts = range(offset, len(codes), step)
+    return list(map(codes.count, repeat(code), starts,
+                    range(offset + n, len(codes) + 1, step)))
+
+
+def percentile_interval(values, confidence=CONFIDENCE):
+    """Return the percentile interval of a bootstrap distribution.
+
+    With B values sorted, lo is the one at position floor(B*(1-c)/2) and
+    hi the one at floor(B*(1+c)/2), positions counted from 0 and computed
+    in exact arithmetic (c = 0.95, B = 2000 gives 50 and 1950, the
+    article's int(0.025*B) and int(0.975*B)).
+
+    >>> percentile_interval(range(2000))
+    Interval(lo=50, hi=1950)
+    >>> percentile_interval([])
+    Traceback (most recent call last):
+      ...
+    bootstrap_eval_deltas.EvalDeltaError: no bootstrap values to take percentiles of
+    """
+    ordered = sorted(values)
+    if not ordered:
+        raise EvalDeltaError("no bootstrap values to take percentiles of")
+    lo, hi = _percentile_positions(len(ordered), confidence)
+    return Interval(ordered[lo], ordered[hi])
+
+
+def _percentile_positions(size, confidence):
+    c = _exact(confidence)
+    return (math.floor(size * (1 - c) / 2), math.floor(size * (1 + c) / 2))
+
+
+def system_bootstrap(outcomes, rng, *, resamples=RESAMPLES):
+    """Return the resampled correct counts of one system's 0/1 outcomes.
+
+    Each resample draws len(outcomes) indices with rng.randrange; the
+    count of correct items divided by n is the resampled accuracy.
+
+    >>> system_bootstrap([1, 0, 1], random.Random(0), resamples=4)
+    [2, 1, 2, 2]
+    """
+    n = _check_items(outcomes)
+    codes = _draw_codes(rng, n, resamples * n, bytes(outcomes))
+    return _block_counts(codes, n, 1)
+
+
+def paired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
+    """Return n * (resampled accuracy of B - that of A) for each resample.
+
+    The same n indices pick both systems' outcomes, so items keep their
+    pairing and shared difficulty cancels.  Divide by n for the gap.
+
+    >>> paired_bootstrap([(0, 1), (1, 1), (1, 0)], random.Random(0),
+    ...                  resamples=4)
+    [0, 0, -1, 1]
+    """
+    n = _check_items(pairs)
+    codes = _draw_codes(rng, n, resamples * n,
+                        bytes(1 + b - a for a, b in pairs))
+    plus = _block_counts(codes, n, 2)
+    minus = _block_counts(codes, n, 0)
+    return [p - m for p, m in zip(plus, minus)]
+
+
+def unpaired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
+    """Return n * (B's - A's resampled accuracy), resampling each alone.
+
+    Each resample draws n indices for A, then n fresh ones for B, which
+    ignores the pairing; it shows what pairing buys.
+
+    >>> unpaired_bootstrap([(0, 1), (1, 1), (1, 0)], random.Random(0),
+    ...                    resamples=4)
+    [1, 1, 0, -1]
+    """
+    n = _check_items(pairs)
+    codes = _draw_codes(rng, n, 2 * resamples * n,
+                        bytes(2 * a + b for a, b in pairs))
+    both = _block_counts(codes, n, 3, 0, 2 * n), _block_counts(codes, n, 3, n, 2 * n)
+    a_only = _block_counts(codes, n, 2, 0, 2 * n)
+    b_only = _block_counts(codes, n, 1, n, 2 * n)
+    return [bo + bb - ao - ab for ao, ab, bo, bb
+            in zip(a_only, both[0], b_only, both[1])]
+
+
+def _check_items(items):
+    n = len(items)
+    if n == 0:
+        raise EvalDeltaError("no items to resample")
+    return n
+
+
+def _scaled(interval, n):
+    return Interval(Fraction(interval.lo, n), Fraction(interval.hi, n))
+
+
+## Exact tests ################################################################
+
+def mcnemar_exact(pairs):
+    """Return McNemar's exact test of paired 0/1 outcomes (a, b).
+
+    Under the null the b_only discordant pairs are Binomial(m, 1/2) with
+    m = a_only + b_only, and p = min(1, 2 * P(X <= min(a_only, b_only))),
+    summed in integers.  With no discordant pair p is 1.
+
+    >>> mcnemar_exact([(1, 0)] * 67 + [(0, 1)] * 85)
+    McNemar(a_only=67, b_only=85, p_exact=Fraction(...))
+    >>> round(float(mcnemar_exact([(1, 0)] * 67 + [(0, 1)] * 85).p_exact), 4)
+    0.1677
+    >>> mcnemar_exact([(1, 1), (0, 0)]).p_exact
+    Fraction(1, 1)
+    """
+    a_only = sum(1 for a, b in pairs if a and not b)
+    b_only = sum(1 for a, b in pairs if b and not a)
+    m = a_only + b_only
+    tail = sum(comb(m, i) for i in range(min(a_only, b_only) + 1))
+    return McNemar(a_only, b_only, min(Fraction(1), Fraction(2 * tail, 2 ** m)))
+
+
+def compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
+    """Return the Comparison of paired 0/1 outcomes (a, b).
+
+    rng is consumed in the article's order: A's bootstrap, B's, the paired
+    one, then the unpaired one.  If *pairs* is empty, EvalDeltaError is
+    raised.
+
+    >>> r = compare_binary([(1, 1), (0, 1), (1, 0), (0, 1)], random.Random(3),
+    ...                    resamples=50)
+    >>> r.gap, r.mcnemar.b_only
+    (Fraction(1, 4), 2)
+    """
+    n = _check_items(pairs)
+    a = [x for x, _ in pairs]
+    b = [y for _, y in pairs]
+
+    def ci(counts):
+        return _scaled(percentile_interval(counts, confidence), n)
+
+    ci_a = ci(system_bootstrap(a, rng, resamples=resamples))
+    ci_b = ci(system_bootstrap(b, rng, resamples=resamples))
+    ci_paired = ci(paired_bootstrap(pairs, rng, resamples=resamples))
+    ci_unpaired = ci(unpaired_bootstrap(pairs, rng, resamples=resamples))
+    acc_a, acc_b = Fraction(sum(a), n), Fraction(sum(b), n)
+    return Comparison(n, acc_a, acc_b, acc_b - acc_a, ci_a, ci_b, ci_paired,
+                      ci_unpaired, mcnemar_exact(pairs))
+
+
+def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
+             acc_a=ACC_A, acc_b=ACC_B, resamples=RESAMPLES,
+             confidence=CONFIDENCE, jobs=1, progress=None):
+    """Replay the simulation; count paired CIs covering the true gap.
+
+    Each replay simulates fresh items, then takes the paired bootstrap
+    interval, both from the same rng.  "Covers" is lo <= gap <= hi and
+    "excludes zero" is lo > 0, compared exactly, where the true gap is
+    acc_b - acc_a read as the decimals given.  With jobs > 1 a helper
+    process maps and counts the draws while this one simulates and draws
+    the next replay; the numbers are the same.  *progress*, if given, is
+    called with the number of replays done.
+
+    >>> coverage(random.Random(5), replays=3, n_items=50, resamples=100)
+    Coverage(replays=3, covered=3, excludes_zero=0)
+    """
+    gap = _exact(acc_b) - _exact(acc_a)
+    positions = _percentile_positions(resamples, confidence)
+    draws = _replay_draws(rng, replays, n_items, resamples,
+                          dict(corr=corr, acc_a=acc_a, acc_b=acc_b))
+    if jobs > 1 and n_items < 512 and _can_fork():
+        bounds = _pipelined(draws, positions)
+    else:
+        bounds = (_paired_bounds(codes, drawn, positions)
+                  for codes, drawn in draws)
+    covered = excludes = 0
+    for done, (lo, hi) in enumerate(bounds, 1):
+        covered += lo <= gap * n_items <= hi
+        excludes += lo > 0
+        if progress:
+            progress(done)
+    return Coverage(replays, covered, excludes)
+
+
+def _replay_draws(rng, replays, n, resamples, design):
+    """Yield (paired codes, draws) per replay: simulate, then draw.
+
+    The draws are byte planes for n < 512 (see _draw_planes), else the
+    indices themselves.
+    """
+    for _ in range(replays):
+        codes = bytes(1 + b - a for a, b in simulate(rng, n, **design))
+        if n < 512:
+            tops, seconds = zip(*_draw_planes(rng, n, resamples * n))
+            drawn = b"".join(tops), b"".join(s or b"" for s in seconds)
+        else:
+            drawn = _draw_indices(rng, n, resamples * n)
+        yield codes, drawn
+
+
+def _paired_bounds(codes, drawn, positions):
+    """Return the paired deltas at the two percentile positions."""
+    n = len(codes)
+    if isinstance(drawn, tuple):
+        top, second = drawn
+        planes = [(top[i:i + _CHUNK], second[i:i + _CHUNK] or None)
+                  for i in range(0, len(top), _CHUNK)]
+        accepted = _codes_from_planes(planes, n, codes)
+    else:
+        accepted = bytes(map(codes.__getitem__, drawn))
+    plus = _block_counts(accepted, n, 2)
+    minus = _block_counts(accepted, n, 0)
+    deltas = sorted([p - m for p, m in zip(plus, minus)])
+    return deltas[positions[0]], deltas[positions[1]]
+
+
+def _can_fork():
+    return ("fork" in multiprocessing.get_all_start_methods()
+            and (os.cpu_count() or 1) > 1)
+
+
+def _pipelined(draws, positions):
+    """Yield _paired_bounds of each draw, computed in a forked helper.
+
+    This process keeps simulating and drawing while the helper maps and
+    counts.  The helper always has the next job read before it works on
+    the current one, so sending here never waits for its work; a full
+    pipe holds this process back, which bounds the memory in flight.
+    """
+    context = multiprocessing.get_context("fork")
+    ours, theirs = context.Pipe()
+    helper = context.Process(target=_helper_loop,
+                             args=(theirs, ours, positions), daemon=True)
+    helper.start()
+    theirs.close()
+    try:
+        for codes, (top, second) in draws:
+            for part in (codes, top, second):
+                ours.send_bytes(part)
+            while ours.poll():
+                yield ours.recv()
+        ours.send_bytes(b"")                     # no more jobs
+        while True:
+            try:
+                yield ours.recv()
+            except EOFError:
+                break
+    finally:
+        ours.close()
+        helper.join(timeout=5)
+        if helper.is_alive():                        # pragma: no cover
+            helper.terminate()
+
+
+def _helper_loop(conn, parent_end, positions):
+    """Serve _pipelined: read jobs one ahead, send back their bounds."""
+    parent_end.close()          # else the parent closing it is no EOF here
+
+    def job():
+        codes = conn.recv_bytes()
+        return (codes, conn.recv_bytes(), conn.recv_bytes()) if codes else None
+
+    try:
+        current = job()
+        while current:
+            following = job()
+            codes, top, second = current
+            conn.send(_paired_bounds(codes, (top, second), positions))
+            current = following
+    finally:
+        conn.close()
+
+
+def _exact(x):
+    """Return x as a Fraction, reading a float as the decimal it prints as.
+
+    >>> _exact(0.72)
+    Fraction(18, 25)
+    """
+    if isinstance(x, float):
+        return Fraction(repr(x))
+    return Fraction(x)
+
+
+## Input ######################################################################
+
+def read_wide_csv(path, *, a_col=CSV_HEADER[1], b_col=CSV_HEADER[2],
+                  id_col=CSV_HEADER[0]):
+    """Return the (a, b) 0/1 pairs of a per-item CSV, in file order.
+
+    The file has a header naming *id_col*, *a_col* and *b_col*; each row is
+    one item.  A byte-order mark and CRLF line ends are fine.  Anything
+    else wrong (no such column, a value other than 0/1, a repeated item, no
+    rows) raises EvalDeltaError naming the file and line.
+    """
+    rows = csv.reader(io.StringIO(_read_text(path), newline=""))
+    header = next(rows, None)
+    if not header:
+        raise EvalDeltaError(f"{path}: empty file, expected a header line")
+    where = {}
+    for name in (id_col, a_col, b_col):
+        if name not in header:
+            raise EvalDeltaError(
+                f"{path}:1: no column {name!r}; the columns are "
+                f"{', '.join(header)}")
+        where[name] = header.index(name)
+    first_seen = {}
+    pairs = []
+    for row in rows:
+        line = rows.line_num
+        if not row:
+            continue
+        if len(row) != len(header):
+            raise EvalDeltaError(f"{path}:{line}: {len(row)} fields, "
+                                 f"the header has {len(header)}")
+        item = row[where[id_col]]
+        if item in first_seen:
+            raise EvalDeltaError(f"{path}:{line}: item {item!r} repeated "
+                                 f"(first on line {first_seen[item]})")
+        first_seen[item] = line
+        pairs.append(tuple(_binary(row[where[c]], c, path, line)
+                           for c in (a_col, b_col)))
+    if not pairs:
+        raise EvalDeltaError(f"{path}: no items after the header")
+    return pairs
+
+
+def _read_text(path):
+    """Return the text of a UTF-8 file, or raise EvalDeltaError."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise EvalDeltaError(f"{path}: cannot read: {exc.strerror or exc}")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise EvalDeltaError(f"{path}:{line}: not UTF-8 text "
+                             f"(byte 0x{data[exc.start]:02x})") from None
+
+
+def _binary(text, column, path, line):
+    value = text.strip()
+    if value not in ("0", "1"):
+        raise EvalDeltaError(f"{path}:{line}: {column} must be 0 or 1, "
+                             f"not {text!r}")
+    return int(value)
+
+
+## Report #####################################################################
+
+def _fixed(x, places, *, sign=False):
+    """Return exact x rounded half-even to *places* decimals.
+
+    >>> _fixed(Fraction(-7, 500) * 100, 1, sign=True)
+    '-1.4'
+    >>> _fixed(Fraction(3, 4), 3), _fixed(Fraction(1, 40), 1)
+    ('0.750', '0.0')
+    """
+    scaled = round(Fraction(x) * 10 ** places)      # exact, ties to even
+    digits = f"{abs(scaled):0{places + 1}d}"
+    body = digits[:-places] + "." + digits[-places:] if places else digits
+    if scaled < 0:
+        return "-" + body
+    return ("+" if sign else "") + body
+
+
+def _decimal(x):
+    """Return the shortest decimal of x as given (0.72, not 0.720).
+
+    >>> _decimal(Fraction(18, 25)), _decimal(Fraction(1, 3))
+    ('0.72', '0.3333333333')
+    """
+    for places in range(11):
+        if (x * 10 ** places).denominator == 1:
+            return _fixed(x, places) if places else str(x.numerator)
+    return _fixed(x, 10)
+
+
+def _pts(x):
+    return _fixed(x * 100, 1, sign=True)
+
+
+def _ci_pts(interval):
+    return f"[{_pts(interval.lo)}, {_pts(interval.hi)}] pts"
+
+
+def _metric_lines(r, confidence):
+    """Return the article's five lines of one Comparison."""
+    level = _decimal(_exact(confidence) * 100) + "%"
+    acc = [f"{name}={_fixed(x, 3)} [{_fixed(ci.lo, 3)}, {_fixed(ci.hi, 3)}]"
+           for name, x, ci in (("A", r.a, r.ci_a), ("B", r.b, r.ci_b))]
+    m = r.mcnemar
+    return [
+        f"observed: {acc[0]}   {acc[1]}",
+        f"observed gap: {_pts(r.gap)} pts",
+        f"  paired bootstrap {level} CI:   {_ci_pts(r.ci_paired)}",
+        f"  unpaired bootstrap {level} CI: {_ci_pts(r.ci_unpaired)}",
+        f"  discordant pairs: B-only correct={m.b_only}, A-only correct="
+        f"{m.a_only}; McNemar exact p={_fixed(m.p_exact, 4)}",
+    ]
+
+
+def _share(count, total):
+    """Return 'x.x% of the time (Monte Carlo s.e. y.y%)' for count/total."""
+    p = count / total
+    se = math.sqrt(p * (1 - p) / total)
+    return (f"{_fixed(Fraction(100 * count, total), 1)}% of the time "
+            f"(Monte Carlo s.e. {100 * se:.1f}%)")
+
+
+def format_simulation(result, cov, *, acc_a, acc_b, confidence):
+    """Return the text report of a simulate run (no trailing newline)."""
+    true_a, true_b = _exact(acc_a), _exact(acc_b)
+    lines = [f"n={result.n_items}, true accuracies A={_decimal(true_a)} "
+             f"B={_decimal(true_b)}, true gap={_pts(true_b - true_a)} pts"]
+    lines += _metric_lines(result, confidence)
+    if cov.replays:
+        lines += [
+            f"over {cov.replays} replays: paired CI covers the true gap "
+            f"{_share(cov.covered, cov.replays)};",
+            f"CI excludes zero (a 'significant' +gap) "
+            f"{_share(cov.excludes_zero, cov.replays)}",
+        ]
+    else:
+        lines.append("coverage loop skipped (--replays 0)")
+    return "\n".join(lines)
+
+
+def format_comparison(result, *, source, confidence):
+    """Return the text report of a compare run (no trailing newline)."""
+    return "\n".join([f"{source}: n={result.n_items}"]
+                     + _metric_lines(result, confidence))
+
+
+def _metric_json(r):
+    def pair(ci):
+        return [float(ci.lo), float(ci.hi)]
+    return {
+        "observed": {"a": float(r.a), "b": float(r.b), "gap": float(r.gap)},
+        "ci": {"a": pair(r.ci_a), "b": pair(r.ci_b),
+               "paired_gap": pair(r.ci_paired),
+               "unpaired_gap": pair(r.ci_unpaired)},
+        "mcnemar": {"a_only": r.mcnemar.a_only, "b_only": r.mcnemar.b_only,
+                    "p_exact": float(r.mcnemar.p_exact)},
+    }
+
+
+def simulation_json(result, cov, *, seed, resamples, acc_a, acc_b):
+    """Return the JSON object of a simulate run."""
+    true_a, true_b = _exact(acc_a), _exact(acc_b)
+    out = {"n_items": result.n_items, "seed": seed, "resamples": resamples,
+           "true": {"a": float(true_a), "b": float(true_b),
+                    "gap": float(true_b - true_a)}}
+    out.update(_metric_json(result))
+    out["coverage"] = cov._asdict()
+    return out
+
+
+def comparison_json(result, *, metric, seed, resamples):
+    """Return the JSON object of a compare run."""
+    entry = {"metric": metric}
+    entry.update(_metric_json(result))
+    return {"n_items": result.n_items, "seed": seed,
+            "resamples": resamples, "metrics": [entry]}
+
+
+def csv_text(pairs):
+    """Return the per-item CSV of (a, b) pairs, items numbered from 1.
+
+    >>> print(csv_text([(1, 0), (1, 1)]), end="")
+    item,system_a_correct,system_b_correct
+    1,1,0
+    2,1,1
+    """
+    rows = [",".join(CSV_HEADER)]
+    rows += [f"{i},{a},{b}" for i, (a, b) in enumerate(pairs, 1)]
+    return "\n".join(rows) + "\n"
+
+
+## Command line ###############################################################
+
+_COMMANDS = ("simulate", "compare")
+
+
+def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
+    """Return an argparse type: a number of *kind* in the given range."""
+    def check(text):
+        try:
+            x = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected a number, not {text!r}") from None
+        too_low = x <= lo if lo_open else x < lo
+        too_high = hi is not None and (x >= hi if hi_open else x > hi)
+        if too_low or too_high or x != x:
+            left, right = "(" if lo_open else "[", ")" if hi_open else "]"
+            span = f"{left}{lo}, {'inf' if hi is None else hi}{right}"
+            raise argparse.ArgumentTypeError(f"must be in {span}, not {text}")
+        return x
+    return check
+
+
+_PROBABILITY = _bounded(float, 0, 1)
+_CORRELATION = _bounded(float, 0, 1, lo_open=False)
+
+
+def _at_least(minimum):
+    return _bounded(int, minimum, None, lo_open=False)
+
+
+def _add_common(parser):
+    parser.add_argument("--resamples", type=_at_least(1), default=RESAMPLES,
+                        help="bootstrap resamples per interval "
+                             "(default %(default)s)")
+    parser.add_argument("--seed", type=int, default=SEED,
+                        help="seed of the random.Random that drives every "
+                             "draw (default %(default)s)")
+    parser.add_argument("--confidence", type=_PROBABILITY, default=CONFIDENCE,
+                        help="two-sided confidence of the intervals "
+                             "(default %(default)s)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object instead of the text "
+                             "report (values as fractions: 0.036, not 3.6)")
+
+
+def _build_parser():
+    parser = argparse.ArgumentParser(
+        prog="bootstrap-eval-deltas",
+        description="Is system B really better than system A on your eval "
+                    "set, or is the gap noise?  With no command, runs "
+                    "'simulate', the article's experiment.",
+        epilog="Run '%(prog)s COMMAND --help' for a command's options.")
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sim = commands.add_parser(
+        "simulate", help="reproduce the article: simulate, bootstrap, "
+                         "McNemar, coverage loop, per-item CSV (default)",
+        description="Simulate two correlated systems on the same items, "
+                    "report bootstrap intervals and McNemar's exact test, "
+                    "replay the experiment to check the paired interval's "
+                    "coverage, and write the per-item CSV.")
+    sim.add_argument("--n-items", type=_at_least(1), default=N_ITEMS,
+                     help="items in the eval set (default %(default)s)")
+    sim.add_argument("--corr", type=_CORRELATION, default=CORR,
+                     help="loading of the shared latent difficulty, in "
+                          "[0, 1) (default %(default)s)")
+    sim.add_argument("--acc-a", type=_PROBABILITY, default=ACC_A,
+                     help="true accuracy of system A, in (0, 1) "
+                          "(default %(default)s)")
+    sim.add_argument("--acc-b", type=_PROBABILITY, default=ACC_B,
+                     help="true accuracy of system B, in (0, 1) "
+                          "(default %(default)s)")
+    sim.add_argument("--replays", type=_at_least(0), default=REPLAYS,
+                     help="replays of the coverage loop; 0 skips it "
+                          "(default %(default)s)")
+    _add_common(sim)
+    sim.add_argument("--out", default=CSV_PATH, metavar="PATH",
+                     help="where to write the per-item CSV, atomically "
+                          "(default %(default)s)")
+    sim.add_argument("--no-csv", action="store_true",
+                     help="do not write the per-item CSV")
+    sim.add_argument("--jobs", type=_at_least(1),
+                     default=2 if _can_fork() else 1,
+                     help="processes for the coverage loop: 1 does all the "
+                          "work here, 2 adds a helper process; the numbers "
+                          "are identical (default %(default)s here)")
+    sim.add_argument("--quiet", action="store_true",
+                     help="no progress on stderr (shown only on a terminal)")
+    sim.set_defaults(run=_run_simulate)
+    cmp = commands.add_parser(
+        "compare", help="recompute the statistics from a per-item CSV",
+        description="Read one row per item with both systems' 0/1 scores "
+                    "and report accuracies with bootstrap CIs, the gap with "
+                    "paired and unpaired CIs, and McNemar's exact test.")
+    cmp.add_argument("file", help="CSV with a header and one row per item")
+    cmp.add_argument("--id", dest="id_col", default=CSV_HEADER[0],
+                     help="column naming the item (default %(default)s)")
+    cmp.add_argument("--a-col", default=CSV_HEADER[1],
+                     help="column of system A's 0/1 score "
+                          "(default %(default)s)")
+    cmp.add_argument("--b-col", default=CSV_HEADER[2],
+                     help="column of system B's 0/1 score "
+                          "(default %(default)s)")
+    _add_common(cmp)
+    cmp.set_defaults(run=_run_compare)
+    return parser
+
+
+def _with_default_command(argv):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in _COMMANDS + ("-h", "--help", "--version"):
+        argv.insert(0, "simulate")
+    return argv
+
+
+def _progress(total, quiet):
+    """Return a callback printing replays done and time left to stderr."""
+    if quiet or total == 0 or not sys.stderr.isatty():
+        return None
+    start = time.monotonic()
+    shown = [0.0]
+
+    def report(done):
+        now = time.monotonic() - start
+        if now - shown[0] < 0.2 and done < total:
+            return
+        shown[0] = now
+        left = now / done * (total - done)
+        sys.stderr.write(f"\rreplay {done}/{total}, {now:.0f} s elapsed, "
+                         f"about {left:.0f} s left ")
+        if done == total:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+        sys.stderr.flush()
+    return report
+
+
+def _check_writable(path):
+    """Fail before the work, not after it, if *path* cannot be written."""
+    parent = os.path.dirname(path) or "."
+    if os.path.isdir(path):
+        raise EvalDeltaError(f"{path}: is a directory, not a file to write")
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent) or "."
+    if not os.access(parent, os.W_OK):
+        raise EvalDeltaError(f"{path}: cannot write in {parent}")
+
+
+def _write_atomic(path, text):
+    """Write text to path via a temporary file and os.replace."""
+    parent = os.path.dirname(path) or "."
+    os.makedirs(parent, exist_ok=True)
+    umask = os.umask(0)
+    os.umask(umask)
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _run_simulate(args):
+    out = None if args.no_csv else args.out
+    if out:
+        _check_writable(out)
+    design = dict(corr=args.corr, acc_a=args.acc_a, acc_b=args.acc_b)
+    rng = random.Random(args.seed)
+    pairs = simulate(rng, args.n_items, **design)
+    result = compare_binary(pairs, rng, resamples=args.resamples,
+                            confidence=args.confidence)
+    cov = coverage(rng, replays=args.replays, n_items=args.n_items,
+                   resamples=args.resamples, confidence=args.confidence,
+                   jobs=args.jobs,
+                   progress=_progress(args.replays, args.quiet), **design)
+    if out:
+        _write_atomic(out, csv_text(pairs))
+    if args.json:
+        report = simulation_json(result, cov, seed=args.seed,
+                                 resamples=args.resamples, acc_a=args.acc_a,
+                                 acc_b=args.acc_b)
+        report["csv"] = out
+        print(json.dumps(report))
+    else:
+        print(format_simulation(result, cov, acc_a=args.acc_a,
+                                acc_b=args.acc_b, confidence=args.confidence))
+        print(f"wrote {out} ({len(pairs)} items)" if out
+              else "per-item CSV not written (--no-csv)")
+    return 0
+
+
+def _run_compare(args):
+    pairs = read_wide_csv(args.file, a_col=args.a_col, b_col=args.b_col,
+                          id_col=args.id_col)
+    result = compare_binary(pairs, random.Random(args.seed),
+                            resamples=args.resamples,
+                            confidence=args.confidence)
+    if args.json:
+        print(json.dumps(comparison_json(result, metric="correct",
+                                         seed=args.seed,
+                                         resamples=args.resamples)))
+    else:
+        print(format_comparison(result, source=args.file,
+                                confidence=args.confidence))
+    return 0
+
+
+def main(argv=None) -> int:
+    """Run the command line; return the exit status."""
+    args = _build_parser().parse_args(_with_default_command(argv))
+    try:
+        return args.run(args)
+    except (EvalDeltaError, OSError) as exc:
+        print(f"bootstrap-eval-deltas: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
