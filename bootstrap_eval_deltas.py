@@ -49,6 +49,8 @@ from array import array
 from fractions import Fraction
 from itertools import repeat
 from math import comb
+from operator import itemgetter
+from operator import rshift
 from statistics import NormalDist
 from typing import NamedTuple
 
@@ -123,7 +125,7 @@ def simulate(rng, n_items=N_ITEMS, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
     rng.gauss(0, 1) calls per item, in the order d, e_A, e_B.
 
     >>> simulate(random.Random(1), 4)
-    [(1, 1), (1, 1), (0, 0), (1, 1)]
+    [(0, 0), (1, 1), (1, 1), (1, 1)]
     """
     za = NormalDist().inv_cdf(float(acc_a))
     zb = NormalDist().inv_cdf(float(acc_b))
@@ -232,25 +234,66 @@ def _codes_from_planes(planes, n, codes):
     return b"".join(out)
 
 
+def _hi16(data):
+    """Return the top 16 bits of each little-endian 32-bit word of data."""
+    halves = array("H")
+    halves.frombytes(data)
+    if sys.byteorder == "big":                       # pragma: no cover
+        halves.byteswap()
+    return halves[1::2]
+
+
+def _draw_mapped(rng, n, count, table, accept):
+    """Draw the words of count rng.randrange(n) calls (512 <= n < 2**16).
+
+    Each word's top 16 bits go through *table* (one C-level itemgetter
+    call per chunk); accept(mapped) returns the accepted part.  Return the
+    list of accepted parts, in order.
+    """
+    parts = []
+    need = count
+    while need:
+        got = 0
+        for start in range(0, need, _CHUNK):
+            size = min(_CHUNK, need - start)
+            hi = _hi16(rng.getrandbits(32 * size).to_bytes(4 * size, "little"))
+            mapped = itemgetter(*hi)(table) if size > 1 else (table[hi[0]],)
+            parts.append(accept(mapped))
+            got += len(parts[-1])
+        need -= got
+    return parts
+
+
 def _draw_indices(rng, n, count):
     """Return [rng.randrange(n) for _ in range(count)], drawn in bulk."""
     k = n.bit_length()
     if k > 32:
         return [rng.randrange(n) for _ in range(count)]
-    shift = 32 - k
+    if k > 16:
+        return _draw_wide_indices(rng, n, count)
+    shift = 16 - k
+    table = [h >> shift if h >> shift < n else -1 for h in range(1 << 16)]
+    parts = _draw_mapped(rng, n, count, table,
+                         lambda m: list(filter((-1).__ne__, m)))
+    return [i for part in parts for i in part]
+
+
+def _draw_wide_indices(rng, n, count):
+    """_draw_indices for 2**16 <= n < 2**32: shift whole words."""
+    shift = 32 - n.bit_length()
     out = []
     need = count
     while need:
         got = 0
         for start in range(0, need, _CHUNK):
             size = min(_CHUNK, need - start)
-            words = array("I")
-            if words.itemsize != 4:                  # pragma: no cover
-                words = array("L")
+            words = array("I" if array("I").itemsize == 4 else "L")
             words.frombytes(rng.getrandbits(32 * size).to_bytes(
-                4 * size, sys.byteorder))
+                4 * size, "little"))
+            if sys.byteorder == "big":               # pragma: no cover
+                words.byteswap()
             before = len(out)
-            out.extend(filter(n.__gt__, map(shift.__rrshift__, words)))
+            out.extend(filter(n.__gt__, map(rshift, words, repeat(shift))))
             got += len(out) - before
         need -= got
     return out
@@ -264,6 +307,14 @@ def _draw_codes(rng, n, count, codes):
     """
     if n < 512:
         return _codes_from_planes(_draw_planes(rng, n, count), n, codes)
+    if n < 1 << 16:
+        shift = 16 - n.bit_length()
+        table = bytes(codes[h >> shift] if h >> shift < n else _REJECT
+                      for h in range(1 << 16))
+        reject = bytes([_REJECT])
+        return b"".join(_draw_mapped(
+            rng, n, count, table,
+            lambda m: bytes(m).translate(None, reject)))
     return bytes(map(codes.__getitem__, _draw_indices(rng, n, count)))
 
 
@@ -309,7 +360,7 @@ def system_bootstrap(outcomes, rng, *, resamples=RESAMPLES):
     count of correct items divided by n is the resampled accuracy.
 
     >>> system_bootstrap([1, 0, 1], random.Random(0), resamples=4)
-    [2, 1, 2, 2]
+    [1, 1, 0, 2]
     """
     n = _check_items(outcomes)
     codes = _draw_codes(rng, n, resamples * n, bytes(outcomes))
@@ -324,7 +375,7 @@ def paired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
 
     >>> paired_bootstrap([(0, 1), (1, 1), (1, 0)], random.Random(0),
     ...                  resamples=4)
-    [0, 0, -1, 1]
+    [1, -1, 0, 0]
     """
     n = _check_items(pairs)
     codes = _draw_codes(rng, n, resamples * n,
@@ -342,7 +393,7 @@ def unpaired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
 
     >>> unpaired_bootstrap([(0, 1), (1, 1), (1, 0)], random.Random(0),
     ...                    resamples=4)
-    [1, 1, 0, -1]
+    [0, -1, 0, -1]
     """
     n = _check_items(pairs)
     codes = _draw_codes(rng, n, 2 * resamples * n,
@@ -454,7 +505,7 @@ def _replay_draws(rng, replays, n, resamples, design):
     """Yield (paired codes, draws) per replay: simulate, then draw.
 
     The draws are byte planes for n < 512 (see _draw_planes), else the
-    indices themselves.
+    codes of the accepted draws.
     """
     for _ in range(replays):
         codes = bytes(1 + b - a for a, b in simulate(rng, n, **design))
@@ -462,7 +513,7 @@ def _replay_draws(rng, replays, n, resamples, design):
             tops, seconds = zip(*_draw_planes(rng, n, resamples * n))
             drawn = b"".join(tops), b"".join(s or b"" for s in seconds)
         else:
-            drawn = _draw_indices(rng, n, resamples * n)
+            drawn = _draw_codes(rng, n, resamples * n, codes)
         yield codes, drawn
 
 
@@ -475,7 +526,7 @@ def _paired_bounds(codes, drawn, positions):
                   for i in range(0, len(top), _CHUNK)]
         accepted = _codes_from_planes(planes, n, codes)
     else:
-        accepted = bytes(map(codes.__getitem__, drawn))
+        accepted = drawn
     plus = _block_counts(accepted, n, 2)
     minus = _block_counts(accepted, n, 0)
     deltas = sorted([p - m for p, m in zip(plus, minus)])

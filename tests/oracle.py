@@ -1,0 +1,110 @@
+"""The straightforward algorithms the fast paths must match exactly.
+
+Every index is one rng.randrange(n) call and every sum is a plain loop,
+the way one would first write them.  They are slow on purpose: the tests
+run them on small sizes and tests/benchmark.py times them on the default
+run.
+"""
+import math
+import random
+from fractions import Fraction
+from statistics import NormalDist
+
+
+def simulate(rng, n, corr, acc_a, acc_b):
+    """Latent difficulty shared by both systems; 0/1 outcome pairs."""
+    za = NormalDist().inv_cdf(acc_a)
+    zb = NormalDist().inv_cdf(acc_b)
+    noise = math.sqrt(1 - corr * corr)
+    items = []
+    for _ in range(n):
+        shared = rng.gauss(0, 1)
+        a = corr * shared + noise * rng.gauss(0, 1)
+        b = corr * shared + noise * rng.gauss(0, 1)
+        items.append((1 if a < za else 0, 1 if b < zb else 0))
+    return items
+
+
+def system_counts(outcomes, rng, resamples):
+    n = len(outcomes)
+    counts = []
+    for _ in range(resamples):
+        total = 0
+        for _ in range(n):
+            total += outcomes[rng.randrange(n)]
+        counts.append(total)
+    return counts
+
+
+def paired_deltas(pairs, rng, resamples):
+    n = len(pairs)
+    deltas = []
+    for _ in range(resamples):
+        picks = [rng.randrange(n) for _ in range(n)]
+        deltas.append(sum(pairs[i][1] - pairs[i][0] for i in picks))
+    return deltas
+
+
+def unpaired_deltas(pairs, rng, resamples):
+    n = len(pairs)
+    deltas = []
+    for _ in range(resamples):
+        a_picks = [rng.randrange(n) for _ in range(n)]
+        b_picks = [rng.randrange(n) for _ in range(n)]
+        deltas.append(sum(pairs[i][1] for i in b_picks)
+                      - sum(pairs[i][0] for i in a_picks))
+    return deltas
+
+
+def percentile(values, confidence):
+    """Sorted values at int(tail*B) and int((1-tail)*B), as the article."""
+    ordered = sorted(values)
+    tail = (1 - confidence) / 2
+    return (ordered[int(tail * len(ordered))],
+            ordered[int((1 - tail) * len(ordered))])
+
+
+def mcnemar_p(pairs):
+    """Exact two-sided McNemar p by summing binomial probabilities."""
+    a_only = sum(1 for a, b in pairs if a == 1 and b == 0)
+    b_only = sum(1 for a, b in pairs if a == 0 and b == 1)
+    m = a_only + b_only
+    tail = Fraction(0)
+    for i in range(min(a_only, b_only) + 1):
+        tail += Fraction(math.factorial(m),
+                         math.factorial(i) * math.factorial(m - i)) / 2 ** m
+    return a_only, b_only, min(Fraction(1), 2 * tail)
+
+
+def coverage(rng, replays, n, corr, acc_a, acc_b, resamples, confidence):
+    gap = Fraction(str(acc_b)) - Fraction(str(acc_a))
+    covered = excludes = 0
+    for _ in range(replays):
+        pairs = simulate(rng, n, corr, acc_a, acc_b)
+        lo, hi = percentile(paired_deltas(pairs, rng, resamples), confidence)
+        if Fraction(lo, n) <= gap <= Fraction(hi, n):
+            covered += 1
+        if lo > 0:
+            excludes += 1
+    return covered, excludes
+
+
+def default_run(seed=2026, n=500, corr=0.6, acc_a=0.72, acc_b=0.76,
+                resamples=2000, replays=1000, confidence=0.95):
+    """The whole default run, one index at a time; returns its numbers."""
+    rng = random.Random(seed)
+    pairs = simulate(rng, n, corr, acc_a, acc_b)
+    ci_a = percentile(system_counts([a for a, _ in pairs], rng, resamples),
+                      confidence)
+    ci_b = percentile(system_counts([b for _, b in pairs], rng, resamples),
+                      confidence)
+    ci_paired = percentile(paired_deltas(pairs, rng, resamples), confidence)
+    ci_unpaired = percentile(unpaired_deltas(pairs, rng, resamples),
+                             confidence)
+    return {
+        "pairs": pairs,
+        "ci": (ci_a, ci_b, ci_paired, ci_unpaired),
+        "mcnemar": mcnemar_p(pairs),
+        "coverage": coverage(rng, replays, n, corr, acc_a, acc_b, resamples,
+                             confidence),
+    }

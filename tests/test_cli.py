@@ -1,0 +1,179 @@
+"""The command line, called in-process: golden run, JSON, bad input."""
+import json
+import os
+
+import pytest
+
+import bootstrap_eval_deltas as bed
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHIPPED_CSV = os.path.join(HERE, os.pardir, "datasets",
+                           "bootstrap-eval-deltas.csv")
+ARTICLE = """\
+n=500, true accuracies A=0.72 B=0.76, true gap=+4.0 pts
+observed: A=0.712 [0.672, 0.750]   B=0.748 [0.712, 0.786]
+observed gap: +3.6 pts
+  paired bootstrap 95% CI:   [-1.4, +8.4] pts
+  unpaired bootstrap 95% CI: [-1.8, +9.0] pts
+  discordant pairs: B-only correct=85, A-only correct=67; McNemar exact p=0.1677
+"""
+SMALL = ["--n-items", "60", "--resamples", "80", "--replays", "3"]
+
+
+def run(capsys, *argv):
+    status = bed.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_golden_default_run(capsys, tmp_path):
+    out_csv = tmp_path / "items.csv"
+    status, out, err = run(capsys, "--out", str(out_csv))
+    assert status == 0 and err == ""
+    assert out.startswith(ARTICLE)
+    assert out[len(ARTICLE):] == (
+        "over 1000 replays: paired CI covers the true gap 95.6% of the time "
+        "(Monte Carlo s.e. 0.6%);\n"
+        "CI excludes zero (a 'significant' +gap) 35.7% of the time "
+        "(Monte Carlo s.e. 1.5%)\n"
+        f"wrote {out_csv} (500 items)\n")
+    with open(SHIPPED_CSV, "rb") as f:
+        assert out_csv.read_bytes() == f.read()
+
+
+def test_rerun_leaves_csv_byte_identical(capsys, tmp_path):
+    target = tmp_path / "d.csv"
+    run(capsys, *SMALL, "--replays", "0", "--out", str(target))
+    first = target.read_bytes()
+    run(capsys, *SMALL, "--replays", "0", "--out", str(target))
+    assert target.read_bytes() == first
+    assert [p.name for p in tmp_path.iterdir()] == ["d.csv"]
+
+
+def test_compare_shipped_csv_gives_article_counts(capsys):
+    status, out, _ = run(capsys, "compare", SHIPPED_CSV)
+    lines = out.splitlines()
+    assert status == 0
+    assert lines[1].startswith("observed: A=0.712 [")
+    assert "   B=0.748 [" in lines[1]
+    assert lines[2] == "observed gap: +3.6 pts"
+    assert lines[5] == ("  discordant pairs: B-only correct=85, "
+                        "A-only correct=67; McNemar exact p=0.1677")
+
+
+def test_compare_json_shape(capsys):
+    status, out, _ = run(capsys, "compare", SHIPPED_CSV, "--json",
+                         "--resamples", "100", "--seed", "4")
+    report = json.loads(out)
+    assert status == 0
+    assert {k: report[k] for k in ("n_items", "seed", "resamples")} == {
+        "n_items": 500, "seed": 4, "resamples": 100}
+    (entry,) = report["metrics"]
+    assert entry["metric"] == "correct"
+    assert entry["observed"] == {"a": 0.712, "b": 0.748, "gap": 0.036}
+    assert set(entry["ci"]) == {"a", "b", "paired_gap", "unpaired_gap"}
+    assert entry["mcnemar"]["a_only"] == 67
+    assert round(entry["mcnemar"]["p_exact"], 4) == 0.1677
+
+
+def test_simulate_json_shape(capsys, tmp_path):
+    status, out, _ = run(capsys, *SMALL, "--json", "--out",
+                         str(tmp_path / "x.csv"))
+    report = json.loads(out)
+    assert status == 0
+    assert report["true"] == {"a": 0.72, "b": 0.76, "gap": 0.04}
+    assert report["coverage"]["replays"] == 3
+    assert set(report) >= {"n_items", "seed", "resamples", "observed", "ci",
+                           "mcnemar", "coverage"}
+
+
+def test_no_csv_and_replays_zero(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = run(capsys, *SMALL, "--replays", "0", "--no-csv")
+    assert status == 0 and list(tmp_path.iterdir()) == []
+    assert "coverage loop skipped" in out and "not written" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--acc-a", "1.2"], "--acc-a: must be in (0, 1), not 1.2"),
+    (["--acc-b", "0"], "--acc-b: must be in (0, 1), not 0"),
+    (["--corr", "1"], "--corr: must be in [0, 1), not 1"),
+    (["--corr", "-0.1"], "--corr: must be in [0, 1), not -0.1"),
+    (["--n-items", "0"], "--n-items: must be in [1, inf), not 0"),
+    (["--resamples", "0"], "--resamples: must be in [1, inf), not 0"),
+    (["--replays", "-1"], "--replays: must be in [0, inf), not -1"),
+    (["--acc-a", "nan"], "--acc-a: must be in (0, 1), not nan"),
+    (["--seed", "x"], "--seed: invalid int value: 'x'"),
+])
+def test_bad_arguments_exit_2_and_touch_nothing(capsys, tmp_path, argv,
+                                                message):
+    out_csv = tmp_path / "never.csv"
+    with pytest.raises(SystemExit) as stop:
+        bed.main(argv + ["--out", str(out_csv)])
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not out_csv.exists()
+
+
+def test_out_is_a_directory(capsys, tmp_path):
+    status, out, err = run(capsys, *SMALL, "--out", str(tmp_path))
+    assert status == 2 and out == ""
+    assert err.strip().endswith("is a directory, not a file to write")
+
+
+def write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode())
+    return str(path)
+
+
+HEADER = "item,system_a_correct,system_b_correct\n"
+
+
+@pytest.mark.parametrize("content, message", [
+    ("", ": empty file, expected a header line"),
+    (HEADER, ": no items after the header"),
+    ("item,a,b\n1,0,1\n", ":1: no column 'system_a_correct'; the columns "
+                          "are item, a, b"),
+    (HEADER + "1,0,1\n2,2,1\n", ":3: system_a_correct must be 0 or 1, "
+                                "not '2'"),
+    (HEADER + "1,0,\n", ":2: system_b_correct must be 0 or 1, not ''"),
+    (HEADER + "1,0,1\n2,1\n", ":3: 2 fields, the header has 3"),
+    (HEADER + "1,0,1\n2,1,1\n1,1,0\n", ":4: item '1' repeated (first on "
+                                       "line 2)"),
+    (HEADER.encode() + b"1,0,1\n2,\xff,1\n", ":3: not UTF-8 text "
+                                             "(byte 0xff)"),
+])
+def test_bad_csv_exit_2_with_file_and_line(capsys, tmp_path, content,
+                                           message):
+    path = write(tmp_path, "bad.csv", content)
+    status, out, err = run(capsys, "compare", path)
+    assert status == 2 and out == ""
+    assert err == f"bootstrap-eval-deltas: error: {path}{message}\n"
+
+
+def test_missing_file(capsys, tmp_path):
+    status, _, err = run(capsys, "compare", str(tmp_path / "nope.csv"))
+    assert status == 2
+    assert "nope.csv: cannot read: No such file or directory" in err
+
+
+def test_bom_and_crlf_just_work(capsys, tmp_path):
+    body = HEADER + "1,1,0\n2,0,1\n3,1,1\n"
+    path = write(tmp_path, "w.csv",
+                 b"\xef\xbb\xbf" + body.replace("\n", "\r\n").encode())
+    status, out, _ = run(capsys, "compare", path, "--resamples", "20")
+    assert status == 0 and "n=3" in out
+
+
+def test_version_and_help(capsys):
+    with pytest.raises(SystemExit) as stop:
+        bed.main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == (
+        f"bootstrap-eval-deltas {bed.__version__}")
+    for command in ("simulate", "compare"):
+        with pytest.raises(SystemExit):
+            bed.main([command, "--help"])
+        text = capsys.readouterr().out
+        assert "--resamples" in text and "--seed" in text
