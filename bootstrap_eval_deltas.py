@@ -23,8 +23,10 @@ __all__ = [
     "McNemar",
     "compare_binary",
     "coverage",
+    "latent_draws",
     "main",
     "mcnemar_exact",
+    "outcomes",
     "paired_bootstrap",
     "percentile_interval",
     "read_wide_csv",
@@ -35,10 +37,13 @@ __all__ = [
 __version__ = "0.1.0"
 
 import argparse
+import collections
 import csv
+import functools
 import io
 import json
 import math
+import mmap
 import multiprocessing
 import os
 import random
@@ -69,7 +74,8 @@ CSV_PATH = os.path.join("datasets", "bootstrap-eval-deltas.csv")
 CSV_HEADER = ("item", "system_a_correct", "system_b_correct")
 
 _REJECT = 15         # code of a rejected draw in the fast sampler
-_CHUNK = 1 << 14     # 32-bit words per getrandbits() call: stays in cache
+_CHUNK = 1 << 15     # 32-bit words per getrandbits() call: stays in cache
+_RING_BYTES = 1 << 24  # shared memory between coverage() and its helper
 
 
 ## Errors #####################################################################
@@ -127,17 +133,27 @@ def simulate(rng, n_items=N_ITEMS, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
     >>> simulate(random.Random(1), 4)
     [(0, 0), (1, 1), (1, 1), (1, 1)]
     """
+    return outcomes(latent_draws(rng, n_items), corr=corr, acc_a=acc_a,
+                    acc_b=acc_b)
+
+
+def latent_draws(rng, n_items):
+    """Return the 3*n_items rng.gauss(0, 1) values simulate() consumes."""
+    return list(map(rng.gauss, repeat(0, 3 * n_items), repeat(1)))
+
+
+def outcomes(draws, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
+    """Return the (a, b) outcomes of latent draws d, e_A, e_B, d, ...
+
+    >>> outcomes([0.0, -1.0, 1.0], corr=0.6)
+    [(1, 0)]
+    """
     za = NormalDist().inv_cdf(float(acc_a))
     zb = NormalDist().inv_cdf(float(acc_b))
     w = math.sqrt(1 - corr ** 2)
-    gauss = rng.gauss
-    out = []
-    for _ in range(n_items):
-        d = gauss(0, 1)
-        xa = corr * d + w * gauss(0, 1)
-        xb = corr * d + w * gauss(0, 1)
-        out.append((int(xa < za), int(xb < zb)))
-    return out
+    shared = [corr * d for d in draws[0::3]]
+    return list(zip([int(d + w * e < za) for d, e in zip(shared, draws[1::3])],
+                    [int(d + w * e < zb) for d, e in zip(shared, draws[2::3])]))
 
 
 ## Resampling #################################################################
@@ -155,42 +171,44 @@ def simulate(rng, n_items=N_ITEMS, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
 # never overshoots while m indices are still wanted, since each index
 # takes at least one word.
 
-def _top_planes(rng, size):
-    """Draw size words; return their top byte and second byte as planes."""
-    data = rng.getrandbits(32 * size).to_bytes(4 * size, "little")
-    return data[3::4], data[2::4]
+def _reject_count(top, data, n, k):
+    """Return how many of the drawn words give an index >= n.
 
-
-def _reject_count(top, second, n, k):
-    """Return how many of the drawn words give an index >= n."""
+    *top* holds the words' top bytes; *data* the words themselves.
+    """
     if k <= 8:
         return len(top.translate(None, bytes(range(n << (8 - k)))))
     half = (n + 1) // 2                   # first top byte always rejected
     count = len(top.translate(None, bytes(range(half))))
     if n % 2:                             # top byte (n-1)/2: the 9th bit decides
-        edge, i = bytes([n // 2]), top.find(n // 2)
+        i = top.find(n // 2)
         while i >= 0:
-            count += second[i] >= 128
-            i = top.find(edge, i + 1)
+            count += data[4 * i + 2] >= 128
+            i = top.find(n // 2, i + 1)
     return count
 
 
-def _draw_planes(rng, n, count):
+def _draw_words(rng, n, count, keep=None):
     """Consume rng as count calls of rng.randrange(n) (n < 512) would.
 
-    Return the byte planes of the words drawn, for _codes_from_planes.
+    Return the words drawn as (data, top) chunks: data holds the 32-bit
+    words little-endian, top their top bytes.  If given, keep(data, top)
+    is called on each chunk while it is fresh, and its result is listed
+    instead.
     """
     k = n.bit_length()
-    planes = []
+    chunks = []
     need = count
     while need:
         rejected = 0
         for start in range(0, need, _CHUNK):
-            top, second = _top_planes(rng, min(_CHUNK, need - start))
-            rejected += _reject_count(top, second, n, k)
-            planes.append((top, second if k > 8 else None))
+            size = min(_CHUNK, need - start)
+            data = rng.getrandbits(32 * size).to_bytes(4 * size, "little")
+            top = data[3::4]
+            rejected += _reject_count(top, data, n, k)
+            chunks.append(keep(data, top) if keep else (data, top))
         need = rejected
-    return planes
+    return chunks
 
 
 def _code_tables(n, codes):
@@ -219,16 +237,16 @@ _LOW_NIBBLE = bytes(b & 15 for b in range(256))
 _LOW_REJECT = bytes(b for b in range(256) if b & 15 == _REJECT)
 
 
-def _codes_from_planes(planes, n, codes):
-    """Return the codes of the accepted draws held in planes, in order."""
+def _codes_from_words(chunks, n, codes):
+    """Return the codes of the accepted draws in the chunks, in order."""
     top_table, mask_table, rejected = _code_tables(n, codes)
     out = []
-    for top, second in planes:
+    for data, top in chunks:
         if mask_table is None:
             out.append(top.translate(top_table, rejected))
             continue
         u = int.from_bytes(top.translate(top_table), "little")
-        m = int.from_bytes(second.translate(mask_table), "little")
+        m = int.from_bytes(data[2::4].translate(mask_table), "little")
         picked = (u ^ (u & m) >> 4).to_bytes(len(top), "little")
         out.append(picked.translate(_LOW_NIBBLE, rejected))
     return b"".join(out)
@@ -306,7 +324,7 @@ def _draw_codes(rng, n, count, codes):
     the same state as after the one-at-a-time loop.
     """
     if n < 512:
-        return _codes_from_planes(_draw_planes(rng, n, count), n, codes)
+        return _codes_from_words(_draw_words(rng, n, count), n, codes)
     if n < 1 << 16:
         shift = 16 - n.bit_length()
         table = bytes(codes[h >> shift] if h >> shift < n else _REJECT
@@ -484,14 +502,14 @@ def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
     Coverage(replays=3, covered=3, excludes_zero=0)
     """
     gap = _exact(acc_b) - _exact(acc_a)
-    positions = _percentile_positions(resamples, confidence)
-    draws = _replay_draws(rng, replays, n_items, resamples,
-                          dict(corr=corr, acc_a=acc_a, acc_b=acc_b))
-    if jobs > 1 and n_items < 512 and _can_fork():
-        bounds = _pipelined(draws, positions)
+    bounds_of = functools.partial(
+        _replay_bounds, positions=_percentile_positions(resamples, confidence),
+        design=dict(corr=corr, acc_a=acc_a, acc_b=acc_b))
+    if jobs > 1 and _can_fork():
+        bounds = _pipelined(rng, replays, n_items, resamples, bounds_of)
     else:
-        bounds = (_paired_bounds(codes, drawn, positions)
-                  for codes, drawn in draws)
+        bounds = (bounds_of(*_replay_draws(rng, n_items, resamples, bounds_of))
+                  for _ in range(replays))
     covered = excludes = 0
     for done, (lo, hi) in enumerate(bounds, 1):
         covered += lo <= gap * n_items <= hi
@@ -501,34 +519,31 @@ def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
     return Coverage(replays, covered, excludes)
 
 
-def _replay_draws(rng, replays, n, resamples, design):
-    """Yield (paired codes, draws) per replay: simulate, then draw.
+def _replay_draws(rng, n, resamples, bounds_of, keep=None):
+    """Draw one replay: the latent values, then the bootstrap's words.
 
-    The draws are byte planes for n < 512 (see _draw_planes), else the
-    codes of the accepted draws.
+    For n < 512 the words are kept raw (see _draw_words) for
+    _replay_bounds to map; larger n maps them here, to paired codes.
     """
-    for _ in range(replays):
-        codes = bytes(1 + b - a for a, b in simulate(rng, n, **design))
-        if n < 512:
-            tops, seconds = zip(*_draw_planes(rng, n, resamples * n))
-            drawn = b"".join(tops), b"".join(s or b"" for s in seconds)
-        else:
-            drawn = _draw_codes(rng, n, resamples * n, codes)
-        yield codes, drawn
+    latent = latent_draws(rng, n)
+    if n < 512:
+        return latent, _draw_words(rng, n, resamples * n, keep)
+    codes = _paired_codes(outcomes(latent, **bounds_of.keywords["design"]))
+    return latent, _draw_codes(rng, n, resamples * n, codes)
 
 
-def _paired_bounds(codes, drawn, positions):
-    """Return the paired deltas at the two percentile positions."""
+def _paired_codes(pairs):
+    return bytes(1 + b - a for a, b in pairs)
+
+
+def _replay_bounds(latent, drawn, *, positions, design):
+    """Return one replay's paired deltas at the two percentile positions."""
+    codes = _paired_codes(outcomes(latent, **design))
     n = len(codes)
-    if isinstance(drawn, tuple):
-        top, second = drawn
-        planes = [(top[i:i + _CHUNK], second[i:i + _CHUNK] or None)
-                  for i in range(0, len(top), _CHUNK)]
-        accepted = _codes_from_planes(planes, n, codes)
-    else:
-        accepted = drawn
-    plus = _block_counts(accepted, n, 2)
-    minus = _block_counts(accepted, n, 0)
+    if isinstance(drawn, list):
+        drawn = _codes_from_words(drawn, n, codes)
+    plus = _block_counts(drawn, n, 2)
+    minus = _block_counts(drawn, n, 0)
     deltas = sorted([p - m for p, m in zip(plus, minus)])
     return deltas[positions[0]], deltas[positions[1]]
 
@@ -538,32 +553,85 @@ def _can_fork():
             and (os.cpu_count() or 1) > 1)
 
 
-def _pipelined(draws, positions):
-    """Yield _paired_bounds of each draw, computed in a forked helper.
+class _Ring:
+    """Shared memory that a forked helper reads raw words from.
 
-    This process keeps simulating and drawing while the helper maps and
-    counts.  The helper always has the next job read before it works on
-    the current one, so sending here never waits for its work; a full
-    pipe holds this process back, which bounds the memory in flight.
+    Chunks go in at increasing offsets, wrapping round.  The bytes from
+    *tail* to *head* (counted since the start) belong to replays still in
+    flight; a replay's bytes are released when its result comes back, and
+    results come back in order.
+    """
+
+    def __init__(self, size):
+        self.memory = mmap.mmap(-1, size)    # anonymous, shared across fork
+        self.size = size
+        self.head = self.tail = 0
+        self.ends = collections.deque()      # head after each replay in flight
+
+    def place(self, data):
+        """Copy data in and return its offset, or None if it cannot fit."""
+        at = self.head % self.size
+        skip = self.size - at if at + len(data) > self.size else 0
+        if self.head + skip + len(data) - self.tail > self.size:
+            return None
+        self.head += skip
+        at = self.head % self.size
+        self.memory[at:at + len(data)] = data
+        self.head += len(data)
+        return at
+
+    def sent(self):
+        """Mark the bytes placed so far as one replay in flight."""
+        self.ends.append(self.head)
+
+    def release(self):
+        """Free the oldest replay in flight."""
+        self.tail = self.ends.popleft()
+
+
+def _pipelined(rng, replays, n, resamples, bounds_of):
+    """Yield the bounds of each replay, computed in a forked helper.
+
+    This process draws (it owns rng) while the helper maps and counts.
+    Raw words go through a shared ring the moment they are drawn, and
+    only their offsets through the pipe; words that find the ring full of
+    replays in flight wait for the helper, and a replay too big for the
+    whole ring sends the rest of its words through the pipe.
     """
     context = multiprocessing.get_context("fork")
     ours, theirs = context.Pipe()
-    helper = context.Process(target=_helper_loop,
-                             args=(theirs, ours, positions), daemon=True)
+    ring = _Ring(_RING_BYTES)
+    helper = context.Process(target=_helper_loop, daemon=True,
+                             args=(theirs, ours, ring.memory, bounds_of))
     helper.start()
     theirs.close()
+    results = collections.deque()
+
+    def collect():
+        results.append(ours.recv())
+        ring.release()
+
+    def keep(data, top):
+        # The helper answers for a replay only once it has read the next
+        # one, so waiting here for the last replay sent would deadlock.
+        at = ring.place(data)
+        while at is None and len(ring.ends) > 1:
+            collect()
+            at = ring.place(data)
+        return data if at is None else (at, len(data))
+
     try:
-        for codes, (top, second) in draws:
-            for part in (codes, top, second):
-                ours.send_bytes(part)
+        for _ in range(replays):
+            ours.send(_replay_draws(rng, n, resamples, bounds_of, keep))
+            ring.sent()
             while ours.poll():
-                yield ours.recv()
-        ours.send_bytes(b"")                     # no more jobs
-        while True:
-            try:
-                yield ours.recv()
-            except EOFError:
-                break
+                collect()
+            while results:
+                yield results.popleft()
+        ours.send(None)                          # no more replays
+        while ring.ends:
+            collect()
+            yield results.popleft()
     finally:
         ours.close()
         helper.join(timeout=5)
@@ -571,21 +639,26 @@ def _pipelined(draws, positions):
             helper.terminate()
 
 
-def _helper_loop(conn, parent_end, positions):
-    """Serve _pipelined: read jobs one ahead, send back their bounds."""
+def _helper_loop(conn, parent_end, memory, bounds_of):
+    """Serve _pipelined: read replays one ahead, send back their bounds."""
     parent_end.close()          # else the parent closing it is no EOF here
 
-    def job():
-        codes = conn.recv_bytes()
-        return (codes, conn.recv_bytes(), conn.recv_bytes()) if codes else None
+    def words(place):
+        if not isinstance(place, bytes):
+            place = memory[place[0]:place[0] + place[1]]
+        return place, place[3::4]
 
     try:
-        current = job()
+        current = conn.recv()
         while current:
-            following = job()
-            codes, top, second = current
-            conn.send(_paired_bounds(codes, (top, second), positions))
+            following = conn.recv()
+            latent, drawn = current
+            if isinstance(drawn, list):
+                drawn = [words(place) for place in drawn]
+            conn.send(bounds_of(latent, drawn))
             current = following
+    except EOFError:                                 # pragma: no cover
+        pass
     finally:
         conn.close()
 

@@ -140,6 +140,20 @@ def test_helper_process_gives_identical_coverage(n):
     assert alone == helped
 
 
+@pytest.mark.skipif(not bed._can_fork(), reason="needs fork and 2 CPUs")
+@pytest.mark.parametrize("ring, chunk", [
+    (3000, 256),     # room for two chunks: the drawer waits on the helper
+    (500, 256),      # no room at all: every chunk goes through the pipe
+    (70000, 1000),   # wraps round many times
+])
+def test_helper_ring_full_or_too_small(monkeypatch, ring, chunk):
+    monkeypatch.setattr(bed, "_RING_BYTES", ring)
+    monkeypatch.setattr(bed, "_CHUNK", chunk)
+    args = dict(replays=5, n_items=301, resamples=40, corr=0.3)
+    assert (bed.coverage(random.Random(9), jobs=2, **args)
+            == bed.coverage(random.Random(9), jobs=1, **args))
+
+
 def test_coverage_compares_the_true_gap_exactly():
     # With acc 0.72 and 0.76 the gap is exactly 1/25; in floating point
     # 0.76 - 0.72 is 0.040000000000000036, which would call a CI ending
