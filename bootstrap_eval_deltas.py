@@ -188,6 +188,22 @@ def _reject_count(top, data, n, k):
     return count
 
 
+def _draw_chunks(rng, count, take):
+    """Draw the words of count rng.randrange(n) calls, chunk by chunk.
+
+    take(data) handles one chunk (32-bit words, little-endian bytes) and
+    returns how many of its words gave an accepted index.  Asking for as
+    many words as indices are still wanted never overshoots.
+    """
+    need = count
+    while need:
+        got = 0
+        for start in range(0, need, _CHUNK):
+            size = min(_CHUNK, need - start)
+            got += take(rng.getrandbits(32 * size).to_bytes(4 * size, "little"))
+        need -= got
+
+
 def _draw_words(rng, n, count, keep=None):
     """Consume rng as count calls of rng.randrange(n) (n < 512) would.
 
@@ -198,16 +214,13 @@ def _draw_words(rng, n, count, keep=None):
     """
     k = n.bit_length()
     chunks = []
-    need = count
-    while need:
-        rejected = 0
-        for start in range(0, need, _CHUNK):
-            size = min(_CHUNK, need - start)
-            data = rng.getrandbits(32 * size).to_bytes(4 * size, "little")
-            top = data[3::4]
-            rejected += _reject_count(top, data, n, k)
-            chunks.append(keep(data, top) if keep else (data, top))
-        need = rejected
+
+    def take(data):
+        top = data[3::4]
+        chunks.append(keep(data, top) if keep else (data, top))
+        return len(top) - _reject_count(top, data, n, k)
+
+    _draw_chunks(rng, count, take)
     return chunks
 
 
@@ -269,16 +282,14 @@ def _draw_mapped(rng, n, count, table, accept):
     list of accepted parts, in order.
     """
     parts = []
-    need = count
-    while need:
-        got = 0
-        for start in range(0, need, _CHUNK):
-            size = min(_CHUNK, need - start)
-            hi = _hi16(rng.getrandbits(32 * size).to_bytes(4 * size, "little"))
-            mapped = itemgetter(*hi)(table) if size > 1 else (table[hi[0]],)
-            parts.append(accept(mapped))
-            got += len(parts[-1])
-        need -= got
+
+    def take(data):
+        hi = _hi16(data)
+        parts.append(accept(itemgetter(*hi)(table) if len(hi) > 1
+                            else (table[hi[0]],)))
+        return len(parts[-1])
+
+    _draw_chunks(rng, count, take)
     return parts
 
 
@@ -300,20 +311,17 @@ def _draw_wide_indices(rng, n, count):
     """_draw_indices for 2**16 <= n < 2**32: shift whole words."""
     shift = 32 - n.bit_length()
     out = []
-    need = count
-    while need:
-        got = 0
-        for start in range(0, need, _CHUNK):
-            size = min(_CHUNK, need - start)
-            words = array("I" if array("I").itemsize == 4 else "L")
-            words.frombytes(rng.getrandbits(32 * size).to_bytes(
-                4 * size, "little"))
-            if sys.byteorder == "big":               # pragma: no cover
-                words.byteswap()
-            before = len(out)
-            out.extend(filter(n.__gt__, map(rshift, words, repeat(shift))))
-            got += len(out) - before
-        need -= got
+
+    def take(data):
+        words = array("I" if array("I").itemsize == 4 else "L")
+        words.frombytes(data)
+        if sys.byteorder == "big":                   # pragma: no cover
+            words.byteswap()
+        before = len(out)
+        out.extend(filter(n.__gt__, map(rshift, words, repeat(shift))))
+        return len(out) - before
+
+    _draw_chunks(rng, count, take)
     return out
 
 
