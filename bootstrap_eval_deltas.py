@@ -29,7 +29,7 @@ __all__ = [
     "outcomes",
     "paired_bootstrap",
     "percentile_interval",
-    "read_wide_csv",
+    "read_run",
     "simulate",
     "system_bootstrap",
     "unpaired_bootstrap",
@@ -40,13 +40,16 @@ import argparse
 import collections
 import csv
 import functools
+import gzip
 import io
+import itertools
 import json
 import math
 import mmap
 import multiprocessing
 import os
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -55,9 +58,11 @@ from fractions import Fraction
 from itertools import repeat
 from math import comb
 from operator import itemgetter
+from operator import neg
 from operator import rshift
 from statistics import NormalDist
 from typing import NamedTuple
+import zlib
 
 
 ## Constants ##################################################################
@@ -110,6 +115,26 @@ class Comparison(NamedTuple):
     ci_paired: Interval      # paired bootstrap CI of b - a
     ci_unpaired: Interval    # unpaired bootstrap CI of b - a
     mcnemar: McNemar
+
+
+class MetricResult(NamedTuple):
+    """One metric of two systems (A the baseline, B the candidate)."""
+    metric: str
+    kind: str                # "binary" or "continuous"
+    direction: str           # "higher" or "lower" values are better
+    n_items: int
+    a: float                 # mean of A (exact Fraction if binary)
+    b: float
+    gap: float               # b - a
+    ci_a: Interval
+    ci_b: Interval
+    ci_paired: Interval
+    ci_unpaired: Interval
+    test: str                # the paired test behind p
+    p: float
+    mcnemar: object          # McNemar for a binary metric, else None
+    mid_p: object            # McNemar mid-p for a binary metric, else None
+    sd_diff: float           # standard deviation of the paired differences
 
 
 class Coverage(NamedTuple):
@@ -465,6 +490,80 @@ def mcnemar_exact(pairs):
     return McNemar(a_only, b_only, min(Fraction(1), Fraction(2 * tail, 2 ** m)))
 
 
+def mcnemar_mid_p(a_only, b_only):
+    """Return the two-sided mid-p of McNemar's test, exactly.
+
+    mid-p = min(1, 2 * (P(X < k) + P(X = k) / 2)), X ~ Binomial(m, 1/2),
+    k = min(a_only, b_only): the exact test with half the weight of the
+    observed count, which keeps the size near alpha without the exact
+    test's conservatism (Fagerland, Lydersen and Laake 2013, BMC Medical
+    Research Methodology 13:91).
+
+    >>> mcnemar_mid_p(1, 1), mcnemar_mid_p(0, 3)
+    (Fraction(1, 1), Fraction(1, 8))
+    """
+    m, k = a_only + b_only, min(a_only, b_only)
+    below = sum(comb(m, i) for i in range(k))
+    return min(Fraction(1), Fraction(2 * below + comb(m, k), 2 ** m))
+
+
+def sign_flip_test(diffs, rng, *, resamples=RESAMPLES, exact_limit=20):
+    """Return (p, how) of the paired sign-flip test that the mean is 0.
+
+    Under the null each difference is as likely to have either sign, so p
+    is the share of the 2**m sign patterns of the m nonzero differences
+    whose sum is at least as far from 0 as the observed one.  The sums are
+    exact (the differences as fractions over a common denominator); with
+    m <= exact_limit every pattern is counted, through the distribution of
+    partial sums, else *resamples* random patterns from rng give
+    (1 + hits) / (1 + resamples), which is never 0 (Phipson and Smyth
+    2010, Statistical Applications in Genetics and Molecular Biology 9:39).
+
+    >>> sign_flip_test([1.0, 2.0, 3.0], None)
+    (Fraction(1, 4), 'exact')
+    """
+    exact = [Fraction(d) for d in diffs if d]
+    if not exact:
+        return Fraction(1), "exact"
+    scale = math.lcm(*(f.denominator for f in exact))
+    ints = [int(f * scale) for f in exact]
+    observed = abs(sum(ints))
+    if len(ints) <= exact_limit:
+        sums = {0: 1}
+        for x in ints:
+            spread = collections.Counter()
+            for total, count in sums.items():
+                spread[total + x] += count
+                spread[total - x] += count
+            sums = spread
+        hits = sum(c for total, c in sums.items() if abs(total) >= observed)
+        return Fraction(hits, 2 ** len(ints)), "exact"
+    hits = 0
+    whole = sum(ints)
+    for _ in range(resamples):
+        bits = rng.getrandbits(len(ints))
+        flipped = sum(x for i, x in enumerate(ints) if bits >> i & 1)
+        hits += abs(whole - 2 * flipped) >= observed
+    return Fraction(1 + hits, 1 + resamples), "monte carlo"
+
+
+def holm(ps):
+    """Return Holm's step-down adjusted p-values, in the given order.
+
+    The i-th smallest p becomes max over j <= i of min(1, (m - j + 1) p_j)
+    (Holm 1979, Scandinavian Journal of Statistics 6:65-70).
+
+    >>> holm([0.01, 0.04, 0.03])
+    [0.03, 0.06, 0.06]
+    """
+    order = sorted(range(len(ps)), key=ps.__getitem__)
+    adjusted, running = [0.0] * len(ps), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(ps) - rank) * ps[i]))
+        adjusted[i] = running
+    return adjusted
+
+
 def compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the Comparison of paired 0/1 outcomes (a, b).
 
@@ -491,6 +590,78 @@ def compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     acc_a, acc_b = Fraction(sum(a), n), Fraction(sum(b), n)
     return Comparison(n, acc_a, acc_b, acc_b - acc_a, ci_a, ci_b, ci_paired,
                       ci_unpaired, mcnemar_exact(pairs))
+
+
+def compare_metric(a, b, rng, *, metric="metric", kind=None,
+                   direction="higher", resamples=RESAMPLES,
+                   confidence=CONFIDENCE):
+    """Return the MetricResult of paired per-item values a (A) and b (B).
+
+    *kind* is "binary" (values 0/1: bootstraps of the counts, McNemar) or
+    "continuous" (bootstraps of the means, the sign-flip test); by default
+    binary when every value is 0 or 1.  rng is consumed as in
+    compare_binary, then by the sign-flip test if it needs Monte Carlo.
+
+    >>> r = compare_metric([0.5, 0.25, 1.0], [0.75, 0.5, 1.0],
+    ...                    random.Random(1), resamples=50)
+    >>> r.kind, r.gap, r.p, r.test
+    ('continuous', 0.16666666666666666, Fraction(1, 2), 'sign-flip exact')
+    """
+    n = _check_items(a)
+    if len(b) != n:
+        raise EvalDeltaError(f"{metric}: {n} baseline values but {len(b)} "
+                             f"candidate values")
+    binary = all(x in (0, 1) for x in itertools.chain(a, b))
+    kind = kind or ("binary" if binary else "continuous")
+    if kind == "binary" and not binary:
+        raise EvalDeltaError(f"{metric}: declared binary but has values "
+                             f"other than 0 and 1")
+    diffs = [y - x for x, y in zip(a, b)]
+    sd = statistics.stdev(diffs) if n > 1 else 0.0
+    if kind == "binary":
+        r = compare_binary(list(zip(map(int, a), map(int, b))), rng,
+                           resamples=resamples, confidence=confidence)
+        m = r.mcnemar
+        return MetricResult(metric, kind, direction, n, r.a, r.b, r.gap,
+                            r.ci_a, r.ci_b, r.ci_paired, r.ci_unpaired,
+                            "McNemar exact", m.p_exact, m,
+                            mcnemar_mid_p(m.a_only, m.b_only), sd)
+    sums = _mean_bootstraps(a, b, rng, resamples)
+    ci = [Interval(*(x / n for x in percentile_interval(v, confidence)))
+          for v in sums]
+    p, how = sign_flip_test(diffs, rng, resamples=resamples)
+    mean_a, mean_b = math.fsum(a) / n, math.fsum(b) / n
+    return MetricResult(metric, kind, direction, n, mean_a, mean_b,
+                        math.fsum(itertools.chain(b, map(neg, a))) / n,
+                        *ci, f"sign-flip {how}", p, None, None, sd)
+
+
+def _mean_bootstraps(a, b, rng, resamples):
+    """Return resampled sums: A's, B's, paired B - A, unpaired B - A.
+
+    Draws in compare_binary's order; each sum is math.fsum of the picked
+    values, so it is correctly rounded whatever the order of the items.
+    """
+    n = len(a)
+
+    def draw(values):
+        return map(values.__getitem__, _draw_indices(rng, n, n))
+
+    def gap(b_picks, a_picks):
+        return math.fsum(itertools.chain(b_picks, map(neg, a_picks)))
+
+    sum_a = [math.fsum(draw(a)) for _ in range(resamples)]
+    sum_b = [math.fsum(draw(b)) for _ in range(resamples)]
+    paired = []
+    for _ in range(resamples):
+        picks = _draw_indices(rng, n, n)
+        paired.append(gap(map(b.__getitem__, picks),
+                          map(a.__getitem__, picks)))
+    unpaired = []
+    for _ in range(resamples):
+        a_picks = list(draw(a))
+        unpaired.append(gap(draw(b), a_picks))
+    return sum_a, sum_b, paired, unpaired
 
 
 def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
@@ -682,70 +853,368 @@ def _exact(x):
     return Fraction(x)
 
 
+## Power ######################################################################
+
+# The detectable size comes from the normal approximation to the paired
+# test: a true difference of (z_{1-alpha/2} + z_power) standard errors is
+# detected with the given power.  The standard error is the observed
+# standard deviation of the paired differences over sqrt(n), so it is a
+# planning figure, not a guarantee.
+
+POWER = 0.8          # power for the detectable difference in compare
+
+
+def detectable_difference(sd_diff, n, *, alpha=0.05, power=POWER):
+    """Return the smallest true difference detected with *power*.
+
+    >>> round(detectable_difference(1.0, 100), 4)
+    0.2802
+    """
+    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+    return z * sd_diff / math.sqrt(n)
+
+
+def items_needed(sd_diff, gap, *, alpha=0.05, power=POWER):
+    """Return about how many items detect *gap* with *power*, or None.
+
+    >>> items_needed(1.0, 0.2802)
+    100
+    """
+    if not gap or not sd_diff:
+        return None
+    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+    return math.ceil((z * sd_diff / abs(gap)) ** 2 - 1e-9)
+
+
+class Judgement(NamedTuple):
+    """What a MetricResult means, after Holm's adjustment across metrics."""
+    p_holm: float
+    verdict: str             # better, worse, no detectable difference,
+                             # or non-inferior
+    mde: float
+    items_needed: object     # None when significant or no gap
+    notes: list
+
+
+def judge(results, *, alpha=0.05, margin=None, power=POWER):
+    """Return a Judgement for each MetricResult, in order.
+
+    A metric is better or worse when its Holm-adjusted p is below alpha,
+    in the direction of its gap; else non-inferior when *margin* is given
+    and the paired CI's worst end is above -margin in the metric's
+    direction; else no detectable difference.
+    """
+    adjusted = holm([float(r.p) for r in results])
+    return [_judge_one(r, p, alpha, margin, power, len(results))
+            for r, p in zip(results, adjusted)]
+
+
+def _judge_one(r, p_holm, alpha, margin, power, metrics):
+    sign = 1 if r.direction == "higher" else -1
+    worst = min(sign * r.ci_paired.lo, sign * r.ci_paired.hi)
+    best = max(sign * r.ci_paired.lo, sign * r.ci_paired.hi)
+    if p_holm < alpha:
+        verdict = "better" if sign * r.gap > 0 else "worse"
+    elif margin is not None and worst > -margin:
+        verdict = "non-inferior"
+    else:
+        verdict = "no detectable difference"
+    notes = []
+    if r.n_items < 20:
+        notes.append(f"only {r.n_items} items: intervals and p-values are "
+                     f"rough")
+    if not r.sd_diff and not r.gap:
+        notes.append("the two runs agree on every item")
+    if (worst > 0 or best < 0) != (float(r.p) < alpha):
+        notes.append(f"the paired CI and the {r.test} test disagree "
+                     f"(p = {float(r.p):.4g}); trust neither alone")
+    if float(r.p) < alpha <= p_holm:
+        notes.append(f"significant before the Holm adjustment across "
+                     f"{metrics} metrics (p = {float(r.p):.4g}), not after")
+    mde = detectable_difference(r.sd_diff, r.n_items, alpha=alpha,
+                                power=power)
+    needed = None
+    if verdict not in ("better", "worse"):
+        needed = items_needed(r.sd_diff, r.gap, alpha=alpha, power=power)
+    return Judgement(p_holm, verdict, mde, needed, notes)
+
+
 ## Input ######################################################################
 
-def read_wide_csv(path, *, a_col=CSV_HEADER[1], b_col=CSV_HEADER[2],
-                  id_col=CSV_HEADER[0]):
-    """Return the (a, b) 0/1 pairs of a per-item CSV, in file order.
+# Records are dicts; each keeps where it came from ("FILE:LINE" or "FILE:
+# record N") so that every error can say where to look.  Values stay as
+# read until a metric asks for them: a missing or non-numeric value is an
+# error, never silently dropped, since dropping failures flatters a run.
 
-    The file has a header naming *id_col*, *a_col* and *b_col*; each row is
-    one item.  A byte-order mark and CRLF line ends are fine.  Anything
-    else wrong (no such column, a value other than 0/1, a repeated item, no
-    rows) raises EvalDeltaError naming the file and line.
+_ID_FIELDS = ("id", "item", "doc_id", "sample_id")
+
+
+class Run(NamedTuple):
+    """One system's per-item results: the records and where each is."""
+    path: str
+    records: list
+    places: list
+
+
+class Paired(NamedTuple):
+    """Both systems' records on the same items, in the baseline's order."""
+    ids: list
+    candidate: Run
+    a_records: list
+    a_places: list
+    b_records: list
+    b_places: list
+    dropped: int
+
+
+def read_run(path):
+    """Return the Run in a CSV, TSV, JSONL or JSON-array file (or .gz).
+
+    The format comes from the extension, else from the content.  A
+    byte-order mark and CRLF line ends are fine.  An empty file, text that
+    is not UTF-8 and malformed JSON raise EvalDeltaError naming the line.
     """
-    rows = csv.reader(io.StringIO(_read_text(path), newline=""))
-    header = next(rows, None)
-    if not header:
-        raise EvalDeltaError(f"{path}: empty file, expected a header line")
-    where = {}
-    for name in (id_col, a_col, b_col):
-        if name not in header:
-            raise EvalDeltaError(
-                f"{path}:1: no column {name!r}; the columns are "
-                f"{', '.join(header)}")
-        where[name] = header.index(name)
-    first_seen = {}
-    pairs = []
-    for row in rows:
-        line = rows.line_num
-        if not row:
-            continue
-        if len(row) != len(header):
-            raise EvalDeltaError(f"{path}:{line}: {len(row)} fields, "
-                                 f"the header has {len(header)}")
-        item = row[where[id_col]]
-        if item in first_seen:
-            raise EvalDeltaError(f"{path}:{line}: item {item!r} repeated "
-                                 f"(first on line {first_seen[item]})")
-        first_seen[item] = line
-        pairs.append(tuple(_binary(row[where[c]], c, path, line)
-                           for c in (a_col, b_col)))
-    if not pairs:
-        raise EvalDeltaError(f"{path}: no items after the header")
-    return pairs
+    text = _read_text(path)
+    kind = _format_of(path, text)
+    if kind in ("csv", "tsv"):
+        records, places = _read_table(path, text, "\t" if kind == "tsv" else ",")
+    elif kind == "jsonl":
+        records, places = _read_json_lines(path, text)
+    else:
+        records, places = _read_json_array(path, text)
+    if not records:
+        raise EvalDeltaError(f"{path}: no records")
+    return Run(path, records, places)
 
 
 def _read_text(path):
-    """Return the text of a UTF-8 file, or raise EvalDeltaError."""
+    """Return the text of a UTF-8 file, gunzipped if need be."""
     try:
         with open(path, "rb") as f:
             data = f.read()
-    except OSError as exc:
-        raise EvalDeltaError(f"{path}: cannot read: {exc.strerror or exc}")
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise EvalDeltaError(f"{path}: cannot read: {reason}") from None
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise EvalDeltaError(f"{path}:{line}: not UTF-8 text "
                              f"(byte 0x{data[exc.start]:02x})") from None
+    if not text.strip():
+        raise EvalDeltaError(f"{path}: empty file")
+    return text
 
 
-def _binary(text, column, path, line):
-    value = text.strip()
-    if value not in ("0", "1"):
-        raise EvalDeltaError(f"{path}:{line}: {column} must be 0 or 1, "
-                             f"not {text!r}")
-    return int(value)
+def _format_of(path, text):
+    name = path[:-3] if path.endswith(".gz") else path
+    ext = os.path.splitext(name)[1].lower()
+    known = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl",
+             ".ndjson": "jsonl", ".json": "json"}
+    if ext in known:
+        kind = known[ext]
+        if kind == "json" and text.lstrip().startswith("{"):
+            kind = "jsonl"               # many tools write JSONL as .json
+        return kind
+    start = text.lstrip()[:1]
+    if start == "[":
+        return "json"
+    if start == "{":
+        return "jsonl"
+    return "tsv" if "\t" in text.split("\n", 1)[0] else "csv"
+
+
+def _read_table(path, text, delimiter):
+    rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    header = next(rows, None) or []
+    if len(set(header)) != len(header):
+        raise EvalDeltaError(f"{path}:1: repeated column name in the header")
+    records, places = [], []
+    for row in rows:
+        if not row:
+            continue
+        if len(row) != len(header):
+            raise EvalDeltaError(f"{path}:{rows.line_num}: {len(row)} "
+                                 f"fields, the header has {len(header)}")
+        records.append(dict(zip(header, row)))
+        places.append(f"{path}:{rows.line_num}")
+    return records, places
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _read_json_lines(path, text):
+    records, places = [], []
+    for line_no, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            records.append(_json_object(line, f"{path}:{line_no}"))
+            places.append(f"{path}:{line_no}")
+    return records, places
+
+
+def _read_json_array(path, text):
+    try:
+        items = json.loads(text, parse_constant=_no_constant)
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        raise EvalDeltaError(f"{path}:{line or 1}: malformed JSON: "
+                             f"{getattr(exc, 'msg', exc)}") from None
+    if not isinstance(items, list):
+        raise EvalDeltaError(f"{path}: expected a JSON array of objects")
+    places = [f"{path}: record {i}" for i in range(1, len(items) + 1)]
+    for item, place in zip(items, places):
+        if not isinstance(item, dict):
+            raise EvalDeltaError(f"{place}: expected a JSON object")
+    return items, places
+
+
+def _json_object(line, place):
+    try:
+        item = json.loads(line, parse_constant=_no_constant)
+    except ValueError as exc:
+        raise EvalDeltaError(f"{place}: malformed JSON: "
+                             f"{getattr(exc, 'msg', exc)}") from None
+    if not isinstance(item, dict):
+        raise EvalDeltaError(f"{place}: expected a JSON object")
+    return item
+
+
+_MISSING = object()
+
+
+def _field(record, name):
+    """Return record[name], following dots into nested objects if need be.
+
+    >>> _field({"metrics": {"acc": 1}}, "metrics.acc")
+    1
+    """
+    if name in record:
+        return record[name]
+    value = record
+    for part in name.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return _MISSING
+        value = value[part]
+    return value
+
+
+def _number(value):
+    """Return value as a finite float, or raise ValueError saying why.
+
+    >>> _number("0.5"), _number(True), _number(" 3 ")
+    (0.5, 1.0, 3.0)
+    """
+    if value is _MISSING or value is None or value == "":
+        raise ValueError("missing value")
+    if isinstance(value, str):
+        word = value.strip().lower()
+        value = {"true": 1.0, "false": 0.0}.get(word, word)
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"not a number: {value!r}") from None
+    if not math.isfinite(x):
+        raise ValueError(f"not a finite number: {value!r}")
+    return x
+
+
+def _is_number(value):
+    try:
+        _number(value)
+    except ValueError:
+        return False
+    return not isinstance(value, (dict, list))
+
+
+def pair_runs(baseline, candidate=None, *, id_field=None, a_col=CSV_HEADER[1],
+              b_col=CSV_HEADER[2], allow_partial=False):
+    """Return the Paired records of the two systems, item by item.
+
+    With one run, each record holds both systems (columns *a_col* and
+    *b_col*) and is paired with itself.  With two, records are joined on
+    *id_field* (by default the first of id, item, doc_id, sample_id that
+    both runs have).  Repeated ids, and ids in one run only (unless
+    allow_partial), raise EvalDeltaError.
+    """
+    if candidate is None:
+        for name in (a_col, b_col):
+            if _field(baseline.records[0], name) is _MISSING:
+                raise EvalDeltaError(
+                    f"{baseline.places[0]}: no column {name!r}; the columns "
+                    f"are {', '.join(baseline.records[0])}")
+        key = id_field or _id_field(baseline, baseline, required=False)
+        ids = _index(baseline, key) if key else None
+        ids = list(ids) if ids else list(range(1, len(baseline.records) + 1))
+        return Paired(ids, baseline, baseline.records, baseline.places,
+                      baseline.records, baseline.places, 0)
+    key = id_field or _id_field(baseline, candidate)
+    left, right = _index(baseline, key), _index(candidate, key)
+    only = [([i for i in a if i not in b], run)
+            for a, b, run in ((left, right, baseline), (right, left, candidate))]
+    dropped = sum(len(ids) for ids, _ in only)
+    if dropped and not allow_partial:
+        ids, run = max(only, key=lambda pair: len(pair[0]))
+        raise EvalDeltaError(
+            f"{run.path}: {len(ids)} {key} values found only in this run "
+            f"(first: {', '.join(map(str, ids[:3]))}); --allow-partial "
+            f"compares the shared ones")
+    shared = [i for i in left if i in right]
+    if not shared:
+        raise EvalDeltaError(f"{candidate.path}: no {key} in common with "
+                             f"{baseline.path}")
+    return Paired(
+        shared, candidate, [baseline.records[left[i]] for i in shared],
+        [baseline.places[left[i]] for i in shared],
+        [candidate.records[right[i]] for i in shared],
+        [candidate.places[right[i]] for i in shared], dropped)
+
+
+def _id_field(run, other, required=True):
+    for name in _ID_FIELDS:
+        if name in run.records[0] and name in other.records[0]:
+            return name
+    if required:
+        raise EvalDeltaError(
+            f"{run.path}: no id field shared with {other.path} (tried "
+            f"{', '.join(_ID_FIELDS)}; name one with --id); the fields are "
+            f"{', '.join(run.records[0])}")
+    return None
+
+
+def _index(run, key):
+    """Return {id: record position}; repeated or missing ids are errors."""
+    where = {}
+    for i, (record, place) in enumerate(zip(run.records, run.places)):
+        value = _field(record, key)
+        if value is _MISSING or value in ("", None):
+            raise EvalDeltaError(f"{place}: no {key}")
+        value = str(value).strip()
+        if value in where:
+            raise EvalDeltaError(f"{place}: {key} {value!r} repeated (first "
+                                 f"at {run.places[where[value]]})")
+        where[value] = i
+    return where
+
+
+def metric_values(records, places, field):
+    """Return the field of every record as floats; name the bad one."""
+    values = []
+    for record, place in zip(records, places):
+        try:
+            values.append(_number(_field(record, field)))
+        except ValueError as exc:
+            raise EvalDeltaError(f"{place}: {field}: {exc}") from None
+    return values
+
+
+def numeric_fields(run, exclude=()):
+    """Return the top-level fields whose first value is a number."""
+    return [name for name, value in run.records[0].items()
+            if name not in exclude and _is_number(value)]
 
 
 ## Report #####################################################################
@@ -828,12 +1297,6 @@ def format_simulation(result, cov, *, acc_a, acc_b, confidence):
     return "\n".join(lines)
 
 
-def format_comparison(result, *, source, confidence):
-    """Return the text report of a compare run (no trailing newline)."""
-    return "\n".join([f"{source}: n={result.n_items}"]
-                     + _metric_lines(result, confidence))
-
-
 def _metric_json(r):
     def pair(ci):
         return [float(ci.lo), float(ci.hi)]
@@ -842,8 +1305,9 @@ def _metric_json(r):
         "ci": {"a": pair(r.ci_a), "b": pair(r.ci_b),
                "paired_gap": pair(r.ci_paired),
                "unpaired_gap": pair(r.ci_unpaired)},
-        "mcnemar": {"a_only": r.mcnemar.a_only, "b_only": r.mcnemar.b_only,
-                    "p_exact": float(r.mcnemar.p_exact)},
+        "mcnemar": r.mcnemar and {
+            "a_only": r.mcnemar.a_only, "b_only": r.mcnemar.b_only,
+            "p_exact": float(r.mcnemar.p_exact)},
     }
 
 
@@ -858,12 +1322,131 @@ def simulation_json(result, cov, *, seed, resamples, acc_a, acc_b):
     return out
 
 
-def comparison_json(result, *, metric, seed, resamples):
+def _num(x, *, sign=False, binary=False):
+    """Return a value for the table: 3 decimals if binary, else 4 digits.
+
+    >>> _num(Fraction(9, 250), sign=True, binary=True), _num(-12.3456)
+    ('+0.036', '-12.35')
+    """
+    if binary:
+        return _fixed(x, 3, sign=sign)
+    return f"{float(x):{'+' if sign else ''}.4g}"
+
+
+def _span(interval, binary, sign=True):
+    return (f"[{_num(interval.lo, sign=sign, binary=binary)}, "
+            f"{_num(interval.hi, sign=sign, binary=binary)}]")
+
+
+def _gap_words(x, binary):
+    return f"{_pts(x)} pts" if binary else _num(x, sign=True)
+
+
+def _sentence(r, j, *, confidence, margin):
+    """Return the plain-words verdict on one metric."""
+    binary = r.kind == "binary"
+    level = _decimal(_exact(confidence) * 100) + "%"
+    ci = (_ci_pts(r.ci_paired) if binary else _span(r.ci_paired, False))
+    gap = _gap_words(r.gap, binary)
+    if j.verdict in ("better", "worse"):
+        head = (f"the candidate is {j.verdict}: {gap} ({level} CI {ci}), "
+                f"p = {float(r.p):.4g} ({r.test}), {float(j.p_holm):.4g} "
+                f"after Holm")
+    elif j.verdict == "non-inferior":
+        head = (f"non-inferior within the margin {margin}: {gap} ({level} "
+                f"CI {ci}), whose worse end stays inside the margin; not "
+                f"shown better (p = {float(r.p):.4g})")
+    else:
+        head = (f"no detectable difference: {gap} ({level} CI {ci}), "
+                f"p = {float(r.p):.4g} ({r.test})")
+    parts = [f"{r.metric}: {head}."]
+    if binary:
+        m = r.mcnemar
+        parts.append(f"Unpaired CI {_ci_pts(r.ci_unpaired)}; discordant "
+                     f"pairs: B-only correct={m.b_only}, A-only correct="
+                     f"{m.a_only}; McNemar exact p={_fixed(m.p_exact, 4)}, "
+                     f"mid-p={_fixed(r.mid_p, 4)}.")
+    else:
+        parts.append(f"Unpaired CI {_span(r.ci_unpaired, False)}.")
+    detect = _gap_words(j.mde, binary).lstrip("+")
+    parts.append(f"With {r.n_items} items this eval detects a difference "
+                 f"of about {detect} with {POWER:.0%} power")
+    if j.items_needed:
+        parts[-1] += (f"; detecting {gap} would take about "
+                      f"{j.items_needed} items")
+    parts[-1] += "."
+    return " ".join(parts)
+
+
+def _rows(results, judgements, confidence):
+    level = _decimal(_exact(confidence) * 100) + "%"
+    rows = [["metric", "type", "baseline", "candidate", "difference",
+             f"{level} CI (paired)", "p", "verdict"]]
+    for r, j in zip(results, judgements):
+        binary = r.kind == "binary"
+        rows.append([
+            r.metric + ("" if r.direction == "higher" else " (lower better)"),
+            r.kind, f"{_num(r.a, binary=binary)} {_span(r.ci_a, binary, False)}",
+            f"{_num(r.b, binary=binary)} {_span(r.ci_b, binary, False)}",
+            _num(r.gap, sign=True, binary=binary),
+            _span(r.ci_paired, binary), f"{float(r.p):.4g}", j.verdict])
+    return rows
+
+
+def _header(names, n_items, dropped):
+    line = (f"baseline: {names[0]}   candidate: {names[1]}   "
+            f"{n_items} items")
+    if dropped:
+        line += f" ({dropped} ids in one run only, left out)"
+    return line
+
+
+def format_compare(results, judgements, *, names, dropped=0,
+                   confidence=CONFIDENCE, margin=None, markdown=False):
+    """Return the text (or markdown) report of compare: table, words."""
+    rows = _rows(results, judgements, confidence)
+    head = _header(names, results[0].n_items, dropped)
+    words = [_sentence(r, j, confidence=confidence, margin=margin)
+             for r, j in zip(results, judgements)]
+    notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
+             for note in j.notes]
+    if markdown:
+        table = ["| " + " | ".join(row) + " |" for row in rows]
+        table.insert(1, "|" + "---|" * len(rows[0]))
+        lines = [head, ""] + table + [""] + ["- " + w for w in words]
+        if notes:
+            lines += ["", "Notes:"] + ["- " + n for n in notes]
+        return "\n".join(lines)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    table = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+             for row in rows]
+    lines = [head] + table + [""] + words
+    if notes:
+        lines += ["notes:"] + ["  " + n for n in notes]
+    return "\n".join(lines)
+
+
+def compare_json(results, judgements, *, names, seed, resamples,
+                 dropped=0):
     """Return the JSON object of a compare run."""
-    entry = {"metric": metric}
-    entry.update(_metric_json(result))
-    return {"n_items": result.n_items, "seed": seed,
-            "resamples": resamples, "metrics": [entry]}
+    entries = []
+    for r, j in zip(results, judgements):
+        entry = {"metric": r.metric, "type": r.kind, "direction": r.direction,
+                 "interval": "percentile"}
+        entry.update(_metric_json(r))
+        entry["test"] = {"name": r.test, "p": float(r.p),
+                         "p_holm": float(j.p_holm)}
+        if r.mcnemar is None:
+            del entry["mcnemar"]
+        else:
+            entry["mid_p"] = float(r.mid_p)
+        entry.update(mde=float(j.mde), items_needed=j.items_needed,
+                     verdict=j.verdict, notes=j.notes)
+        entries.append(entry)
+    return {"n_items": results[0].n_items, "seed": seed,
+            "resamples": resamples, "baseline": names[0],
+            "candidate": names[1], "dropped_ids": dropped,
+            "metrics": entries}
 
 
 def csv_text(pairs):
@@ -971,19 +1554,59 @@ def _build_parser():
                      help="no progress on stderr (shown only on a terminal)")
     sim.set_defaults(run=_run_simulate)
     cmp = commands.add_parser(
-        "compare", help="recompute the statistics from a per-item CSV",
-        description="Read one row per item with both systems' 0/1 scores "
-                    "and report accuracies with bootstrap CIs, the gap with "
-                    "paired and unpaired CIs, and McNemar's exact test.")
-    cmp.add_argument("file", help="CSV with a header and one row per item")
-    cmp.add_argument("--id", dest="id_col", default=CSV_HEADER[0],
-                     help="column naming the item (default %(default)s)")
+        "compare", help="judge two systems' per-item results",
+        description="Compare a baseline and a candidate scored on the same "
+                    "items: each system's mean with its CI, the difference "
+                    "with paired and unpaired bootstrap CIs, a paired test "
+                    "(McNemar for 0/1 metrics, sign-flip otherwise), Holm's "
+                    "adjustment across metrics and a verdict in words.",
+        epilog="Examples:  %(prog)s datasets/bootstrap-eval-deltas.csv   "
+               "%(prog)s base.jsonl cand.jsonl --metric acc   "
+               "%(prog)s a.csv b.csv --id qid --lower-is-better latency "
+               "--format markdown")
+    cmp.add_argument("baseline", help="per-item results of the baseline (A): "
+                     "CSV, TSV, JSONL or a JSON array, optionally .gz; alone, "
+                     "a wide file with both systems' columns")
+    cmp.add_argument("candidate", nargs="?",
+                     help="per-item results of the candidate (B), joined to "
+                          "the baseline's on the id field")
+    cmp.add_argument("--id", dest="id_col", metavar="FIELD",
+                     help="field naming the item (default: the first of "
+                          f"{', '.join(_ID_FIELDS)} present)")
     cmp.add_argument("--a-col", default=CSV_HEADER[1],
-                     help="column of system A's 0/1 score "
+                     help="one-file mode: column of the baseline's score "
                           "(default %(default)s)")
     cmp.add_argument("--b-col", default=CSV_HEADER[2],
-                     help="column of system B's 0/1 score "
+                     help="one-file mode: column of the candidate's score "
                           "(default %(default)s)")
+    cmp.add_argument("--metric", action="append", metavar="NAME",
+                     help="metric field to compare, dots for nested JSON "
+                          "(metrics.acc); repeat for several (default: every "
+                          "numeric field both runs have)")
+    cmp.add_argument("--metric-type", action="append", default=[],
+                     metavar="NAME=TYPE", type=_metric_type,
+                     help="force a metric binary or continuous (default: "
+                          "binary when every value is 0 or 1)")
+    cmp.add_argument("--lower-is-better", action="append", default=[],
+                     metavar="NAME",
+                     help="a metric where smaller is better (latency, cost, "
+                          "error rate); repeatable")
+    cmp.add_argument("--allow-partial", action="store_true",
+                     help="compare the ids both runs have and report how "
+                          "many were left out, instead of failing")
+    cmp.add_argument("--alpha", type=_PROBABILITY, default=0.05,
+                     help="significance level after Holm's adjustment "
+                          "(default %(default)s)")
+    cmp.add_argument("--margin", type=_bounded(float, 0, None),
+                     help="non-inferiority margin in the metric's units: "
+                          "a candidate whose paired CI stays above -MARGIN "
+                          "(in the metric's direction) is non-inferior")
+    cmp.add_argument("--format", choices=("text", "json", "markdown"),
+                     default="text", help="report format (default text; "
+                     "markdown suits a pull-request comment)")
+    cmp.add_argument("--fail-on", choices=("worse", "not-better"),
+                     help="exit 1 when some metric is worse (or is not "
+                          "better), to gate a CI job")
     _add_common(cmp)
     cmp.set_defaults(run=_run_compare)
     return parser
@@ -1074,20 +1697,89 @@ def _run_simulate(args):
     return 0
 
 
+def _check_binary(records, places, field):
+    """Name the first value of a declared-binary metric that is not 0/1."""
+    for value, place in zip(metric_values(records, places, field), places):
+        if value not in (0, 1):
+            raise EvalDeltaError(f"{place}: {field} is declared binary but "
+                                 f"is {value:g}")
+
+
+def _metric_type(text):
+    name, _, kind = text.rpartition("=")
+    if not name or kind not in ("binary", "continuous"):
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=binary or NAME=continuous, not {text!r}")
+    return name, kind
+
+
+def _metric_fields(args, baseline, candidate):
+    """Return [(metric name, field in A's records, field in B's)]."""
+    if candidate is None:
+        a, b = args.a_col, args.b_col
+        suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
+        name = args.metric[0] if args.metric else (suffix or f"{b} - {a}")
+        return [(name, a, b)]
+    skip = {args.id_col or _id_field(baseline, candidate)}
+    shared = [f for f in numeric_fields(baseline, skip)
+              if f in numeric_fields(candidate, skip)]
+    names = args.metric or shared
+    if not names:
+        raise EvalDeltaError(
+            f"{candidate.path}: no numeric field in both runs; the fields "
+            f"are {', '.join(candidate.records[0])}")
+    for name in names:
+        for run in (baseline, candidate):
+            if _field(run.records[0], name) is _MISSING:
+                raise EvalDeltaError(
+                    f"{run.places[0]}: no field {name!r}; numeric fields: "
+                    f"{', '.join(numeric_fields(run)) or 'none'}")
+    return [(name, name, name) for name in names]
+
+
 def _run_compare(args):
-    pairs = read_wide_csv(args.file, a_col=args.a_col, b_col=args.b_col,
-                          id_col=args.id_col)
-    result = compare_binary(pairs, random.Random(args.seed),
-                            resamples=args.resamples,
-                            confidence=args.confidence)
-    if args.json:
-        print(json.dumps(comparison_json(result, metric="correct",
-                                         seed=args.seed,
-                                         resamples=args.resamples)))
+    baseline = read_run(args.baseline)
+    candidate = read_run(args.candidate) if args.candidate else None
+    paired = pair_runs(baseline, candidate, id_field=args.id_col,
+                       a_col=args.a_col, b_col=args.b_col,
+                       allow_partial=args.allow_partial)
+    fields = _metric_fields(args, baseline, candidate)
+    kinds = dict(args.metric_type)
+    for name in list(kinds) + args.lower_is_better:
+        if name not in [f[0] for f in fields]:
+            raise EvalDeltaError(f"no metric {name!r} to set; the metrics are "
+                                 f"{', '.join(f[0] for f in fields)}")
+    for name, a_field, b_field in fields:
+        if kinds.get(name) == "binary":
+            for records, places, field in (
+                    (paired.a_records, paired.a_places, a_field),
+                    (paired.b_records, paired.b_places, b_field)):
+                _check_binary(records, places, field)
+    rng = random.Random(args.seed)
+    results = [compare_metric(
+        metric_values(paired.a_records, paired.a_places, a_field),
+        metric_values(paired.b_records, paired.b_places, b_field), rng,
+        metric=name, kind=kinds.get(name), resamples=args.resamples,
+        confidence=args.confidence,
+        direction="lower" if name in args.lower_is_better else "higher")
+        for name, a_field, b_field in fields]
+    judgements = judge(results, alpha=args.alpha, margin=args.margin)
+    names = ((args.a_col, args.b_col) if candidate is None
+             else (baseline.path, candidate.path))
+    if args.json or args.format == "json":
+        print(json.dumps(compare_json(results, judgements, names=names,
+                                      seed=args.seed,
+                                      resamples=args.resamples,
+                                      dropped=paired.dropped)))
     else:
-        print(format_comparison(result, source=args.file,
-                                confidence=args.confidence))
-    return 0
+        print(format_compare(results, judgements, names=names,
+                             dropped=paired.dropped,
+                             confidence=args.confidence, margin=args.margin,
+                             markdown=args.format == "markdown"))
+    verdicts = [j.verdict for j in judgements]
+    failed = {"worse": "worse" in verdicts,
+              "not-better": any(v != "better" for v in verdicts)}
+    return 1 if failed.get(args.fail_on) else 0
 
 
 def main(argv=None) -> int:

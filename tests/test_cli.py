@@ -54,11 +54,13 @@ def test_compare_shipped_csv_gives_article_counts(capsys):
     status, out, _ = run(capsys, "compare", SHIPPED_CSV)
     lines = out.splitlines()
     assert status == 0
-    assert lines[1].startswith("observed: A=0.712 [")
-    assert "   B=0.748 [" in lines[1]
-    assert lines[2] == "observed gap: +3.6 pts"
-    assert lines[5] == ("  discordant pairs: B-only correct=85, "
-                        "A-only correct=67; McNemar exact p=0.1677")
+    assert lines[0].endswith("500 items")
+    assert lines[2].split()[:3] == ["correct", "binary", "0.712"]
+    assert "0.748" in lines[2] and " +0.036 " in lines[2]
+    assert lines[2].split()[-4:] == ["0.1677", "no", "detectable",
+                                     "difference"]
+    assert ("discordant pairs: B-only correct=85, A-only correct=67; "
+            "McNemar exact p=0.1677") in out
 
 
 def test_compare_json_shape(capsys):
@@ -66,14 +68,24 @@ def test_compare_json_shape(capsys):
                          "--resamples", "100", "--seed", "4")
     report = json.loads(out)
     assert status == 0
-    assert {k: report[k] for k in ("n_items", "seed", "resamples")} == {
-        "n_items": 500, "seed": 4, "resamples": 100}
+    assert {k: report[k] for k in ("n_items", "seed", "resamples",
+                                   "baseline", "candidate", "dropped_ids")} == {
+        "n_items": 500, "seed": 4, "resamples": 100,
+        "baseline": "system_a_correct", "candidate": "system_b_correct",
+        "dropped_ids": 0}
     (entry,) = report["metrics"]
     assert entry["metric"] == "correct"
+    assert (entry["type"], entry["direction"], entry["interval"]) == (
+        "binary", "higher", "percentile")
     assert entry["observed"] == {"a": 0.712, "b": 0.748, "gap": 0.036}
     assert set(entry["ci"]) == {"a", "b", "paired_gap", "unpaired_gap"}
     assert entry["mcnemar"]["a_only"] == 67
     assert round(entry["mcnemar"]["p_exact"], 4) == 0.1677
+    assert entry["test"]["name"] == "McNemar exact"
+    assert entry["test"]["p"] == entry["test"]["p_holm"]
+    assert 0 < entry["mid_p"] < entry["mcnemar"]["p_exact"]
+    assert entry["verdict"] == "no detectable difference"
+    assert entry["items_needed"] > 500 and entry["notes"] == []
 
 
 def test_simulate_json_shape(capsys, tmp_path):
@@ -131,16 +143,17 @@ HEADER = "item,system_a_correct,system_b_correct\n"
 
 
 @pytest.mark.parametrize("content, message", [
-    ("", ": empty file, expected a header line"),
-    (HEADER, ": no items after the header"),
-    ("item,a,b\n1,0,1\n", ":1: no column 'system_a_correct'; the columns "
+    ("", ": empty file"),
+    (HEADER, ": no records"),
+    ("item,a,b\n1,0,1\n", ":2: no column 'system_a_correct'; the columns "
                           "are item, a, b"),
-    (HEADER + "1,0,1\n2,2,1\n", ":3: system_a_correct must be 0 or 1, "
-                                "not '2'"),
-    (HEADER + "1,0,\n", ":2: system_b_correct must be 0 or 1, not ''"),
+    (HEADER + "1,0,1\n2,x,1\n", ":3: system_a_correct: not a number: 'x'"),
+    (HEADER + "1,0,\n", ":2: system_b_correct: missing value"),
+    (HEADER + "1,0,1\n2,nan,1\n", ":3: system_a_correct: not a finite "
+                                  "number: 'nan'"),
     (HEADER + "1,0,1\n2,1\n", ":3: 2 fields, the header has 3"),
-    (HEADER + "1,0,1\n2,1,1\n1,1,0\n", ":4: item '1' repeated (first on "
-                                       "line 2)"),
+    (HEADER + "1,0,1\n2,1,1\n1,1,0\n", ":4: item '1' repeated (first at "
+                                       "{path}:2)"),
     (HEADER.encode() + b"1,0,1\n2,\xff,1\n", ":3: not UTF-8 text "
                                              "(byte 0xff)"),
 ])
@@ -149,7 +162,17 @@ def test_bad_csv_exit_2_with_file_and_line(capsys, tmp_path, content,
     path = write(tmp_path, "bad.csv", content)
     status, out, err = run(capsys, "compare", path)
     assert status == 2 and out == ""
-    assert err == f"bootstrap-eval-deltas: error: {path}{message}\n"
+    assert err == ("bootstrap-eval-deltas: error: "
+                   f"{path}{message.format(path=path)}\n")
+
+
+def test_declared_binary_metric_with_other_values(capsys, tmp_path):
+    path = write(tmp_path, "two.csv", HEADER + "1,0,1\n2,2,1\n")
+    status, _, err = run(capsys, "compare", path, "--resamples", "20",
+                         "--metric-type", "correct=binary")
+    assert status == 2
+    assert err.strip().endswith(f"{path}:3: system_a_correct is declared "
+                                "binary but is 2")
 
 
 def test_missing_file(capsys, tmp_path):
@@ -163,7 +186,7 @@ def test_bom_and_crlf_just_work(capsys, tmp_path):
     path = write(tmp_path, "w.csv",
                  b"\xef\xbb\xbf" + body.replace("\n", "\r\n").encode())
     status, out, _ = run(capsys, "compare", path, "--resamples", "20")
-    assert status == 0 and "n=3" in out
+    assert status == 0 and "3 items" in out.splitlines()[0]
 
 
 def test_version_and_help(capsys):
