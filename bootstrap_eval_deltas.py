@@ -325,11 +325,16 @@ def _draw_indices(rng, n, count):
         return [rng.randrange(n) for _ in range(count)]
     if k > 16:
         return _draw_wide_indices(rng, n, count)
-    shift = 16 - k
-    table = [h >> shift if h >> shift < n else -1 for h in range(1 << 16)]
-    parts = _draw_mapped(rng, n, count, table,
+    parts = _draw_mapped(rng, n, count, _index_table(n),
                          lambda m: list(filter((-1).__ne__, m)))
     return [i for part in parts for i in part]
+
+
+@functools.lru_cache(maxsize=8)
+def _index_table(n):
+    """Map the top 16 bits of a word to randrange(n)'s index, -1 if none."""
+    shift = 16 - n.bit_length()
+    return tuple(h >> shift if h >> shift < n else -1 for h in range(1 << 16))
 
 
 def _draw_wide_indices(rng, n, count):

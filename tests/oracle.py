@@ -108,3 +108,47 @@ def default_run(seed=2026, n=500, corr=0.6, acc_a=0.72, acc_b=0.76,
         "coverage": coverage(rng, replays, n, corr, acc_a, acc_b, resamples,
                              confidence),
     }
+
+
+def mean_bootstraps(a, b, rng, resamples):
+    """Resampled sums of continuous values: A, B, paired, unpaired."""
+    n = len(a)
+    sums_a, sums_b, paired, unpaired = [], [], [], []
+    for _ in range(resamples):
+        sums_a.append(math.fsum(a[rng.randrange(n)] for _ in range(n)))
+    for _ in range(resamples):
+        sums_b.append(math.fsum(b[rng.randrange(n)] for _ in range(n)))
+    for _ in range(resamples):
+        picks = [rng.randrange(n) for _ in range(n)]
+        paired.append(math.fsum([b[i] for i in picks] + [-a[i] for i in picks]))
+    for _ in range(resamples):
+        a_picks = [rng.randrange(n) for _ in range(n)]
+        b_picks = [rng.randrange(n) for _ in range(n)]
+        unpaired.append(math.fsum([b[i] for i in b_picks]
+                                  + [-a[i] for i in a_picks]))
+    return sums_a, sums_b, paired, unpaired
+
+
+def sign_flip_exact(diffs):
+    """Every sign pattern of the nonzero differences, counted directly."""
+    nonzero = [Fraction(d) for d in diffs if d]
+    observed = abs(sum(nonzero))
+    hits = 0
+    for pattern in range(2 ** len(nonzero)):
+        total = sum(d if pattern >> i & 1 else -d
+                    for i, d in enumerate(nonzero))
+        if abs(total) >= observed:
+            hits += 1
+    return Fraction(hits, 2 ** len(nonzero))
+
+
+def sign_flip_monte_carlo(diffs, rng, resamples):
+    nonzero = [Fraction(d) for d in diffs if d]
+    observed = abs(sum(nonzero))
+    hits = 0
+    for _ in range(resamples):
+        bits = rng.getrandbits(len(nonzero))
+        total = sum(-d if bits >> i & 1 else d for i, d in enumerate(nonzero))
+        if abs(total) >= observed:
+            hits += 1
+    return Fraction(1 + hits, 1 + resamples)

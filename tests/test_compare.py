@@ -1,0 +1,245 @@
+"""compare on real per-item files: formats, joins, statistics, verdicts."""
+import gzip
+import json
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+import bootstrap_eval_deltas as bed
+import oracle
+
+
+def run(capsys, *argv):
+    status = bed.main(["compare", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def jsonl(tmp_path, name, rows, opener=open):
+    path = tmp_path / name
+    with opener(path, "wt") as f:
+        f.write("".join(json.dumps(row) + "\n" for row in rows))
+    return str(path)
+
+
+def two_runs(tmp_path, n=60, seed=1, gap=0.1):
+    rng = random.Random(seed)
+    base, cand = [], []
+    for i in range(n):
+        score = rng.random()
+        base.append({"id": i, "acc": int(score < 0.5), "f1": round(score, 3),
+                     "latency": 100 + i % 7, "note": "x"})
+        cand.append({"id": i, "acc": int(score < 0.5 + gap),
+                     "f1": round(min(1, score + gap), 3),
+                     "latency": 90 + i % 7, "note": "y"})
+    rng.shuffle(cand)                    # joined on id, not on position
+    return (jsonl(tmp_path, "base.jsonl", base),
+            jsonl(tmp_path, "cand.jsonl", cand))
+
+
+def test_two_jsonl_runs_every_numeric_field(capsys, tmp_path):
+    base, cand = two_runs(tmp_path)
+    status, out, _ = run(capsys, base, cand, "--json", "--resamples", "200",
+                         "--lower-is-better", "latency")
+    report = json.loads(out)
+    assert status == 0
+    entries = {e["metric"]: e for e in report["metrics"]}
+    assert list(entries) == ["acc", "f1", "latency"]    # id, note left out
+    assert entries["acc"]["type"] == "binary"
+    assert entries["f1"]["type"] == "continuous"
+    assert "mcnemar" not in entries["f1"] and "mid_p" not in entries["f1"]
+    assert entries["latency"]["direction"] == "lower"
+    assert entries["latency"]["observed"]["gap"] == -10
+    assert entries["latency"]["verdict"] == "better"
+    assert entries["f1"]["verdict"] == "better"
+    ps = [e["test"]["p"] for e in report["metrics"]]
+    assert [e["test"]["p_holm"] for e in report["metrics"]] == bed.holm(ps)
+
+
+def test_swapping_runs_flips_gap_and_verdict(capsys, tmp_path):
+    base, cand = two_runs(tmp_path)
+    _, forward, _ = run(capsys, base, cand, "--json", "--metric", "f1",
+                        "--resamples", "100")
+    _, backward, _ = run(capsys, cand, base, "--json", "--metric", "f1",
+                         "--resamples", "100")
+    f, b = (json.loads(x)["metrics"][0] for x in (forward, backward))
+    assert f["observed"]["gap"] == -b["observed"]["gap"]
+    assert f["test"]["p"] == b["test"]["p"]
+    assert (f["verdict"], b["verdict"]) == ("better", "worse")
+
+
+def test_gzipped_lm_eval_harness_samples(capsys, tmp_path):
+    def rows(shift):
+        return [{"doc_id": i, "doc": {"question": "q", "label": i % 3},
+                 "target": "t", "resps": [["a"]], "filtered_resps": ["a"],
+                 "doc_hash": "h", "acc": float((i + shift) % 3 != 0)}
+                for i in range(40)]
+    base = jsonl(tmp_path, "a.jsonl.gz", rows(0), gzip.open)
+    cand = jsonl(tmp_path, "b.jsonl.gz", rows(1), gzip.open)
+    status, out, _ = run(capsys, base, cand, "--metric", "acc",
+                         "--resamples", "50")
+    assert status == 0
+    assert out.splitlines()[2].split()[:2] == ["acc", "binary"]
+
+
+def test_tsv_json_array_and_nested_metric(capsys, tmp_path):
+    tsv = tmp_path / "a.tsv"
+    tsv.write_text("sample_id\tscore\n" + "".join(
+        f"s{i}\t{i % 4}\n" for i in range(30)))
+    array = tmp_path / "b.json"
+    array.write_text(json.dumps([{"sample_id": f"s{i}",
+                                  "metrics": {"score": (i + 1) % 4}}
+                                 for i in range(30)]))
+    status, out, err = run(capsys, str(tsv), str(array), "--resamples",
+                           "50", "--metric", "score")
+    assert status == 2 and "no field 'score'" in err
+    status, out, _ = run(capsys, str(array), str(array), "--metric",
+                         "metrics.score", "--resamples", "50")
+    assert status == 0 and "the two runs agree on every item" in out
+
+
+def test_markdown_and_fail_on(capsys, tmp_path):
+    base, cand = two_runs(tmp_path)
+    status, out, _ = run(capsys, base, cand, "--format", "markdown",
+                         "--metric", "f1", "--resamples", "50",
+                         "--fail-on", "worse")
+    assert status == 0
+    assert out.splitlines()[2].startswith("| metric | type |")
+    assert out.splitlines()[3].startswith("|---|")
+    status, _, _ = run(capsys, cand, base, "--metric", "f1",
+                       "--resamples", "50", "--fail-on", "worse")
+    assert status == 1
+    status, _, _ = run(capsys, base, cand, "--metric", "acc", "--metric",
+                       "f1", "--resamples", "50", "--fail-on", "not-better",
+                       "--alpha", "1e-9")
+    assert status == 1
+
+
+def test_margin_gives_non_inferior(capsys, tmp_path):
+    base, cand = two_runs(tmp_path, gap=0.0)
+    status, out, _ = run(capsys, base, cand, "--metric", "f1", "--json",
+                         "--resamples", "100", "--margin", "0.5")
+    assert json.loads(out)["metrics"][0]["verdict"] == "non-inferior"
+
+
+def test_partial_runs(capsys, tmp_path):
+    base = jsonl(tmp_path, "a.jsonl", [{"id": i, "m": i % 2}
+                                       for i in range(30)])
+    cand = jsonl(tmp_path, "b.jsonl", [{"id": i, "m": 1}
+                                       for i in range(3, 30)])
+    status, _, err = run(capsys, base, cand)
+    assert status == 2
+    assert err.strip().endswith(f"{base}: 3 id values found only in this "
+                                "run (first: 0, 1, 2); --allow-partial "
+                                "compares the shared ones")
+    status, out, _ = run(capsys, base, cand, "--allow-partial", "--json",
+                         "--resamples", "30")
+    report = json.loads(out)
+    assert (report["dropped_ids"], report["n_items"]) == (3, 27)
+    assert "few" not in out
+
+
+@pytest.mark.parametrize("lines, message", [
+    (['{"id": 1, "m": 1}', '{"id": 2, "m": 1'], ":2: malformed JSON"),
+    (['{"id": 1, "m": 1}', '[1, 2]'], ":2: expected a JSON object"),
+    (['{"id": 1, "m": NaN}'], ":1: malformed JSON"),
+    (['{"id": 1, "m": 1}', '{"id": 1, "m": 0}'],
+     ":2: id '1' repeated (first at {path}:1)"),
+    (['{"id": 1, "m": 1}', '{"id": 2, "m": "high"}'],
+     ":2: m: not a number: 'high'"),
+    (['{"id": 1, "m": 1}', '{"id": 2}'], ":2: m: missing value"),
+    (['{"item": 1, "m": 1}'], ": no id field shared"),
+])
+def test_bad_jsonl(capsys, tmp_path, lines, message):
+    good = jsonl(tmp_path, "good.jsonl", [{"id": 1, "m": 1},
+                                          {"id": 2, "m": 0}])
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    status, out, err = run(capsys, str(path), good, "--allow-partial")
+    assert status == 2 and out == ""
+    assert err.startswith(f"bootstrap-eval-deltas: error: {path}"
+                          f"{message.format(path=path)}")
+
+
+def test_unknown_metric_lists_the_numeric_fields(capsys, tmp_path):
+    base, cand = two_runs(tmp_path)
+    status, _, err = run(capsys, base, cand, "--metric", "bleu")
+    assert status == 2
+    assert "no field 'bleu'; numeric fields: id, acc, f1, latency" in err
+    status, _, err = run(capsys, base, cand, "--lower-is-better", "bleu")
+    assert status == 2 and "no metric 'bleu' to set" in err
+
+
+@settings(max_examples=25, deadline=None)
+@given(values=st.lists(st.tuples(st.floats(-5, 5), st.floats(-5, 5)),
+                       min_size=1, max_size=40),
+       seed=st.integers(0, 2 ** 32), resamples=st.integers(1, 30))
+def test_mean_bootstraps_match_oracle(values, seed, resamples):
+    a = [x for x, _ in values]
+    b = [y for _, y in values]
+    fast = bed._mean_bootstraps(a, b, random.Random(seed), resamples)
+    slow = oracle.mean_bootstraps(a, b, random.Random(seed), resamples)
+    assert list(fast) == list(slow)
+
+
+@settings(max_examples=60, deadline=None)
+@given(diffs=st.lists(st.sampled_from([0, 0.5, -0.5, 1, -1, 0.25, 3, -2.75,
+                                       0.1, -0.3]), max_size=12))
+def test_sign_flip_exact_matches_enumeration(diffs):
+    p, how = bed.sign_flip_test(diffs, None)
+    assert how == "exact" and p == oracle.sign_flip_exact(diffs)
+
+
+@settings(max_examples=10, deadline=None)
+@given(diffs=st.lists(st.floats(-3, 3), min_size=25, max_size=60),
+       seed=st.integers(0, 2 ** 32))
+def test_sign_flip_monte_carlo_matches_oracle(diffs, seed):
+    p, how = bed.sign_flip_test(diffs, random.Random(seed), resamples=200,
+                                exact_limit=20)
+    if sum(1 for d in diffs if d) > 20:
+        assert how == "monte carlo"
+        assert p == oracle.sign_flip_monte_carlo(diffs, random.Random(seed),
+                                                 200)
+
+
+def test_sign_flip_monte_carlo_is_never_zero():
+    p, _ = bed.sign_flip_test([1.0] * 40, random.Random(1), resamples=99)
+    assert p == bed.Fraction(1, 100)
+
+
+def test_scaling_a_metric_scales_its_intervals():
+    rng = random.Random(3)
+    a = [rng.random() for _ in range(50)]
+    b = [x + rng.random() / 5 for x in a]
+    one = bed.compare_metric(a, b, random.Random(8), resamples=100)
+    two = bed.compare_metric([2 * x for x in a], [2 * y for y in b],
+                             random.Random(8), resamples=100)
+    assert two.ci_paired == tuple(2 * x for x in one.ci_paired)
+    assert two.ci_unpaired == tuple(2 * x for x in one.ci_unpaired)
+    assert two.p == one.p
+
+
+def test_item_order_does_not_change_estimate_or_exact_test():
+    a = [0.2, 0.5, 0.9, 0.4, 0.7]
+    b = [0.3, 0.5, 0.8, 0.6, 0.9]
+    order = [3, 0, 4, 1, 2]
+    one = bed.compare_metric(a, b, random.Random(1), resamples=20)
+    two = bed.compare_metric([a[i] for i in order], [b[i] for i in order],
+                             random.Random(1), resamples=20)
+    assert (one.gap, one.p, one.sd_diff) == (two.gap, two.p, two.sd_diff)
+
+
+def test_mid_p_against_the_binomial_formula():
+    for a_only, b_only in [(67, 85), (0, 5), (3, 3), (10, 2)]:
+        m, k = a_only + b_only, min(a_only, b_only)
+        pmf = [bed.Fraction(bed.comb(m, i), 2 ** m) for i in range(m + 1)]
+        expected = min(1, 2 * (sum(pmf[:k]) + pmf[k] / 2))
+        assert bed.mcnemar_mid_p(a_only, b_only) == expected
+
+
+def test_holm_by_hand():
+    assert bed.holm([0.04, 0.01, 0.5]) == [0.08, 0.03, 0.5]
+    assert bed.holm([]) == []
