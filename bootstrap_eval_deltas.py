@@ -134,7 +134,8 @@ class MetricResult(NamedTuple):
     p: float
     mcnemar: object          # McNemar for a binary metric, else None
     mid_p: object            # McNemar mid-p for a binary metric, else None
-    sd_diff: float           # standard deviation of the paired differences
+    se: float                # standard error of the mean paired difference
+    clusters: object         # number of clusters, or None if unclustered
 
 
 class Coverage(NamedTuple):
@@ -599,12 +600,14 @@ def compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
 
 def compare_metric(a, b, rng, *, metric="metric", kind=None,
                    direction="higher", resamples=RESAMPLES,
-                   confidence=CONFIDENCE):
+                   confidence=CONFIDENCE, clusters=None):
     """Return the MetricResult of paired per-item values a (A) and b (B).
 
     *kind* is "binary" (values 0/1: bootstraps of the counts, McNemar) or
     "continuous" (bootstraps of the means, the sign-flip test); by default
-    binary when every value is 0 or 1.  rng is consumed as in
+    binary when every value is 0 or 1.  With *clusters* (one label per
+    item) whole clusters are resampled and sign-flipped instead, and the
+    standard error is the clustered one.  rng is consumed as in
     compare_binary, then by the sign-flip test if it needs Monte Carlo.
 
     >>> r = compare_metric([0.5, 0.25, 1.0], [0.75, 0.5, 1.0],
@@ -622,7 +625,10 @@ def compare_metric(a, b, rng, *, metric="metric", kind=None,
         raise EvalDeltaError(f"{metric}: declared binary but has values "
                              f"other than 0 and 1")
     diffs = [y - x for x, y in zip(a, b)]
-    sd = statistics.stdev(diffs) if n > 1 else 0.0
+    if clusters is not None:
+        return _compare_clustered(a, b, diffs, rng, clusters, metric, kind,
+                                  direction, resamples, confidence)
+    se = statistics.stdev(diffs) / math.sqrt(n) if n > 1 else 0.0
     if kind == "binary":
         r = compare_binary(list(zip(map(int, a), map(int, b))), rng,
                            resamples=resamples, confidence=confidence)
@@ -630,15 +636,98 @@ def compare_metric(a, b, rng, *, metric="metric", kind=None,
         return MetricResult(metric, kind, direction, n, r.a, r.b, r.gap,
                             r.ci_a, r.ci_b, r.ci_paired, r.ci_unpaired,
                             "McNemar exact", m.p_exact, m,
-                            mcnemar_mid_p(m.a_only, m.b_only), sd)
+                            mcnemar_mid_p(m.a_only, m.b_only), se, None)
     sums = _mean_bootstraps(a, b, rng, resamples)
     ci = [Interval(*(x / n for x in percentile_interval(v, confidence)))
           for v in sums]
     p, how = sign_flip_test(diffs, rng, resamples=resamples)
-    mean_a, mean_b = math.fsum(a) / n, math.fsum(b) / n
-    return MetricResult(metric, kind, direction, n, mean_a, mean_b,
-                        math.fsum(itertools.chain(b, map(neg, a))) / n,
-                        *ci, f"sign-flip {how}", p, None, None, sd)
+    return MetricResult(metric, kind, direction, n, math.fsum(a) / n,
+                        math.fsum(b) / n, _gap(b, a) / n, *ci,
+                        f"sign-flip {how}", p, None, None, se, None)
+
+
+def _gap(b_values, a_values):
+    """Return sum(b_values) - sum(a_values), correctly rounded."""
+    return math.fsum(itertools.chain(b_values, map(neg, a_values)))
+
+
+def _groups(labels):
+    """Return the item positions of each label, in order of first sight."""
+    groups = {}
+    for i, label in enumerate(labels):
+        groups.setdefault(label, []).append(i)
+    return list(groups.values())
+
+
+def _compare_clustered(a, b, diffs, rng, labels, metric, kind, direction,
+                       resamples, confidence):
+    """compare_metric with whole clusters resampled and sign-flipped."""
+    groups = _groups(labels)
+    size = [len(g) for g in groups]
+    sum_a = [math.fsum(a[i] for i in g) for g in groups]
+    sum_b = [math.fsum(b[i] for i in g) for g in groups]
+    ci = [Interval(*percentile_interval(v, confidence))
+          for v in _cluster_bootstraps(sum_a, sum_b, size, rng, resamples)]
+    cluster_diffs = [sum(Fraction(diffs[i]) for i in g) for g in groups]
+    p, how = sign_flip_test(cluster_diffs, rng, resamples=resamples)
+    n = len(a)
+    return MetricResult(metric, kind, direction, n, math.fsum(a) / n,
+                        math.fsum(b) / n, _gap(b, a) / n, *ci,
+                        f"cluster sign-flip {how}", p, None, None,
+                        clustered_se(diffs, labels), len(groups))
+
+
+def _cluster_bootstraps(sum_a, sum_b, size, rng, resamples):
+    """Return resampled means: A's, B's, paired B - A, unpaired B - A.
+
+    Each resample draws as many clusters as there are, with replacement,
+    and takes the mean over the items of the clusters drawn.
+    """
+    g = len(size)
+
+    def mean(sums, picks):
+        return math.fsum(sums[i] for i in picks) / sum(size[i] for i in picks)
+
+    def draw():
+        return _draw_indices(rng, g, g)
+
+    mean_a = [mean(sum_a, draw()) for _ in range(resamples)]
+    mean_b = [mean(sum_b, draw()) for _ in range(resamples)]
+    paired = []
+    for _ in range(resamples):
+        picks = draw()
+        paired.append(_gap(map(sum_b.__getitem__, picks),
+                           map(sum_a.__getitem__, picks))
+                      / sum(size[i] for i in picks))
+    unpaired = []
+    for _ in range(resamples):
+        a_picks = draw()
+        unpaired.append(mean(sum_b, draw()) - mean(sum_a, a_picks))
+    return mean_a, mean_b, paired, unpaired
+
+
+def clustered_se(values, labels):
+    """Return the clustered standard error of the mean of *values*.
+
+    SE^2 = Var/n + (1/n^2) * sum over clusters of sum over pairs i != j in
+    the cluster of (x_i - mean)(x_j - mean), with Var the sample variance:
+    the usual standard error plus the covariance within clusters (Miller
+    2024, "Adding Error Bars to Evals", arXiv:2411.00640).  With one item
+    per cluster it is the usual standard error.
+
+    >>> round(clustered_se([1.0, 1.0, 0.0, 0.0], ["p", "p", "q", "q"]), 4)
+    0.3819
+    """
+    n = len(values)
+    if n < 2:
+        return 0.0
+    mean = math.fsum(values) / n
+    dev = [x - mean for x in values]
+    variance = math.fsum(d * d for d in dev) / (n - 1)
+    within = math.fsum(math.fsum(dev[i] for i in g) ** 2
+                       - math.fsum(dev[i] ** 2 for i in g)
+                       for g in _groups(labels))
+    return math.sqrt(max(0.0, variance / n + within / n ** 2))
 
 
 def _mean_bootstraps(a, b, rng, resamples):
@@ -652,20 +741,17 @@ def _mean_bootstraps(a, b, rng, resamples):
     def draw(values):
         return map(values.__getitem__, _draw_indices(rng, n, n))
 
-    def gap(b_picks, a_picks):
-        return math.fsum(itertools.chain(b_picks, map(neg, a_picks)))
-
     sum_a = [math.fsum(draw(a)) for _ in range(resamples)]
     sum_b = [math.fsum(draw(b)) for _ in range(resamples)]
     paired = []
     for _ in range(resamples):
         picks = _draw_indices(rng, n, n)
-        paired.append(gap(map(b.__getitem__, picks),
-                          map(a.__getitem__, picks)))
+        paired.append(_gap(map(b.__getitem__, picks),
+                           map(a.__getitem__, picks)))
     unpaired = []
     for _ in range(resamples):
         a_picks = list(draw(a))
-        unpaired.append(gap(draw(b), a_picks))
+        unpaired.append(_gap(draw(b), a_picks))
     return sum_a, sum_b, paired, unpaired
 
 
@@ -869,26 +955,28 @@ def _exact(x):
 POWER = 0.8          # power for the detectable difference in compare
 
 
-def detectable_difference(sd_diff, n, *, alpha=0.05, power=POWER):
+def detectable_difference(se, *, alpha=0.05, power=POWER):
     """Return the smallest true difference detected with *power*.
 
-    >>> round(detectable_difference(1.0, 100), 4)
+    >>> round(detectable_difference(0.1), 4)
     0.2802
     """
     z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
-    return z * sd_diff / math.sqrt(n)
+    return z * se
 
 
-def items_needed(sd_diff, gap, *, alpha=0.05, power=POWER):
+def items_needed(se, n, gap, *, alpha=0.05, power=POWER):
     """Return about how many items detect *gap* with *power*, or None.
 
-    >>> items_needed(1.0, 0.2802)
-    100
+    The standard error shrinks as 1/sqrt(items) in the same design.
+
+    >>> items_needed(0.1, 100, 0.14)
+    401
     """
-    if not gap or not sd_diff:
+    if not gap or not se:
         return None
-    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
-    return math.ceil((z * sd_diff / abs(gap)) ** 2 - 1e-9)
+    return math.ceil(n * (detectable_difference(se, alpha=alpha, power=power)
+                          / abs(gap)) ** 2 - 1e-9)
 
 
 class Judgement(NamedTuple):
@@ -928,7 +1016,13 @@ def _judge_one(r, p_holm, alpha, margin, power, metrics):
     if r.n_items < 20:
         notes.append(f"only {r.n_items} items: intervals and p-values are "
                      f"rough")
-    if not r.sd_diff and not r.gap:
+    if r.clusters is not None and r.clusters < 20:
+        notes.append(f"only {r.clusters} clusters: intervals and p-values "
+                     f"are rough")
+    if r.clusters is not None and r.kind == "binary":
+        notes.append("McNemar's test is not used: it takes items as "
+                     "independent, and clustered items are not")
+    if not r.se and not r.gap:
         notes.append("the two runs agree on every item")
     if (worst > 0 or best < 0) != (float(r.p) < alpha):
         notes.append(f"the paired CI and the {r.test} test disagree "
@@ -936,11 +1030,11 @@ def _judge_one(r, p_holm, alpha, margin, power, metrics):
     if float(r.p) < alpha <= p_holm:
         notes.append(f"significant before the Holm adjustment across "
                      f"{metrics} metrics (p = {float(r.p):.4g}), not after")
-    mde = detectable_difference(r.sd_diff, r.n_items, alpha=alpha,
-                                power=power)
+    mde = detectable_difference(r.se, alpha=alpha, power=power)
     needed = None
     if verdict not in ("better", "worse"):
-        needed = items_needed(r.sd_diff, r.gap, alpha=alpha, power=power)
+        needed = items_needed(r.se, r.n_items, r.gap, alpha=alpha,
+                              power=power)
     return Judgement(p_holm, verdict, mde, needed, notes)
 
 
@@ -1365,14 +1459,20 @@ def _sentence(r, j, *, confidence, margin):
         head = (f"no detectable difference: {gap} ({level} CI {ci}), "
                 f"p = {float(r.p):.4g} ({r.test})")
     parts = [f"{r.metric}: {head}."]
-    if binary:
+    if r.mcnemar:
         m = r.mcnemar
         parts.append(f"Unpaired CI {_ci_pts(r.ci_unpaired)}; discordant "
                      f"pairs: B-only correct={m.b_only}, A-only correct="
                      f"{m.a_only}; McNemar exact p={_fixed(m.p_exact, 4)}, "
                      f"mid-p={_fixed(r.mid_p, 4)}.")
     else:
-        parts.append(f"Unpaired CI {_span(r.ci_unpaired, False)}.")
+        unpaired = (_ci_pts(r.ci_unpaired) if binary
+                    else _span(r.ci_unpaired, False))
+        parts.append(f"Unpaired CI {unpaired}.")
+    if r.clusters is not None:
+        parts.append(f"Clustered standard error "
+                     f"{_gap_words(r.se, binary).lstrip('+')} over "
+                     f"{r.clusters} clusters.")
     detect = _gap_words(j.mde, binary).lstrip("+")
     parts.append(f"With {r.n_items} items this eval detects a difference "
                  f"of about {detect} with {POWER:.0%} power")
@@ -1398,9 +1498,11 @@ def _rows(results, judgements, confidence):
     return rows
 
 
-def _header(names, n_items, dropped):
+def _header(names, n_items, dropped, clusters=None):
     line = (f"baseline: {names[0]}   candidate: {names[1]}   "
             f"{n_items} items")
+    if clusters is not None:
+        line += f" in {clusters} clusters"
     if dropped:
         line += f" ({dropped} ids in one run only, left out)"
     return line
@@ -1410,7 +1512,7 @@ def format_compare(results, judgements, *, names, dropped=0,
                    confidence=CONFIDENCE, margin=None, markdown=False):
     """Return the text (or markdown) report of compare: table, words."""
     rows = _rows(results, judgements, confidence)
-    head = _header(names, results[0].n_items, dropped)
+    head = _header(names, results[0].n_items, dropped, results[0].clusters)
     words = [_sentence(r, j, confidence=confidence, margin=margin)
              for r, j in zip(results, judgements)]
     notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
@@ -1445,6 +1547,8 @@ def compare_json(results, judgements, *, names, seed, resamples,
             del entry["mcnemar"]
         else:
             entry["mid_p"] = float(r.mid_p)
+        if r.clusters is not None:
+            entry.update(clusters=r.clusters, clustered_se=r.se)
         entry.update(mde=float(j.mde), items_needed=j.items_needed,
                      verdict=j.verdict, notes=j.notes)
         entries.append(entry)
@@ -1596,6 +1700,10 @@ def _build_parser():
                      metavar="NAME",
                      help="a metric where smaller is better (latency, cost, "
                           "error rate); repeatable")
+    cmp.add_argument("--cluster", metavar="FIELD",
+                     help="items sharing this field's value (questions on "
+                          "one passage, samples of one prompt) are "
+                          "resampled and sign-flipped together")
     cmp.add_argument("--allow-partial", action="store_true",
                      help="compare the ids both runs have and report how "
                           "many were left out, instead of failing")
@@ -1710,6 +1818,22 @@ def _check_binary(records, places, field):
                                  f"is {value:g}")
 
 
+def _cluster_labels(paired, field):
+    """Return each item's cluster; both runs must agree where both say."""
+    labels = []
+    for rec_a, place_a, rec_b, place_b in zip(
+            paired.a_records, paired.a_places, paired.b_records,
+            paired.b_places):
+        mine, theirs = _field(rec_a, field), _field(rec_b, field)
+        if mine in (_MISSING, None, ""):
+            raise EvalDeltaError(f"{place_a}: no {field}")
+        if theirs not in (_MISSING, None, "") and str(theirs) != str(mine):
+            raise EvalDeltaError(f"{place_b}: {field} {theirs!r} differs from "
+                                 f"{mine!r} at {place_a}")
+        labels.append(str(mine))
+    return labels
+
+
 def _metric_type(text):
     name, _, kind = text.rpartition("=")
     if not name or kind not in ("binary", "continuous"):
@@ -1725,7 +1849,7 @@ def _metric_fields(args, baseline, candidate):
         suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
         name = args.metric[0] if args.metric else (suffix or f"{b} - {a}")
         return [(name, a, b)]
-    skip = {args.id_col or _id_field(baseline, candidate)}
+    skip = {args.id_col or _id_field(baseline, candidate), args.cluster}
     shared = [f for f in numeric_fields(baseline, skip)
               if f in numeric_fields(candidate, skip)]
     names = args.metric or shared
@@ -1760,12 +1884,13 @@ def _run_compare(args):
                     (paired.a_records, paired.a_places, a_field),
                     (paired.b_records, paired.b_places, b_field)):
                 _check_binary(records, places, field)
+    labels = _cluster_labels(paired, args.cluster) if args.cluster else None
     rng = random.Random(args.seed)
     results = [compare_metric(
         metric_values(paired.a_records, paired.a_places, a_field),
         metric_values(paired.b_records, paired.b_places, b_field), rng,
         metric=name, kind=kinds.get(name), resamples=args.resamples,
-        confidence=args.confidence,
+        confidence=args.confidence, clusters=labels,
         direction="lower" if name in args.lower_is_better else "higher")
         for name, a_field, b_field in fields]
     judgements = judge(results, alpha=args.alpha, margin=args.margin)

@@ -152,3 +152,48 @@ def sign_flip_monte_carlo(diffs, rng, resamples):
         if abs(total) >= observed:
             hits += 1
     return Fraction(1 + hits, 1 + resamples)
+
+
+def cluster_bootstraps(a, b, labels, rng, resamples):
+    """Resample whole clusters; means over the items of the clusters drawn."""
+    names = list(dict.fromkeys(labels))
+    members = {name: [i for i, x in enumerate(labels) if x == name]
+               for name in names}
+    sum_a = [math.fsum(a[i] for i in members[x]) for x in names]
+    sum_b = [math.fsum(b[i] for i in members[x]) for x in names]
+    size = [len(members[x]) for x in names]
+    g = len(names)
+    out = ([], [], [], [])
+    for _ in range(resamples):
+        picks = [rng.randrange(g) for _ in range(g)]
+        out[0].append(math.fsum(sum_a[i] for i in picks)
+                      / sum(size[i] for i in picks))
+    for _ in range(resamples):
+        picks = [rng.randrange(g) for _ in range(g)]
+        out[1].append(math.fsum(sum_b[i] for i in picks)
+                      / sum(size[i] for i in picks))
+    for _ in range(resamples):
+        picks = [rng.randrange(g) for _ in range(g)]
+        out[2].append(math.fsum([sum_b[i] for i in picks]
+                                + [-sum_a[i] for i in picks])
+                      / sum(size[i] for i in picks))
+    for _ in range(resamples):
+        pa = [rng.randrange(g) for _ in range(g)]
+        pb = [rng.randrange(g) for _ in range(g)]
+        out[3].append(math.fsum(sum_b[i] for i in pb) / sum(size[i] for i in pb)
+                      - math.fsum(sum_a[i] for i in pa)
+                      / sum(size[i] for i in pa))
+    return out
+
+
+def clustered_se(values, labels):
+    """The same formula, one double loop over pairs in a cluster."""
+    n = len(values)
+    mean = sum(values) / n
+    var = sum((x - mean) ** 2 for x in values) / (n - 1)
+    cross = 0.0
+    for i in range(n):
+        for j in range(n):
+            if i != j and labels[i] == labels[j]:
+                cross += (values[i] - mean) * (values[j] - mean)
+    return math.sqrt(max(0.0, var / n + cross / n ** 2))

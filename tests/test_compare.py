@@ -229,7 +229,7 @@ def test_item_order_does_not_change_estimate_or_exact_test():
     one = bed.compare_metric(a, b, random.Random(1), resamples=20)
     two = bed.compare_metric([a[i] for i in order], [b[i] for i in order],
                              random.Random(1), resamples=20)
-    assert (one.gap, one.p, one.sd_diff) == (two.gap, two.p, two.sd_diff)
+    assert (one.gap, one.p, one.se) == (two.gap, two.p, two.se)
 
 
 def test_mid_p_against_the_binomial_formula():
@@ -243,3 +243,74 @@ def test_mid_p_against_the_binomial_formula():
 def test_holm_by_hand():
     assert bed.holm([0.04, 0.01, 0.5]) == [0.08, 0.03, 0.5]
     assert bed.holm([]) == []
+
+
+@settings(max_examples=20, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 6), st.floats(0, 1),
+                               st.floats(0, 1)), min_size=1, max_size=40),
+       seed=st.integers(0, 2 ** 32), resamples=st.integers(1, 20))
+def test_cluster_bootstrap_matches_oracle(rows, seed, resamples):
+    labels = [str(c) for c, _, _ in rows]
+    a = [x for _, x, _ in rows]
+    b = [y for _, _, y in rows]
+    groups = bed._groups(labels)
+    sums = ([bed.math.fsum(a[i] for i in g) for g in groups],
+            [bed.math.fsum(b[i] for i in g) for g in groups])
+    fast = bed._cluster_bootstraps(*sums, [len(g) for g in groups],
+                                   random.Random(seed), resamples)
+    slow = oracle.cluster_bootstraps(a, b, labels, random.Random(seed),
+                                     resamples)
+    assert list(fast) == list(slow)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 4), st.floats(-2, 2)),
+                     min_size=2, max_size=30))
+def test_clustered_se_matches_double_loop(rows):
+    labels = [c for c, _ in rows]
+    values = [x for _, x in rows]
+    assert bed.math.isclose(bed.clustered_se(values, labels),
+                            oracle.clustered_se(values, labels),
+                            rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_clustered_se_without_clusters_is_the_usual_one():
+    values = [0.1, 0.4, 0.35, 0.9, 0.2]
+    usual = bed.statistics.stdev(values) / len(values) ** 0.5
+    assert bed.math.isclose(bed.clustered_se(values, range(5)), usual)
+
+
+def test_cluster_flag_end_to_end(capsys, tmp_path):
+    rng = random.Random(4)
+    base, cand = [], []
+    for i in range(120):
+        passage = i // 6                     # 20 passages of 6 questions
+        hard = passage % 3 == 0
+        base.append({"id": i, "passage": passage,
+                     "acc": int(rng.random() < (0.3 if hard else 0.8))})
+        cand.append({"id": i, "acc": int(rng.random() < (0.4 if hard
+                                                        else 0.85))})
+    a, b = (jsonl(tmp_path, name, rows) for name, rows
+            in (("a.jsonl", base), ("b.jsonl", cand)))
+    status, out, _ = run(capsys, a, b, "--cluster", "passage", "--json",
+                         "--resamples", "300")
+    entry = json.loads(out)["metrics"][0]
+    assert status == 0 and entry["metric"] == "acc"      # not "passage"
+    assert entry["clusters"] == 20 and entry["clustered_se"] > 0
+    assert entry["test"]["name"].startswith("cluster sign-flip")
+    assert "mcnemar" not in entry
+    assert any("McNemar's test is not used" in n for n in entry["notes"])
+    status, text, _ = run(capsys, a, b, "--cluster", "passage",
+                          "--resamples", "100")
+    assert "120 items in 20 clusters" in text.splitlines()[0]
+    assert "Clustered standard error" in text
+
+
+def test_cluster_labels_must_agree(capsys, tmp_path):
+    a = jsonl(tmp_path, "a.jsonl", [{"id": 1, "c": "x", "m": 1},
+                                    {"id": 2, "c": "y", "m": 0}])
+    b = jsonl(tmp_path, "b.jsonl", [{"id": 1, "c": "x", "m": 1},
+                                    {"id": 2, "c": "z", "m": 1}])
+    status, _, err = run(capsys, a, b, "--cluster", "c")
+    assert status == 2
+    assert err.strip().endswith(f"{b}:2: c 'z' differs from 'y' at {a}:2")
