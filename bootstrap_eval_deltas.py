@@ -37,6 +37,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 import argparse
+import bisect
 import collections
 import csv
 import functools
@@ -600,15 +601,18 @@ def compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
 
 def compare_metric(a, b, rng, *, metric="metric", kind=None,
                    direction="higher", resamples=RESAMPLES,
-                   confidence=CONFIDENCE, clusters=None):
+                   confidence=CONFIDENCE, interval="percentile",
+                   clusters=None):
     """Return the MetricResult of paired per-item values a (A) and b (B).
 
     *kind* is "binary" (values 0/1: bootstraps of the counts, McNemar) or
     "continuous" (bootstraps of the means, the sign-flip test); by default
     binary when every value is 0 or 1.  With *clusters* (one label per
     item) whole clusters are resampled and sign-flipped instead, and the
-    standard error is the clustered one.  rng is consumed as in
-    compare_binary, then by the sign-flip test if it needs Monte Carlo.
+    standard error is the clustered one.  *interval* is "percentile" or
+    "bca" (the unpaired interval is always a percentile one).  rng is
+    consumed as in compare_binary, then by the sign-flip test if it needs
+    Monte Carlo.
 
     >>> r = compare_metric([0.5, 0.25, 1.0], [0.75, 0.5, 1.0],
     ...                    random.Random(1), resamples=50)
@@ -627,23 +631,91 @@ def compare_metric(a, b, rng, *, metric="metric", kind=None,
     diffs = [y - x for x, y in zip(a, b)]
     if clusters is not None:
         return _compare_clustered(a, b, diffs, rng, clusters, metric, kind,
-                                  direction, resamples, confidence)
+                                  direction, resamples, confidence, interval)
+    if kind == "binary":
+        a, b = list(map(int, a)), list(map(int, b))
+        pairs = list(zip(a, b))
+        replicates = (system_bootstrap(a, rng, resamples=resamples),
+                      system_bootstrap(b, rng, resamples=resamples),
+                      paired_bootstrap(pairs, rng, resamples=resamples),
+                      unpaired_bootstrap(pairs, rng, resamples=resamples))
+        totals = sum(a), sum(b), sum(b) - sum(a)
+        scale = functools.partial(Fraction, denominator=n)
+    else:
+        replicates = _mean_bootstraps(a, b, rng, resamples)
+        totals = math.fsum(a), math.fsum(b), _gap(b, a)
+
+        def scale(x):
+            return x / n
+    jackknives = ([-x for x in a], [-x for x in b], [-d for d in diffs])
+    ci = [_interval(reps, total, jack, confidence, interval)
+          for reps, total, jack in zip(replicates, totals, jackknives)]
+    ci.append(percentile_interval(replicates[3], confidence))
+    ci = [Interval(scale(lo), scale(hi)) for lo, hi in ci]
     se = statistics.stdev(diffs) / math.sqrt(n) if n > 1 else 0.0
     if kind == "binary":
-        r = compare_binary(list(zip(map(int, a), map(int, b))), rng,
-                           resamples=resamples, confidence=confidence)
-        m = r.mcnemar
-        return MetricResult(metric, kind, direction, n, r.a, r.b, r.gap,
-                            r.ci_a, r.ci_b, r.ci_paired, r.ci_unpaired,
-                            "McNemar exact", m.p_exact, m,
+        m = mcnemar_exact(pairs)
+        return MetricResult(metric, kind, direction, n, *map(scale, totals),
+                            *ci, "McNemar exact", m.p_exact, m,
                             mcnemar_mid_p(m.a_only, m.b_only), se, None)
-    sums = _mean_bootstraps(a, b, rng, resamples)
-    ci = [Interval(*(x / n for x in percentile_interval(v, confidence)))
-          for v in sums]
     p, how = sign_flip_test(diffs, rng, resamples=resamples)
-    return MetricResult(metric, kind, direction, n, math.fsum(a) / n,
-                        math.fsum(b) / n, _gap(b, a) / n, *ci,
-                        f"sign-flip {how}", p, None, None, se, None)
+    return MetricResult(metric, kind, direction, n, *map(scale, totals),
+                        *ci, f"sign-flip {how}", p, None, None, se, None)
+
+
+def _interval(replicates, estimate, jackknife, confidence, method):
+    if method == "bca":
+        return bca_interval(replicates, estimate, jackknife, confidence)
+    return percentile_interval(replicates, confidence)
+
+
+def bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE):
+    """Return the bias-corrected and accelerated bootstrap interval.
+
+    With B replicates sorted, z0 = Phi^-1(share of replicates below the
+    estimate, ties counted half) corrects the median bias, and the
+    acceleration a = sum(u^3) / (6 * sum(u^2)^1.5), u_i the jackknife
+    deviations mean(theta_(.)) - theta_(i), corrects the skew; the ends
+    are the replicates at positions floor(B * Phi(z0 + (z0 + z) /
+    (1 - a (z0 + z)))) for z = Phi^-1((1 -+ c) / 2).  Any increasing
+    affine map of the jackknife values gives the same a.  All replicates
+    equal give that value as both ends; all jackknife values equal give
+    a = 0.  (Efron 1987, "Better bootstrap confidence intervals", JASA
+    82:171-185; Efron and Tibshirani 1993, An Introduction to the
+    Bootstrap, chapter 14.)
+
+    >>> bca_interval([3] * 10, 3, [1, 2])
+    Interval(lo=3, hi=3)
+    >>> bca_interval(range(1000), 499.5, [0, 0, 0])
+    Interval(lo=25, hi=975)
+    """
+    ordered = sorted(replicates)
+    size = len(ordered)
+    if not size:
+        raise EvalDeltaError("no bootstrap values to take an interval of")
+    if ordered[0] == ordered[-1]:
+        return Interval(ordered[0], ordered[-1])
+    below = bisect.bisect_left(ordered, estimate)
+    ties = bisect.bisect_right(ordered, estimate) - below
+    share = min(max((below + ties / 2) / size, 0.5 / size), 1 - 0.5 / size)
+    z0 = NormalDist().inv_cdf(share)
+    accel = _acceleration(jackknife)
+    ends = []
+    for tail in ((1 - _exact(confidence)) / 2, (1 + _exact(confidence)) / 2):
+        z = z0 + NormalDist().inv_cdf(float(tail))
+        denominator = 1 - accel * z
+        shifted = z0 + z / denominator if denominator > 0 else math.inf * z
+        at = math.floor(NormalDist().cdf(shifted) * size)
+        ends.append(ordered[min(max(at, 0), size - 1)])
+    return Interval(*ends)
+
+
+def _acceleration(jackknife):
+    """Return the BCa acceleration from jackknife values theta_(i)."""
+    mean = math.fsum(jackknife) / len(jackknife)
+    u = [mean - x for x in jackknife]
+    spread = math.fsum(x * x for x in u)
+    return math.fsum(x ** 3 for x in u) / (6 * spread ** 1.5) if spread else 0.0
 
 
 def _gap(b_values, a_values):
@@ -660,21 +732,33 @@ def _groups(labels):
 
 
 def _compare_clustered(a, b, diffs, rng, labels, metric, kind, direction,
-                       resamples, confidence):
+                       resamples, confidence, interval):
     """compare_metric with whole clusters resampled and sign-flipped."""
     groups = _groups(labels)
     size = [len(g) for g in groups]
     sum_a = [math.fsum(a[i] for i in g) for g in groups]
     sum_b = [math.fsum(b[i] for i in g) for g in groups]
-    ci = [Interval(*percentile_interval(v, confidence))
-          for v in _cluster_bootstraps(sum_a, sum_b, size, rng, resamples)]
+    replicates = _cluster_bootstraps(sum_a, sum_b, size, rng, resamples)
+    n = len(a)
+    means = math.fsum(a) / n, math.fsum(b) / n, _gap(b, a) / n
+    sum_d = [_gap([y], [x]) for x, y in zip(sum_a, sum_b)]
+    ci = [_interval(reps, mean, _ratio_jackknife(sums, size), confidence,
+                    interval)
+          for reps, mean, sums in zip(replicates, means, (sum_a, sum_b, sum_d))]
+    ci.append(percentile_interval(replicates[3], confidence))
     cluster_diffs = [sum(Fraction(diffs[i]) for i in g) for g in groups]
     p, how = sign_flip_test(cluster_diffs, rng, resamples=resamples)
-    n = len(a)
-    return MetricResult(metric, kind, direction, n, math.fsum(a) / n,
-                        math.fsum(b) / n, _gap(b, a) / n, *ci,
+    return MetricResult(metric, kind, direction, n, *means, *ci,
                         f"cluster sign-flip {how}", p, None, None,
                         clustered_se(diffs, labels), len(groups))
+
+
+def _ratio_jackknife(sums, size):
+    """Return the item-weighted mean with each cluster left out in turn."""
+    if len(sums) < 2:
+        return [0.0]
+    total, items = math.fsum(sums), sum(size)
+    return [(total - s) / (items - k) for s, k in zip(sums, size)]
 
 
 def _cluster_bootstraps(sum_a, sum_b, size, rng, resamples):
@@ -1534,12 +1618,12 @@ def format_compare(results, judgements, *, names, dropped=0,
 
 
 def compare_json(results, judgements, *, names, seed, resamples,
-                 dropped=0):
+                 dropped=0, interval="percentile"):
     """Return the JSON object of a compare run."""
     entries = []
     for r, j in zip(results, judgements):
         entry = {"metric": r.metric, "type": r.kind, "direction": r.direction,
-                 "interval": "percentile"}
+                 "interval": interval}
         entry.update(_metric_json(r))
         entry["test"] = {"name": r.test, "p": float(r.p),
                          "p_holm": float(j.p_holm)}
@@ -1707,6 +1791,12 @@ def _build_parser():
     cmp.add_argument("--allow-partial", action="store_true",
                      help="compare the ids both runs have and report how "
                           "many were left out, instead of failing")
+    cmp.add_argument("--interval", choices=("percentile", "bca"),
+                     default="percentile",
+                     help="bootstrap interval of the means and the paired "
+                          "difference: percentile (the article's) or bca, "
+                          "bias-corrected and accelerated (default "
+                          "%(default)s)")
     cmp.add_argument("--alpha", type=_PROBABILITY, default=0.05,
                      help="significance level after Holm's adjustment "
                           "(default %(default)s)")
@@ -1890,7 +1980,7 @@ def _run_compare(args):
         metric_values(paired.a_records, paired.a_places, a_field),
         metric_values(paired.b_records, paired.b_places, b_field), rng,
         metric=name, kind=kinds.get(name), resamples=args.resamples,
-        confidence=args.confidence, clusters=labels,
+        confidence=args.confidence, clusters=labels, interval=args.interval,
         direction="lower" if name in args.lower_is_better else "higher")
         for name, a_field, b_field in fields]
     judgements = judge(results, alpha=args.alpha, margin=args.margin)
@@ -1898,7 +1988,7 @@ def _run_compare(args):
              else (baseline.path, candidate.path))
     if args.json or args.format == "json":
         print(json.dumps(compare_json(results, judgements, names=names,
-                                      seed=args.seed,
+                                      seed=args.seed, interval=args.interval,
                                       resamples=args.resamples,
                                       dropped=paired.dropped)))
     else:

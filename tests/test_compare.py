@@ -314,3 +314,72 @@ def test_cluster_labels_must_agree(capsys, tmp_path):
     status, _, err = run(capsys, a, b, "--cluster", "c")
     assert status == 2
     assert err.strip().endswith(f"{b}:2: c 'z' differs from 'y' at {a}:2")
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.lists(st.floats(0, 10), min_size=3, max_size=30),
+       seed=st.integers(0, 2 ** 16))
+def test_bca_matches_textbook_jackknife(data, seed):
+    rng = random.Random(seed)
+    n = len(data)
+    replicates = [bed.math.fsum(rng.choice(data) for _ in range(n)) / n
+                  for _ in range(300)]
+    mean = bed.math.fsum(data) / n
+    (lo, hi), accel = oracle.bca(replicates, data,
+                                 lambda xs: bed.math.fsum(xs) / len(xs), 0.95)
+    assert bed.math.isclose(bed._acceleration([-x for x in data]), accel,
+                            rel_tol=1e-6, abs_tol=1e-9)
+    assert tuple(bed.bca_interval(replicates, mean, [-x for x in data])) == (
+        lo, hi)
+
+
+def test_bca_when_every_difference_is_equal():
+    got = bed.compare_metric([1.0] * 30, [1.5] * 30, random.Random(2),
+                             resamples=100, interval="bca")
+    assert got.ci_paired == (0.5, 0.5)
+
+
+def test_bca_against_scipy_within_monte_carlo_error():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    rng = random.Random(12)
+    a = [rng.expovariate(1) for _ in range(200)]
+    b = [x + rng.gauss(0.1, 0.5) for x in a]
+    ours = bed.compare_metric(a, b, random.Random(1), resamples=4000,
+                              interval="bca")
+    theirs = scipy_stats.bootstrap(
+        (a, b), lambda x, y, axis=-1: (y - x).mean(axis=axis), paired=True,
+        n_resamples=4000, method="BCa", random_state=1).confidence_interval
+    width = theirs.high - theirs.low
+    assert abs(ours.ci_paired.lo - theirs.low) < 0.1 * width
+    assert abs(ours.ci_paired.hi - theirs.high) < 0.1 * width
+
+
+def test_percentile_and_tests_against_scipy():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    rng = random.Random(21)
+    a = [rng.random() for _ in range(150)]
+    b = [x + rng.gauss(0.03, 0.2) for x in a]
+    ours = bed.compare_metric(a, b, random.Random(3), resamples=4000)
+    theirs = scipy_stats.bootstrap(
+        (a, b), lambda x, y, axis=-1: (y - x).mean(axis=axis), paired=True,
+        n_resamples=4000, method="percentile",
+        random_state=3).confidence_interval
+    width = theirs.high - theirs.low
+    assert abs(ours.ci_paired.lo - theirs.low) < 0.1 * width
+    assert abs(ours.ci_paired.hi - theirs.high) < 0.1 * width
+    # The sign-flip test is scipy's paired ("samples") permutation test of
+    # the mean difference; Monte Carlo on both sides, so within 0.03.
+    diffs = [y - x for x, y in zip(a, b)]
+    perm = scipy_stats.permutation_test(
+        (diffs,), lambda d, axis=-1: d.mean(axis=axis),
+        permutation_type="samples", n_resamples=20000, random_state=4)
+    p, how = bed.sign_flip_test(diffs, random.Random(5), resamples=20000)
+    assert how == "monte carlo" and abs(float(p) - perm.pvalue) < 0.03
+
+
+def test_mcnemar_equals_scipy_binomtest_exactly():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    for a_only, b_only in [(67, 85), (3, 12), (0, 9), (40, 40)]:
+        ours = bed.mcnemar_exact([(1, 0)] * a_only + [(0, 1)] * b_only)
+        theirs = scipy_stats.binomtest(b_only, a_only + b_only, 0.5).pvalue
+        assert float(ours.p_exact) == pytest.approx(theirs, rel=1e-12)
