@@ -135,6 +135,7 @@ class MetricResult(NamedTuple):
     p: float
     mcnemar: object          # McNemar for a binary metric, else None
     mid_p: object            # McNemar mid-p for a binary metric, else None
+    score_ci: object         # Newcombe's score interval of b - a, or None
     se: float                # standard error of the mean paired difference
     clusters: object         # number of clusters, or None if unclustered
 
@@ -514,6 +515,55 @@ def mcnemar_mid_p(a_only, b_only):
     return min(Fraction(1), Fraction(2 * below + comb(m, k), 2 ** m))
 
 
+def wilson_interval(successes, n, confidence=CONFIDENCE):
+    """Return Wilson's score interval for a binomial proportion.
+
+    >>> [round(x, 4) for x in wilson_interval(65, 161)]
+    [0.331, 0.4809]
+    """
+    z = NormalDist().inv_cdf(0.5 + float(confidence) / 2)
+    centre = (successes + z * z / 2) / (n + z * z)
+    half = z * math.sqrt(successes * (n - successes) / n + z * z / 4) / (n + z * z)
+    return Interval(centre - half, centre + half)
+
+
+def newcombe_interval(both, a_only, b_only, neither, confidence=CONFIDENCE):
+    """Return Newcombe's score interval for p_B - p_A on paired 0/1 data.
+
+    Method 10 of Newcombe (1998), Statistics in Medicine 17:2635-2650:
+    Wilson intervals (l, u) for each system's proportion, combined by
+    "square and add" with psi, the correlation of the two proportions,
+    whose numerator both*neither - a_only*b_only is shrunk by n/2 when
+    positive.  For A's proportion pa and B's pb,
+        lo = pb - pa - sqrt((pb - lb)^2 + (ua - pa)^2 - 2 psi (pb - lb)(ua - pa))
+        hi = pb - pa + sqrt((ub - pb)^2 + (pa - la)^2 - 2 psi (ub - pb)(pa - la)).
+    The worked example of Fagerland, Lydersen and Laake (2017, Statistical
+    Analysis of Contingency Tables, chapter 8) gives -0.1186 to -0.0046
+    for first minus second; here it is second minus first:
+
+    >>> [round(x, 4) for x in newcombe_interval(59, 6, 16, 80)]
+    [0.0046, 0.1186]
+    """
+    n = both + a_only + b_only + neither
+    if not n:
+        raise EvalDeltaError("no items for a score interval")
+    pa, pb = (both + a_only) / n, (both + b_only) / n
+    la, ua = wilson_interval(both + a_only, n, confidence)
+    lb, ub = wilson_interval(both + b_only, n, confidence)
+    margins = ((both + a_only) * (b_only + neither) * (both + b_only)
+               * (a_only + neither))
+    cross = both * neither - a_only * b_only
+    if not margins or 0 <= cross <= n / 2:
+        psi = 0.0
+    else:
+        psi = (cross - n / 2 if cross > 0 else cross) / math.sqrt(margins)
+    down = math.sqrt(max(0.0, (pb - lb) ** 2 + (ua - pa) ** 2
+                         - 2 * psi * (pb - lb) * (ua - pa)))
+    up = math.sqrt(max(0.0, (ub - pb) ** 2 + (pa - la) ** 2
+                       - 2 * psi * (ub - pb) * (pa - la)))
+    return Interval(pb - pa - down, pb - pa + up)
+
+
 def sign_flip_test(diffs, rng, *, resamples=RESAMPLES, exact_limit=20):
     """Return (p, how) of the paired sign-flip test that the mean is 0.
 
@@ -655,12 +705,17 @@ def compare_metric(a, b, rng, *, metric="metric", kind=None,
     se = statistics.stdev(diffs) / math.sqrt(n) if n > 1 else 0.0
     if kind == "binary":
         m = mcnemar_exact(pairs)
+        score = newcombe_interval(sum(x and y for x, y in pairs), m.a_only,
+                                  m.b_only, n - sum(x or y for x, y in pairs),
+                                  confidence)
         return MetricResult(metric, kind, direction, n, *map(scale, totals),
                             *ci, "McNemar exact", m.p_exact, m,
-                            mcnemar_mid_p(m.a_only, m.b_only), se, None)
+                            mcnemar_mid_p(m.a_only, m.b_only), score, se,
+                            None)
     p, how = sign_flip_test(diffs, rng, resamples=resamples)
     return MetricResult(metric, kind, direction, n, *map(scale, totals),
-                        *ci, f"sign-flip {how}", p, None, None, se, None)
+                        *ci, f"sign-flip {how}", p, None, None, None, se,
+                        None)
 
 
 def _interval(replicates, estimate, jackknife, confidence, method):
@@ -749,7 +804,7 @@ def _compare_clustered(a, b, diffs, rng, labels, metric, kind, direction,
     cluster_diffs = [sum(Fraction(diffs[i]) for i in g) for g in groups]
     p, how = sign_flip_test(cluster_diffs, rng, resamples=resamples)
     return MetricResult(metric, kind, direction, n, *means, *ci,
-                        f"cluster sign-flip {how}", p, None, None,
+                        f"cluster sign-flip {how}", p, None, None, None,
                         clustered_se(diffs, labels), len(groups))
 
 
@@ -1548,7 +1603,8 @@ def _sentence(r, j, *, confidence, margin):
         parts.append(f"Unpaired CI {_ci_pts(r.ci_unpaired)}; discordant "
                      f"pairs: B-only correct={m.b_only}, A-only correct="
                      f"{m.a_only}; McNemar exact p={_fixed(m.p_exact, 4)}, "
-                     f"mid-p={_fixed(r.mid_p, 4)}.")
+                     f"mid-p={_fixed(r.mid_p, 4)}; Newcombe score CI "
+                     f"[{_pts(r.score_ci.lo)}, {_pts(r.score_ci.hi)}] pts.")
     else:
         unpaired = (_ci_pts(r.ci_unpaired) if binary
                     else _span(r.ci_unpaired, False))
@@ -1631,6 +1687,7 @@ def compare_json(results, judgements, *, names, seed, resamples,
             del entry["mcnemar"]
         else:
             entry["mid_p"] = float(r.mid_p)
+            entry["score_ci"] = [r.score_ci.lo, r.score_ci.hi]
         if r.clusters is not None:
             entry.update(clusters=r.clusters, clustered_se=r.se)
         entry.update(mde=float(j.mde), items_needed=j.items_needed,

@@ -383,3 +383,32 @@ def test_mcnemar_equals_scipy_binomtest_exactly():
         ours = bed.mcnemar_exact([(1, 0)] * a_only + [(0, 1)] * b_only)
         theirs = scipy_stats.binomtest(b_only, a_only + b_only, 0.5).pvalue
         assert float(ours.p_exact) == pytest.approx(theirs, rel=1e-12)
+
+
+def test_newcombe_score_interval_published_example():
+    # Fagerland, Lydersen and Laake (2017), chapter 8, Cavo et al. data:
+    # first minus second is -0.0621 (95% CI -0.1186 to -0.0046).
+    lo, hi = bed.newcombe_interval(59, 6, 16, 80)
+    assert (round(-hi, 4), round(-lo, 4)) == (-0.1186, -0.0046)
+
+
+def test_newcombe_in_compare_json(capsys, tmp_path):
+    rows = ([(1, 1)] * 59 + [(1, 0)] * 6 + [(0, 1)] * 16 + [(0, 0)] * 80)
+    path = tmp_path / "cavo.csv"
+    path.write_text("item,system_a_correct,system_b_correct\n" + "".join(
+        f"{i},{a},{b}\n" for i, (a, b) in enumerate(rows)))
+    status, out, _ = run(capsys, str(path), "--json", "--resamples", "50")
+    lo, hi = json.loads(out)["metrics"][0]["score_ci"]
+    assert (round(lo, 4), round(hi, 4)) == (0.0046, 0.1186)
+
+
+@settings(max_examples=50, deadline=None)
+@given(cells=st.tuples(*[st.integers(0, 40)] * 4).filter(lambda c: sum(c)))
+def test_newcombe_contains_the_estimate_and_flips_with_the_systems(cells):
+    both, a_only, b_only, neither = cells
+    n = sum(cells)
+    lo, hi = bed.newcombe_interval(*cells)
+    assert lo <= (b_only - a_only) / n + 1e-12 and hi >= (b_only - a_only) / n - 1e-12
+    lo2, hi2 = bed.newcombe_interval(both, b_only, a_only, neither)
+    assert bed.math.isclose(lo2, -hi, abs_tol=1e-12)
+    assert bed.math.isclose(hi2, -lo, abs_tol=1e-12)
