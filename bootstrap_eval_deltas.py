@@ -1,38 +1,65 @@
 #!/usr/bin/env python3
 """Tell whether "system B beats system A on my eval" is real or noise.
 
-Three jobs, one file, standard library only:
+One file, standard library only, three jobs:
 
     python3 bootstrap_eval_deltas.py                 # reproduce the article
     python3 bootstrap_eval_deltas.py --n-items 2000  # ... at another size
     python3 bootstrap_eval_deltas.py compare datasets/bootstrap-eval-deltas.csv
+    python3 bootstrap_eval_deltas.py compare base.jsonl cand.jsonl --metric acc
 
 The default job (``simulate``) draws two correlated binary systems on the
 same items, prints per-system and paired/unpaired bootstrap intervals and
 McNemar's exact test, replays the experiment to measure how often the
 paired interval covers the true gap, and writes the per-item CSV.
-``compare`` recomputes the same statistics from a per-item file alone.
+``compare`` judges two systems' real per-item results (CSV, TSV, JSONL or
+JSON, binary or continuous metrics, clustered or not) with intervals,
+paired tests, Holm's adjustment and a verdict in words.
 
-Exit status: 0 on success, 2 for bad usage or bad input.
+Exit status: 0 on success, 1 when ``compare --fail-on`` holds, 2 for bad
+usage or bad input.
 """
 __all__ = [
     "Comparison",
     "Coverage",
     "EvalDeltaError",
     "Interval",
+    "Judgement",
     "McNemar",
+    "MetricResult",
+    "Paired",
+    "Run",
+    "bca_interval",
+    "clustered_se",
     "compare_binary",
+    "compare_json",
+    "compare_metric",
     "coverage",
+    "csv_text",
+    "detectable_difference",
+    "format_compare",
+    "format_simulation",
+    "holm",
+    "items_needed",
+    "judge",
     "latent_draws",
     "main",
     "mcnemar_exact",
+    "mcnemar_mid_p",
+    "metric_values",
+    "newcombe_interval",
+    "numeric_fields",
     "outcomes",
+    "pair_runs",
     "paired_bootstrap",
     "percentile_interval",
     "read_run",
+    "sign_flip_test",
     "simulate",
+    "simulation_json",
     "system_bootstrap",
     "unpaired_bootstrap",
+    "wilson_interval",
 ]
 __version__ = "0.1.0"
 
@@ -54,6 +81,7 @@ import statistics
 import sys
 import tempfile
 import time
+import zlib
 from array import array
 from fractions import Fraction
 from itertools import repeat
@@ -63,7 +91,6 @@ from operator import neg
 from operator import rshift
 from statistics import NormalDist
 from typing import NamedTuple
-import zlib
 
 
 ## Constants ##################################################################
@@ -1601,8 +1628,8 @@ def _sentence(r, j, *, confidence, margin):
     if r.mcnemar:
         m = r.mcnemar
         parts.append(f"Unpaired CI {_ci_pts(r.ci_unpaired)}; discordant "
-                     f"pairs: B-only correct={m.b_only}, A-only correct="
-                     f"{m.a_only}; McNemar exact p={_fixed(m.p_exact, 4)}, "
+                     f"pairs: B-only correct={m.b_only} (fixed), A-only "
+                     f"correct={m.a_only} (broke); McNemar exact p={_fixed(m.p_exact, 4)}, "
                      f"mid-p={_fixed(r.mid_p, 4)}; Newcombe score CI "
                      f"[{_pts(r.score_ci.lo)}, {_pts(r.score_ci.hi)}] pts.")
     else:

@@ -59,8 +59,8 @@ def test_compare_shipped_csv_gives_article_counts(capsys):
     assert "0.748" in lines[2] and " +0.036 " in lines[2]
     assert lines[2].split()[-4:] == ["0.1677", "no", "detectable",
                                      "difference"]
-    assert ("discordant pairs: B-only correct=85, A-only correct=67; "
-            "McNemar exact p=0.1677") in out
+    assert ("discordant pairs: B-only correct=85 (fixed), A-only "
+            "correct=67 (broke); McNemar exact p=0.1677") in out
 
 
 def test_compare_json_shape(capsys):

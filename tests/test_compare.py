@@ -101,6 +101,18 @@ def test_tsv_json_array_and_nested_metric(capsys, tmp_path):
     assert status == 0 and "the two runs agree on every item" in out
 
 
+def test_two_tsv_runs(capsys, tmp_path):
+    for name, shift in (("a.tsv", 0), ("b.tsv", 1)):
+        (tmp_path / name).write_text("qid\tscore\tok\n" + "".join(
+            f"q{i}\t{(i + shift) % 5}\t{(i + shift) % 2}\n"
+            for i in range(40)))
+    status, out, _ = run(capsys, str(tmp_path / "a.tsv"),
+                         str(tmp_path / "b.tsv"), "--id", "qid",
+                         "--resamples", "50")
+    rows = [line.split()[:2] for line in out.splitlines()[2:4]]
+    assert status == 0 and rows == [["score", "continuous"], ["ok", "binary"]]
+
+
 def test_markdown_and_fail_on(capsys, tmp_path):
     base, cand = two_runs(tmp_path)
     status, out, _ = run(capsys, base, cand, "--format", "markdown",
