@@ -1407,10 +1407,8 @@ def pair_runs(baseline, candidate=None, *, id_field=None, a_col=CSV_HEADER[1],
     """
     if candidate is None:
         for name in (a_col, b_col):
-            if _field(baseline.records[0], name) is _MISSING:
-                raise EvalDeltaError(
-                    f"{baseline.places[0]}: no column {name!r}; the columns "
-                    f"are {', '.join(baseline.records[0])}")
+            _require(baseline, name, "column", "the columns are",
+                     baseline.records[0])
         key = id_field or _id_field(baseline, baseline, required=False)
         ids = _index(baseline, key) if key else None
         ids = list(ids) if ids else list(range(1, len(baseline.records) + 1))
@@ -1436,6 +1434,13 @@ def pair_runs(baseline, candidate=None, *, id_field=None, a_col=CSV_HEADER[1],
         [baseline.places[left[i]] for i in shared],
         [candidate.records[right[i]] for i in shared],
         [candidate.places[right[i]] for i in shared], dropped)
+
+
+def _require(run, name, noun, listing, names):
+    """Raise EvalDeltaError, listing *names*, if run's records lack *name*."""
+    if _field(run.records[0], name) is _MISSING:
+        raise EvalDeltaError(f"{run.places[0]}: no {noun} {name!r}; {listing} "
+                             f"{', '.join(names) or 'none'}")
 
 
 def _id_field(run, other, required=True):
@@ -2033,10 +2038,8 @@ def _metric_fields(args, baseline, candidate):
             f"are {', '.join(candidate.records[0])}")
     for name in names:
         for run in (baseline, candidate):
-            if _field(run.records[0], name) is _MISSING:
-                raise EvalDeltaError(
-                    f"{run.places[0]}: no field {name!r}; numeric fields: "
-                    f"{', '.join(numeric_fields(run)) or 'none'}")
+            _require(run, name, "field", "numeric fields:",
+                     numeric_fields(run))
     return [(name, name, name) for name in names]
 
 
