@@ -20,7 +20,6 @@ Exit status: 0 on success, 1 when ``compare --fail-on`` holds, 2 for bad
 usage or bad input.
 """
 __all__ = [
-    "Comparison",
     "Coverage",
     "EvalDeltaError",
     "Interval",
@@ -132,19 +131,6 @@ class McNemar(NamedTuple):
     p_exact: Fraction
 
 
-class Comparison(NamedTuple):
-    """One binary metric of two systems on the same items."""
-    n_items: int
-    a: Fraction              # observed accuracy of A
-    b: Fraction              # observed accuracy of B
-    gap: Fraction            # b - a
-    ci_a: Interval
-    ci_b: Interval
-    ci_paired: Interval      # paired bootstrap CI of b - a
-    ci_unpaired: Interval    # unpaired bootstrap CI of b - a
-    mcnemar: McNemar
-
-
 class MetricResult(NamedTuple):
     """One metric of two systems (A the baseline, B the candidate)."""
     metric: str
@@ -233,7 +219,7 @@ def _reject_count(top, data, n, k):
     """
     if k <= 8:
         return len(top.translate(None, bytes(range(n << (8 - k)))))
-    half = (n + 1) // 2                   # first top byte always rejected
+    half = (n + 1) // 2                   # top bytes from here on reject
     count = len(top.translate(None, bytes(range(half))))
     if n % 2:                             # top byte (n-1)/2: the 9th bit decides
         i = top.find(n // 2)
@@ -351,7 +337,7 @@ def _draw_mapped(rng, n, count, table, accept):
 def _draw_indices(rng, n, count):
     """Return [rng.randrange(n) for _ in range(count)], drawn in bulk."""
     k = n.bit_length()
-    if k > 32:
+    if k > 32 or array("I").itemsize != 4:          # pragma: no cover
         return [rng.randrange(n) for _ in range(count)]
     if k > 16:
         return _draw_wide_indices(rng, n, count)
@@ -373,7 +359,7 @@ def _draw_wide_indices(rng, n, count):
     out = []
 
     def take(data):
-        words = array("I" if array("I").itemsize == 4 else "L")
+        words = array("I")
         words.frombytes(data)
         if sys.byteorder == "big":                   # pragma: no cover
             words.byteswap()
@@ -484,11 +470,12 @@ def unpaired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
     n = _check_items(pairs)
     codes = _draw_codes(rng, n, 2 * resamples * n,
                         bytes(2 * a + b for a, b in pairs))
-    both = _block_counts(codes, n, 3, 0, 2 * n), _block_counts(codes, n, 3, n, 2 * n)
-    a_only = _block_counts(codes, n, 2, 0, 2 * n)
-    b_only = _block_counts(codes, n, 1, n, 2 * n)
-    return [bo + bb - ao - ab for ao, ab, bo, bb
-            in zip(a_only, both[0], b_only, both[1])]
+
+    def correct(wanted, offset):       # codes 2a + b where the system is right
+        counts = [_block_counts(codes, n, c, offset, 2 * n) for c in wanted]
+        return [sum(column) for column in zip(*counts)]
+
+    return [b - a for a, b in zip(correct((2, 3), 0), correct((1, 3), n))]
 
 
 def _check_items(items):
@@ -496,10 +483,6 @@ def _check_items(items):
     if n == 0:
         raise EvalDeltaError("no items to resample")
     return n
-
-
-def _scaled(interval, n):
-    return Interval(Fraction(interval.lo, n), Fraction(interval.hi, n))
 
 
 ## Exact tests ################################################################
@@ -649,7 +632,7 @@ def holm(ps):
 
 
 def compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
-    """Return the Comparison of paired 0/1 outcomes (a, b).
+    """Return the MetricResult of paired 0/1 outcomes (a, b).
 
     rng is consumed in the article's order: A's bootstrap, B's, the paired
     one, then the unpaired one.  If *pairs* is empty, EvalDeltaError is
@@ -660,20 +643,9 @@ def compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     >>> r.gap, r.mcnemar.b_only
     (Fraction(1, 4), 2)
     """
-    n = _check_items(pairs)
-    a = [x for x, _ in pairs]
-    b = [y for _, y in pairs]
-
-    def ci(counts):
-        return _scaled(percentile_interval(counts, confidence), n)
-
-    ci_a = ci(system_bootstrap(a, rng, resamples=resamples))
-    ci_b = ci(system_bootstrap(b, rng, resamples=resamples))
-    ci_paired = ci(paired_bootstrap(pairs, rng, resamples=resamples))
-    ci_unpaired = ci(unpaired_bootstrap(pairs, rng, resamples=resamples))
-    acc_a, acc_b = Fraction(sum(a), n), Fraction(sum(b), n)
-    return Comparison(n, acc_a, acc_b, acc_b - acc_a, ci_a, ci_b, ci_paired,
-                      ci_unpaired, mcnemar_exact(pairs))
+    return compare_metric([a for a, _ in pairs], [b for _, b in pairs], rng,
+                          metric="correct", kind="binary",
+                          resamples=resamples, confidence=confidence)
 
 
 def compare_metric(a, b, rng, *, metric="metric", kind=None,
@@ -796,8 +768,11 @@ def _acceleration(jackknife):
     """Return the BCa acceleration from jackknife values theta_(i)."""
     mean = math.fsum(jackknife) / len(jackknife)
     u = [mean - x for x in jackknife]
-    spread = math.fsum(x * x for x in u)
-    return math.fsum(x ** 3 for x in u) / (6 * spread ** 1.5) if spread else 0.0
+    largest = max(map(abs, u))
+    if not largest:
+        return 0.0
+    u = [x / largest for x in u]        # a is scale-free; this avoids underflow
+    return math.fsum(x ** 3 for x in u) / (6 * math.fsum(x * x for x in u) ** 1.5)
 
 
 def _gap(b_values, a_values):
@@ -1526,7 +1501,7 @@ def _ci_pts(interval):
 
 
 def _metric_lines(r, confidence):
-    """Return the article's five lines of one Comparison."""
+    """Return the article's five lines of one binary MetricResult."""
     level = _decimal(_exact(confidence) * 100) + "%"
     acc = [f"{name}={_fixed(x, 3)} [{_fixed(ci.lo, 3)}, {_fixed(ci.hi, 3)}]"
            for name, x, ci in (("A", r.a, r.ci_a), ("B", r.b, r.ci_b))]
