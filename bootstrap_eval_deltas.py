@@ -765,14 +765,27 @@ def bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE):
 
 
 def _acceleration(jackknife):
-    """Return the BCa acceleration from jackknife values theta_(i)."""
-    mean = math.fsum(jackknife) / len(jackknife)
-    u = [mean - x for x in jackknife]
-    largest = max(map(abs, u))
-    if not largest:
+    """Return the BCa acceleration from jackknife values theta_(i).
+
+    Computed exactly: with the values over a common power-of-two
+    denominator, U_i = sum(X) - n X_i are integers proportional to the
+    deviations u_i, and a^2 = (sum U^3)^2 / (36 (sum U^2)^3) is scale-free,
+    so neither rounding noise (equal values give exactly 0) nor underflow
+    (values near 1e-300) can distort it.
+
+    >>> _acceleration([0.003] * 3), round(_acceleration([0.0, 0.0, 1.0]), 4)
+    (0.0, -0.068)
+    """
+    exact = [Fraction(x) for x in jackknife]
+    scale = max(f.denominator for f in exact)
+    ints = [f.numerator * (scale // f.denominator) for f in exact]
+    total, n = sum(ints), len(ints)
+    u = [total - n * x for x in ints]
+    square, cube = sum(x * x for x in u), sum(x * x * x for x in u)
+    if not square:
         return 0.0
-    u = [x / largest for x in u]        # a is scale-free; this avoids underflow
-    return math.fsum(x ** 3 for x in u) / (6 * math.fsum(x * x for x in u) ** 1.5)
+    return math.copysign(math.sqrt(Fraction(cube * cube, square ** 3)) / 6,
+                         cube)
 
 
 def _gap(b_values, a_values):

@@ -199,21 +199,21 @@ def clustered_se(values, labels):
     return math.sqrt(max(0.0, var / n + cross / n ** 2))
 
 
-def bca(replicates, data, statistic, confidence):
+def bca(replicates, estimate, data, statistic, confidence):
     """BCa the textbook way: leave each item out and recompute."""
     from statistics import NormalDist
-    estimate = statistic(data)
     ordered = sorted(replicates)
     size = len(ordered)
     below = sum(1 for x in ordered if x < estimate)
     ties = sum(1 for x in ordered if x == estimate)
     share = min(max((below + ties / 2) / size, 0.5 / size), 1 - 0.5 / size)
     z0 = NormalDist().inv_cdf(share)
-    jack = [statistic(data[:i] + data[i + 1:]) for i in range(len(data))]
+    exact = [Fraction(x) for x in data]
+    jack = [statistic(exact[:i] + exact[i + 1:]) for i in range(len(data))]
     mean = sum(jack) / len(jack)
     num = sum((mean - x) ** 3 for x in jack)
-    den = 6 * sum((mean - x) ** 2 for x in jack) ** 1.5
-    accel = num / den if den else 0.0
+    spread = sum((mean - x) ** 2 for x in jack)
+    accel = float(num) / (6 * math.sqrt(spread) ** 3) if spread else 0.0
     ends = []
     for tail in ((1 - confidence) / 2, (1 + confidence) / 2):
         z = z0 + NormalDist().inv_cdf(tail)

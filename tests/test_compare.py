@@ -338,8 +338,8 @@ def test_bca_matches_textbook_jackknife(data, seed):
     replicates = [bed.math.fsum(rng.choice(data) for _ in range(n)) / n
                   for _ in range(300)]
     mean = bed.math.fsum(data) / n
-    (lo, hi), accel = oracle.bca(replicates, data,
-                                 lambda xs: bed.math.fsum(xs) / len(xs), 0.95)
+    (lo, hi), accel = oracle.bca(replicates, mean, data,
+                                 lambda xs: sum(xs) / len(xs), 0.95)
     assert bed.math.isclose(bed._acceleration([-x for x in data]), accel,
                             rel_tol=1e-6, abs_tol=1e-9)
     assert tuple(bed.bca_interval(replicates, mean, [-x for x in data])) == (
