@@ -684,18 +684,12 @@ def compare_metric(a, b, rng, *, metric="metric", kind=None,
     if kind == "binary":
         a, b = list(map(int, a)), list(map(int, b))
         pairs = list(zip(a, b))
-        replicates = (system_bootstrap(a, rng, resamples=resamples),
-                      system_bootstrap(b, rng, resamples=resamples),
-                      paired_bootstrap(pairs, rng, resamples=resamples),
-                      unpaired_bootstrap(pairs, rng, resamples=resamples))
-        totals = sum(a), sum(b), sum(b) - sum(a)
+        replicates, totals = _count_bootstraps(pairs, rng, resamples)
         scale = functools.partial(Fraction, denominator=n)
     else:
         replicates = _mean_bootstraps(a, b, rng, resamples)
         totals = math.fsum(a), math.fsum(b), _gap(b, a)
-
-        def scale(x):
-            return x / n
+        scale = _divider(n)
     jackknives = ([-x for x in a], [-x for x in b], [-d for d in diffs])
     ci = [_interval(reps, total, jack, confidence, interval)
           for reps, total, jack in zip(replicates, totals, jackknives)]
@@ -715,6 +709,23 @@ def compare_metric(a, b, rng, *, metric="metric", kind=None,
     return MetricResult(metric, kind, direction, n, *map(scale, totals),
                         *ci, f"sign-flip {how}", p, None, None, None, se,
                         None)
+
+
+def _count_bootstraps(pairs, rng, resamples):
+    """Return the four count bootstraps of 0/1 pairs and their totals."""
+    a = sum(x for x, _ in pairs)
+    b = sum(y for _, y in pairs)
+    return ((system_bootstrap([x for x, _ in pairs], rng, resamples=resamples),
+             system_bootstrap([y for _, y in pairs], rng, resamples=resamples),
+             paired_bootstrap(pairs, rng, resamples=resamples),
+             unpaired_bootstrap(pairs, rng, resamples=resamples)),
+            (a, b, b - a))
+
+
+def _divider(n):
+    def divide(x):
+        return x / n
+    return divide
 
 
 def _interval(replicates, estimate, jackknife, confidence, method):
