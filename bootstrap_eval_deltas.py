@@ -1381,17 +1381,27 @@ def _number(value):
         x = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"not a number: {value!r}") from None
+    except OverflowError:
+        raise ValueError(f"not a finite number: {value!r}") from None
     if not math.isfinite(x):
         raise ValueError(f"not a finite number: {value!r}")
     return x
 
 
 def _is_number(value):
-    try:
-        _number(value)
-    except ValueError:
-        return False
-    return not isinstance(value, (dict, list))
+    """Return True for a value that reads as a number, finite or not.
+
+    Metric discovery uses it; a NaN is then reported where it stands.
+    """
+    if isinstance(value, (int, float)):
+        return True
+    if isinstance(value, str):
+        try:
+            float(value.strip())
+        except ValueError:
+            return value.strip().lower() in ("true", "false")
+        return True
+    return False
 
 
 def pair_runs(baseline, candidate=None, *, id_field=None, a_col=CSV_HEADER[1],

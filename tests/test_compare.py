@@ -163,6 +163,8 @@ def test_partial_runs(capsys, tmp_path):
     (['{"id": 1, "m": 1}', '{"id": 2, "m": "high"}'],
      ":2: m: not a number: 'high'"),
     (['{"id": 1, "m": 1}', '{"id": 2}'], ":2: m: missing value"),
+    (['{"id": 1, "m": 1e999}'], ":1: m: not a finite number: inf"),
+    (['{"id": 1, "m": 1' + '0' * 400 + '}'], ":1: m: not a finite number"),
     (['{"item": 1, "m": 1}'], ": no id field shared"),
 ])
 def test_bad_jsonl(capsys, tmp_path, lines, message):
