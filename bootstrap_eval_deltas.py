@@ -606,12 +606,25 @@ def sign_flip_test(diffs, rng, *, resamples=RESAMPLES, exact_limit=20):
         hits = sum(c for total, c in sums.items() if abs(total) >= observed)
         return Fraction(hits, 2 ** len(ints)), "exact"
     hits = 0
-    whole = sum(ints)
+    whole, m = sum(ints), len(ints)
     for _ in range(resamples):
-        bits = rng.getrandbits(len(ints))
-        flipped = sum(x for i, x in enumerate(ints) if bits >> i & 1)
+        flipped = sum(itertools.compress(ints, _bit_flags(rng.getrandbits(m),
+                                                          m)))
         hits += abs(whole - 2 * flipped) >= observed
     return Fraction(1 + hits, 1 + resamples), "monte carlo"
+
+
+_BYTE_BITS = [bytes((b >> i) & 1 for i in range(8)) for b in range(256)]
+
+
+def _bit_flags(bits, m):
+    """Return bytes whose i-th entry is bit i of *bits* (0 or 1), m long.
+
+    >>> list(_bit_flags(0b1101, 5))
+    [1, 0, 1, 1, 0]
+    """
+    data = bits.to_bytes((m + 7) // 8, "little")
+    return b"".join(map(_BYTE_BITS.__getitem__, data))[:m]
 
 
 def holm(ps):
@@ -850,24 +863,19 @@ def _cluster_bootstraps(sum_a, sum_b, size, rng, resamples):
     """
     g = len(size)
 
+    def items(picks):
+        return sum(map(size.__getitem__, picks))
+
     def mean(sums, picks):
-        return math.fsum(sums[i] for i in picks) / sum(size[i] for i in picks)
+        return math.fsum(map(sums.__getitem__, picks)) / items(picks)
 
-    def draw():
-        return _draw_indices(rng, g, g)
-
-    mean_a = [mean(sum_a, draw()) for _ in range(resamples)]
-    mean_b = [mean(sum_b, draw()) for _ in range(resamples)]
-    paired = []
-    for _ in range(resamples):
-        picks = draw()
-        paired.append(_gap(map(sum_b.__getitem__, picks),
-                           map(sum_a.__getitem__, picks))
-                      / sum(size[i] for i in picks))
-    unpaired = []
-    for _ in range(resamples):
-        a_picks = draw()
-        unpaired.append(mean(sum_b, draw()) - mean(sum_a, a_picks))
+    mean_a = [mean(sum_a, p) for p in _index_lists(rng, g, resamples)]
+    mean_b = [mean(sum_b, p) for p in _index_lists(rng, g, resamples)]
+    paired = [_gap(map(sum_b.__getitem__, p), map(sum_a.__getitem__, p))
+              / items(p) for p in _index_lists(rng, g, resamples)]
+    lists = _index_lists(rng, g, 2 * resamples)     # A's list, then B's
+    unpaired = [mean(sum_b, b_picks) - mean(sum_a, a_picks)
+                for a_picks, b_picks in zip(lists, lists)]
     return mean_a, mean_b, paired, unpaired
 
 
@@ -902,22 +910,30 @@ def _mean_bootstraps(a, b, rng, resamples):
     values, so it is correctly rounded whatever the order of the items.
     """
     n = len(a)
-
-    def draw(values):
-        return map(values.__getitem__, _draw_indices(rng, n, n))
-
-    sum_a = [math.fsum(draw(a)) for _ in range(resamples)]
-    sum_b = [math.fsum(draw(b)) for _ in range(resamples)]
-    paired = []
-    for _ in range(resamples):
-        picks = _draw_indices(rng, n, n)
-        paired.append(_gap(map(b.__getitem__, picks),
-                           map(a.__getitem__, picks)))
-    unpaired = []
-    for _ in range(resamples):
-        a_picks = list(draw(a))
-        unpaired.append(_gap(draw(b), a_picks))
+    sum_a = [math.fsum(map(a.__getitem__, picks))
+             for picks in _index_lists(rng, n, resamples)]
+    sum_b = [math.fsum(map(b.__getitem__, picks))
+             for picks in _index_lists(rng, n, resamples)]
+    paired = [_gap(map(b.__getitem__, picks), map(a.__getitem__, picks))
+              for picks in _index_lists(rng, n, resamples)]
+    lists = _index_lists(rng, n, 2 * resamples)     # A's list, then B's
+    unpaired = [_gap(map(b.__getitem__, b_picks), map(a.__getitem__, a_picks))
+                for a_picks, b_picks in zip(lists, lists)]
     return sum_a, sum_b, paired, unpaired
+
+
+def _index_lists(rng, n, count, batch_indices=1 << 20):
+    """Yield count lists of n rng.randrange(n) indices, in draw order.
+
+    Indices are drawn for many lists at a time; since the draws are one
+    sequence, that changes nothing but the speed.
+    """
+    per_batch = max(1, batch_indices // n)
+    for start in range(0, count, per_batch):
+        batch = min(per_batch, count - start)
+        drawn = _draw_indices(rng, n, batch * n)
+        for i in range(0, batch * n, n):
+            yield drawn[i:i + n]
 
 
 def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
