@@ -21,6 +21,7 @@ usage or bad input.
 """
 __all__ = [
     "Coverage",
+    "Design",
     "EvalDeltaError",
     "Interval",
     "Judgement",
@@ -1160,6 +1161,254 @@ def items_needed(se, n, gap, *, alpha=0.05, power=POWER):
                           / abs(gap)) ** 2 - 1e-9)
 
 
+# Planning a paired binary eval.  The article's copula makes the latent
+# scores of A and B bivariate normal with correlation corr**2, so the
+# chance both are right is a bivariate normal probability, and the
+# discordant cells follow from the margins.  The power of McNemar's exact
+# test is then summed exactly over the binomial number of discordant pairs
+# (not only its normal approximation); Connor's closed form gives the
+# starting point of the search for the smallest n.
+
+def bivariate_normal_cdf(h, k, rho):
+    """Return P(X < h, Y < k) for standard normals with correlation rho.
+
+    Uses Phi(h) Phi(k) + (1 / 2 pi) * integral over t from 0 to asin(rho)
+    of exp(-(h^2 - 2 h k sin t + k^2) / (2 cos^2 t)) dt (Genz 2004,
+    Statistics and Computing 14:251-260, equation 3), integrated by
+    adaptive Simpson to an absolute error below 1e-13.
+
+    >>> round(bivariate_normal_cdf(0, 0, 0.5), 12)   # 1/4 + asin(0.5)/2pi
+    0.333333333333
+    """
+    if not -1 < rho < 1:
+        raise EvalDeltaError(f"correlation must be in (-1, 1), not {rho!r}")
+    gauss = NormalDist()
+
+    def f(t):
+        c = math.cos(t)
+        return math.exp(-(h * h - 2 * h * k * math.sin(t) + k * k) / (2 * c * c))
+
+    return (gauss.cdf(h) * gauss.cdf(k)
+            + _simpson(f, 0.0, math.asin(rho), 1e-13) / (2 * math.pi))
+
+
+def _simpson(f, a, b, tol, depth=50):
+    """Adaptive Simpson integral of f over [a, b]."""
+    def whole(a, fa, b, fb):
+        m = (a + b) / 2
+        fm = f(m)
+        return m, fm, (b - a) / 6 * (fa + 4 * fm + fb)
+
+    def refine(a, fa, b, fb, m, fm, estimate, tol, depth):
+        lm, flm, left = whole(a, fa, m, fm)
+        rm, frm, right = whole(m, fm, b, fb)
+        if depth <= 0 or abs(left + right - estimate) <= 15 * tol:
+            return left + right + (left + right - estimate) / 15
+        return (refine(a, fa, m, fm, lm, flm, left, tol / 2, depth - 1)
+                + refine(m, fm, b, fb, rm, frm, right, tol / 2, depth - 1))
+
+    fa, fb = f(a), f(b)
+    m, fm, estimate = whole(a, fa, b, fb)
+    return refine(a, fa, b, fb, m, fm, estimate, tol, depth)
+
+
+class Design(NamedTuple):
+    """A paired binary design: the four cell probabilities."""
+    acc_a: float
+    acc_b: float
+    p10: float               # A right, B wrong
+    p01: float               # B right, A wrong
+
+    @property
+    def discordance(self):
+        return self.p10 + self.p01
+
+
+def copula_design(acc_a, acc_b, corr):
+    """Return the Design of the article's simulator.
+
+    Both latent scores load corr on the shared difficulty, so they are
+    bivariate normal with correlation corr**2 and both systems are right
+    with probability Phi2(z_A, z_B; corr**2).
+
+    >>> d = copula_design(0.72, 0.76, 0.6)
+    >>> round(d.p10, 4), round(d.p01, 4)
+    (0.1344, 0.1744)
+    """
+    za = NormalDist().inv_cdf(float(acc_a))
+    zb = NormalDist().inv_cdf(float(acc_b))
+    both = bivariate_normal_cdf(za, zb, float(corr) ** 2)
+    return Design(float(acc_a), float(acc_b), float(acc_a) - both,
+                  float(acc_b) - both)
+
+
+def discordance_design(acc_a, acc_b, discordance):
+    """Return the Design with the given share of discordant items."""
+    gap = float(acc_b) - float(acc_a)
+    p10, p01 = (discordance - gap) / 2, (discordance + gap) / 2
+    both = float(acc_a) - p10
+    if p10 < 0 or both < 0 or 1 - both - discordance < 0:
+        raise EvalDeltaError(f"discordance {discordance} is impossible with "
+                             f"accuracies {acc_a} and {acc_b}")
+    return Design(float(acc_a), float(acc_b), p10, p01)
+
+
+def _log_pmf(k, n, p):
+    if p <= 0 or p >= 1:
+        return 0.0 if k == (n if p >= 1 else 0) else -math.inf
+    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+            + k * math.log(p) + (n - k) * math.log1p(-p))
+
+
+def _binomial_cdf(t, n, p):
+    """Return P(X <= t), X ~ Binomial(n, p), summing only the tail."""
+    if t < 0:
+        return 0.0
+    if t >= n:
+        return 1.0
+    if t < n * p:                        # terms fall as i goes down from t
+        return _tail_sum(range(t, -1, -1), n, p)
+    return 1.0 - _tail_sum(range(t + 1, n + 1), n, p)
+
+
+def _tail_sum(indices, n, p):
+    total = 0.0
+    for i in indices:
+        term = math.exp(_log_pmf(i, n, p))
+        total += term
+        if term < 1e-17 * total:
+            break
+    return total
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _critical(m, alpha):
+    """Return the largest c with 2 P(X <= c) <= alpha, X ~ Bin(m, 1/2)."""
+    c = max(-1, int(m / 2 - NormalDist().inv_cdf(1 - alpha / 2)
+                    * math.sqrt(m) / 2) - 2)
+    while c + 1 < m / 2 and 2 * _binomial_cdf(c + 1, m, 0.5) <= alpha:
+        c += 1
+    while c >= 0 and 2 * _binomial_cdf(c, m, 0.5) > alpha:
+        c -= 1
+    return c
+
+
+def mcnemar_power(n, design, *, alpha=0.05):
+    """Return the power of McNemar's exact test on n paired items.
+
+    The number of discordant pairs m is Binomial(n, p10 + p01); given m,
+    B's share is Binomial(m, p01 / (p10 + p01)); the test rejects when
+    the smaller count is at most the critical value of Binomial(m, 1/2).
+    The sum runs over every m whose probability is not negligible.
+    """
+    pd = design.discordance
+    if pd <= 0:
+        return 0.0
+    q = design.p01 / pd
+    mean, sd = n * pd, math.sqrt(n * pd * (1 - pd)) if pd < 1 else 0.0
+    lo, hi = max(0, int(mean - 10 * sd) - 1), min(n, int(mean + 10 * sd) + 1)
+    return min(1.0, math.fsum(math.exp(_log_pmf(m, n, pd))
+                              * _rejection(m, q, alpha)
+                              for m in range(lo, hi + 1)))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _rejection(m, q, alpha):
+    """Return P(McNemar's exact test rejects | m discordant, B's share q)."""
+    c = _critical(m, alpha)
+    if c < 0:
+        return 0.0
+    return _binomial_cdf(c, m, q) + 1.0 - _binomial_cdf(m - c - 1, m, q)
+
+
+def connor_items(design, *, alpha=0.05, power=POWER):
+    """Return Connor's (1987, Biometrics 43:207-211) McNemar sample size.
+
+    n = (z_{1-alpha/2} sqrt(pd) + z_power sqrt(pd - delta^2))^2 / delta^2
+    with pd the discordance and delta = p01 - p10.
+    """
+    delta = design.p01 - design.p10
+    if not delta:
+        return None
+    za = NormalDist().inv_cdf(1 - alpha / 2)
+    zb = NormalDist().inv_cdf(power)
+    pd = design.discordance
+    return math.ceil((za * math.sqrt(pd) + zb * math.sqrt(pd - delta ** 2)) ** 2
+                     / delta ** 2)
+
+
+def items_for_power(design, *, alpha=0.05, power=POWER):
+    """Return the smallest n whose exact McNemar power reaches *power*.
+
+    The search starts below Connor's approximation and steps up; the
+    exact power saw-tooths in n, so the first n that reaches the target
+    is the answer.
+    """
+    approx = connor_items(design, alpha=alpha, power=power)
+    if approx is None:
+        return None
+    n = max(1, int(approx * 0.85))
+    while n > 1 and mcnemar_power(n, design, alpha=alpha) >= power:
+        n = max(1, int(n * 0.85))
+    while mcnemar_power(n, design, alpha=alpha) < power:
+        n += 1
+    return n
+
+
+def unpaired_items(acc_a, acc_b, *, alpha=0.05, power=POWER):
+    """Return items per system for two independent samples (Fleiss 1981).
+
+    n = (z_{1-alpha/2} sqrt(2 pbar qbar) + z_power sqrt(pa qa + pb qb))^2
+    / delta^2, the two-proportion z-test without continuity correction.
+    """
+    pa, pb = float(acc_a), float(acc_b)
+    if pa == pb:
+        return None
+    bar = (pa + pb) / 2
+    za = NormalDist().inv_cdf(1 - alpha / 2)
+    zb = NormalDist().inv_cdf(power)
+    return math.ceil((za * math.sqrt(2 * bar * (1 - bar))
+                      + zb * math.sqrt(pa * (1 - pa) + pb * (1 - pb))) ** 2
+                     / (pb - pa) ** 2)
+
+
+def detectable_gap(n, make_design, acc_a, *, alpha=0.05, power=POWER):
+    """Return the smallest gap acc_b - acc_a that n items detect.
+
+    make_design(acc_b) gives the Design for a candidate accuracy; the gap
+    is found by bisection to 1e-5.  None if even acc_b near 1 falls short.
+    """
+    lo, hi = float(acc_a), 1 - 1e-9
+    if mcnemar_power(n, make_design(hi), alpha=alpha) < power:
+        return None
+    while hi - lo > 1e-5:
+        mid = (lo + hi) / 2
+        if mcnemar_power(n, make_design(mid), alpha=alpha) >= power:
+            hi = mid
+        else:
+            lo = mid
+    return hi - float(acc_a)
+
+
+def simulated_power(rng, n, *, replays=REPLAYS, corr=CORR, acc_a=ACC_A,
+                    acc_b=ACC_B, alpha=0.05, progress=None):
+    """Replay the simulator at n items; return (rejections, discordant).
+
+    rejections counts replays where McNemar's exact p <= alpha (the test
+    the analytic power is for); discordant sums the discordant items over
+    all replays, for checking the discordance.
+    """
+    rejected = discordant = 0
+    for done in range(1, replays + 1):
+        m = mcnemar_exact(simulate(rng, n, corr=corr, acc_a=acc_a,
+                                   acc_b=acc_b))
+        rejected += m.p_exact <= _exact(alpha)
+        discordant += m.a_only + m.b_only
+        if progress:
+            progress(done)
+    return rejected, discordant
+
+
 class Judgement(NamedTuple):
     """What a MetricResult means, after Holm's adjustment across metrics."""
     p_holm: float
@@ -1756,6 +2005,76 @@ def compare_json(results, judgements, *, names, seed, resamples,
             "metrics": entries}
 
 
+class Plan(NamedTuple):
+    """The answers of plan, every number for the report."""
+    design: Design
+    corr: object             # latent correlation, or None if discordance given
+    alpha: float
+    power: float
+    items_needed: object
+    connor: object
+    unpaired: object
+    power_at: dict           # n -> exact power
+    mde_at: dict             # n -> smallest detectable gap (None: none)
+    simulated: dict          # n -> (rejections, replays)
+
+
+def format_plan(plan):
+    """Return the text report of plan (no trailing newline)."""
+    d = plan.design
+    gap = Fraction(repr(d.acc_b)) - Fraction(repr(d.acc_a))
+    head = (f"design: A={d.acc_a:g}, B={d.acc_b:g} (gap {_pts(gap)} pts), ")
+    head += (f"latent correlation {plan.corr:g} (bivariate normal copula)"
+             if plan.corr is not None else "discordance given")
+    lines = [head,
+             f"discordant items: A only {d.p10:.4f}, B only {d.p01:.4f}, "
+             f"together {d.discordance:.4f}"]
+    level = f"{plan.power:.0%} power at alpha {plan.alpha:g}"
+    if plan.items_needed is None:
+        lines.append(f"no gap to detect: items for {level} undefined")
+    else:
+        lines.append(f"items for {level}, McNemar's exact test: "
+                     f"{plan.items_needed} (Connor 1987 approximation: "
+                     f"{plan.connor})")
+        lines.append(f"unpaired design, two separate samples: "
+                     f"{plan.unpaired} items per system (two-proportion "
+                     f"z-test, Fleiss)")
+    rows = [["n", "exact power", "smallest detectable gap"]]
+    for n, p in plan.power_at.items():
+        mde = plan.mde_at.get(n)
+        rows.append([str(n), f"{p:.3f}",
+                     "none below 100%" if mde is None else f"+{100 * mde:.1f} pts"])
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows]
+    for n, (hits, replays) in plan.simulated.items():
+        share = hits / replays
+        se = math.sqrt(share * (1 - share) / replays)
+        lines.append(f"simulated at n={n}: McNemar rejected in "
+                     f"{100 * share:.1f}% of {replays} replays (Monte Carlo "
+                     f"s.e. {100 * se:.1f}%); exact power "
+                     f"{100 * mcnemar_power(n, d, alpha=plan.alpha):.1f}%")
+    return "\n".join(lines)
+
+
+def plan_json(plan):
+    """Return the JSON object of plan."""
+    d = plan.design
+    simulated = {}
+    for n, (hits, replays) in plan.simulated.items():
+        share = hits / replays
+        simulated[str(n)] = {"power": share, "replays": replays,
+                             "se": math.sqrt(share * (1 - share) / replays)}
+    return {"acc_a": d.acc_a, "acc_b": d.acc_b, "corr": plan.corr,
+            "alpha": plan.alpha, "power": plan.power,
+            "discordance": d.discordance, "p10": d.p10, "p01": d.p01,
+            "items_needed": plan.items_needed,
+            "items_needed_connor": plan.connor,
+            "unpaired_items_needed": plan.unpaired,
+            "power_at": {str(n): p for n, p in plan.power_at.items()},
+            "mde_at": {str(n): g for n, g in plan.mde_at.items()},
+            "simulated": simulated}
+
+
 def csv_text(pairs):
     """Return the per-item CSV of (a, b) pairs, items numbered from 1.
 
@@ -1771,7 +2090,7 @@ def csv_text(pairs):
 
 ## Command line ###############################################################
 
-_COMMANDS = ("simulate", "compare")
+_COMMANDS = ("simulate", "compare", "plan")
 
 
 def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
@@ -1926,7 +2245,67 @@ def _build_parser():
                           "better), to gate a CI job")
     _add_common(cmp)
     cmp.set_defaults(run=_run_compare)
+    _add_plan(commands)
     return parser
+
+
+def _n_list(text):
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected item counts like 250,500,1000, not {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"item counts must be >= 1: {text}")
+    return values
+
+
+def _add_plan(commands):
+    plan = commands.add_parser(
+        "plan", help="power, items needed and detectable gap of a paired "
+                     "binary eval, before you build it",
+        description="Plan a paired comparison of two systems' accuracy: "
+                    "the discordant cells implied by the agreement between "
+                    "systems, the exact power of McNemar's test, the items "
+                    "needed for the target power, the smallest detectable "
+                    "gap, and what an unpaired design would need.",
+        epilog="Example: %(prog)s --acc-a 0.72 --acc-b 0.76 --corr 0.6 "
+               "--simulate")
+    plan.add_argument("--acc-a", type=_PROBABILITY, default=ACC_A,
+                      help="accuracy of system A (default %(default)s)")
+    plan.add_argument("--acc-b", type=_PROBABILITY,
+                      help=f"accuracy of system B (default {ACC_B}, or "
+                           f"acc-a + gap)")
+    plan.add_argument("--gap", type=float,
+                      help="B's accuracy minus A's, instead of --acc-b")
+    agree = plan.add_mutually_exclusive_group()
+    agree.add_argument("--corr", type=_CORRELATION,
+                       help=f"the article's latent correlation (default "
+                            f"{CORR})")
+    agree.add_argument("--discordance", type=_PROBABILITY,
+                       help="share of items where exactly one system is "
+                            "right, instead of --corr")
+    plan.add_argument("--alpha", type=_PROBABILITY, default=0.05,
+                      help="two-sided significance level (default "
+                           "%(default)s)")
+    plan.add_argument("--power", type=_PROBABILITY, default=POWER,
+                      help="target power (default %(default)s)")
+    plan.add_argument("--n-items", type=_n_list, metavar="N,N,...",
+                      help="item counts for the power table (default: a "
+                           "range around the answer)")
+    plan.add_argument("--simulate", action="store_true",
+                      help="also replay the article's simulator at the "
+                           "planned n (needs --corr) and report how often "
+                           "McNemar rejected")
+    plan.add_argument("--replays", type=_at_least(1), default=REPLAYS,
+                      help="replays for --simulate (default %(default)s)")
+    plan.add_argument("--seed", type=int, default=SEED,
+                      help="seed for --simulate (default %(default)s)")
+    plan.add_argument("--json", action="store_true",
+                      help="print one JSON object instead of text")
+    plan.add_argument("--quiet", action="store_true",
+                      help="no progress on stderr (shown only on a terminal)")
+    plan.set_defaults(run=_run_plan)
 
 
 def _with_default_command(argv):
@@ -2112,6 +2491,48 @@ def _run_compare(args):
     failed = {"worse": "worse" in verdicts,
               "not-better": any(v != "better" for v in verdicts)}
     return 1 if failed.get(args.fail_on) else 0
+
+
+def _run_plan(args):
+    acc_a = args.acc_a
+    if args.gap is not None and args.acc_b is not None:
+        raise EvalDeltaError("give --acc-b or --gap, not both")
+    acc_b = (ACC_B if args.gap is None else round(acc_a + args.gap, 12)
+             ) if args.acc_b is None else args.acc_b
+    if not 0 < acc_b < 1:
+        raise EvalDeltaError(f"acc-a + gap must be in (0, 1), not {acc_b:g}")
+    corr = None if args.discordance is not None else (
+        CORR if args.corr is None else args.corr)
+    if corr is None:
+        def make(b):
+            return discordance_design(acc_a, b, args.discordance)
+    else:
+        def make(b):
+            return copula_design(acc_a, b, corr)
+    design = make(acc_b)
+    options = dict(alpha=args.alpha, power=args.power)
+    needed = items_for_power(design, **options)
+    ns = args.n_items or sorted({max(1, round(f * (needed or 500)))
+                                 for f in (0.25, 0.5, 1, 2)})
+    simulated = {}
+    if args.simulate:
+        if corr is None:
+            raise EvalDeltaError("--simulate replays the article's simulator, "
+                                 "which needs --corr, not --discordance")
+        for n in ([needed] if needed else []) + [n for n in ns if n != needed]:
+            hits, _ = simulated_power(
+                random.Random(args.seed), n, replays=args.replays, corr=corr,
+                acc_a=acc_a, acc_b=acc_b, alpha=args.alpha,
+                progress=_progress(args.replays, args.quiet))
+            simulated[n] = (hits, args.replays)
+    plan = Plan(design, corr, args.alpha, args.power, needed,
+                connor_items(design, **options),
+                unpaired_items(acc_a, acc_b, **options),
+                {n: mcnemar_power(n, design, alpha=args.alpha) for n in ns},
+                {n: detectable_gap(n, make, acc_a, **options) for n in ns},
+                simulated)
+    print(json.dumps(plan_json(plan)) if args.json else format_plan(plan))
+    return 0
 
 
 def main(argv=None) -> int:
