@@ -1233,7 +1233,7 @@ def copula_design(acc_a, acc_b, corr):
 
     >>> d = copula_design(0.72, 0.76, 0.6)
     >>> round(d.p10, 4), round(d.p01, 4)
-    (0.1344, 0.1744)
+    (0.1318, 0.1718)
     """
     za = NormalDist().inv_cdf(float(acc_a))
     zb = NormalDist().inv_cdf(float(acc_b))

@@ -220,3 +220,39 @@ def bca(replicates, estimate, data, statistic, confidence):
         level = NormalDist().cdf(z0 + z / (1 - accel * z))
         ends.append(ordered[min(max(int(level * size), 0), size - 1)])
     return tuple(ends), accel
+
+
+def bivariate_normal_cdf(h, k, rho, steps=20000):
+    """P(X < h, Y < k) as the integral over x < h of phi(x) times
+    Phi((k - rho x) / sqrt(1 - rho^2)), composite Simpson from -9."""
+    from statistics import NormalDist
+    gauss = NormalDist()
+    s = math.sqrt(1 - rho * rho)
+    lo = -9.0
+    width = (h - lo) / steps
+
+    def f(x):
+        return gauss.pdf(x) * gauss.cdf((k - rho * x) / s)
+
+    total = f(lo) + f(h)
+    for i in range(1, steps):
+        total += (4 if i % 2 else 2) * f(lo + i * width)
+    return total * width / 3
+
+
+def mcnemar_power(n, p10, p01, alpha):
+    """Every outcome of n paired items, weighted by its probability."""
+    from math import comb
+    power = Fraction(0)
+    rest = 1 - p10 - p01
+    for a_only in range(n + 1):
+        for b_only in range(n + 1 - a_only):
+            m = a_only + b_only
+            k = min(a_only, b_only)
+            tail = sum(comb(m, i) for i in range(k + 1))
+            if min(Fraction(1), Fraction(2 * tail, 2 ** m)) <= alpha:
+                ways = comb(n, a_only) * comb(n - a_only, b_only)
+                power += Fraction(ways) * (Fraction(p10) ** a_only
+                                           * Fraction(p01) ** b_only
+                                           * Fraction(rest) ** (n - m))
+    return float(power)

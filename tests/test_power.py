@@ -1,0 +1,123 @@
+"""plan: bivariate normal cells, exact McNemar power, items needed."""
+import json
+import math
+import random
+
+import pytest
+
+import bootstrap_eval_deltas as bed
+import oracle
+
+
+@pytest.mark.parametrize("h, k, rho", [
+    (0.5828, 0.7063, 0.36), (0.0, 0.0, 0.5), (-1.2, 0.3, 0.9),
+    (1.5, -0.4, 0.99), (0.3, 0.3, 0.0), (-2.5, -2.0, 0.7)])
+def test_bivariate_normal_against_direct_integration(h, k, rho):
+    assert bed.bivariate_normal_cdf(h, k, rho) == pytest.approx(
+        oracle.bivariate_normal_cdf(h, k, rho), abs=1e-9)
+
+
+def test_bivariate_normal_against_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    for h, k, rho in [(0.58, 0.71, 0.36), (-1.0, 2.0, 0.8), (0.1, 0.2, 0.95)]:
+        theirs = stats.multivariate_normal(
+            mean=[0, 0], cov=[[1, rho], [rho, 1]]).cdf([h, k])
+        assert bed.bivariate_normal_cdf(h, k, rho) == pytest.approx(
+            theirs, abs=1e-7)
+
+
+def test_discordance_matches_simulated_data():
+    # 400 replays of 500 items: 200,000 items, so the mean discordance has
+    # a standard error near 0.001; allow four of them.
+    design = bed.copula_design(0.72, 0.76, 0.6)
+    _, discordant = bed.simulated_power(random.Random(8), 500, replays=400)
+    share = discordant / (400 * 500)
+    se = math.sqrt(design.discordance * (1 - design.discordance) / 200000)
+    assert abs(share - design.discordance) < 4 * se
+
+
+@pytest.mark.parametrize("n, seed", [(250, 1), (500, 2), (1000, 3),
+                                     (2000, 4)])
+def test_exact_power_matches_simulated_power(n, seed):
+    design = bed.copula_design(0.72, 0.76, 0.6)
+    replays = 400
+    hits, _ = bed.simulated_power(random.Random(seed), n, replays=replays)
+    power = bed.mcnemar_power(n, design)
+    se = math.sqrt(power * (1 - power) / replays)
+    assert abs(hits / replays - power) < 4 * se
+
+
+@pytest.mark.parametrize("n, p10, p01", [(8, 0.1, 0.3), (12, 0.2, 0.25),
+                                         (10, 0.05, 0.4)])
+def test_power_against_every_outcome(n, p10, p01):
+    design = bed.Design(0.5, 0.5 + p01 - p10, p10, p01)
+    assert bed.mcnemar_power(n, design) == pytest.approx(
+        oracle.mcnemar_power(n, p10, p01, bed.Fraction(1, 20)), abs=1e-12)
+
+
+def test_items_needed_is_the_first_n_reaching_the_target():
+    design = bed.copula_design(0.72, 0.76, 0.6)
+    n = bed.items_for_power(design)
+    assert bed.mcnemar_power(n, design) >= 0.8
+    assert bed.mcnemar_power(n - 1, design) < 0.8
+    assert bed.connor_items(design) == 1488 and n == 1533
+
+
+def test_connor_by_hand():
+    design = bed.discordance_design(0.5, 0.6, 0.3)      # p10 0.1, p01 0.2
+    z = bed.NormalDist().inv_cdf
+    expected = ((z(0.975) * math.sqrt(0.3) + z(0.8) * math.sqrt(0.3 - 0.01))
+                ** 2 / 0.01)
+    assert bed.connor_items(design) == math.ceil(expected)
+
+
+def test_detectable_gap_reaches_power_and_no_less():
+    make = lambda b: bed.copula_design(0.72, b, 0.6)   # noqa: E731
+    gap = bed.detectable_gap(500, make, 0.72)
+    assert bed.mcnemar_power(500, make(0.72 + gap)) >= 0.8
+    assert bed.mcnemar_power(500, make(0.72 + gap - 2e-5)) < 0.8
+
+
+def run(capsys, *argv):
+    status = bed.main(["plan", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_plan_text_for_the_article(capsys):
+    status, out, _ = run(capsys, "--n-items", "500")
+    lines = out.splitlines()
+    assert status == 0
+    assert lines[2] == ("items for 80% power at alpha 0.05, McNemar's exact "
+                        "test: 1533 (Connor 1987 approximation: 1488)")
+    assert lines[-1].split() == ["500", "0.339", "+7.0", "pts"]
+
+
+def test_plan_json_and_simulate(capsys):
+    status, out, _ = run(capsys, "--json", "--simulate", "--replays", "50",
+                         "--n-items", "300", "--acc-b", "0.8")
+    report = json.loads(out)
+    assert status == 0
+    assert set(report) >= {"discordance", "p10", "p01", "items_needed",
+                           "items_needed_connor", "unpaired_items_needed",
+                           "power_at", "mde_at", "simulated"}
+    assert set(report["simulated"]) == {str(report["items_needed"]), "300"}
+    assert report["simulated"]["300"]["replays"] == 50
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--gap", "0.05", "--acc-b", "0.8"], "give --acc-b or --gap"),
+    (["--acc-a", "0.9", "--gap", "0.2"], "acc-a + gap must be in (0, 1)"),
+    (["--discordance", "0.01", "--acc-b", "0.9"], "is impossible"),
+    (["--discordance", "0.3", "--simulate"], "needs --corr"),
+])
+def test_plan_errors(capsys, argv, message):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == "" and message in err
+
+
+def test_plan_corr_and_discordance_exclude_each_other(capsys):
+    with pytest.raises(SystemExit) as stop:
+        bed.main(["plan", "--corr", "0.5", "--discordance", "0.3"])
+    assert stop.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
