@@ -1409,6 +1409,40 @@ def simulated_power(rng, n, *, replays=REPLAYS, corr=CORR, acc_a=ACC_A,
     return rejected, discordant
 
 
+def pilot_plan(metric, a, b, *, gap=None, alpha=0.05, power=POWER):
+    """Return one line: items needed to detect *gap* given pilot values.
+
+    For a 0/1 metric the pilot's discordance sets the design (exact
+    McNemar power); otherwise the standard deviation of the paired
+    differences does, with the normal approximation
+    n = ((z_{1-alpha/2} + z_power) sd / gap)^2.  The gap is the pilot's own
+    unless given.
+    """
+    n = _check_items(a)
+    observed = (math.fsum(b) - math.fsum(a)) / n
+    target = observed if gap is None else gap
+    words = f"{metric} ({n} pilot items, observed gap {observed:+.4g}): "
+    if not target:
+        return words + "no gap to plan for"
+    if all(x in (0, 1) for x in itertools.chain(a, b)):
+        d = sum(1 for x, y in zip(a, b) if x != y) / n
+        acc_a = math.fsum(a) / n
+        try:
+            design = discordance_design(acc_a, acc_a + target, d)
+        except EvalDeltaError:
+            return words + (f"a gap of {target:+.4g} cannot arise with the "
+                            f"pilot's discordance {d:.4f}")
+        needed = items_for_power(design, alpha=alpha, power=power)
+        return words + (f"discordance {d:.4f}; {needed} items detect "
+                        f"{target:+.4g} with {power:.0%} power "
+                        f"(McNemar exact, alpha {alpha:g})")
+    sd = statistics.stdev([y - x for x, y in zip(a, b)]) if n > 1 else 0.0
+    needed = items_needed(sd, 1, target, alpha=alpha, power=power)
+    return words + (f"sd of paired differences {sd:.4g}; about {needed} "
+                    f"items detect {target:+.4g} with {power:.0%} power "
+                    f"(normal approximation, alpha {alpha:g})")
+
+
 class Judgement(NamedTuple):
     """What a MetricResult means, after Holm's adjustment across metrics."""
     p_holm: float
@@ -2285,6 +2319,19 @@ def _add_plan(commands):
     agree.add_argument("--discordance", type=_PROBABILITY,
                        help="share of items where exactly one system is "
                             "right, instead of --corr")
+    plan.add_argument("--from", dest="pilot", nargs="+",
+                      metavar="FILE", help="pilot results (BASELINE "
+                      "[CANDIDATE], read as compare reads them): estimate "
+                      "the agreement from them and plan for the observed "
+                      "gap, or for --gap")
+    plan.add_argument("--id", dest="id_col", metavar="FIELD",
+                      help="with --from: field naming the item")
+    plan.add_argument("--a-col", default=CSV_HEADER[1],
+                      help="with --from and one file: baseline's column")
+    plan.add_argument("--b-col", default=CSV_HEADER[2],
+                      help="with --from and one file: candidate's column")
+    plan.add_argument("--metric", action="append", metavar="NAME",
+                      help="with --from: the metric(s) to plan for")
     plan.add_argument("--alpha", type=_PROBABILITY, default=0.05,
                       help="two-sided significance level (default "
                            "%(default)s)")
@@ -2493,7 +2540,27 @@ def _run_compare(args):
     return 1 if failed.get(args.fail_on) else 0
 
 
+def _plan_from_pilot(args):
+    """Plan each metric of pilot results for the observed gap or --gap."""
+    if len(args.pilot) > 2:
+        raise EvalDeltaError("--from takes one wide file or two runs")
+    baseline = read_run(args.pilot[0])
+    candidate = read_run(args.pilot[1]) if len(args.pilot) == 2 else None
+    paired = pair_runs(baseline, candidate, id_field=args.id_col,
+                       a_col=args.a_col, b_col=args.b_col)
+    args.cluster = None
+    lines, options = [], dict(alpha=args.alpha, power=args.power)
+    for name, a_field, b_field in _metric_fields(args, baseline, candidate):
+        a = metric_values(paired.a_records, paired.a_places, a_field)
+        b = metric_values(paired.b_records, paired.b_places, b_field)
+        lines.append(pilot_plan(name, a, b, gap=args.gap, **options))
+    return "\n".join(lines)
+
+
 def _run_plan(args):
+    if args.pilot:
+        print(_plan_from_pilot(args))
+        return 0
     acc_a = args.acc_a
     if args.gap is not None and args.acc_b is not None:
         raise EvalDeltaError("give --acc-b or --gap, not both")

@@ -121,3 +121,30 @@ def test_plan_corr_and_discordance_exclude_each_other(capsys):
         bed.main(["plan", "--corr", "0.5", "--discordance", "0.3"])
     assert stop.value.code == 2
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_plan_from_pilot_csv(capsys):
+    shipped = __file__.replace("tests/test_power.py",
+                               "datasets/bootstrap-eval-deltas.csv")
+    status, out, _ = run(capsys, "--from", shipped)
+    design = bed.discordance_design(0.712, 0.748, 152 / 500)
+    needed = bed.items_for_power(design)
+    assert status == 0
+    assert out.strip() == (
+        f"correct (500 pilot items, observed gap +0.036): discordance "
+        f"0.3040; {needed} items detect +0.036 with 80% power (McNemar "
+        f"exact, alpha 0.05)")
+
+
+def test_pilot_plan_continuous_uses_the_paired_sd():
+    a = [0.1, 0.4, 0.35, 0.9, 0.2, 0.5]
+    b = [0.2, 0.45, 0.3, 1.0, 0.3, 0.55]
+    line = bed.pilot_plan("f1", a, b, gap=0.05)
+    sd = bed.statistics.stdev([y - x for x, y in zip(a, b)])
+    z = bed.NormalDist().inv_cdf(0.975) + bed.NormalDist().inv_cdf(0.8)
+    assert f"about {math.ceil((z * sd / 0.05) ** 2)} items" in line
+
+
+def test_pilot_gap_impossible_with_its_discordance():
+    line = bed.pilot_plan("acc", [1, 0, 1, 1], [1, 1, 1, 1], gap=0.5)
+    assert "cannot arise with the pilot's discordance 0.2500" in line
