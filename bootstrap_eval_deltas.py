@@ -7,6 +7,7 @@ One file, standard library only, three jobs:
     python3 bootstrap_eval_deltas.py --n-items 2000  # ... at another size
     python3 bootstrap_eval_deltas.py compare datasets/bootstrap-eval-deltas.csv
     python3 bootstrap_eval_deltas.py compare base.jsonl cand.jsonl --metric acc
+    python3 bootstrap_eval_deltas.py plan --acc-a 0.72 --acc-b 0.76 --corr 0.6
 
 The default job (``simulate``) draws two correlated binary systems on the
 same items, prints per-system and paired/unpaired bootstrap intervals and
@@ -14,7 +15,9 @@ McNemar's exact test, replays the experiment to measure how often the
 paired interval covers the true gap, and writes the per-item CSV.
 ``compare`` judges two systems' real per-item results (CSV, TSV, JSONL or
 JSON, binary or continuous metrics, clustered or not) with intervals,
-paired tests, Holm's adjustment and a verdict in words.
+paired tests, Holm's adjustment and a verdict in words.  ``plan`` gives the
+exact power of McNemar's test, the items needed and the smallest
+detectable gap of a paired binary eval, from a design or from pilot data.
 
 Exit status: 0 on success, 1 when ``compare --fail-on`` holds, 2 for bad
 usage or bad input.
@@ -28,24 +31,33 @@ __all__ = [
     "McNemar",
     "MetricResult",
     "Paired",
+    "Plan",
     "Run",
     "bca_interval",
+    "bivariate_normal_cdf",
     "clustered_se",
     "compare_binary",
     "compare_json",
     "compare_metric",
+    "connor_items",
+    "copula_design",
     "coverage",
     "csv_text",
     "detectable_difference",
+    "detectable_gap",
+    "discordance_design",
     "format_compare",
+    "format_plan",
     "format_simulation",
     "holm",
+    "items_for_power",
     "items_needed",
     "judge",
     "latent_draws",
     "main",
     "mcnemar_exact",
     "mcnemar_mid_p",
+    "mcnemar_power",
     "metric_values",
     "newcombe_interval",
     "numeric_fields",
@@ -53,12 +65,16 @@ __all__ = [
     "pair_runs",
     "paired_bootstrap",
     "percentile_interval",
+    "pilot_plan",
+    "plan_json",
     "read_run",
     "sign_flip_test",
     "simulate",
+    "simulated_power",
     "simulation_json",
     "system_bootstrap",
     "unpaired_bootstrap",
+    "unpaired_items",
     "wilson_interval",
 ]
 __version__ = "0.1.0"
