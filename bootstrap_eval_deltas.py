@@ -1425,6 +1425,34 @@ def simulated_power(rng, n, *, replays=REPLAYS, corr=CORR, acc_a=ACC_A,
     return rejected, discordant
 
 
+def items_with_repeats(design, within, repeats, *, alpha=0.05, power=POWER):
+    """Return {K: items needed} when each item's score averages K samples.
+
+    Following Miller (2024, "Adding Error Bars to Evals", arXiv:2411.00640),
+    the variance of an item's paired difference splits into a part
+    between items and a part within an item, and averaging K samples
+    divides only the latter: sigma^2(K) = sigma_between^2 + within / K,
+    with sigma^2(1) = p10 + p01 - (p01 - p10)^2 from the design.  Items
+    needed is the normal approximation ((z_{1-alpha/2} + z_power) sigma(K)
+    / gap)^2; the key None holds the limit of many repeats.
+    """
+    delta = design.p01 - design.p10
+    total = design.discordance - delta ** 2
+    if not 0 <= within <= total:
+        raise EvalDeltaError(f"within-item variance must be in [0, {total:.4g}]"
+                             f" (the single-sample variance), not {within:g}")
+    if not delta:
+        raise EvalDeltaError("no gap to plan repeats for")
+    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+
+    def need(variance):
+        return math.ceil((z / delta) ** 2 * variance - 1e-9)
+
+    table = {k: need(total - within + within / k) for k in repeats}
+    table[None] = need(total - within)
+    return table
+
+
 def pilot_plan(metric, a, b, *, gap=None, alpha=0.05, power=POWER):
     """Return one line: items needed to detect *gap* given pilot values.
 
@@ -2106,6 +2134,23 @@ def format_plan(plan):
     return "\n".join(lines)
 
 
+def format_repeats(table, within):
+    """Return the items-by-repeats table and where repeats stop paying."""
+    limit = table[None]
+    lines = [f"repeats per item (Miller 2024), within-item variance "
+             f"{within:g} (normal approximation):", "    K  items needed"]
+    lines += [f"{'many' if k is None else k:>5}  {v:>12}"
+              for k, v in table.items()]
+    enough = min((k for k in table if k is not None and table[k] <= 1.05 * limit),
+                 default=None)
+    if enough is None:
+        lines.append("every repeat shown still saves more than 5% of items")
+    else:
+        lines.append(f"from K={enough} on, more repeats save less than 5% of "
+                     f"the items")
+    return "\n".join(lines)
+
+
 def plan_json(plan):
     """Return the JSON object of plan."""
     d = plan.design
@@ -2353,6 +2398,14 @@ def _add_plan(commands):
                            "%(default)s)")
     plan.add_argument("--power", type=_PROBABILITY, default=POWER,
                       help="target power (default %(default)s)")
+    plan.add_argument("--repeats", type=_at_least(1), metavar="K",
+                      help="samples per item averaged into its score: show "
+                           "items needed for 1..K repeats (needs "
+                           "--within-var)")
+    plan.add_argument("--within-var", type=_bounded(float, 0, None,
+                                                    lo_open=False),
+                      help="variance of an item's paired difference between "
+                           "repeated samples of the same item")
     plan.add_argument("--n-items", type=_n_list, metavar="N,N,...",
                       help="item counts for the power table (default: a "
                            "range around the answer)")
@@ -2594,6 +2647,13 @@ def _run_plan(args):
             return copula_design(acc_a, b, corr)
     design = make(acc_b)
     options = dict(alpha=args.alpha, power=args.power)
+    if (args.repeats is None) != (args.within_var is None):
+        raise EvalDeltaError("--repeats and --within-var go together")
+    repeats = None
+    if args.repeats:
+        ks = sorted({1, args.repeats} | {2 ** i for i in range(8)
+                                          if 2 ** i <= args.repeats})
+        repeats = items_with_repeats(design, args.within_var, ks, **options)
     needed = items_for_power(design, **options)
     ns = args.n_items or sorted({max(1, round(f * (needed or 500)))
                                  for f in (0.25, 0.5, 1, 2)})
@@ -2614,7 +2674,16 @@ def _run_plan(args):
                 {n: mcnemar_power(n, design, alpha=args.alpha) for n in ns},
                 {n: detectable_gap(n, make, acc_a, **options) for n in ns},
                 simulated)
-    print(json.dumps(plan_json(plan)) if args.json else format_plan(plan))
+    if args.json:
+        report = plan_json(plan)
+        if repeats:
+            report["items_needed_by_repeats"] = {
+                "inf" if k is None else str(k): v for k, v in repeats.items()}
+        print(json.dumps(report))
+    else:
+        print(format_plan(plan))
+        if repeats:
+            print(format_repeats(repeats, args.within_var))
     return 0
 
 

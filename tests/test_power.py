@@ -148,3 +148,29 @@ def test_pilot_plan_continuous_uses_the_paired_sd():
 def test_pilot_gap_impossible_with_its_discordance():
     line = bed.pilot_plan("acc", [1, 0, 1, 1], [1, 1, 1, 1], gap=0.5)
     assert "cannot arise with the pilot's discordance 0.2500" in line
+
+
+def test_repeats_divide_only_the_within_item_variance():
+    design = bed.copula_design(0.72, 0.76, 0.6)
+    total = design.discordance - (design.p01 - design.p10) ** 2
+    table = bed.items_with_repeats(design, 0.15, [1, 2, 4])
+    z = bed.NormalDist().inv_cdf(0.975) + bed.NormalDist().inv_cdf(0.8)
+    delta = design.p01 - design.p10
+    for k in (1, 2, 4):
+        assert table[k] == math.ceil((z / delta) ** 2
+                                     * (total - 0.15 + 0.15 / k) - 1e-9)
+    assert table[1] > table[2] > table[4] > table[None]
+    no_within = bed.items_with_repeats(design, 0.0, [1, 8])
+    assert no_within[1] == no_within[8] == no_within[None]
+
+
+def test_repeats_cli(capsys):
+    status, out, _ = run(capsys, "--repeats", "4", "--within-var", "0.28",
+                         "--n-items", "500")
+    assert status == 0 and "repeats per item (Miller 2024)" in out
+    assert out.strip().endswith("save less than 5% of the items") or \
+        "every repeat shown" in out
+    status, _, err = run(capsys, "--repeats", "4")
+    assert status == 2 and "go together" in err
+    status, _, err = run(capsys, "--repeats", "2", "--within-var", "0.9")
+    assert status == 2 and "within-item variance must be in [0, 0.3021]" in err
