@@ -97,6 +97,7 @@ import statistics
 import sys
 import tempfile
 import time
+import xml.sax.saxutils
 import zlib
 from array import array
 from fractions import Fraction
@@ -168,6 +169,7 @@ class MetricResult(NamedTuple):
     score_ci: object         # Newcombe's score interval of b - a, or None
     se: float                # standard error of the mean paired difference
     clusters: object         # number of clusters, or None if unclustered
+    draws: object = None     # the paired bootstrap values, in metric units
 
 
 class Coverage(NamedTuple):
@@ -725,6 +727,7 @@ def compare_metric(a, b, rng, *, metric="metric", kind=None,
           for reps, total, jack in zip(replicates, totals, jackknives)]
     ci.append(percentile_interval(replicates[3], confidence))
     ci = [Interval(scale(lo), scale(hi)) for lo, hi in ci]
+    draws = [float(scale(x)) for x in replicates[2]]
     se = statistics.stdev(diffs) / math.sqrt(n) if n > 1 else 0.0
     if kind == "binary":
         m = mcnemar_exact(pairs)
@@ -734,11 +737,11 @@ def compare_metric(a, b, rng, *, metric="metric", kind=None,
         return MetricResult(metric, kind, direction, n, *map(scale, totals),
                             *ci, "McNemar exact", m.p_exact, m,
                             mcnemar_mid_p(m.a_only, m.b_only), score, se,
-                            None)
+                            None, draws)
     p, how = sign_flip_test(diffs, rng, resamples=resamples)
     return MetricResult(metric, kind, direction, n, *map(scale, totals),
                         *ci, f"sign-flip {how}", p, None, None, None, se,
-                        None)
+                        None, draws)
 
 
 def _count_bootstraps(pairs, rng, resamples):
@@ -861,7 +864,8 @@ def _compare_clustered(a, b, diffs, rng, labels, metric, kind, direction,
     p, how = sign_flip_test(cluster_diffs, rng, resamples=resamples)
     return MetricResult(metric, kind, direction, n, *means, *ci,
                         f"cluster sign-flip {how}", p, None, None, None,
-                        clustered_se(diffs, labels), len(groups))
+                        clustered_se(diffs, labels), len(groups),
+                        replicates[2])
 
 
 def _ratio_jackknife(sums, size):
@@ -2170,6 +2174,144 @@ def plan_json(plan):
             "simulated": simulated}
 
 
+# Pictures are hand-written SVG: a fixed 640 x 400 canvas per panel, linear
+# axes with "nice" ticks, text escaped for XML.  They are strings like the
+# other reports; main writes them.
+
+_W, _H, _LEFT, _RIGHT, _TOP, _BOTTOM = 640, 400, 70, 20, 40, 55
+
+
+def _nice_ticks(lo, hi, count=5):
+    """Return round tick values covering [lo, hi].
+
+    >>> _nice_ticks(0, 1)
+    [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    """
+    if hi <= lo:
+        hi = lo + 1
+    raw = (hi - lo) / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = min((m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw))
+    first = math.floor(lo / step)
+    return [round(i * step, 12) for i in range(first, math.ceil(hi / step) + 1)]
+
+
+class _Frame(NamedTuple):
+    """Maps data coordinates of one panel to SVG coordinates."""
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+    top: float
+
+    def x(self, v):
+        return _LEFT + (v - self.x0) / (self.x1 - self.x0) * (_W - _LEFT - _RIGHT)
+
+    def y(self, v):
+        span = _H - _TOP - _BOTTOM
+        return self.top + _TOP + span - (v - self.y0) / (self.y1 - self.y0) * span
+
+
+def _axes(frame, xticks, yticks, title, xlabel, ylabel):
+    """Return the SVG of a panel's title, axes, ticks and labels."""
+    esc = xml.sax.saxutils.escape
+    bottom, top = frame.y(frame.y0), frame.y(frame.y1)
+    left, right = frame.x(frame.x0), frame.x(frame.x1)
+    out = [f'<text x="{_W / 2:.1f}" y="{frame.top + 24:.1f}" '
+           f'text-anchor="middle" font-size="16">{esc(title)}</text>',
+           f'<line x1="{left:.1f}" y1="{bottom:.1f}" x2="{right:.1f}" '
+           f'y2="{bottom:.1f}" stroke="black"/>',
+           f'<line x1="{left:.1f}" y1="{bottom:.1f}" x2="{left:.1f}" '
+           f'y2="{top:.1f}" stroke="black"/>']
+    for t in xticks:
+        x = frame.x(t)
+        out.append(f'<line x1="{x:.1f}" y1="{bottom:.1f}" x2="{x:.1f}" '
+                   f'y2="{bottom + 5:.1f}" stroke="black"/><text x="{x:.1f}" '
+                   f'y="{bottom + 19:.1f}" text-anchor="middle" '
+                   f'font-size="12">{t:g}</text>')
+    for t in yticks:
+        y = frame.y(t)
+        out.append(f'<line x1="{left - 5:.1f}" y1="{y:.1f}" x2="{left:.1f}" '
+                   f'y2="{y:.1f}" stroke="black"/><text x="{left - 8:.1f}" '
+                   f'y="{y + 4:.1f}" text-anchor="end" font-size="12">'
+                   f'{t:g}</text>')
+    out.append(f'<text x="{(left + right) / 2:.1f}" y="{bottom + 40:.1f}" '
+               f'text-anchor="middle" font-size="13">{esc(xlabel)}</text>')
+    out.append(f'<text transform="translate(18 {(top + bottom) / 2:.1f}) '
+               f'rotate(-90)" text-anchor="middle" font-size="13">'
+               f'{esc(ylabel)}</text>')
+    return out
+
+
+def _svg(panels, body):
+    height = _H * panels
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" '
+            f'height="{height}" viewBox="0 0 {_W} {height}" '
+            f'font-family="sans-serif">\n<rect width="100%" height="100%" '
+            f'fill="white"/>\n' + "\n".join(body) + "\n</svg>\n")
+
+
+def power_curve_svg(points, *, target, answer, title):
+    """Return an SVG of exact power against items, target and answer marked.
+
+    *points* are (n, power) pairs in increasing n.
+    """
+    xs = [n for n, _ in points]
+    xticks = _nice_ticks(0, max(xs))
+    frame = _Frame(xticks[0], xticks[-1], 0.0, 1.0, 0)
+    body = _axes(frame, xticks, _nice_ticks(0, 1), title, "items",
+                 "power of McNemar's exact test")
+    path = " ".join(f"{'M' if i == 0 else 'L'}{frame.x(n):.1f},"
+                    f"{frame.y(p):.1f}" for i, (n, p) in enumerate(points))
+    body.append(f'<path d="{path}" fill="none" stroke="#1f5fa8" '
+                f'stroke-width="2"/>')
+    y = frame.y(target)
+    body.append(f'<line x1="{frame.x(frame.x0):.1f}" y1="{y:.1f}" '
+                f'x2="{frame.x(frame.x1):.1f}" y2="{y:.1f}" stroke="#888" '
+                f'stroke-dasharray="6 4"/>')
+    if answer is not None:
+        x = frame.x(answer)
+        body.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="#c0392b"/>'
+                    f'<text x="{x + 8:.1f}" y="{y - 8:.1f}" font-size="13">'
+                    f'{answer} items for {target:.0%}</text>')
+    return _svg(1, body)
+
+
+def histogram_svg(results, *, confidence=CONFIDENCE, bins=40):
+    """Return an SVG with one panel per metric: the paired bootstrap
+    distribution of the difference, its CI (solid) and zero (dashed)."""
+    body = []
+    for i, r in enumerate(results):
+        draws = sorted(r.draws)
+        lo, hi = min(draws[0], 0.0), max(draws[-1], 0.0)
+        width = (hi - lo) / bins or 1.0
+        counts = [0] * bins
+        for v in draws:
+            counts[min(bins - 1, int((v - lo) / width))] += 1
+        xticks = _nice_ticks(lo, hi)
+        yticks = _nice_ticks(0, max(counts))
+        frame = _Frame(xticks[0], xticks[-1], 0, yticks[-1], i * _H)
+        level = _decimal(_exact(confidence) * 100)
+        body += _axes(frame, xticks, yticks,
+                      f"{r.metric}: bootstrap of B - A, {level}% CI",
+                      f"difference in {r.metric} (candidate - baseline)",
+                      "resamples")
+        for j, c in enumerate(counts):
+            x0, x1 = frame.x(lo + j * width), frame.x(lo + (j + 1) * width)
+            body.append(f'<rect x="{x0:.1f}" y="{frame.y(c):.1f}" '
+                        f'width="{max(x1 - x0 - 1, 0.5):.1f}" '
+                        f'height="{frame.y(0) - frame.y(c):.1f}" '
+                        f'fill="#9cb9dd"/>')
+        for value, dash in ((r.ci_paired.lo, ""), (r.ci_paired.hi, ""),
+                            (0.0, ' stroke-dasharray="6 4"')):
+            x = frame.x(float(value))
+            body.append(f'<line x1="{x:.1f}" y1="{frame.y(0):.1f}" '
+                        f'x2="{x:.1f}" y2="{frame.y(frame.y1):.1f}" '
+                        f'stroke="{"#555" if dash else "#c0392b"}" '
+                        f'stroke-width="2"{dash}/>')
+    return _svg(len(results), body)
+
+
 def csv_text(pairs):
     """Return the per-item CSV of (a, b) pairs, items numbered from 1.
 
@@ -2335,6 +2477,9 @@ def _build_parser():
     cmp.add_argument("--format", choices=("text", "json", "markdown"),
                      default="text", help="report format (default text; "
                      "markdown suits a pull-request comment)")
+    cmp.add_argument("--plot", metavar="FILE.svg",
+                     help="also draw each metric's paired bootstrap "
+                          "distribution with its CI and zero, as SVG")
     cmp.add_argument("--fail-on", choices=("worse", "not-better"),
                      help="exit 1 when some metric is worse (or is not "
                           "better), to gate a CI job")
@@ -2419,6 +2564,9 @@ def _add_plan(commands):
                       help="seed for --simulate (default %(default)s)")
     plan.add_argument("--json", action="store_true",
                       help="print one JSON object instead of text")
+    plan.add_argument("--plot", metavar="FILE.svg",
+                      help="also draw the exact power against items, the "
+                           "target and the answer marked, as SVG")
     plan.add_argument("--quiet", action="store_true",
                       help="no progress on stderr (shown only on a terminal)")
     plan.set_defaults(run=_run_plan)
@@ -2564,6 +2712,8 @@ def _metric_fields(args, baseline, candidate):
 
 
 def _run_compare(args):
+    if args.plot:
+        _check_writable(args.plot)
     baseline = read_run(args.baseline)
     candidate = read_run(args.candidate) if args.candidate else None
     paired = pair_runs(baseline, candidate, id_field=args.id_col,
@@ -2603,6 +2753,9 @@ def _run_compare(args):
                              dropped=paired.dropped,
                              confidence=args.confidence, margin=args.margin,
                              markdown=args.format == "markdown"))
+    if args.plot:
+        _write_atomic(args.plot, histogram_svg(results,
+                                               confidence=args.confidence))
     verdicts = [j.verdict for j in judgements]
     failed = {"worse": "worse" in verdicts,
               "not-better": any(v != "better" for v in verdicts)}
@@ -2627,6 +2780,8 @@ def _plan_from_pilot(args):
 
 
 def _run_plan(args):
+    if args.plot:
+        _check_writable(args.plot)
     if args.pilot:
         print(_plan_from_pilot(args))
         return 0
@@ -2674,6 +2829,14 @@ def _run_plan(args):
                 {n: mcnemar_power(n, design, alpha=args.alpha) for n in ns},
                 {n: detectable_gap(n, make, acc_a, **options) for n in ns},
                 simulated)
+    if args.plot:
+        top = max(ns + [needed or 0]) * 5 // 4
+        grid = sorted({max(1, top * i // 40) for i in range(1, 41)})
+        _write_atomic(args.plot, power_curve_svg(
+            [(n, mcnemar_power(n, design, alpha=args.alpha)) for n in grid],
+            target=args.power, answer=needed,
+            title=f"Power to detect {_pts(Fraction(repr(acc_b)) - Fraction(repr(acc_a)))} pts "
+                  f"(A={acc_a:g}, B={acc_b:g})"))
     if args.json:
         report = plan_json(plan)
         if repeats:

@@ -435,3 +435,29 @@ def test_newcombe_contains_the_estimate_and_flips_with_the_systems(cells):
     lo2, hi2 = bed.newcombe_interval(both, b_only, a_only, neither)
     assert bed.math.isclose(lo2, -hi, abs_tol=1e-12)
     assert bed.math.isclose(hi2, -lo, abs_tol=1e-12)
+
+
+def test_compare_plot_one_panel_per_metric(capsys, tmp_path):
+    import xml.etree.ElementTree as ET
+    base, cand = two_runs(tmp_path)
+    target = tmp_path / "dist.svg"
+    status, _, _ = run(capsys, base, cand, "--metric", "acc", "--metric",
+                       "f1", "--resamples", "200", "--plot", str(target))
+    root = ET.parse(target).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    titles = [t.text for t in root.iter(ns + "text")
+              if t.text and "bootstrap of B - A" in t.text]
+    assert status == 0 and titles == ["acc: bootstrap of B - A, 95% CI",
+                                      "f1: bootstrap of B - A, 95% CI"]
+    assert root.get("height") == "800"
+    bars = [r for r in root.iter(ns + "rect") if r.get("fill") == "#9cb9dd"]
+    assert len(bars) == 80                     # 40 bins per panel
+
+
+def test_svg_escapes_metric_names():
+    import xml.etree.ElementTree as ET
+    r = bed.compare_metric([0.1, 0.5, 0.2], [0.3, 0.6, 0.2],
+                           random.Random(1), metric="f1<&>", resamples=30)
+    root = ET.fromstring(bed.histogram_svg([r]))
+    assert any(t.text == "f1<&>: bootstrap of B - A, 95% CI"
+               for t in root.iter("{http://www.w3.org/2000/svg}text"))

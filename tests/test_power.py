@@ -174,3 +174,17 @@ def test_repeats_cli(capsys):
     assert status == 2 and "go together" in err
     status, _, err = run(capsys, "--repeats", "2", "--within-var", "0.9")
     assert status == 2 and "within-item variance must be in [0, 0.3021]" in err
+
+
+def test_plan_plot_is_valid_svg(capsys, tmp_path):
+    import xml.etree.ElementTree as ET
+    target = tmp_path / "power.svg"
+    status, out, _ = run(capsys, "--n-items", "500", "--plot", str(target))
+    root = ET.parse(target).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    assert status == 0 and root.tag == ns + "svg"
+    texts = [t.text for t in root.iter(ns + "text")]
+    assert "1533 items for 80%" in texts and "items" in texts
+    assert texts[0] == "Power to detect +4.0 pts (A=0.72, B=0.76)"
+    assert len(list(root.iter(ns + "path"))) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["power.svg"]
