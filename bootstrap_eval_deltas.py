@@ -1008,16 +1008,103 @@ def _paired_codes(pairs):
     return bytes(1 + b - a for a, b in pairs)
 
 
-def _replay_bounds(latent, drawn, *, positions, design):
-    """Return one replay's paired deltas at the two percentile positions."""
-    codes = _paired_codes(outcomes(latent, **design))
+def _replay_deltas(latent, drawn, design):
+    """Return one replay's pairs and its sorted paired deltas (times n)."""
+    pairs = outcomes(latent, **design)
+    codes = _paired_codes(pairs)
     n = len(codes)
     if isinstance(drawn, list):
         drawn = _codes_from_words(drawn, n, codes)
     plus = _block_counts(drawn, n, 2)
     minus = _block_counts(drawn, n, 0)
-    deltas = sorted([p - m for p, m in zip(plus, minus)])
+    return pairs, sorted([p - m for p, m in zip(plus, minus)])
+
+
+def _replay_bounds(latent, drawn, *, positions, design):
+    """Return one replay's paired deltas at the two percentile positions."""
+    _, deltas = _replay_deltas(latent, drawn, design)
     return deltas[positions[0]], deltas[positions[1]]
+
+
+def _replay_intervals(latent, drawn, *, positions, design, methods,
+                      confidence, alpha):
+    """Return one replay's intervals of the gap by method, and whether
+    McNemar's exact test and its mid-p reject at alpha."""
+    pairs, deltas = _replay_deltas(latent, drawn, design)
+    n = len(pairs)
+    m = mcnemar_exact(pairs)
+    out = {}
+    if "percentile" in methods:
+        out["percentile"] = Interval(Fraction(deltas[positions[0]], n),
+                                     Fraction(deltas[positions[1]], n))
+    if "bca" in methods:
+        lo, hi = bca_interval(deltas, m.b_only - m.a_only,
+                              [a - b for a, b in pairs], confidence)
+        out["bca"] = Interval(Fraction(lo, n), Fraction(hi, n))
+    if "score" in methods:
+        both = sum(a and b for a, b in pairs)
+        out["score"] = Interval(*map(Fraction, newcombe_interval(
+            both, m.a_only, m.b_only, n - both - m.a_only - m.b_only,
+            confidence)))
+    rejects = (m.p_exact <= _exact(alpha),
+               mcnemar_mid_p(m.a_only, m.b_only) <= _exact(alpha))
+    return out, rejects
+
+
+INTERVALS = ("percentile", "bca", "score")
+
+
+class Calibration(NamedTuple):
+    """Per interval method: replays covering the gap, above and below 0."""
+    replays: int
+    gap: Fraction
+    covered: dict
+    above_zero: dict
+    below_zero: dict
+    rejected: dict           # "McNemar exact" and "McNemar mid-p" counts
+
+
+def calibration(rng, *, methods=INTERVALS, replays=REPLAYS, n_items=N_ITEMS,
+                corr=CORR, acc_a=ACC_A, acc_b=ACC_B, resamples=RESAMPLES,
+                confidence=CONFIDENCE, alpha=0.05, jobs=1, progress=None):
+    """Replay the simulation as coverage() does, for several intervals.
+
+    The random stream is coverage()'s, so the percentile counts equal its
+    covered and excludes_zero.  With acc_a == acc_b, above + below zero
+    is each interval's false-positive rate, and the tests' rejections are
+    theirs.
+
+    >>> c = calibration(random.Random(5), replays=3, n_items=50,
+    ...                 resamples=100)
+    >>> c.covered, c.above_zero["percentile"]
+    ({'percentile': 3, 'bca': 3, 'score': 3}, 0)
+    """
+    unknown = set(methods) - set(INTERVALS)
+    if unknown or not methods:
+        raise EvalDeltaError(f"intervals are {', '.join(INTERVALS)}, not "
+                             f"{', '.join(sorted(unknown)) or 'none'}")
+    gap = _exact(acc_b) - _exact(acc_a)
+    judge_of = functools.partial(
+        _replay_intervals, positions=_percentile_positions(resamples, confidence),
+        design=dict(corr=corr, acc_a=acc_a, acc_b=acc_b),
+        methods=tuple(methods), confidence=confidence, alpha=alpha)
+    if jobs > 1 and _can_fork():
+        results = _pipelined(rng, replays, n_items, resamples, judge_of)
+    else:
+        results = (judge_of(*_replay_draws(rng, n_items, resamples, judge_of))
+                   for _ in range(replays))
+    counts = [dict.fromkeys(methods, 0) for _ in range(3)]
+    rejected = {"McNemar exact": 0, "McNemar mid-p": 0}
+    for done, (intervals, rejects) in enumerate(results, 1):
+        for name, (lo, hi) in intervals.items():
+            counts[0][name] += lo <= gap <= hi
+            counts[1][name] += lo > 0
+            counts[2][name] += hi < 0
+        for test, hit in zip(rejected, rejects):
+            rejected[test] += hit
+        if progress:
+            progress(done)
+    return Calibration(replays, gap, *counts, rejected)
 
 
 def _can_fork():
@@ -1905,13 +1992,20 @@ def _share(count, total):
             f"(Monte Carlo s.e. {100 * se:.1f}%)")
 
 
-def format_simulation(result, cov, *, acc_a, acc_b, confidence):
-    """Return the text report of a simulate run (no trailing newline)."""
+def format_simulation(result, cov, *, acc_a, acc_b, confidence,
+                      calibration=None):
+    """Return the text report of a simulate run (no trailing newline).
+
+    With a Calibration (and cov None) its table replaces the coverage
+    lines.
+    """
     true_a, true_b = _exact(acc_a), _exact(acc_b)
     lines = [f"n={result.n_items}, true accuracies A={_decimal(true_a)} "
              f"B={_decimal(true_b)}, true gap={_pts(true_b - true_a)} pts"]
     lines += _metric_lines(result, confidence)
-    if cov.replays:
+    if calibration:
+        lines.append(format_calibration(calibration))
+    elif cov.replays:
         lines += [
             f"over {cov.replays} replays: paired CI covers the true gap "
             f"{_share(cov.covered, cov.replays)};",
@@ -1937,6 +2031,38 @@ def _metric_json(r):
     }
 
 
+def format_calibration(cal, *, alpha=0.05):
+    """Return the calibration table of simulate --intervals."""
+    def share(count):
+        p = count / cal.replays
+        return f"{100 * p:.1f}% ± {100 * math.sqrt(p * (1 - p) / cal.replays):.1f}%"
+
+    rows = [["interval", "covers the true gap", "CI above zero",
+             "CI below zero"]]
+    rows += [[name, share(cal.covered[name]), share(cal.above_zero[name]),
+              share(cal.below_zero[name])] for name in cal.covered]
+    rows += [["test", f"rejects at alpha {alpha:g}", "", ""]]
+    rows += [[name, share(count), "", ""] for name, count in cal.rejected.items()]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = [f"calibration over {cal.replays} replays (true gap "
+             f"{_pts(cal.gap)} pts), each with its Monte Carlo s.e.:"]
+    lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
+              for r in rows]
+    if not cal.gap:
+        lines.append("the true gap is 0: above + below zero is each "
+                     "interval's false-positive rate")
+    return "\n".join(lines)
+
+
+def calibration_json(cal):
+    return {"replays": cal.replays, "gap": float(cal.gap),
+            "intervals": {name: {"covered": cal.covered[name],
+                                 "above_zero": cal.above_zero[name],
+                                 "below_zero": cal.below_zero[name]}
+                          for name in cal.covered},
+            "tests": dict(cal.rejected)}
+
+
 def simulation_json(result, cov, *, seed, resamples, acc_a, acc_b):
     """Return the JSON object of a simulate run."""
     true_a, true_b = _exact(acc_a), _exact(acc_b)
@@ -1944,7 +2070,8 @@ def simulation_json(result, cov, *, seed, resamples, acc_a, acc_b):
            "true": {"a": float(true_a), "b": float(true_b),
                     "gap": float(true_b - true_a)}}
     out.update(_metric_json(result))
-    out["coverage"] = cov._asdict()
+    if cov is not None:
+        out["coverage"] = cov._asdict()
     return out
 
 
@@ -2415,6 +2542,12 @@ def _build_parser():
                           "are identical (default %(default)s here)")
     sim.add_argument("--quiet", action="store_true",
                      help="no progress on stderr (shown only on a terminal)")
+    sim.add_argument("--intervals", type=_interval_list, metavar="NAMES",
+                     help="calibrate intervals instead of the coverage "
+                          "lines: a comma list of percentile, bca, score; "
+                          "each one's coverage and rate of excluding zero "
+                          "over the replays, and McNemar's rejection rate "
+                          "(e.g. --intervals percentile,bca,score)")
     sim.set_defaults(run=_run_simulate)
     cmp = commands.add_parser(
         "compare", help="judge two systems' per-item results",
@@ -2487,6 +2620,15 @@ def _build_parser():
     cmp.set_defaults(run=_run_compare)
     _add_plan(commands)
     return parser
+
+
+def _interval_list(text):
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    wrong = [x for x in names if x not in INTERVALS]
+    if wrong or not names:
+        raise argparse.ArgumentTypeError(
+            f"expected names from {', '.join(INTERVALS)}, not {text!r}")
+    return names
 
 
 def _n_list(text):
@@ -2629,6 +2771,9 @@ def _write_atomic(path, text):
 
 
 def _run_simulate(args):
+    if args.intervals and not args.replays:
+        raise EvalDeltaError("--intervals calibrates over the replays; give "
+                             "--replays of at least 1")
     out = None if args.no_csv else args.out
     if out:
         _check_writable(out)
@@ -2637,10 +2782,14 @@ def _run_simulate(args):
     pairs = simulate(rng, args.n_items, **design)
     result = compare_binary(pairs, rng, resamples=args.resamples,
                             confidence=args.confidence)
-    cov = coverage(rng, replays=args.replays, n_items=args.n_items,
-                   resamples=args.resamples, confidence=args.confidence,
-                   jobs=args.jobs,
-                   progress=_progress(args.replays, args.quiet), **design)
+    loop = dict(replays=args.replays, n_items=args.n_items,
+                resamples=args.resamples, confidence=args.confidence,
+                jobs=args.jobs, progress=_progress(args.replays, args.quiet),
+                **design)
+    if args.intervals:
+        cal, cov = calibration(rng, methods=args.intervals, **loop), None
+    else:
+        cal, cov = None, coverage(rng, **loop)
     if out:
         _write_atomic(out, csv_text(pairs))
     if args.json:
@@ -2648,10 +2797,13 @@ def _run_simulate(args):
                                  resamples=args.resamples, acc_a=args.acc_a,
                                  acc_b=args.acc_b)
         report["csv"] = out
+        if cal:
+            report["calibration"] = calibration_json(cal)
         print(json.dumps(report))
     else:
         print(format_simulation(result, cov, acc_a=args.acc_a,
-                                acc_b=args.acc_b, confidence=args.confidence))
+                                acc_b=args.acc_b, confidence=args.confidence,
+                                calibration=cal))
         print(f"wrote {out} ({len(pairs)} items)" if out
               else "per-item CSV not written (--no-csv)")
     return 0

@@ -200,3 +200,33 @@ def test_version_and_help(capsys):
             bed.main([command, "--help"])
         text = capsys.readouterr().out
         assert "--resamples" in text and "--seed" in text
+
+
+def test_intervals_calibration_text_and_json(capsys, tmp_path):
+    status, out, _ = run(capsys, *SMALL, "--no-csv", "--intervals",
+                         "percentile,score")
+    lines = out.splitlines()
+    assert status == 0
+    assert lines[6].startswith("calibration over 3 replays (true gap +4.0")
+    assert [l.split()[0] for l in lines[8:10]] == ["percentile", "score"]
+    assert "McNemar exact" in out and "coverage loop skipped" not in out
+    status, out, _ = run(capsys, *SMALL, "--no-csv", "--json",
+                         "--intervals", "bca")
+    report = json.loads(out)
+    assert set(report["calibration"]["intervals"]) == {"bca"}
+    assert "coverage" not in report
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--intervals", "wald"], "expected names from percentile, bca, score"),
+])
+def test_bad_intervals(capsys, argv, message):
+    with pytest.raises(SystemExit) as stop:
+        bed.main(argv)
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_intervals_need_replays(capsys):
+    status, _, err = run(capsys, *SMALL, "--replays", "0", "--intervals",
+                         "bca", "--no-csv")
+    assert status == 2 and "give --replays of at least 1" in err

@@ -160,3 +160,29 @@ def test_coverage_compares_the_true_gap_exactly():
     # at exactly 20/500 a miss.
     assert bed._exact(0.76) - bed._exact(0.72) == Fraction(1, 25)
     assert 0.76 - 0.72 != 0.04
+
+
+def test_calibration_percentile_row_is_coverage():
+    args = dict(replays=5, n_items=80, resamples=120, acc_a=0.6, acc_b=0.7)
+    cov = bed.coverage(random.Random(3), **args)
+    cal = bed.calibration(random.Random(3), **args)
+    assert cal.covered["percentile"] == cov.covered
+    assert cal.above_zero["percentile"] == cov.excludes_zero
+
+
+@pytest.mark.skipif(not bed._can_fork(), reason="needs fork and 2 CPUs")
+def test_calibration_with_helper_process_is_identical():
+    args = dict(replays=6, n_items=300, resamples=100, acc_a=0.6, acc_b=0.6)
+    assert (bed.calibration(random.Random(4), jobs=2, **args)
+            == bed.calibration(random.Random(4), jobs=1, **args))
+
+
+def test_calibration_false_positive_rate_at_zero_gap():
+    # 300 replays with no true gap: each interval's two-sided rate of
+    # excluding zero stays below alpha plus four standard errors.
+    cal = bed.calibration(random.Random(6), replays=300, n_items=60,
+                          resamples=200, acc_a=0.7, acc_b=0.7)
+    bound = 0.05 + 4 * (0.05 * 0.95 / 300) ** 0.5
+    for name in bed.INTERVALS:
+        assert (cal.above_zero[name] + cal.below_zero[name]) / 300 < bound
+    assert cal.gap == 0
