@@ -1544,6 +1544,51 @@ def items_with_repeats(design, within, repeats, *, alpha=0.05, power=POWER):
     return table
 
 
+def repeats_from_samples(a_groups, b_groups, repeats, *, gap=None,
+                         alpha=0.05, power=POWER):
+    """Return (items needed by K, within, between, gap) from repeated samples.
+
+    *a_groups* and *b_groups* map each item to its samples (at least two
+    each).  By the method of moments (Miller 2024): within is the mean over
+    items of var_A + var_B, the variance of one sample's paired difference
+    inside an item; between is the variance of the item mean differences
+    less their sampling noise, mean of var_A/r_A + var_B/r_B.  Items needed
+    for K repeats is ((z_{1-alpha/2} + z_power) / gap)^2 (between +
+    within / K); the key None holds the limit.  If *gap* is None the
+    samples' own mean difference is used.
+    """
+    if set(a_groups) != set(b_groups):
+        only = sorted(set(a_groups) ^ set(b_groups))
+        raise EvalDeltaError(f"{len(only)} items sampled in one run only "
+                             f"(first: {', '.join(only[:3])})")
+    stats = []
+    for item, a in a_groups.items():
+        b = b_groups[item]
+        if len(a) < 2 or len(b) < 2:
+            raise EvalDeltaError(f"item {item!r} has fewer than two samples "
+                                 f"in a run; repeats need at least two")
+        va, vb = statistics.variance(a), statistics.variance(b)
+        stats.append((statistics.fmean(b) - statistics.fmean(a), va + vb,
+                      va / len(a) + vb / len(b)))
+    if len(stats) < 2:
+        raise EvalDeltaError("repeats need at least two items")
+    diffs = [d for d, _, _ in stats]
+    within = statistics.fmean(w for _, w, _ in stats)
+    noise = statistics.fmean(e for _, _, e in stats)
+    between = max(0.0, statistics.variance(diffs) - noise)
+    target = statistics.fmean(diffs) if gap is None else gap
+    if not target:
+        raise EvalDeltaError("no gap to plan repeats for")
+    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+
+    def need(variance):
+        return math.ceil((z / target) ** 2 * variance - 1e-9)
+
+    table = {k: need(between + within / k) for k in repeats}
+    table[None] = need(between)
+    return table, within, between, target
+
+
 def pilot_plan(metric, a, b, *, gap=None, alpha=0.05, power=POWER):
     """Return one line: items needed to detect *gap* given pilot values.
 
@@ -1911,6 +1956,21 @@ def _index(run, key):
                                  f"at {run.places[where[value]]})")
         where[value] = i
     return where
+
+
+def grouped_values(run, key, field):
+    """Return {id: [values]} for runs with several samples per item."""
+    groups = {}
+    for record, place in zip(run.records, run.places):
+        item = _field(record, key)
+        if item is _MISSING or item in ("", None):
+            raise EvalDeltaError(f"{place}: no {key}")
+        try:
+            value = _number(_field(record, field))
+        except ValueError as exc:
+            raise EvalDeltaError(f"{place}: {field}: {exc}") from None
+        groups.setdefault(str(item).strip(), []).append(value)
+    return groups
 
 
 def metric_values(records, places, field):
@@ -2692,7 +2752,8 @@ def _add_plan(commands):
     plan.add_argument("--within-var", type=_bounded(float, 0, None,
                                                     lo_open=False),
                       help="variance of an item's paired difference between "
-                           "repeated samples of the same item")
+                           "repeated samples of the same item; with --from "
+                           "and several rows per item it is estimated")
     plan.add_argument("--n-items", type=_n_list, metavar="N,N,...",
                       help="item counts for the power table (default: a "
                            "range around the answer)")
@@ -2920,14 +2981,36 @@ def _plan_from_pilot(args):
         raise EvalDeltaError("--from takes one wide file or two runs")
     baseline = read_run(args.pilot[0])
     candidate = read_run(args.pilot[1]) if len(args.pilot) == 2 else None
-    paired = pair_runs(baseline, candidate, id_field=args.id_col,
-                       a_col=args.a_col, b_col=args.b_col)
+    if not (args.repeats and args.within_var is None):
+        paired = pair_runs(baseline, candidate, id_field=args.id_col,
+                           a_col=args.a_col, b_col=args.b_col)
     args.cluster = None
     lines, options = [], dict(alpha=args.alpha, power=args.power)
+    if args.repeats and args.within_var is None:
+        return _repeats_from_pilot(args, baseline, candidate, options)
     for name, a_field, b_field in _metric_fields(args, baseline, candidate):
         a = metric_values(paired.a_records, paired.a_places, a_field)
         b = metric_values(paired.b_records, paired.b_places, b_field)
         lines.append(pilot_plan(name, a, b, gap=args.gap, **options))
+    return "\n".join(lines)
+
+
+def _repeats_from_pilot(args, baseline, candidate, options):
+    """plan --from with --repeats and no --within-var: estimate it."""
+    candidate = candidate or baseline
+    key = args.id_col or _id_field(baseline, candidate)
+    ks = sorted({1, args.repeats} | {2 ** i for i in range(8)
+                                      if 2 ** i <= args.repeats})
+    lines = []
+    for name, a_field, b_field in _metric_fields(args, baseline, candidate):
+        table, within, between, gap = repeats_from_samples(
+            grouped_values(baseline, key, a_field),
+            grouped_values(candidate, key, b_field), ks, gap=args.gap,
+            **options)
+        lines.append(f"{name}: gap {gap:+.4g}; between-item variance "
+                     f"{between:.4g}, within-item variance {within:.4g} "
+                     f"(estimated from the repeated samples)")
+        lines.append(format_repeats(table, within))
     return "\n".join(lines)
 
 
@@ -2955,7 +3038,8 @@ def _run_plan(args):
     design = make(acc_b)
     options = dict(alpha=args.alpha, power=args.power)
     if (args.repeats is None) != (args.within_var is None):
-        raise EvalDeltaError("--repeats and --within-var go together")
+        raise EvalDeltaError("--repeats needs --within-var, or --from with "
+                             "several samples per item")
     repeats = None
     if args.repeats:
         ks = sorted({1, args.repeats} | {2 ** i for i in range(8)

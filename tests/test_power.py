@@ -171,7 +171,7 @@ def test_repeats_cli(capsys):
     assert out.strip().endswith("save less than 5% of the items") or \
         "every repeat shown" in out
     status, _, err = run(capsys, "--repeats", "4")
-    assert status == 2 and "go together" in err
+    assert status == 2 and "--repeats needs --within-var" in err
     status, _, err = run(capsys, "--repeats", "2", "--within-var", "0.9")
     assert status == 2 and "within-item variance must be in [0, 0.3021]" in err
 
@@ -188,3 +188,41 @@ def test_plan_plot_is_valid_svg(capsys, tmp_path):
     assert texts[0] == "Power to detect +4.0 pts (A=0.72, B=0.76)"
     assert len(list(root.iter(ns + "path"))) == 1
     assert [p.name for p in tmp_path.iterdir()] == ["power.svg"]
+
+
+def test_repeats_estimated_by_moments():
+    a = {"q1": [0.0, 1.0], "q2": [1.0, 1.0], "q3": [0.0, 0.0]}
+    b = {"q1": [1.0, 1.0], "q2": [1.0, 0.0], "q3": [1.0, 0.0]}
+    table, within, between, gap = bed.repeats_from_samples(a, b, [1, 2])
+    # item differences 0.5, -0.5, 0.5; within-item variances 0.5, 0.5, 0.5
+    assert gap == pytest.approx(1 / 6)
+    assert within == pytest.approx(0.5)
+    noise = 0.25                              # (0.5 / 2) for each item
+    assert between == max(0.0, bed.statistics.variance([0.5, -0.5, 0.5])
+                          - noise)
+    z = bed.NormalDist().inv_cdf(0.975) + bed.NormalDist().inv_cdf(0.8)
+    assert table[2] == math.ceil((z / gap) ** 2 * (between + 0.25) - 1e-9)
+
+
+def test_repeats_need_two_samples_and_the_same_items():
+    with pytest.raises(bed.EvalDeltaError, match="fewer than two samples"):
+        bed.repeats_from_samples({"q": [1.0]}, {"q": [1.0, 0.0]}, [1])
+    with pytest.raises(bed.EvalDeltaError, match="1 items sampled in one"):
+        bed.repeats_from_samples({"q": [1.0, 0.0]},
+                                 {"q": [1.0, 0.0], "r": [0.0, 1.0]}, [1])
+
+
+def test_plan_from_repeated_samples_cli(capsys, tmp_path):
+    rows_a = [{"id": i, "s": (i + j) % 3 / 2} for i in range(30)
+              for j in range(3)]
+    rows_b = [{"id": i, "s": (i + j + 1) % 3 / 2 + 0.1} for i in range(30)
+              for j in range(3)]
+    paths = []
+    for name, rows in (("a.jsonl", rows_a), ("b.jsonl", rows_b)):
+        (tmp_path / name).write_text("".join(json.dumps(r) + "\n"
+                                             for r in rows))
+        paths.append(str(tmp_path / name))
+    status, out, _ = run(capsys, "--from", *paths, "--repeats", "4")
+    assert status == 0
+    assert out.startswith("s: gap +0.1; between-item variance")
+    assert "(estimated from the repeated samples)" in out
