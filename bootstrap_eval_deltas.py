@@ -1462,6 +1462,20 @@ def items_for_power(design, *, alpha=0.05, power=POWER):
     return n
 
 
+def expected_half_width(n, design, confidence=CONFIDENCE):
+    """Return the expected half-width of the CI of the gap at n items.
+
+    z_{(1+c)/2} sqrt((pd - delta^2) / n): the normal interval of a paired
+    difference of proportions, pd the discordance, delta = p01 - p10.
+
+    >>> round(expected_half_width(500, discordance_design(0.7, 0.7, 0.3)), 4)
+    0.048
+    """
+    delta = design.p01 - design.p10
+    z = NormalDist().inv_cdf(0.5 + float(confidence) / 2)
+    return z * math.sqrt(max(0.0, design.discordance - delta ** 2) / n)
+
+
 def unpaired_items(acc_a, acc_b, *, alpha=0.05, power=POWER):
     """Return items per system for two independent samples (Fleiss 1981).
 
@@ -2286,6 +2300,7 @@ class Plan(NamedTuple):
     power_at: dict           # n -> exact power
     mde_at: dict             # n -> smallest detectable gap (None: none)
     simulated: dict          # n -> (rejections, replays)
+    confidence: float = CONFIDENCE
 
 
 def format_plan(plan):
@@ -2308,12 +2323,15 @@ def format_plan(plan):
         lines.append(f"unpaired design, two separate samples: "
                      f"{plan.unpaired} items per system (two-proportion "
                      f"z-test, Fleiss)")
-    rows = [["n", "exact power", "smallest detectable gap"]]
+    level = _decimal(_exact(plan.confidence) * 100)
+    rows = [["n", "exact power", "smallest detectable gap",
+             f"expected {level}% CI half-width"]]
     for n, p in plan.power_at.items():
         mde = plan.mde_at.get(n)
         rows.append([str(n), f"{p:.3f}",
-                     "none below 100%" if mde is None else f"+{100 * mde:.1f} pts"])
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+                     "none below 100%" if mde is None else f"+{100 * mde:.1f} pts",
+                     f"{100 * expected_half_width(n, d, plan.confidence):.1f} pts"])
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows]
     for n, (hits, replays) in plan.simulated.items():
         share = hits / replays
@@ -2357,6 +2375,8 @@ def plan_json(plan):
             "items_needed_connor": plan.connor,
             "unpaired_items_needed": plan.unpaired,
             "power_at": {str(n): p for n, p in plan.power_at.items()},
+            "ci_half_width_at": {str(n): expected_half_width(
+                n, d, plan.confidence) for n in plan.power_at},
             "mde_at": {str(n): g for n, g in plan.mde_at.items()},
             "simulated": simulated}
 
@@ -2754,6 +2774,9 @@ def _add_plan(commands):
                       help="variance of an item's paired difference between "
                            "repeated samples of the same item; with --from "
                            "and several rows per item it is estimated")
+    plan.add_argument("--confidence", type=_PROBABILITY, default=CONFIDENCE,
+                      help="confidence of the paired interval whose expected "
+                           "half-width the table shows (default %(default)s)")
     plan.add_argument("--n-items", type=_n_list, metavar="N,N,...",
                       help="item counts for the power table (default: a "
                            "range around the answer)")
@@ -3064,7 +3087,7 @@ def _run_plan(args):
                 unpaired_items(acc_a, acc_b, **options),
                 {n: mcnemar_power(n, design, alpha=args.alpha) for n in ns},
                 {n: detectable_gap(n, make, acc_a, **options) for n in ns},
-                simulated)
+                simulated, args.confidence)
     if args.plot:
         top = max(ns + [needed or 0]) * 5 // 4
         grid = sorted({max(1, top * i // 40) for i in range(1, 41)})

@@ -90,7 +90,7 @@ def test_plan_text_for_the_article(capsys):
     assert status == 0
     assert lines[2] == ("items for 80% power at alpha 0.05, McNemar's exact "
                         "test: 1533 (Connor 1987 approximation: 1488)")
-    assert lines[-1].split() == ["500", "0.339", "+7.0", "pts"]
+    assert lines[-1].split() == ["500", "0.339", "+7.0", "pts", "4.8", "pts"]
 
 
 def test_plan_json_and_simulate(capsys):
