@@ -2594,7 +2594,9 @@ def _build_parser():
         description="Simulate two correlated systems on the same items, "
                     "report bootstrap intervals and McNemar's exact test, "
                     "replay the experiment to check the paired interval's "
-                    "coverage, and write the per-item CSV.")
+                    "coverage, and write the per-item CSV.",
+        epilog="Examples:  %(prog)s   %(prog)s --n-items 2000 --no-csv   "
+               "%(prog)s --acc-b 0.72 --intervals percentile,bca,score")
     sim.add_argument("--n-items", type=_at_least(1), default=N_ITEMS,
                      help="items in the eval set (default %(default)s)")
     sim.add_argument("--corr", type=_CORRELATION, default=CORR,
