@@ -2432,22 +2432,25 @@ def _axes(frame, xticks, yticks, title, xlabel, ylabel):
            f'y2="{top:.1f}" stroke="black"/>']
     for t in xticks:
         x = frame.x(t)
-        out.append(f'<line x1="{x:.1f}" y1="{bottom:.1f}" x2="{x:.1f}" '
-                   f'y2="{bottom + 5:.1f}" stroke="black"/><text x="{x:.1f}" '
-                   f'y="{bottom + 19:.1f}" text-anchor="middle" '
-                   f'font-size="12">{t:g}</text>')
+        out.append(_tick((x, bottom, x, bottom + 5), (x, bottom + 19),
+                         "middle", t))
     for t in yticks:
         y = frame.y(t)
-        out.append(f'<line x1="{left - 5:.1f}" y1="{y:.1f}" x2="{left:.1f}" '
-                   f'y2="{y:.1f}" stroke="black"/><text x="{left - 8:.1f}" '
-                   f'y="{y + 4:.1f}" text-anchor="end" font-size="12">'
-                   f'{t:g}</text>')
+        out.append(_tick((left - 5, y, left, y), (left - 8, y + 4), "end", t))
     out.append(f'<text x="{(left + right) / 2:.1f}" y="{bottom + 40:.1f}" '
                f'text-anchor="middle" font-size="13">{esc(xlabel)}</text>')
     out.append(f'<text transform="translate(18 {(top + bottom) / 2:.1f}) '
                f'rotate(-90)" text-anchor="middle" font-size="13">'
                f'{esc(ylabel)}</text>')
     return out
+
+
+def _tick(line, at, anchor, value):
+    """Return one tick mark and its label."""
+    x1, y1, x2, y2 = line
+    return (f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+            f'stroke="black"/><text x="{at[0]:.1f}" y="{at[1]:.1f}" '
+            f'text-anchor="{anchor}" font-size="12">{value:g}</text>')
 
 
 def _svg(panels, body):
@@ -2595,7 +2598,7 @@ def _build_parser():
                     "report bootstrap intervals and McNemar's exact test, "
                     "replay the experiment to check the paired interval's "
                     "coverage, and write the per-item CSV.",
-        epilog="Examples:  %(prog)s   %(prog)s --n-items 2000 --no-csv   "
+        epilog="Examples: %(prog)s; %(prog)s --n-items 2000 --no-csv; "
                "%(prog)s --acc-b 0.72 --intervals percentile,bca,score")
     sim.add_argument("--n-items", type=_at_least(1), default=N_ITEMS,
                      help="items in the eval set (default %(default)s)")
@@ -2638,8 +2641,8 @@ def _build_parser():
                     "with paired and unpaired bootstrap CIs, a paired test "
                     "(McNemar for 0/1 metrics, sign-flip otherwise), Holm's "
                     "adjustment across metrics and a verdict in words.",
-        epilog="Examples:  %(prog)s datasets/bootstrap-eval-deltas.csv   "
-               "%(prog)s base.jsonl cand.jsonl --metric acc   "
+        epilog="Examples: %(prog)s datasets/bootstrap-eval-deltas.csv; "
+               "%(prog)s base.jsonl cand.jsonl --metric acc; "
                "%(prog)s a.csv b.csv --id qid --lower-is-better latency "
                "--format markdown")
     cmp.add_argument("baseline", help="per-item results of the baseline (A): "
