@@ -2306,7 +2306,7 @@ class Plan(NamedTuple):
 def format_plan(plan):
     """Return the text report of plan (no trailing newline)."""
     d = plan.design
-    gap = Fraction(repr(d.acc_b)) - Fraction(repr(d.acc_a))
+    gap = _exact(d.acc_b) - _exact(d.acc_a)
     head = (f"design: A={d.acc_a:g}, B={d.acc_b:g} (gap {_pts(gap)} pts), ")
     head += (f"latent correlation {plan.corr:g} (bivariate normal copula)"
              if plan.corr is not None else "discordance given")
@@ -3042,6 +3042,32 @@ def _repeats_from_pilot(args, baseline, candidate, options):
     return "\n".join(lines)
 
 
+def _plan_design(args):
+    """Return (acc_b, corr, make) from plan's options; make(b) -> Design."""
+    if args.gap is not None and args.acc_b is not None:
+        raise EvalDeltaError("give --acc-b or --gap, not both")
+    acc_a = args.acc_a
+    acc_b = (ACC_B if args.gap is None else round(acc_a + args.gap, 12)
+             ) if args.acc_b is None else args.acc_b
+    if not 0 < acc_b < 1:
+        raise EvalDeltaError(f"acc-a + gap must be in (0, 1), not {acc_b:g}")
+    if (args.repeats is None) != (args.within_var is None):
+        raise EvalDeltaError("--repeats needs --within-var, or --from with "
+                             "several samples per item")
+    if args.discordance is not None:
+        if args.simulate:
+            raise EvalDeltaError("--simulate replays the article's simulator,"
+                                 " which needs --corr, not --discordance")
+        return acc_b, None, functools.partial(discordance_design, acc_a,
+                                              discordance=args.discordance)
+    corr = CORR if args.corr is None else args.corr
+    return acc_b, corr, functools.partial(_copula_b, acc_a, corr)
+
+
+def _copula_b(acc_a, corr, acc_b):
+    return copula_design(acc_a, acc_b, corr)
+
+
 def _run_plan(args):
     if args.plot:
         _check_writable(args.plot)
@@ -3049,25 +3075,8 @@ def _run_plan(args):
         print(_plan_from_pilot(args))
         return 0
     acc_a = args.acc_a
-    if args.gap is not None and args.acc_b is not None:
-        raise EvalDeltaError("give --acc-b or --gap, not both")
-    acc_b = (ACC_B if args.gap is None else round(acc_a + args.gap, 12)
-             ) if args.acc_b is None else args.acc_b
-    if not 0 < acc_b < 1:
-        raise EvalDeltaError(f"acc-a + gap must be in (0, 1), not {acc_b:g}")
-    corr = None if args.discordance is not None else (
-        CORR if args.corr is None else args.corr)
-    if corr is None:
-        def make(b):
-            return discordance_design(acc_a, b, args.discordance)
-    else:
-        def make(b):
-            return copula_design(acc_a, b, corr)
-    design = make(acc_b)
-    options = dict(alpha=args.alpha, power=args.power)
-    if (args.repeats is None) != (args.within_var is None):
-        raise EvalDeltaError("--repeats needs --within-var, or --from with "
-                             "several samples per item")
+    acc_b, corr, make = _plan_design(args)
+    design, options = make(acc_b), dict(alpha=args.alpha, power=args.power)
     repeats = None
     if args.repeats:
         ks = sorted({1, args.repeats} | {2 ** i for i in range(8)
@@ -3077,16 +3086,13 @@ def _run_plan(args):
     ns = args.n_items or sorted({max(1, round(f * (needed or 500)))
                                  for f in (0.25, 0.5, 1, 2)})
     simulated = {}
-    if args.simulate:
-        if corr is None:
-            raise EvalDeltaError("--simulate replays the article's simulator, "
-                                 "which needs --corr, not --discordance")
-        for n in ([needed] if needed else []) + [n for n in ns if n != needed]:
-            hits, _ = simulated_power(
-                random.Random(args.seed), n, replays=args.replays, corr=corr,
-                acc_a=acc_a, acc_b=acc_b, alpha=args.alpha,
-                progress=_progress(args.replays, args.quiet))
-            simulated[n] = (hits, args.replays)
+    for n in (([needed] if needed else []) + [n for n in ns if n != needed]
+              if args.simulate else []):
+        hits, _ = simulated_power(
+            random.Random(args.seed), n, replays=args.replays, corr=corr,
+            acc_a=acc_a, acc_b=acc_b, alpha=args.alpha,
+            progress=_progress(args.replays, args.quiet))
+        simulated[n] = (hits, args.replays)
     plan = Plan(design, corr, args.alpha, args.power, needed,
                 connor_items(design, **options),
                 unpaired_items(acc_a, acc_b, **options),
@@ -3094,13 +3100,7 @@ def _run_plan(args):
                 {n: detectable_gap(n, make, acc_a, **options) for n in ns},
                 simulated, args.confidence)
     if args.plot:
-        top = max(ns + [needed or 0]) * 5 // 4
-        grid = sorted({max(1, top * i // 40) for i in range(1, 41)})
-        _write_atomic(args.plot, power_curve_svg(
-            [(n, mcnemar_power(n, design, alpha=args.alpha)) for n in grid],
-            target=args.power, answer=needed,
-            title=f"Power to detect {_pts(Fraction(repr(acc_b)) - Fraction(repr(acc_a)))} pts "
-                  f"(A={acc_a:g}, B={acc_b:g})"))
+        _write_atomic(args.plot, _plan_svg(plan, max(ns + [needed or 0])))
     if args.json:
         report = plan_json(plan)
         if repeats:
@@ -3112,6 +3112,18 @@ def _run_plan(args):
         if repeats:
             print(format_repeats(repeats, args.within_var))
     return 0
+
+
+def _plan_svg(plan, largest):
+    """Return the power curve of a Plan up to a quarter past *largest*."""
+    d = plan.design
+    top = largest * 5 // 4
+    grid = sorted({max(1, top * i // 40) for i in range(1, 41)})
+    return power_curve_svg(
+        [(n, mcnemar_power(n, d, alpha=plan.alpha)) for n in grid],
+        target=plan.power, answer=plan.items_needed,
+        title=f"Power to detect {_pts(_exact(d.acc_b) - _exact(d.acc_a))} "
+              f"pts (A={d.acc_a:g}, B={d.acc_b:g})")
 
 
 def main(argv=None) -> int:
