@@ -93,6 +93,7 @@ import mmap
 import multiprocessing
 import os
 import random
+import signal
 import statistics
 import sys
 import tempfile
@@ -1201,6 +1202,7 @@ def _pipelined(rng, replays, n, resamples, bounds_of):
 def _helper_loop(conn, parent_end, memory, bounds_of):
     """Serve _pipelined: read replays one ahead, send back their bounds."""
     parent_end.close()          # else the parent closing it is no EOF here
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's
 
     def words(place):
         if not isinstance(place, bytes):
@@ -1216,8 +1218,8 @@ def _helper_loop(conn, parent_end, memory, bounds_of):
                 drawn = [words(place) for place in drawn]
             conn.send(bounds_of(latent, drawn))
             current = following
-    except EOFError:                                 # pragma: no cover
-        pass
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        pass                    # the parent stopped early (an error, Ctrl-C)
     finally:
         conn.close()
 
@@ -3134,6 +3136,10 @@ def main(argv=None) -> int:
     except (EvalDeltaError, OSError) as exc:
         print(f"bootstrap-eval-deltas: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("bootstrap-eval-deltas: interrupted; nothing written",
+              file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

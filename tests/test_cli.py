@@ -230,3 +230,23 @@ def test_intervals_need_replays(capsys):
     status, _, err = run(capsys, *SMALL, "--replays", "0", "--intervals",
                          "bca", "--no-csv")
     assert status == 2 and "give --replays of at least 1" in err
+
+
+@pytest.mark.skipif(os.name != "posix", reason="needs process groups")
+def test_ctrl_c_ends_quietly_with_status_130(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+    script = os.path.join(HERE, os.pardir, "bootstrap_eval_deltas.py")
+    out_csv = tmp_path / "never.csv"
+    run_ = subprocess.Popen([sys.executable, script, "--out", str(out_csv)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    time.sleep(2)
+    os.killpg(run_.pid, signal.SIGINT)        # what a terminal's Ctrl-C does
+    _, err = run_.communicate(timeout=30)
+    assert run_.returncode == 130
+    assert err.decode() == ("bootstrap-eval-deltas: interrupted; nothing "
+                            "written\n")
+    assert list(tmp_path.iterdir()) == []
