@@ -1246,14 +1246,18 @@ def _exact(x):
 POWER = 0.8          # power for the detectable difference in compare
 
 
+def _z_sum(alpha, power):
+    """Return z_{1-alpha/2} + z_power, the normal-approximation factor."""
+    return NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+
+
 def detectable_difference(se, *, alpha=0.05, power=POWER):
     """Return the smallest true difference detected with *power*.
 
     >>> round(detectable_difference(0.1), 4)
     0.2802
     """
-    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
-    return z * se
+    return _z_sum(alpha, power) * se
 
 
 def items_needed(se, n, gap, *, alpha=0.05, power=POWER):
@@ -1550,14 +1554,29 @@ def items_with_repeats(design, within, repeats, *, alpha=0.05, power=POWER):
                              f" (the single-sample variance), not {within:g}")
     if not delta:
         raise EvalDeltaError("no gap to plan repeats for")
-    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+    return _repeats_table(total - within, within, delta, repeats, alpha, power)
+
+
+def _repeats_table(between, within, gap, repeats, alpha, power):
+    """Return {K: ceil(((z_{1-alpha/2} + z_power) / gap)^2 (between +
+    within / K))}, with the many-repeats limit under the key None."""
+    factor = (_z_sum(alpha, power) / gap) ** 2
 
     def need(variance):
-        return math.ceil((z / delta) ** 2 * variance - 1e-9)
+        return math.ceil(factor * variance - 1e-9)
 
-    table = {k: need(total - within + within / k) for k in repeats}
-    table[None] = need(total - within)
+    table = {k: need(between + within / k) for k in repeats}
+    table[None] = need(between)
     return table
+
+
+def repeat_counts(most):
+    """Return the repeat counts a table shows: 1, powers of two, *most*.
+
+    >>> repeat_counts(6)
+    [1, 2, 4, 6]
+    """
+    return sorted({1, most} | {2 ** i for i in range(8) if 2 ** i <= most})
 
 
 def repeats_from_samples(a_groups, b_groups, repeats, *, gap=None,
@@ -1595,13 +1614,7 @@ def repeats_from_samples(a_groups, b_groups, repeats, *, gap=None,
     target = statistics.fmean(diffs) if gap is None else gap
     if not target:
         raise EvalDeltaError("no gap to plan repeats for")
-    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
-
-    def need(variance):
-        return math.ceil((z / target) ** 2 * variance - 1e-9)
-
-    table = {k: need(between + within / k) for k in repeats}
-    table[None] = need(between)
+    table = _repeats_table(between, within, target, repeats, alpha, power)
     return table, within, between, target
 
 
@@ -2060,12 +2073,20 @@ def _metric_lines(r, confidence):
     ]
 
 
+def _mc_se(count, total):
+    """Return the Monte Carlo standard error of the share count/total.
+
+    >>> round(_mc_se(357, 1000), 4)
+    0.0152
+    """
+    p = count / total
+    return math.sqrt(p * (1 - p) / total)
+
+
 def _share(count, total):
     """Return 'x.x% of the time (Monte Carlo s.e. y.y%)' for count/total."""
-    p = count / total
-    se = math.sqrt(p * (1 - p) / total)
     return (f"{_fixed(Fraction(100 * count, total), 1)}% of the time "
-            f"(Monte Carlo s.e. {100 * se:.1f}%)")
+            f"(Monte Carlo s.e. {100 * _mc_se(count, total):.1f}%)")
 
 
 def format_simulation(result, cov, *, acc_a, acc_b, confidence,
@@ -2110,8 +2131,8 @@ def _metric_json(r):
 def format_calibration(cal, *, alpha=0.05):
     """Return the calibration table of simulate --intervals."""
     def share(count):
-        p = count / cal.replays
-        return f"{100 * p:.1f}% ± {100 * math.sqrt(p * (1 - p) / cal.replays):.1f}%"
+        return (f"{100 * (count / cal.replays):.1f}% ± "
+                f"{100 * _mc_se(count, cal.replays):.1f}%")
 
     rows = [["interval", "covers the true gap", "CI above zero",
              "CI below zero"]]
@@ -2336,11 +2357,10 @@ def format_plan(plan):
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows]
     for n, (hits, replays) in plan.simulated.items():
-        share = hits / replays
-        se = math.sqrt(share * (1 - share) / replays)
         lines.append(f"simulated at n={n}: McNemar rejected in "
-                     f"{100 * share:.1f}% of {replays} replays (Monte Carlo "
-                     f"s.e. {100 * se:.1f}%); exact power "
+                     f"{100 * (hits / replays):.1f}% of {replays} replays "
+                     f"(Monte Carlo s.e. {100 * _mc_se(hits, replays):.1f}%);"
+                     f" exact power "
                      f"{100 * mcnemar_power(n, d, alpha=plan.alpha):.1f}%")
     return "\n".join(lines)
 
@@ -2367,9 +2387,8 @@ def plan_json(plan):
     d = plan.design
     simulated = {}
     for n, (hits, replays) in plan.simulated.items():
-        share = hits / replays
-        simulated[str(n)] = {"power": share, "replays": replays,
-                             "se": math.sqrt(share * (1 - share) / replays)}
+        simulated[str(n)] = {"power": hits / replays, "replays": replays,
+                             "se": _mc_se(hits, replays)}
     return {"acc_a": d.acc_a, "acc_b": d.acc_b, "corr": plan.corr,
             "alpha": plan.alpha, "power": plan.power,
             "discordance": d.discordance, "p10": d.p10, "p01": d.p01,
@@ -3029,8 +3048,7 @@ def _repeats_from_pilot(args, baseline, candidate, options):
     """plan --from with --repeats and no --within-var: estimate it."""
     candidate = candidate or baseline
     key = args.id_col or _id_field(baseline, candidate)
-    ks = sorted({1, args.repeats} | {2 ** i for i in range(8)
-                                      if 2 ** i <= args.repeats})
+    ks = repeat_counts(args.repeats)
     lines = []
     for name, a_field, b_field in _metric_fields(args, baseline, candidate):
         table, within, between, gap = repeats_from_samples(
@@ -3081,9 +3099,8 @@ def _run_plan(args):
     design, options = make(acc_b), dict(alpha=args.alpha, power=args.power)
     repeats = None
     if args.repeats:
-        ks = sorted({1, args.repeats} | {2 ** i for i in range(8)
-                                          if 2 ** i <= args.repeats})
-        repeats = items_with_repeats(design, args.within_var, ks, **options)
+        repeats = items_with_repeats(design, args.within_var,
+                                     repeat_counts(args.repeats), **options)
     needed = items_for_power(design, **options)
     ns = args.n_items or sorted({max(1, round(f * (needed or 500)))
                                  for f in (0.25, 0.5, 1, 2)})
