@@ -975,14 +975,12 @@ def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
     Coverage(replays=3, covered=3, excludes_zero=0)
     """
     gap = _exact(acc_b) - _exact(acc_a)
-    bounds_of = functools.partial(
-        _replay_bounds, positions=_percentile_positions(resamples, confidence),
-        design=dict(corr=corr, acc_a=acc_a, acc_b=acc_b))
-    if jobs > 1 and _can_fork():
-        bounds = _pipelined(rng, replays, n_items, resamples, bounds_of)
-    else:
-        bounds = (bounds_of(*_replay_draws(rng, n_items, resamples, bounds_of))
-                  for _ in range(replays))
+    design = dict(corr=corr, acc_a=acc_a, acc_b=acc_b)
+    bounds = _replays(rng, replays, n_items, resamples, design, jobs,
+                      functools.partial(
+                          _replay_bounds, design=design,
+                          positions=_percentile_positions(resamples,
+                                                          confidence)))
     covered = excludes = 0
     for done, (lo, hi) in enumerate(bounds, 1):
         covered += lo <= gap * n_items <= hi
@@ -992,7 +990,19 @@ def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
     return Coverage(replays, covered, excludes)
 
 
-def _replay_draws(rng, n, resamples, bounds_of, keep=None):
+def _replays(rng, replays, n, resamples, design, jobs, judge):
+    """Yield judge(latent, draws) for each replay, in order.
+
+    With jobs > 1 (and fork) a helper process judges while this one
+    draws the next replay; the results are the same either way.
+    """
+    if jobs > 1 and _can_fork():
+        return _pipelined(rng, replays, n, resamples, design, judge)
+    return (judge(*_replay_draws(rng, n, resamples, design))
+            for _ in range(replays))
+
+
+def _replay_draws(rng, n, resamples, design, keep=None):
     """Draw one replay: the latent values, then the bootstrap's words.
 
     For n < 512 the words are kept raw (see _draw_words) for
@@ -1001,7 +1011,7 @@ def _replay_draws(rng, n, resamples, bounds_of, keep=None):
     latent = latent_draws(rng, n)
     if n < 512:
         return latent, _draw_words(rng, n, resamples * n, keep)
-    codes = _paired_codes(outcomes(latent, **bounds_of.keywords["design"]))
+    codes = _paired_codes(outcomes(latent, **design))
     return latent, _draw_codes(rng, n, resamples * n, codes)
 
 
@@ -1085,15 +1095,14 @@ def calibration(rng, *, methods=INTERVALS, replays=REPLAYS, n_items=N_ITEMS,
         raise EvalDeltaError(f"intervals are {', '.join(INTERVALS)}, not "
                              f"{', '.join(sorted(unknown)) or 'none'}")
     gap = _exact(acc_b) - _exact(acc_a)
-    judge_of = functools.partial(
-        _replay_intervals, positions=_percentile_positions(resamples, confidence),
-        design=dict(corr=corr, acc_a=acc_a, acc_b=acc_b),
-        methods=tuple(methods), confidence=confidence, alpha=alpha)
-    if jobs > 1 and _can_fork():
-        results = _pipelined(rng, replays, n_items, resamples, judge_of)
-    else:
-        results = (judge_of(*_replay_draws(rng, n_items, resamples, judge_of))
-                   for _ in range(replays))
+    design = dict(corr=corr, acc_a=acc_a, acc_b=acc_b)
+    results = _replays(rng, replays, n_items, resamples, design, jobs,
+                       functools.partial(
+                           _replay_intervals, design=design,
+                           positions=_percentile_positions(resamples,
+                                                           confidence),
+                           methods=tuple(methods), confidence=confidence,
+                           alpha=alpha))
     counts = [dict.fromkeys(methods, 0) for _ in range(3)]
     rejected = {"McNemar exact": 0, "McNemar mid-p": 0}
     for done, (intervals, rejects) in enumerate(results, 1):
@@ -1149,7 +1158,7 @@ class _Ring:
         self.tail = self.ends.popleft()
 
 
-def _pipelined(rng, replays, n, resamples, bounds_of):
+def _pipelined(rng, replays, n, resamples, design, bounds_of):
     """Yield the bounds of each replay, computed in a forked helper.
 
     This process draws (it owns rng) while the helper maps and counts.
@@ -1182,7 +1191,7 @@ def _pipelined(rng, replays, n, resamples, bounds_of):
 
     try:
         for _ in range(replays):
-            ours.send(_replay_draws(rng, n, resamples, bounds_of, keep))
+            ours.send(_replay_draws(rng, n, resamples, design, keep))
             ring.sent()
             while ours.poll():
                 collect()
