@@ -105,8 +105,9 @@ from fractions import Fraction
 from itertools import repeat
 from math import comb
 from operator import itemgetter
-from operator import neg
+from operator import mul
 from operator import rshift
+from operator import sub
 from statistics import NormalDist
 from typing import NamedTuple
 
@@ -498,6 +499,99 @@ def unpaired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
     return [b - a for a, b in zip(correct((2, 3), 0), correct((1, 3), n))]
 
 
+# Sampling from sufficient statistics.  A paired bootstrap of n items is
+# fixed by how many times each distinct (a, b) pair is drawn: a multinomial
+# count over the distinct pairs.  With few distinct pairs (a 0/1 metric has
+# four) one multinomial per resample replaces n index draws, so the cost no
+# longer grows with n.  The multinomial is drawn as a chain of binomials.
+
+def binomial(rng, n, p):
+    """Return a Binomial(n, p) variate drawn from rng.
+
+    The algorithm and the uses of rng.random() are those of CPython 3.12's
+    random.binomialvariate, so the two agree draw for draw where both
+    exist: inversion by geometric jumps when n*p < 10 (Devroye 1986,
+    Non-Uniform Random Variate Generation, ch. X.4), else Hörmann's BTRS
+    transformed rejection with squeeze ("The generation of binomial random
+    variates", J. Stat. Comput. Simul. 46 (1993) 101-110), with p > 1/2
+    drawn as n - Binomial(n, 1 - p).
+
+    >>> binomial(random.Random(1), 1000, 0.3), binomial(None, 7, 1.0)
+    (282, 7)
+    """
+    if p <= 0.0 or p >= 1.0 or n < 0:
+        if n < 0 or not 0.0 <= p <= 1.0:
+            raise EvalDeltaError(f"no Binomial({n}, {p})")
+        return n if p == 1.0 else 0
+    if n == 1:
+        return int(rng.random() < p)
+    if p > 0.5:
+        return n - binomial(rng, n, 1.0 - p)
+    if n * p < 10.0:
+        return _binomial_inversion(rng, n, p)
+    return _binomial_btrs(rng, n, p)
+
+
+def _binomial_inversion(rng, n, p):
+    """Count geometric jumps of rate p that fit in n trials."""
+    x = y = 0
+    c = math.log2(1.0 - p)
+    if not c:
+        return x
+    while True:
+        y += math.floor(math.log2(rng.random()) / c) + 1
+        if y > n:
+            return x
+        x += 1
+
+
+def _binomial_btrs(rng, n, p):
+    """BTRS for n*p >= 10 and p <= 1/2 (see binomial)."""
+    spq = math.sqrt(n * p * (1.0 - p))
+    b = 1.15 + 2.53 * spq
+    a = -0.0873 + 0.0248 * b + 0.01 * p
+    c = n * p + 0.5
+    vr = 0.92 - 4.2 / b
+    setup = None
+    while True:
+        u = rng.random() - 0.5
+        us = 0.5 - abs(u)
+        k = math.floor((2.0 * a / us + b) * u + c)
+        if k < 0 or k > n:
+            continue
+        v = rng.random()
+        if us >= 0.07 and v <= vr:
+            return k
+        if setup is None:
+            m = math.floor((n + 1) * p)                 # the mode
+            setup = ((2.83 + 5.1 / b) * spq, math.log(p / (1.0 - p)), m,
+                     math.lgamma(m + 1) + math.lgamma(n - m + 1))
+        alpha, lpq, m, h = setup
+        v *= alpha / (a / (us * us) + b)
+        if math.log(v) <= (h - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+                           + (k - m) * lpq):
+            return k
+
+
+def multinomial(rng, n, weights):
+    """Return how many of n draws fall in each group, chance in proportion
+    to the integer *weights*.
+
+    Group j gets Binomial(left, w_j / (w_j + w_j+1 + ...)) of the draws
+    still left, which has the joint multinomial distribution.
+
+    >>> multinomial(random.Random(2), 10, [3, 0, 1])
+    [8, 0, 2]
+    """
+    counts, left, rest = [], n, sum(weights)
+    for w in weights:
+        x = left if w == rest else binomial(rng, left, w / rest) if left else 0
+        counts.append(x)
+        left -= x
+        rest -= w
+    return counts
+
+
 def _check_items(items):
     n = len(items)
     if n == 0:
@@ -523,9 +617,7 @@ def mcnemar_exact(pairs):
     """
     a_only = sum(1 for a, b in pairs if a and not b)
     b_only = sum(1 for a, b in pairs if b and not a)
-    m = a_only + b_only
-    tail = sum(comb(m, i) for i in range(min(a_only, b_only) + 1))
-    return McNemar(a_only, b_only, min(Fraction(1), Fraction(2 * tail, 2 ** m)))
+    return McNemar(a_only, b_only, _mcnemar_p(a_only, b_only))
 
 
 def mcnemar_mid_p(a_only, b_only):
@@ -609,29 +701,52 @@ def sign_flip_test(diffs, rng, *, resamples=RESAMPLES, exact_limit=20):
     >>> sign_flip_test([1.0, 2.0, 3.0], None)
     (Fraction(1, 4), 'exact')
     """
-    exact = [Fraction(d) for d in diffs if d]
-    if not exact:
+    ints, _ = _exact_ints([d for d in diffs if d])
+    tally = collections.Counter(ints)
+    return _sign_flip(sorted(tally), [tally[x] for x in sorted(tally)], rng,
+                      resamples, exact_limit)
+
+
+def _sign_flip(values, counts, rng, resamples, exact_limit=20):
+    """sign_flip_test of nonzero integers *values*, counts[j] of each.
+
+    Monte Carlo flips each value's copies as a group, Binomial(c, 1/2) of
+    them, when there are few distinct values; else one random bit per copy
+    (the copies in the given order).
+    """
+    m = sum(counts)
+    whole = sum(map(mul, values, counts))
+    observed = abs(whole)
+    if not m:
         return Fraction(1), "exact"
-    scale = math.lcm(*(f.denominator for f in exact))
-    ints = [int(f * scale) for f in exact]
-    observed = abs(sum(ints))
-    if len(ints) <= exact_limit:
+    if m <= exact_limit:
         sums = {0: 1}
-        for x in ints:
+        for x in _expand(values, counts):
             spread = collections.Counter()
             for total, count in sums.items():
                 spread[total + x] += count
                 spread[total - x] += count
             sums = spread
         hits = sum(c for total, c in sums.items() if abs(total) >= observed)
-        return Fraction(hits, 2 ** len(ints)), "exact"
-    hits = 0
-    whole, m = sum(ints), len(ints)
-    for _ in range(resamples):
-        flipped = sum(itertools.compress(ints, _bit_flags(rng.getrandbits(m),
-                                                          m)))
-        hits += abs(whole - 2 * flipped) >= observed
+        return Fraction(hits, 2 ** m), "exact"
+    if _FLIP_GROUPED * len(values) <= m:
+        def flipped():
+            return sum(v * binomial(rng, c, 0.5) for v, c in zip(values,
+                                                                  counts))
+    else:
+        ints = _expand(values, counts)
+
+        def flipped():
+            return sum(itertools.compress(ints, _bit_flags(rng.getrandbits(m),
+                                                           m)))
+    hits = sum(abs(whole - 2 * flipped()) >= observed
+               for _ in range(resamples))
     return Fraction(1 + hits, 1 + resamples), "monte carlo"
+
+
+def _expand(values, counts):
+    """Return the list of values, each repeated its count times."""
+    return [v for v, c in zip(values, counts) for _ in range(c)]
 
 
 _BYTE_BITS = [bytes((b >> i) & 1 for i in range(8)) for b in range(256)]
@@ -665,36 +780,56 @@ def holm(ps):
 
 
 def compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
-    """Return the MetricResult of paired 0/1 outcomes (a, b).
+    """Return the MetricResult of paired 0/1 outcomes (a, b), the article's
+    way: index resampling.
 
     rng is consumed in the article's order: A's bootstrap, B's, the paired
-    one, then the unpaired one.  If *pairs* is empty, EvalDeltaError is
-    raised.
+    one, then the unpaired one (compare_tally gives the same distributions
+    from the cell counts, much faster for large n, but other draws).  If
+    *pairs* is empty, EvalDeltaError is raised.
 
     >>> r = compare_binary([(1, 1), (0, 1), (1, 0), (0, 1)], random.Random(3),
     ...                    resamples=50)
     >>> r.gap, r.mcnemar.b_only
     (Fraction(1, 4), 2)
     """
-    return compare_metric([a for a, _ in pairs], [b for _, b in pairs], rng,
-                          metric="correct", kind="binary",
-                          resamples=resamples, confidence=confidence)
+    n = _check_items(pairs)
+    replicates = (
+        system_bootstrap([a for a, _ in pairs], rng, resamples=resamples),
+        system_bootstrap([b for _, b in pairs], rng, resamples=resamples),
+        paired_bootstrap(pairs, rng, resamples=resamples),
+        unpaired_bootstrap(pairs, rng, resamples=resamples))
+    ci = [percentile_interval(reps, confidence) for reps in replicates]
+    return _binary_result(collections.Counter(pairs), ci, replicates[2],
+                          "correct", "higher", confidence)
 
 
-def compare_metric(a, b, rng, *, metric="metric", kind=None,
-                   direction="higher", resamples=RESAMPLES,
-                   confidence=CONFIDENCE, interval="percentile",
-                   clusters=None):
+def _binary_result(cells, ci, paired, metric, direction, confidence):
+    """Return the MetricResult of 0/1 pairs from their cell counts.
+
+    *ci* holds the four intervals and *paired* the paired replicates, all
+    in counts of items.
+    """
+    n = sum(cells.values())
+    both, a_only, b_only = cells[1, 1], cells[1, 0], cells[0, 1]
+    unit = functools.partial(Fraction, denominator=n)
+    m = McNemar(a_only, b_only, _mcnemar_p(a_only, b_only))
+    se = _paired_se([1, -1], [b_only, a_only], n)
+    return MetricResult(
+        metric, "binary", direction, n, unit(both + a_only),
+        unit(both + b_only), unit(b_only - a_only),
+        *(Interval(unit(lo), unit(hi)) for lo, hi in ci), "McNemar exact",
+        m.p_exact, m, mcnemar_mid_p(a_only, b_only),
+        newcombe_interval(both, a_only, b_only, n - both - a_only - b_only,
+                          confidence),
+        se, None, [float(unit(x)) for x in paired])
+
+
+def compare_metric(a, b, rng, *, clusters=None, **options):
     """Return the MetricResult of paired per-item values a (A) and b (B).
 
-    *kind* is "binary" (values 0/1: bootstraps of the counts, McNemar) or
-    "continuous" (bootstraps of the means, the sign-flip test); by default
-    binary when every value is 0 or 1.  With *clusters* (one label per
-    item) whole clusters are resampled and sign-flipped instead, and the
-    standard error is the clustered one.  *interval* is "percentile" or
-    "bca" (the unpaired interval is always a percentile one).  rng is
-    consumed as in compare_binary, then by the sign-flip test if it needs
-    Monte Carlo.
+    *clusters*, if given, holds one label per item.  The options are
+    compare_tally's.
 
     >>> r = compare_metric([0.5, 0.25, 1.0], [0.75, 0.5, 1.0],
     ...                    random.Random(1), resamples=50)
@@ -702,58 +837,139 @@ def compare_metric(a, b, rng, *, metric="metric", kind=None,
     ('continuous', 0.16666666666666666, Fraction(1, 2), 'sign-flip exact')
     """
     n = _check_items(a)
+    metric = options.get("metric", "metric")
     if len(b) != n:
         raise EvalDeltaError(f"{metric}: {n} baseline values but {len(b)} "
                              f"candidate values")
-    binary = all(x in (0, 1) for x in itertools.chain(a, b))
+    if clusters is None:
+        return compare_tally(collections.Counter(zip(a, b)), rng, **options)
+    tally = {}
+    for label, x, y in zip(clusters, a, b):
+        tally.setdefault(label, collections.Counter())[x, y] += 1
+    return compare_tally(tally, rng, clustered=True, **options)
+
+
+def compare_tally(tally, rng, *, metric="metric", kind=None,
+                  direction="higher", resamples=RESAMPLES,
+                  confidence=CONFIDENCE, interval="percentile",
+                  clustered=False):
+    """Return the MetricResult of a tally of paired values.
+
+    *tally* counts the items with each (a, b) pair of values; if
+    *clustered*, it maps each cluster label to such a count.  *kind* is
+    "binary" (values 0/1: McNemar's test) or "continuous" (the sign-flip
+    test); by default binary when every value is 0 or 1.  Clusters are
+    resampled and sign-flipped whole, and the standard error is the
+    clustered one.  *interval* is "percentile" or "bca" (the unpaired
+    interval is always a percentile one).  rng is consumed by the
+    resamples (see _resample_sums), then by a Monte Carlo sign-flip test.
+    Nothing depends on the order of the items.
+
+    >>> r = compare_tally(collections.Counter({(1, 0): 3, (0, 1): 5,
+    ...                                        (1, 1): 12}), random.Random(1))
+    >>> r.kind, r.gap, r.mcnemar.p_exact
+    ('binary', Fraction(1, 10), Fraction(93, 128))
+    >>> r.ci_paired
+    Interval(lo=Fraction(-1, 5), hi=Fraction(7, 20))
+    """
+    pairs = tally
+    if clustered:
+        pairs = collections.Counter()
+        for counts in tally.values():
+            pairs.update(counts)
+    n = sum(pairs.values())
+    if not n:
+        raise EvalDeltaError(f"{metric}: no items to resample")
+    binary = all(x in (0, 1) and y in (0, 1) for x, y in pairs)
     kind = kind or ("binary" if binary else "continuous")
     if kind == "binary" and not binary:
         raise EvalDeltaError(f"{metric}: declared binary but has values "
                              f"other than 0 and 1")
-    diffs = [y - x for x, y in zip(a, b)]
-    if clusters is not None:
-        return _compare_clustered(a, b, diffs, rng, clusters, metric, kind,
-                                  direction, resamples, confidence, interval)
-    if kind == "binary":
-        a, b = list(map(int, a)), list(map(int, b))
-        pairs = list(zip(a, b))
-        replicates, totals = _count_bootstraps(pairs, rng, resamples)
-        scale = functools.partial(Fraction, denominator=n)
-    else:
-        replicates = _mean_bootstraps(a, b, rng, resamples)
-        totals = math.fsum(a), math.fsum(b), _gap(b, a)
-        scale = _divider(n)
-    jackknives = ([-x for x in a], [-x for x in b], [-d for d in diffs])
-    ci = [_interval(reps, total, jack, confidence, interval)
+    ints, scale = _exact_ints([x for pair in pairs for x in pair])
+    exact = dict(zip(pairs, zip(ints[::2], ints[1::2])))
+    args = (metric, kind, direction, resamples, confidence, interval)
+    if clustered:
+        return _compare_clustered(tally, exact, scale, rng, *args)
+    return _compare_items(pairs, exact, scale, rng, *args)
+
+
+def _compare_items(pairs, exact, scale, rng, metric, kind, direction,
+                   resamples, confidence, interval):
+    """compare_tally of unclustered items, from the exact integers."""
+    keys = sorted(pairs)
+    counts = [pairs[k] for k in keys]
+    a = [exact[k][0] for k in keys]
+    b = [exact[k][1] for k in keys]
+    d = list(map(sub, b, a))
+    n = sum(counts)
+    sum_a, sum_b, _ = _resample_sums(rng, a, b, None, counts, resamples)
+    replicates = _shifted(sum_a, sum_b, sub)
+    totals = [sum(map(mul, v, counts)) for v in (a, b, d)]
+    jackknives = ([-x for x in v] for v in (a, b, d))
+    ci = [_interval(reps, total, jack, confidence, interval, counts)
           for reps, total, jack in zip(replicates, totals, jackknives)]
     ci.append(percentile_interval(replicates[3], confidence))
-    ci = [Interval(scale(lo), scale(hi)) for lo, hi in ci]
-    draws = [float(scale(x)) for x in replicates[2]]
-    se = statistics.stdev(diffs) / math.sqrt(n) if n > 1 else 0.0
     if kind == "binary":
-        m = mcnemar_exact(pairs)
-        score = newcombe_interval(sum(x and y for x, y in pairs), m.a_only,
-                                  m.b_only, n - sum(x or y for x, y in pairs),
-                                  confidence)
-        return MetricResult(metric, kind, direction, n, *map(scale, totals),
-                            *ci, "McNemar exact", m.p_exact, m,
-                            mcnemar_mid_p(m.a_only, m.b_only), score, se,
-                            None, draws)
-    p, how = sign_flip_test(diffs, rng, resamples=resamples)
-    return MetricResult(metric, kind, direction, n, *map(scale, totals),
-                        *ci, f"sign-flip {how}", p, None, None, None, se,
-                        None, draws)
+        cells = collections.Counter()
+        for key, c in zip(keys, counts):
+            cells[int(key[0]), int(key[1])] += c
+        return _binary_result(cells, ci, replicates[2], metric, direction,
+                              confidence)
+    unit = _divider(scale * n)
+    p, how = _sign_flip(*_nonzero(d, counts), rng, resamples)
+    return MetricResult(metric, kind, direction, n, *map(unit, totals),
+                        *(Interval(unit(lo), unit(hi)) for lo, hi in ci),
+                        f"sign-flip {how}", p, None, None, None,
+                        _paired_se(d, counts, n, scale), None,
+                        [unit(x) for x in replicates[2]])
 
 
-def _count_bootstraps(pairs, rng, resamples):
-    """Return the four count bootstraps of 0/1 pairs and their totals."""
-    a = sum(x for x, _ in pairs)
-    b = sum(y for _, y in pairs)
-    return ((system_bootstrap([x for x, _ in pairs], rng, resamples=resamples),
-             system_bootstrap([y for _, y in pairs], rng, resamples=resamples),
-             paired_bootstrap(pairs, rng, resamples=resamples),
-             unpaired_bootstrap(pairs, rng, resamples=resamples)),
-            (a, b, b - a))
+def _nonzero(values, counts):
+    """Return (values, counts) without the zero values."""
+    kept = [(v, c) for v, c in zip(values, counts) if v]
+    return [v for v, _ in kept], [c for _, c in kept]
+
+
+def _exact_ints(values):
+    """Return (ints, scale) with values[i] == ints[i] / scale exactly.
+
+    scale is the least common denominator (a power of two for floats).
+
+    >>> _exact_ints([0.5, 3, 0.25])
+    ([2, 12, 1], 4)
+    """
+    ratios = [v.as_integer_ratio() for v in values]
+    scale = math.lcm(*(q for _, q in ratios)) if ratios else 1
+    return [p * (scale // q) for p, q in ratios], scale
+
+
+def _shifted(sum_a, sum_b, gap):
+    """Return the four statistics' replicates from resample sums.
+
+    The lists hold resamples + 1 values; the last one only serves the
+    unpaired replicates, which pair B's resample r with A's resample
+    r + 1: independent resamples, so gap(B_r, A_r+1) has the distribution
+    of the unpaired bootstrap (each system resampled on its own).
+    """
+    a, b = sum_a[:-1], sum_b[:-1]
+    return (a, b, list(map(gap, b, a)), list(map(gap, b, sum_a[1:])))
+
+
+def _paired_se(d, counts, n, scale=1):
+    """Return the standard error of the mean of n values: d[j] / scale
+    repeated counts[j] times, zeros for the rest."""
+    if n < 2:
+        return 0.0
+    total = sum(map(mul, d, counts))
+    squares = sum(c * x * x for x, c in zip(d, counts))
+    return math.sqrt(Fraction(n * squares - total * total,
+                              n * n * (n - 1) * scale * scale))
+
+
+def _mcnemar_p(a_only, b_only):
+    m = a_only + b_only
+    tail = sum(comb(m, i) for i in range(min(a_only, b_only) + 1))
+    return min(Fraction(1), Fraction(2 * tail, 2 ** m))
 
 
 def _divider(n):
@@ -762,13 +978,16 @@ def _divider(n):
     return divide
 
 
-def _interval(replicates, estimate, jackknife, confidence, method):
+def _interval(replicates, estimate, jackknife, confidence, method,
+              counts=None):
     if method == "bca":
-        return bca_interval(replicates, estimate, jackknife, confidence)
+        return bca_interval(replicates, estimate, jackknife, confidence,
+                            counts)
     return percentile_interval(replicates, confidence)
 
 
-def bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE):
+def bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE,
+                 counts=None):
     """Return the bias-corrected and accelerated bootstrap interval.
 
     With B replicates sorted, z0 = Phi^-1(share of replicates below the
@@ -777,7 +996,8 @@ def bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE):
     deviations mean(theta_(.)) - theta_(i), corrects the skew; the ends
     are the replicates at positions floor(B * Phi(z0 + (z0 + z) /
     (1 - a (z0 + z)))) for z = Phi^-1((1 -+ c) / 2).  Any increasing
-    affine map of the jackknife values gives the same a.  All replicates
+    affine map of the jackknife values gives the same a; counts[i], if
+    given, is how many items have jackknife value i.  All replicates
     equal give that value as both ends; all jackknife values equal give
     a = 0.  (Efron 1987, "Better bootstrap confidence intervals", JASA
     82:171-185; Efron and Tibshirani 1993, An Introduction to the
@@ -798,7 +1018,7 @@ def bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE):
     ties = bisect.bisect_right(ordered, estimate) - below
     share = min(max((below + ties / 2) / size, 0.5 / size), 1 - 0.5 / size)
     z0 = NormalDist().inv_cdf(share)
-    accel = _acceleration(jackknife)
+    accel = _acceleration(jackknife, counts)
     ends = []
     for tail in ((1 - _exact(confidence)) / 2, (1 + _exact(confidence)) / 2):
         z = z0 + NormalDist().inv_cdf(float(tail))
@@ -809,96 +1029,94 @@ def bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE):
     return Interval(*ends)
 
 
-def _acceleration(jackknife):
+def _acceleration(jackknife, counts=None):
     """Return the BCa acceleration from jackknife values theta_(i).
 
-    Computed exactly: with the values over a common power-of-two
-    denominator, U_i = sum(X) - n X_i are integers proportional to the
-    deviations u_i, and a^2 = (sum U^3)^2 / (36 (sum U^2)^3) is scale-free,
-    so neither rounding noise (equal values give exactly 0) nor underflow
-    (values near 1e-300) can distort it.
+    Computed exactly: with the values over a common denominator, U_i =
+    sum(X) - n X_i are integers proportional to the deviations u_i, and
+    a^2 = (sum U^3)^2 / (36 (sum U^2)^3) is scale-free, so neither
+    rounding noise (equal values give exactly 0) nor underflow (values
+    near 1e-300) can distort it.  counts[i] is how often value i occurs.
 
     >>> _acceleration([0.003] * 3), round(_acceleration([0.0, 0.0, 1.0]), 4)
     (0.0, -0.068)
+    >>> _acceleration([0.0, 1.0], [2, 1]) == _acceleration([0.0, 0.0, 1.0])
+    True
     """
-    exact = [Fraction(x) for x in jackknife]
-    scale = max(f.denominator for f in exact)
-    ints = [f.numerator * (scale // f.denominator) for f in exact]
-    total, n = sum(ints), len(ints)
+    ints, _ = _exact_ints(jackknife)
+    counts = counts or [1] * len(ints)
+    total, n = sum(map(mul, ints, counts)), sum(counts)
     u = [total - n * x for x in ints]
-    square, cube = sum(x * x for x in u), sum(x * x * x for x in u)
+    square = sum(c * x * x for x, c in zip(u, counts))
+    cube = sum(c * x * x * x for x, c in zip(u, counts))
     if not square:
         return 0.0
     return math.copysign(math.sqrt(Fraction(cube * cube, square ** 3)) / 6,
                          cube)
 
 
-def _gap(b_values, a_values):
-    """Return sum(b_values) - sum(a_values), correctly rounded."""
-    return math.fsum(itertools.chain(b_values, map(neg, a_values)))
-
-
-def _groups(labels):
-    """Return the item positions of each label, in order of first sight."""
-    groups = {}
-    for i, label in enumerate(labels):
-        groups.setdefault(label, []).append(i)
-    return list(groups.values())
-
-
-def _compare_clustered(a, b, diffs, rng, labels, metric, kind, direction,
+def _compare_clustered(tally, exact, scale, rng, metric, kind, direction,
                        resamples, confidence, interval):
-    """compare_metric with whole clusters resampled and sign-flipped."""
-    groups = _groups(labels)
-    size = [len(g) for g in groups]
-    sum_a = [math.fsum(a[i] for i in g) for g in groups]
-    sum_b = [math.fsum(b[i] for i in g) for g in groups]
-    replicates = _cluster_bootstraps(sum_a, sum_b, size, rng, resamples)
-    n = len(a)
-    means = math.fsum(a) / n, math.fsum(b) / n, _gap(b, a) / n
-    sum_d = [_gap([y], [x]) for x, y in zip(sum_a, sum_b)]
-    ci = [_interval(reps, mean, _ratio_jackknife(sums, size), confidence,
-                    interval)
-          for reps, mean, sums in zip(replicates, means, (sum_a, sum_b, sum_d))]
+    """compare_tally with whole clusters resampled and sign-flipped."""
+    stats = [_cluster_sums(counts, exact) for counts in tally.values()]
+    patterns = collections.Counter(s[:3] for s in stats)
+    keys = sorted(patterns)
+    counts = [patterns[k] for k in keys]
+    size, sum_a, sum_b = ([k[i] for k in keys] for i in range(3))
+    sums = _resample_sums(rng, sum_a, sum_b, size, counts, resamples)
+    scaled = [Fraction(x, scale) for x in sums[0]], [
+        Fraction(x, scale) for x in sums[1]]
+    means = [list(map(Fraction, s, sums[2])) for s in scaled]
+    replicates = _shifted(*means, sub)
+    n = sum(s[0] for s in stats)
+    sum_d = list(map(sub, sum_b, sum_a))
+    ci = []
+    for reps, sums_c in zip(replicates, (sum_a, sum_b, sum_d)):
+        total = sum(map(mul, sums_c, counts))
+        jack = (_ratio_jackknife(sums_c, size, counts, scale)
+                if len(stats) > 1 else [0])
+        ci.append(_interval(reps, Fraction(total, scale * n), jack,
+                            confidence, interval,
+                            counts if len(stats) > 1 else None))
     ci.append(percentile_interval(replicates[3], confidence))
-    cluster_diffs = [sum(Fraction(diffs[i]) for i in g) for g in groups]
-    p, how = sign_flip_test(cluster_diffs, rng, resamples=resamples)
-    return MetricResult(metric, kind, direction, n, *means, *ci,
-                        f"cluster sign-flip {how}", p, None, None, None,
-                        clustered_se(diffs, labels), len(groups),
-                        replicates[2])
+    ci = [Interval(float(lo), float(hi)) for lo, hi in ci]
+    totals = [sum(map(mul, v, counts)) for v in (sum_a, sum_b, sum_d)]
+    p, how = _sign_flip(*_nonzero(*_merge(sum_d, counts)), rng, resamples)
+    se = _clustered_se([s[0] for s in stats], [s[2] - s[1] for s in stats],
+                       [s[3] for s in stats], scale)
+    return MetricResult(metric, kind, direction, n,
+                        *(t / (scale * n) for t in totals), *ci,
+                        f"cluster sign-flip {how}", p, None, None, None, se,
+                        len(stats), [float(x) for x in replicates[2]])
 
 
-def _ratio_jackknife(sums, size):
+def _cluster_sums(counts, exact):
+    """Return (items, sum of A, sum of B, sum of (B - A)^2) of a cluster."""
+    size = sum_a = sum_b = squares = 0
+    for pair, c in counts.items():
+        x, y = exact[pair]
+        size += c
+        sum_a += c * x
+        sum_b += c * y
+        squares += c * (y - x) ** 2
+    return size, sum_a, sum_b, squares
+
+
+def _merge(values, counts):
+    """Return sorted distinct values and their total counts."""
+    merged = collections.Counter()
+    for v, c in zip(values, counts):
+        merged[v] += c
+    keys = sorted(merged)
+    return keys, [merged[k] for k in keys]
+
+
+def _ratio_jackknife(sums, size, counts, scale):
     """Return the item-weighted mean with each cluster left out in turn."""
-    if len(sums) < 2:
-        return [0.0]
-    total, items = math.fsum(sums), sum(size)
-    return [(total - s) / (items - k) for s, k in zip(sums, size)]
-
-
-def _cluster_bootstraps(sum_a, sum_b, size, rng, resamples):
-    """Return resampled means: A's, B's, paired B - A, unpaired B - A.
-
-    Each resample draws as many clusters as there are, with replacement,
-    and takes the mean over the items of the clusters drawn.
-    """
-    g = len(size)
-
-    def items(picks):
-        return sum(map(size.__getitem__, picks))
-
-    def mean(sums, picks):
-        return math.fsum(map(sums.__getitem__, picks)) / items(picks)
-
-    mean_a = [mean(sum_a, p) for p in _index_lists(rng, g, resamples)]
-    mean_b = [mean(sum_b, p) for p in _index_lists(rng, g, resamples)]
-    paired = [_gap(map(sum_b.__getitem__, p), map(sum_a.__getitem__, p))
-              / items(p) for p in _index_lists(rng, g, resamples)]
-    lists = _index_lists(rng, g, 2 * resamples)     # A's list, then B's
-    unpaired = [mean(sum_b, b_picks) - mean(sum_a, a_picks)
-                for a_picks, b_picks in zip(lists, lists)]
-    return mean_a, mean_b, paired, unpaired
+    total = sum(map(mul, sums, counts))
+    items = sum(map(mul, size, counts))
+    return [Fraction(total - s, scale * (items - k)) if items > k else
+            Fraction(0) for s, k in zip(sums, size)]
 
 
 def clustered_se(values, labels):
@@ -908,40 +1126,85 @@ def clustered_se(values, labels):
     the cluster of (x_i - mean)(x_j - mean), with Var the sample variance:
     the usual standard error plus the covariance within clusters (Miller
     2024, "Adding Error Bars to Evals", arXiv:2411.00640).  With one item
-    per cluster it is the usual standard error.
+    per cluster it is the usual standard error.  Computed exactly, then
+    rounded once.
 
     >>> round(clustered_se([1.0, 1.0, 0.0, 0.0], ["p", "p", "q", "q"]), 4)
     0.3819
     """
-    n = len(values)
+    ints, scale = _exact_ints(values)
+    clusters = {}
+    for label, x in zip(labels, ints):
+        clusters.setdefault(label, [0, 0, 0])
+        stats = clusters[label]
+        stats[0] += 1
+        stats[1] += x
+        stats[2] += x * x
+    size, sums, squares = zip(*clusters.values()) if clusters else ((),) * 3
+    return _clustered_se(size, sums, squares, scale)
+
+
+def _clustered_se(size, sums, squares, scale=1):
+    """clustered_se from each cluster's item count, sum and sum of squares."""
+    n = sum(size)
     if n < 2:
         return 0.0
-    mean = math.fsum(values) / n
-    dev = [x - mean for x in values]
-    variance = math.fsum(d * d for d in dev) / (n - 1)
-    within = math.fsum(math.fsum(dev[i] for i in g) ** 2
-                       - math.fsum(dev[i] ** 2 for i in g)
-                       for g in _groups(labels))
-    return math.sqrt(max(0.0, variance / n + within / n ** 2))
+    mean = Fraction(sum(sums), n)
+    variance = (sum(squares) - mean * sum(sums)) / (n - 1)
+    within = sum((s - k * mean) ** 2 - (q - 2 * mean * s + k * mean * mean)
+                 for k, s, q in zip(size, sums, squares))
+    return math.sqrt(max(Fraction(0), variance / n + within / n ** 2)
+                     / (scale * scale))
 
 
-def _mean_bootstraps(a, b, rng, resamples):
-    """Return resampled sums: A's, B's, paired B - A, unpaired B - A.
+# Resample sums.  A resample draws `draws` units (items, or clusters) with
+# replacement and adds up their A values, B values and sizes.  Units with
+# equal values form groups, and when there are few groups a multinomial
+# count over the groups gives the resample (cost independent of n); else
+# randrange indices are drawn in bulk and the values picked with one
+# C-level itemgetter call per resample.
 
-    Draws in compare_binary's order; each sum is math.fsum of the picked
-    values, so it is correctly rounded whatever the order of the items.
+_BOOT_GROUPED = 16   # groups when 16 * groups <= draws: a binomial costs
+_FLIP_GROUPED = 128  # ~16 index draws or ~128 random sign bits
+
+
+def _resample_sums(rng, a, b, size, counts, resamples):
+    """Return the A, B and size sums of resamples + 1 resamples.
+
+    Unit group j has values a[j], b[j], size[j] (1 if size is None) and
+    counts[j] members; each resample draws sum(counts) units.  The last
+    resample serves _shifted.
     """
-    n = len(a)
-    sum_a = [math.fsum(map(a.__getitem__, picks))
-             for picks in _index_lists(rng, n, resamples)]
-    sum_b = [math.fsum(map(b.__getitem__, picks))
-             for picks in _index_lists(rng, n, resamples)]
-    paired = [_gap(map(b.__getitem__, picks), map(a.__getitem__, picks))
-              for picks in _index_lists(rng, n, resamples)]
-    lists = _index_lists(rng, n, 2 * resamples)     # A's list, then B's
-    unpaired = [_gap(map(b.__getitem__, b_picks), map(a.__getitem__, a_picks))
-                for a_picks, b_picks in zip(lists, lists)]
-    return sum_a, sum_b, paired, unpaired
+    draws = sum(counts)
+    total = resamples + 1
+    if _BOOT_GROUPED * len(counts) <= draws:
+        order = sorted(range(len(counts)), key=counts.__getitem__,
+                       reverse=True)         # large groups first: faster
+        weights = [counts[j] for j in order]
+        a, b = [a[j] for j in order], [b[j] for j in order]
+        size = size and [size[j] for j in order]
+        out = ([], [], [])
+        for _ in range(total):
+            x = multinomial(rng, draws, weights)
+            out[0].append(sum(map(mul, x, a)))
+            out[1].append(sum(map(mul, x, b)))
+            out[2].append(sum(map(mul, x, size)) if size else draws)
+        return out
+    a, b = _expand(a, counts), _expand(b, counts)
+    size = size and _expand(size, counts)
+    out = ([], [], [])
+    for picks in _index_lists(rng, draws, total):
+        pick = itemgetter(*picks) if draws > 1 else _one(picks[0])
+        out[0].append(sum(pick(a)))
+        out[1].append(sum(pick(b)))
+        out[2].append(sum(pick(size)) if size else draws)
+    return out
+
+
+def _one(i):
+    def pick(values):
+        return (values[i],)
+    return pick
 
 
 def _index_lists(rng, n, count, batch_indices=1 << 20):

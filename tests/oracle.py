@@ -110,25 +110,6 @@ def default_run(seed=2026, n=500, corr=0.6, acc_a=0.72, acc_b=0.76,
     }
 
 
-def mean_bootstraps(a, b, rng, resamples):
-    """Resampled sums of continuous values: A, B, paired, unpaired."""
-    n = len(a)
-    sums_a, sums_b, paired, unpaired = [], [], [], []
-    for _ in range(resamples):
-        sums_a.append(math.fsum(a[rng.randrange(n)] for _ in range(n)))
-    for _ in range(resamples):
-        sums_b.append(math.fsum(b[rng.randrange(n)] for _ in range(n)))
-    for _ in range(resamples):
-        picks = [rng.randrange(n) for _ in range(n)]
-        paired.append(math.fsum([b[i] for i in picks] + [-a[i] for i in picks]))
-    for _ in range(resamples):
-        a_picks = [rng.randrange(n) for _ in range(n)]
-        b_picks = [rng.randrange(n) for _ in range(n)]
-        unpaired.append(math.fsum([b[i] for i in b_picks]
-                                  + [-a[i] for i in a_picks]))
-    return sums_a, sums_b, paired, unpaired
-
-
 def sign_flip_exact(diffs):
     """Every sign pattern of the nonzero differences, counted directly."""
     nonzero = [Fraction(d) for d in diffs if d]
@@ -143,7 +124,8 @@ def sign_flip_exact(diffs):
 
 
 def sign_flip_monte_carlo(diffs, rng, resamples):
-    nonzero = [Fraction(d) for d in diffs if d]
+    """Bit i of each random pattern flips the i-th smallest difference."""
+    nonzero = sorted(Fraction(d) for d in diffs if d)
     observed = abs(sum(nonzero))
     hits = 0
     for _ in range(resamples):
@@ -154,36 +136,33 @@ def sign_flip_monte_carlo(diffs, rng, resamples):
     return Fraction(1 + hits, 1 + resamples)
 
 
-def cluster_bootstraps(a, b, labels, rng, resamples):
-    """Resample whole clusters; means over the items of the clusters drawn."""
-    names = list(dict.fromkeys(labels))
-    members = {name: [i for i, x in enumerate(labels) if x == name]
-               for name in names}
-    sum_a = [math.fsum(a[i] for i in members[x]) for x in names]
-    sum_b = [math.fsum(b[i] for i in members[x]) for x in names]
-    size = [len(members[x]) for x in names]
-    g = len(names)
-    out = ([], [], [], [])
-    for _ in range(resamples):
-        picks = [rng.randrange(g) for _ in range(g)]
-        out[0].append(math.fsum(sum_a[i] for i in picks)
-                      / sum(size[i] for i in picks))
-    for _ in range(resamples):
-        picks = [rng.randrange(g) for _ in range(g)]
-        out[1].append(math.fsum(sum_b[i] for i in picks)
-                      / sum(size[i] for i in picks))
-    for _ in range(resamples):
-        picks = [rng.randrange(g) for _ in range(g)]
-        out[2].append(math.fsum([sum_b[i] for i in picks]
-                                + [-sum_a[i] for i in picks])
-                      / sum(size[i] for i in picks))
-    for _ in range(resamples):
-        pa = [rng.randrange(g) for _ in range(g)]
-        pb = [rng.randrange(g) for _ in range(g)]
-        out[3].append(math.fsum(sum_b[i] for i in pb) / sum(size[i] for i in pb)
-                      - math.fsum(sum_a[i] for i in pa)
-                      / sum(size[i] for i in pa))
-    return out
+def unit_bootstraps(a, b, labels, rng, resamples):
+    """Resample items (labels None) or whole clusters by index.
+
+    Units go in sorted order: items by (a, b), clusters by (items, sum
+    of a, sum of b).  resamples + 1 resamples of one randrange per unit;
+    the means are exact.  Returns A's, B's, paired and unpaired replicates,
+    the unpaired one B's mean in resample r minus A's in resample r + 1.
+    """
+    labels = labels or range(len(a))
+    clusters = {}
+    for label, x, y in zip(labels, a, b):
+        unit = clusters.setdefault(label, [0, 0, 0])
+        unit[0] += 1
+        unit[1] += Fraction(x)
+        unit[2] += Fraction(y)
+    units = sorted(tuple(u) for u in clusters.values())
+    g = len(units)
+    means = []
+    for _ in range(resamples + 1):
+        picks = [units[rng.randrange(g)] for _ in range(g)]
+        items = sum(u[0] for u in picks)
+        means.append((sum(u[1] for u in picks) / items,
+                       sum(u[2] for u in picks) / items))
+    mean_a = [m[0] for m in means[:-1]]
+    mean_b = [m[1] for m in means[:-1]]
+    return (mean_a, mean_b, [y - x for x, y in zip(mean_a, mean_b)],
+            [means[r][1] - means[r + 1][0] for r in range(resamples)])
 
 
 def clustered_se(values, labels):

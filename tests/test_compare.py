@@ -187,16 +187,29 @@ def test_unknown_metric_lists_the_numeric_fields(capsys, tmp_path):
     assert status == 2 and "no metric 'bleu' to set" in err
 
 
-@settings(max_examples=25, deadline=None)
-@given(values=st.lists(st.tuples(st.floats(-5, 5), st.floats(-5, 5)),
-                       min_size=1, max_size=40),
-       seed=st.integers(0, 2 ** 32), resamples=st.integers(1, 30))
-def test_mean_bootstraps_match_oracle(values, seed, resamples):
-    a = [x for x, _ in values]
-    b = [y for _, y in values]
-    fast = bed._mean_bootstraps(a, b, random.Random(seed), resamples)
-    slow = oracle.mean_bootstraps(a, b, random.Random(seed), resamples)
-    assert list(fast) == list(slow)
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 5),
+                               st.sampled_from([0.0, 1.0, 0.5, 2.75, -1.0]),
+                               st.floats(-5, 5)), min_size=1, max_size=40),
+       clustered=st.booleans(), seed=st.integers(0, 2 ** 32),
+       resamples=st.integers(1, 30))
+def test_index_resampling_matches_oracle(rows, clustered, seed, resamples):
+    # With grouping switched off every resample is drawn by index; each
+    # interval and the paired draws must equal the one-randrange oracle's.
+    labels = [str(c) for c, _, _ in rows] if clustered else None
+    a = [x for _, x, _ in rows]
+    b = [y for _, _, y in rows]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)
+        got = bed.compare_metric(a, b, random.Random(seed), clusters=labels,
+                                 resamples=resamples)
+    slow = oracle.unit_bootstraps(a, b, labels, random.Random(seed),
+                                  resamples)
+    intervals = [tuple(float(x) for x in oracle.percentile(reps, 0.95))
+                 for reps in slow]
+    assert [tuple(map(float, ci)) for ci in (
+        got.ci_a, got.ci_b, got.ci_paired, got.ci_unpaired)] == intervals
+    assert list(map(float, got.draws)) == [float(x) for x in slow[2]]
 
 
 @settings(max_examples=60, deadline=None)
@@ -257,24 +270,6 @@ def test_mid_p_against_the_binomial_formula():
 def test_holm_by_hand():
     assert bed.holm([0.04, 0.01, 0.5]) == [0.08, 0.03, 0.5]
     assert bed.holm([]) == []
-
-
-@settings(max_examples=20, deadline=None)
-@given(rows=st.lists(st.tuples(st.integers(0, 6), st.floats(0, 1),
-                               st.floats(0, 1)), min_size=1, max_size=40),
-       seed=st.integers(0, 2 ** 32), resamples=st.integers(1, 20))
-def test_cluster_bootstrap_matches_oracle(rows, seed, resamples):
-    labels = [str(c) for c, _, _ in rows]
-    a = [x for _, x, _ in rows]
-    b = [y for _, _, y in rows]
-    groups = bed._groups(labels)
-    sums = ([bed.math.fsum(a[i] for i in g) for g in groups],
-            [bed.math.fsum(b[i] for i in g) for g in groups])
-    fast = bed._cluster_bootstraps(*sums, [len(g) for g in groups],
-                                   random.Random(seed), resamples)
-    slow = oracle.cluster_bootstraps(a, b, labels, random.Random(seed),
-                                     resamples)
-    assert list(fast) == list(slow)
 
 
 @settings(max_examples=40, deadline=None)

@@ -1,0 +1,177 @@
+"""Sampling from sufficient statistics: binomial, multinomial, grouping.
+
+The fast paths draw other random numbers than index resampling, so they
+are checked in distribution: chi-square goodness of fit against exact
+probabilities, at fixed seeds, with a 1-in-100,000 threshold.
+"""
+import collections
+import math
+import random
+import sys
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+import bootstrap_eval_deltas as bed
+
+
+def chi_square_z(observed, expected, min_expected=5.0):
+    """Return the Wilson-Hilferty z of the chi-square statistic.
+
+    Cells expected below min_expected are pooled (in order) first.
+    """
+    cells, pool_o, pool_e = [], 0, 0.0
+    for o, e in zip(observed, expected):
+        pool_o, pool_e = pool_o + o, pool_e + e
+        if pool_e >= min_expected:
+            cells.append((pool_o, pool_e))
+            pool_o, pool_e = 0, 0.0
+    if pool_e and cells:
+        o, e = cells.pop()
+        cells.append((o + pool_o, e + pool_e))
+    stat = sum((o - e) ** 2 / e for o, e in cells)
+    df = len(cells) - 1
+    if df < 1:
+        return 0.0
+    return (((stat / df) ** (1 / 3) - (1 - 2 / (9 * df)))
+            / math.sqrt(2 / (9 * df)))
+
+
+def binomial_pmf(n, p):
+    return [math.exp(math.lgamma(n + 1) - math.lgamma(k + 1)
+                     - math.lgamma(n - k + 1) + k * math.log(p)
+                     + (n - k) * math.log1p(-p)) for k in range(n + 1)]
+
+
+@pytest.mark.skipif(not hasattr(random.Random, "binomialvariate"),
+                    reason="random.binomialvariate is Python 3.12+")
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(0, 10 ** 6), p=st.floats(0, 1), seed=st.integers(0, 99))
+def test_binomial_is_cpythons_draw_for_draw(n, p, seed):
+    ours, theirs = random.Random(seed), random.Random(seed)
+    for _ in range(3):
+        assert bed.binomial(ours, n, p) == theirs.binomialvariate(n, p)
+    assert ours.getstate() == theirs.getstate()
+
+
+@pytest.mark.parametrize("n, p", [(1, 0.3), (20, 0.2), (60, 0.1),
+                                  (100, 0.5), (500, 0.72), (2000, 0.03),
+                                  (10 ** 6, 0.4)])
+def test_binomial_goodness_of_fit(n, p):
+    rng = random.Random(n)
+    draws = collections.Counter(bed.binomial(rng, n, p) for _ in range(20000))
+    pmf = binomial_pmf(n, p) if n <= 2000 else None
+    if pmf is None:                       # normal approximation is exact enough
+        mean, sd = n * p, math.sqrt(n * p * (1 - p))
+        z = (sum(k * c for k, c in draws.items()) / 20000 - mean) / (sd / 141.42)
+        assert abs(z) < 4.5
+        return
+    observed = [draws[k] for k in range(n + 1)]
+    assert chi_square_z(observed, [20000 * q for q in pmf]) < 4.5
+
+
+def test_binomial_edges():
+    assert bed.binomial(random.Random(1), 0, 0.5) == 0
+    assert bed.binomial(None, 9, 0.0) == 0
+    assert bed.binomial(None, 9, 1.0) == 9
+    with pytest.raises(bed.EvalDeltaError):
+        bed.binomial(None, 5, 1.5)
+
+
+def test_multinomial_goodness_of_fit():
+    weights = [5, 0, 2, 1]
+    rng = random.Random(7)
+    draws = collections.Counter(tuple(bed.multinomial(rng, 4, weights))
+                                for _ in range(20000))
+    outcomes, expected = [], []
+    total = sum(weights)
+    for x0 in range(5):
+        for x2 in range(5 - x0):
+            x3 = 4 - x0 - x2
+            chance = (math.factorial(4) / (math.factorial(x0)
+                      * math.factorial(x2) * math.factorial(x3))
+                      * (5 / total) ** x0 * (2 / total) ** x2
+                      * (1 / total) ** x3)
+            outcomes.append((x0, 0, x2, x3))
+            expected.append(20000 * chance)
+    assert sum(draws.values()) == sum(draws[o] for o in outcomes)
+    assert chi_square_z([draws[o] for o in outcomes], expected) < 4.5
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(0, 1000), weights=st.lists(st.integers(0, 50),
+                                                min_size=1, max_size=8),
+       seed=st.integers(0, 99))
+def test_multinomial_sums_to_n_and_skips_empty_groups(n, weights, seed):
+    if not sum(weights):
+        return
+    counts = bed.multinomial(random.Random(seed), n, weights)
+    assert sum(counts) == n
+    assert all(c == 0 for c, w in zip(counts, weights) if w == 0)
+
+
+def exact_paired_gap(cells, n):
+    """Exact distribution of B-only minus A-only over n draws of cells."""
+    p10, p01 = Fraction(cells[1, 0], n), Fraction(cells[0, 1], n)
+    rest = 1 - p10 - p01
+    dist = collections.Counter()
+    for x in range(n + 1):
+        for y in range(n + 1 - x):
+            dist[y - x] += (math.factorial(n) // (math.factorial(x)
+                            * math.factorial(y) * math.factorial(n - x - y))
+                            * p10 ** x * p01 ** y * rest ** (n - x - y))
+    return dist
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_paired_gap_has_the_index_bootstraps_distribution(grouped):
+    # 40 items in four cells; 20,000 resamples of the paired gap from the
+    # cell counts (grouped) and from indices, each against the exact law.
+    cells = collections.Counter({(1, 1): 22, (1, 0): 5, (0, 1): 9,
+                                 (0, 0): 4})
+    with pytest.MonkeyPatch.context() as patch:
+        if not grouped:
+            patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)
+        r = bed.compare_tally(cells, random.Random(11), resamples=20000)
+    draws = collections.Counter(round(x * 40) for x in r.draws)
+    law = exact_paired_gap(cells, 40)
+    support = sorted(law)
+    assert set(draws) <= set(support)
+    assert chi_square_z([draws[k] for k in support],
+                        [20000 * float(law[k]) for k in support]) < 4.5
+
+
+def test_grouped_and_index_bootstraps_agree_on_every_statistic():
+    # A 1-10 scale metric: few distinct pairs, so grouped by default.
+    rng = random.Random(3)
+    a = [rng.randint(1, 10) for _ in range(400)]
+    b = [min(10, x + rng.choice((-1, 0, 1, 2))) for x in a]
+    grouped = bed.compare_metric(a, b, random.Random(1), resamples=20000)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)
+        indexed = bed.compare_metric(a, b, random.Random(2), resamples=20000)
+    for one, two in zip(grouped[7:11], indexed[7:11]):   # the four CIs
+        assert abs(one.lo - two.lo) < 0.02 and abs(one.hi - two.hi) < 0.02
+    assert grouped.gap == indexed.gap and grouped.se == indexed.se
+
+
+def test_sign_flip_grouped_against_exact_enumeration():
+    # 40 copies of three values: grouped Monte Carlo against the exact p
+    # from the binomial convolution.
+    values, counts = [-2, 1, 3], [10, 20, 10]
+    whole = sum(v * c for v, c in zip(values, counts))
+    dist = collections.Counter({0: Fraction(1)})
+    for v, c in zip(values, counts):
+        step = collections.Counter()
+        for total, chance in dist.items():
+            for k in range(c + 1):
+                step[total + v * (c - 2 * k)] += (chance * math.comb(c, k)
+                                                  / 2 ** c)
+        dist = step
+    exact = float(sum(q for t, q in dist.items() if abs(t) >= abs(whole)))
+    p, how = bed._sign_flip(values, counts, random.Random(4), 20000)
+    assert how == "monte carlo"
+    assert abs(float(p) - exact) < 4.5 * math.sqrt(exact * (1 - exact) / 20000)
