@@ -30,7 +30,6 @@ __all__ = [
     "Judgement",
     "McNemar",
     "MetricResult",
-    "Paired",
     "Plan",
     "Run",
     "bca_interval",
@@ -58,11 +57,9 @@ __all__ = [
     "mcnemar_exact",
     "mcnemar_mid_p",
     "mcnemar_power",
-    "metric_values",
     "newcombe_interval",
     "numeric_fields",
     "outcomes",
-    "pair_runs",
     "paired_bootstrap",
     "percentile_interval",
     "pilot_plan",
@@ -1985,12 +1982,18 @@ def _judge_one(r, p_holm, alpha, margin, power, metrics):
 
 ## Input ######################################################################
 
-# Records are dicts; each keeps where it came from ("FILE:LINE" or "FILE:
-# record N") so that every error can say where to look.  Values stay as
-# read until a metric asks for them: a missing or non-numeric value is an
-# error, never silently dropped, since dropping failures flatters a run.
+# Files are read line by line and never held whole (a JSON array is the
+# exception: it is one value).  Every error says where to look ("FILE:LINE"
+# or "FILE: record N").  Values stay as read until a metric asks for them:
+# a missing or non-numeric value is an error, never silently dropped, since
+# dropping failures flatters a run.  A metric's values go straight into a
+# tally of (a, b) pairs, so a file of 0/1 scores takes the same memory at
+# any length; of two joined runs, the baseline's ids and values are kept in
+# a dict of positions and arrays of floats.
 
 _ID_FIELDS = ("id", "item", "doc_id", "sample_id")
+_KNOWN_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
+                  ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
 
 
 class Run(NamedTuple):
@@ -2000,107 +2003,186 @@ class Run(NamedTuple):
     places: list
 
 
-class Paired(NamedTuple):
-    """Both systems' records on the same items, in the baseline's order."""
-    ids: list
-    candidate: Run
-    a_records: list
-    a_places: list
-    b_records: list
-    b_places: list
-    dropped: int
+class Source(NamedTuple):
+    """A file being read: its first record and an iterator of all of them.
+
+    rows yields (number, record): a CSV row (list, see *fields*) or a JSON
+    object; where(number) names the place.
+    """
+    path: str
+    kind: str
+    fields: list
+    first: dict
+    first_number: int
+    rows: object
+    where: object
+
+    def run(self):
+        """Return a Run holding the first record only, for header checks."""
+        return Run(self.path, [self.first], [self.where(self.first_number)])
 
 
-def read_run(path):
-    """Return the Run in a CSV, TSV, JSONL or JSON-array file (or .gz).
+def open_source(path):
+    """Return the Source of a CSV, TSV, JSONL or JSON-array file (or .gz).
 
     The format comes from the extension, else from the content.  A
     byte-order mark and CRLF line ends are fine.  An empty file, text that
     is not UTF-8 and malformed JSON raise EvalDeltaError naming the line.
     """
-    text = _read_text(path)
-    kind = _format_of(path, text)
-    if kind in ("csv", "tsv"):
-        records, places = _read_table(path, text, "\t" if kind == "tsv" else ",")
-    elif kind == "jsonl":
-        records, places = _read_json_lines(path, text)
+    lines = _lines(path)
+    head = []
+    for number, line in lines:
+        head.append((number, line))
+        if line.strip():
+            break
     else:
-        records, places = _read_json_array(path, text)
-    if not records:
+        raise EvalDeltaError(f"{path}: empty file")
+    kind = _format_of(path, head[-1][1])
+    lines = itertools.chain(head, lines)
+    if kind in ("csv", "tsv"):
+        rows, fields = _table_rows(path, lines, "\t" if kind == "tsv" else ",")
+    elif kind == "jsonl":
+        rows, fields = _json_rows(path, lines), None
+    else:
+        rows, fields = _json_array_rows(path, lines), None
+    first = next(rows, None)
+    if first is None:
         raise EvalDeltaError(f"{path}: no records")
+    number, record = first
+    rows = itertools.chain([first], rows)
+    if fields is not None:
+        record = dict(zip(fields, record))
+    where = _record_place(path) if kind == "json" else _line_place(path)
+    return Source(path, kind, fields, record, number, rows, where)
+
+
+def _line_place(path):
+    def where(number):
+        return f"{path}:{number}"
+    return where
+
+
+def _record_place(path):
+    def where(number):
+        return f"{path}: record {number}"
+    return where
+
+
+def read_run(path):
+    """Return the Run in a file: every record as a dict, with its place."""
+    source = open_source(path)
+    records, places = [], []
+    for number, record in source.rows:
+        if source.fields is not None:
+            record = dict(zip(source.fields, record))
+        records.append(record)
+        places.append(source.where(number))
     return Run(path, records, places)
 
 
-def _read_text(path):
-    """Return the text of a UTF-8 file, gunzipped if need be."""
+def _lines(path, progress_after=2.0):
+    """Yield (line number, text) of a UTF-8 file, gunzipped if need be.
+
+    If reading takes longer than progress_after seconds and stderr is a
+    terminal, the share read so far is shown there.
+    """
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise EvalDeltaError(f"{path}: cannot read: {reason}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise EvalDeltaError(f"{path}:{line}: not UTF-8 text "
-                             f"(byte 0x{data[exc.start]:02x})") from None
-    if not text.strip():
-        raise EvalDeltaError(f"{path}: empty file")
-    return text
+        raw = open(path, "rb")
+    except OSError as exc:
+        raise EvalDeltaError(f"{path}: cannot read: {exc.strerror}") from None
+    with raw:
+        stream = gzip.GzipFile(fileobj=raw) if raw.peek(2)[:2] == (
+            b"\x1f\x8b") else raw
+        shown = _Shown(path, raw, progress_after)
+        number = 0
+        try:
+            for number, line in enumerate(stream, 1):
+                if number == 1 and line.startswith(b"\xef\xbb\xbf"):
+                    line = line[3:]
+                if not number & 0xFFFF:
+                    shown.update()
+                yield number, line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EvalDeltaError(f"{path}:{number}: not UTF-8 text (byte "
+                                 f"0x{exc.object[exc.start]:02x})") from None
+        except (OSError, EOFError, zlib.error) as exc:
+            reason = getattr(exc, "strerror", None) or exc
+            raise EvalDeltaError(f"{path}: cannot read: {reason}") from None
+        finally:
+            shown.clear()
 
 
-def _format_of(path, text):
+class _Shown:
+    """Progress of a file being read, on stderr when it is a terminal."""
+
+    def __init__(self, path, raw, after):
+        self.path, self.raw, self.after = path, raw, after
+        self.start = time.monotonic()
+        self.size = os.fstat(raw.fileno()).st_size or 1
+        self.active = False
+
+    def update(self):
+        if time.monotonic() - self.start < self.after:
+            return
+        if not sys.stderr.isatty():
+            return
+        self.active = True
+        share = min(1.0, self.raw.tell() / self.size)
+        sys.stderr.write(f"\rreading {self.path}: {share:.0%} ")
+        sys.stderr.flush()
+
+    def clear(self):
+        if self.active:
+            sys.stderr.write("\r" + " " * (len(self.path) + 18) + "\r")
+            sys.stderr.flush()
+
+
+def _format_of(path, first_line):
     name = path[:-3] if path.endswith(".gz") else path
-    ext = os.path.splitext(name)[1].lower()
-    known = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl",
-             ".ndjson": "jsonl", ".json": "json"}
-    if ext in known:
-        kind = known[ext]
-        if kind == "json" and text.lstrip().startswith("{"):
-            kind = "jsonl"               # many tools write JSONL as .json
+    kind = _KNOWN_FORMATS.get(os.path.splitext(name)[1].lower())
+    start = first_line.lstrip()[:1]
+    if kind == "json" and start == "{":
+        return "jsonl"                   # many tools write JSONL as .json
+    if kind:
         return kind
-    start = text.lstrip()[:1]
     if start == "[":
         return "json"
     if start == "{":
         return "jsonl"
-    return "tsv" if "\t" in text.split("\n", 1)[0] else "csv"
+    return "tsv" if "\t" in first_line else "csv"
 
 
-def _read_table(path, text, delimiter):
-    rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header = next(rows, None) or []
+def _table_rows(path, lines, delimiter):
+    """Return (rows, header) of a CSV or TSV file; rows are checked lists."""
+    reader = csv.reader((line for _, line in lines), delimiter=delimiter)
+    header = next(reader, None) or []
     if len(set(header)) != len(header):
         raise EvalDeltaError(f"{path}:1: repeated column name in the header")
-    records, places = [], []
-    for row in rows:
-        if not row:
-            continue
-        if len(row) != len(header):
-            raise EvalDeltaError(f"{path}:{rows.line_num}: {len(row)} "
-                                 f"fields, the header has {len(header)}")
-        records.append(dict(zip(header, row)))
-        places.append(f"{path}:{rows.line_num}")
-    return records, places
+
+    def rows():
+        width = len(header)
+        for row in reader:
+            if len(row) != width:
+                if not row:
+                    continue
+                raise EvalDeltaError(f"{path}:{reader.line_num}: {len(row)} "
+                                     f"fields, the header has {width}")
+            yield reader.line_num, row
+    return rows(), header
 
 
 def _no_constant(name):
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def _read_json_lines(path, text):
-    records, places = [], []
-    for line_no, line in enumerate(text.splitlines(), 1):
+def _json_rows(path, lines):
+    for number, line in lines:
         if line.strip():
-            records.append(_json_object(line, f"{path}:{line_no}"))
-            places.append(f"{path}:{line_no}")
-    return records, places
+            yield number, _json_object(line, f"{path}:{number}")
 
 
-def _read_json_array(path, text):
+def _json_array_rows(path, lines):
+    text = "".join(line for _, line in lines)
     try:
         items = json.loads(text, parse_constant=_no_constant)
     except ValueError as exc:
@@ -2109,11 +2191,11 @@ def _read_json_array(path, text):
                              f"{getattr(exc, 'msg', exc)}") from None
     if not isinstance(items, list):
         raise EvalDeltaError(f"{path}: expected a JSON array of objects")
-    places = [f"{path}: record {i}" for i in range(1, len(items) + 1)]
-    for item, place in zip(items, places):
+    for number, item in enumerate(items, 1):
         if not isinstance(item, dict):
-            raise EvalDeltaError(f"{place}: expected a JSON object")
-    return items, places
+            raise EvalDeltaError(f"{path}: record {number}: expected a JSON "
+                                 f"object")
+        yield number, item
 
 
 def _json_object(line, place):
@@ -2146,6 +2228,19 @@ def _field(record, name):
     return value
 
 
+def _getter(source, name):
+    """Return a function giving a record's *name* field, or _MISSING."""
+    if source.fields is None:
+        return functools.partial(_nested, name=name)
+    if name not in source.fields:
+        return lambda row: _MISSING
+    return itemgetter(source.fields.index(name))
+
+
+def _nested(record, name):
+    return _field(record, name)
+
+
 def _number(value):
     """Return value as a finite float, or raise ValueError saying why.
 
@@ -2165,7 +2260,36 @@ def _number(value):
         raise ValueError(f"not a finite number: {value!r}") from None
     if not math.isfinite(x):
         raise ValueError(f"not a finite number: {value!r}")
-    return x
+    return x + 0.0                       # no -0.0
+
+
+def _number_reader(get, field, where, binary):
+    """Return read(number, record): the field as a float, checked.
+
+    Recent strings are remembered, since scores repeat: a 0/1 column costs
+    one dict look-up per value.
+    """
+    seen = {}
+
+    def read(number, record):
+        value = get(record)
+        try:
+            x = seen.get(value) if isinstance(value, str) else None
+        except TypeError:
+            x = None
+        if x is None:
+            try:
+                x = _number(value)
+            except ValueError as exc:
+                raise EvalDeltaError(f"{where(number)}: {field}: "
+                                     f"{exc}") from None
+            if binary and x not in (0, 1):
+                raise EvalDeltaError(f"{where(number)}: {field} is declared "
+                                     f"binary but is {x:g}")
+            if isinstance(value, str) and len(seen) < 4096:
+                seen[value] = x
+        return x
+    return read
 
 
 def _is_number(value):
@@ -2184,45 +2308,187 @@ def _is_number(value):
     return False
 
 
-def pair_runs(baseline, candidate=None, *, id_field=None, a_col=CSV_HEADER[1],
-              b_col=CSV_HEADER[2], allow_partial=False):
-    """Return the Paired records of the two systems, item by item.
+class Metric(NamedTuple):
+    """Where one metric's values are: its name and A's and B's fields."""
+    name: str
+    a_field: str
+    b_field: str
+    binary: bool = False         # declared binary: other values are errors
 
-    With one run, each record holds both systems (columns *a_col* and
-    *b_col*) and is paired with itself.  With two, records are joined on
-    *id_field* (by default the first of id, item, doc_id, sample_id that
-    both runs have).  Repeated ids, and ids in one run only (unless
-    allow_partial), raise EvalDeltaError.
+
+def read_tallies(baseline, candidate, metrics, *, id_field=None,
+                 cluster=None, allow_partial=False):
+    """Return ([tally per metric], dropped) of one wide file or two runs.
+
+    A tally counts the items with each (a, b) pair of values, or with
+    *cluster* maps each cluster label to such a count (see compare_tally).
+    With one Source each record holds both systems.  With two, records
+    are joined on *id_field* (by default the first of id, item, doc_id,
+    sample_id that both runs have); repeated ids, and ids in one run only
+    (unless allow_partial; *dropped* counts them), raise EvalDeltaError.
+    A wide file's rows are its items: its ids are checked for repeats only
+    when *id_field* names them, since that takes memory for every row.
     """
     if candidate is None:
-        for name in (a_col, b_col):
-            _require(baseline, name, "column", "the columns are",
-                     baseline.records[0])
-        key = id_field or _id_field(baseline, baseline, required=False)
-        ids = _index(baseline, key) if key else None
-        ids = list(ids) if ids else list(range(1, len(baseline.records) + 1))
-        return Paired(ids, baseline, baseline.records, baseline.places,
-                      baseline.records, baseline.places, 0)
-    key = id_field or _id_field(baseline, candidate)
-    left, right = _index(baseline, key), _index(candidate, key)
-    only = [([i for i in a if i not in b], run)
-            for a, b, run in ((left, right, baseline), (right, left, candidate))]
-    dropped = sum(len(ids) for ids, _ in only)
-    if dropped and not allow_partial:
-        ids, run = max(only, key=lambda pair: len(pair[0]))
+        return _read_wide(baseline, metrics, cluster, id_field), 0
+    key = id_field or _id_field(baseline.run(), candidate.run())
+    return _read_joined(baseline, candidate, metrics, key, cluster,
+                        allow_partial)
+
+
+def _tally_adder(cluster, tally):
+    """Return add(label, a, b), counting the pair in *tally*."""
+    if cluster is None:
+        def add(label, a, b):
+            tally[a, b] += 1
+    else:
+        def add(label, a, b):
+            counts = tally.get(label)
+            if counts is None:
+                counts = tally[label] = collections.Counter()
+            counts[a, b] += 1
+    return add
+
+
+def _label_reader(source, field):
+    """Return read(number, record): the cluster label, which must be there."""
+    get = _getter(source, field)
+
+    def read(number, record):
+        label = get(record)
+        if label in (_MISSING, None, ""):
+            raise EvalDeltaError(f"{source.where(number)}: no {field}")
+        return str(label)
+    return read
+
+
+def _read_wide(source, metrics, cluster, id_field):
+    (name, a_field, b_field, binary), = metrics
+    for field in (a_field, b_field):
+        _require(source.run(), field, "column", "the columns are",
+                 source.first)
+    read_a = _number_reader(_getter(source, a_field), a_field, source.where,
+                            binary)
+    read_b = _number_reader(_getter(source, b_field), b_field, source.where,
+                            binary)
+    label = _label_reader(source, cluster) if cluster else None
+    tally = collections.Counter() if cluster is None else {}
+    add = _tally_adder(cluster, tally)
+    rows = source.rows
+    if id_field:
+        rows = _unique_rows(source, id_field)
+    for number, record in rows:
+        add(label and label(number, record), read_a(number, record),
+            read_b(number, record))
+    return [tally]
+
+
+def _unique_rows(source, key):
+    """Yield source.rows, raising EvalDeltaError at a repeated *key*."""
+    get_id = _id_reader(source, key)
+    first = {}
+    for number, record in source.rows:
+        item = get_id(number, record)
+        if item in first:
+            raise EvalDeltaError(
+                f"{source.where(number)}: {key} {item!r} repeated (first at "
+                f"{source.where(first[item])})")
+        first[item] = number
+        yield number, record
+
+
+def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial):
+    ids, numbers, values, labels = _read_baseline(baseline, metrics, key,
+                                                  cluster)
+    seen = array("q", bytes(8 * len(numbers)))      # candidate's number
+    only, first_only = 0, []
+    get_id = _id_reader(candidate, key)
+    readers = [_number_reader(_getter(candidate, m.b_field), m.b_field,
+                              candidate.where, m.binary) for m in metrics]
+    tallies = [collections.Counter() if cluster is None else {}
+               for _ in metrics]
+    adders = [_tally_adder(cluster, t) for t in tallies]
+    theirs = _getter(candidate, cluster) if cluster else None
+    for number, record in candidate.rows:
+        item = get_id(number, record)
+        at = ids.get(item)
+        if at is None:
+            only += 1
+            if len(first_only) < 3:
+                first_only.append(item)
+            continue
+        if seen[at]:
+            raise EvalDeltaError(
+                f"{candidate.where(number)}: {key} {item!r} repeated (first "
+                f"at {candidate.where(seen[at])})")
+        seen[at] = number
+        label = labels and labels[at]
+        if theirs:
+            other = theirs(record)
+            if other not in (_MISSING, None, "") and str(other) != label:
+                raise EvalDeltaError(
+                    f"{candidate.where(number)}: {cluster} {str(other)!r} "
+                    f"differs from {label!r} at "
+                    f"{baseline.where(numbers[at])}")
+        for add, read, column in zip(adders, readers, values):
+            add(label, column[at], read(number, record))
+    _check_join(baseline, candidate, key, ids, seen, only, first_only,
+                allow_partial)
+    return tallies, only + seen.count(0)
+
+
+def _read_baseline(source, metrics, key, cluster):
+    """Return the baseline's ids, record numbers, values and labels."""
+    ids, numbers = {}, array("q")
+    values = [array("d") for _ in metrics]
+    readers = [_number_reader(_getter(source, m.a_field), m.a_field,
+                              source.where, m.binary) for m in metrics]
+    label = _label_reader(source, cluster) if cluster else None
+    labels = [] if cluster else None
+    get_id = _id_reader(source, key)
+    for number, record in source.rows:
+        item = get_id(number, record)
+        if item in ids:
+            raise EvalDeltaError(
+                f"{source.where(number)}: {key} {item!r} repeated (first at "
+                f"{source.where(numbers[ids[item]])})")
+        ids[item] = len(numbers)
+        numbers.append(number)
+        for column, read in zip(values, readers):
+            column.append(read(number, record))
+        if label:
+            labels.append(sys.intern(label(number, record)))
+    return ids, numbers, values, labels
+
+
+def _id_reader(source, key):
+    get = _getter(source, key)
+
+    def read(number, record):
+        value = get(record)
+        if value is _MISSING or value in ("", None):
+            raise EvalDeltaError(f"{source.where(number)}: no {key}")
+        return str(value).strip()
+    return read
+
+
+def _check_join(baseline, candidate, key, ids, seen, only, first_only,
+                allow_partial):
+    """Raise EvalDeltaError for ids in one run only, or none shared."""
+    missing = seen.count(0)
+    if (missing or only) and not allow_partial:
+        if missing >= only:
+            run, count = baseline, missing
+            first = [item for item, at in ids.items() if not seen[at]][:3]
+        else:
+            run, count, first = candidate, only, first_only
         raise EvalDeltaError(
-            f"{run.path}: {len(ids)} {key} values found only in this run "
-            f"(first: {', '.join(map(str, ids[:3]))}); --allow-partial "
-            f"compares the shared ones")
-    shared = [i for i in left if i in right]
-    if not shared:
+            f"{run.path}: {count} {key} values found only in this run "
+            f"(first: {', '.join(first)}); --allow-partial compares the "
+            f"shared ones")
+    if missing == len(seen):
         raise EvalDeltaError(f"{candidate.path}: no {key} in common with "
                              f"{baseline.path}")
-    return Paired(
-        shared, candidate, [baseline.records[left[i]] for i in shared],
-        [baseline.places[left[i]] for i in shared],
-        [candidate.records[right[i]] for i in shared],
-        [candidate.places[right[i]] for i in shared], dropped)
 
 
 def _require(run, name, noun, listing, names):
@@ -2244,21 +2510,6 @@ def _id_field(run, other, required=True):
     return None
 
 
-def _index(run, key):
-    """Return {id: record position}; repeated or missing ids are errors."""
-    where = {}
-    for i, (record, place) in enumerate(zip(run.records, run.places)):
-        value = _field(record, key)
-        if value is _MISSING or value in ("", None):
-            raise EvalDeltaError(f"{place}: no {key}")
-        value = str(value).strip()
-        if value in where:
-            raise EvalDeltaError(f"{place}: {key} {value!r} repeated (first "
-                                 f"at {run.places[where[value]]})")
-        where[value] = i
-    return where
-
-
 def grouped_values(run, key, field):
     """Return {id: [values]} for runs with several samples per item."""
     groups = {}
@@ -2272,17 +2523,6 @@ def grouped_values(run, key, field):
             raise EvalDeltaError(f"{place}: {field}: {exc}") from None
         groups.setdefault(str(item).strip(), []).append(value)
     return groups
-
-
-def metric_values(records, places, field):
-    """Return the field of every record as floats; name the bad one."""
-    values = []
-    for record, place in zip(records, places):
-        try:
-            values.append(_number(_field(record, field)))
-        except ValueError as exc:
-            raise EvalDeltaError(f"{place}: {field}: {exc}") from None
-    return values
 
 
 def numeric_fields(run, exclude=()):
@@ -3191,30 +3431,6 @@ def _run_simulate(args):
     return 0
 
 
-def _check_binary(records, places, field):
-    """Name the first value of a declared-binary metric that is not 0/1."""
-    for value, place in zip(metric_values(records, places, field), places):
-        if value not in (0, 1):
-            raise EvalDeltaError(f"{place}: {field} is declared binary but "
-                                 f"is {value:g}")
-
-
-def _cluster_labels(paired, field):
-    """Return each item's cluster; both runs must agree where both say."""
-    labels = []
-    for rec_a, place_a, rec_b, place_b in zip(
-            paired.a_records, paired.a_places, paired.b_records,
-            paired.b_places):
-        mine, theirs = _field(rec_a, field), _field(rec_b, field)
-        if mine in (_MISSING, None, ""):
-            raise EvalDeltaError(f"{place_a}: no {field}")
-        if theirs not in (_MISSING, None, "") and str(theirs) != str(mine):
-            raise EvalDeltaError(f"{place_b}: {field} {theirs!r} differs from "
-                                 f"{mine!r} at {place_a}")
-        labels.append(str(mine))
-    return labels
-
-
 def _metric_type(text):
     name, _, kind = text.rpartition("=")
     if not name or kind not in ("binary", "continuous"):
@@ -3248,32 +3464,21 @@ def _metric_fields(args, baseline, candidate):
 def _run_compare(args):
     if args.plot:
         _check_writable(args.plot)
-    baseline = read_run(args.baseline)
-    candidate = read_run(args.candidate) if args.candidate else None
-    paired = pair_runs(baseline, candidate, id_field=args.id_col,
-                       a_col=args.a_col, b_col=args.b_col,
-                       allow_partial=args.allow_partial)
-    fields = _metric_fields(args, baseline, candidate)
+    baseline = open_source(args.baseline)
+    candidate = open_source(args.candidate) if args.candidate else None
+    metrics = _metrics(args, baseline, candidate)
+    tallies, dropped = read_tallies(baseline, candidate, metrics,
+                                    id_field=args.id_col,
+                                    cluster=args.cluster,
+                                    allow_partial=args.allow_partial)
     kinds = dict(args.metric_type)
-    for name in list(kinds) + args.lower_is_better:
-        if name not in [f[0] for f in fields]:
-            raise EvalDeltaError(f"no metric {name!r} to set; the metrics are "
-                                 f"{', '.join(f[0] for f in fields)}")
-    for name, a_field, b_field in fields:
-        if kinds.get(name) == "binary":
-            for records, places, field in (
-                    (paired.a_records, paired.a_places, a_field),
-                    (paired.b_records, paired.b_places, b_field)):
-                _check_binary(records, places, field)
-    labels = _cluster_labels(paired, args.cluster) if args.cluster else None
     rng = random.Random(args.seed)
-    results = [compare_metric(
-        metric_values(paired.a_records, paired.a_places, a_field),
-        metric_values(paired.b_records, paired.b_places, b_field), rng,
-        metric=name, kind=kinds.get(name), resamples=args.resamples,
-        confidence=args.confidence, clusters=labels, interval=args.interval,
-        direction="lower" if name in args.lower_is_better else "higher")
-        for name, a_field, b_field in fields]
+    results = [compare_tally(
+        tally, rng, metric=m.name, kind=kinds.get(m.name),
+        resamples=args.resamples, confidence=args.confidence,
+        clustered=bool(args.cluster), interval=args.interval,
+        direction="lower" if m.name in args.lower_is_better else "higher")
+        for m, tally in zip(metrics, tallies)]
     judgements = judge(results, alpha=args.alpha, margin=args.margin)
     names = ((args.a_col, args.b_col) if candidate is None
              else (baseline.path, candidate.path))
@@ -3281,11 +3486,11 @@ def _run_compare(args):
         print(json.dumps(compare_json(results, judgements, names=names,
                                       seed=args.seed, interval=args.interval,
                                       resamples=args.resamples,
-                                      dropped=paired.dropped)))
+                                      dropped=dropped)))
     else:
         print(format_compare(results, judgements, names=names,
-                             dropped=paired.dropped,
-                             confidence=args.confidence, margin=args.margin,
+                             dropped=dropped, confidence=args.confidence,
+                             margin=args.margin,
                              markdown=args.format == "markdown"))
     if args.plot:
         _write_atomic(args.plot, histogram_svg(results,
@@ -3296,23 +3501,39 @@ def _run_compare(args):
     return 1 if failed.get(args.fail_on) else 0
 
 
+def _metrics(args, baseline, candidate):
+    """Return the Metrics to compare, checking the names given."""
+    fields = _metric_fields(args, baseline.run(),
+                            candidate and candidate.run())
+    kinds = dict(getattr(args, "metric_type", ()))
+    for name in list(kinds) + getattr(args, "lower_is_better", []):
+        if name not in [f[0] for f in fields]:
+            raise EvalDeltaError(f"no metric {name!r} to set; the metrics are "
+                                 f"{', '.join(f[0] for f in fields)}")
+    return [Metric(*f, kinds.get(f[0]) == "binary") for f in fields]
+
+
 def _plan_from_pilot(args):
     """Plan each metric of pilot results for the observed gap or --gap."""
     if len(args.pilot) > 2:
         raise EvalDeltaError("--from takes one wide file or two runs")
-    baseline = read_run(args.pilot[0])
-    candidate = read_run(args.pilot[1]) if len(args.pilot) == 2 else None
-    if not (args.repeats and args.within_var is None):
-        paired = pair_runs(baseline, candidate, id_field=args.id_col,
-                           a_col=args.a_col, b_col=args.b_col)
     args.cluster = None
-    lines, options = [], dict(alpha=args.alpha, power=args.power)
+    options = dict(alpha=args.alpha, power=args.power)
     if args.repeats and args.within_var is None:
+        baseline = read_run(args.pilot[0])
+        candidate = read_run(args.pilot[1]) if len(args.pilot) == 2 else None
         return _repeats_from_pilot(args, baseline, candidate, options)
-    for name, a_field, b_field in _metric_fields(args, baseline, candidate):
-        a = metric_values(paired.a_records, paired.a_places, a_field)
-        b = metric_values(paired.b_records, paired.b_places, b_field)
-        lines.append(pilot_plan(name, a, b, gap=args.gap, **options))
+    baseline = open_source(args.pilot[0])
+    candidate = open_source(args.pilot[1]) if len(args.pilot) == 2 else None
+    metrics = _metrics(args, baseline, candidate)
+    tallies, _ = read_tallies(baseline, candidate, metrics,
+                              id_field=args.id_col)
+    lines = []
+    for m, tally in zip(metrics, tallies):
+        pairs = [pair for pair, c in sorted(tally.items()) for _ in range(c)]
+        lines.append(pilot_plan(m.name, [a for a, _ in pairs],
+                                [b for _, b in pairs], gap=args.gap,
+                                **options))
     return "\n".join(lines)
 
 

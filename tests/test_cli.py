@@ -152,8 +152,6 @@ HEADER = "item,system_a_correct,system_b_correct\n"
     (HEADER + "1,0,1\n2,nan,1\n", ":3: system_a_correct: not a finite "
                                   "number: 'nan'"),
     (HEADER + "1,0,1\n2,1\n", ":3: 2 fields, the header has 3"),
-    (HEADER + "1,0,1\n2,1,1\n1,1,0\n", ":4: item '1' repeated (first at "
-                                       "{path}:2)"),
     (HEADER.encode() + b"1,0,1\n2,\xff,1\n", ":3: not UTF-8 text "
                                              "(byte 0xff)"),
 ])
@@ -164,6 +162,17 @@ def test_bad_csv_exit_2_with_file_and_line(capsys, tmp_path, content,
     assert status == 2 and out == ""
     assert err == ("bootstrap-eval-deltas: error: "
                    f"{path}{message.format(path=path)}\n")
+
+
+def test_repeated_ids_in_a_wide_file_only_with_id(capsys, tmp_path):
+    # Streaming a wide file keeps no per-row memory unless --id asks.
+    path = write(tmp_path, "rep.csv", HEADER + "1,0,1\n2,1,1\n1,1,0\n")
+    status, out, _ = run(capsys, "compare", path, "--resamples", "20")
+    assert status == 0 and "3 items" in out
+    status, out, err = run(capsys, "compare", path, "--id", "item")
+    assert status == 2 and out == ""
+    assert err.strip().endswith(f"{path}:4: item '1' repeated (first at "
+                                f"{path}:2)")
 
 
 def test_declared_binary_metric_with_other_values(capsys, tmp_path):
