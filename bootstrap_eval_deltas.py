@@ -100,7 +100,6 @@ import zlib
 from array import array
 from fractions import Fraction
 from itertools import repeat
-from math import comb
 from operator import itemgetter
 from operator import mul
 from operator import rshift
@@ -629,9 +628,26 @@ def mcnemar_mid_p(a_only, b_only):
     >>> mcnemar_mid_p(1, 1), mcnemar_mid_p(0, 3)
     (Fraction(1, 1), Fraction(1, 8))
     """
+    m, below, at = _binomial_head(a_only, b_only)
+    return min(Fraction(1), Fraction(2 * below + at, 2 ** m))
+
+
+def _binomial_head(a_only, b_only):
+    """Return (m, sum of C(m, i) for i < k, C(m, k)), k = min(a_only, b_only).
+
+    The coefficients come from one another (C(m, i+1) = C(m, i) (m - i) /
+    (i + 1), exact in integers), so 10^5 discordant pairs take a moment,
+    not minutes.
+
+    >>> _binomial_head(3, 2)
+    (5, 6, 10)
+    """
     m, k = a_only + b_only, min(a_only, b_only)
-    below = sum(comb(m, i) for i in range(k))
-    return min(Fraction(1), Fraction(2 * below + comb(m, k), 2 ** m))
+    below, at = 0, 1
+    for i in range(k):
+        below += at
+        at = at * (m - i) // (i + 1)
+    return m, below, at
 
 
 def wilson_interval(successes, n, confidence=CONFIDENCE):
@@ -964,9 +980,8 @@ def _paired_se(d, counts, n, scale=1):
 
 
 def _mcnemar_p(a_only, b_only):
-    m = a_only + b_only
-    tail = sum(comb(m, i) for i in range(min(a_only, b_only) + 1))
-    return min(Fraction(1), Fraction(2 * tail, 2 ** m))
+    m, below, at = _binomial_head(a_only, b_only)
+    return min(Fraction(1), Fraction(2 * (below + at), 2 ** m))
 
 
 def _divider(n):
@@ -1187,14 +1202,96 @@ def _resample_sums(rng, a, b, size, counts, resamples):
             out[1].append(sum(map(mul, x, b)))
             out[2].append(sum(map(mul, x, size)) if size else draws)
         return out
-    a, b = _expand(a, counts), _expand(b, counts)
-    size = size and _expand(size, counts)
-    out = ([], [], [])
-    for picks in _index_lists(rng, draws, total):
-        pick = itemgetter(*picks) if draws > 1 else _one(picks[0])
-        out[0].append(sum(pick(a)))
-        out[1].append(sum(pick(b)))
-        out[2].append(sum(pick(size)) if size else draws)
+    columns = [_expand(a, counts), _expand(b, counts)]
+    if size and len(set(size)) > 1:
+        columns.append(_expand(size, counts))
+    sums = _pick_sums(rng, draws, total, columns)
+    if len(sums) == 2:
+        sums.append([draws * (size[0] if size else 1)] * total)
+    return tuple(sums)
+
+
+def _pick_sums(rng, n, count, columns):
+    """Return each column's sums over the picks of count resamples.
+
+    The picks are count * n calls of rng.randrange(n), in order; columns
+    hold integers.  The words are drawn in bulk and cut, exactly, into
+    the words of each resample (rejected words included), whose top bits
+    pick from tables padded with zeros for the rejected values.  Each
+    integer is split into parts of 52 - n.bit_length() bits, so that n of
+    them add up exactly as floats, and two parts make a complex number:
+    one C-level itemgetter call picks the resample's items and sum() adds
+    two parts at a time.
+    """
+    k = n.bit_length()
+    if k > 31:                                      # pragma: no cover
+        return _plain_pick_sums(rng, n, count, columns)
+    width = 52 - k
+    parts = [max(1, -(-max(map(abs, c)).bit_length() // width))
+             for c in columns]
+    padding = [0] * ((1 << k) - n)
+    planes = [[x >> (width * p) if p == last else
+               x >> (width * p) & ((1 << width) - 1) for x in c] + padding
+              for c, last in zip(columns, (q - 1 for q in parts))
+              for p in range(last + 1)]
+    if len(planes) % 2:
+        planes.append([0] * len(padding + columns[0]))
+    tables = [list(map(complex, re, im))       # two planes per pick
+              for re, im in zip(planes[::2], planes[1::2])]
+    part_sums = [[] for _ in planes]
+    for window in _windows(rng, n, count):
+        pick = itemgetter(*window) if len(window) > 1 else _one(window[0])
+        for i, table in enumerate(tables):
+            total = sum(pick(table))
+            part_sums[2 * i].append(int(total.real))
+            part_sums[2 * i + 1].append(int(total.imag))
+    sums, at = [], 0
+    for q in parts:
+        sums.append([sum(s << (width * p) for p, s in enumerate(row))
+                     for row in zip(*part_sums[at:at + q])])
+        at += q
+    return sums
+
+
+def _windows(rng, n, count):
+    """Yield the words' top-k-bit values of count resamples of n
+    rng.randrange(n) calls, one array per resample, rejected draws in.
+
+    Drawing never runs ahead of the calls: each call takes at least one
+    word, so asking for as many words as indices are still unseen is safe.
+    """
+    k = n.bit_length()
+    shift, reject = 32 - k, (1 << 31) - n       # top bit set when >= n
+    idx, flags, pos, ready = array("I"), b"", 0, 0
+    unseen = count * n
+    for _ in range(count):
+        while ready < n:
+            m = min(_CHUNK, unseen - ready)
+            lanes = int.from_bytes(b"\1\0\0\0" * m, "little")
+            words = rng.getrandbits(32 * m) >> shift & lanes * ((1 << k) - 1)
+            fresh = array("I")
+            fresh.frombytes(words.to_bytes(4 * m, "little"))
+            if sys.byteorder == "big":               # pragma: no cover
+                fresh.byteswap()
+            idx = idx[pos:] + fresh
+            flags = flags[pos:] + ((words + lanes * reject) >> 31 & lanes
+                                   ).to_bytes(4 * m, "little")[::4]
+            pos = 0
+            ready += m - flags.count(1, len(flags) - m)
+        end = pos + n
+        rejected = flags.count(1, pos, end)
+        while rejected:
+            end, rejected = end + rejected, flags.count(1, end,
+                                                        end + rejected)
+        yield idx[pos:end]
+        pos, ready, unseen = end, ready - n, unseen - n
+
+
+def _plain_pick_sums(rng, n, count, columns):       # pragma: no cover
+    out = [[] for _ in columns]
+    for picks in _index_lists(rng, n, count):
+        for sums, column in zip(out, columns):
+            sums.append(sum(map(column.__getitem__, picks)))
     return out
 
 

@@ -192,15 +192,18 @@ def test_unknown_metric_lists_the_numeric_fields(capsys, tmp_path):
                                st.sampled_from([0.0, 1.0, 0.5, 2.75, -1.0]),
                                st.floats(-5, 5)), min_size=1, max_size=40),
        clustered=st.booleans(), seed=st.integers(0, 2 ** 32),
-       resamples=st.integers(1, 30))
-def test_index_resampling_matches_oracle(rows, clustered, seed, resamples):
+       resamples=st.integers(1, 30), chunk=st.integers(1, 64))
+def test_index_resampling_matches_oracle(rows, clustered, seed, resamples,
+                                         chunk):
     # With grouping switched off every resample is drawn by index; each
     # interval and the paired draws must equal the one-randrange oracle's.
+    # Small chunks of words make resamples straddle them.
     labels = [str(c) for c, _, _ in rows] if clustered else None
     a = [x for _, x, _ in rows]
     b = [y for _, _, y in rows]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)
+        patch.setattr(bed, "_CHUNK", chunk)
         got = bed.compare_metric(a, b, random.Random(seed), clusters=labels,
                                  resamples=resamples)
     slow = oracle.unit_bootstraps(a, b, labels, random.Random(seed),
@@ -262,7 +265,7 @@ def test_item_order_does_not_change_estimate_or_exact_test():
 def test_mid_p_against_the_binomial_formula():
     for a_only, b_only in [(67, 85), (0, 5), (3, 3), (10, 2)]:
         m, k = a_only + b_only, min(a_only, b_only)
-        pmf = [bed.Fraction(bed.comb(m, i), 2 ** m) for i in range(m + 1)]
+        pmf = [bed.Fraction(bed.math.comb(m, i), 2 ** m) for i in range(m + 1)]
         expected = min(1, 2 * (sum(pmf[:k]) + pmf[k] / 2))
         assert bed.mcnemar_mid_p(a_only, b_only) == expected
 
