@@ -89,6 +89,7 @@ import math
 import mmap
 import multiprocessing
 import os
+import pickle
 import random
 import signal
 import statistics
@@ -100,6 +101,7 @@ import zlib
 from array import array
 from fractions import Fraction
 from itertools import repeat
+from operator import add
 from operator import itemgetter
 from operator import mul
 from operator import rshift
@@ -747,14 +749,40 @@ def _sign_flip(values, counts, rng, resamples, exact_limit=20):
             return sum(v * binomial(rng, c, 0.5) for v, c in zip(values,
                                                                   counts))
     else:
-        ints = _expand(values, counts)
-
-        def flipped():
-            return sum(itertools.compress(ints, _bit_flags(rng.getrandbits(m),
-                                                           m)))
+        flipped = _bit_plane_sum(_expand(values, counts),
+                                 functools.partial(rng.getrandbits, m))
     hits = sum(abs(whole - 2 * flipped()) >= observed
                for _ in range(resamples))
     return Fraction(1 + hits, 1 + resamples), "monte carlo"
+
+
+def _bit_plane_sum(ints, pattern):
+    """Return a function giving the sum of ints[i] over the set bits i of
+    pattern().
+
+    With the integers offset to be >= 0, bit b of each one forms a mask,
+    and the sum is sum over b of 2**b * popcount(pattern & mask_b): a few
+    dozen C-level operations on big integers instead of one per item.
+
+    >>> total = _bit_plane_sum([5, -2, 7], lambda: 0b101)
+    >>> total()
+    12
+    """
+    offset = max(0, -min(ints))
+    width = (max(ints) + offset).bit_length() // 8 + 1
+    data = b"".join(x.to_bytes(width, "little")
+                    for x in map(add, reversed(ints), repeat(offset)))
+    masks = []
+    for b in range(8 * width):
+        mask = int(data[b // 8::width].translate(_BIT_DIGITS[b % 8]), 2)
+        if mask:
+            masks.append((b, mask))
+
+    def total():
+        bits = pattern()
+        return (sum((bits & mask).bit_count() << b for b, mask in masks)
+                - offset * bits.bit_count())
+    return total
 
 
 def _expand(values, counts):
@@ -763,6 +791,8 @@ def _expand(values, counts):
 
 
 _BYTE_BITS = [bytes((b >> i) & 1 for i in range(8)) for b in range(256)]
+_BIT_DIGITS = [bytes(b"01"[b >> t & 1] for b in range(256))   # bit t of a
+               for t in range(8)]                            # byte, as text
 
 
 def _bit_flags(bits, m):
@@ -865,7 +895,7 @@ def compare_metric(a, b, rng, *, clusters=None, **options):
 def compare_tally(tally, rng, *, metric="metric", kind=None,
                   direction="higher", resamples=RESAMPLES,
                   confidence=CONFIDENCE, interval="percentile",
-                  clustered=False):
+                  clustered=False, jobs=1):
     """Return the MetricResult of a tally of paired values.
 
     *tally* counts the items with each (a, b) pair of values; if
@@ -876,14 +906,15 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
     clustered one.  *interval* is "percentile" or "bca" (the unpaired
     interval is always a percentile one).  rng is consumed by the
     resamples (see _resample_sums), then by a Monte Carlo sign-flip test.
-    Nothing depends on the order of the items.
+    Nothing depends on the order of the items, nor on *jobs*, the number
+    of processes that may share the resampling.
 
     >>> r = compare_tally(collections.Counter({(1, 0): 3, (0, 1): 5,
     ...                                        (1, 1): 12}), random.Random(1))
     >>> r.kind, r.gap, r.mcnemar.p_exact
     ('binary', Fraction(1, 10), Fraction(93, 128))
     >>> r.ci_paired
-    Interval(lo=Fraction(-1, 5), hi=Fraction(7, 20))
+    Interval(lo=Fraction(-3, 20), hi=Fraction(7, 20))
     """
     pairs = tally
     if clustered:
@@ -900,14 +931,14 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
                              f"other than 0 and 1")
     ints, scale = _exact_ints([x for pair in pairs for x in pair])
     exact = dict(zip(pairs, zip(ints[::2], ints[1::2])))
-    args = (metric, kind, direction, resamples, confidence, interval)
+    args = (metric, kind, direction, resamples, confidence, interval, jobs)
     if clustered:
         return _compare_clustered(tally, exact, scale, rng, *args)
     return _compare_items(pairs, exact, scale, rng, *args)
 
 
 def _compare_items(pairs, exact, scale, rng, metric, kind, direction,
-                   resamples, confidence, interval):
+                   resamples, confidence, interval, jobs):
     """compare_tally of unclustered items, from the exact integers."""
     keys = sorted(pairs)
     counts = [pairs[k] for k in keys]
@@ -915,7 +946,8 @@ def _compare_items(pairs, exact, scale, rng, metric, kind, direction,
     b = [exact[k][1] for k in keys]
     d = list(map(sub, b, a))
     n = sum(counts)
-    sum_a, sum_b, _ = _resample_sums(rng, a, b, None, counts, resamples)
+    sum_a, sum_b, _ = _resample_sums(rng, a, b, None, counts, resamples,
+                                     jobs)
     replicates = _shifted(sum_a, sum_b, sub)
     totals = [sum(map(mul, v, counts)) for v in (a, b, d)]
     jackknives = ([-x for x in v] for v in (a, b, d))
@@ -1068,14 +1100,14 @@ def _acceleration(jackknife, counts=None):
 
 
 def _compare_clustered(tally, exact, scale, rng, metric, kind, direction,
-                       resamples, confidence, interval):
+                       resamples, confidence, interval, jobs):
     """compare_tally with whole clusters resampled and sign-flipped."""
     stats = [_cluster_sums(counts, exact) for counts in tally.values()]
     patterns = collections.Counter(s[:3] for s in stats)
     keys = sorted(patterns)
     counts = [patterns[k] for k in keys]
     size, sum_a, sum_b = ([k[i] for k in keys] for i in range(3))
-    sums = _resample_sums(rng, sum_a, sum_b, size, counts, resamples)
+    sums = _resample_sums(rng, sum_a, sum_b, size, counts, resamples, jobs)
     scaled = [Fraction(x, scale) for x in sums[0]], [
         Fraction(x, scale) for x in sums[1]]
     means = [list(map(Fraction, s, sums[2])) for s in scaled]
@@ -1178,14 +1210,18 @@ def _clustered_se(size, sums, squares, scale=1):
 
 _BOOT_GROUPED = 16   # groups when 16 * groups <= draws: a binomial costs
 _FLIP_GROUPED = 128  # ~16 index draws or ~128 random sign bits
+_BLOCKS = 8          # blocks of index resamples, one generator each
 
 
-def _resample_sums(rng, a, b, size, counts, resamples):
+def _resample_sums(rng, a, b, size, counts, resamples, jobs=1):
     """Return the A, B and size sums of resamples + 1 resamples.
 
     Unit group j has values a[j], b[j], size[j] (1 if size is None) and
     counts[j] members; each resample draws sum(counts) units.  The last
-    resample serves _shifted.
+    resample serves _shifted.  With few groups each resample is one
+    multinomial draw from rng; else the resamples are split in _BLOCKS
+    blocks, each drawn by index from its own generator seeded from rng,
+    so that two processes can share the work (jobs) with the same result.
     """
     draws = sum(counts)
     total = resamples + 1
@@ -1205,52 +1241,109 @@ def _resample_sums(rng, a, b, size, counts, resamples):
     columns = [_expand(a, counts), _expand(b, counts)]
     if size and len(set(size)) > 1:
         columns.append(_expand(size, counts))
-    sums = _pick_sums(rng, draws, total, columns)
+    seeds = [rng.getrandbits(128) for _ in range(_BLOCKS)]
+    table = _packed(columns)
+    tasks = [(random.Random(seed), draws, total // _BLOCKS
+              + (j < total % _BLOCKS), table)
+             for j, seed in enumerate(seeds)]
+    blocks = _in_parallel(_pick_sums, tasks, jobs)
+    sums = [[x for block in blocks for x in block[i]]
+            for i in range(len(columns))]
     if len(sums) == 2:
         sums.append([draws * (size[0] if size else 1)] * total)
     return tuple(sums)
 
 
-def _pick_sums(rng, n, count, columns):
+def _in_parallel(func, tasks, jobs):
+    """Return [func(*task) for task in tasks], the second half of the
+    tasks in a forked helper process when jobs > 1 and fork is there.
+
+    The helper sends its results back pickled through a pipe; if it fails,
+    or this process is interrupted, the helper is stopped and waited for.
+    """
+    half = len(tasks) // 2
+    if jobs < 2 or not half or not _can_fork():
+        return [func(*task) for task in tasks]
+    readable, writable = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                    # pragma: no cover
+        os.close(readable)
+        status = 1
+        try:
+            data = pickle.dumps([func(*task) for task in tasks[half:]])
+            with open(writable, "wb") as pipe:
+                pipe.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(writable)
+    try:
+        mine = [func(*task) for task in tasks[:half]]
+        with open(readable, "rb") as pipe:
+            data = pipe.read()
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)
+        raise
+    finally:
+        _, status = os.waitpid(pid, 0)
+    if status:
+        raise EvalDeltaError("the helper process failed; try --jobs 1")
+    return mine + pickle.loads(data)
+
+
+def _pick_sums(rng, n, count, table):
     """Return each column's sums over the picks of count resamples.
 
-    The picks are count * n calls of rng.randrange(n), in order; columns
-    hold integers.  The words are drawn in bulk and cut, exactly, into
-    the words of each resample (rejected words included), whose top bits
-    pick from tables padded with zeros for the rejected values.  Each
-    integer is split into parts of 52 - n.bit_length() bits, so that n of
-    them add up exactly as floats, and two parts make a complex number:
-    one C-level itemgetter call picks the resample's items and sum() adds
-    two parts at a time.
+    The picks are count * n calls of rng.randrange(n), in order; *table*
+    is the _Packed columns of integers.  The words are drawn in bulk and
+    cut, exactly, into the words of each resample (rejected words
+    included), whose top bits pick from the table, padded with zeros for
+    the rejected values.  Each entry packs every column's value into one
+    integer, in lanes wide enough that n of them add up without carrying
+    into the next lane: one C-level itemgetter call and one sum() give all
+    the columns' sums of a resample.
     """
+    if table.plain:                                 # pragma: no cover
+        return _plain_pick_sums(rng, n, count, table.columns)
+    totals = [sum(pick(table.packed))
+              for pick in map(_picker, _windows(rng, n, count))]
+    return [[(t >> lane & (1 << end - lane) - 1) - n * offset
+             for t in totals]
+            for lane, end, offset in zip(table.lanes, table.lanes[1:]
+                                         + [table.width], table.offsets)]
+
+
+class _Packed(NamedTuple):
+    """Columns of integers packed one row per integer, for _pick_sums."""
+    columns: list
+    packed: list
+    lanes: list
+    width: int
+    offsets: list
+    plain: bool
+
+
+def _packed(columns):
+    """Return the _Packed columns: each lane holds value + offset >= 0 and
+    room for the sum of n of them; the table is padded with zeros to 2**k
+    entries for the rejected draws of randrange(n)."""
+    n = len(columns[0])
     k = n.bit_length()
     if k > 31:                                      # pragma: no cover
-        return _plain_pick_sums(rng, n, count, columns)
-    width = 52 - k
-    parts = [max(1, -(-max(map(abs, c)).bit_length() // width))
-             for c in columns]
-    padding = [0] * ((1 << k) - n)
-    planes = [[x >> (width * p) if p == last else
-               x >> (width * p) & ((1 << width) - 1) for x in c] + padding
-              for c, last in zip(columns, (q - 1 for q in parts))
-              for p in range(last + 1)]
-    if len(planes) % 2:
-        planes.append([0] * len(padding + columns[0]))
-    tables = [list(map(complex, re, im))       # two planes per pick
-              for re, im in zip(planes[::2], planes[1::2])]
-    part_sums = [[] for _ in planes]
-    for window in _windows(rng, n, count):
-        pick = itemgetter(*window) if len(window) > 1 else _one(window[0])
-        for i, table in enumerate(tables):
-            total = sum(pick(table))
-            part_sums[2 * i].append(int(total.real))
-            part_sums[2 * i + 1].append(int(total.imag))
-    sums, at = [], 0
-    for q in parts:
-        sums.append([sum(s << (width * p) for p, s in enumerate(row))
-                     for row in zip(*part_sums[at:at + q])])
-        at += q
-    return sums
+        return _Packed(columns, None, None, None, None, True)
+    offsets = [max(0, -min(c)) for c in columns]
+    lanes, at = [], 0
+    for c, offset in zip(columns, offsets):
+        lanes.append(at)
+        at += (max(c) + offset).bit_length() + k
+    packed = [0] * (1 << k)
+    for c, offset, lane in zip(columns, offsets, lanes):
+        packed[:n] = map(add, packed[:n], (x + offset << lane for x in c))
+    return _Packed(columns, packed, lanes, at, offsets, False)
+
+
+def _picker(window):
+    return itemgetter(*window) if len(window) > 1 else _one(window[0])
 
 
 def _windows(rng, n, count):
@@ -1261,21 +1354,21 @@ def _windows(rng, n, count):
     word, so asking for as many words as indices are still unseen is safe.
     """
     k = n.bit_length()
-    shift, reject = 32 - k, (1 << 31) - n       # top bit set when >= n
+    shift = 32 - k
     idx, flags, pos, ready = array("I"), b"", 0, 0
     unseen = count * n
     for _ in range(count):
         while ready < n:
             m = min(_CHUNK, unseen - ready)
-            lanes = int.from_bytes(b"\1\0\0\0" * m, "little")
-            words = rng.getrandbits(32 * m) >> shift & lanes * ((1 << k) - 1)
+            mask, reject = _lane_masks(m, k, n)
+            words = rng.getrandbits(32 * m) >> shift & mask
             fresh = array("I")
             fresh.frombytes(words.to_bytes(4 * m, "little"))
             if sys.byteorder == "big":               # pragma: no cover
                 fresh.byteswap()
             idx = idx[pos:] + fresh
-            flags = flags[pos:] + ((words + lanes * reject) >> 31 & lanes
-                                   ).to_bytes(4 * m, "little")[::4]
+            flags = flags[pos:] + (words + reject).to_bytes(
+                4 * m, "little")[3::4].translate(_TOP_BIT)
             pos = 0
             ready += m - flags.count(1, len(flags) - m)
         end = pos + n
@@ -1285,6 +1378,20 @@ def _windows(rng, n, count):
                                                         end + rejected)
         yield idx[pos:end]
         pos, ready, unseen = end, ready - n, unseen - n
+
+
+_TOP_BIT = bytes(b >> 7 for b in range(256))
+
+
+@functools.lru_cache(maxsize=4)
+def _lane_masks(m, k, n):
+    """Return (k low bits set in each of m 32-bit lanes, n's reject offset).
+
+    Adding 2**31 - n to a lane holding v < 2**31 sets its top bit exactly
+    when v >= n, without carrying into the next lane.
+    """
+    lanes = int.from_bytes(b"\1\0\0\0" * m, "little")
+    return lanes * ((1 << k) - 1), lanes * ((1 << 31) - n)
 
 
 def _plain_pick_sums(rng, n, count, columns):       # pragma: no cover
@@ -3211,6 +3318,14 @@ def _add_common(parser):
                              "report (values as fractions: 0.036, not 3.6)")
 
 
+def _add_jobs(parser, work):
+    parser.add_argument("--jobs", type=_at_least(1),
+                        default=2 if _can_fork() else 1,
+                        help=f"processes for {work}: 1 does all the work "
+                             f"here, 2 adds a helper process; the numbers "
+                             f"are identical (default %(default)s here)")
+
+
 def _build_parser():
     parser = argparse.ArgumentParser(
         prog="bootstrap-eval-deltas",
@@ -3250,11 +3365,7 @@ def _build_parser():
                           "(default %(default)s)")
     sim.add_argument("--no-csv", action="store_true",
                      help="do not write the per-item CSV")
-    sim.add_argument("--jobs", type=_at_least(1),
-                     default=2 if _can_fork() else 1,
-                     help="processes for the coverage loop: 1 does all the "
-                          "work here, 2 adds a helper process; the numbers "
-                          "are identical (default %(default)s here)")
+    _add_jobs(sim, "the coverage loop")
     sim.add_argument("--quiet", action="store_true",
                      help="no progress on stderr (shown only on a terminal)")
     sim.add_argument("--intervals", type=_interval_list, metavar="NAMES",
@@ -3332,6 +3443,7 @@ def _build_parser():
                      help="exit 1 when some metric is worse (or is not "
                           "better), to gate a CI job")
     _add_common(cmp)
+    _add_jobs(cmp, "index resampling (metrics with many distinct values)")
     cmp.set_defaults(run=_run_compare)
     _add_plan(commands)
     return parser
@@ -3574,6 +3686,7 @@ def _run_compare(args):
         tally, rng, metric=m.name, kind=kinds.get(m.name),
         resamples=args.resamples, confidence=args.confidence,
         clustered=bool(args.cluster), interval=args.interval,
+        jobs=args.jobs,
         direction="lower" if m.name in args.lower_is_better else "higher")
         for m, tally in zip(metrics, tallies)]
     judgements = judge(results, alpha=args.alpha, margin=args.margin)

@@ -136,12 +136,13 @@ def sign_flip_monte_carlo(diffs, rng, resamples):
     return Fraction(1 + hits, 1 + resamples)
 
 
-def unit_bootstraps(a, b, labels, rng, resamples):
+def unit_bootstraps(a, b, labels, rng, resamples, blocks=8):
     """Resample items (labels None) or whole clusters by index.
 
     Units go in sorted order: items by (a, b), clusters by (items, sum
-    of a, sum of b).  resamples + 1 resamples of one randrange per unit;
-    the means are exact.  Returns A's, B's, paired and unpaired replicates,
+    of a, sum of b).  resamples + 1 resamples of one randrange per unit,
+    in blocks of as equal sizes as can be, each drawn from a generator
+    seeded by 128 bits of rng; the means are exact.  Returns A's, B's, paired and unpaired replicates,
     the unpaired one B's mean in resample r minus A's in resample r + 1.
     """
     labels = labels or range(len(a))
@@ -154,11 +155,15 @@ def unit_bootstraps(a, b, labels, rng, resamples):
     units = sorted(tuple(u) for u in clusters.values())
     g = len(units)
     means = []
-    for _ in range(resamples + 1):
-        picks = [units[rng.randrange(g)] for _ in range(g)]
-        items = sum(u[0] for u in picks)
-        means.append((sum(u[1] for u in picks) / items,
-                       sum(u[2] for u in picks) / items))
+    seeds = [rng.getrandbits(128) for _ in range(blocks)]
+    for j, seed in enumerate(seeds):
+        block = random.Random(seed)
+        for _ in range((resamples + 1) // blocks
+                       + (j < (resamples + 1) % blocks)):
+            picks = [units[block.randrange(g)] for _ in range(g)]
+            items = sum(u[0] for u in picks)
+            means.append((sum(u[1] for u in picks) / items,
+                           sum(u[2] for u in picks) / items))
     mean_a = [m[0] for m in means[:-1]]
     mean_b = [m[1] for m in means[:-1]]
     return (mean_a, mean_b, [y - x for x, y in zip(mean_a, mean_b)],

@@ -215,6 +215,18 @@ def test_index_resampling_matches_oracle(rows, clustered, seed, resamples,
     assert list(map(float, got.draws)) == [float(x) for x in slow[2]]
 
 
+def test_two_processes_give_the_same_result():
+    rng = random.Random(5)
+    a = [rng.random() for _ in range(300)]
+    b = [x + rng.gauss(0.02, 0.1) for x in a]
+    labels = [i // 3 for i in range(300)]
+    for clusters in (None, labels):
+        one, two = (bed.compare_metric(a, b, random.Random(9), resamples=99,
+                                       clusters=clusters, jobs=jobs)
+                    for jobs in (1, 2))
+        assert one == two
+
+
 @settings(max_examples=60, deadline=None)
 @given(diffs=st.lists(st.sampled_from([0, 0.5, -0.5, 1, -1, 0.25, 3, -2.75,
                                        0.1, -0.3]), max_size=12))
