@@ -630,16 +630,14 @@ def mcnemar_mid_p(a_only, b_only):
     >>> mcnemar_mid_p(1, 1), mcnemar_mid_p(0, 3)
     (Fraction(1, 1), Fraction(1, 8))
     """
-    m, below, at = _binomial_head(a_only, b_only)
-    return min(Fraction(1), Fraction(2 * below + at, 2 ** m))
+    return _mcnemar_tails(a_only, b_only)[1]
 
 
 def _binomial_head(a_only, b_only):
     """Return (m, sum of C(m, i) for i < k, C(m, k)), k = min(a_only, b_only).
 
     The coefficients come from one another (C(m, i+1) = C(m, i) (m - i) /
-    (i + 1), exact in integers), so 10^5 discordant pairs take a moment,
-    not minutes.
+    (i + 1), exact in integers).
 
     >>> _binomial_head(3, 2)
     (5, 6, 10)
@@ -650,6 +648,43 @@ def _binomial_head(a_only, b_only):
         below += at
         at = at * (m - i) // (i + 1)
     return m, below, at
+
+
+def _mcnemar_tails(a_only, b_only):
+    """Return McNemar's exact p and mid-p as Fractions.
+
+    Up to _EXACT_LIMIT discordant pairs they are exact.  Beyond, the
+    integers would take minutes (10^6 items can have 4 * 10^5 discordant
+    pairs), so the same sums are taken relative to C(m, k) in floating
+    point, with log C(m, k) from lgamma: about 9 significant digits, far
+    below any p worth reading, and no underflow (p = 1e-900 is kept).
+
+    >>> [float(p) for p in _mcnemar_tails(67, 85)]
+    [0.1677..., 0.1453...]
+    """
+    m = a_only + b_only
+    if m <= _EXACT_LIMIT:
+        m, below, at = _binomial_head(a_only, b_only)
+        return (min(Fraction(1), Fraction(2 * (below + at), 2 ** m)),
+                min(Fraction(1), Fraction(2 * below + at, 2 ** m)))
+    k = min(a_only, b_only)
+    ratio = term = 0.0                  # sum of C(m, i) / C(m, k), i < k
+    for s in range(k):
+        term = (term or 1.0) * (k - s) / (m - k + s + 1)
+        ratio += term
+        if term < ratio * 1e-17:
+            break
+    log_at = (math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1)
+              - m * math.log(2))
+    return tuple(min(Fraction(1), _from_log(log_at + math.log(weight)))
+                 for weight in (2 + 2 * ratio, 1 + 2 * ratio))
+
+
+def _from_log(log_x):
+    """Return e**log_x as a Fraction, even far below the float range."""
+    exponent = math.floor(log_x / math.log(10))
+    mantissa = math.exp(log_x - exponent * math.log(10))
+    return Fraction(round(mantissa * 10 ** 15), 10 ** 15) * Fraction(10) ** exponent
 
 
 def wilson_interval(successes, n, confidence=CONFIDENCE):
@@ -815,9 +850,9 @@ def holm(ps):
     [0.03, 0.06, 0.06]
     """
     order = sorted(range(len(ps)), key=ps.__getitem__)
-    adjusted, running = [0.0] * len(ps), 0.0
+    adjusted, running = [0.0] * len(ps), 0
     for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(ps) - rank) * ps[i]))
+        running = max(running, min(1, (len(ps) - rank) * ps[i]))
         adjusted[i] = running
     return adjusted
 
@@ -1012,8 +1047,7 @@ def _paired_se(d, counts, n, scale=1):
 
 
 def _mcnemar_p(a_only, b_only):
-    m, below, at = _binomial_head(a_only, b_only)
-    return min(Fraction(1), Fraction(2 * (below + at), 2 ** m))
+    return _mcnemar_tails(a_only, b_only)[0]
 
 
 def _divider(n):
@@ -1211,6 +1245,7 @@ def _clustered_se(size, sums, squares, scale=1):
 _BOOT_GROUPED = 16   # groups when 16 * groups <= draws: a binomial costs
 _FLIP_GROUPED = 128  # ~16 index draws or ~128 random sign bits
 _BLOCKS = 8          # blocks of index resamples, one generator each
+_EXACT_LIMIT = 10 ** 5  # discordant pairs up to which McNemar is in integers
 
 
 def _resample_sums(rng, a, b, size, counts, resamples, jobs=1):
@@ -2143,7 +2178,7 @@ def judge(results, *, alpha=0.05, margin=None, power=POWER):
     and the paired CI's worst end is above -margin in the metric's
     direction; else no detectable difference.
     """
-    adjusted = holm([float(r.p) for r in results])
+    adjusted = holm([r.p for r in results])
     return [_judge_one(r, p, alpha, margin, power, len(results))
             for r, p in zip(results, adjusted)]
 
@@ -2172,10 +2207,10 @@ def _judge_one(r, p_holm, alpha, margin, power, metrics):
         notes.append("the two runs agree on every item")
     if (worst > 0 or best < 0) != (float(r.p) < alpha):
         notes.append(f"the paired CI and the {r.test} test disagree "
-                     f"(p = {float(r.p):.4g}); trust neither alone")
+                     f"(p = {_p_text(r.p)}); trust neither alone")
     if float(r.p) < alpha <= p_holm:
         notes.append(f"significant before the Holm adjustment across "
-                     f"{metrics} metrics (p = {float(r.p):.4g}), not after")
+                     f"{metrics} metrics (p = {_p_text(r.p)}), not after")
     mde = detectable_difference(r.se, alpha=alpha, power=power)
     needed = None
     if verdict not in ("better", "worse"):
@@ -2899,6 +2934,22 @@ def _num(x, *, sign=False, binary=False):
     return f"{float(x):{'+' if sign else ''}.4g}"
 
 
+def _p_text(p):
+    """Return p to 4 significant digits, even below the float range.
+
+    >>> _p_text(Fraction(1, 3)), _p_text(Fraction(1, 10 ** 400)), _p_text(0)
+    ('0.3333', '1e-400', '0')
+    """
+    if float(p) or not p:
+        return f"{float(p):.4g}"
+    exponent = math.floor(math.log10(p.numerator) - math.log10(p.denominator))
+    while Fraction(10) ** exponent > p:
+        exponent -= 1
+    while Fraction(10) ** (exponent + 1) <= p:
+        exponent += 1
+    return f"{float(p / Fraction(10) ** exponent):.4g}e{exponent:03d}"
+
+
 def _span(interval, binary, sign=True):
     return (f"[{_num(interval.lo, sign=sign, binary=binary)}, "
             f"{_num(interval.hi, sign=sign, binary=binary)}]")
@@ -2916,15 +2967,15 @@ def _sentence(r, j, *, confidence, margin):
     gap = _gap_words(r.gap, binary)
     if j.verdict in ("better", "worse"):
         head = (f"the candidate is {j.verdict}: {gap} ({level} CI {ci}), "
-                f"p = {float(r.p):.4g} ({r.test}), {float(j.p_holm):.4g} "
+                f"p = {_p_text(r.p)} ({r.test}), {_p_text(j.p_holm)} "
                 f"after Holm")
     elif j.verdict == "non-inferior":
         head = (f"non-inferior within the margin {margin}: {gap} ({level} "
                 f"CI {ci}), whose worse end stays inside the margin; not "
-                f"shown better (p = {float(r.p):.4g})")
+                f"shown better (p = {_p_text(r.p)})")
     else:
         head = (f"no detectable difference: {gap} ({level} CI {ci}), "
-                f"p = {float(r.p):.4g} ({r.test})")
+                f"p = {_p_text(r.p)} ({r.test})")
     parts = [f"{r.metric}: {head}."]
     if r.mcnemar:
         m = r.mcnemar
@@ -2962,7 +3013,7 @@ def _rows(results, judgements, confidence):
             r.kind, f"{_num(r.a, binary=binary)} {_span(r.ci_a, binary, False)}",
             f"{_num(r.b, binary=binary)} {_span(r.ci_b, binary, False)}",
             _num(r.gap, sign=True, binary=binary),
-            _span(r.ci_paired, binary), f"{float(r.p):.4g}", j.verdict])
+            _span(r.ci_paired, binary), f"{_p_text(r.p)}", j.verdict])
     return rows
 
 
