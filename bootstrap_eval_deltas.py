@@ -103,6 +103,7 @@ from fractions import Fraction
 from itertools import repeat
 from operator import add
 from operator import itemgetter
+from operator import methodcaller
 from operator import mul
 from operator import rshift
 from operator import sub
@@ -2330,25 +2331,34 @@ def _lines(path, progress_after=2.0):
     except OSError as exc:
         raise EvalDeltaError(f"{path}: cannot read: {exc.strerror}") from None
     with raw:
-        stream = gzip.GzipFile(fileobj=raw) if raw.peek(2)[:2] == (
-            b"\x1f\x8b") else raw
+        gzipped = raw.peek(2)[:2] == b"\x1f\x8b"
+        binary = gzip.GzipFile(fileobj=raw) if gzipped else raw
+        text = io.TextIOWrapper(binary, encoding="utf-8-sig", newline="")
         shown = _Shown(path, raw, progress_after)
-        number = 0
         try:
-            for number, line in enumerate(stream, 1):
-                if number == 1 and line.startswith(b"\xef\xbb\xbf"):
-                    line = line[3:]
+            for number, line in enumerate(text, 1):
                 if not number & 0xFFFF:
                     shown.update()
-                yield number, line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise EvalDeltaError(f"{path}:{number}: not UTF-8 text (byte "
-                                 f"0x{exc.object[exc.start]:02x})") from None
+                yield number, line
+        except UnicodeDecodeError:
+            raise EvalDeltaError(_not_utf8(path, gzipped)) from None
         except (OSError, EOFError, zlib.error) as exc:
             reason = getattr(exc, "strerror", None) or exc
             raise EvalDeltaError(f"{path}: cannot read: {reason}") from None
         finally:
             shown.clear()
+
+
+def _not_utf8(path, gzipped):
+    """Return the message naming the first line that is not UTF-8."""
+    with (gzip.open if gzipped else open)(path, "rb") as f:
+        for number, line in enumerate(f, 1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return (f"{path}:{number}: not UTF-8 text (byte "
+                        f"0x{line[exc.start]:02x})")
+    return f"{path}: not UTF-8 text"                # pragma: no cover
 
 
 class _Shown:
@@ -2416,7 +2426,7 @@ def _no_constant(name):
 
 def _json_rows(path, lines):
     for number, line in lines:
-        if line.strip():
+        if not line.isspace():
             yield number, _json_object(line, f"{path}:{number}")
 
 
@@ -2439,13 +2449,16 @@ def _json_array_rows(path, lines):
 
 def _json_object(line, place):
     try:
-        item = json.loads(line, parse_constant=_no_constant)
+        item = _JSON.decode(line)
     except ValueError as exc:
         raise EvalDeltaError(f"{place}: malformed JSON: "
                              f"{getattr(exc, 'msg', exc)}") from None
-    if not isinstance(item, dict):
+    if type(item) is not dict:
         raise EvalDeltaError(f"{place}: expected a JSON object")
     return item
+
+
+_JSON = json.JSONDecoder(parse_constant=_no_constant)
 
 
 _MISSING = object()
@@ -2470,6 +2483,8 @@ def _field(record, name):
 def _getter(source, name):
     """Return a function giving a record's *name* field, or _MISSING."""
     if source.fields is None:
+        if "." not in name:
+            return methodcaller("get", name, _MISSING)
         return functools.partial(_nested, name=name)
     if name not in source.fields:
         return lambda row: _MISSING
@@ -2513,20 +2528,21 @@ def _number_reader(get, field, where, binary):
     def read(number, record):
         value = get(record)
         try:
-            x = seen.get(value) if isinstance(value, str) else None
-        except TypeError:
-            x = None
-        if x is None:
+            return seen[value]
+        except (KeyError, TypeError):
+            pass
+        try:
+            x = _number(value)
+        except ValueError as exc:
+            raise EvalDeltaError(f"{where(number)}: {field}: {exc}") from None
+        if binary and x not in (0, 1):
+            raise EvalDeltaError(f"{where(number)}: {field} is declared "
+                                 f"binary but is {x:g}")
+        if len(seen) < 4096 and value is not _MISSING:
             try:
-                x = _number(value)
-            except ValueError as exc:
-                raise EvalDeltaError(f"{where(number)}: {field}: "
-                                     f"{exc}") from None
-            if binary and x not in (0, 1):
-                raise EvalDeltaError(f"{where(number)}: {field} is declared "
-                                     f"binary but is {x:g}")
-            if isinstance(value, str) and len(seen) < 4096:
                 seen[value] = x
+            except TypeError:
+                pass
         return x
     return read
 
