@@ -574,20 +574,28 @@ def _binomial_btrs(rng, n, p):
 
 def multinomial(rng, n, weights):
     """Return how many of n draws fall in each group, chance in proportion
-    to the integer *weights*.
+    to the *weights* (integers, or probabilities).
 
     Group j gets Binomial(left, w_j / (w_j + w_j+1 + ...)) of the draws
-    still left, which has the joint multinomial distribution.
+    still left, which has the joint multinomial distribution; the last
+    group with weight gets all that are left.
 
     >>> multinomial(random.Random(2), 10, [3, 0, 1])
     [8, 0, 2]
     """
     counts, left, rest = [], n, sum(weights)
     for w in weights:
-        x = left if w == rest else binomial(rng, left, w / rest) if left else 0
+        if not left or not w:
+            x = 0
+        elif w >= rest:
+            x = left
+        else:
+            x = binomial(rng, left, w / rest)
         counts.append(x)
         left -= x
         rest -= w
+    if left:                             # float weights: rounding left some
+        counts[max(j for j, w in enumerate(weights) if w)] += left
     return counts
 
 
@@ -1543,22 +1551,21 @@ def _replay_intervals(latent, drawn, *, positions, design, methods,
     McNemar's exact test and its mid-p reject at alpha."""
     pairs, deltas = _replay_deltas(latent, drawn, design)
     n = len(pairs)
-    m = mcnemar_exact(pairs)
+    cells = collections.Counter(pairs)
+    both, a_only, b_only = cells[1, 1], cells[1, 0], cells[0, 1]
     out = {}
     if "percentile" in methods:
         out["percentile"] = Interval(Fraction(deltas[positions[0]], n),
                                      Fraction(deltas[positions[1]], n))
     if "bca" in methods:
-        lo, hi = bca_interval(deltas, m.b_only - m.a_only,
-                              [a - b for a, b in pairs], confidence)
+        lo, hi = bca_interval(deltas, b_only - a_only, [1, 0, -1], confidence,
+                              [a_only, n - a_only - b_only, b_only])
         out["bca"] = Interval(Fraction(lo, n), Fraction(hi, n))
     if "score" in methods:
-        both = sum(a and b for a, b in pairs)
         out["score"] = Interval(*map(Fraction, newcombe_interval(
-            both, m.a_only, m.b_only, n - both - m.a_only - m.b_only,
-            confidence)))
-    rejects = (m.p_exact <= _exact(alpha),
-               mcnemar_mid_p(m.a_only, m.b_only) <= _exact(alpha))
+            both, a_only, b_only, n - both - a_only - b_only, confidence)))
+    rejects = tuple(p <= _exact(alpha) for p in _mcnemar_tails(a_only,
+                                                                b_only))
     return out, rejects
 
 
@@ -2032,14 +2039,19 @@ def simulated_power(rng, n, *, replays=REPLAYS, corr=CORR, acc_a=ACC_A,
 
     rejections counts replays where McNemar's exact p <= alpha (the test
     the analytic power is for); discordant sums the discordant items over
-    all replays, for checking the discordance.
+    all replays, for checking the discordance.  The simulator's items are
+    independent, so a replay's counts of A-only and B-only items are
+    multinomial with copula_design's cell chances: two binomial draws per
+    replay instead of three normal draws per item (the tests check the
+    cell chances against simulate() itself).
     """
+    design = copula_design(acc_a, acc_b, corr)
+    cells = [design.p10, design.p01, 1.0 - design.p10 - design.p01]
     rejected = discordant = 0
     for done in range(1, replays + 1):
-        m = mcnemar_exact(simulate(rng, n, corr=corr, acc_a=acc_a,
-                                   acc_b=acc_b))
-        rejected += m.p_exact <= _exact(alpha)
-        discordant += m.a_only + m.b_only
+        a_only, b_only, _ = multinomial(rng, n, cells)
+        rejected += _mcnemar_p(a_only, b_only) <= _exact(alpha)
+        discordant += a_only + b_only
         if progress:
             progress(done)
     return rejected, discordant

@@ -26,14 +26,25 @@ def test_bivariate_normal_against_scipy():
             theirs, abs=1e-7)
 
 
-def test_discordance_matches_simulated_data():
-    # 400 replays of 500 items: 200,000 items, so the mean discordance has
-    # a standard error near 0.001; allow four of them.
+def test_cells_match_the_simulators_items():
+    # 200,000 items of the article's simulator: each cell's share has a
+    # standard error near 0.001; allow four of them.
     design = bed.copula_design(0.72, 0.76, 0.6)
-    _, discordant = bed.simulated_power(random.Random(8), 500, replays=400)
-    share = discordant / (400 * 500)
-    se = math.sqrt(design.discordance * (1 - design.discordance) / 200000)
-    assert abs(share - design.discordance) < 4 * se
+    items = bed.simulate(random.Random(8), 200000)
+    for cell, chance in (((1, 0), design.p10), ((0, 1), design.p01)):
+        share = items.count(cell) / len(items)
+        se = math.sqrt(chance * (1 - chance) / len(items))
+        assert abs(share - chance) < 4 * se
+
+
+def test_power_of_the_simulators_items():
+    # McNemar on items from simulate() itself, not the cell counts.
+    design = bed.copula_design(0.72, 0.76, 0.6)
+    rng = random.Random(6)
+    hits = sum(bed.mcnemar_exact(bed.simulate(rng, 500)).p_exact <= 0.05
+               for _ in range(300))
+    power = bed.mcnemar_power(500, design)
+    assert abs(hits / 300 - power) < 4 * math.sqrt(power * (1 - power) / 300)
 
 
 @pytest.mark.parametrize("n, seed", [(250, 1), (500, 2), (1000, 3),
