@@ -1,18 +1,29 @@
 #!/usr/bin/env python3
-"""Time the fast paths against the straightforward ones; check identity.
+"""Time the fast paths against the straightforward ones and scipy.
 
-    python3 tests/benchmark.py                 # the whole default run
-    python3 tests/benchmark.py --replays 100   # a tenth of it, quicker
+    python3 tests/benchmark.py                 # everything, ~15 minutes
+    python3 tests/benchmark.py --part article --replays 100   # quicker
+    python3 tests/benchmark.py --part scale --largest 100000
 
-Prints each case's time, the straightforward implementation's time on the
-same work (tests/oracle.py, one randrange per index) and the ratio, and
-fails loudly if any number differs.  Not part of the test suite: timings
-on a shared machine are noisy, so they belong here, not in assertions.
+The article part times the default run and the paired bootstrap against
+the straightforward implementation on the same work (tests/oracle.py, one
+randrange per index) and fails loudly if any number differs.  The scale
+part writes its own files (binary, continuous and clustered scores, up to
+10^6 items) and times whole `compare` processes against the first loop
+one would write and, when scipy is importable (it is no dependency),
+scipy.stats.bootstrap on the same files and resamples, reading and
+joining included; then the peak memory of a 10^7-row wide CSV.  Not part
+of the test suite: timings on a shared machine are noisy, so they belong
+here, not in assertions.
 """
 import argparse
+import importlib.util
+import json
 import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir))
@@ -64,20 +75,210 @@ def bootstrap_cases(resamples=2000):
         row(f"paired bootstrap, n={n}, B={resamples}", t_fast, t_slow)
 
 
+# Scale: compare on generated files ######################################
+
+SCIPY_SCRIPT = r"""
+import json, sys, numpy as np
+from scipy import stats
+def load(path, cluster):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            out[r["id"]] = (r["score"], r.get("cluster"))
+    return out
+a_path, b_path, resamples, clustered = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+A, B = load(a_path, clustered), load(b_path, clustered)
+ids = [i for i in A if i in B]
+a = np.array([A[i][0] for i in ids], float)
+b = np.array([B[i][0] for i in ids], float)
+if clustered:                       # resample clusters: sums and sizes
+    labels = np.unique([A[i][1] for i in ids], return_inverse=True)[1]
+    g = labels.max() + 1
+    data = (np.bincount(labels, a, g), np.bincount(labels, b, g),
+            np.bincount(labels, minlength=g).astype(float))
+    def gap(sa, sb, k, axis=-1):
+        return (sb.sum(axis=axis) - sa.sum(axis=axis)) / k.sum(axis=axis)
+else:
+    data = (a, b)
+    def gap(x, y, axis=-1):
+        return y.mean(axis=axis) - x.mean(axis=axis)
+batch = max(1, 10 ** 7 // len(data[0]))
+ci = stats.bootstrap(data, gap, paired=True, vectorized=True, batch=batch,
+                     n_resamples=resamples, method="percentile",
+                     random_state=1).confidence_interval
+print(ci.low, ci.high)
+"""
+
+READ_SCRIPT = r"""
+import json, sys
+for path in sys.argv[1:]:
+    with open(path) as f:
+        for line in f:
+            json.loads(line)
+"""
+
+
+def write_runs(folder, kind, n, clusters=None):
+    """Write base.jsonl and cand.jsonl: n items, scores of *kind*."""
+    rng = random.Random(n)
+    paths = [os.path.join(folder, f"{kind}-{n}-{name}.jsonl")
+             for name in ("base", "cand")]
+    rows = ([], [])
+    for i in range(n):
+        shared = rng.gauss(0, 1) + (rng.gauss(0, 1) if clusters else 0)
+        if clusters:                      # one cluster effect per cluster
+            shared = random.Random(i // (n // clusters)).gauss(0, 1)
+        noise_a, noise_b = rng.gauss(0, 1), rng.gauss(0, 1)
+        if kind == "continuous":
+            a = round(0.72 + 0.1 * shared + 0.1 * noise_a, 6)
+            b = round(0.76 + 0.1 * shared + 0.1 * noise_b, 6)
+        else:
+            a = int(0.6 * shared + 0.8 * noise_a < 0.58)
+            b = int(0.6 * shared + 0.8 * noise_b < 0.71)
+        for out, score in zip(rows, (a, b)):
+            row = {"id": f"q{i}", "score": score}
+            if clusters:
+                row["cluster"] = f"c{i // (n // clusters)}"
+            out.append(json.dumps(row) + "\n")
+    for path, lines in zip(paths, rows):
+        with open(path, "w") as f:
+            f.writelines(lines)
+    return paths
+
+
+PEAK_SCRIPT = r"""
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def run_process(argv):
+    """Run argv; return (wall seconds, stdout)."""
+    start = time.perf_counter()
+    child = subprocess.run(argv, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if child.returncode:
+        raise SystemExit(f"{argv[:3]} failed: {child.stderr.strip()}")
+    return elapsed, child.stdout
+
+
+def peak_megabytes(argv):
+    """Return the peak resident memory of argv run alone, in MB (Linux)."""
+    _, out = run_process([sys.executable, "-c", PEAK_SCRIPT, *argv])
+    return int(out) / 1024
+
+
+def straightforward_time(paths, resamples, budget=2_000_000):
+    """Time the first loop one would write (parse, join, one randrange per
+    pick, float sums), on enough resamples for ~2e6 picks; scale it up."""
+    start = time.perf_counter()
+    runs = []
+    for path in paths:
+        with open(path) as f:
+            runs.append({r["id"]: r["score"] for r in map(json.loads, f)})
+    a, b = runs
+    ids = [i for i in a if i in b]
+    xs, ys = [a[i] for i in ids], [b[i] for i in ids]
+    n = len(ids)
+    setup = time.perf_counter() - start
+    rng = random.Random(1)
+    sample = max(1, min(resamples, budget // n))
+    start = time.perf_counter()
+    for _ in range(sample):
+        picks = [rng.randrange(n) for _ in range(n)]
+        sum(ys[i] for i in picks) - sum(xs[i] for i in picks)
+    per = (time.perf_counter() - start) / sample
+    return setup + per * resamples, sample < resamples
+
+
+def scale_cases(folder, resamples, largest):
+    have_scipy = importlib.util.find_spec("scipy") is not None
+    here = os.path.join(os.path.dirname(__file__), os.pardir,
+                        "bootstrap_eval_deltas.py")
+    cases = [("binary", 500, None), ("binary", 10 ** 5, None),
+             ("binary", 10 ** 6, None), ("continuous", 500, None),
+             ("continuous", 10 ** 4, None), ("continuous", 10 ** 5, None),
+             ("binary", 10 ** 5, 10 ** 4)]
+    print(f"\ncompare, whole process, {resamples} resamples "
+          f"(straightforward: * = timed on fewer resamples, scaled)")
+    print(f"{'case':<34} {'ours':>9} {'straightf.':>11} {'ratio':>7} "
+          f"{'scipy':>9} {'ratio':>7}")
+    for kind, n, clusters in cases:
+        if n > largest:
+            continue
+        paths = write_runs(folder, kind, n, clusters)
+        extra = ["--cluster", "cluster"] if clusters else []
+        ours, _ = run_process([sys.executable, here, "compare", *paths,
+                                  "--resamples", str(resamples), *extra])
+        slow, scaled = straightforward_time(paths, resamples)
+        line = (f"{kind} n={n:g}" + (f" in {clusters:g} clusters"
+                                     if clusters else ""))
+        text = (f"{line:<34} {ours:8.2f}s {slow:9.1f}s{'*' if scaled else ' '}"
+                f" {slow / ours:6.0f}x")
+        if have_scipy:
+            theirs, _ = run_process([sys.executable, "-c", SCIPY_SCRIPT,
+                                        *paths, str(resamples),
+                                        "1" if clusters else "0"])
+            text += f" {theirs:8.2f}s {theirs / ours:6.1f}x"
+        print(text, flush=True)
+        if kind == "binary" and n == 10 ** 6 and not clusters:
+            read, _ = run_process([sys.executable, "-c", READ_SCRIPT,
+                                      *paths])
+            print(f"{'  just parsing the two files':<34} {read:8.2f}s "
+                  f"(compare takes {ours / read:.2f}x that)", flush=True)
+        for path in paths:
+            os.remove(path)
+    if not have_scipy:
+        print("scipy is not importable: its column is left out")
+
+
+def wide_csv_memory(folder, rows):
+    path = os.path.join(folder, "wide.csv")
+    rng = random.Random(3)
+    with open(path, "w") as f:
+        f.write("item,system_a_correct,system_b_correct\n")
+        for start in range(0, rows, 10 ** 5):
+            f.writelines(f"{i},{int(rng.random() < 0.72)},"
+                         f"{int(rng.random() < 0.76)}\n"
+                         for i in range(start, min(rows, start + 10 ** 5)))
+    here = os.path.join(os.path.dirname(__file__), os.pardir,
+                        "bootstrap_eval_deltas.py")
+    argv = [sys.executable, here, "compare", path, "--resamples", "10000"]
+    elapsed, _ = run_process(argv)
+    peak = peak_megabytes(argv)
+    os.remove(path)
+    print(f"\nwide CSV of {rows:g} rows of 0/1 scores: compare took "
+          f"{elapsed:.1f} s, peak resident memory {peak:.0f} MB")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("article", "scale", "all"),
+                        default="all")
     parser.add_argument("--replays", type=int, default=bed.REPLAYS)
+    parser.add_argument("--resamples", type=int, default=10000,
+                        help="resamples of the scale part")
+    parser.add_argument("--largest", type=int, default=10 ** 6,
+                        help="skip scale cases with more items")
+    parser.add_argument("--wide-rows", type=int, default=10 ** 7)
     args = parser.parse_args(argv)
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
-          f"replays={args.replays}")
-    print(f"{'case':<38} {'ours':>11} {'straightforward':>12} {'ratio':>9}")
-    bootstrap_cases()
-    slow, t_slow = timed(oracle.default_run, replays=args.replays)
-    for jobs in (1, 2) if bed._can_fork() else (1,):
-        fast, t_fast = timed(fast_default_run, args.replays, jobs)
-        assert same_numbers(fast, slow), "default run numbers differ"
-        row(f"default run, jobs={jobs}", t_fast, t_slow)
-    print("all numbers identical to the straightforward implementation")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    if args.part in ("article", "all"):
+        print(f"{'case':<38} {'ours':>11} {'straightforward':>12} "
+              f"{'ratio':>9}   (replays={args.replays})")
+        bootstrap_cases()
+        slow, t_slow = timed(oracle.default_run, replays=args.replays)
+        for jobs in (1, 2) if bed._can_fork() else (1,):
+            fast, t_fast = timed(fast_default_run, args.replays, jobs)
+            assert same_numbers(fast, slow), "default run numbers differ"
+            row(f"default run, jobs={jobs}", t_fast, t_slow)
+        print("all numbers identical to the straightforward implementation")
+    if args.part in ("scale", "all"):
+        with tempfile.TemporaryDirectory() as folder:
+            scale_cases(folder, args.resamples, args.largest)
+            wide_csv_memory(folder, args.wide_rows)
 
 
 if __name__ == "__main__":
