@@ -802,7 +802,7 @@ def _sign_flip(values, counts, rng, resamples, exact_limit=20):
 
 def _bit_plane_sum(ints, pattern):
     """Return a function giving the sum of ints[i] over the set bits i of
-    pattern().
+    pattern(), which has no bit from len(ints) on.
 
     With the integers offset to be >= 0, bit b of each one forms a mask,
     and the sum is sum over b of 2**b * popcount(pattern & mask_b): a few
@@ -1151,20 +1151,17 @@ def _compare_clustered(tally, exact, scale, rng, metric, kind, direction,
     counts = [patterns[k] for k in keys]
     size, sum_a, sum_b = ([k[i] for k in keys] for i in range(3))
     sums = _resample_sums(rng, sum_a, sum_b, size, counts, resamples, jobs)
-    scaled = [Fraction(x, scale) for x in sums[0]], [
-        Fraction(x, scale) for x in sums[1]]
-    means = [list(map(Fraction, s, sums[2])) for s in scaled]
+    means = [[Fraction(x, scale * k) for x, k in zip(column, sums[2])]
+             for column in sums[:2]]
     replicates = _shifted(*means, sub)
     n = sum(s[0] for s in stats)
     sum_d = list(map(sub, sum_b, sum_a))
-    ci = []
-    for reps, sums_c in zip(replicates, (sum_a, sum_b, sum_d)):
-        total = sum(map(mul, sums_c, counts))
-        jack = (_ratio_jackknife(sums_c, size, counts, scale)
-                if len(stats) > 1 else [0])
-        ci.append(_interval(reps, Fraction(total, scale * n), jack,
-                            confidence, interval,
-                            counts if len(stats) > 1 else None))
+    several = len(stats) > 1
+    ci = [_interval(reps, Fraction(sum(map(mul, column, counts)), scale * n),
+                    _ratio_jackknife(column, size, counts, scale)
+                    if several else [0], confidence, interval,
+                    counts if several else None)
+          for reps, column in zip(replicates, (sum_a, sum_b, sum_d))]
     ci.append(percentile_interval(replicates[3], confidence))
     ci = [Interval(float(lo), float(hi)) for lo, hi in ci]
     totals = [sum(map(mul, v, counts)) for v in (sum_a, sum_b, sum_d)]
@@ -1255,6 +1252,8 @@ _BOOT_GROUPED = 16   # groups when 16 * groups <= draws: a binomial costs
 _FLIP_GROUPED = 128  # ~16 index draws or ~128 random sign bits
 _BLOCKS = 8          # blocks of index resamples, one generator each
 _EXACT_LIMIT = 10 ** 5  # discordant pairs up to which McNemar is in integers
+_PROGRESS_AFTER = 2.0   # seconds of reading a file before showing progress
+_BATCH = 4096           # records read and checked together
 
 
 def _resample_sums(rng, a, b, size, counts, resamples, jobs=1):
@@ -2258,15 +2257,16 @@ class Run(NamedTuple):
 class Source(NamedTuple):
     """A file being read: its first record and an iterator of all of them.
 
-    rows yields (number, record): a CSV row (list, see *fields*) or a JSON
-    object; where(number) names the place.
+    batches yields (numbers, records) lists of a few thousand records:
+    CSV rows (lists, see *fields*) or JSON objects, and where each starts;
+    where(number) names the place.
     """
     path: str
     kind: str
     fields: list
     first: dict
     first_number: int
-    rows: object
+    batches: object
     where: object
 
     def run(self):
@@ -2281,31 +2281,32 @@ def open_source(path):
     byte-order mark and CRLF line ends are fine.  An empty file, text that
     is not UTF-8 and malformed JSON raise EvalDeltaError naming the line.
     """
-    lines = _lines(path)
-    head = []
-    for number, line in lines:
-        head.append((number, line))
-        if line.strip():
+    chunks, head = _lines(path), []
+    for start, lines in chunks:
+        head.append((start, lines))
+        first_line = next((line for line in lines if line.strip()), None)
+        if first_line is not None:
             break
     else:
         raise EvalDeltaError(f"{path}: empty file")
-    kind = _format_of(path, head[-1][1])
-    lines = itertools.chain(head, lines)
+    kind = _format_of(path, first_line)
+    chunks = itertools.chain(head, chunks)
     if kind in ("csv", "tsv"):
-        rows, fields = _table_rows(path, lines, "\t" if kind == "tsv" else ",")
+        batches, fields = _table_rows(path, chunks,
+                                      "\t" if kind == "tsv" else ",")
     elif kind == "jsonl":
-        rows, fields = _json_rows(path, lines), None
+        batches, fields = _json_rows(path, chunks), None
     else:
-        rows, fields = _json_array_rows(path, lines), None
-    first = next(rows, None)
+        batches, fields = _json_array_rows(path, chunks), None
+    first = next(batches, None)
     if first is None:
         raise EvalDeltaError(f"{path}: no records")
-    number, record = first
-    rows = itertools.chain([first], rows)
+    batches = itertools.chain([first], batches)
+    record = first[1][0]
     if fields is not None:
         record = dict(zip(fields, record))
     where = _record_place(path) if kind == "json" else _line_place(path)
-    return Source(path, kind, fields, record, number, rows, where)
+    return Source(path, kind, fields, record, first[0][0], batches, where)
 
 
 def _line_place(path):
@@ -2324,18 +2325,19 @@ def read_run(path):
     """Return the Run in a file: every record as a dict, with its place."""
     source = open_source(path)
     records, places = [], []
-    for number, record in source.rows:
+    for numbers, batch in source.batches:
         if source.fields is not None:
-            record = dict(zip(source.fields, record))
-        records.append(record)
-        places.append(source.where(number))
+            batch = [dict(zip(source.fields, row)) for row in batch]
+        records += batch
+        places += map(source.where, numbers)
     return Run(path, records, places)
 
 
-def _lines(path, progress_after=2.0):
-    """Yield (line number, text) of a UTF-8 file, gunzipped if need be.
+def _lines(path):
+    """Yield (number of the first line, lines) of a UTF-8 file, gunzipped
+    if need be, some 64 KB of lines at a time.
 
-    If reading takes longer than progress_after seconds and stderr is a
+    If reading takes longer than _PROGRESS_AFTER seconds and stderr is a
     terminal, the share read so far is shown there.
     """
     try:
@@ -2346,12 +2348,13 @@ def _lines(path, progress_after=2.0):
         gzipped = raw.peek(2)[:2] == b"\x1f\x8b"
         binary = gzip.GzipFile(fileobj=raw) if gzipped else raw
         text = io.TextIOWrapper(binary, encoding="utf-8-sig", newline="")
-        shown = _Shown(path, raw, progress_after)
+        shown = _Shown(path, raw, _PROGRESS_AFTER)
+        start = 1
         try:
-            for number, line in enumerate(text, 1):
-                if not number & 0xFFFF:
-                    shown.update()
-                yield number, line
+            for lines in iter(functools.partial(text.readlines, 1 << 16), []):
+                shown.update()
+                yield start, lines
+                start += len(lines)
         except UnicodeDecodeError:
             raise EvalDeltaError(_not_utf8(path, gzipped)) from None
         except (OSError, EOFError, zlib.error) as exc:
@@ -2413,37 +2416,76 @@ def _format_of(path, first_line):
     return "tsv" if "\t" in first_line else "csv"
 
 
-def _table_rows(path, lines, delimiter):
-    """Return (rows, header) of a CSV or TSV file; rows are checked lists."""
-    reader = csv.reader((line for _, line in lines), delimiter=delimiter)
+def _table_rows(path, chunks, delimiter):
+    """Return (batches, header) of a CSV or TSV file; rows are checked."""
+    reader = csv.reader(itertools.chain.from_iterable(
+        lines for _, lines in chunks), delimiter=delimiter)
     header = next(reader, None) or []
     if len(set(header)) != len(header):
         raise EvalDeltaError(f"{path}:1: repeated column name in the header")
 
-    def rows():
+    def batches():
         width = len(header)
+        numbers, rows = [], []
         for row in reader:
             if len(row) != width:
                 if not row:
                     continue
                 raise EvalDeltaError(f"{path}:{reader.line_num}: {len(row)} "
                                      f"fields, the header has {width}")
-            yield reader.line_num, row
-    return rows(), header
+            numbers.append(reader.line_num)
+            rows.append(row)
+            if len(rows) == _BATCH:
+                yield numbers, rows
+                numbers, rows = [], []
+        if rows:
+            yield numbers, rows
+    return batches(), header
 
 
 def _no_constant(name):
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def _json_rows(path, lines):
-    for number, line in lines:
-        if not line.isspace():
-            yield number, _json_object(line, f"{path}:{number}")
+def _json_rows(path, chunks):
+    """Yield (numbers, objects) of a JSONL file's non-blank lines.
+
+    A chunk whose every line is one object and its line end takes one
+    raw_decode per line and a few C-level checks; any other chunk goes
+    line by line through _json_object, which says what is wrong.
+    """
+    decode = _JSON.raw_decode
+    for start, lines in chunks:
+        try:
+            decoded = list(map(decode, lines))
+        except ValueError:
+            decoded = None
+        if decoded and _whole_objects(lines, decoded):
+            yield (list(range(start, start + len(lines))),
+                   list(map(itemgetter(0), decoded)))
+            continue
+        numbers, records = [], []
+        for number, line in enumerate(lines, start):
+            if not line.isspace():
+                numbers.append(number)
+                records.append(_json_object(line, f"{path}:{number}"))
+        if records:
+            yield numbers, records
 
 
-def _json_array_rows(path, lines):
-    text = "".join(line for _, line in lines)
+def _whole_objects(lines, decoded):
+    """Return True if each line was one JSON object and its line end."""
+    if set(map(type, map(itemgetter(0), decoded))) != {dict}:
+        return False
+    rest = set(map(sub, map(len, lines), map(itemgetter(1), decoded)))
+    if not rest <= {0, 1}:
+        return False                     # CRLF, or more after the object
+    # Lines end at a line end, but the file's last line may not.
+    return decoded[-1][1] == len(lines[-1]) or lines[-1][-1] in "\r\n"
+
+
+def _json_array_rows(path, chunks):
+    text = "".join(line for _, lines in chunks for line in lines)
     try:
         items = json.loads(text, parse_constant=_no_constant)
     except ValueError as exc:
@@ -2456,7 +2498,9 @@ def _json_array_rows(path, lines):
         if not isinstance(item, dict):
             raise EvalDeltaError(f"{path}: record {number}: expected a JSON "
                                  f"object")
-        yield number, item
+    for start in range(0, len(items), _BATCH):
+        yield (list(range(start + 1, start + 1 + _BATCH))[:len(items) - start],
+               items[start:start + _BATCH])
 
 
 def _json_object(line, place):
@@ -2529,34 +2573,59 @@ def _number(value):
     return x + 0.0                       # no -0.0
 
 
-def _number_reader(get, field, where, binary):
-    """Return read(number, record): the field as a float, checked.
+class _Column:
+    """Reads one field of a batch of records: numbers, ids or labels.
 
-    Recent strings are remembered, since scores repeat: a 0/1 column costs
-    one dict look-up per value.
+    A C-level getter picks the field from every record; remembered values
+    (scores repeat: a 0/1 column has two) skip the checks, and only the
+    rest go through them one by one, so that errors name their line.
     """
-    seen = {}
 
-    def read(number, record):
-        value = get(record)
+    def __init__(self, source, field, binary=False):
+        self.get = _getter(source, field)
+        self.field, self.where, self.binary = field, source.where, binary
+        self.known = {}
+
+    def numbers(self, numbers, records):
+        """Return the field of each record as a finite float."""
+        raw = list(map(self.get, records))
         try:
-            return seen[value]
-        except (KeyError, TypeError):
-            pass
+            values = list(map(self.known.get, raw))
+        except TypeError:                   # a list or object: not a number
+            values = [None] * len(raw)
+        if None in values:
+            values = [self._number(number, value) if x is None else x
+                      for number, value, x in zip(numbers, raw, values)]
+        return values
+
+    def _number(self, number, value):
         try:
             x = _number(value)
         except ValueError as exc:
-            raise EvalDeltaError(f"{where(number)}: {field}: {exc}") from None
-        if binary and x not in (0, 1):
-            raise EvalDeltaError(f"{where(number)}: {field} is declared "
-                                 f"binary but is {x:g}")
-        if len(seen) < 4096 and value is not _MISSING:
-            try:
-                seen[value] = x
-            except TypeError:
-                pass
+            raise EvalDeltaError(f"{self.where(number)}: {self.field}: "
+                                 f"{exc}") from None
+        if self.binary and x not in (0, 1):
+            raise EvalDeltaError(f"{self.where(number)}: {self.field} is "
+                                 f"declared binary but is {x:g}")
+        if len(self.known) < 4096 and value is not _MISSING:
+            self.known[value] = x
         return x
-    return read
+
+    def labels(self, numbers, records):
+        """Return the field of each record as text: an id or a cluster.
+
+        A missing or blank one is an error.
+        """
+        raw = list(map(self.get, records))
+        try:
+            labels = list(map(str.strip, raw))
+        except TypeError:                   # numbers, or missing
+            labels = [str(x).strip() if x not in (_MISSING, None) else ""
+                      for x in raw]
+        if "" in labels:
+            number = numbers[labels.index("")]
+            raise EvalDeltaError(f"{self.where(number)}: no {self.field}")
+        return labels
 
 
 def _is_number(value):
@@ -2603,30 +2672,16 @@ def read_tallies(baseline, candidate, metrics, *, id_field=None,
                         allow_partial)
 
 
-def _tally_adder(cluster, tally):
-    """Return add(label, a, b), counting the pair in *tally*."""
-    if cluster is None:
-        def add(label, a, b):
-            tally[a, b] += 1
-    else:
-        def add(label, a, b):
-            counts = tally.get(label)
-            if counts is None:
-                counts = tally[label] = collections.Counter()
-            counts[a, b] += 1
-    return add
-
-
-def _label_reader(source, field):
-    """Return read(number, record): the cluster label, which must be there."""
-    get = _getter(source, field)
-
-    def read(number, record):
-        label = get(record)
-        if label in (_MISSING, None, ""):
-            raise EvalDeltaError(f"{source.where(number)}: no {field}")
-        return str(label)
-    return read
+def _count(tally, labels, a, b):
+    """Count the pairs (a[i], b[i]) in *tally*, by label if there are any."""
+    if labels is None:
+        tally.update(zip(a, b))
+        return
+    for label, x, y in zip(labels, a, b):
+        counts = tally.get(label)
+        if counts is None:
+            counts = tally[label] = collections.Counter()
+        counts[x, y] += 1
 
 
 def _read_wide(source, metrics, cluster, id_field):
@@ -2634,34 +2689,36 @@ def _read_wide(source, metrics, cluster, id_field):
     for field in (a_field, b_field):
         _require(source.run(), field, "column", "the columns are",
                  source.first)
-    read_a = _number_reader(_getter(source, a_field), a_field, source.where,
-                            binary)
-    read_b = _number_reader(_getter(source, b_field), b_field, source.where,
-                            binary)
-    label = _label_reader(source, cluster) if cluster else None
+    a, b = _Column(source, a_field, binary), _Column(source, b_field, binary)
+    label = _Column(source, cluster) if cluster else None
+    ids = _Column(source, id_field) if id_field else None
+    first = {}
     tally = collections.Counter() if cluster is None else {}
-    add = _tally_adder(cluster, tally)
-    rows = source.rows
-    if id_field:
-        rows = _unique_rows(source, id_field)
-    for number, record in rows:
-        add(label and label(number, record), read_a(number, record),
-            read_b(number, record))
+    rows = 0
+    for numbers, records in source.batches:
+        if ids:
+            first.update(zip(ids.labels(numbers, records), numbers))
+            rows += len(numbers)
+            if len(first) < rows:
+                _find_repeat(source.path, id_field)
+        _count(tally, label and label.labels(numbers, records),
+               a.numbers(numbers, records), b.numbers(numbers, records))
     return [tally]
 
 
-def _unique_rows(source, key):
-    """Yield source.rows, raising EvalDeltaError at a repeated *key*."""
-    get_id = _id_reader(source, key)
-    first = {}
-    for number, record in source.rows:
-        item = get_id(number, record)
-        if item in first:
-            raise EvalDeltaError(
-                f"{source.where(number)}: {key} {item!r} repeated (first at "
-                f"{source.where(first[item])})")
-        first[item] = number
-        yield number, record
+def _find_repeat(path, key):
+    """Raise EvalDeltaError at the first repeated *key* of the file: read
+    again, since the fast pass kept no line numbers of the ids."""
+    source = open_source(path)
+    ids, first = _Column(source, key), {}
+    for numbers, records in source.batches:
+        for number, item in zip(numbers, ids.labels(numbers, records)):
+            if item in first:
+                raise EvalDeltaError(
+                    f"{source.where(number)}: {key} {item!r} repeated (first "
+                    f"at {source.where(first[item])})")
+            first[item] = number
+    raise EvalDeltaError(f"{path}: {key} values repeat")  # pragma: no cover
 
 
 def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial):
@@ -2669,74 +2726,96 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial):
                                                   cluster)
     seen = array("q", bytes(8 * len(numbers)))      # candidate's number
     only, first_only = 0, []
-    get_id = _id_reader(candidate, key)
-    readers = [_number_reader(_getter(candidate, m.b_field), m.b_field,
-                              candidate.where, m.binary) for m in metrics]
+    get_id = _Column(candidate, key)
+    columns = [_Column(candidate, m.b_field, m.binary) for m in metrics]
+    theirs = _Column(candidate, cluster) if cluster else None
     tallies = [collections.Counter() if cluster is None else {}
                for _ in metrics]
-    adders = [_tally_adder(cluster, t) for t in tallies]
-    theirs = _getter(candidate, cluster) if cluster else None
-    for number, record in candidate.rows:
-        item = get_id(number, record)
-        at = ids.get(item)
+    for batch_numbers, records in candidate.batches:
+        items = get_id.labels(batch_numbers, records)
+        ats = list(map(ids.get, items))
+        start = ats[0]
+        if start is not None and ats == list(range(start, start + len(ats))):
+            end = start + len(ats)          # the baseline's order: slices
+            if seen[start:end].count(0) < len(ats):
+                _match(candidate, key, seen, ats, batch_numbers, items)
+            seen[start:end] = array("q", batch_numbers)
+            keep, picked = ats, [a[start:end] for a in values]
+        else:
+            keep, only = _match(candidate, key, seen, ats, batch_numbers,
+                                items, only, first_only)
+            if len(keep) < len(ats):
+                mask = [at is not None for at in ats]
+                batch_numbers = list(itertools.compress(batch_numbers, mask))
+                records = list(itertools.compress(records, mask))
+            picked = [[a[at] for at in keep] for a in values]
+        if not keep:
+            continue
+        mine = labels and [labels[at] for at in keep]
+        if theirs:
+            _check_labels(baseline, candidate, cluster, numbers, keep, mine,
+                          theirs, batch_numbers, records)
+        for tally, column, a in zip(tallies, columns, picked):
+            _count(tally, mine, a, column.numbers(batch_numbers, records))
+    _check_join(baseline, candidate, key, ids, seen, only, first_only,
+                allow_partial)
+    return tallies, only + seen.count(0)
+
+
+def _match(candidate, key, seen, ats, numbers, items, only=0,
+           first_only=None):
+    """Mark the baseline positions *ats* seen at the candidate's lines.
+
+    Return (the positions kept, ids in the candidate only so far); a
+    position seen before is a repeated id.
+    """
+    keep = []
+    for at, number, item in zip(ats, numbers, items):
         if at is None:
             only += 1
             if len(first_only) < 3:
                 first_only.append(item)
-            continue
-        if seen[at]:
+        elif seen[at]:
             raise EvalDeltaError(
-                f"{candidate.where(number)}: {key} {item!r} repeated (first "
-                f"at {candidate.where(seen[at])})")
-        seen[at] = number
-        label = labels and labels[at]
-        if theirs:
-            other = theirs(record)
-            if other not in (_MISSING, None, "") and str(other) != label:
-                raise EvalDeltaError(
-                    f"{candidate.where(number)}: {cluster} {str(other)!r} "
-                    f"differs from {label!r} at "
-                    f"{baseline.where(numbers[at])}")
-        for add, read, column in zip(adders, readers, values):
-            add(label, column[at], read(number, record))
-    _check_join(baseline, candidate, key, ids, seen, only, first_only,
-                allow_partial)
-    return tallies, only + seen.count(0)
+                f"{candidate.where(number)}: {key} {item!r} repeated "
+                f"(first at {candidate.where(seen[at])})")
+        else:
+            seen[at] = number
+            keep.append(at)
+    return keep, only
+
+
+def _check_labels(baseline, candidate, field, numbers, keep, mine, theirs,
+                  batch_numbers, records):
+    """Raise unless the candidate's cluster labels, where given, agree."""
+    for at, label, number, other in zip(keep, mine, batch_numbers,
+                                        map(theirs.get, records)):
+        if other not in (_MISSING, None, "") and str(other) != label:
+            raise EvalDeltaError(
+                f"{candidate.where(number)}: {field} {str(other)!r} differs "
+                f"from {label!r} at {baseline.where(numbers[at])}")
 
 
 def _read_baseline(source, metrics, key, cluster):
     """Return the baseline's ids, record numbers, values and labels."""
     ids, numbers = {}, array("q")
     values = [array("d") for _ in metrics]
-    readers = [_number_reader(_getter(source, m.a_field), m.a_field,
-                              source.where, m.binary) for m in metrics]
-    label = _label_reader(source, cluster) if cluster else None
+    columns = [_Column(source, m.a_field, m.binary) for m in metrics]
+    label = _Column(source, cluster) if cluster else None
     labels = [] if cluster else None
-    get_id = _id_reader(source, key)
-    for number, record in source.rows:
-        item = get_id(number, record)
-        if item in ids:
-            raise EvalDeltaError(
-                f"{source.where(number)}: {key} {item!r} repeated (first at "
-                f"{source.where(numbers[ids[item]])})")
-        ids[item] = len(numbers)
-        numbers.append(number)
-        for column, read in zip(values, readers):
-            column.append(read(number, record))
+    get_id = _Column(source, key)
+    for batch_numbers, records in source.batches:
+        items = get_id.labels(batch_numbers, records)
+        ids.update(zip(items, range(len(numbers), len(numbers) + len(items))))
+        numbers.extend(batch_numbers)
+        if len(ids) < len(numbers):
+            _find_repeat(source.path, key)
+        for column, reader in zip(values, columns):
+            column.extend(reader.numbers(batch_numbers, records))
         if label:
-            labels.append(sys.intern(label(number, record)))
+            labels.extend(map(sys.intern, label.labels(batch_numbers,
+                                                       records)))
     return ids, numbers, values, labels
-
-
-def _id_reader(source, key):
-    get = _getter(source, key)
-
-    def read(number, record):
-        value = get(record)
-        if value is _MISSING or value in ("", None):
-            raise EvalDeltaError(f"{source.where(number)}: no {key}")
-        return str(value).strip()
-    return read
 
 
 def _check_join(baseline, candidate, key, ids, seen, only, first_only,

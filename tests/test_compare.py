@@ -471,3 +471,44 @@ def test_svg_escapes_metric_names():
     root = ET.fromstring(bed.histogram_svg([r]))
     assert any(t.text == "f1<&>: bootstrap of B - A, 95% CI"
                for t in root.iter("{http://www.w3.org/2000/svg}text"))
+
+
+def test_repeated_id_in_the_candidate(capsys, tmp_path):
+    base = jsonl(tmp_path, "a.jsonl", [{"id": i, "m": 1} for i in range(4)])
+    cand = jsonl(tmp_path, "b.jsonl", [{"id": i % 3, "m": 0}
+                                       for i in range(4)])
+    status, out, err = run(capsys, base, cand)
+    assert status == 2 and out == ""
+    assert err.strip().endswith(f"{cand}:4: id '0' repeated (first at "
+                                f"{cand}:1)")
+
+
+def test_ids_only_in_the_candidate_are_named(capsys, tmp_path):
+    base = jsonl(tmp_path, "a.jsonl", [{"id": i, "m": 1} for i in range(3)])
+    cand = jsonl(tmp_path, "b.jsonl", [{"id": i, "m": 0} for i in range(7)])
+    status, _, err = run(capsys, base, cand)
+    assert status == 2
+    assert err.strip().endswith(f"{cand}: 4 id values found only in this "
+                                "run (first: 3, 4, 5); --allow-partial "
+                                "compares the shared ones")
+
+
+def test_progress_shows_on_a_terminal_only(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "long.csv"
+    path.write_text("item,system_a_correct,system_b_correct\n"
+                    + "".join(f"{i},1,0\n" for i in range(70000)))
+    monkeypatch.setattr(bed, "_PROGRESS_AFTER", 0.0)
+    assert bed.main(["compare", str(path), "--resamples", "10"]) == 0
+    assert capsys.readouterr().err == ""             # not a terminal
+    monkeypatch.setattr(bed.sys.stderr, "isatty", lambda: True, raising=False)
+    assert bed.main(["compare", str(path), "--resamples", "10"]) == 0
+    err = capsys.readouterr().err
+    assert f"reading {path}: " in err and err.endswith("\r")
+
+
+def test_tiny_p_is_printed_not_rounded_to_zero(capsys, tmp_path):
+    path = tmp_path / "wide.csv"
+    path.write_text("item,system_a_correct,system_b_correct\n"
+                    + "".join(f"{i},0,1\n" for i in range(1200)))
+    status, out, _ = run(capsys, str(path), "--resamples", "10")
+    assert status == 0 and "p = 1.162e-361" in out

@@ -175,3 +175,43 @@ def test_sign_flip_grouped_against_exact_enumeration():
     p, how = bed._sign_flip(values, counts, random.Random(4), 20000)
     assert how == "monte carlo"
     assert abs(float(p) - exact) < 4.5 * math.sqrt(exact * (1 - exact) / 20000)
+
+
+@pytest.mark.parametrize("n", [1, 7, 255, 65535, 65536, 70001, 2 ** 20 + 1])
+def test_pick_sums_match_one_randrange_at_a_time(n):
+    # Sizes around the 16-bit table and the 17-bit and 21-bit lanes, with
+    # chunks small enough that resamples straddle them.
+    rng = random.Random(n)
+    columns = [[rng.randrange(-50, 50) for _ in range(n)],
+               [rng.getrandbits(40) for _ in range(n)]]
+    count = 3 if n < 10 ** 6 else 1
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bed, "_CHUNK", 4099)
+        fast = bed._pick_sums(random.Random(1), n, count, bed._packed(columns))
+    slow, draw = [[], []], random.Random(1)
+    for _ in range(count):
+        picks = [draw.randrange(n) for _ in range(n)]
+        for sums, column in zip(slow, columns):
+            sums.append(sum(column[i] for i in picks))
+    assert fast == slow
+
+
+@settings(max_examples=50, deadline=None)
+@given(ints=st.lists(st.integers(-2 ** 70, 2 ** 70), min_size=1,
+                     max_size=60),
+       pattern=st.integers(0, 2 ** 60))
+def test_bit_plane_sum_is_the_subset_sum(ints, pattern):
+    pattern &= (1 << len(ints)) - 1         # as getrandbits(len(ints)) gives
+    total = bed._bit_plane_sum(ints, lambda: pattern)
+    assert total() == sum(x for i, x in enumerate(ints) if pattern >> i & 1)
+
+
+@pytest.mark.parametrize("a_only, b_only", [(40000, 40500), (30000, 31000),
+                                            (20000, 31000), (60, 75)])
+def test_mcnemar_in_floating_point_agrees_with_the_integers(a_only, b_only):
+    exact = bed._mcnemar_tails(a_only, b_only)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bed, "_EXACT_LIMIT", 0)
+        close = bed._mcnemar_tails(a_only, b_only)
+    for x, y in zip(exact, close):
+        assert abs(x - y) <= Fraction(1, 10 ** 8) * x
