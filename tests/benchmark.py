@@ -193,6 +193,25 @@ def straightforward_time(paths, resamples, budget=2_000_000):
     return setup + per * resamples, sample < resamples
 
 
+def resampling_only(resamples):
+    """Time compare_tally alone on 0/1 tallies: the cost should not grow
+    with n, since each resample is one multinomial draw of four cells."""
+    print(f"\nbinary, {resamples} resamples from the four cell counts: "
+          f"resampling alone, and all of compare_tally (McNemar in integers "
+          f"up to 10^5 discordant items)")
+    for n in (500, 10 ** 5, 10 ** 6, 10 ** 7):
+        cells = [59 * n // 100, 13 * n // 100, 17 * n // 100]
+        cells.append(n - sum(cells))
+        keys = [(1, 1), (1, 0), (0, 1), (0, 0)]
+        _, alone = timed(bed._resample_sums, random.Random(1),
+                         [a for a, _ in keys], [b for _, b in keys], None,
+                         cells, resamples)
+        _, whole = timed(bed.compare_tally,
+                         bed.collections.Counter(dict(zip(keys, cells))),
+                         random.Random(1), resamples=resamples)
+        print(f"  n={n:<10g} {alone:8.3f} s {whole:8.3f} s", flush=True)
+
+
 def scale_cases(folder, resamples, largest):
     have_scipy = importlib.util.find_spec("scipy") is not None
     here = os.path.join(os.path.dirname(__file__), os.pardir,
@@ -276,6 +295,7 @@ def main(argv=None):
             row(f"default run, jobs={jobs}", t_fast, t_slow)
         print("all numbers identical to the straightforward implementation")
     if args.part in ("scale", "all"):
+        resampling_only(args.resamples)
         with tempfile.TemporaryDirectory() as folder:
             scale_cases(folder, args.resamples, args.largest)
             wide_csv_memory(folder, args.wide_rows)
