@@ -15,7 +15,9 @@ McNemar's exact test, replays the experiment to measure how often the
 paired interval covers the true gap, and writes the per-item CSV.
 ``compare`` judges two systems' real per-item results (CSV, TSV, JSONL or
 JSON, binary or continuous metrics, clustered or not) with intervals,
-paired tests, Holm's adjustment and a verdict in words.  ``plan`` gives the
+paired tests, Holm's adjustment and a verdict in words; it reads files a
+batch of records at a time into counts of (baseline, candidate) pairs and
+resamples from those counts, so millions of items take seconds.  ``plan`` gives the
 exact power of McNemar's test, the items needed and the smallest
 detectable gap of a paired binary eval, from a design or from pilot data.
 
@@ -29,15 +31,19 @@ __all__ = [
     "Interval",
     "Judgement",
     "McNemar",
+    "Metric",
     "MetricResult",
     "Plan",
     "Run",
+    "Source",
     "bca_interval",
+    "binomial",
     "bivariate_normal_cdf",
     "clustered_se",
     "compare_binary",
     "compare_json",
     "compare_metric",
+    "compare_tally",
     "connor_items",
     "copula_design",
     "coverage",
@@ -57,14 +63,17 @@ __all__ = [
     "mcnemar_exact",
     "mcnemar_mid_p",
     "mcnemar_power",
+    "multinomial",
     "newcombe_interval",
     "numeric_fields",
+    "open_source",
     "outcomes",
     "paired_bootstrap",
     "percentile_interval",
     "pilot_plan",
     "plan_json",
     "read_run",
+    "read_tallies",
     "sign_flip_test",
     "simulate",
     "simulated_power",
@@ -2790,7 +2799,7 @@ def _check_labels(baseline, candidate, field, numbers, keep, mine, theirs,
     """Raise unless the candidate's cluster labels, where given, agree."""
     for at, label, number, other in zip(keep, mine, batch_numbers,
                                         map(theirs.get, records)):
-        if other not in (_MISSING, None, "") and str(other) != label:
+        if other not in (_MISSING, None, "") and str(other).strip() != label:
             raise EvalDeltaError(
                 f"{candidate.where(number)}: {field} {str(other)!r} differs "
                 f"from {label!r} at {baseline.where(numbers[at])}")
@@ -3168,7 +3177,8 @@ def compare_json(results, judgements, *, names, seed, resamples,
                  "interval": interval}
         entry.update(_metric_json(r))
         entry["test"] = {"name": r.test, "p": float(r.p),
-                         "p_holm": float(j.p_holm)}
+                         "p_holm": float(j.p_holm),
+                         "p_text": _p_text(r.p)}    # survives underflow
         if r.mcnemar is None:
             del entry["mcnemar"]
         else:
