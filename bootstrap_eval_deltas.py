@@ -843,19 +843,8 @@ def _expand(values, counts):
     return [v for v, c in zip(values, counts) for _ in range(c)]
 
 
-_BYTE_BITS = [bytes((b >> i) & 1 for i in range(8)) for b in range(256)]
 _BIT_DIGITS = [bytes(b"01"[b >> t & 1] for b in range(256))   # bit t of a
                for t in range(8)]                            # byte, as text
-
-
-def _bit_flags(bits, m):
-    """Return bytes whose i-th entry is bit i of *bits* (0 or 1), m long.
-
-    >>> list(_bit_flags(0b1101, 5))
-    [1, 0, 1, 1, 0]
-    """
-    data = bits.to_bytes((m + 7) // 8, "little")
-    return b"".join(map(_BYTE_BITS.__getitem__, data))[:m]
 
 
 def holm(ps):
