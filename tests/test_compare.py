@@ -512,3 +512,67 @@ def test_tiny_p_is_printed_not_rounded_to_zero(capsys, tmp_path):
                     + "".join(f"{i},0,1\n" for i in range(1200)))
     status, out, _ = run(capsys, str(path), "--resamples", "10")
     assert status == 0 and "p = 1.162e-361" in out
+
+
+def test_joins_in_order_and_shuffled_agree(capsys, tmp_path):
+    # A candidate in the baseline's order is matched by slices, a shuffled
+    # one id by id; 9,000 items span three batches of records.
+    rng = random.Random(2)
+    base = [{"id": f"q{i}", "m": int(rng.random() < 0.7),
+             "s": round(rng.random(), 3)} for i in range(9000)]
+    cand = [{"id": row["id"], "m": int(rng.random() < 0.75),
+             "s": round(rng.random(), 3)} for row in base]
+    shuffled = cand[:]
+    rng.shuffle(shuffled)
+    a = jsonl(tmp_path, "a.jsonl", base)
+    outputs = []
+    for name, rows in (("in_order.jsonl", cand), ("shuffled.jsonl", shuffled)):
+        path = jsonl(tmp_path, name, rows)
+        status, out, _ = run(capsys, a, path, "--json", "--resamples", "50")
+        assert status == 0
+        report = json.loads(out)
+        del report["candidate"]
+        outputs.append(report)
+    assert outputs[0] == outputs[1]
+    assert outputs[0]["n_items"] == 9000
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_repeated_id_in_a_later_batch_names_both_lines(capsys, tmp_path,
+                                                       wide):
+    rows = [{"id": f"q{i}", "m": 1, "n": 0} for i in range(6000)]
+    rows[5000]["id"] = "q7"                       # line 5001 repeats line 8
+    path = jsonl(tmp_path, "rep.jsonl", rows)
+    if wide:
+        argv = [path, "--a-col", "m", "--b-col", "n", "--id", "id"]
+    else:
+        argv = [path, jsonl(tmp_path, "other.jsonl", rows), "--allow-partial"]
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert err.strip().endswith(f"{path}:5001: id 'q7' repeated (first at "
+                                f"{path}:8)")
+
+
+def test_long_json_array_keeps_record_numbers(capsys, tmp_path):
+    rows = [{"id": i, "m": 1} for i in range(5000)]
+    rows[4500]["m"] = "oops"
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(rows))
+    status, _, err = run(capsys, str(path), str(path))
+    assert status == 2
+    assert err.strip().endswith(f"{path}: record 4501: m: not a number: "
+                                "'oops'")
+
+
+def test_crlf_jsonl_takes_the_careful_path(capsys, tmp_path):
+    rows = [{"id": i, "m": i % 2} for i in range(50)]
+    plain = jsonl(tmp_path, "plain.jsonl", rows)
+    crlf = tmp_path / "crlf.jsonl"
+    crlf.write_bytes(open(plain, "rb").read().replace(b"\n", b"\r\n"))
+    outs = []
+    for path in (plain, str(crlf)):
+        status, out, _ = run(capsys, path, path, "--json", "--resamples", "20")
+        report = json.loads(out)
+        del report["baseline"], report["candidate"]
+        outs.append(report)
+    assert outs[0] == outs[1]
