@@ -17,8 +17,8 @@ paired interval covers the true gap, and writes the per-item CSV.
 JSON, binary or continuous metrics, clustered or not) with intervals,
 paired tests, Holm's adjustment and a verdict in words; it reads files a
 batch of records at a time into counts of (baseline, candidate) pairs and
-resamples from those counts, so millions of items take seconds.  ``plan`` gives the
-exact power of McNemar's test, the items needed and the smallest
+resamples from those counts, so millions of items take seconds.  ``plan``
+gives the exact power of McNemar's test, the items needed and the smallest
 detectable gap of a paired binary eval, from a design or from pilot data.
 
 Exit status: 0 on success, 1 when ``compare --fail-on`` holds, 2 for bad
@@ -702,7 +702,8 @@ def _from_log(log_x):
     """Return e**log_x as a Fraction, even far below the float range."""
     exponent = math.floor(log_x / math.log(10))
     mantissa = math.exp(log_x - exponent * math.log(10))
-    return Fraction(round(mantissa * 10 ** 15), 10 ** 15) * Fraction(10) ** exponent
+    return (Fraction(round(mantissa * 10 ** 15), 10 ** 15)
+            * Fraction(10) ** exponent)
 
 
 def wilson_interval(successes, n, confidence=CONFIDENCE):
