@@ -771,9 +771,7 @@ def sign_flip_test(diffs, rng, *, resamples=RESAMPLES, exact_limit=20):
     (Fraction(1, 4), 'exact')
     """
     ints, _ = _exact_ints([d for d in diffs if d])
-    tally = collections.Counter(ints)
-    return _sign_flip(sorted(tally), [tally[x] for x in sorted(tally)], rng,
-                      resamples, exact_limit)
+    return _sign_flip(*_merge(ints, repeat(1)), rng, resamples, exact_limit)
 
 
 def _sign_flip(values, counts, rng, resamples, exact_limit=20):
@@ -899,13 +897,13 @@ def _binary_result(cells, ci, paired, metric, direction, confidence):
     n = sum(cells.values())
     both, a_only, b_only = cells[1, 1], cells[1, 0], cells[0, 1]
     unit = functools.partial(Fraction, denominator=n)
-    m = McNemar(a_only, b_only, _mcnemar_p(a_only, b_only))
+    p_exact, mid_p = _mcnemar_tails(a_only, b_only)
     se = _paired_se([1, -1], [b_only, a_only], n)
     return MetricResult(
         metric, "binary", direction, n, unit(both + a_only),
         unit(both + b_only), unit(b_only - a_only),
         *(Interval(unit(lo), unit(hi)) for lo, hi in ci), "McNemar exact",
-        m.p_exact, m, mcnemar_mid_p(a_only, b_only),
+        p_exact, McNemar(a_only, b_only, p_exact), mid_p,
         newcombe_interval(both, a_only, b_only, n - both - a_only - b_only,
                           confidence),
         se, None, [float(unit(x)) for x in paired])
@@ -1345,7 +1343,7 @@ def _pick_sums(rng, n, count, table):
     into the next lane: one C-level itemgetter call and one sum() give all
     the columns' sums of a resample.
     """
-    if table.plain:                                 # pragma: no cover
+    if table.packed is None:                        # pragma: no cover
         return _plain_pick_sums(rng, n, count, table.columns)
     totals = [sum(pick(table.packed))
               for pick in map(_picker, _windows(rng, n, count))]
@@ -1356,13 +1354,13 @@ def _pick_sums(rng, n, count, table):
 
 
 class _Packed(NamedTuple):
-    """Columns of integers packed one row per integer, for _pick_sums."""
+    """Columns of integers packed one row per integer, for _pick_sums
+    (packed is None past 2**31 rows: too many for 32-bit words)."""
     columns: list
     packed: list
     lanes: list
     width: int
     offsets: list
-    plain: bool
 
 
 def _packed(columns):
@@ -1372,7 +1370,7 @@ def _packed(columns):
     n = len(columns[0])
     k = n.bit_length()
     if k > 31:                                      # pragma: no cover
-        return _Packed(columns, None, None, None, None, True)
+        return _Packed(columns, None, None, None, None)
     offsets = [max(0, -min(c)) for c in columns]
     lanes, at = [], 0
     for c, offset in zip(columns, offsets):
@@ -1381,7 +1379,7 @@ def _packed(columns):
     packed = [0] * (1 << k)
     for c, offset, lane in zip(columns, offsets, lanes):
         packed[:n] = map(add, packed[:n], (x + offset << lane for x in c))
-    return _Packed(columns, packed, lanes, at, offsets, False)
+    return _Packed(columns, packed, lanes, at, offsets)
 
 
 def _picker(window):
@@ -2498,8 +2496,8 @@ def _json_array_rows(path, chunks):
             raise EvalDeltaError(f"{path}: record {number}: expected a JSON "
                                  f"object")
     for start in range(0, len(items), _BATCH):
-        yield (list(range(start + 1, start + 1 + _BATCH))[:len(items) - start],
-               items[start:start + _BATCH])
+        batch = items[start:start + _BATCH]
+        yield list(range(start + 1, start + 1 + len(batch))), batch
 
 
 def _json_object(line, place):
@@ -2540,14 +2538,10 @@ def _getter(source, name):
     if source.fields is None:
         if "." not in name:
             return methodcaller("get", name, _MISSING)
-        return functools.partial(_nested, name=name)
+        return functools.partial(_field, name=name)
     if name not in source.fields:
         return lambda row: _MISSING
     return itemgetter(source.fields.index(name))
-
-
-def _nested(record, name):
-    return _field(record, name)
 
 
 def _number(value):
@@ -2648,7 +2642,7 @@ class Metric(NamedTuple):
     name: str
     a_field: str
     b_field: str
-    binary: bool = False         # declared binary: other values are errors
+    kind: str = None             # declared: "binary" makes others errors
 
 
 def read_tallies(baseline, candidate, metrics, *, id_field=None,
@@ -2684,21 +2678,21 @@ def _count(tally, labels, a, b):
 
 
 def _read_wide(source, metrics, cluster, id_field):
-    (name, a_field, b_field, binary), = metrics
+    (name, a_field, b_field, kind), = metrics
+    binary = kind == "binary"
     for field in (a_field, b_field):
         _require(source.run(), field, "column", "the columns are",
                  source.first)
     a, b = _Column(source, a_field, binary), _Column(source, b_field, binary)
     label = _Column(source, cluster) if cluster else None
     ids = _Column(source, id_field) if id_field else None
-    first = {}
+    seen, rows = set(), 0
     tally = collections.Counter() if cluster is None else {}
-    rows = 0
     for numbers, records in source.batches:
         if ids:
-            first.update(zip(ids.labels(numbers, records), numbers))
+            seen.update(ids.labels(numbers, records))
             rows += len(numbers)
-            if len(first) < rows:
+            if len(seen) < rows:
                 _find_repeat(source.path, id_field)
         _count(tally, label and label.labels(numbers, records),
                a.numbers(numbers, records), b.numbers(numbers, records))
@@ -2713,11 +2707,14 @@ def _find_repeat(path, key):
     for numbers, records in source.batches:
         for number, item in zip(numbers, ids.labels(numbers, records)):
             if item in first:
-                raise EvalDeltaError(
-                    f"{source.where(number)}: {key} {item!r} repeated (first "
-                    f"at {source.where(first[item])})")
+                _repeated(source, key, item, number, first[item])
             first[item] = number
     raise EvalDeltaError(f"{path}: {key} values repeat")  # pragma: no cover
+
+
+def _repeated(source, key, item, number, first):
+    raise EvalDeltaError(f"{source.where(number)}: {key} {item!r} repeated "
+                         f"(first at {source.where(first)})")
 
 
 def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial):
@@ -2726,7 +2723,8 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial):
     seen = array("q", bytes(8 * len(numbers)))      # candidate's number
     only, first_only = 0, []
     get_id = _Column(candidate, key)
-    columns = [_Column(candidate, m.b_field, m.binary) for m in metrics]
+    columns = [_Column(candidate, m.b_field, m.kind == "binary")
+               for m in metrics]
     theirs = _Column(candidate, cluster) if cluster else None
     tallies = [collections.Counter() if cluster is None else {}
                for _ in metrics]
@@ -2775,9 +2773,7 @@ def _match(candidate, key, seen, ats, numbers, items, only=0,
             if len(first_only) < 3:
                 first_only.append(item)
         elif seen[at]:
-            raise EvalDeltaError(
-                f"{candidate.where(number)}: {key} {item!r} repeated "
-                f"(first at {candidate.where(seen[at])})")
+            _repeated(candidate, key, item, number, seen[at])
         else:
             seen[at] = number
             keep.append(at)
@@ -2799,7 +2795,8 @@ def _read_baseline(source, metrics, key, cluster):
     """Return the baseline's ids, record numbers, values and labels."""
     ids, numbers = {}, array("q")
     values = [array("d") for _ in metrics]
-    columns = [_Column(source, m.a_field, m.binary) for m in metrics]
+    columns = [_Column(source, m.a_field, m.kind == "binary")
+               for m in metrics]
     label = _Column(source, cluster) if cluster else None
     labels = [] if cluster else None
     get_id = _Column(source, key)
@@ -3119,7 +3116,7 @@ def _rows(results, judgements, confidence):
             r.kind, f"{_num(r.a, binary=binary)} {_span(r.ci_a, binary, False)}",
             f"{_num(r.b, binary=binary)} {_span(r.ci_b, binary, False)}",
             _num(r.gap, sign=True, binary=binary),
-            _span(r.ci_paired, binary), f"{_p_text(r.p)}", j.verdict])
+            _span(r.ci_paired, binary), _p_text(r.p), j.verdict])
     return rows
 
 
@@ -3838,10 +3835,9 @@ def _run_compare(args):
                                     id_field=args.id_col,
                                     cluster=args.cluster,
                                     allow_partial=args.allow_partial)
-    kinds = dict(args.metric_type)
     rng = random.Random(args.seed)
     results = [compare_tally(
-        tally, rng, metric=m.name, kind=kinds.get(m.name),
+        tally, rng, metric=m.name, kind=m.kind,
         resamples=args.resamples, confidence=args.confidence,
         clustered=bool(args.cluster), interval=args.interval,
         jobs=args.jobs,
@@ -3878,7 +3874,7 @@ def _metrics(args, baseline, candidate):
         if name not in [f[0] for f in fields]:
             raise EvalDeltaError(f"no metric {name!r} to set; the metrics are "
                                  f"{', '.join(f[0] for f in fields)}")
-    return [Metric(*f, kinds.get(f[0]) == "binary") for f in fields]
+    return [Metric(*f, kinds.get(f[0])) for f in fields]
 
 
 def _plan_from_pilot(args):
