@@ -1019,14 +1019,34 @@ def _nonzero(values, counts):
 def _exact_ints(values):
     """Return (ints, scale) with values[i] == ints[i] / scale exactly.
 
-    scale is the least common denominator (a power of two for floats).
+    A float counts as the decimal it prints as, the value as written
+    (0.8 is 8/10, not the nearest binary fraction), so that differences
+    equal as written are equal here (1.0 - 0.8 == 0.4 - 0.2).  scale is
+    the least common denominator.
 
     >>> _exact_ints([0.5, 3, 0.25])
-    ([2, 12, 1], 4)
+    ([50, 300, 25], 100)
+    >>> _exact_ints([1.0, 0.8, 0.4, 0.2])
+    ([10, 8, 4, 2], 10)
     """
-    ratios = [v.as_integer_ratio() for v in values]
+    ratios = [_ratio(v) for v in values]
     scale = math.lcm(*(q for _, q in ratios)) if ratios else 1
     return [p * (scale // q) for p, q in ratios], scale
+
+
+def _ratio(x):
+    """Return (p, q) with x == p / q, a float read as the decimal it prints.
+
+    >>> _ratio(0.8), _ratio(-2.5e-07), _ratio(3)
+    ((8, 10), (-1, 4000000), (3, 1))
+    """
+    if type(x) is not float:
+        return x.as_integer_ratio()
+    text = repr(x)
+    if "e" in text:
+        return Fraction(text).as_integer_ratio()
+    whole, _, places = text.partition(".")
+    return int(whole + places), 10 ** len(places)
 
 
 def _shifted(sum_a, sum_b, gap):

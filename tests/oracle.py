@@ -11,6 +11,11 @@ from fractions import Fraction
 from statistics import NormalDist
 
 
+def written(x):
+    """The value as written: a float is the decimal it prints as."""
+    return Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
+
+
 def simulate(rng, n, corr, acc_a, acc_b):
     """Latent difficulty shared by both systems; 0/1 outcome pairs."""
     za = NormalDist().inv_cdf(acc_a)
@@ -112,7 +117,7 @@ def default_run(seed=2026, n=500, corr=0.6, acc_a=0.72, acc_b=0.76,
 
 def sign_flip_exact(diffs):
     """Every sign pattern of the nonzero differences, counted directly."""
-    nonzero = [Fraction(d) for d in diffs if d]
+    nonzero = [written(d) for d in diffs if d]
     observed = abs(sum(nonzero))
     hits = 0
     for pattern in range(2 ** len(nonzero)):
@@ -125,7 +130,7 @@ def sign_flip_exact(diffs):
 
 def sign_flip_monte_carlo(diffs, rng, resamples):
     """Bit i of each random pattern flips the i-th smallest difference."""
-    nonzero = sorted(Fraction(d) for d in diffs if d)
+    nonzero = sorted(written(d) for d in diffs if d)
     observed = abs(sum(nonzero))
     hits = 0
     for _ in range(resamples):
@@ -150,8 +155,8 @@ def unit_bootstraps(a, b, labels, rng, resamples, blocks=8):
     for label, x, y in zip(labels, a, b):
         unit = clusters.setdefault(label, [0, 0, 0])
         unit[0] += 1
-        unit[1] += Fraction(x)
-        unit[2] += Fraction(y)
+        unit[1] += written(x)
+        unit[2] += written(y)
     units = sorted(tuple(u) for u in clusters.values())
     g = len(units)
     means = []
@@ -192,7 +197,7 @@ def bca(replicates, estimate, data, statistic, confidence):
     ties = sum(1 for x in ordered if x == estimate)
     share = min(max((below + ties / 2) / size, 0.5 / size), 1 - 0.5 / size)
     z0 = NormalDist().inv_cdf(share)
-    exact = [Fraction(x) for x in data]
+    exact = [written(x) for x in data]
     jack = [statistic(exact[:i] + exact[i + 1:]) for i in range(len(data))]
     mean = sum(jack) / len(jack)
     num = sum((mean - x) ** 3 for x in jack)
