@@ -712,7 +712,7 @@ def wilson_interval(successes, n, confidence=CONFIDENCE):
     >>> [round(x, 4) for x in wilson_interval(65, 161)]
     [0.331, 0.4809]
     """
-    z = NormalDist().inv_cdf(0.5 + float(confidence) / 2)
+    z = _upper_z((1 - _exact(confidence)) / 2)
     centre = (successes + z * z / 2) / (n + z * z)
     half = z * math.sqrt(successes * (n - successes) / n + z * z / 4) / (n + z * z)
     return Interval(centre - half, centre + half)
@@ -1780,7 +1780,7 @@ POWER = 0.8          # power for the detectable difference in compare
 
 def _z_sum(alpha, power):
     """Return z_{1-alpha/2} + z_power, the normal-approximation factor."""
-    return NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+    return _upper_z(alpha / 2) + NormalDist().inv_cdf(power)
 
 
 def detectable_difference(se, *, alpha=0.05, power=POWER):
@@ -1888,54 +1888,236 @@ def copula_design(acc_a, acc_b, corr):
 
 
 def discordance_design(acc_a, acc_b, discordance):
-    """Return the Design with the given share of discordant items."""
-    gap = float(acc_b) - float(acc_a)
-    p10, p01 = (discordance - gap) / 2, (discordance + gap) / 2
-    both = float(acc_a) - p10
-    if p10 < 0 or both < 0 or 1 - both - discordance < 0:
-        raise EvalDeltaError(f"discordance {discordance} is impossible with "
-                             f"accuracies {acc_a} and {acc_b}")
-    return Design(float(acc_a), float(acc_b), p10, p01)
+    """Return the Design with the given share of discordant items.
+
+    p10 = (D - gap) / 2 and p01 = (D + gap) / 2, in exact arithmetic on
+    the values as written (0.2 and 0.76 - 0.72 give 0.08 and 0.12).
+
+    >>> discordance_design(0.72, 0.76, 0.2)[2:]
+    (0.08, 0.12)
+    """
+    a, b, d = _exact(acc_a), _exact(acc_b), _exact(discordance)
+    p10, p01 = (d - (b - a)) / 2, (d + (b - a)) / 2
+    if p10 < 0 or p01 < 0 or a - p10 < 0 or 1 - (a - p10) - d < 0:
+        low, high = _discordance_range(acc_a, acc_b)
+        raise EvalDeltaError(f"discordance {discordance:g} is impossible with "
+                             f"accuracies {acc_a:g} and {acc_b:g} (possible: "
+                             f"{float(low):g} to {float(high):g})")
+    return Design(float(a), float(b), float(p10), float(p01))
 
 
-def _log_pmf(k, n, p):
+def _discordance_range(acc_a, acc_b):
+    """Return the least and most discordance two accuracies allow."""
+    a, b = _exact(acc_a), _exact(acc_b)
+    return abs(b - a), min(a + b, 2 - a - b)
+
+
+def most_accuracy(acc_a, discordance):
+    """Return the largest accuracy of B that a discordance allows with A's.
+
+    B right on every discordant item (p10 = 0) gives gap = D; items
+    right for neither system, 1 - acc_a - p01 >= 0, give gap <= 2 - 2
+    acc_a - D.
+
+    >>> most_accuracy(0.72, 0.2)
+    0.92
+    """
+    a, d = _exact(acc_a), _exact(discordance)
+    return float(a + min(d, 2 - 2 * a - d))
+
+
+# Binomial probabilities to full precision: Loader's saddle-point form
+# (C. Loader 2000, "Fast and accurate computation of binomial
+# probabilities", the method of R's dbinom), whose error does not grow
+# with n as lgamma differences do (lgamma(10^7) carries 1e-8 of rounding).
+
+_STIRLING = (1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188)
+
+
+def _stirling_error(n):
+    """Return log(n!) - log(sqrt(2 pi n) (n / e)^n)."""
+    if n <= 15:
+        return (math.lgamma(n + 1) - (n + 0.5) * math.log(n) + n
+                - 0.5 * math.log(2 * math.pi))
+    s0, s1, s2, s3, s4 = _STIRLING
+    nn = n * n
+    return (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n
+
+
+def _deviance(x, mean):
+    """Return x log(x / mean) + mean - x, stably when x is near mean."""
+    if abs(x - mean) < 0.1 * (x + mean):
+        v = (x - mean) / (x + mean)
+        s = (x - mean) * v
+        term = 2 * x * v
+        v *= v
+        for j in range(1, 1000):
+            term *= v
+            bigger = s + term / (2 * j + 1)
+            if bigger == s:
+                return s
+            s = bigger
+    return x * math.log(x / mean) + mean - x
+
+
+def _binomial_pmf(k, n, p):
+    """Return P(X = k), X ~ Binomial(n, p), to near full precision.
+
+    >>> _binomial_pmf(3, 10, 0.5) == 120 / 1024
+    True
+    """
+    if not 0 <= k <= n:
+        return 0.0
     if p <= 0 or p >= 1:
-        return 0.0 if k == (n if p >= 1 else 0) else -math.inf
-    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-            + k * math.log(p) + (n - k) * math.log1p(-p))
+        return float(k == (n if p >= 1 else 0))
+    q = 1 - p
+    if k == 0:
+        return math.exp(-_deviance(n, n * q) - n * p if p < 0.1
+                        else n * math.log(q))
+    if k == n:
+        return math.exp(-_deviance(n, n * p) - n * q if q < 0.1
+                        else n * math.log(p))
+    log_c = (_stirling_error(n) - _stirling_error(k) - _stirling_error(n - k)
+             - _deviance(k, n * p) - _deviance(n - k, n * q))
+    return math.exp(log_c) * math.sqrt(n / (2 * math.pi * k * (n - k)))
 
 
 def _binomial_cdf(t, n, p):
-    """Return P(X <= t), X ~ Binomial(n, p), summing only the tail."""
+    """Return P(X <= t), X ~ Binomial(n, p), summing only the short tail.
+
+    From P(X = t) the terms follow by their ratios until they fall below
+    1e-17 of the sum.
+    """
     if t < 0:
         return 0.0
     if t >= n:
         return 1.0
-    if t < n * p:                        # terms fall as i goes down from t
-        return _tail_sum(range(t, -1, -1), n, p)
-    return 1.0 - _tail_sum(range(t + 1, n + 1), n, p)
-
-
-def _tail_sum(indices, n, p):
-    total = 0.0
-    for i in indices:
-        term = math.exp(_log_pmf(i, n, p))
-        total += term
-        if term < 1e-17 * total:
+    if p <= 0 or p >= 1:
+        return float(p <= 0)
+    odds = p / (1 - p)
+    if t <= n * p:
+        term = total = _binomial_pmf(t, n, p)
+        for i in range(t, 0, -1):
+            if term <= 1e-17 * total:        # also when it underflowed
+                break
+            term *= i / ((n - i + 1) * odds)
+            total += term
+        return total
+    term = total = _binomial_pmf(t + 1, n, p)
+    for i in range(t + 1, n):
+        if term <= 1e-17 * total:
             break
-    return total
+        term *= (n - i) * odds / (i + 1)
+        total += term
+    return 1.0 - total
 
 
-@functools.lru_cache(maxsize=1 << 16)
+def _upper_z(tail):
+    """Return the standard normal z with P(Z > z) = tail, even for tiny tails.
+
+    (1 - alpha/2 rounds to 1 for alpha = 1e-16; alpha/2 does not.)
+    """
+    return -NormalDist().inv_cdf(float(tail))
+
+
+def _rejects(m, c, alpha, tail=None):
+    """Return True if 2 P(X <= c) <= alpha, X ~ Binomial(m, 1/2).
+
+    In floating point (*tail*, if given, is that 2 P(X <= c)), and in
+    integers where that is too close to call, up to _EXACT_LIMIT
+    discordant pairs (McNemar's test itself is in integers up to there).
+    """
+    if c < 0:
+        return False
+    if tail is None:
+        tail = 2 * _binomial_cdf(c, m, 0.5)
+    if abs(tail - alpha) > 1e-9 * alpha or m > _EXACT_LIMIT:
+        return tail <= alpha
+    _, below, at = _binomial_head(c, m - c)
+    return Fraction(2 * (below + at), 2 ** m) <= _exact(alpha)
+
+
 def _critical(m, alpha):
-    """Return the largest c with 2 P(X <= c) <= alpha, X ~ Bin(m, 1/2)."""
-    c = max(-1, int(m / 2 - NormalDist().inv_cdf(1 - alpha / 2)
-                    * math.sqrt(m) / 2) - 2)
-    while c + 1 < m / 2 and 2 * _binomial_cdf(c + 1, m, 0.5) <= alpha:
+    """Return the largest c with 2 P(X <= c) <= alpha, X ~ Bin(m, 1/2)
+    (-1 if there is none): McNemar's exact test rejects at m discordant
+    pairs when the smaller count is at most c."""
+    c = max(-1, int(m / 2 - _upper_z(alpha / 2) * math.sqrt(m) / 2) - 2)
+    while c + 1 < m / 2 and _rejects(m, c + 1, alpha):
         c += 1
-    while c >= 0 and 2 * _binomial_cdf(c, m, 0.5) > alpha:
+    while c >= 0 and not _rejects(m, c, alpha):
         c -= 1
     return c
+
+
+def _binomial_weights(n, p, cut=1e-17):
+    """Return (lo, [P(X = m) for m from lo on]), X ~ Binomial(n, p).
+
+    From the mode outwards by the terms' ratios r, which shrink away
+    from the mode, until the last term t has t r / (1 - r) < *cut*: the
+    geometric bound on all that is left out on that side.
+    """
+    if p >= 1:
+        return n, [1.0]
+    mode = min(n, int((n + 1) * p))
+    odds = p / (1 - p)
+    up, term, m = [], _binomial_pmf(mode, n, p), mode
+    while m < n:
+        ratio = (n - m) * odds / (m + 1)
+        term *= ratio
+        m += 1
+        up.append(term)
+        if ratio < 1 and term * ratio < cut * (1 - ratio):
+            break
+    down, term, m = [], _binomial_pmf(mode, n, p), mode
+    while m > 0:
+        ratio = m / ((n - m + 1) * odds)
+        term *= ratio
+        m -= 1
+        down.append(term)
+        if ratio < 1 and term * ratio < cut * (1 - ratio):
+            break
+    return mode - len(down), down[::-1] + [_binomial_pmf(mode, n, p)] + up
+
+
+def _rejection_chances(lo, count, q, alpha):
+    """Return P(McNemar's exact test rejects | m discordant pairs) for m
+    = lo, lo + 1, ..., when B wins a discordant pair with chance q.
+
+    The test rejects when B's count is at most c_m or at least m - c_m.
+    Going from m to m + 1 the critical value c_m stays or grows by one
+    (X_{m+1} = X_m + a coin), so the three tails it needs, P(X <= c) of
+    Binomial(m, 1/2), of Binomial(m, q) and of Binomial(m, 1 - q), are
+    carried from one m to the next by a few multiplications:
+    P(X_{m+1} <= c) = P(X_m <= c) - s P(X_m = c) for success chance s,
+    instead of being summed afresh.  The critical value is checked
+    exactly where the floating-point tail is too close to call.
+    """
+    chances = (0.5, q, 1 - q)
+    out = []
+    m, c = lo, _critical(lo, alpha)
+    tails = [_binomial_cdf(c, m, s) for s in chances]
+    terms = [_binomial_pmf(c, m, s) for s in chances]
+    while True:
+        out.append(tails[1] + tails[2])
+        if len(out) == count:
+            return out
+        if c >= 0:                                   # m -> m + 1, same c
+            grow = (m + 1) / (m + 1 - c)
+            for j, s in enumerate(chances):
+                tails[j] -= s * terms[j]
+                terms[j] *= grow * (1 - s)
+        m += 1
+        if c + 1 >= m / 2:
+            continue
+        if c < 0:
+            step = [_binomial_pmf(0, m, s) for s in chances]
+        else:
+            step = [t * (m - c) * s / ((c + 1) * (1 - s)) if s < 1 else 0.0
+                    for t, s in zip(terms, chances)]
+        if _rejects(m, c + 1, alpha, 2 * (tails[0] + step[0])):
+            c += 1
+            tails = list(map(add, tails, step))
+            terms = step
 
 
 def mcnemar_power(n, design, *, alpha=0.05):
@@ -1944,26 +2126,19 @@ def mcnemar_power(n, design, *, alpha=0.05):
     The number of discordant pairs m is Binomial(n, p10 + p01); given m,
     B's share is Binomial(m, p01 / (p10 + p01)); the test rejects when
     the smaller count is at most the critical value of Binomial(m, 1/2).
-    The sum runs over every m whose probability is not negligible.
+    The sum leaves out only m in the two tails whose whole probability
+    is below 1e-17 each (see _binomial_weights), with the rejection chances
+    carried from one m to the next (see _rejection_chances): a few
+    thousand steps even at n = 10^7.  Against the sum over every outcome
+    in exact fractions it agrees to 1e-12 (see the tests).
     """
     pd = design.discordance
     if pd <= 0:
         return 0.0
-    q = design.p01 / pd
-    mean, sd = n * pd, math.sqrt(n * pd * (1 - pd)) if pd < 1 else 0.0
-    lo, hi = max(0, int(mean - 10 * sd) - 1), min(n, int(mean + 10 * sd) + 1)
-    return min(1.0, math.fsum(math.exp(_log_pmf(m, n, pd))
-                              * _rejection(m, q, alpha)
-                              for m in range(lo, hi + 1)))
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _rejection(m, q, alpha):
-    """Return P(McNemar's exact test rejects | m discordant, B's share q)."""
-    c = _critical(m, alpha)
-    if c < 0:
-        return 0.0
-    return _binomial_cdf(c, m, q) + 1.0 - _binomial_cdf(m - c - 1, m, q)
+    q = min(1.0, max(0.0, design.p01 / pd))
+    lo, weights = _binomial_weights(n, pd)
+    chances = _rejection_chances(lo, len(weights), q, alpha)
+    return min(1.0, math.fsum(map(mul, weights, chances)))
 
 
 def connor_items(design, *, alpha=0.05, power=POWER):
@@ -1975,8 +2150,7 @@ def connor_items(design, *, alpha=0.05, power=POWER):
     delta = design.p01 - design.p10
     if not delta:
         return None
-    za = NormalDist().inv_cdf(1 - alpha / 2)
-    zb = NormalDist().inv_cdf(power)
+    za, zb = _upper_z(alpha / 2), NormalDist().inv_cdf(power)
     pd = design.discordance
     return math.ceil((za * math.sqrt(pd) + zb * math.sqrt(pd - delta ** 2)) ** 2
                      / delta ** 2)
@@ -1985,19 +2159,29 @@ def connor_items(design, *, alpha=0.05, power=POWER):
 def items_for_power(design, *, alpha=0.05, power=POWER):
     """Return the smallest n whose exact McNemar power reaches *power*.
 
-    The search starts below Connor's approximation and steps up; the
-    exact power saw-tooths in n, so the first n that reaches the target
-    is the answer.
+    None if the design has no gap.  The exact power is bracketed from
+    Connor's approximation and the crossing found by bisection in n; it
+    assumes the power does not fall back below the target once reached,
+    which the tests check against stepping n up from 1.
     """
-    approx = connor_items(design, alpha=alpha, power=power)
-    if approx is None:
+    if design.p01 == design.p10:
         return None
-    n = max(1, int(approx * 0.85))
-    while n > 1 and mcnemar_power(n, design, alpha=alpha) >= power:
-        n = max(1, int(n * 0.85))
-    while mcnemar_power(n, design, alpha=alpha) < power:
-        n += 1
-    return n
+
+    def reaches(n):
+        return mcnemar_power(n, design, alpha=alpha) >= power
+
+    hi = max(1, connor_items(design, alpha=alpha, power=power))
+    while not reaches(hi):
+        if hi > 10 ** 12:
+            raise EvalDeltaError("more than 10^12 items would be needed")
+        hi *= 2
+    lo = hi // 2
+    while lo and reaches(lo):
+        hi, lo = lo, lo // 2
+    while hi - lo > 1:                  # lo falls short (or is 0), hi reaches
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if reaches(mid) else (mid, hi)
+    return hi
 
 
 def expected_half_width(n, design, confidence=CONFIDENCE):
@@ -2010,7 +2194,7 @@ def expected_half_width(n, design, confidence=CONFIDENCE):
     0.048
     """
     delta = design.p01 - design.p10
-    z = NormalDist().inv_cdf(0.5 + float(confidence) / 2)
+    z = _upper_z((1 - _exact(confidence)) / 2)
     return z * math.sqrt(max(0.0, design.discordance - delta ** 2) / n)
 
 
@@ -2024,28 +2208,45 @@ def unpaired_items(acc_a, acc_b, *, alpha=0.05, power=POWER):
     if pa == pb:
         return None
     bar = (pa + pb) / 2
-    za = NormalDist().inv_cdf(1 - alpha / 2)
-    zb = NormalDist().inv_cdf(power)
+    za, zb = _upper_z(alpha / 2), NormalDist().inv_cdf(power)
     return math.ceil((za * math.sqrt(2 * bar * (1 - bar))
                       + zb * math.sqrt(pa * (1 - pa) + pb * (1 - pb))) ** 2
                      / (pb - pa) ** 2)
 
 
-def detectable_gap(n, make_design, acc_a, *, alpha=0.05, power=POWER):
+def detectable_gap(n, make_design, acc_a, *, alpha=0.05, power=POWER,
+                   most=1 - 1e-9):
     """Return the smallest gap acc_b - acc_a that n items detect.
 
-    make_design(acc_b) gives the Design for a candidate accuracy; the gap
-    is found by bisection to 1e-5.  None if even acc_b near 1 falls short.
+    make_design(acc_b) gives the Design for a candidate accuracy, up to
+    *most* (for a fixed discordance, most_accuracy); the gap is found to
+    1e-6 by false position with the Illinois rule (Dowell and Jarratt
+    1971), which needs a handful of power evaluations where bisection
+    needs twenty.  None if even acc_b = most falls short.
     """
-    lo, hi = float(acc_a), 1 - 1e-9
-    if mcnemar_power(n, make_design(hi), alpha=alpha) < power:
+    def short(b):
+        return mcnemar_power(n, make_design(b), alpha=alpha) - power
+
+    lo, hi = float(acc_a), float(most)
+    f_lo, f_hi = short(lo), short(hi)
+    if f_hi < 0:
         return None
-    while hi - lo > 1e-5:
-        mid = (lo + hi) / 2
-        if mcnemar_power(n, make_design(mid), alpha=alpha) >= power:
-            hi = mid
+    if f_lo >= 0:
+        return 0.0
+    side = 0
+    while hi - lo > 1e-6:
+        x = hi - f_hi * (hi - lo) / (f_hi - f_lo)
+        if not lo + (hi - lo) / 64 < x < hi - (hi - lo) / 64:
+            x = (lo + hi) / 2           # guard: false position stalls
+        f = short(x)
+        if f >= 0:
+            hi, f_hi = x, f
+            f_lo = f_lo / 2 if side == 1 else f_lo
+            side = 1
         else:
-            lo = mid
+            lo, f_lo = x, f
+            f_hi = f_hi / 2 if side == -1 else f_hi
+            side = -1
     return hi - float(acc_a)
 
 
@@ -3940,7 +4141,8 @@ def _repeats_from_pilot(args, baseline, candidate, options):
 
 
 def _plan_design(args):
-    """Return (acc_b, corr, make) from plan's options; make(b) -> Design."""
+    """Return (acc_b, corr, make, most) from plan's options: make(b) is
+    the Design for B's accuracy b, up to *most*."""
     if args.gap is not None and args.acc_b is not None:
         raise EvalDeltaError("give --acc-b or --gap, not both")
     acc_a = args.acc_a
@@ -3955,10 +4157,11 @@ def _plan_design(args):
         if args.simulate:
             raise EvalDeltaError("--simulate replays the article's simulator,"
                                  " which needs --corr, not --discordance")
-        return acc_b, None, functools.partial(discordance_design, acc_a,
-                                              discordance=args.discordance)
+        return (acc_b, None, functools.partial(discordance_design, acc_a,
+                                               discordance=args.discordance),
+                most_accuracy(acc_a, args.discordance))
     corr = CORR if args.corr is None else args.corr
-    return acc_b, corr, functools.partial(_copula_b, acc_a, corr)
+    return acc_b, corr, functools.partial(_copula_b, acc_a, corr), 1 - 1e-9
 
 
 def _copula_b(acc_a, corr, acc_b):
@@ -3972,7 +4175,7 @@ def _run_plan(args):
         print(_plan_from_pilot(args))
         return 0
     acc_a = args.acc_a
-    acc_b, corr, make = _plan_design(args)
+    acc_b, corr, make, most = _plan_design(args)
     design, options = make(acc_b), dict(alpha=args.alpha, power=args.power)
     repeats = None
     if args.repeats:
@@ -3993,7 +4196,8 @@ def _run_plan(args):
                 connor_items(design, **options),
                 unpaired_items(acc_a, acc_b, **options),
                 {n: mcnemar_power(n, design, alpha=args.alpha) for n in ns},
-                {n: detectable_gap(n, make, acc_a, **options) for n in ns},
+                {n: detectable_gap(n, make, acc_a, most=most, **options)
+                 for n in ns},
                 simulated, args.confidence)
     if args.plot:
         _write_atomic(args.plot, _plan_svg(plan, max(ns + [needed or 0])))

@@ -245,3 +245,37 @@ def mcnemar_power(n, p10, p01, alpha):
                                            * Fraction(p01) ** b_only
                                            * Fraction(rest) ** (n - m))
     return float(power)
+
+
+def mcnemar_power_by_m(n, p10, p01, alpha):
+    """Power summed over m = 0..n discordant pairs, each m afresh: the
+    critical value from the exact test in integers, the two tails of
+    B's count term by term (floats, via logs)."""
+    from math import comb, exp, lgamma, log
+    pd = p10 + p01
+    q = p01 / pd
+    power = 0.0
+    for m in range(n + 1):
+        if pd >= 1:
+            weight = float(m == n)
+        else:
+            weight = exp(lgamma(n + 1) - lgamma(m + 1) - lgamma(n - m + 1)
+                         + m * log(pd) + (n - m) * log(1 - pd))
+        if weight < 1e-300:
+            continue
+        c, below = -1, 0                 # below: sum of C(m, i), i <= c
+        while c + 1 < m / 2 and Fraction(2 * (below + comb(m, c + 1)),
+                                         2 ** m) <= alpha:
+            c += 1
+            below += comb(m, c)
+        if c < 0:
+            continue
+        def pmf(k):
+            if q in (0.0, 1.0):
+                return float(k == (m if q == 1.0 else 0))
+            return exp(lgamma(m + 1) - lgamma(k + 1) - lgamma(m - k + 1)
+                       + k * log(q) + (m - k) * log(1 - q))
+        tail = sum(pmf(k) for k in range(c + 1))
+        tail += sum(pmf(k) for k in range(m - c, m + 1))
+        power += weight * tail
+    return power

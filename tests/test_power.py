@@ -237,3 +237,86 @@ def test_plan_from_repeated_samples_cli(capsys, tmp_path):
     assert status == 0
     assert out.startswith("s: gap +0.1; between-item variance")
     assert "(estimated from the repeated samples)" in out
+
+
+# The fast power engine against the straightforward sums ##################
+
+from hypothesis import example  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(k=st.integers(0, 400), n=st.integers(0, 400),
+       p=st.sampled_from([0.5, 0.3, 0.01, 0.999, 0.125, 0.7]))
+def test_binomial_pmf_against_exact_fractions(k, n, p):
+    k = min(k, n)
+    exact = (bed.Fraction(math.comb(n, k)) * bed.Fraction(p) ** k
+             * (1 - bed.Fraction(p)) ** (n - k))
+    got = bed._binomial_pmf(k, n, p)
+    assert got == pytest.approx(float(exact), rel=1e-12, abs=1e-300)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 9), p10=st.integers(0, 10), p01=st.integers(0, 10),
+       alpha=st.sampled_from([0.05, 0.01, 0.0625, 0.1]))
+@example(n=5, p10=2, p01=6, alpha=0.0625)      # 2 P(X <= 0) = alpha at m=5
+def test_power_against_every_outcome_in_fractions(n, p10, p01, alpha):
+    p10, p01 = p10 / 20, p01 / 20
+    design = bed.Design(0.5, 0.5, p10, p01)
+    assert bed.mcnemar_power(n, design, alpha=alpha) == pytest.approx(
+        oracle.mcnemar_power(n, p10, p01, bed._exact(alpha)), abs=1e-12)
+
+
+@pytest.mark.parametrize("n, p10, p01", [(300, 0.13, 0.17), (1200, 0.08, 0.12),
+                                         (2000, 0.0, 0.05), (900, 0.3, 0.3)])
+def test_power_against_the_sum_over_every_m(n, p10, p01):
+    design = bed.Design(0.5, 0.5, p10, p01)
+    assert bed.mcnemar_power(n, design) == pytest.approx(
+        oracle.mcnemar_power_by_m(n, p10, p01, bed.Fraction(1, 20)),
+        abs=1e-10)
+
+
+@settings(max_examples=12, deadline=None)
+@given(p10=st.integers(0, 15), extra=st.integers(8, 40),
+       alpha=st.sampled_from([0.05, 0.01]),
+       power=st.sampled_from([0.5, 0.8, 0.9]))
+def test_items_for_power_is_the_first_n_stepping_up(p10, extra, alpha, power):
+    design = bed.Design(0.5, 0.5, p10 / 100, (p10 + extra) / 100)
+    n = bed.items_for_power(design, alpha=alpha, power=power)
+    first = next(m for m in range(1, n + 1)
+                 if bed.mcnemar_power(m, design, alpha=alpha) >= power)
+    assert n == first
+
+
+def test_plan_with_a_discordance(capsys):
+    # It failed for almost every D: the search left the feasible accuracies.
+    status, out, err = run(capsys, "--acc-a", "0.72", "--acc-b", "0.76",
+                           "--discordance", "0.2", "--n-items", "100,500",
+                           "--json")
+    report = json.loads(out)
+    assert status == 0 and err == ""
+    assert (report["p10"], report["p01"]) == (0.08, 0.12)
+    design = bed.Design(0.72, 0.76, 0.08, 0.12)
+    assert report["power_at"]["100"] == bed.mcnemar_power(100, design)
+    assert report["power_at"]["100"] == pytest.approx(
+        oracle.mcnemar_power_by_m(100, 0.08, 0.12, bed.Fraction(1, 20)),
+        abs=1e-12)
+    gap = report["mde_at"]["500"]
+    most = bed.most_accuracy(0.72, 0.2)
+    assert 0 < gap <= most - 0.72
+    make = lambda b: bed.discordance_design(0.72, b, 0.2)   # noqa: E731
+    assert bed.mcnemar_power(500, make(0.72 + gap)) >= 0.8
+    assert bed.mcnemar_power(500, make(0.72 + gap - 2e-6)) < 0.8
+
+
+def test_detectable_gap_beyond_reach_at_a_small_discordance():
+    make = lambda b: bed.discordance_design(0.72, b, 0.01)  # noqa: E731
+    assert bed.detectable_gap(50, make, 0.72,
+                              most=bed.most_accuracy(0.72, 0.01)) is None
+
+
+def test_tiny_alpha_does_not_crash(capsys):
+    status, out, err = run(capsys, "--alpha", "1e-16", "--n-items", "500")
+    assert status == 0 and err == "" and "items for 80% power" in out
