@@ -1028,6 +1028,8 @@ def _exact_ints(values):
     ([50, 300, 25], 100)
     >>> _exact_ints([1.0, 0.8, 0.4, 0.2])
     ([10, 8, 4, 2], 10)
+    >>> _exact_ints([1.0, 0.0])
+    ([1, 0], 1)
     """
     ratios = [_ratio(v) for v in values]
     scale = math.lcm(*(q for _, q in ratios)) if ratios else 1
@@ -1037,8 +1039,8 @@ def _exact_ints(values):
 def _ratio(x):
     """Return (p, q) with x == p / q, a float read as the decimal it prints.
 
-    >>> _ratio(0.8), _ratio(-2.5e-07), _ratio(3)
-    ((8, 10), (-1, 4000000), (3, 1))
+    >>> _ratio(0.8), _ratio(-2.5e-07), _ratio(3), _ratio(2.0)
+    ((8, 10), (-1, 4000000), (3, 1), (2, 1))
     """
     if type(x) is not float:
         return x.as_integer_ratio()
@@ -1046,6 +1048,7 @@ def _ratio(x):
     if "e" in text:
         return Fraction(text).as_integer_ratio()
     whole, _, places = text.partition(".")
+    places = places.rstrip("0")                  # 1.0 is 1/1, not 10/10
     return int(whole + places), 10 ** len(places)
 
 
@@ -1963,7 +1966,7 @@ def _deviance(x, mean):
 def _binomial_pmf(k, n, p):
     """Return P(X = k), X ~ Binomial(n, p), to near full precision.
 
-    >>> _binomial_pmf(3, 10, 0.5) == 120 / 1024
+    >>> abs(_binomial_pmf(3, 10, 0.5) / (120 / 1024) - 1) < 1e-14
     True
     """
     if not 0 <= k <= n:
