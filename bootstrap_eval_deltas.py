@@ -957,25 +957,79 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
     >>> r.ci_paired
     Interval(lo=Fraction(-3, 20), hi=Fraction(7, 20))
     """
+    pairs, exact, scale, kind = _exact_tally(tally, metric, kind, clustered)
+    _check_resamples(resamples, confidence)
+    args = (metric, kind, direction, resamples, confidence, interval, jobs)
+    if clustered:
+        return _compare_clustered(tally, exact, scale, rng, *args)
+    return _compare_items(pairs, exact, scale, rng, *args)
+
+
+def _exact_tally(tally, metric, kind, clustered):
+    """Return (pairs, exact, scale, kind) of a tally (see compare_tally):
+    the count of each (a, b) pair over all clusters, each pair's exact
+    integers over the common denominator *scale*, and the metric's kind.
+    """
     pairs = tally
     if clustered:
         pairs = collections.Counter()
         for counts in tally.values():
             pairs.update(counts)
-    n = sum(pairs.values())
-    if not n:
-        raise EvalDeltaError(f"{metric}: no items to resample")
+    if not sum(pairs.values()):
+        raise EvalDeltaError(f"{metric}: no items to compare")
     binary = all(x in (0, 1) and y in (0, 1) for x, y in pairs)
     kind = kind or ("binary" if binary else "continuous")
     if kind == "binary" and not binary:
         raise EvalDeltaError(f"{metric}: declared binary but has values "
                              f"other than 0 and 1")
     ints, scale = _exact_ints([x for pair in pairs for x in pair])
-    exact = dict(zip(pairs, zip(ints[::2], ints[1::2])))
-    args = (metric, kind, direction, resamples, confidence, interval, jobs)
+    return pairs, dict(zip(pairs, zip(ints[::2], ints[1::2]))), scale, kind
+
+
+def tally_spread(tally, *, metric="metric", kind=None, clustered=False):
+    """Return the Spread of a tally (see compare_tally), exactly and
+    without resampling: what plan --from sizes a comparison by.
+
+    >>> r = tally_spread(collections.Counter({(1, 0): 3, (0, 1): 5,
+    ...                                       (1, 1): 12}))
+    >>> r.gap, r.mcnemar.b_only, round(r.se, 4)
+    (Fraction(1, 10), 5, 0.1433)
+    """
+    pairs, exact, scale, kind = _exact_tally(tally, metric, kind, clustered)
+    n = sum(pairs.values())
     if clustered:
-        return _compare_clustered(tally, exact, scale, rng, *args)
-    return _compare_items(pairs, exact, scale, rng, *args)
+        stats = [_cluster_sums(counts, exact) for counts in tally.values()]
+        diffs = [s[2] - s[1] for s in stats]
+        return Spread(metric, kind, n, Fraction(sum(diffs), scale * n),
+                      _clustered_se([s[0] for s in stats], diffs, scale),
+                      None, len(stats))
+    d = [exact[k][1] - exact[k][0] for k in pairs]
+    counts = list(pairs.values())
+    mcnemar = None
+    if kind == "binary":
+        mcnemar = McNemar(pairs[1, 0], pairs[0, 1], None)
+    return Spread(metric, kind, n, Fraction(sum(map(mul, d, counts)),
+                                            scale * n),
+                  _paired_se(d, counts, n, scale), mcnemar, None)
+
+
+def _check_resamples(resamples, confidence):
+    """Refuse too few resamples for the confidence: the percentile ends
+    must not be the smallest or largest resample (positions 0 and B - 1),
+    or the interval is the sample's extremes and can exclude its own
+    estimate: 41 resamples at least at 95%."""
+    def inside(b):
+        lo, hi = _percentile_positions(b, confidence)
+        return lo >= 1 and hi <= b - 2
+
+    if not inside(resamples):
+        least = math.ceil(2 / (1 - _exact(confidence)))
+        while not inside(least):
+            least += 1
+        raise EvalDeltaError(
+            f"{resamples} resamples are too few for {float(confidence):g} "
+            f"confidence: the interval would be the resamples' extremes; "
+            f"give --resamples {least} or more")
 
 
 def _compare_items(pairs, exact, scale, rng, metric, kind, direction,
@@ -1071,8 +1125,8 @@ def _paired_se(d, counts, n, scale=1):
         return 0.0
     total = sum(map(mul, d, counts))
     squares = sum(c * x * x for x, c in zip(d, counts))
-    return math.sqrt(Fraction(n * squares - total * total,
-                              n * n * (n - 1) * scale * scale))
+    return _root(Fraction(n * squares - total * total,
+                          n * n * (n - 1) * scale * scale))
 
 
 def _mcnemar_p(a_only, b_only):
@@ -1166,7 +1220,7 @@ def _compare_clustered(tally, exact, scale, rng, metric, kind, direction,
                        resamples, confidence, interval, jobs):
     """compare_tally with whole clusters resampled and sign-flipped."""
     stats = [_cluster_sums(counts, exact) for counts in tally.values()]
-    patterns = collections.Counter(s[:3] for s in stats)
+    patterns = collections.Counter(stats)
     keys = sorted(patterns)
     counts = [patterns[k] for k in keys]
     size, sum_a, sum_b = ([k[i] for k in keys] for i in range(3))
@@ -1187,7 +1241,7 @@ def _compare_clustered(tally, exact, scale, rng, metric, kind, direction,
     totals = [sum(map(mul, v, counts)) for v in (sum_a, sum_b, sum_d)]
     p, how = _sign_flip(*_nonzero(*_merge(sum_d, counts)), rng, resamples)
     se = _clustered_se([s[0] for s in stats], [s[2] - s[1] for s in stats],
-                       [s[3] for s in stats], scale)
+                       scale)
     return MetricResult(metric, kind, direction, n,
                         *(t / (scale * n) for t in totals), *ci,
                         f"cluster sign-flip {how}", p, None, None, None, se,
@@ -1195,15 +1249,14 @@ def _compare_clustered(tally, exact, scale, rng, metric, kind, direction,
 
 
 def _cluster_sums(counts, exact):
-    """Return (items, sum of A, sum of B, sum of (B - A)^2) of a cluster."""
-    size = sum_a = sum_b = squares = 0
+    """Return (items, sum of A, sum of B) of a cluster."""
+    size = sum_a = sum_b = 0
     for pair, c in counts.items():
         x, y = exact[pair]
         size += c
         sum_a += c * x
         sum_b += c * y
-        squares += c * (y - x) ** 2
-    return size, sum_a, sum_b, squares
+    return size, sum_a, sum_b
 
 
 def _merge(values, counts):
@@ -1224,41 +1277,53 @@ def _ratio_jackknife(sums, size, counts, scale):
 
 
 def clustered_se(values, labels):
-    """Return the clustered standard error of the mean of *values*.
+    """Return the cluster-robust standard error of the mean of *values*.
 
-    SE^2 = Var/n + (1/n^2) * sum over clusters of sum over pairs i != j in
-    the cluster of (x_i - mean)(x_j - mean), with Var the sample variance:
-    the usual standard error plus the covariance within clusters (Miller
-    2024, "Adding Error Bars to Evals", arXiv:2411.00640).  With one item
-    per cluster it is the usual standard error.  Computed exactly, then
-    rounded once.
+    With G clusters, cluster g holding n_g items that sum to S_g, and n
+    items of mean m in all,
+        SE^2 = G / (G - 1) * sum over g of (S_g - n_g m)^2 / n^2,
+    the CR1 estimator with its small-sample factor G / (G - 1) (Cameron
+    and Miller 2015, "A Practitioner's Guide to Cluster-Robust
+    Inference", Journal of Human Resources 50:317-372; the clustered
+    error bars of Miller 2024, "Adding Error Bars to Evals",
+    arXiv:2411.00640, without that factor, are 1-2% smaller at 20-50
+    clusters and 10% at 5).  With one item per cluster it is the usual
+    standard error s / sqrt(n).  Computed exactly, then rounded once.
 
     >>> round(clustered_se([1.0, 1.0, 0.0, 0.0], ["p", "p", "q", "q"]), 4)
-    0.3819
+    0.5
     """
     ints, scale = _exact_ints(values)
     clusters = {}
     for label, x in zip(labels, ints):
-        clusters.setdefault(label, [0, 0, 0])
-        stats = clusters[label]
+        stats = clusters.setdefault(label, [0, 0])
         stats[0] += 1
         stats[1] += x
-        stats[2] += x * x
-    size, sums, squares = zip(*clusters.values()) if clusters else ((),) * 3
-    return _clustered_se(size, sums, squares, scale)
+    size, sums = zip(*clusters.values()) if clusters else ((), ())
+    return _clustered_se(size, sums, scale)
 
 
-def _clustered_se(size, sums, squares, scale=1):
-    """clustered_se from each cluster's item count, sum and sum of squares."""
-    n = sum(size)
-    if n < 2:
+def _clustered_se(size, sums, scale=1):
+    """clustered_se from each cluster's item count and sum."""
+    n, g = sum(size), len(size)
+    if g < 2:
         return 0.0
-    mean = Fraction(sum(sums), n)
-    variance = (sum(squares) - mean * sum(sums)) / (n - 1)
-    within = sum((s - k * mean) ** 2 - (q - 2 * mean * s + k * mean * mean)
-                 for k, s, q in zip(size, sums, squares))
-    return math.sqrt(max(Fraction(0), variance / n + within / n ** 2)
-                     / (scale * scale))
+    total = sum(sums)
+    squares = sum((s * n - k * total) ** 2 for k, s in zip(size, sums))
+    return _root(Fraction(squares * g, (g - 1) * (n * n * scale) ** 2))
+
+
+def _root(x):
+    """Return the square root of a Fraction >= 0 as a float, without the
+    overflow of float(x) when x is beyond the float range (values near
+    1e155 have squares near 1e310).
+
+    >>> _root(Fraction(10) ** 400) == 1e200
+    True
+    """
+    p, q = x.numerator, x.denominator
+    shift = max(0, 120 - (p * q).bit_length()) // 2 + 1
+    return math.isqrt(p * q << 2 * shift) / (q << shift)
 
 
 # Resample sums.  A resample draws `draws` units (items, or clusters) with
@@ -1971,6 +2036,8 @@ def _binomial_pmf(k, n, p):
     """
     if not 0 <= k <= n:
         return 0.0
+    if n == 0:
+        return 1.0
     if p <= 0 or p >= 1:
         return float(k == (n if p >= 1 else 0))
     q = 1 - p
@@ -2021,6 +2088,89 @@ def _upper_z(tail):
     (1 - alpha/2 rounds to 1 for alpha = 1e-16; alpha/2 does not.)
     """
     return -NormalDist().inv_cdf(float(tail))
+
+
+def student_t_upper(tail, df):
+    """Return t with P(T > t) = tail, T Student's t with df > 0 degrees
+    of freedom (Student 1908, Biometrika 6:1-25).
+
+    P(T > t) = I_x(df/2, 1/2) / 2 with x = df / (df + t^2), I the
+    regularized incomplete beta function (_beta_ratio); t is found by
+    bisection to the last bits.  df = 1 is tan(pi (1/2 - tail)):
+
+    >>> round(student_t_upper(0.025, 10), 4), round(student_t_upper(0.025, 1), 3)
+    (2.2281, 12.706)
+    """
+    if not 0 < tail < 1:
+        raise EvalDeltaError(f"a tail must be in (0, 1), not {tail!r}")
+    if tail > 0.5:
+        return -student_t_upper(1 - tail, df)
+    if df >= 1000:              # Cornish-Fisher: relative error < 1e-10
+        return _t_expansion(_upper_z(tail), df)
+    lo, hi = 0.0, max(1.0, _upper_z(tail))
+    while _t_tail(hi, df) > tail:
+        lo, hi = hi, 2 * hi
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if _t_tail(mid, df) > tail else (lo, mid)
+    return hi
+
+
+def _t_expansion(z, df):
+    """Return the Cornish-Fisher expansion of Student's t quantile from
+    the normal one, to 1/df^4 (Abramowitz and Stegun 1964, 26.7.5)."""
+    z2 = z * z
+    g = ((z2 + 1) * z / 4,
+         ((5 * z2 + 16) * z2 + 3) * z / 96,
+         (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384,
+         ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160)
+    return z + sum(gk / df ** k for k, gk in enumerate(g, 1))
+
+
+def _t_tail(t, df):
+    """Return P(T > t) for t >= 0, T Student's t with df degrees of freedom."""
+    return _beta_ratio(df / 2, 0.5, df / (df + t * t), t * t / (df + t * t)) / 2
+
+
+def _beta_ratio(a, b, x, y=None):
+    """Return the regularized incomplete beta function I_x(a, b).
+
+    The continued fraction evaluated by the modified Lentz method, on the
+    side of x where it converges fast (Press, Teukolsky, Vetterling and
+    Flannery, Numerical Recipes, 3rd ed. 2007, section 6.4).
+
+    y is 1 - x, if the caller has it more exactly than 1 - x.
+
+    >>> round(_beta_ratio(2, 3, 0.4), 12)     # 1 - (1-x)^3 (1 + 3x)
+    0.5248
+    """
+    y = 1 - x if y is None else y
+    if x <= 0:
+        return 0.0
+    if y <= 0:
+        return 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - _beta_ratio(b, a, y, x)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log(y)) / a
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 100000):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x
+                          / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1) < 1e-16:
+            break
+    return front * h
 
 
 def _rejects(m, c, alpha, tail=None):
@@ -2359,38 +2509,145 @@ def repeats_from_samples(a_groups, b_groups, repeats, *, gap=None,
     return table, within, between, target
 
 
-def pilot_plan(metric, a, b, *, gap=None, alpha=0.05, power=POWER):
-    """Return one line: items needed to detect *gap* given pilot values.
+# Sizing a comparison from its data.  One method for compare and plan
+# --from: a 0/1 metric on independent items is sized by the exact power of
+# McNemar's test at the observed share of discordant items; any other
+# (continuous, or clustered) by the normal approximation on the standard
+# error of the paired differences.  Neither answer is given where it would
+# mislead: with no spread, or fewer units than a paired exact test needs
+# to reach alpha at all (with m units no sign pattern is rarer than
+# 2 / 2^m).
 
-    For a 0/1 metric the pilot's discordance sets the design (exact
-    McNemar power); otherwise the standard deviation of the paired
-    differences does, with the normal approximation
-    n = ((z_{1-alpha/2} + z_power) sd / gap)^2.  The gap is the pilot's own
-    unless given.
+class Spread(NamedTuple):
+    """What sizing a paired comparison needs, from the data alone (a
+    MetricResult has the same fields)."""
+    metric: str
+    kind: str
+    n_items: int
+    gap: object              # mean of B - A
+    se: float                # standard error of the mean paired difference
+    mcnemar: object          # McNemar of a binary unclustered metric, else None
+    clusters: object         # number of clusters, or None
+
+
+class Detection(NamedTuple):
+    """How big a difference an eval detects, and what would detect a gap."""
+    mde: object              # smallest difference detected with the power,
+                             # or None (then *why* says why)
+    items_needed: object     # items that would detect the gap, or None
+    why: object              # words where a figure is None, else None
+    method: str              # "McNemar exact" or "normal approximation"
+
+
+def least_units(alpha):
+    """Return the fewest items (or clusters) with which an exact paired
+    test can reach *alpha*: the least m with 2 / 2^m <= alpha.
+
+    >>> least_units(0.05), least_units(0.0625), least_units(1e-16)
+    (6, 5, 55)
     """
-    n = _check_items(a)
-    observed = (math.fsum(b) - math.fsum(a)) / n
-    target = observed if gap is None else gap
-    words = f"{metric} ({n} pilot items, observed gap {observed:+.4g}): "
-    if not target:
-        return words + "no gap to plan for"
-    if all(x in (0, 1) for x in itertools.chain(a, b)):
-        d = sum(1 for x, y in zip(a, b) if x != y) / n
-        acc_a = math.fsum(a) / n
-        try:
-            design = discordance_design(acc_a, acc_a + target, d)
-        except EvalDeltaError:
-            return words + (f"a gap of {target:+.4g} cannot arise with the "
-                            f"pilot's discordance {d:.4f}")
-        needed = items_for_power(design, alpha=alpha, power=power)
-        return words + (f"discordance {d:.4f}; {needed} items detect "
-                        f"{target:+.4g} with {power:.0%} power "
-                        f"(McNemar exact, alpha {alpha:g})")
-    sd = statistics.stdev([y - x for x, y in zip(a, b)]) if n > 1 else 0.0
-    needed = items_needed(sd, 1, target, alpha=alpha, power=power)
-    return words + (f"sd of paired differences {sd:.4g}; about {needed} "
-                    f"items detect {target:+.4g} with {power:.0%} power "
-                    f"(normal approximation, alpha {alpha:g})")
+    m = 1
+    while Fraction(2, 2 ** m) > _exact(alpha):
+        m += 1
+    return m
+
+
+def detection(r, *, gap=None, alpha=0.05, power=POWER):
+    """Return the Detection of a Spread or MetricResult *r*: the smallest
+    difference its size detects with *power*, and the items that would
+    detect *gap* (by default its own gap).
+
+    >>> d = detection(Spread("m", "binary", 500, Fraction(18, 500), 0.0,
+    ...                      McNemar(67, 85, None), None))
+    >>> d.items_needed, round(d.mde, 4), d.method
+    (1890, 0.0706, 'McNemar exact')
+    """
+    target = abs(r.gap if gap is None else gap)
+    units = r.n_items if r.clusters is None else r.clusters
+    noun = "item" if r.clusters is None else "cluster"
+    floor = least_units(alpha)
+    if r.mcnemar is not None:
+        return _mcnemar_detection(r, target, floor, alpha, power)
+    method = "normal approximation"
+    if units < 2 or not r.se:
+        why = (f"one {noun}: no spread" if units < 2 else
+               "the runs agree on every item: no spread" if not r.gap else
+               f"every {noun} differs by the same amount: no spread")
+        return Detection(None, None, why + " to size a difference from",
+                         method)
+    if units < floor:
+        return Detection(None, None, _too_few(units, noun, floor, alpha),
+                         method)
+    mde = detectable_difference(r.se, alpha=alpha, power=power)
+    needed = None
+    if target:
+        need = max(floor, math.ceil(units * (mde / target) ** 2 - 1e-9))
+        needed = math.ceil(need * r.n_items / units - 1e-9)
+    return Detection(mde, needed, None, method)
+
+
+def _too_few(units, noun, floor, alpha):
+    return (f"no paired exact test can give p below "
+            f"{_p_text(Fraction(2, 2 ** units))} at this size, so nothing "
+            f"is detectable at alpha {alpha:g}; that takes {floor} {noun}s "
+            f"at least")
+
+
+def _mcnemar_detection(r, target, floor, alpha, power):
+    """detection() of a 0/1 metric: exact McNemar power at the observed
+    share of discordant items.  Only the two discordant cells enter the
+    power, so the designs below carry the gap where B's accuracy goes."""
+    n, method = r.n_items, "McNemar exact"
+    d = Fraction(r.mcnemar.a_only + r.mcnemar.b_only, n)
+    if not d:
+        return Detection(None, None, "the runs agree on every item: no "
+                         "discordant item to size a difference from", method)
+    if n < floor:
+        return Detection(None, None, _too_few(n, "item", floor, alpha),
+                         method)
+
+    def design(g):
+        g = min(d, _exact(g))
+        return Design(0.0, float(g), float((d - g) / 2), float((d + g) / 2))
+
+    mde = detectable_gap(n, design, 0.0, alpha=alpha, power=power,
+                         most=float(d))
+    why = None if mde is not None else (
+        f"even every discordant item going one way (a gap of "
+        f"{float(d):.4g}) is detected with less than {power:.0%} power")
+    needed = None
+    if target > d:
+        why = (f"a gap of {float(target):.4g} cannot arise with the "
+               f"discordance {float(d):.4f}")
+    elif target:
+        needed = items_for_power(design(target), alpha=alpha, power=power)
+    return Detection(mde, needed, why, method)
+
+
+def pilot_plan(r, *, gap=None, alpha=0.05, power=POWER):
+    """Return one line: the items that detect *gap* (by default the
+    pilot's own) for a Spread of pilot data, by detection().
+
+    >>> pilot_plan(Spread("acc", "binary", 500, Fraction(18, 500), 0.0,
+    ...                   McNemar(67, 85, None), None)).split("; ")[-1]
+    '1890 items detect +0.036 with 80% power (McNemar exact, alpha 0.05)'
+    """
+    target = r.gap if gap is None else gap
+    words = (f"{r.metric} ({_items(r.n_items, 'pilot item')}"
+             + (f" in {r.clusters} clusters" if r.clusters is not None
+                else "") + f", observed gap {float(r.gap):+.4g}): ")
+    found = detection(r, gap=gap, alpha=alpha, power=power)
+    if r.mcnemar is not None:
+        m = r.mcnemar
+        words += f"discordance {(m.a_only + m.b_only) / r.n_items:.4f}; "
+    elif r.se:
+        words += f"standard error of the mean difference {r.se:.4g}; "
+    if found.items_needed is None:
+        return words + (found.why or "no gap to plan for")
+    about = "" if found.method == "McNemar exact" else "about "
+    return words + (f"{about}{found.items_needed} items detect "
+                    f"{float(target):+.4g} with {power:.0%} power "
+                    f"({found.method}, alpha {alpha:g})")
 
 
 class Judgement(NamedTuple):
@@ -2398,58 +2655,115 @@ class Judgement(NamedTuple):
     p_holm: float
     verdict: str             # better, worse, no detectable difference,
                              # or non-inferior
-    mde: float
-    items_needed: object     # None when significant or no gap
+    detection: Detection
     notes: list
+    margin: object = None        # the non-inferiority margin, or None
+    non_inferior: object = None  # True or False when there is a margin
+    margin_ci: object = None     # the interval it was judged on
+    margin_method: object = None  # that interval's name
+    caution: object = None       # a warning shown beside the verdict
+
+    @property
+    def mde(self):
+        return self.detection.mde
+
+    @property
+    def items_needed(self):
+        return self.detection.items_needed
 
 
-def judge(results, *, alpha=0.05, margin=None, power=POWER):
+# Non-inferiority is judged on an interval whose coverage holds at the
+# margin, not on the percentile bootstrap (at n = 100 that called a
+# candidate exactly at the margin non-inferior in 6.8% of replays against
+# a nominal 2.5%, and five identical items non-inferior from [0, 0]).  A
+# 0/1 metric on independent items uses Newcombe's score interval; any other
+# metric the Student t interval of the mean paired difference, with the
+# clustered standard error and G - 1 degrees of freedom for G clusters.
+# The tests measure both at the margin.  An interval of no width says
+# nothing, so it never makes a candidate non-inferior.
+
+def margin_interval(r, confidence=CONFIDENCE):
+    """Return (interval, its name) on which non-inferiority is judged, or
+    (None, why) where the data give no interval with width."""
+    if r.mcnemar is not None:
+        return r.score_ci, "Newcombe score interval"
+    units = r.n_items if r.clusters is None else r.clusters
+    if units < 2 or not r.se:
+        return None, ("the paired differences have no spread, so no "
+                      "interval has width")
+    df = units - 1
+    half = student_t_upper(float((1 - _exact(confidence)) / 2), df) * r.se
+    return (Interval(float(r.gap) - half, float(r.gap) + half),
+            f"t interval, {df} degrees of freedom")
+
+
+def judge(results, *, alpha=0.05, margin=None, power=POWER,
+          confidence=CONFIDENCE):
     """Return a Judgement for each MetricResult, in order.
 
     A metric is better or worse when its Holm-adjusted p is below alpha,
-    in the direction of its gap; else non-inferior when *margin* is given
-    and the paired CI's worst end is above -margin in the metric's
-    direction; else no detectable difference.
+    in the direction of its gap.  With a margin (one number for every
+    metric, or a dict from metric names to margins) it is non-inferior
+    when margin_interval's worse end stays within -margin in the metric's
+    direction; a metric that is worse can be non-inferior too.  Else
+    there is no detectable difference.
     """
     adjusted = holm([r.p for r in results])
-    return [_judge_one(r, p, alpha, margin, power, len(results))
+    margins = (margin if isinstance(margin, dict)
+               else {r.metric: margin for r in results})
+    return [_judge_one(r, p, alpha, margins.get(r.metric), power,
+                       len(results), confidence)
             for r, p in zip(results, adjusted)]
 
 
-def _judge_one(r, p_holm, alpha, margin, power, metrics):
+def _judge_one(r, p_holm, alpha, margin, power, metrics, confidence):
     sign = 1 if r.direction == "higher" else -1
     worst = min(sign * r.ci_paired.lo, sign * r.ci_paired.hi)
     best = max(sign * r.ci_paired.lo, sign * r.ci_paired.hi)
+    notes, ni, ni_ci, ni_name = [], None, None, None
+    if margin is not None:
+        ni_ci, ni_name = margin_interval(r, confidence)
+        ni = bool(ni_ci) and min(sign * ni_ci.lo, sign * ni_ci.hi) > -margin
+        if ni_ci is None:
+            notes.append(f"non-inferiority is not judged: {ni_name}")
     if p_holm < alpha:
         verdict = "better" if sign * r.gap > 0 else "worse"
-    elif margin is not None and worst > -margin:
+    elif ni:
         verdict = "non-inferior"
     else:
         verdict = "no detectable difference"
-    notes = []
     if r.n_items < 20:
-        notes.append(f"only {r.n_items} items: intervals and p-values are "
+        notes.append(f"only {_items(r.n_items)}: intervals and p-values are "
                      f"rough")
+    caution = None
     if r.clusters is not None and r.clusters < 20:
-        notes.append(f"only {r.clusters} clusters: intervals and p-values "
-                     f"are rough")
+        caution = f"only {r.clusters} clusters"
+        notes.append(f"{caution}: the clustered standard error, intervals "
+                     f"and p-values are rough (about 20 or more are needed)")
     if r.clusters is not None and r.kind == "binary":
         notes.append("McNemar's test is not used: it takes items as "
                      "independent, and clustered items are not")
     if not r.se and not r.gap:
         notes.append("the two runs agree on every item")
-    if (worst > 0 or best < 0) != (float(r.p) < alpha):
+    if ((worst > 0 or best < 0) != (float(r.p) < alpha)
+            and _exact(confidence) == 1 - _exact(alpha)):
         notes.append(f"the paired CI and the {r.test} test disagree "
                      f"(p = {_p_text(r.p)}); trust neither alone")
     if float(r.p) < alpha <= p_holm:
         notes.append(f"significant before the Holm adjustment across "
                      f"{metrics} metrics (p = {_p_text(r.p)}), not after")
-    mde = detectable_difference(r.se, alpha=alpha, power=power)
-    needed = None
-    if verdict not in ("better", "worse"):
-        needed = items_needed(r.se, r.n_items, r.gap, alpha=alpha,
-                              power=power)
-    return Judgement(p_holm, verdict, mde, needed, notes)
+    if r.draws and min(r.draws) < max(r.draws) and (
+            float(r.ci_paired.lo) <= min(r.draws)
+            or float(r.ci_paired.hi) >= max(r.draws)):
+        notes.append("the paired CI reaches the smallest or largest "
+                     "resampled difference: too few items for this "
+                     "confidence to say more")
+    found = detection(r, alpha=alpha, power=power)
+    if verdict in ("better", "worse"):
+        found = found._replace(items_needed=None)
+    return Judgement(p_holm, verdict, found, notes, margin, ni,
+                     ni_ci if ni_ci else None, ni_name if ni_ci else None,
+                     caution)
 
 
 ## Input ######################################################################
@@ -3097,6 +3411,88 @@ def numeric_fields(run, exclude=()):
             if name not in exclude and _is_number(value)]
 
 
+# Which fields are metrics when none are named.  Only numbers are: a JSON
+# number or true/false, or CSV text that reads as one (a JSON string "1"
+# is a label, such as lm-eval's target); a record that lists its own
+# metrics (lm-eval's "metrics" key) is taken at its word; ids and clusters
+# never are.  The first records decide, and every later record is
+# watched: a field missing there (absent, null or empty) that holds a
+# number later is refused with its line, since the default set would
+# silently lose a metric whose first value happens to be missing.
+
+def _is_metric_value(value, table):
+    """Return True for a value that makes its field a metric by default."""
+    if table:
+        return isinstance(value, str) and bool(value.strip()) and \
+            _is_number(value)
+    return type(value) in (int, float, bool)
+
+
+def _missing(value):
+    return value is _MISSING or value is None or value == ""
+
+
+def default_metrics(baseline, candidate, exclude):
+    """Return the fields compared when --metric names none (see above).
+
+    A field that is a metric in one run's first record and something
+    else in the other's is an error naming both places.
+    """
+    listed = baseline.first.get("metrics")
+    if (isinstance(listed, list) and listed
+            and all(isinstance(x, str) for x in listed)):
+        return [x for x in listed if x not in exclude]
+    found = []
+    for run, other in ((baseline, candidate), (candidate, baseline)):
+        for name, value in run.first.items():
+            if (name in exclude or name in found
+                    or not _is_metric_value(value, run.fields is not None)):
+                continue
+            theirs = _field(other.first, name)
+            if not _is_metric_value(theirs, other.fields is not None):
+                shown = ("missing" if _missing(theirs)
+                         else f"{theirs!r}, not a number")
+                raise EvalDeltaError(
+                    f"{other.where(other.first_number)}: {name} is {shown} "
+                    f"here but a number at {run.where(run.first_number)}; "
+                    f"name the metrics to compare with --metric")
+            found.append(name)
+    return found
+
+
+def watched(source, exclude):
+    """Return *source* with its batches checked: a record where a field
+    missing from the first record holds a number raises EvalDeltaError
+    (see default_metrics)."""
+    first = source.first
+    place = source.where(source.first_number)
+    table = source.fields is not None
+    empty = {name for name, value in first.items()
+             if _missing(value)} - set(exclude)
+    getters = {name: _getter(source, name) for name in empty}
+
+    def batches():
+        for numbers, records in source.batches:
+            if not table:
+                new = set().union(*records) - first.keys() - set(exclude)
+                getters.update((name, _getter(source, name)) for name in new)
+            for name, get in getters.items():
+                values = list(map(get, records))
+                if not table and not {int, float, bool} & set(map(type,
+                                                                  values)):
+                    continue
+                for number, value in zip(numbers, values):
+                    if _is_metric_value(value, table):
+                        raise EvalDeltaError(
+                            f"{source.where(number)}: {name} holds a number "
+                            f"here but is missing at {place}, so it would "
+                            f"not be compared; name the metrics with "
+                            f"--metric (a metric's missing values are an "
+                            f"error, never dropped)")
+            yield numbers, records
+    return source._replace(batches=batches())
+
+
 ## Report #####################################################################
 
 def _fixed(x, places, *, sign=False):
@@ -3286,29 +3682,36 @@ def _gap_words(x, binary):
     return f"{_pts(x)} pts" if binary else _num(x, sign=True)
 
 
-def _sentence(r, j, *, confidence, margin):
+def _sentence(r, j, *, confidence):
     """Return the plain-words verdict on one metric."""
     binary = r.kind == "binary"
     level = _decimal(_exact(confidence) * 100) + "%"
     ci = (_ci_pts(r.ci_paired) if binary else _span(r.ci_paired, False))
     gap = _gap_words(r.gap, binary)
+    verdict = _verdict_words(j)
     if j.verdict in ("better", "worse"):
-        head = (f"the candidate is {j.verdict}: {gap} ({level} CI {ci}), "
+        head = (f"the candidate is {verdict}: {gap} ({level} CI {ci}), "
                 f"p = {_p_text(r.p)} ({r.test}), {_p_text(j.p_holm)} "
                 f"after Holm")
     elif j.verdict == "non-inferior":
-        head = (f"non-inferior within the margin {margin}: {gap} ({level} "
-                f"CI {ci}), whose worse end stays inside the margin; not "
-                f"shown better (p = {_p_text(r.p)})")
+        head = (f"{verdict} within the margin of "
+                f"{_gap_words(j.margin, binary).lstrip('+')}: {gap} "
+                f"({level} CI {ci}); not shown better (p = {_p_text(r.p)}, "
+                f"{r.test})")
     else:
-        head = (f"no detectable difference: {gap} ({level} CI {ci}), "
+        head = (f"{verdict}: {gap} ({level} CI {ci}), "
                 f"p = {_p_text(r.p)} ({r.test})")
     parts = [f"{r.metric}: {head}."]
+    if j.margin is not None:
+        parts.append(_margin_words(r, j, binary))
     if r.mcnemar:
         m = r.mcnemar
+        wins = ((m.b_only, m.a_only) if r.direction == "higher"
+                else (m.a_only, m.b_only))
         parts.append(f"Unpaired CI {_ci_pts(r.ci_unpaired)}; discordant "
-                     f"pairs: B-only correct={m.b_only} (fixed), A-only "
-                     f"correct={m.a_only} (broke); McNemar exact p={_fixed(m.p_exact, 4)}, "
+                     f"pairs: the candidate is better on "
+                     f"{_items(wins[0])}, the baseline on {wins[1]}; "
+                     f"McNemar exact p={_fixed(m.p_exact, 4)}, "
                      f"mid-p={_fixed(r.mid_p, 4)}; Newcombe score CI "
                      f"[{_pts(r.score_ci.lo)}, {_pts(r.score_ci.hi)}] pts.")
     else:
@@ -3319,14 +3722,64 @@ def _sentence(r, j, *, confidence, margin):
         parts.append(f"Clustered standard error "
                      f"{_gap_words(r.se, binary).lstrip('+')} over "
                      f"{r.clusters} clusters.")
-    detect = _gap_words(j.mde, binary).lstrip("+")
-    parts.append(f"With {r.n_items} items this eval detects a difference "
-                 f"of about {detect} with {POWER:.0%} power")
-    if j.items_needed:
-        parts[-1] += (f"; detecting {gap} would take about "
-                      f"{j.items_needed} items")
-    parts[-1] += "."
+    parts.append(_detection_words(r, j.detection, gap, binary))
     return " ".join(parts)
+
+
+def _verdict_words(j):
+    """Return the verdict with what qualifies it, as the table shows it."""
+    words = j.verdict
+    if j.verdict == "worse" and j.non_inferior:
+        words += ", yet non-inferior"
+    if j.caution:
+        words += f" ({j.caution})"
+    return words
+
+
+def _margin_words(r, j, binary):
+    """Return the sentence on the non-inferiority margin, in the metric's
+    units and direction."""
+    sign = "-" if r.direction == "higher" else "+"
+    bound = sign + _gap_words(j.margin, binary).lstrip("+")
+    if j.margin_ci is None:
+        return (f"Non-inferiority within the margin ({bound}) is not "
+                f"judged: the paired differences have no spread.")
+    span = (f"[{_pts(j.margin_ci.lo)}, {_pts(j.margin_ci.hi)}] pts"
+            if binary else _span(j.margin_ci, False))
+    side = "above" if r.direction == "higher" else "below"
+    if j.non_inferior:
+        return (f"Non-inferior: the {j.margin_method} {span} stays {side} "
+                f"the margin {bound}.")
+    return (f"Not shown non-inferior: the {j.margin_method} {span} does not "
+            f"stay {side} the margin {bound}.")
+
+
+def _detection_words(r, found, gap, binary):
+    """Return the sentence on what the eval's size detects."""
+    size = (_items(r.n_items) if r.clusters is None
+            else f"{_items(r.n_items)} in {r.clusters} clusters")
+    if found.mde is None:
+        return f"With {size}: {found.why}."
+    how = (" at the observed discordance (McNemar exact)"
+           if found.method == "McNemar exact" else "")
+    words = (f"With {size} this eval detects a difference of about "
+             f"{_gap_words(found.mde, binary).lstrip('+')} with "
+             f"{POWER:.0%} power{how}")
+    if found.items_needed:
+        words += (f"; detecting {gap} would take about "
+                  f"{found.items_needed} items")
+    elif found.why:
+        words += f"; {found.why}"
+    return words + "."
+
+
+def _items(n, noun="item"):
+    """Return '1 item', '2 items'.
+
+    >>> _items(1), _items(500, "pilot item")
+    ('1 item', '500 pilot items')
+    """
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _rows(results, judgements, confidence):
@@ -3340,13 +3793,13 @@ def _rows(results, judgements, confidence):
             r.kind, f"{_num(r.a, binary=binary)} {_span(r.ci_a, binary, False)}",
             f"{_num(r.b, binary=binary)} {_span(r.ci_b, binary, False)}",
             _num(r.gap, sign=True, binary=binary),
-            _span(r.ci_paired, binary), _p_text(r.p), j.verdict])
+            _span(r.ci_paired, binary), _p_text(r.p), _verdict_words(j)])
     return rows
 
 
 def _header(names, n_items, dropped, clusters=None):
     line = (f"baseline: {names[0]}   candidate: {names[1]}   "
-            f"{n_items} items")
+            f"{_items(n_items)}")
     if clusters is not None:
         line += f" in {clusters} clusters"
     if dropped:
@@ -3355,20 +3808,22 @@ def _header(names, n_items, dropped, clusters=None):
 
 
 def format_compare(results, judgements, *, names, dropped=0,
-                   confidence=CONFIDENCE, margin=None, markdown=False):
+                   confidence=CONFIDENCE, markdown=False):
     """Return the text (or markdown) report of compare: table, words."""
     rows = _rows(results, judgements, confidence)
     head = _header(names, results[0].n_items, dropped, results[0].clusters)
-    words = [_sentence(r, j, confidence=confidence, margin=margin)
+    words = [_sentence(r, j, confidence=confidence)
              for r, j in zip(results, judgements)]
     notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
              for note in j.notes]
     if markdown:
-        table = ["| " + " | ".join(row) + " |" for row in rows]
+        table = ["| " + " | ".join(map(_markdown, row)) + " |"
+                 for row in rows]
         table.insert(1, "|" + "---|" * len(rows[0]))
-        lines = [head, ""] + table + [""] + ["- " + w for w in words]
+        lines = [_markdown(head), ""] + table + [""]
+        lines += ["- " + _markdown(w) for w in words]
         if notes:
-            lines += ["", "Notes:"] + ["- " + n for n in notes]
+            lines += ["", "Notes:"] + ["- " + _markdown(n) for n in notes]
         return "\n".join(lines)
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     table = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
@@ -3379,9 +3834,25 @@ def format_compare(results, judgements, *, names, dropped=0,
     return "\n".join(lines)
 
 
+_MARKDOWN = {c: "\\" + c for c in "\\`*_[]|~#"}
+_MARKDOWN.update({"<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " "})
+
+
+def _markdown(text):
+    """Return text that markdown shows as it is: no emphasis, no extra
+    table column, no HTML.
+
+    >>> print(_markdown("a|b *x* <b>"))
+    a\\|b \\*x\\* &lt;b&gt;
+    """
+    return text.translate(str.maketrans(_MARKDOWN))
+
+
 def compare_json(results, judgements, *, names, seed, resamples,
-                 dropped=0, interval="percentile"):
-    """Return the JSON object of a compare run."""
+                 dropped=0, interval="percentile", confidence=CONFIDENCE,
+                 alpha=0.05):
+    """Return the JSON object of a compare run, with the settings that
+    produced it."""
     entries = []
     for r, j in zip(results, judgements):
         entry = {"metric": r.metric, "type": r.kind, "direction": r.direction,
@@ -3395,15 +3866,24 @@ def compare_json(results, judgements, *, names, seed, resamples,
         else:
             entry["mid_p"] = float(r.mid_p)
             entry["score_ci"] = [r.score_ci.lo, r.score_ci.hi]
+        entry["se"] = r.se
         if r.clusters is not None:
             entry.update(clusters=r.clusters, clustered_se=r.se)
-        entry.update(mde=float(j.mde), items_needed=j.items_needed,
-                     verdict=j.verdict, notes=j.notes)
+        found = j.detection
+        entry.update(
+            mde=None if found.mde is None else float(found.mde),
+            items_needed=found.items_needed, sizing=found.method,
+            sizing_note=found.why, margin=j.margin,
+            non_inferior=j.non_inferior,
+            margin_ci=j.margin_ci and [float(x) for x in j.margin_ci],
+            margin_interval=j.margin_method, verdict=j.verdict,
+            caution=j.caution, notes=j.notes)
         entries.append(entry)
     return {"n_items": results[0].n_items, "seed": seed,
-            "resamples": resamples, "baseline": names[0],
-            "candidate": names[1], "dropped_ids": dropped,
-            "metrics": entries}
+            "resamples": resamples, "confidence": float(confidence),
+            "alpha": float(alpha), "power": POWER, "interval": interval,
+            "baseline": names[0], "candidate": names[1],
+            "dropped_ids": dropped, "metrics": entries}
 
 
 class Plan(NamedTuple):
@@ -3666,7 +4146,7 @@ def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
                 f"expected a number, not {text!r}") from None
         too_low = x <= lo if lo_open else x < lo
         too_high = hi is not None and (x >= hi if hi_open else x > hi)
-        if too_low or too_high or x != x:
+        if too_low or too_high or not math.isfinite(x):
             left, right = "(" if lo_open else "[", ")" if hi_open else "]"
             span = f"{left}{lo}, {'inf' if hi is None else hi}{right}"
             raise argparse.ArgumentTypeError(f"must be in {span}, not {text}")
@@ -3739,9 +4219,9 @@ def _build_parser():
                      help="replays of the coverage loop; 0 skips it "
                           "(default %(default)s)")
     _add_common(sim)
-    sim.add_argument("--out", default=CSV_PATH, metavar="PATH",
-                     help="where to write the per-item CSV, atomically "
-                          "(default %(default)s)")
+    sim.add_argument("--out", metavar="PATH",
+                     help=f"where to write the per-item CSV, atomically "
+                          f"(default {CSV_PATH})")
     sim.add_argument("--no-csv", action="store_true",
                      help="do not write the per-item CSV")
     _add_jobs(sim, "the coverage loop")
@@ -3774,12 +4254,12 @@ def _build_parser():
     cmp.add_argument("--id", dest="id_col", metavar="FIELD",
                      help="field naming the item (default: the first of "
                           f"{', '.join(_ID_FIELDS)} present)")
-    cmp.add_argument("--a-col", default=CSV_HEADER[1],
-                     help="one-file mode: column of the baseline's score "
-                          "(default %(default)s)")
-    cmp.add_argument("--b-col", default=CSV_HEADER[2],
-                     help="one-file mode: column of the candidate's score "
-                          "(default %(default)s)")
+    cmp.add_argument("--a-col",
+                     help=f"one-file mode: column of the baseline's score "
+                          f"(default {CSV_HEADER[1]})")
+    cmp.add_argument("--b-col",
+                     help=f"one-file mode: column of the candidate's score "
+                          f"(default {CSV_HEADER[2]})")
     cmp.add_argument("--metric", action="append", metavar="NAME",
                      help="metric field to compare, dots for nested JSON "
                           "(metrics.acc); repeat for several (default: every "
@@ -3808,19 +4288,26 @@ def _build_parser():
     cmp.add_argument("--alpha", type=_PROBABILITY, default=0.05,
                      help="significance level after Holm's adjustment "
                           "(default %(default)s)")
-    cmp.add_argument("--margin", type=_bounded(float, 0, None),
-                     help="non-inferiority margin in the metric's units: "
-                          "a candidate whose paired CI stays above -MARGIN "
-                          "(in the metric's direction) is non-inferior")
+    cmp.add_argument("--margin", action="append", type=_margin_spec,
+                     metavar="[NAME=]M",
+                     help="non-inferiority margin in the metric's units "
+                          "(0.03 is 3 points of accuracy), for every metric "
+                          "or, as NAME=M, for one; repeatable: a candidate "
+                          "whose Newcombe score interval (0/1 metrics) or "
+                          "t interval (others) stays above -M in the "
+                          "metric's direction is non-inferior")
     cmp.add_argument("--format", choices=("text", "json", "markdown"),
-                     default="text", help="report format (default text; "
-                     "markdown suits a pull-request comment)")
+                     help="report format (default text; markdown suits a "
+                          "pull-request comment; json is --json)")
     cmp.add_argument("--plot", metavar="FILE.svg",
                      help="also draw each metric's paired bootstrap "
                           "distribution with its CI and zero, as SVG")
-    cmp.add_argument("--fail-on", choices=("worse", "not-better"),
-                     help="exit 1 when some metric is worse (or is not "
-                          "better), to gate a CI job")
+    cmp.add_argument("--fail-on", choices=("worse", "not-better",
+                                           "inferior"),
+                     help="exit 1 when some metric is worse, is not "
+                          "better, or (with --margin) is not shown "
+                          "non-inferior, to gate a CI job; stderr names "
+                          "the metrics")
     _add_common(cmp)
     _add_jobs(cmp, "index resampling (metrics with many distinct values)")
     cmp.set_defaults(run=_run_compare)
@@ -3859,12 +4346,12 @@ def _add_plan(commands):
                     "gap, and what an unpaired design would need.",
         epilog="Example: %(prog)s --acc-a 0.72 --acc-b 0.76 --corr 0.6 "
                "--simulate")
-    plan.add_argument("--acc-a", type=_PROBABILITY, default=ACC_A,
-                      help="accuracy of system A (default %(default)s)")
+    plan.add_argument("--acc-a", type=_PROBABILITY,
+                      help=f"accuracy of system A (default {ACC_A})")
     plan.add_argument("--acc-b", type=_PROBABILITY,
                       help=f"accuracy of system B (default {ACC_B}, or "
                            f"acc-a + gap)")
-    plan.add_argument("--gap", type=float,
+    plan.add_argument("--gap", type=_bounded(float, -1, 1),
                       help="B's accuracy minus A's, instead of --acc-b")
     agree = plan.add_mutually_exclusive_group()
     agree.add_argument("--corr", type=_CORRELATION,
@@ -3880,10 +4367,13 @@ def _add_plan(commands):
                       "gap, or for --gap")
     plan.add_argument("--id", dest="id_col", metavar="FIELD",
                       help="with --from: field naming the item")
-    plan.add_argument("--a-col", default=CSV_HEADER[1],
+    plan.add_argument("--a-col",
                       help="with --from and one file: baseline's column")
-    plan.add_argument("--b-col", default=CSV_HEADER[2],
+    plan.add_argument("--b-col",
                       help="with --from and one file: candidate's column")
+    plan.add_argument("--cluster", metavar="FIELD",
+                      help="with --from: items sharing this field's value "
+                           "are sized by the clustered standard error")
     plan.add_argument("--metric", action="append", metavar="NAME",
                       help="with --from: the metric(s) to plan for")
     plan.add_argument("--alpha", type=_PROBABILITY, default=0.05,
@@ -3900,9 +4390,10 @@ def _add_plan(commands):
                       help="variance of an item's paired difference between "
                            "repeated samples of the same item; with --from "
                            "and several rows per item it is estimated")
-    plan.add_argument("--confidence", type=_PROBABILITY, default=CONFIDENCE,
+    plan.add_argument("--confidence", type=_PROBABILITY,
                       help="confidence of the paired interval whose expected "
-                           "half-width the table shows (default %(default)s)")
+                           f"half-width the table shows (default "
+                           f"{CONFIDENCE})")
     plan.add_argument("--n-items", type=_n_list, metavar="N,N,...",
                       help="item counts for the power table (default: a "
                            "range around the answer)")
@@ -3910,10 +4401,10 @@ def _add_plan(commands):
                       help="also replay the article's simulator at the "
                            "planned n (needs --corr) and report how often "
                            "McNemar rejected")
-    plan.add_argument("--replays", type=_at_least(1), default=REPLAYS,
-                      help="replays for --simulate (default %(default)s)")
-    plan.add_argument("--seed", type=int, default=SEED,
-                      help="seed for --simulate (default %(default)s)")
+    plan.add_argument("--replays", type=_at_least(1),
+                      help=f"replays for --simulate (default {REPLAYS})")
+    plan.add_argument("--seed", type=int,
+                      help=f"seed for --simulate (default {SEED})")
     plan.add_argument("--json", action="store_true",
                       help="print one JSON object instead of text")
     plan.add_argument("--plot", metavar="FILE.svg",
@@ -3963,6 +4454,14 @@ def _check_writable(path):
         raise EvalDeltaError(f"{path}: cannot write in {parent}")
 
 
+def _check_plot(path):
+    """Refuse a --plot file that is not .svg, or cannot be written."""
+    if not path.lower().endswith(".svg"):
+        raise EvalDeltaError(f"--plot draws SVG: give a file name ending in "
+                             f".svg, not {path}")
+    _check_writable(path)
+
+
 def _write_atomic(path, text):
     """Write text to path via a temporary file and os.replace."""
     parent = os.path.dirname(path) or "."
@@ -3984,7 +4483,11 @@ def _run_simulate(args):
     if args.intervals and not args.replays:
         raise EvalDeltaError("--intervals calibrates over the replays; give "
                              "--replays of at least 1")
-    out = None if args.no_csv else args.out
+    if args.no_csv and args.out is not None:
+        raise EvalDeltaError("--out names the CSV that --no-csv says not "
+                             "to write; give one of them")
+    _check_resamples(args.resamples, args.confidence)
+    out = None if args.no_csv else (args.out or CSV_PATH)
     if out:
         _check_writable(out)
     design = dict(corr=args.corr, acc_a=args.acc_a, acc_b=args.acc_b)
@@ -4028,33 +4531,42 @@ def _metric_type(text):
 
 
 def _metric_fields(args, baseline, candidate):
-    """Return [(metric name, field in A's records, field in B's)]."""
+    """Return [(metric name, field in A's records, field in B's)] of two
+    Sources (candidate None for one wide file)."""
     if candidate is None:
         a, b = args.a_col, args.b_col
         suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
         name = args.metric[0] if args.metric else (suffix or f"{b} - {a}")
         return [(name, a, b)]
-    skip = {args.id_col or _id_field(baseline, candidate), args.cluster}
-    shared = [f for f in numeric_fields(baseline, skip)
-              if f in numeric_fields(candidate, skip)]
-    names = args.metric or shared
+    names = args.metric or default_metrics(baseline, candidate,
+                                           _not_metrics(args, baseline,
+                                                        candidate))
     if not names:
         raise EvalDeltaError(
             f"{candidate.path}: no numeric field in both runs; the fields "
-            f"are {', '.join(candidate.records[0])}")
+            f"are {', '.join(candidate.first)}")
     for name in names:
-        for run in (baseline, candidate):
-            _require(run, name, "field", "numeric fields:",
-                     numeric_fields(run))
+        for source in (baseline, candidate):
+            _require(source.run(), name, "field", "numeric fields:",
+                     numeric_fields(source.run()))
     return [(name, name, name) for name in names]
 
 
+def _not_metrics(args, baseline, candidate):
+    """Return the fields that are never metrics: ids, clusters, lists."""
+    key = args.id_col or _id_field(baseline.run(), candidate.run(), False)
+    return set(_ID_FIELDS) | {key, getattr(args, "cluster", None),
+                              "metrics"} - {None}
+
+
 def _run_compare(args):
+    _check_compare_options(args)
     if args.plot:
-        _check_writable(args.plot)
+        _check_plot(args.plot)
     baseline = open_source(args.baseline)
     candidate = open_source(args.candidate) if args.candidate else None
-    metrics = _metrics(args, baseline, candidate)
+    metrics, baseline, candidate = _metrics(args, baseline, candidate)
+    margins = _margins(args.margin, [m.name for m in metrics])
     tallies, dropped = read_tallies(baseline, candidate, metrics,
                                     id_field=args.id_col,
                                     cluster=args.cluster,
@@ -4067,71 +4579,200 @@ def _run_compare(args):
         jobs=args.jobs,
         direction="lower" if m.name in args.lower_is_better else "higher")
         for m, tally in zip(metrics, tallies)]
-    judgements = judge(results, alpha=args.alpha, margin=args.margin)
+    judgements = judge(results, alpha=args.alpha, margin=margins,
+                       confidence=args.confidence)
     names = ((args.a_col, args.b_col) if candidate is None
              else (baseline.path, candidate.path))
-    if args.json or args.format == "json":
-        print(json.dumps(compare_json(results, judgements, names=names,
-                                      seed=args.seed, interval=args.interval,
-                                      resamples=args.resamples,
-                                      dropped=dropped)))
+    if args.format == "json":
+        print(json.dumps(compare_json(
+            results, judgements, names=names, seed=args.seed,
+            interval=args.interval, resamples=args.resamples,
+            dropped=dropped, confidence=args.confidence, alpha=args.alpha)))
     else:
         print(format_compare(results, judgements, names=names,
                              dropped=dropped, confidence=args.confidence,
-                             margin=args.margin,
                              markdown=args.format == "markdown"))
     if args.plot:
         _write_atomic(args.plot, histogram_svg(results,
                                                confidence=args.confidence))
-    verdicts = [j.verdict for j in judgements]
-    failed = {"worse": "worse" in verdicts,
-              "not-better": any(v != "better" for v in verdicts)}
-    return 1 if failed.get(args.fail_on) else 0
+    tripped = failures(results, judgements, args.fail_on)
+    for metric, why in tripped:
+        print(f"bootstrap-eval-deltas: --fail-on {args.fail_on}: {metric} "
+              f"{why}", file=sys.stderr)
+    return 1 if tripped else 0
+
+
+def failures(results, judgements, fail_on):
+    """Return [(metric, why)] for the metrics that trip --fail-on."""
+    out = []
+    for r, j in zip(results, judgements):
+        if fail_on == "worse" and j.verdict == "worse":
+            out.append((r.metric, "is worse"))
+        elif fail_on == "not-better" and j.verdict != "better":
+            out.append((r.metric, f"is not better ({j.verdict})"))
+        elif fail_on == "inferior" and j.margin is not None and \
+                not j.non_inferior:
+            out.append((r.metric, "is not shown non-inferior"))
+    return out
+
+
+def _check_compare_options(args):
+    """Refuse options that would be silently ignored, or given twice."""
+    if args.candidate is not None:
+        for flag, value in (("--a-col", args.a_col), ("--b-col", args.b_col)):
+            if value is not None:
+                raise EvalDeltaError(f"{flag} names a column of one wide "
+                                     f"file; with two runs, --metric names "
+                                     f"the field of both")
+    else:
+        args.a_col = args.a_col or CSV_HEADER[1]
+        args.b_col = args.b_col or CSV_HEADER[2]
+        if args.allow_partial:
+            raise EvalDeltaError("--allow-partial is for two runs joined on "
+                                 "their ids; one wide file has nothing to "
+                                 "leave out")
+        if args.metric and len(args.metric) > 1:
+            raise EvalDeltaError("one wide file holds one metric (--a-col "
+                                 "and --b-col); --metric names it once")
+    if args.json and args.format not in (None, "json"):
+        raise EvalDeltaError(f"--json is --format json; it cannot go with "
+                             f"--format {args.format}")
+    args.format = "json" if args.json else args.format or "text"
+    for flag, names in (("--metric", args.metric or []),
+                        ("--metric-type", [n for n, _ in args.metric_type]),
+                        ("--lower-is-better", args.lower_is_better)):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise EvalDeltaError(f"{flag} {twice[0]} is given twice")
+    if args.fail_on == "inferior" and not args.margin:
+        raise EvalDeltaError("--fail-on inferior needs --margin: "
+                             "non-inferiority is judged against a margin")
+    _check_resamples(args.resamples, args.confidence)
+
+
+def _margin_spec(text):
+    """argparse type of --margin: 'M' or 'NAME=M', M > 0 and finite."""
+    name, _, value = text.rpartition("=")
+    try:
+        margin = _bounded(float, 0, None)(value)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(
+            f"expected M or NAME=M with M a positive number: {exc}") from None
+    return (name or None), margin
+
+
+def _margins(specs, metrics):
+    """Return {metric: margin} from --margin's (name or None, M) values."""
+    if not specs:
+        return {}
+    default = [m for name, m in specs if name is None]
+    named = [name for name, _ in specs if name is not None]
+    if len(default) > 1:
+        raise EvalDeltaError("--margin without a name is given twice; name "
+                             "the metric: --margin NAME=M")
+    for name in named:
+        if name not in metrics:
+            raise EvalDeltaError(f"--margin {name}=...: no metric {name!r}; "
+                                 f"the metrics are {', '.join(metrics)}")
+        if named.count(name) > 1:
+            raise EvalDeltaError(f"--margin {name}=... is given twice")
+    out = {m: default[0] for m in metrics} if default else {}
+    out.update((name, m) for name, m in specs if name is not None)
+    return out
 
 
 def _metrics(args, baseline, candidate):
-    """Return the Metrics to compare, checking the names given."""
-    fields = _metric_fields(args, baseline.run(),
-                            candidate and candidate.run())
+    """Return (Metrics to compare, baseline, candidate), checking the
+    names given; with none given the sources come back watched (see
+    default_metrics)."""
+    fields = _metric_fields(args, baseline, candidate)
     kinds = dict(getattr(args, "metric_type", ()))
     for name in list(kinds) + getattr(args, "lower_is_better", []):
         if name not in [f[0] for f in fields]:
             raise EvalDeltaError(f"no metric {name!r} to set; the metrics are "
                                  f"{', '.join(f[0] for f in fields)}")
-    return [Metric(*f, kinds.get(f[0])) for f in fields]
+    if candidate is not None and not args.metric:
+        exclude = _not_metrics(args, baseline, candidate)
+        baseline, candidate = (watched(s, exclude)
+                               for s in (baseline, candidate))
+    return [Metric(*f, kinds.get(f[0])) for f in fields], baseline, candidate
+
+
+# Options of plan that only --from uses, and options it cannot use.
+_PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster")
+_NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
+                   "n_items", "simulate", "replays", "seed", "plot",
+                   "within_var")
+
+
+def _flag(name):
+    return "--" + {"id_col": "id", "pilot": "from"}.get(name, name).replace(
+        "_", "-")
+
+
+def _check_plan_options(args):
+    """Refuse plan options that would be silently ignored; fill defaults."""
+    given = [n for n in (_NOT_WITH_PILOT if args.pilot else _PILOT_ONLY)
+             if getattr(args, n) not in (None, False)]
+    if given:
+        raise EvalDeltaError(
+            f"{_flag(given[0])} " + ("does not go with --from: the pilot "
+                                     "data set the design" if args.pilot
+                                     else "goes with --from (pilot data)"))
+    if not args.simulate:
+        for name in ("replays", "seed"):
+            if getattr(args, name) is not None:
+                raise EvalDeltaError(f"{_flag(name)} goes with --simulate")
+    defaults = dict(acc_a=ACC_A, confidence=CONFIDENCE, replays=REPLAYS,
+                    seed=SEED)
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
 
 
 def _plan_from_pilot(args):
-    """Plan each metric of pilot results for the observed gap or --gap."""
+    """Return (text, JSON) planning each metric of pilot results for the
+    observed gap or --gap, sized as compare sizes it (detection())."""
     if len(args.pilot) > 2:
         raise EvalDeltaError("--from takes one wide file or two runs")
-    args.cluster = None
+    args.allow_partial = False
     options = dict(alpha=args.alpha, power=args.power)
-    if args.repeats and args.within_var is None:
-        baseline = read_run(args.pilot[0])
-        candidate = read_run(args.pilot[1]) if len(args.pilot) == 2 else None
-        return _repeats_from_pilot(args, baseline, candidate, options)
     baseline = open_source(args.pilot[0])
     candidate = open_source(args.pilot[1]) if len(args.pilot) == 2 else None
-    metrics = _metrics(args, baseline, candidate)
+    if candidate is None:
+        args.a_col = args.a_col or CSV_HEADER[1]
+        args.b_col = args.b_col or CSV_HEADER[2]
+    metrics, baseline, candidate = _metrics(args, baseline, candidate)
+    if args.repeats:
+        return _repeats_from_pilot(args, metrics, options)
     tallies, _ = read_tallies(baseline, candidate, metrics,
-                              id_field=args.id_col)
-    lines = []
+                              id_field=args.id_col, cluster=args.cluster)
+    lines, entries = [], []
     for m, tally in zip(metrics, tallies):
-        pairs = [pair for pair, c in sorted(tally.items()) for _ in range(c)]
-        lines.append(pilot_plan(m.name, [a for a, _ in pairs],
-                                [b for _, b in pairs], gap=args.gap,
-                                **options))
-    return "\n".join(lines)
+        r = tally_spread(tally, metric=m.name, kind=m.kind,
+                         clustered=bool(args.cluster))
+        found = detection(r, gap=args.gap, **options)
+        lines.append(pilot_plan(r, gap=args.gap, **options))
+        entries.append({
+            "metric": m.name, "type": r.kind, "n_items": r.n_items,
+            "clusters": r.clusters, "observed_gap": float(r.gap),
+            "gap": float(r.gap if args.gap is None else args.gap),
+            "se": r.se, "discordance": r.mcnemar and (
+                r.mcnemar.a_only + r.mcnemar.b_only) / r.n_items,
+            "items_needed": found.items_needed, "mde": found.mde,
+            "method": found.method, "note": found.why})
+    return "\n".join(lines), {"alpha": args.alpha, "power": args.power,
+                              "metrics": entries}
 
 
-def _repeats_from_pilot(args, baseline, candidate, options):
-    """plan --from with --repeats and no --within-var: estimate it."""
-    candidate = candidate or baseline
+def _repeats_from_pilot(args, metrics, options):
+    """plan --from with --repeats: estimate the within-item variance."""
+    baseline = read_run(args.pilot[0])
+    candidate = read_run(args.pilot[-1])
     key = args.id_col or _id_field(baseline, candidate)
     ks = repeat_counts(args.repeats)
-    lines = []
-    for name, a_field, b_field in _metric_fields(args, baseline, candidate):
+    lines, entries = [], []
+    for name, a_field, b_field, _ in metrics:
         table, within, between, gap = repeats_from_samples(
             grouped_values(baseline, key, a_field),
             grouped_values(candidate, key, b_field), ks, gap=args.gap,
@@ -4140,7 +4781,12 @@ def _repeats_from_pilot(args, baseline, candidate, options):
                      f"{between:.4g}, within-item variance {within:.4g} "
                      f"(estimated from the repeated samples)")
         lines.append(format_repeats(table, within))
-    return "\n".join(lines)
+        entries.append({"metric": name, "gap": gap, "between": between,
+                        "within": within, "items_needed_by_repeats": {
+                            "inf" if k is None else str(k): v
+                            for k, v in table.items()}})
+    return "\n".join(lines), {"alpha": args.alpha, "power": args.power,
+                              "metrics": entries}
 
 
 def _plan_design(args):
@@ -4172,10 +4818,12 @@ def _copula_b(acc_a, corr, acc_b):
 
 
 def _run_plan(args):
+    _check_plan_options(args)
     if args.plot:
-        _check_writable(args.plot)
+        _check_plot(args.plot)
     if args.pilot:
-        print(_plan_from_pilot(args))
+        text, report = _plan_from_pilot(args)
+        print(json.dumps(report) if args.json else text)
         return 0
     acc_a = args.acc_a
     acc_b, corr, make, most = _plan_design(args)

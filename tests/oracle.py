@@ -176,16 +176,17 @@ def unit_bootstraps(a, b, labels, rng, resamples, blocks=8):
 
 
 def clustered_se(values, labels):
-    """The same formula, one double loop over pairs in a cluster."""
+    """CR1 the long way: G/(G-1) times the double loop over pairs of items
+    in one cluster (i == j included) of their deviations from the mean."""
     n = len(values)
     mean = sum(values) / n
-    var = sum((x - mean) ** 2 for x in values) / (n - 1)
-    cross = 0.0
+    total = 0.0
     for i in range(n):
         for j in range(n):
-            if i != j and labels[i] == labels[j]:
-                cross += (values[i] - mean) * (values[j] - mean)
-    return math.sqrt(max(0.0, var / n + cross / n ** 2))
+            if labels[i] == labels[j]:
+                total += (values[i] - mean) * (values[j] - mean)
+    g = len(set(labels))
+    return math.sqrt(max(0.0, g / (g - 1) * total / n ** 2)) if g > 1 else 0.0
 
 
 def bca(replicates, estimate, data, statistic, confidence):

@@ -59,8 +59,10 @@ def test_compare_shipped_csv_gives_article_counts(capsys):
     assert "0.748" in lines[2] and " +0.036 " in lines[2]
     assert lines[2].split()[-4:] == ["0.1677", "no", "detectable",
                                      "difference"]
-    assert ("discordant pairs: B-only correct=85 (fixed), A-only "
-            "correct=67 (broke); McNemar exact p=0.1677") in out
+    assert ("discordant pairs: the candidate is better on 85 items, the "
+            "baseline on 67; McNemar exact p=0.1677") in out
+    # One sizing method in compare and plan --from: exact McNemar power.
+    assert "detecting +3.6 pts would take about 1890 items" in out
 
 
 def test_compare_json_shape(capsys):
@@ -167,7 +169,7 @@ def test_bad_csv_exit_2_with_file_and_line(capsys, tmp_path, content,
 def test_repeated_ids_in_a_wide_file_only_with_id(capsys, tmp_path):
     # Streaming a wide file keeps no per-row memory unless --id asks.
     path = write(tmp_path, "rep.csv", HEADER + "1,0,1\n2,1,1\n1,1,0\n")
-    status, out, _ = run(capsys, "compare", path, "--resamples", "20")
+    status, out, _ = run(capsys, "compare", path, "--resamples", "50")
     assert status == 0 and "3 items" in out
     status, out, err = run(capsys, "compare", path, "--id", "item")
     assert status == 2 and out == ""
@@ -177,7 +179,7 @@ def test_repeated_ids_in_a_wide_file_only_with_id(capsys, tmp_path):
 
 def test_declared_binary_metric_with_other_values(capsys, tmp_path):
     path = write(tmp_path, "two.csv", HEADER + "1,0,1\n2,2,1\n")
-    status, _, err = run(capsys, "compare", path, "--resamples", "20",
+    status, _, err = run(capsys, "compare", path, "--resamples", "50",
                          "--metric-type", "correct=binary")
     assert status == 2
     assert err.strip().endswith(f"{path}:3: system_a_correct is declared "
@@ -194,7 +196,7 @@ def test_bom_and_crlf_just_work(capsys, tmp_path):
     body = HEADER + "1,1,0\n2,0,1\n3,1,1\n"
     path = write(tmp_path, "w.csv",
                  b"\xef\xbb\xbf" + body.replace("\n", "\r\n").encode())
-    status, out, _ = run(capsys, "compare", path, "--resamples", "20")
+    status, out, _ = run(capsys, "compare", path, "--resamples", "50")
     assert status == 0 and "3 items" in out.splitlines()[0]
 
 

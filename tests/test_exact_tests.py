@@ -57,7 +57,7 @@ def test_sign_flip_on_tenths_matches_enumeration_of_the_decimals(pairs):
     import random
     a = [x / 10 for x, _ in pairs]
     b = [y / 10 for _, y in pairs]
-    result = bed.compare_metric(a, b, random.Random(0), resamples=20,
+    result = bed.compare_metric(a, b, random.Random(0), resamples=50,
                                 kind="continuous")
     assert result.p == oracle.sign_flip_exact(
         [Fraction(y - x, 10) for x, y in pairs])
@@ -74,7 +74,7 @@ def test_sign_flip_false_positive_rate_on_tenths_under_the_null():
         a = [rng.randrange(11) / 10 for _ in range(12)]
         b = [min(1.0, max(0.0, x + rng.choice([-1, 1]) * rng.randrange(3)
                           / 10)) if 0.2 <= x <= 0.8 else x for x in a]
-        exact = bed.compare_metric(a, b, rng, resamples=20,
+        exact = bed.compare_metric(a, b, rng, resamples=50,
                                    kind="continuous").p
         rejected += exact <= Fraction(1, 20)
     assert rejected / 400 <= 0.05 + 3 * (0.05 * 0.95 / 400) ** 0.5

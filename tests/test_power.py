@@ -150,15 +150,19 @@ def test_plan_from_pilot_csv(capsys):
 def test_pilot_plan_continuous_uses_the_paired_sd():
     a = [0.1, 0.4, 0.35, 0.9, 0.2, 0.5]
     b = [0.2, 0.45, 0.3, 1.0, 0.3, 0.55]
-    line = bed.pilot_plan("f1", a, b, gap=0.05)
-    sd = bed.statistics.stdev([y - x for x, y in zip(a, b)])
+    spread = bed.tally_spread(bed.collections.Counter(zip(a, b)), metric="f1")
+    line = bed.pilot_plan(spread, gap=0.05)
+    sd = bed.statistics.stdev([bed.Fraction(repr(y)) - bed.Fraction(repr(x))
+                               for x, y in zip(a, b)])
     z = bed.NormalDist().inv_cdf(0.975) + bed.NormalDist().inv_cdf(0.8)
-    assert f"about {math.ceil((z * sd / 0.05) ** 2)} items" in line
+    assert f"about {math.ceil((z * sd / 0.05) ** 2 - 1e-9)} items" in line
 
 
 def test_pilot_gap_impossible_with_its_discordance():
-    line = bed.pilot_plan("acc", [1, 0, 1, 1], [1, 1, 1, 1], gap=0.5)
-    assert "cannot arise with the pilot's discordance 0.2500" in line
+    spread = bed.tally_spread(bed.collections.Counter(
+        {(1, 1): 9, (0, 1): 3}), metric="acc")
+    line = bed.pilot_plan(spread, gap=0.5)
+    assert "cannot arise with the discordance 0.2500" in line
 
 
 def test_repeats_divide_only_the_within_item_variance():
