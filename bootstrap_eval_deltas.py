@@ -2752,12 +2752,18 @@ def _judge_one(r, p_holm, alpha, margin, power, metrics, confidence):
     if float(r.p) < alpha <= p_holm:
         notes.append(f"significant before the Holm adjustment across "
                      f"{metrics} metrics (p = {_p_text(r.p)}), not after")
-    if r.draws and min(r.draws) < max(r.draws) and (
-            float(r.ci_paired.lo) <= min(r.draws)
-            or float(r.ci_paired.hi) >= max(r.draws)):
-        notes.append("the paired CI reaches the smallest or largest "
-                     "resampled difference: too few items for this "
-                     "confidence to say more")
+    if r.draws and min(r.draws) < max(r.draws):
+        ends = [name for name, end, extreme in (
+            ("lower", r.ci_paired.lo, min(r.draws)),
+            ("upper", r.ci_paired.hi, max(r.draws)))
+            if float(end) == extreme]
+        if ends:
+            notes.append(f"the paired CI's {' and '.join(ends)} "
+                         f"end{'s are' if len(ends) > 1 else ' is'} the "
+                         f"most extreme of the {len(r.draws)} resampled "
+                         f"differences: the tail goes no further in these "
+                         f"resamples, which may be too few (or the items "
+                         f"too few) for this confidence")
     found = detection(r, alpha=alpha, power=power)
     if verdict in ("better", "worse"):
         found = found._replace(items_needed=None)

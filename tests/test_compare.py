@@ -182,7 +182,7 @@ def test_partial_runs(capsys, tmp_path):
                          "--resamples", "50")
     report = json.loads(out)
     assert (report["dropped_ids"], report["n_items"]) == (3, 27)
-    assert "few" not in out
+    assert "only 27 items" not in out
 
 
 @pytest.mark.parametrize("lines, message", [
