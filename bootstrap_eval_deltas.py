@@ -2784,6 +2784,7 @@ def _judge_one(r, p_holm, alpha, margin, power, metrics, confidence):
 # a dict of positions and arrays of floats.
 
 _ID_FIELDS = ("id", "item", "doc_id", "sample_id")
+STDIN = "-"          # a file name that reads standard input
 _KNOWN_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
                   ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
 
@@ -2882,7 +2883,7 @@ def _lines(path):
     terminal, the share read so far is shown there.
     """
     try:
-        raw = open(path, "rb")
+        raw = _stdin() if path == STDIN else open(path, "rb")
     except OSError as exc:
         raise EvalDeltaError(f"{path}: cannot read: {exc.strerror}") from None
     with raw:
@@ -2905,8 +2906,16 @@ def _lines(path):
             shown.clear()
 
 
+def _stdin():
+    """Return standard input as a peekable binary stream."""
+    raw = sys.stdin.buffer
+    return raw if hasattr(raw, "peek") else io.BufferedReader(raw)
+
+
 def _not_utf8(path, gzipped):
     """Return the message naming the first line that is not UTF-8."""
+    if path == STDIN:
+        return f"{path}: not UTF-8 text"
     with (gzip.open if gzipped else open)(path, "rb") as f:
         for number, line in enumerate(f, 1):
             try:
@@ -2923,13 +2932,16 @@ class _Shown:
     def __init__(self, path, raw, after):
         self.path, self.raw, self.after = path, raw, after
         self.start = time.monotonic()
-        self.size = os.fstat(raw.fileno()).st_size or 1
+        try:
+            self.size = os.fstat(raw.fileno()).st_size
+        except (OSError, ValueError):        # not a file: no share to show
+            self.size = 0
         self.active = False
 
     def update(self):
         if time.monotonic() - self.start < self.after:
             return
-        if not sys.stderr.isatty():
+        if not self.size or not sys.stderr.isatty():
             return
         self.active = True
         share = min(1.0, self.raw.tell() / self.size)
@@ -3098,6 +3110,8 @@ def _number(value):
         raise ValueError("missing value")
     if isinstance(value, str):
         word = value.strip().lower()
+        if "_" in word:                  # Python's 1_0; data mean text
+            raise ValueError(f"not a number: {value!r}")
         value = {"true": 1.0, "false": 0.0}.get(word, word)
     try:
         x = float(value)
@@ -3118,9 +3132,10 @@ class _Column:
     rest go through them one by one, so that errors name their line.
     """
 
-    def __init__(self, source, field, binary=False):
+    def __init__(self, source, field, binary=False, role="label"):
         self.get = _getter(source, field)
         self.field, self.where, self.binary = field, source.where, binary
+        self.role, self.fields = role, source.fields
         self.known = {}
 
     def numbers(self, numbers, records):
@@ -3160,8 +3175,15 @@ class _Column:
             labels = [str(x).strip() if x not in (_MISSING, None) else ""
                       for x in raw]
         if "" in labels:
-            number = numbers[labels.index("")]
-            raise EvalDeltaError(f"{self.where(number)}: no {self.field}")
+            at = labels.index("")
+            where = self.where(numbers[at])
+            if raw[at] in (_MISSING, None):
+                names = self.fields or list(records[at])
+                raise EvalDeltaError(
+                    f"{where}: no {self.role} field {self.field!r} in this "
+                    f"record; its fields are {', '.join(map(str, names))}")
+            raise EvalDeltaError(f"{where}: the {self.role} field "
+                                 f"{self.field!r} is blank")
         return labels
 
 
@@ -3174,6 +3196,8 @@ def _is_number(value):
         return True
     if isinstance(value, str):
         try:
+            if "_" in value:
+                raise ValueError(value)
             float(value.strip())
         except ValueError:
             return value.strip().lower() in ("true", "false")
@@ -3228,8 +3252,8 @@ def _read_wide(source, metrics, cluster, id_field):
         _require(source.run(), field, "column", "the columns are",
                  source.first)
     a, b = _Column(source, a_field, binary), _Column(source, b_field, binary)
-    label = _Column(source, cluster) if cluster else None
-    ids = _Column(source, id_field) if id_field else None
+    label = _Column(source, cluster, role="cluster") if cluster else None
+    ids = _Column(source, id_field, role="id") if id_field else None
     seen, rows = set(), 0
     tally = collections.Counter() if cluster is None else {}
     for numbers, records in source.batches:
@@ -3243,9 +3267,25 @@ def _read_wide(source, metrics, cluster, id_field):
     return [tally]
 
 
+def _first_repeat(source, key, items, numbers, ids, places):
+    """Raise EvalDeltaError at the first of *items* (at lines *numbers*)
+    that repeats an id: of *ids* (positions into *places*), or of this
+    batch."""
+    here = {}
+    for item, number in zip(items, numbers):
+        if item in ids:
+            _repeated(source, key, item, number, places[ids[item]])
+        if item in here:
+            _repeated(source, key, item, number, here[item])
+        here[item] = number
+
+
 def _find_repeat(path, key):
     """Raise EvalDeltaError at the first repeated *key* of the file: read
-    again, since the fast pass kept no line numbers of the ids."""
+    again, since the fast pass kept no line numbers of the ids (standard
+    input cannot be read again: then the message names no line)."""
+    if path == STDIN:
+        raise EvalDeltaError(f"{path}: {key} values repeat")
     source = open_source(path)
     ids, first = _Column(source, key), {}
     for numbers, records in source.batches:
@@ -3266,10 +3306,10 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial):
                                                   cluster)
     seen = array("q", bytes(8 * len(numbers)))      # candidate's number
     only, first_only = 0, []
-    get_id = _Column(candidate, key)
+    get_id = _Column(candidate, key, role="id")
     columns = [_Column(candidate, m.b_field, m.kind == "binary")
                for m in metrics]
-    theirs = _Column(candidate, cluster) if cluster else None
+    theirs = _Column(candidate, cluster, role="cluster") if cluster else None
     tallies = [collections.Counter() if cluster is None else {}
                for _ in metrics]
     for batch_numbers, records in candidate.batches:
@@ -3341,15 +3381,17 @@ def _read_baseline(source, metrics, key, cluster):
     values = [array("d") for _ in metrics]
     columns = [_Column(source, m.a_field, m.kind == "binary")
                for m in metrics]
-    label = _Column(source, cluster) if cluster else None
+    label = _Column(source, cluster, role="cluster") if cluster else None
     labels = [] if cluster else None
-    get_id = _Column(source, key)
+    get_id = _Column(source, key, role="id")
     for batch_numbers, records in source.batches:
         items = get_id.labels(batch_numbers, records)
-        ids.update(zip(items, range(len(numbers), len(numbers) + len(items))))
+        fresh = dict(zip(items, range(len(numbers),
+                                      len(numbers) + len(items))))
+        if len(fresh) < len(items) or not fresh.keys().isdisjoint(ids):
+            _first_repeat(source, key, items, batch_numbers, ids, numbers)
+        ids.update(fresh)
         numbers.extend(batch_numbers)
-        if len(ids) < len(numbers):
-            _find_repeat(source.path, key)
         for column, reader in zip(values, columns):
             column.extend(reader.numbers(batch_numbers, records))
         if label:
@@ -4096,11 +4138,14 @@ def histogram_svg(results, *, confidence=CONFIDENCE, bins=40):
     for i, r in enumerate(results):
         draws = sorted(r.draws)
         lo, hi = min(draws[0], 0.0), max(draws[-1], 0.0)
-        width = (hi - lo) / bins or 1.0
+        if hi == lo:                     # every resample 0: one bar at 0
+            lo, hi = -0.5, 0.5
+        width = (hi - lo) / bins
         counts = [0] * bins
         for v in draws:
             counts[min(bins - 1, int((v - lo) / width))] += 1
-        xticks = _nice_ticks(lo, hi)
+        pad = (hi - lo) / 20             # no line on the panel's edge
+        xticks = _nice_ticks(lo - pad, hi + pad)
         yticks = _nice_ticks(0, max(counts))
         frame = _Frame(xticks[0], xticks[-1], 0, yticks[-1], i * _H)
         level = _decimal(_exact(confidence) * 100)
@@ -4121,7 +4166,23 @@ def histogram_svg(results, *, confidence=CONFIDENCE, bins=40):
                         f'x2="{x:.1f}" y2="{frame.y(frame.y1):.1f}" '
                         f'stroke="{"#555" if dash else "#c0392b"}" '
                         f'stroke-width="2"{dash}/>')
+        body.append(_legend(i * _H, [("#c0392b", "", f"{level}% CI"),
+                                     ("#555", ' stroke-dasharray="6 4"',
+                                      "zero")]))
     return _svg(len(results), body)
+
+
+def _legend(top, entries):
+    """Return a legend at the panel's top right: (colour, dash, label)."""
+    out = []
+    for k, (colour, dash, label) in enumerate(entries):
+        y = top + _TOP + 12 + 16 * k
+        x = _W - _RIGHT - 110
+        out.append(f'<line x1="{x}" y1="{y}" x2="{x + 24}" y2="{y}" '
+                   f'stroke="{colour}" stroke-width="2"{dash}/>'
+                   f'<text x="{x + 30}" y="{y + 4}" font-size="12">'
+                   f'{xml.sax.saxutils.escape(label)}</text>')
+    return "".join(out)
 
 
 def csv_text(pairs):
@@ -4888,6 +4949,10 @@ def main(argv=None) -> int:
     args = _build_parser().parse_args(_with_default_command(argv))
     try:
         return args.run(args)
+    except BrokenPipeError:              # e.g. | head: end quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141                       # 128 + SIGPIPE, as a shell says
     except (EvalDeltaError, OSError) as exc:
         print(f"bootstrap-eval-deltas: error: {exc}", file=sys.stderr)
         return 2
