@@ -1,0 +1,229 @@
+"""Input: which fields are metrics, odd bytes and values, standard input.
+
+Every reader gets random bytes, JSON values and CSV cells (hypothesis):
+exit 0 with a report, or exit 2 with one line on stderr, never a traceback.
+"""
+import io
+import json
+
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+import bootstrap_eval_deltas as bed
+
+
+def run(capsys, *argv):
+    status = bed.main(["compare", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def jsonl(tmp_path, name, rows):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return str(path)
+
+
+# Which fields are metrics ###############################################
+
+def test_metric_missing_in_the_first_record_is_not_dropped(capsys, tmp_path):
+    # f1 is null in the baseline's first line: the metric set once came
+    # from that line alone, and f1 vanished with exit 0.
+    base = [{"id": i, "acc": i % 2, "f1": None if i == 0 else i / 10}
+            for i in range(10)]
+    cand = [{"id": i, "acc": 1, "f1": i / 9} for i in range(10)]
+    a, b = jsonl(tmp_path, "a.jsonl", base), jsonl(tmp_path, "b.jsonl", cand)
+    status, out, err = run(capsys, a, b, "--resamples", "50")
+    assert status == 2 and out == ""
+    assert err.startswith(f"bootstrap-eval-deltas: error: {a}:1: f1 is "
+                          f"missing here but a number at {b}:1")
+    base[0]["f1"] = 0.0
+    base[5]["f1"] = None
+    a = jsonl(tmp_path, "a.jsonl", base)
+    status, out, err = run(capsys, a, b, "--resamples", "50")
+    assert status == 2 and err.strip().endswith(f"{a}:6: f1: missing value")
+
+
+def test_metric_appearing_after_the_first_record_is_refused(capsys, tmp_path):
+    base = [{"id": i, "acc": i % 2} for i in range(10)]
+    base[7]["bleu"] = 0.5
+    cand = [{"id": i, "acc": 1} for i in range(10)]
+    a, b = jsonl(tmp_path, "a.jsonl", base), jsonl(tmp_path, "b.jsonl", cand)
+    status, out, err = run(capsys, a, b, "--resamples", "50")
+    assert status == 2 and out == ""
+    assert f"{a}:8: bleu holds a number here but is missing at {a}:1" in err
+    status, out, _ = run(capsys, a, b, "--metric", "acc", "--resamples", "50")
+    assert status == 0                    # named metrics: bleu not asked for
+
+
+def test_a_field_null_first_and_text_later_is_no_metric(capsys, tmp_path):
+    rows = [{"id": i, "acc": i % 2, "error": None if i else "timeout"}
+            for i in range(12)]
+    rows[0]["error"] = None
+    rows[3]["error"] = "timeout"
+    a = jsonl(tmp_path, "a.jsonl", rows)
+    status, out, _ = run(capsys, a, a, "--json", "--resamples", "50")
+    assert status == 0
+    assert [e["metric"] for e in json.loads(out)["metrics"]] == ["acc"]
+
+
+def test_labels_and_ids_are_not_metrics(capsys, tmp_path):
+    # lm-eval lines: target "1" is a label, doc_id an id even where id is
+    # the join key, and the line's own metrics list says what to compare.
+    def rows(shift):
+        return [{"id": f"q{i}", "doc_id": i, "target": "1",
+                 "metrics": ["acc", "acc_norm"], "acc": (i + shift) % 2,
+                 "acc_norm": float((i * shift) % 3 == 0), "prompt_len": 5}
+                for i in range(40)]
+    a = jsonl(tmp_path, "a.jsonl", rows(0))
+    b = jsonl(tmp_path, "b.jsonl", rows(1))
+    status, out, _ = run(capsys, a, b, "--json", "--resamples", "50")
+    assert status == 0
+    assert [e["metric"] for e in json.loads(out)["metrics"]] == ["acc",
+                                                                 "acc_norm"]
+
+
+def test_numeric_strings_in_json_are_labels_not_metrics(capsys, tmp_path):
+    rows = [{"id": i, "target": str(i % 2), "acc": i % 2} for i in range(20)]
+    a = jsonl(tmp_path, "a.jsonl", rows)
+    status, out, _ = run(capsys, a, a, "--json", "--resamples", "50")
+    assert [e["metric"] for e in json.loads(out)["metrics"]] == ["acc"]
+
+
+def test_a_metric_in_one_run_only_is_refused(capsys, tmp_path):
+    a = jsonl(tmp_path, "a.jsonl", [{"id": i, "acc": 1, "f1": 0.5}
+                                    for i in range(10)])
+    b = jsonl(tmp_path, "b.jsonl", [{"id": i, "acc": 0} for i in range(10)])
+    status, _, err = run(capsys, a, b)
+    assert status == 2
+    assert f"{b}:1: f1 is missing here but a number at {a}:1" in err
+
+
+def test_csv_column_empty_in_the_first_row_is_not_dropped(capsys, tmp_path):
+    (tmp_path / "a.csv").write_text("id,acc,f1\n1,1,\n2,0,0.5\n3,1,0.25\n")
+    (tmp_path / "b.csv").write_text("id,acc,f1\n1,1,0.5\n2,1,0.5\n3,0,0.5\n")
+    a, b = str(tmp_path / "a.csv"), str(tmp_path / "b.csv")
+    status, _, err = run(capsys, a, b)
+    assert status == 2 and f"{b}:2: f1 is" not in err
+    assert f"{a}:2: f1 is missing here but a number at {b}:2" in err
+
+
+# Values and places #######################################################
+
+def test_underscores_are_text_not_digits(capsys, tmp_path):
+    path = tmp_path / "u.csv"
+    path.write_text("item,system_a_correct,system_b_correct\n1,1_0,1\n")
+    status, _, err = run(capsys, str(path))
+    assert status == 2 and ":2: system_a_correct: not a number: '1_0'" in err
+
+
+def test_missing_cluster_field_says_which_and_lists_fields(capsys, tmp_path):
+    rows = [{"id": i, "acc": i % 2} for i in range(10)]
+    a = jsonl(tmp_path, "a.jsonl", rows)
+    status, _, err = run(capsys, a, a, "--cluster", "passage")
+    assert status == 2
+    assert err.strip().endswith(f"{a}:1: no cluster field 'passage' in this "
+                                f"record; its fields are id, acc")
+    status, _, err = run(capsys, a, a, "--id", "qid")
+    assert status == 2 and "no id field 'qid' in this record" in err
+
+
+def test_huge_values_do_not_overflow(capsys, tmp_path):
+    path = tmp_path / "big.csv"
+    path.write_text("item,system_a_correct,system_b_correct\n" + "".join(
+        f"{i},{(i % 7) * 1e300},{(i % 5) * 1.5e300}\n" for i in range(30)))
+    status, out, err = run(capsys, str(path), "--resamples", "50")
+    assert status == 0 and err == ""
+    assert "e+300" in out
+
+
+def test_tiny_alpha_in_compare(capsys, tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_text("item,system_a_correct,system_b_correct\n" + "".join(
+        f"{i},{i % 2},{i % 3 == 0:d}\n" for i in range(40)))
+    status, out, err = run(capsys, str(path), "--alpha", "1e-16",
+                           "--resamples", "50")
+    assert status == 0 and err == ""
+    assert "that takes 55 items at least" in out
+
+
+def test_standard_input_as_a_run(capsys, tmp_path, monkeypatch):
+    rows = [{"id": i, "m": i % 2} for i in range(30)]
+    b = jsonl(tmp_path, "b.jsonl", rows)
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    monkeypatch.setattr(bed.sys, "stdin",
+                        io.TextIOWrapper(io.BytesIO(data)))
+    status, out, _ = run(capsys, "-", b, "--resamples", "50")
+    assert status == 0 and out.startswith("baseline: -   candidate: ")
+
+
+# Fuzz: never a traceback #################################################
+
+def _outcome(capsys, path, other=None, extra=()):
+    argv = ["compare", path] + ([other] if other else []) + [
+        "--resamples", "41", *extra]
+    try:
+        status = bed.main(argv)
+    except SystemExit as stop:                       # argparse only
+        status = stop.code
+    out, err = capsys.readouterr()
+    assert status in (0, 2), (status, err)
+    if status == 2:
+        assert out == "" and err.count("\n") == 1
+        assert err.startswith("bootstrap-eval-deltas: error: ")
+    else:
+        assert out and err == ""
+
+
+_FUZZ = settings(max_examples=60, deadline=None,
+                 suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@_FUZZ
+@given(data=st.binary(max_size=200),
+       name=st.sampled_from(["x.csv", "x.jsonl", "x.json", "x.tsv", "x"]))
+def test_random_bytes(capsys, tmp_path, data, name):
+    path = tmp_path / name
+    path.write_bytes(data)
+    _outcome(capsys, str(path))
+    _outcome(capsys, str(path), str(path))
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10 ** 20, 10 ** 20)
+    | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=6)
+
+
+@_FUZZ
+@given(rows=st.lists(st.fixed_dictionaries(
+    {"id": st.integers(0, 6) | st.text(max_size=2)},
+    optional={"m": _JSON, "s": _JSON, "c": _JSON}), min_size=1, max_size=8),
+    cluster=st.booleans())
+def test_random_json_values(capsys, tmp_path, rows, cluster):
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    extra = ["--cluster", "c"] if cluster else []
+    _outcome(capsys, str(path), str(path), extra)
+    array = tmp_path / "r.json"
+    array.write_text(json.dumps(rows))
+    _outcome(capsys, str(array), str(path), extra)
+
+
+_CELL = st.sampled_from(["0", "1", "0.5", "", "x", "nan", "1e999", "-0",
+                         "1_0", " 2 ", "true", "1e155", '"', "\t", "0.1"])
+
+
+@_FUZZ
+@given(cells=st.lists(st.tuples(_CELL, _CELL), min_size=0, max_size=12))
+def test_random_csv_cells(capsys, tmp_path, cells):
+    path = tmp_path / "w.csv"
+    path.write_text("item,system_a_correct,system_b_correct\n" + "".join(
+        f"{i},{a},{b}\n" for i, (a, b) in enumerate(cells)))
+    _outcome(capsys, str(path))
+    _outcome(capsys, str(path), extra=["--metric-type", "correct=binary"])
