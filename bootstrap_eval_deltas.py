@@ -2570,8 +2570,10 @@ def detection(r, *, gap=None, alpha=0.05, power=POWER):
         return _mcnemar_detection(r, target, floor, alpha, power)
     method = "normal approximation"
     if units < 2 or not r.se:
+        agree = ("the runs agree on every item" if r.clusters is None
+                 else "the runs' totals agree in every cluster")
         why = (f"one {noun}: no spread" if units < 2 else
-               "the runs agree on every item: no spread" if not r.gap else
+               f"{agree}: no spread" if not r.gap else
                f"every {noun} differs by the same amount: no spread")
         return Detection(None, None, why + " to size a difference from",
                          method)
@@ -2744,7 +2746,8 @@ def _judge_one(r, p_holm, alpha, margin, power, metrics, confidence):
         notes.append("McNemar's test is not used: it takes items as "
                      "independent, and clustered items are not")
     if not r.se and not r.gap:
-        notes.append("the two runs agree on every item")
+        notes.append("the two runs agree on every item" if r.clusters is None
+                     else "the two runs' totals agree in every cluster")
     if ((worst > 0 or best < 0) != (float(r.p) < alpha)
             and _exact(confidence) == 1 - _exact(alpha)):
         notes.append(f"the paired CI and the {r.test} test disagree "

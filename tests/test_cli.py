@@ -261,3 +261,44 @@ def test_ctrl_c_ends_quietly_with_status_130(tmp_path):
     assert err.decode() == ("bootstrap-eval-deltas: interrupted; nothing "
                             "written\n")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["SHIPPED", "SHIPPED", "--a-col", "x"], "--a-col names a column of one"),
+    (["SHIPPED", "--allow-partial"], "--allow-partial is for two runs"),
+    (["SHIPPED", "--json", "--format", "markdown"],
+     "--json is --format json; it cannot go with --format markdown"),
+    (["SHIPPED", "SHIPPED", "--metric", "m", "--metric", "m"],
+     "--metric m is given twice"),
+    (["SHIPPED", "--metric", "a", "--metric", "b"],
+     "one wide file holds one metric"),
+    (["SHIPPED", "--resamples", "2"], "2 resamples are too few for 0.95 "
+                                      "confidence"),
+    (["SHIPPED", "--resamples", "100", "--confidence", "0.999"],
+     "give --resamples 2001 or more"),
+])
+def test_compare_refuses_what_it_would_ignore(capsys, argv, message):
+    argv = [SHIPPED_CSV if a == "SHIPPED" else a for a in argv]
+    status, out, err = run(capsys, "compare", *argv)
+    assert status == 2 and out == "" and message in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--margin", "inf"], "must be in (0, inf), not inf"),
+    (["--margin", "x=-1"], "expected M or NAME=M"),
+    (["--alpha", "0"], "must be in (0, 1), not 0"),
+])
+def test_compare_range_checks(capsys, argv, message):
+    with pytest.raises(SystemExit) as stop:
+        bed.main(["compare", SHIPPED_CSV, *argv])
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_simulate_refuses_out_with_no_csv_and_too_few_resamples(capsys,
+                                                                tmp_path):
+    status, _, err = run(capsys, *SMALL, "--no-csv", "--out",
+                         str(tmp_path / "x.csv"))
+    assert status == 2 and "--out names the CSV that --no-csv" in err
+    status, _, err = run(capsys, "--resamples", "1", "--no-csv")
+    assert status == 2 and "give --resamples 41 or more" in err
+    assert list(tmp_path.iterdir()) == []

@@ -324,3 +324,63 @@ def test_detectable_gap_beyond_reach_at_a_small_discordance():
 def test_tiny_alpha_does_not_crash(capsys):
     status, out, err = run(capsys, "--alpha", "1e-16", "--n-items", "500")
     assert status == 0 and err == "" and "items for 80% power" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--from", "PILOT", "--n-items", "100"], "--n-items does not go with --from"),
+    (["--from", "PILOT", "--simulate"], "--simulate does not go with --from"),
+    (["--from", "PILOT", "--plot", "p.svg"], "--plot does not go with --from"),
+    (["--from", "PILOT", "--acc-a", "0.6"], "--acc-a does not go with --from"),
+    (["--from", "PILOT", "--discordance", "0.2"], "--discordance does not go"),
+    (["--from", "PILOT", "--within-var", "0.1", "--repeats", "2"],
+     "--within-var does not go with --from"),
+    (["--metric", "acc"], "--metric goes with --from"),
+    (["--cluster", "c"], "--cluster goes with --from"),
+    (["--replays", "10"], "--replays goes with --simulate"),
+    (["--seed", "3"], "--seed goes with --simulate"),
+])
+def test_plan_refuses_options_it_would_ignore(capsys, argv, message):
+    shipped = __file__.replace("tests/test_power.py",
+                               "datasets/bootstrap-eval-deltas.csv")
+    argv = [shipped if a == "PILOT" else a for a in argv]
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == "" and message in err
+
+
+def test_plan_from_json(capsys):
+    shipped = __file__.replace("tests/test_power.py",
+                               "datasets/bootstrap-eval-deltas.csv")
+    status, out, _ = run(capsys, "--from", shipped, "--json")
+    (entry,) = json.loads(out)["metrics"]
+    assert status == 0
+    assert (entry["metric"], entry["items_needed"], entry["method"]) == (
+        "correct", 1890, "McNemar exact")
+    assert entry["discordance"] == 0.304
+
+
+def test_plan_from_with_clusters_uses_the_clustered_se(capsys, tmp_path):
+    rows_a = [{"id": i, "c": i // 5, "s": (i * 7 % 11) / 10}
+              for i in range(100)]
+    rows_b = [{"id": i, "c": i // 5, "s": (i * 7 % 11) / 10 + (i // 5) % 3
+               / 20} for i in range(100)]
+    paths = []
+    for name, rows in (("a.jsonl", rows_a), ("b.jsonl", rows_b)):
+        (tmp_path / name).write_text("".join(json.dumps(r) + "\n"
+                                             for r in rows))
+        paths.append(str(tmp_path / name))
+    status, out, _ = run(capsys, "--from", *paths, "--cluster", "c", "--json")
+    (entry,) = json.loads(out)["metrics"]
+    labels = [r["c"] for r in rows_a]
+    diffs = [b["s"] - a["s"] for a, b in zip(rows_a, rows_b)]
+    assert status == 0 and entry["clusters"] == 20
+    assert entry["se"] == pytest.approx(bed.clustered_se(diffs, labels),
+                                        rel=1e-9)
+
+
+def test_plan_is_quick_at_any_size():
+    # Exact power at 10^7 items: a few thousand steps, not 10^7 sums.
+    design = bed.copula_design(0.72, 0.76, 0.6)
+    assert bed.mcnemar_power(10 ** 7, design) > 0.999
+    make = lambda b: bed.copula_design(0.72, b, 0.6)   # noqa: E731
+    gap = bed.detectable_gap(10 ** 6, make, 0.72)
+    assert bed.mcnemar_power(10 ** 6, make(0.72 + gap)) >= 0.8

@@ -1,0 +1,184 @@
+"""Report: verdict words, sizing in words, markdown, SVG, JSON settings."""
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import bootstrap_eval_deltas as bed
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, os.pardir, "bootstrap_eval_deltas.py")
+SHIPPED_CSV = os.path.join(HERE, os.pardir, "datasets",
+                           "bootstrap-eval-deltas.csv")
+HEADER = "item,system_a_correct,system_b_correct\n"
+
+
+def run(capsys, *argv):
+    status = bed.main(["compare", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def wide(tmp_path, pairs, name="w.csv"):
+    path = tmp_path / name
+    path.write_text(HEADER + "".join(f"{i},{a},{b}\n"
+                                     for i, (a, b) in enumerate(pairs)))
+    return str(path)
+
+
+# Sizing in degenerate cases ##############################################
+
+@pytest.mark.parametrize("pairs, words", [
+    ([(1, 1), (0, 0), (1, 1)], "the runs agree on every item: no "
+                               "discordant item to size a difference from"),
+    ([(0.5, 0.7), (0.1, 0.3), (0.4, 0.6)],
+     "every item differs by the same amount: no spread"),
+    ([(0.5, 0.7)], "one item: no spread"),
+    ([(1, 0), (0, 1)], "no paired exact test can give p below 0.5 at this "
+                       "size"),
+    ([(1, 0), (0, 1), (0, 1), (0, 1)], "can give p below 0.125"),
+])
+def test_no_detectable_size_where_there_is_none(capsys, tmp_path, pairs,
+                                                words):
+    # These once read "detects a difference of about 0 (0.0 pts)", "280.2
+    # pts" for two items, and "about 4 items" where p cannot go below 0.125.
+    status, out, _ = run(capsys, wide(tmp_path, pairs), "--resamples", "50")
+    assert status == 0 and words in out
+    assert "detects a difference of about" not in out
+    status, out, _ = run(capsys, wide(tmp_path, pairs), "--resamples", "50",
+                         "--json")
+    entry = json.loads(out)["metrics"][0]
+    assert entry["mde"] is None and entry["items_needed"] is None
+    assert words.split(":")[0] in entry["sizing_note"]
+
+
+def test_three_clusters_cannot_reach_alpha(capsys, tmp_path):
+    rows = [{"id": i, "c": i % 3, "s": (i * 7 % 10) / 10} for i in range(60)]
+    other = [{"id": i, "c": i % 3, "s": (i * 3 % 10 + i % 3) / 10}
+             for i in range(60)]
+    paths = []
+    for name, data in (("a.jsonl", rows), ("b.jsonl", other)):
+        (tmp_path / name).write_text("".join(json.dumps(r) + "\n"
+                                             for r in data))
+        paths.append(str(tmp_path / name))
+    status, out, _ = run(capsys, *paths, "--cluster", "c", "--metric", "s",
+                         "--resamples", "50")
+    assert status == 0
+    assert "no paired exact test can give p below 0.25 at this size" in out
+    assert "that takes 6 clusters at least" in out
+    assert "(only 3 clusters)" in out.splitlines()[2]     # in the verdict
+
+
+def test_compare_and_plan_from_size_a_binary_metric_alike(capsys):
+    status, out, _ = run(capsys, SHIPPED_CSV)
+    assert "detecting +3.6 pts would take about 1890 items" in out
+    assert bed.main(["plan", "--from", SHIPPED_CSV]) == 0
+    assert "1890 items detect +0.036" in capsys.readouterr().out
+
+
+def test_plan_from_identical_runs_says_why(capsys, tmp_path):
+    path = wide(tmp_path, [(i % 2, i % 2) for i in range(30)])
+    assert bed.main(["plan", "--from", path]) == 0
+    out = capsys.readouterr().out
+    assert "None" not in out and "the runs agree on every item" in out
+
+
+# Verdict words ###########################################################
+
+def test_lower_is_better_binary_says_who_is_better(capsys, tmp_path):
+    # An error flag: A errs on 341 items B gets right, B on 281.  It read
+    # "B-only correct=281 (fixed), A-only correct=341 (broke)": backwards.
+    pairs = [(1, 0)] * 341 + [(0, 1)] * 281 + [(0, 0)] * 400
+    path = tmp_path / "err.csv"
+    path.write_text("item,err_a,err_b\n" + "".join(
+        f"{i},{a},{b}\n" for i, (a, b) in enumerate(pairs)))
+    status, out, _ = run(capsys, str(path), "--a-col", "err_a", "--b-col",
+                         "err_b", "--metric", "err", "--lower-is-better",
+                         "err", "--resamples", "50")
+    assert status == 0
+    assert ("discordant pairs: the candidate is better on 341 items, the "
+            "baseline on 281") in out
+
+
+def test_no_false_disagreement_when_confidence_is_not_one_minus_alpha(
+        capsys):
+    # A 90% interval that excludes 0 with p = 0.1677 against alpha 0.05
+    # is no disagreement: they answer different questions.
+    status, out, _ = run(capsys, SHIPPED_CSV, "--confidence", "0.6",
+                         "--resamples", "200")
+    assert status == 0 and "disagree" not in out
+
+
+def test_one_item_is_singular(capsys, tmp_path):
+    status, out, _ = run(capsys, wide(tmp_path, [(0.5, 0.7)]),
+                         "--resamples", "50")
+    assert "   1 item" in out.splitlines()[0] and "1 items" not in out
+
+
+# Markdown, SVG, JSON #####################################################
+
+def test_markdown_escapes_names(capsys, tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("item,a|b *x* <b>,y\n" + "".join(
+        f"{i},{i % 2},{(i + 1) % 2}\n" for i in range(30)))
+    status, out, _ = run(capsys, str(path), "--a-col", "a|b *x* <b>",
+                         "--b-col", "y", "--metric", "a|b *x* <b>",
+                         "--format", "markdown", "--resamples", "50")
+    table = out.splitlines()[2:5]
+    assert status == 0
+    assert all(line.count("|") - line.count("\\|") == 9 for line in table)
+    assert "a\\|b \\*x\\* &lt;b&gt;" in out and "<b>" not in out
+
+
+def test_plot_of_identical_runs_stays_in_its_frame(capsys, tmp_path):
+    target = tmp_path / "same.svg"
+    status, _, _ = run(capsys, wide(tmp_path, [(1, 1), (0, 0)] * 10),
+                       "--resamples", "100", "--plot", str(target))
+    root = ET.parse(target).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    bars = [r for r in root.iter(ns + "rect") if r.get("fill") == "#9cb9dd"]
+    assert status == 0 and bars
+    for bar in bars:
+        x, width = float(bar.get("x")), float(bar.get("width"))
+        assert bed._LEFT <= x and x + width <= bed._W - bed._RIGHT
+    lines = [float(l.get("x1")) for l in root.iter(ns + "line")
+             if l.get("stroke") in ("#c0392b", "#555")
+             and l.get("y1") != l.get("y2")]
+    assert all(bed._LEFT < x < bed._W - bed._RIGHT for x in lines)
+    texts = [t.text for t in root.iter(ns + "text")]
+    assert "95% CI" in texts and "zero" in texts           # the legend
+
+
+def test_plot_must_be_svg(capsys, tmp_path):
+    status, out, err = run(capsys, SHIPPED_CSV, "--plot",
+                           str(tmp_path / "x.png"))
+    assert status == 2 and out == "" and "ending in .svg" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_json_carries_its_settings(capsys):
+    status, out, _ = run(capsys, SHIPPED_CSV, "--json", "--resamples", "100",
+                         "--confidence", "0.9", "--alpha", "0.01",
+                         "--margin", "0.05")
+    report = json.loads(out)
+    assert {k: report[k] for k in ("confidence", "alpha", "power",
+                                   "interval")} == {
+        "confidence": 0.9, "alpha": 0.01, "power": 0.8,
+        "interval": "percentile"}
+    entry = report["metrics"][0]
+    assert entry["margin"] == 0.05
+    assert entry["margin_interval"] == "Newcombe score interval"
+    assert entry["sizing"] == "McNemar exact"
+
+
+def test_closed_stdout_ends_quietly():
+    child = subprocess.Popen([sys.executable, SCRIPT, "compare", SHIPPED_CSV,
+                              "--resamples", "50"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    child.stdout.close()                     # as `| head -0` would
+    err = child.stderr.read()
+    child.wait(timeout=60)
+    assert err == b"" and child.returncode == 141
