@@ -22,11 +22,28 @@ gives the exact power of McNemar's test, the items needed and the smallest
 detectable gap of a paired binary eval, from a design or from pilot data.
 
 Exit status: 0 on success, 1 when ``compare --fail-on`` holds, 2 for bad
-usage or bad input.
+usage or bad input, 130 on Ctrl-C, 141 when standard output is closed.
+
+Sections, in order:
+
+    Constants     the article's setting and tuning numbers
+    Errors        EvalDeltaError, the one error for bad data or arguments
+    Data model    Interval, McNemar, MetricResult, Coverage
+    Simulation    the article's correlated systems
+    Resampling    index and count bootstraps, binomial and multinomial draws
+    Exact tests   McNemar, Newcombe, sign flips, Holm; compare_tally and the
+                  exact values behind it; clustered standard errors
+    Power         McNemar's exact power, items needed, Student's t,
+                  detection() (what an eval can detect), judge() (verdicts
+                  and non-inferiority)
+    Input         files to records and tallies; which fields are metrics
+    Report        text, markdown, JSON and SVG, as strings
+    Command line  argparse, option checks, main()
 """
 __all__ = [
     "Coverage",
     "Design",
+    "Detection",
     "EvalDeltaError",
     "Interval",
     "Judgement",
@@ -36,6 +53,7 @@ __all__ = [
     "Plan",
     "Run",
     "Source",
+    "Spread",
     "bca_interval",
     "binomial",
     "bivariate_normal_cdf",
@@ -48,9 +66,12 @@ __all__ = [
     "copula_design",
     "coverage",
     "csv_text",
+    "default_metrics",
     "detectable_difference",
     "detectable_gap",
+    "detection",
     "discordance_design",
+    "failures",
     "format_compare",
     "format_plan",
     "format_simulation",
@@ -59,10 +80,13 @@ __all__ = [
     "items_needed",
     "judge",
     "latent_draws",
+    "least_units",
     "main",
+    "margin_interval",
     "mcnemar_exact",
     "mcnemar_mid_p",
     "mcnemar_power",
+    "most_accuracy",
     "multinomial",
     "newcombe_interval",
     "numeric_fields",
@@ -78,9 +102,12 @@ __all__ = [
     "simulate",
     "simulated_power",
     "simulation_json",
+    "student_t_upper",
     "system_bootstrap",
+    "tally_spread",
     "unpaired_bootstrap",
     "unpaired_items",
+    "watched",
     "wilson_interval",
 ]
 __version__ = "0.1.0"
