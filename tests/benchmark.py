@@ -4,6 +4,7 @@
     python3 tests/benchmark.py                 # everything, ~15 minutes
     python3 tests/benchmark.py --part article --replays 100   # quicker
     python3 tests/benchmark.py --part scale --largest 100000
+    python3 tests/benchmark.py --part plan     # ~10 seconds
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -272,9 +273,46 @@ def wide_csv_memory(folder, rows):
           f"{elapsed:.1f} s, peak resident memory {peak:.0f} MB")
 
 
+# Plan: whole processes, and the power engine against a plain sum #######
+
+PLAN_CASES = [
+    ("plan (the article's setting)", []),
+    ("plan --gap 0.01", ["--gap", "0.01"]),
+    ("plan --gap 0.005", ["--gap", "0.005"]),
+    ("plan --n-items 100000", ["--n-items", "100000"]),
+    ("plan --n-items 10000000", ["--n-items", "10000000"]),
+    ("plan --discordance 0.2", ["--acc-a", "0.72", "--acc-b", "0.76",
+                                "--discordance", "0.2"]),
+]
+
+
+def plan_cases():
+    """Time plan as a whole process, and mcnemar_power against the sum
+    over every m (tests/oracle.py) at a size the plain sum can do."""
+    here = os.path.join(os.path.dirname(__file__), os.pardir,
+                        "bootstrap_eval_deltas.py")
+    print(f"\n{'plan, whole process':<38} {'seconds':>9}")
+    for name, extra in PLAN_CASES:
+        elapsed, _ = run_process([sys.executable, here, "plan", *extra])
+        print(f"{name:<38} {elapsed:9.2f}", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "pilot.csv")
+        with open(path, "w") as f:
+            f.write(bed.csv_text(bed.simulate(random.Random(1), 300)))
+        elapsed, _ = run_process([sys.executable, here, "plan", "--from",
+                                  path])
+        print(f"{'plan --from (300 pilot items)':<38} {elapsed:9.2f}")
+    design = bed.copula_design(0.72, 0.76, 0.6)
+    fast, t_fast = timed(bed.mcnemar_power, 1500, design)
+    slow, t_slow = timed(oracle.mcnemar_power_by_m, 1500, design.p10,
+                         design.p01, bed.Fraction(1, 20))
+    assert abs(fast - slow) < 1e-10, "power differs from the plain sum"
+    row("exact power, n=1500", t_fast, t_slow)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("article", "scale", "all"),
+    parser.add_argument("--part", choices=("article", "scale", "plan", "all"),
                         default="all")
     parser.add_argument("--replays", type=int, default=bed.REPLAYS)
     parser.add_argument("--resamples", type=int, default=10000,
@@ -294,6 +332,8 @@ def main(argv=None):
             assert same_numbers(fast, slow), "default run numbers differ"
             row(f"default run, jobs={jobs}", t_fast, t_slow)
         print("all numbers identical to the straightforward implementation")
+    if args.part in ("plan", "all"):
+        plan_cases()
     if args.part in ("scale", "all"):
         resampling_only(args.resamples)
         with tempfile.TemporaryDirectory() as folder:
