@@ -77,7 +77,6 @@ __all__ = [
     "format_simulation",
     "holm",
     "items_for_power",
-    "items_needed",
     "judge",
     "latent_draws",
     "least_units",
@@ -1887,20 +1886,6 @@ def detectable_difference(se, *, alpha=0.05, power=POWER):
     return _z_sum(alpha, power) * se
 
 
-def items_needed(se, n, gap, *, alpha=0.05, power=POWER):
-    """Return about how many items detect *gap* with *power*, or None.
-
-    The standard error shrinks as 1/sqrt(items) in the same design.
-
-    >>> items_needed(0.1, 100, 0.14)
-    401
-    """
-    if not gap or not se:
-        return None
-    return math.ceil(n * (detectable_difference(se, alpha=alpha, power=power)
-                          / abs(gap)) ** 2 - 1e-9)
-
-
 # Planning a paired binary eval.  The article's copula makes the latent
 # scores of A and B bivariate normal with correlation corr**2, so the
 # chance both are right is a bivariate normal probability, and the
@@ -2240,7 +2225,8 @@ def _binomial_weights(n, p, cut=1e-17):
         return n, [1.0]
     mode = min(n, int((n + 1) * p))
     odds = p / (1 - p)
-    up, term, m = [], _binomial_pmf(mode, n, p), mode
+    peak = _binomial_pmf(mode, n, p)
+    up, term, m = [], peak, mode
     while m < n:
         ratio = (n - m) * odds / (m + 1)
         term *= ratio
@@ -2248,7 +2234,7 @@ def _binomial_weights(n, p, cut=1e-17):
         up.append(term)
         if ratio < 1 and term * ratio < cut * (1 - ratio):
             break
-    down, term, m = [], _binomial_pmf(mode, n, p), mode
+    down, term, m = [], peak, mode
     while m > 0:
         ratio = m / ((n - m + 1) * odds)
         term *= ratio
@@ -2256,7 +2242,7 @@ def _binomial_weights(n, p, cut=1e-17):
         down.append(term)
         if ratio < 1 and term * ratio < cut * (1 - ratio):
             break
-    return mode - len(down), down[::-1] + [_binomial_pmf(mode, n, p)] + up
+    return mode - len(down), down[::-1] + [peak] + up
 
 
 def _rejection_chances(lo, count, q, alpha):
@@ -2692,14 +2678,6 @@ class Judgement(NamedTuple):
     margin_method: object = None  # that interval's name
     caution: object = None       # a warning shown beside the verdict
 
-    @property
-    def mde(self):
-        return self.detection.mde
-
-    @property
-    def items_needed(self):
-        return self.detection.items_needed
-
 
 # Non-inferiority is judged on an interval whose coverage holds at the
 # margin, not on the percentile bootstrap (at n = 100 that called a
@@ -2752,9 +2730,11 @@ def _judge_one(r, p_holm, alpha, margin, power, metrics, confidence):
     notes, ni, ni_ci, ni_name = [], None, None, None
     if margin is not None:
         ni_ci, ni_name = margin_interval(r, confidence)
-        ni = bool(ni_ci) and min(sign * ni_ci.lo, sign * ni_ci.hi) > -margin
+        ni = (ni_ci is not None
+              and min(sign * ni_ci.lo, sign * ni_ci.hi) > -margin)
         if ni_ci is None:
             notes.append(f"non-inferiority is not judged: {ni_name}")
+            ni_name = None
     if p_holm < alpha:
         verdict = "better" if sign * r.gap > 0 else "worse"
     elif ni:
@@ -2797,9 +2777,8 @@ def _judge_one(r, p_holm, alpha, margin, power, metrics, confidence):
     found = detection(r, alpha=alpha, power=power)
     if verdict in ("better", "worse"):
         found = found._replace(items_needed=None)
-    return Judgement(p_holm, verdict, found, notes, margin, ni,
-                     ni_ci if ni_ci else None, ni_name if ni_ci else None,
-                     caution)
+    return Judgement(p_holm, verdict, found, notes, margin, ni, ni_ci,
+                     ni_name, caution)
 
 
 ## Input ######################################################################
@@ -3103,6 +3082,11 @@ _JSON = json.JSONDecoder(parse_constant=_no_constant)
 _MISSING = object()
 
 
+def _missing(value):
+    """Return True for a value that is absent, null or empty."""
+    return value is _MISSING or value is None or value == ""
+
+
 def _field(record, name):
     """Return record[name], following dots into nested objects if need be.
 
@@ -3136,7 +3120,7 @@ def _number(value):
     >>> _number("0.5"), _number(True), _number(" 3 ")
     (0.5, 1.0, 3.0)
     """
-    if value is _MISSING or value is None or value == "":
+    if _missing(value):
         raise ValueError("missing value")
     if isinstance(value, str):
         word = value.strip().lower()
@@ -3504,10 +3488,6 @@ def _is_metric_value(value, table):
         return isinstance(value, str) and bool(value.strip()) and \
             _is_number(value)
     return type(value) in (int, float, bool)
-
-
-def _missing(value):
-    return value is _MISSING or value is None or value == ""
 
 
 def default_metrics(baseline, candidate, exclude):
