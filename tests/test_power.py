@@ -384,3 +384,31 @@ def test_plan_is_quick_at_any_size():
     make = lambda b: bed.copula_design(0.72, b, 0.6)   # noqa: E731
     gap = bed.detectable_gap(10 ** 6, make, 0.72)
     assert bed.mcnemar_power(10 ** 6, make(0.72 + gap)) >= 0.8
+
+
+# Student's t quantiles ###################################################
+
+@pytest.mark.parametrize("tail", [0.25, 0.1, 0.025, 0.005, 1e-6, 0.4999])
+def test_t_quantile_closed_forms_at_one_and_two_df(tail):
+    # df = 1 is Cauchy: tan(pi (1/2 - tail)) = 1 / tan(pi tail); df = 2:
+    # (1 - 2 tail) / sqrt(2 tail (1 - tail)).
+    assert bed.student_t_upper(tail, 1) == pytest.approx(
+        1 / math.tan(math.pi * tail), rel=1e-12)
+    assert bed.student_t_upper(tail, 2) == pytest.approx(
+        (1 - 2 * tail) / math.sqrt(2 * tail * (1 - tail)), rel=1e-12)
+
+
+def test_t_quantile_published_table():
+    # Two-sided 95% critical values, as in any table of Student's t.
+    table = {5: 2.571, 10: 2.228, 20: 2.086, 30: 2.042, 60: 2.000,
+             120: 1.980, 1000: 1.962}
+    for df, value in table.items():
+        assert round(bed.student_t_upper(0.025, df), 3) == value
+
+
+def test_t_quantile_against_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    for df in (3, 7, 19, 49, 199, 999, 1000, 5000, 10 ** 6):
+        for tail in (0.25, 0.05, 0.025, 0.005, 1e-6):
+            assert bed.student_t_upper(tail, df) == pytest.approx(
+                stats.t.isf(tail, df), rel=1e-10)
