@@ -132,6 +132,7 @@ import sys
 import tempfile
 import time
 import xml.sax.saxutils
+import zipfile
 import zlib
 from array import array
 from fractions import Fraction
@@ -2819,13 +2820,31 @@ class Source(NamedTuple):
     first_number: int
     batches: object
     where: object
+    notes: tuple = ()        # what the reader did: epochs averaged, ...
 
     def run(self):
         """Return a Run holding the first record only, for header checks."""
         return Run(self.path, [self.first], [self.where(self.first_number)])
 
 
-def open_source(path):
+def open_source(path, how=None):
+    """Return the Source of a run: a file, or the directory a framework
+    wrote, read as *how* (a Reading) says.
+
+    The format is how.format, else the one whose sniff() claims the file's
+    name and first bytes (see _READERS); plain tables (CSV, TSV, JSONL, a
+    JSON array, each optionally gzipped) are the rest.
+    """
+    how = how or Reading()
+    if path != STDIN and os.path.isdir(path):
+        path = _pick_in_directory(path, how)
+    name = how.format or _sniff(path)
+    if name != "table":
+        return _READERS[name].read(path, how)
+    return _table_source(path)
+
+
+def _table_source(path):
     """Return the Source of a CSV, TSV, JSONL or JSON-array file (or .gz).
 
     The format comes from the extension, else from the content.  A
@@ -3551,6 +3570,474 @@ def watched(source, exclude):
     return source._replace(batches=batches())
 
 
+## Input: the frameworks' own files ##########################################
+
+# Each eval framework writes per-item results its own way.  A reader turns
+# one framework's file into the records the rest of the tool reads (an item
+# id, optional epochs, numeric fields), so the statistics never see a
+# format; a new format is one reader, one row of _READERS and its fixtures.
+# Where a framework writes several samples (epochs) of an item, the item's
+# score is their mean (Miller 2024, "Adding Error Bars to Evals"): the
+# item stays the unit of resampling and the report says so.
+
+class Reading(NamedTuple):
+    """How to read a run: the options a reader may use."""
+    format: object = None        # a _READERS name, or None: sniffed
+    records: object = None       # key of the records in a JSON document
+    task: object = None          # the task to pick in a directory
+    filter: object = None        # lm-eval: the filter to keep
+    scorer: object = None        # Inspect: the scorer to keep
+    allow_partial: bool = False  # leave errored samples out, and say so
+
+
+class _Reader(NamedTuple):
+    read: object                 # read(path, how) -> Source
+    description: str
+
+
+def _sniff(path):
+    """Return the _READERS name for a file, from its name and first bytes."""
+    if path == STDIN:
+        return "table"
+    name = path.lower()
+    head = _head_bytes(path)
+    if head[:4] == b"PK\x03\x04" or name.endswith(".eval"):
+        return "inspect"
+    if head[:4] == b"PAR1" or name.endswith(".parquet"):
+        return "lighteval"
+    text = head.decode("utf-8-sig", "replace").lstrip()
+    if text.startswith("["):
+        return "helm" if '"instance_id"' in text and '"stats"' in text \
+            else "table"
+    if not text.startswith("{"):
+        return "table"
+    line, _, rest = text.partition("\n")
+    try:
+        first = json.loads(line)
+    except ValueError:
+        return "document"                 # one JSON value over many lines
+    if not isinstance(first, dict):
+        return "table"
+    if not rest.strip() and any(isinstance(v, (list, dict))
+                                for v in first.values()):
+        return "document"
+    if "spec" in first or {"sample_id", "type", "data"} <= first.keys():
+        return "openai-evals"
+    if "doc_id" in first and ("filter" in first or "metrics" in first):
+        return "lm-eval"
+    return "table"
+
+
+def _head_bytes(path, size=1 << 16):
+    """Return the first bytes of a file, gunzipped if need be ('' if the
+    file cannot be read: the reader then says why)."""
+    try:
+        with open(path, "rb") as raw:
+            head = raw.read(size)
+            if head[:2] == b"\x1f\x8b":
+                raw.seek(0)
+                with gzip.GzipFile(fileobj=raw) as unzipped:
+                    head = unzipped.read(size)
+            return head
+    except (OSError, EOFError, zlib.error):
+        return b""
+
+
+def _load_json(path):
+    """Return the one JSON value a file holds (gunzipped if need be)."""
+    text = "".join(line for _, lines in _lines(path) for line in lines)
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        raise EvalDeltaError(f"{path}:{line or 1}: malformed JSON: "
+                             f"{getattr(exc, 'msg', exc)}") from None
+
+
+def _listed_source(path, labelled, notes=()):
+    """Return a Source of (place, record) pairs; where() names the place."""
+    if not labelled:
+        raise EvalDeltaError(f"{path}: no records")
+    places = [place for place, _ in labelled]
+    records = [record for _, record in labelled]
+
+    def where(number):
+        return f"{path}: {places[number - 1]}"
+
+    def batches():
+        for start in range(0, len(records), _BATCH):
+            chunk = records[start:start + _BATCH]
+            yield list(range(start + 1, start + 1 + len(chunk))), chunk
+    return Source(path, "json", None, records[0], 1, batches(), where,
+                  tuple(notes))
+
+
+def average_epochs(labelled, key="id"):
+    """Return (labelled, notes) with one record per item: the records
+    sharing *key* are epochs of one item, and each numeric field is their
+    exact mean (rounded once); a field numeric in some epochs and missing
+    in others is left missing, so the metric reader names it.
+
+    >>> average_epochs([("a", {"id": 1, "m": 1}), ("b", {"id": 1, "m": 0}),
+    ...                 ("c", {"id": 2, "m": 1}), ("d", {"id": 2, "m": 1})])
+    ([('a', {'id': 1, 'm': 0.5}), ('c', {'id': 2, 'm': 1.0})], ('2 epochs per item, averaged',))
+    """
+    groups = {}
+    for place, record in labelled:
+        groups.setdefault(record[key], []).append((place, record))
+    sizes = sorted({len(group) for group in groups.values()})
+    if sizes in ([], [1]):
+        return labelled, ()
+    out = []
+    for group in groups.values():
+        place, first = group[0]
+        merged = {}
+        for name in dict.fromkeys(k for _, r in group for k in r):
+            values = [r.get(name, _MISSING) for _, r in group]
+            numeric = [type(v) in (int, float, bool) for v in values]
+            if name == key or not any(numeric):
+                merged[name] = first.get(name)
+            elif all(numeric):
+                total = sum(map(_exact, values))
+                merged[name] = float(total / len(values))
+            else:
+                merged[name] = None
+        merged.pop("epoch", None)
+        out.append((place, merged))
+    span = (f"{sizes[0]}" if len(sizes) == 1
+            else f"{sizes[0]} to {sizes[-1]}")
+    return out, (f"{span} epochs per item, averaged",)
+
+
+# lm-evaluation-harness: --log_samples writes samples_<task>_<date>.jsonl,
+# one line per document and filter (gsm8k has strict-match and
+# flexible-extract), each naming its metrics in "metrics".  Metrics
+# written as [gold, pred] pairs (f1, mcc) are corpus-level: they are left
+# out of the default set, and the report says so.
+
+def _read_lm_eval(path, how):
+    rows, filters = [], []
+    for start, lines in _lines(path):
+        for number, line in enumerate(lines, start):
+            if line.strip():
+                record = _json_object(line, f"{path}:{number}")
+                rows.append((number, record))
+                name = str(record.get("filter", "none"))
+                if name not in filters:
+                    filters.append(name)
+    if how.filter is not None:
+        if how.filter not in filters:
+            raise EvalDeltaError(f"{path}: no filter {how.filter!r}; the "
+                                 f"filters are {', '.join(filters)}")
+        filters = [how.filter]
+    several = len(filters) > 1
+    labelled, corpus = [], []
+    for number, record in rows:
+        name = str(record.get("filter", "none"))
+        if name not in filters:
+            continue
+        doc = record.get("doc_id", _MISSING)
+        if _missing(doc):
+            raise EvalDeltaError(f"{path}:{number}: no doc_id")
+        out = {"doc_id": str(doc), "filter": name}
+        listed = record.get("metrics")
+        names = listed if isinstance(listed, list) else []
+        kept = []
+        for metric in names:
+            value = record.get(metric, _MISSING)
+            if isinstance(value, (list, tuple)):
+                if metric not in corpus:
+                    corpus.append(metric)
+                continue
+            field = f"{metric}[{name}]" if several else metric
+            out[field] = value
+            kept.append(field)
+        out["metrics"] = kept
+        labelled.append((f"line {number}", out))
+    labelled = _by_filter(labelled)
+    labelled, notes = average_epochs(labelled, "doc_id")
+    if corpus:
+        notes += (f"{', '.join(corpus)}: corpus-level (lm-eval writes a "
+                  f"[gold, pred] pair per item), not compared",)
+    if several:
+        notes += (f"filters {', '.join(filters)}: each its own metric; "
+                  f"--filter keeps one",)
+    return _listed_source(path, labelled, notes)
+
+
+def _by_filter(labelled):
+    """Join an lm-eval document's lines of several filters into one
+    record; a document seen again with a filter it has is a repeat (an
+    epoch), and starts a record of its own."""
+    out, open_ = [], {}
+    for place, record in labelled:
+        doc, name = record["doc_id"], record.pop("filter")
+        slots = open_.setdefault(doc, [])
+        target = next((i for i in slots if name not in out[i][2]), None)
+        if target is None:
+            slots.append(len(out))
+            out.append((place, record, {name}))
+            continue
+        _, merged, seen = out[target]
+        seen.add(name)
+        merged["metrics"] = merged["metrics"] + record["metrics"]
+        merged.update((k, v) for k, v in record.items() if k != "metrics")
+    return [(place, record) for place, record, _ in out]
+
+
+# Inspect (UK AISI inspect_ai): a .eval log is a zip archive holding
+# samples/<id>_epoch_<n>.json, a .json log one object with "samples".  A
+# sample has an id, an epoch and scores {scorer: {"value": ...}}; a value
+# is a letter (C 1, P 0.5, I and N 0, as Inspect's value_to_float), a
+# number, a bool, or a dict of named values, each its own metric.
+
+_INSPECT_LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
+
+
+def _inspect_value(value):
+    """Return an Inspect score value as a number where Inspect reads one.
+
+    >>> _inspect_value("C"), _inspect_value("yes"), _inspect_value(0.25)
+    (1.0, 1.0, 0.25)
+    """
+    if type(value) in (int, float, bool):
+        return value
+    if isinstance(value, str):
+        if value in _INSPECT_LETTERS:
+            return _INSPECT_LETTERS[value]
+        word = value.strip().lower()
+        if word in ("yes", "true", "no", "false"):
+            return float(word in ("yes", "true"))
+    return value                   # left as it is: the reader names it
+
+
+def _inspect_records(path, samples, how):
+    """Return (labelled records, notes) of Inspect samples."""
+    labelled, errored, scorers = [], 0, []
+    for sample in samples:
+        if not isinstance(sample, dict):
+            raise EvalDeltaError(f"{path}: a sample that is not an object")
+        place = f"sample {sample.get('id')!r} epoch {sample.get('epoch', 1)}"
+        scores = sample.get("scores")
+        if sample.get("error") or not isinstance(scores, dict) or not scores:
+            if how.allow_partial:
+                errored += 1
+                continue
+            raise EvalDeltaError(
+                f"{path}: {place}: errored, no score; --allow-partial "
+                f"leaves errored samples out and says how many")
+        record = {"id": str(sample.get("id")),
+                  "epoch": sample.get("epoch", 1), "metrics": []}
+        for scorer, score in scores.items():
+            if scorer not in scorers:
+                scorers.append(scorer)
+            if how.scorer is not None and scorer != how.scorer:
+                continue
+            value = score.get("value") if isinstance(score, dict) else score
+            named = (value.items() if isinstance(value, dict)
+                     else [(None, value)])
+            for key, part in named:
+                field = scorer if key is None else f"{scorer}.{key}"
+                record[field] = _inspect_value(part)
+                record["metrics"].append(field)
+        labelled.append((place, record))
+    if how.scorer is not None and how.scorer not in scorers:
+        raise EvalDeltaError(f"{path}: no scorer {how.scorer!r}; the "
+                             f"scorers are {', '.join(scorers) or 'none'}")
+    labelled, notes = average_epochs(labelled)
+    if errored:
+        notes += (f"{errored} errored samples left out (--allow-partial)",)
+    return labelled, notes
+
+
+def _read_inspect(path, how):
+    if path.lower().endswith(".json"):
+        return _read_inspect_json(path, _load_json(path), how)
+    samples = []
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = sorted(n for n in archive.namelist()
+                           if n.startswith("samples/") and n.endswith(".json"))
+            for name in names:
+                with archive.open(name) as member:
+                    samples.append(json.load(member))
+    except NotImplementedError:
+        raise EvalDeltaError(
+            f"{path}: compressed with zstd, which Python reads from 3.14 "
+            f"on; convert it with 'inspect log convert {path} --to json', "
+            f"or use Python 3.14") from None
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise EvalDeltaError(f"{path}: not a readable Inspect .eval log "
+                             f"({exc})") from None
+    if not names:
+        raise EvalDeltaError(f"{path}: no samples in this Inspect log")
+    return _listed_source(path, *_inspect_records(path, samples, how))
+
+
+def _read_inspect_json(path, doc, how):
+    samples = doc.get("samples")
+    if not isinstance(samples, list) or not samples:
+        raise EvalDeltaError(f"{path}: no samples in this Inspect log")
+    return _listed_source(path, *_inspect_records(path, samples, how))
+
+
+# HELM: per_instance_stats.json is a list of {instance_id,
+# train_trial_index, perturbation, stats: [{name: {name, split, ...},
+# mean}]}; an item's score for a metric is the mean of the stat of that
+# name on the test split, unperturbed.  The item is (instance, trial).
+
+def _read_helm(path, how):
+    doc = _load_json(path)
+    if not isinstance(doc, list):
+        raise EvalDeltaError(f"{path}: expected HELM's list of instances")
+    labelled = []
+    splits = {name.get("split") for entry in doc
+              for name, _ in _helm_stats(entry)}
+    split = ("test" if "test" in splits
+             else min(map(str, splits - {None}), default=None))
+    for entry in doc:
+        if not isinstance(entry, dict) or entry.get("perturbation"):
+            continue
+        trial = entry.get("train_trial_index", 0)
+        record = {"id": f"{entry.get('instance_id')}/{trial}"}
+        for name, mean in _helm_stats(entry):
+            if not name.get("perturbation") and name.get("split") == split:
+                record[str(name.get("name"))] = mean
+        labelled.append((f"instance {entry.get('instance_id')} trial "
+                         f"{trial}", record))
+    return _listed_source(path, labelled,
+                          (f"HELM {split} split, unperturbed",))
+
+
+def _helm_stats(entry):
+    """Return [(name object, mean)] of a HELM instance's stats."""
+    stats = entry.get("stats") if isinstance(entry, dict) else None
+    return [(s["name"], s.get("mean"))
+            for s in (stats if isinstance(stats, list) else ())
+            if isinstance(s, dict) and isinstance(s.get("name"), dict)]
+
+
+# OpenAI evals: a record file holds a "spec" line, then events {sample_id,
+# type, data}, in any order; "match" events carry data.correct per sample.
+
+def _read_openai_evals(path, how):
+    labelled, graded = [], 0
+    for start, lines in _lines(path):
+        for number, line in enumerate(lines, start):
+            if not line.strip():
+                continue
+            event = _json_object(line, f"{path}:{number}")
+            if event.get("type") == "match":
+                data = event.get("data") or {}
+                labelled.append((f"line {number}",
+                                 {"id": str(event.get("sample_id")),
+                                  "correct": data.get("correct")}))
+            elif event.get("type") == "metrics":
+                graded += 1
+    if not labelled and graded:
+        raise EvalDeltaError(f"{path}: a model-graded eval (metrics events "
+                             f"with a choice per sample); this reader takes "
+                             f"match events only")
+    return _listed_source(path, *average_epochs(labelled))
+
+
+# Any JSON document: a framework's object (Inspect's .json log, promptfoo,
+# DeepEval, OpenCompass) or records under a key named by --records.
+
+def _read_document(path, how):
+    doc = _load_json(path)
+    if isinstance(doc, list):
+        return _table_source(path)
+    if not isinstance(doc, dict):
+        raise EvalDeltaError(f"{path}: a JSON document that holds no records")
+    if how.records is not None:
+        records = _field(doc, how.records)
+        if (not isinstance(records, list)
+                or not all(isinstance(r, dict) for r in records)):
+            raise EvalDeltaError(f"{path}: {how.records!r} is not a list of "
+                                 f"records")
+        return _listed_source(path, [(f"{how.records}[{i}]", r)
+                                     for i, r in enumerate(records)])
+    if isinstance(doc.get("samples"), list) and "eval" in doc:
+        return _read_inspect_json(path, doc, how)
+    lists = [f"{key} ({size} records)" for key, size in _record_lists(doc)]
+    raise EvalDeltaError(
+        f"{path}: a JSON object, not a list of records; lists of records "
+        f"in it: {', '.join(lists) or 'none'}; name the one to read with "
+        f"--records KEY")
+
+
+def _record_lists(doc, prefix="", depth=3):
+    """Yield (dotted key, length) of the lists of objects in a document.
+
+    >>> list(_record_lists({"a": {"b": [{"x": 1}]}, "c": [1, 2]}))
+    [('a.b', 1)]
+    """
+    for key, value in doc.items():
+        if isinstance(value, list) and value and all(
+                isinstance(v, dict) for v in value):
+            yield prefix + key, len(value)
+        elif isinstance(value, dict) and depth > 1:
+            yield from _record_lists(value, f"{prefix}{key}.", depth - 1)
+
+
+def _read_lighteval(path, how):
+    raise EvalDeltaError(
+        f"{path}: parquet, which the standard library cannot read; convert "
+        f"it once: python -c \"import pandas as p, sys; "
+        f"p.read_parquet(sys.argv[1]).to_json(sys.argv[2], orient='records',"
+        f" lines=True)\" {path} details.jsonl")
+
+
+def _read_table(path, how):
+    return _table_source(path)
+
+
+_READERS = {
+    "table": _Reader(_read_table, "CSV, TSV, JSONL or a JSON array of "
+                                  "records, optionally gzipped"),
+    "lm-eval": _Reader(_read_lm_eval, "lm-evaluation-harness "
+                                      "samples_<task>_<date>.jsonl"),
+    "inspect": _Reader(_read_inspect, "Inspect .eval or .json log"),
+    "helm": _Reader(_read_helm, "HELM per_instance_stats.json"),
+    "openai-evals": _Reader(_read_openai_evals, "OpenAI evals record "
+                                                "file (match events)"),
+    "document": _Reader(_read_document, "a JSON object holding records "
+                                        "(--records KEY)"),
+    "lighteval": _Reader(_read_lighteval, "lighteval parquet details "
+                                          "(says how to convert)"),
+}
+
+
+def _pick_in_directory(path, how):
+    """Return the file to read in a directory a framework wrote: HELM's
+    per_instance_stats.json, lm-eval's samples_*.jsonl or Inspect logs
+    (.eval, .json), the one of --task where there are several."""
+    found = []
+    for folder, _, files in os.walk(path):
+        if folder[len(path):].count(os.sep) > 2:
+            continue
+        for name in sorted(files):
+            if (name == "per_instance_stats.json" or name.endswith(".eval")
+                    or name.startswith("samples_") and ".jsonl" in name
+                    or name.endswith(".json") and folder == path):
+                found.append(os.path.join(folder, name))
+    found.sort()
+    if how.task is not None:
+        found = [f for f in found if how.task in os.path.basename(f)
+                 or how.task in f[len(path):]]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise EvalDeltaError(f"{path}: a directory with no run to read"
+                             + (f" for --task {how.task}" if how.task
+                                else ""))
+    shown = ", ".join(os.path.relpath(f, path) for f in found[:6])
+    raise EvalDeltaError(f"{path}: a directory with {len(found)} runs "
+                         f"({shown}{', ...' if len(found) > 6 else ''}); "
+                         f"pick one with --task NAME or name the file")
+
+
 ## Report #####################################################################
 
 def _fixed(x, places, *, sign=False):
@@ -3866,10 +4353,15 @@ def _header(names, n_items, dropped, clusters=None):
 
 
 def format_compare(results, judgements, *, names, dropped=0,
-                   confidence=CONFIDENCE, markdown=False):
-    """Return the text (or markdown) report of compare: table, words."""
+                   confidence=CONFIDENCE, markdown=False, reading=()):
+    """Return the text (or markdown) report of compare: table, words.
+
+    *reading* holds lines on how the files were read (epochs averaged,
+    filters), shown under the header."""
     rows = _rows(results, judgements, confidence)
     head = _header(names, results[0].n_items, dropped, results[0].clusters)
+    if reading:
+        head = "\n".join([head] + [f"read: {line}" for line in reading])
     words = [_sentence(r, j, confidence=confidence)
              for r, j in zip(results, judgements)]
     notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
@@ -4379,6 +4871,7 @@ def _build_parser():
     cmp.add_argument("--plot", metavar="FILE.svg",
                      help="also draw each metric's paired bootstrap "
                           "distribution with its CI and zero, as SVG")
+    _add_reading(cmp)
     cmp.add_argument("--fail-on", choices=("worse", "not-better",
                                            "inferior"),
                      help="exit 1 when some metric is worse, is not "
@@ -4390,6 +4883,36 @@ def _build_parser():
     cmp.set_defaults(run=_run_compare)
     _add_plan(commands)
     return parser
+
+
+def _add_reading(parser):
+    """Add the options that say how to read a framework's files."""
+    group = parser.add_argument_group(
+        "eval frameworks' own files",
+        "read as they come; the format is detected from the file's name "
+        "and first bytes: " + "; ".join(
+            f"{name}: {reader.description}"
+            for name, reader in _READERS.items()))
+    group.add_argument("--from-format", choices=list(_READERS),
+                       metavar="NAME", help="read the runs as this format "
+                       "instead of detecting it: " + ", ".join(_READERS))
+    group.add_argument("--records", metavar="KEY",
+                       help="a JSON document's key holding the records "
+                            "(dots reach in: results.items)")
+    group.add_argument("--task", metavar="NAME",
+                       help="in a directory a framework wrote, the task "
+                            "(or file name part) to read")
+    group.add_argument("--filter", metavar="NAME",
+                       help="lm-eval: the filter to keep (strict-match); "
+                            "by default each filter is its own metric")
+    group.add_argument("--scorer", metavar="NAME",
+                       help="Inspect: the scorer to keep")
+
+
+def _reading(args):
+    """Return the Reading of the command line's options."""
+    return Reading(args.from_format, args.records, args.task, args.filter,
+                   args.scorer, bool(getattr(args, "allow_partial", False)))
 
 
 def _interval_list(text):
@@ -4453,6 +4976,7 @@ def _add_plan(commands):
                            "are sized by the clustered standard error")
     plan.add_argument("--metric", action="append", metavar="NAME",
                       help="with --from: the metric(s) to plan for")
+    _add_reading(plan)
     plan.add_argument("--alpha", type=_PROBABILITY, default=0.05,
                       help="two-sided significance level (default "
                            "%(default)s)")
@@ -4640,10 +5164,13 @@ def _run_compare(args):
     _check_compare_options(args)
     if args.plot:
         _check_plot(args.plot)
-    baseline = open_source(args.baseline)
-    candidate = open_source(args.candidate) if args.candidate else None
+    how = _reading(args)
+    baseline = open_source(args.baseline, how)
+    candidate = open_source(args.candidate, how) if args.candidate else None
     metrics, baseline, candidate = _metrics(args, baseline, candidate)
     margins = _margins(args.margin, [m.name for m in metrics])
+    reading = [f"{source.path}: {note}" for source in (baseline, candidate)
+               if source for note in source.notes]
     tallies, dropped = read_tallies(baseline, candidate, metrics,
                                     id_field=args.id_col,
                                     cluster=args.cluster,
@@ -4661,14 +5188,17 @@ def _run_compare(args):
     names = ((args.a_col, args.b_col) if candidate is None
              else (baseline.path, candidate.path))
     if args.format == "json":
-        print(json.dumps(compare_json(
+        report = compare_json(
             results, judgements, names=names, seed=args.seed,
             interval=args.interval, resamples=args.resamples,
-            dropped=dropped, confidence=args.confidence, alpha=args.alpha)))
+            dropped=dropped, confidence=args.confidence, alpha=args.alpha)
+        report["reading"] = reading
+        print(json.dumps(report))
     else:
         print(format_compare(results, judgements, names=names,
                              dropped=dropped, confidence=args.confidence,
-                             markdown=args.format == "markdown"))
+                             markdown=args.format == "markdown",
+                             reading=reading))
     if args.plot:
         _write_atomic(args.plot, histogram_svg(results,
                                                confidence=args.confidence))
@@ -4776,7 +5306,8 @@ def _metrics(args, baseline, candidate):
 
 
 # Options of plan that only --from uses, and options it cannot use.
-_PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster")
+_PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
+               "from_format", "records", "task", "filter", "scorer")
 _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
                    "n_items", "simulate", "replays", "seed", "plot",
                    "within_var")
@@ -4814,8 +5345,10 @@ def _plan_from_pilot(args):
         raise EvalDeltaError("--from takes one wide file or two runs")
     args.allow_partial = False
     options = dict(alpha=args.alpha, power=args.power)
-    baseline = open_source(args.pilot[0])
-    candidate = open_source(args.pilot[1]) if len(args.pilot) == 2 else None
+    how = _reading(args)
+    baseline = open_source(args.pilot[0], how)
+    candidate = (open_source(args.pilot[1], how) if len(args.pilot) == 2
+                 else None)
     if candidate is None:
         args.a_col = args.a_col or CSV_HEADER[1]
         args.b_col = args.b_col or CSV_HEADER[2]

@@ -184,10 +184,15 @@ _FUZZ = settings(max_examples=60, deadline=None,
 
 @_FUZZ
 @given(data=st.binary(max_size=200),
-       name=st.sampled_from(["x.csv", "x.jsonl", "x.json", "x.tsv", "x"]))
-def test_random_bytes(capsys, tmp_path, data, name):
+       name=st.sampled_from(["x.csv", "x.jsonl", "x.json", "x.tsv", "x",
+                             "x.eval", "x.parquet"]),
+       prefix=st.sampled_from([b"", b"PK\x03\x04", b"PAR1", b"{\n",
+                               b'{"doc_id": 1, "filter": "a"}\n',
+                               b'{"spec": {}}\n', b'[{"instance_id": 1, '
+                               b'"stats": []}]']))
+def test_random_bytes(capsys, tmp_path, data, name, prefix):
     path = tmp_path / name
-    path.write_bytes(data)
+    path.write_bytes(prefix + data)
     _outcome(capsys, str(path))
     _outcome(capsys, str(path), str(path))
 
@@ -227,3 +232,40 @@ def test_random_csv_cells(capsys, tmp_path, cells):
         f"{i},{a},{b}\n" for i, (a, b) in enumerate(cells)))
     _outcome(capsys, str(path))
     _outcome(capsys, str(path), extra=["--metric-type", "correct=binary"])
+
+
+@_FUZZ
+@given(values=st.lists(st.tuples(_JSON, _JSON, _JSON), min_size=1,
+                       max_size=5),
+       shape=st.sampled_from(["inspect", "lm-eval", "helm", "openai-evals",
+                              "document"]))
+def test_random_values_in_each_frameworks_shape(capsys, tmp_path, values,
+                                                shape):
+    if shape == "inspect":
+        doc = {"eval": {}, "samples": [
+            {"id": i, "epoch": e, "scores": {"s": {"value": v}}}
+            for i, (v, e, _) in enumerate(values)]}
+        text, name = json.dumps(doc, indent=1), "log.json"
+    elif shape == "lm-eval":
+        text = "".join(json.dumps({"doc_id": d, "filter": f, "metrics": ["m"],
+                                   "m": v}) + "\n" for v, d, f in values)
+        name = "samples_t.jsonl"
+    elif shape == "helm":
+        text = json.dumps([{"instance_id": i, "stats": s, "x": v}
+                           for i, (v, s, _) in enumerate(values)])
+        name = "per_instance_stats.json"
+    elif shape == "openai-evals":
+        text = json.dumps({"spec": {}}) + "\n" + "".join(
+            json.dumps({"sample_id": i, "type": t, "data": d}) + "\n"
+            for d, i, t in values)
+        name = "record.jsonl"
+    else:
+        text = json.dumps({"meta": 1, "r": [{"id": i, "m": v}
+                                            for i, (v, _, _) in
+                                            enumerate(values)]}, indent=1)
+        name = "doc.json"
+    path = tmp_path / name
+    path.write_text(text)
+    _outcome(capsys, str(path), str(path))
+    if shape == "document":
+        _outcome(capsys, str(path), str(path), ["--records", "r"])
