@@ -2821,6 +2821,7 @@ class Source(NamedTuple):
     batches: object
     where: object
     notes: tuple = ()        # what the reader did: epochs averaged, ...
+    systems: tuple = ()      # the systems of a file that holds several
 
     def run(self):
         """Return a Run holding the first record only, for header checks."""
@@ -3654,7 +3655,7 @@ def _load_json(path):
                              f"{getattr(exc, 'msg', exc)}") from None
 
 
-def _listed_source(path, labelled, notes=()):
+def _listed_source(path, labelled, notes=(), kind="json", systems=()):
     """Return a Source of (place, record) pairs; where() names the place."""
     if not labelled:
         raise EvalDeltaError(f"{path}: no records")
@@ -3668,8 +3669,8 @@ def _listed_source(path, labelled, notes=()):
         for start in range(0, len(records), _BATCH):
             chunk = records[start:start + _BATCH]
             yield list(range(start + 1, start + 1 + len(chunk))), chunk
-    return Source(path, "json", None, records[0], 1, batches(), where,
-                  tuple(notes))
+    return Source(path, kind, None, records[0], 1, batches(), where,
+                  tuple(notes), tuple(systems))
 
 
 def average_epochs(labelled, key="id"):
@@ -3960,6 +3961,13 @@ def _read_document(path, how):
                                      for i, r in enumerate(records)])
     if isinstance(doc.get("samples"), list) and "eval" in doc:
         return _read_inspect_json(path, doc, how)
+    inner = doc.get("results")
+    if isinstance(inner, dict) and isinstance(inner.get("results"), list):
+        return _read_promptfoo(path, inner["results"], how)
+    if isinstance(doc.get("testCases"), list):
+        return _read_deepeval(path, doc["testCases"])
+    if isinstance(doc.get("details"), (list, dict)):
+        return _read_opencompass(path, doc["details"])
     lists = [f"{key} ({size} records)" for key, size in _record_lists(doc)]
     raise EvalDeltaError(
         f"{path}: a JSON object, not a list of records; lists of records "
@@ -3979,6 +3987,124 @@ def _record_lists(doc, prefix="", depth=3):
             yield prefix + key, len(value)
         elif isinstance(value, dict) and depth > 1:
             yield from _record_lists(value, f"{prefix}{key}.", depth - 1)
+
+
+# promptfoo: `promptfoo eval -o results.json` holds every system (provider,
+# or provider and prompt where there are several prompts) in one file:
+# results.results[] with testIdx, testCase, provider, success, score,
+# namedScores.  It is read as one wide file, a column per system (success)
+# and per system and score (SYSTEM.score, SYSTEM.NAME).  Repeats of a test
+# (--repeat) share its testCase: epochs of one item.  failureReason 2 is
+# an API error, not a wrong answer.
+
+def _read_promptfoo(path, results, how):
+    prompts = {_prompt_label(r) for r in results if isinstance(r, dict)}
+    cells, names, systems, errored = {}, {}, [], set()
+    for number, result in enumerate(results, 1):
+        if not isinstance(result, dict):
+            raise EvalDeltaError(f"{path}: result {number} is not an object")
+        system = _promptfoo_system(result, len(prompts) > 1)
+        test = result.get("testCase")
+        key = (json.dumps(test, sort_keys=True) if test is not None
+               else str(result.get("testIdx")))
+        item = names.setdefault(key, f"test {result.get('testIdx')}")
+        if result.get("failureReason") == 2:
+            if not how.allow_partial:
+                raise EvalDeltaError(
+                    f"{path}: result {number} ({item}, {system}): an API "
+                    f"error, not a wrong answer; --allow-partial leaves "
+                    f"items with errors out")
+            errored.add(item)
+            continue
+        if system not in systems:
+            systems.append(system)
+        values = {system: result.get("success"),
+                  f"{system}.score": result.get("score")}
+        named = result.get("namedScores")
+        if isinstance(named, dict):
+            values.update((f"{system}.{k}", v) for k, v in named.items())
+        row = cells.setdefault(item, {})
+        for column, value in values.items():
+            row.setdefault(column, []).append(value)
+    labelled, most = [], 1
+    for item, row in cells.items():
+        if item in errored:
+            continue
+        record = {"id": item}
+        for column, values in row.items():
+            most = max(most, len(values))
+            record[column] = _mean_of(values)
+        labelled.append((item, record))
+    notes = [f"systems {', '.join(systems)}: one column each"]
+    if most > 1:
+        notes.append(f"up to {most} repeats per test, averaged")
+    if errored:
+        notes.append(f"{len(errored)} tests with API errors left out "
+                     f"(--allow-partial)")
+    return _listed_source(path, labelled, notes, "promptfoo", systems)
+
+
+def _prompt_label(result):
+    prompt = result.get("prompt")
+    return str(prompt.get("label")) if isinstance(prompt, dict) else None
+
+
+def _promptfoo_system(result, several_prompts):
+    provider = result.get("provider")
+    if isinstance(provider, dict):
+        provider = provider.get("label") or provider.get("id")
+    name = str(provider)
+    return f"{name} | {_prompt_label(result)}" if several_prompts else name
+
+
+def _mean_of(values):
+    """Return the exact mean of numbers (rounded once), the value itself
+    if there is one, else None (missing: the metric reader names it)."""
+    if len(values) == 1:
+        return values[0]
+    if all(type(v) in (int, float, bool) for v in values):
+        return float(sum(map(_exact, values)) / len(values))
+    return None
+
+
+# DeepEval: test_run_<ts>.json holds testCases[] with name (the item) and
+# metricsData[] {name, score, success}.
+
+def _read_deepeval(path, cases):
+    labelled = []
+    for number, case in enumerate(cases, 1):
+        if not isinstance(case, dict):
+            raise EvalDeltaError(f"{path}: test case {number} is not an "
+                                 f"object")
+        record = {"id": str(case.get("name", number)), "metrics": []}
+        data = case.get("metricsData")
+        for metric in data if isinstance(data, list) else ():
+            if isinstance(metric, dict):
+                name = str(metric.get("name"))
+                record[name] = metric.get("score")
+                record["metrics"].append(name)
+        labelled.append((f"test case {record['id']!r}", record))
+    return _listed_source(path, labelled)
+
+
+# OpenCompass: results/<model>/<dataset>.json with details (a list, or an
+# object keyed by index): example_abbr is the item, correct (or
+# is_correct) a bool or a list with one entry per repeat.
+
+def _read_opencompass(path, details):
+    entries = (details.items() if isinstance(details, dict)
+               else enumerate(details))
+    labelled = []
+    for key, entry in entries:
+        if not isinstance(entry, dict):
+            raise EvalDeltaError(f"{path}: details {key!r} is not an object")
+        item = str(entry.get("example_abbr", key))
+        value = entry.get("correct", entry.get("is_correct"))
+        for epoch, part in enumerate(value if isinstance(value, list)
+                                     else [value]):
+            labelled.append((f"details {key!r}",
+                             {"id": item, "epoch": epoch, "correct": part}))
+    return _listed_source(path, *average_epochs(labelled))
 
 
 def _read_lighteval(path, how):
@@ -4002,8 +4128,10 @@ _READERS = {
     "helm": _Reader(_read_helm, "HELM per_instance_stats.json"),
     "openai-evals": _Reader(_read_openai_evals, "OpenAI evals record "
                                                 "file (match events)"),
-    "document": _Reader(_read_document, "a JSON object holding records "
-                                        "(--records KEY)"),
+    "document": _Reader(_read_document, "a JSON object: promptfoo "
+                                        "results.json, DeepEval test_run, "
+                                        "OpenCompass results, or records "
+                                        "under --records KEY"),
     "lighteval": _Reader(_read_lighteval, "lighteval parquet details "
                                           "(says how to convert)"),
 }
@@ -5135,7 +5263,10 @@ def _metric_fields(args, baseline, candidate):
     """Return [(metric name, field in A's records, field in B's)] of two
     Sources (candidate None for one wide file)."""
     if candidate is None:
-        a, b = args.a_col, args.b_col
+        if baseline.systems:
+            return [_system_columns(args, baseline.systems)]
+        a = args.a_col or CSV_HEADER[1]
+        b = args.b_col or CSV_HEADER[2]
         suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
         name = args.metric[0] if args.metric else (suffix or f"{b} - {a}")
         return [(name, a, b)]
@@ -5151,6 +5282,26 @@ def _metric_fields(args, baseline, candidate):
             _require(source.run(), name, "field", "numeric fields:",
                      numeric_fields(source.run()))
     return [(name, name, name) for name in names]
+
+
+def _system_columns(args, systems):
+    """Return (metric, A's column, B's column) of a file holding several
+    systems (promptfoo): column SYSTEM is its success, SYSTEM.NAME its
+    other measures.  --a-col and --b-col pick the systems (the two there
+    are, by default), --metric the measure (success by default)."""
+    if len(systems) != 2 and not (args.a_col and args.b_col):
+        raise EvalDeltaError(f"{len(systems)} systems in one file "
+                             f"({', '.join(systems)}); pick two with --a-col "
+                             f"and --b-col")
+    a, b = args.a_col or systems[0], args.b_col or systems[1]
+    for name in (a, b):
+        if name not in systems:
+            raise EvalDeltaError(f"no system {name!r}; the systems are "
+                                 f"{', '.join(systems)}")
+    measure = args.metric[0] if args.metric else "success"
+    if measure == "success":
+        return measure, a, b
+    return measure, f"{a}.{measure}", f"{b}.{measure}"
 
 
 def _not_metrics(args, baseline, candidate):
@@ -5169,6 +5320,11 @@ def _run_compare(args):
     candidate = open_source(args.candidate, how) if args.candidate else None
     metrics, baseline, candidate = _metrics(args, baseline, candidate)
     margins = _margins(args.margin, [m.name for m in metrics])
+    if candidate is None and args.allow_partial and \
+            baseline.kind != "promptfoo":
+        raise EvalDeltaError("--allow-partial is for two runs joined on "
+                             "their ids, or a promptfoo file's errors; this "
+                             "wide file has nothing to leave out")
     reading = [f"{source.path}: {note}" for source in (baseline, candidate)
                if source for note in source.notes]
     tallies, dropped = read_tallies(baseline, candidate, metrics,
@@ -5185,7 +5341,7 @@ def _run_compare(args):
         for m, tally in zip(metrics, tallies)]
     judgements = judge(results, alpha=args.alpha, margin=margins,
                        confidence=args.confidence)
-    names = ((args.a_col, args.b_col) if candidate is None
+    names = ((metrics[0].a_field, metrics[0].b_field) if candidate is None
              else (baseline.path, candidate.path))
     if args.format == "json":
         report = compare_json(
@@ -5232,12 +5388,6 @@ def _check_compare_options(args):
                                      f"file; with two runs, --metric names "
                                      f"the field of both")
     else:
-        args.a_col = args.a_col or CSV_HEADER[1]
-        args.b_col = args.b_col or CSV_HEADER[2]
-        if args.allow_partial:
-            raise EvalDeltaError("--allow-partial is for two runs joined on "
-                                 "their ids; one wide file has nothing to "
-                                 "leave out")
         if args.metric and len(args.metric) > 1:
             raise EvalDeltaError("one wide file holds one metric (--a-col "
                                  "and --b-col); --metric names it once")
@@ -5349,9 +5499,6 @@ def _plan_from_pilot(args):
     baseline = open_source(args.pilot[0], how)
     candidate = (open_source(args.pilot[1], how) if len(args.pilot) == 2
                  else None)
-    if candidate is None:
-        args.a_col = args.a_col or CSV_HEADER[1]
-        args.b_col = args.b_col or CSV_HEADER[2]
     metrics, baseline, candidate = _metrics(args, baseline, candidate)
     if args.repeats:
         return _repeats_from_pilot(args, metrics, options)
@@ -5497,7 +5644,8 @@ def main(argv=None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141                       # 128 + SIGPIPE, as a shell says
     except (EvalDeltaError, OSError) as exc:
-        print(f"bootstrap-eval-deltas: error: {exc}", file=sys.stderr)
+        line = str(exc).replace("\r", "\\r").replace("\n", "\\n")
+        print(f"bootstrap-eval-deltas: error: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("bootstrap-eval-deltas: interrupted; nothing written",

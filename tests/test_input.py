@@ -238,7 +238,8 @@ def test_random_csv_cells(capsys, tmp_path, cells):
 @given(values=st.lists(st.tuples(_JSON, _JSON, _JSON), min_size=1,
                        max_size=5),
        shape=st.sampled_from(["inspect", "lm-eval", "helm", "openai-evals",
-                              "document"]))
+                              "document", "promptfoo", "deepeval",
+                              "opencompass"]))
 def test_random_values_in_each_frameworks_shape(capsys, tmp_path, values,
                                                 shape):
     if shape == "inspect":
@@ -259,6 +260,20 @@ def test_random_values_in_each_frameworks_shape(capsys, tmp_path, values,
             json.dumps({"sample_id": i, "type": t, "data": d}) + "\n"
             for d, i, t in values)
         name = "record.jsonl"
+    elif shape == "promptfoo":
+        text = json.dumps({"results": {"results": [
+            {"testIdx": t, "provider": p, "success": v, "namedScores": v,
+             "failureReason": t} for v, t, p in values]}}, indent=1)
+        name = "results.json"
+    elif shape == "deepeval":
+        text = json.dumps({"testCases": [
+            {"name": n, "metricsData": m} for m, n, _ in values]}, indent=1)
+        name = "test_run.json"
+    elif shape == "opencompass":
+        text = json.dumps({"details": [
+            {"example_abbr": a, "correct": c} for c, a, _ in values]},
+            indent=1)
+        name = "gsm8k.json"
     else:
         text = json.dumps({"meta": 1, "r": [{"id": i, "m": v}
                                             for i, (v, _, _) in

@@ -274,3 +274,85 @@ def test_format_can_be_named(capsys, tmp_path):
     report = compare(capsys, str(tmp_path / "base.json"),
                      str(tmp_path / "cand.json"), "--from-format", "inspect")
     assert report["n_items"] == 12
+
+
+# promptfoo, DeepEval, OpenCompass ########################################
+
+def promptfoo_means(name, measure):
+    """Item -> system -> mean of *measure* over repeats, the plain way."""
+    with open(fixture("promptfoo", name)) as f:
+        results = json.load(f)["results"]["results"]
+    items = {}
+    for r in results:
+        if r.get("failureReason") == 2:
+            continue
+        key = json.dumps(r["testCase"], sort_keys=True)
+        value = (r["success"] if measure == "success"
+                 else r["namedScores"][measure])
+        items.setdefault(key, {}).setdefault(
+            r["provider"]["label"], []).append(Fraction(repr(float(value))))
+    return {k: {s: sum(v) / len(v) for s, v in systems.items()}
+            for k, systems in items.items()}
+
+
+def test_promptfoo_both_systems_in_one_file(capsys):
+    report = compare(capsys, fixture("promptfoo", "results.json"))
+    (entry,) = report["metrics"]
+    means = promptfoo_means("results.json", "success")
+    n = len(means)
+    assert (report["baseline"], report["candidate"]) == ("gpt-4o-mini",
+                                                         "claude-3-haiku")
+    assert report["n_items"] == n == 14              # repeats are epochs
+    assert entry["metric"] == "success"
+    assert entry["observed"]["a"] == float(
+        sum(m["gpt-4o-mini"] for m in means.values()) / n)
+    assert entry["observed"]["b"] == float(
+        sum(m["claude-3-haiku"] for m in means.values()) / n)
+    report = compare(capsys, fixture("promptfoo", "results.json"),
+                     "--metric", "relevance")
+    means = promptfoo_means("results.json", "relevance")
+    assert report["metrics"][0]["observed"]["b"] == float(
+        sum(m["claude-3-haiku"] for m in means.values()) / n)
+
+
+def test_promptfoo_api_errors_are_not_wrong_answers(capsys):
+    path = fixture("promptfoo", "results-errored.json")
+    status = bed.main(["compare", path])
+    err = capsys.readouterr().err
+    assert status == 2 and "an API error, not a wrong answer" in err
+    report = compare(capsys, path, "--allow-partial")
+    assert report["n_items"] == 13
+    assert any("1 tests with API errors left out" in line
+               for line in report["reading"])
+
+
+def test_deepeval_test_runs(capsys):
+    report = compare(capsys, fixture("deepeval", "base"),
+                     fixture("deepeval", "cand"))
+    found = entries(report)
+    assert list(found) == ["Answer Relevancy", "Faithfulness"]
+    runs = []
+    for folder in ("base", "cand"):
+        (name,) = os.listdir(fixture("deepeval", folder))
+        with open(fixture("deepeval", folder, name)) as f:
+            runs.append({c["name"]: {m["name"]: m["score"]
+                                     for m in c["metricsData"]}
+                         for c in json.load(f)["testCases"]})
+    pairs = [(int(runs[0][c]["Faithfulness"]),
+              int(runs[1][c]["Faithfulness"])) for c in runs[0]]
+    check_binary(found["Faithfulness"], pairs)
+
+
+def test_opencompass_repeats_are_epochs(capsys):
+    report = compare(capsys, fixture("opencompass", "base", "gsm8k.json"),
+                     fixture("opencompass", "cand", "gsm8k.json"))
+    means = []
+    for folder in ("base", "cand"):
+        with open(fixture("opencompass", folder, "gsm8k.json")) as f:
+            details = json.load(f)["details"]
+        means.append(sum(Fraction(sum(d["correct"]), len(d["correct"]))
+                         for d in details.values()) / len(details))
+    (entry,) = report["metrics"]
+    assert report["n_items"] == 18
+    assert (entry["observed"]["a"], entry["observed"]["b"]) == tuple(
+        map(float, means))
