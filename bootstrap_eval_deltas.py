@@ -36,7 +36,9 @@ Sections, in order:
     Power         McNemar's exact power, items needed, Student's t,
                   detection() (what an eval can detect), judge() (verdicts
                   and non-inferiority)
-    Input         files to records and tallies; which fields are metrics
+    Input         files to records and tallies; which fields are metrics;
+                  the eval frameworks' own files (_READERS: lm-eval,
+                  Inspect, HELM, OpenAI evals, promptfoo, DeepEval, ...)
     Report        text, markdown, JSON and SVG, as strings
     Command line  argparse, option checks, main()
 """
@@ -51,6 +53,7 @@ __all__ = [
     "Metric",
     "MetricResult",
     "Plan",
+    "Reading",
     "Run",
     "Source",
     "Spread",
@@ -66,6 +69,7 @@ __all__ = [
     "copula_design",
     "coverage",
     "csv_text",
+    "average_epochs",
     "default_metrics",
     "detectable_difference",
     "detectable_gap",
@@ -3600,6 +3604,7 @@ class Reading(NamedTuple):
     filter: object = None        # lm-eval: the filter to keep
     scorer: object = None        # Inspect: the scorer to keep
     allow_partial: bool = False  # leave errored samples out, and say so
+    choice_scores: object = None  # OpenAI evals: {choice: score}
 
 
 class _Reader(NamedTuple):
@@ -3934,22 +3939,33 @@ def _helm_stats(entry):
 
 def _read_openai_evals(path, how):
     labelled, graded = [], 0
+    scores = how.choice_scores
     for start, lines in _lines(path):
         for number, line in enumerate(lines, start):
             if not line.strip():
                 continue
             event = _json_object(line, f"{path}:{number}")
+            data = event.get("data")
+            data = data if isinstance(data, dict) else {}
+            item = str(event.get("sample_id"))
             if event.get("type") == "match":
-                data = event.get("data") or {}
                 labelled.append((f"line {number}",
-                                 {"id": str(event.get("sample_id")),
-                                  "correct": data.get("correct")}))
-            elif event.get("type") == "metrics":
+                                 {"id": item, "correct": data.get("correct")}))
+            elif event.get("type") == "metrics" and "choice" in data:
                 graded += 1
+                if scores is None:
+                    continue
+                choice = str(data["choice"])
+                if choice not in scores:
+                    raise EvalDeltaError(
+                        f"{path}:{number}: choice {choice!r} has no score in "
+                        f"--choice-scores ({', '.join(scores)})")
+                labelled.append((f"line {number}",
+                                 {"id": item, "score": scores[choice]}))
     if not labelled and graded:
         raise EvalDeltaError(f"{path}: a model-graded eval (metrics events "
-                             f"with a choice per sample); this reader takes "
-                             f"match events only")
+                             f"with a choice per sample): give each choice "
+                             f"a score with --choice-scores A=1,B=0,...")
     return _listed_source(path, *average_epochs(labelled))
 
 
@@ -5046,12 +5062,32 @@ def _add_reading(parser):
                             "by default each filter is its own metric")
     group.add_argument("--scorer", metavar="NAME",
                        help="Inspect: the scorer to keep")
+    group.add_argument("--choice-scores", metavar="C=S,...",
+                       type=_choice_scores,
+                       help="OpenAI evals, model-graded: the score of each "
+                            "choice (Y=1,N=0)")
 
 
 def _reading(args):
     """Return the Reading of the command line's options."""
     return Reading(args.from_format, args.records, args.task, args.filter,
-                   args.scorer, bool(getattr(args, "allow_partial", False)))
+                   args.scorer, bool(getattr(args, "allow_partial", False)),
+                   args.choice_scores)
+
+
+def _choice_scores(text):
+    """argparse type of --choice-scores: 'A=1,B=0.5,C=0'."""
+    scores = {}
+    for part in text.split(","):
+        choice, _, value = part.rpartition("=")
+        try:
+            scores[choice.strip()] = _number(value)
+        except ValueError:
+            choice = ""
+        if not choice.strip():
+            raise argparse.ArgumentTypeError(
+                f"expected CHOICE=SCORE,... like Y=1,N=0, not {text!r}")
+    return scores
 
 
 def _interval_list(text):
@@ -5468,7 +5504,8 @@ def _metrics(args, baseline, candidate):
 
 # Options of plan that only --from uses, and options it cannot use.
 _PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
-               "from_format", "records", "task", "filter", "scorer")
+               "from_format", "records", "task", "filter", "scorer",
+               "choice_scores")
 _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
                    "n_items", "simulate", "replays", "seed", "plot",
                    "within_var")

@@ -356,3 +356,21 @@ def test_opencompass_repeats_are_epochs(capsys):
     assert report["n_items"] == 18
     assert (entry["observed"]["a"], entry["observed"]["b"]) == tuple(
         map(float, means))
+
+
+def test_openai_model_graded_evals_need_choice_scores(capsys):
+    base = fixture("openai-evals", "graded-base.jsonl")
+    cand = fixture("openai-evals", "graded-cand.jsonl")
+    status = bed.main(["compare", base, cand])
+    err = capsys.readouterr().err
+    assert status == 2 and "--choice-scores A=1,B=0" in err
+    status = bed.main(["compare", base, cand, "--choice-scores", "Y=1,N=0"])
+    err = capsys.readouterr().err
+    assert status == 2 and ":4: choice 'U' has no score" in err
+    report = compare(capsys, base, cand, "--choice-scores", "Y=1,N=0,U=0.5")
+    score = {"Y": Fraction(1), "N": Fraction(0), "U": Fraction(1, 2)}
+    runs = [[score[e["data"]["choice"]] for e in lines(path)
+             if e.get("type") == "metrics"] for path in (base, cand)]
+    (entry,) = report["metrics"]
+    assert entry["observed"]["a"] == float(sum(runs[0]) / len(runs[0]))
+    assert entry["observed"]["b"] == float(sum(runs[1]) / len(runs[1]))
