@@ -2477,11 +2477,14 @@ def items_with_repeats(design, within, repeats, *, alpha=0.05, power=POWER):
 
 def _repeats_table(between, within, gap, repeats, alpha, power):
     """Return {K: ceil(((z_{1-alpha/2} + z_power) / gap)^2 (between +
-    within / K))}, with the many-repeats limit under the key None."""
+    within / K))}, with the many-repeats limit under the key None; never
+    fewer than least_units(alpha), the fewest items an exact paired test
+    can reach alpha with."""
     factor = (_z_sum(alpha, power) / gap) ** 2
+    floor = least_units(alpha)          # fewer items no exact test can use
 
     def need(variance):
-        return math.ceil(factor * variance - 1e-9)
+        return max(floor, math.ceil(factor * variance - 1e-9))
 
     table = {k: need(between + within / k) for k in repeats}
     table[None] = need(between)
@@ -2906,9 +2909,9 @@ def _record_place(path):
     return where
 
 
-def read_run(path):
+def read_run(path, how=None):
     """Return the Run in a file: every record as a dict, with its place."""
-    source = open_source(path)
+    source = open_source(path, how)
     records, places = [], []
     for numbers, batch in source.batches:
         if source.fields is not None:
@@ -3605,6 +3608,7 @@ class Reading(NamedTuple):
     scorer: object = None        # Inspect: the scorer to keep
     allow_partial: bool = False  # leave errored samples out, and say so
     choice_scores: object = None  # OpenAI evals: {choice: score}
+    keep_epochs: bool = False    # a record per epoch (plan --repeats)
 
 
 class _Reader(NamedTuple):
@@ -3726,6 +3730,13 @@ def average_epochs(labelled, key="id"):
     return out, (f"{span} epochs per item, averaged",)
 
 
+def _epochs(labelled, how, key="id"):
+    """average_epochs, unless the reading keeps a record per epoch."""
+    if how.keep_epochs:
+        return labelled, ()
+    return average_epochs(labelled, key)
+
+
 # lm-evaluation-harness: --log_samples writes samples_<task>_<date>.jsonl,
 # one line per document and filter (gsm8k has strict-match and
 # flexible-extract), each naming its metrics in "metrics".  Metrics
@@ -3772,7 +3783,7 @@ def _read_lm_eval(path, how):
         out["metrics"] = kept
         labelled.append((f"line {number}", out))
     labelled = _by_filter(labelled)
-    labelled, notes = average_epochs(labelled, "doc_id")
+    labelled, notes = _epochs(labelled, how, "doc_id")
     if corpus:
         notes += (f"{', '.join(corpus)}: corpus-level (lm-eval writes a "
                   f"[gold, pred] pair per item), not compared",)
@@ -3861,7 +3872,7 @@ def _inspect_records(path, samples, how):
     if how.scorer is not None and how.scorer not in scorers:
         raise EvalDeltaError(f"{path}: no scorer {how.scorer!r}; the "
                              f"scorers are {', '.join(scorers) or 'none'}")
-    labelled, notes = average_epochs(labelled)
+    labelled, notes = _epochs(labelled, how)
     if errored:
         notes += (f"{errored} errored samples left out (--allow-partial)",)
     return labelled, notes
@@ -3966,7 +3977,7 @@ def _read_openai_evals(path, how):
         raise EvalDeltaError(f"{path}: a model-graded eval (metrics events "
                              f"with a choice per sample): give each choice "
                              f"a score with --choice-scores A=1,B=0,...")
-    return _listed_source(path, *average_epochs(labelled))
+    return _listed_source(path, *_epochs(labelled, how))
 
 
 # Any JSON document: a framework's object (Inspect's .json log, promptfoo,
@@ -3994,7 +4005,7 @@ def _read_document(path, how):
     if isinstance(doc.get("testCases"), list):
         return _read_deepeval(path, doc["testCases"])
     if isinstance(doc.get("details"), (list, dict)):
-        return _read_opencompass(path, doc["details"])
+        return _read_opencompass(path, doc["details"], how)
     lists = [f"{key} ({size} records)" for key, size in _record_lists(doc)]
     raise EvalDeltaError(
         f"{path}: a JSON object, not a list of records; lists of records "
@@ -4118,7 +4129,7 @@ def _read_deepeval(path, cases):
 # object keyed by index): example_abbr is the item, correct (or
 # is_correct) a bool or a list with one entry per repeat.
 
-def _read_opencompass(path, details):
+def _read_opencompass(path, details, how):
     entries = (details.items() if isinstance(details, dict)
                else enumerate(details))
     labelled = []
@@ -4131,7 +4142,7 @@ def _read_opencompass(path, details):
                                      else [value]):
             labelled.append((f"details {key!r}",
                              {"id": item, "epoch": epoch, "correct": part}))
-    return _listed_source(path, *average_epochs(labelled))
+    return _listed_source(path, *_epochs(labelled, how))
 
 
 def _read_lighteval(path, how):
@@ -5572,8 +5583,9 @@ def _plan_from_pilot(args):
 
 def _repeats_from_pilot(args, metrics, options):
     """plan --from with --repeats: estimate the within-item variance."""
-    baseline = read_run(args.pilot[0])
-    candidate = read_run(args.pilot[-1])
+    how = _reading(args)._replace(keep_epochs=True)
+    baseline = read_run(args.pilot[0], how)
+    candidate = read_run(args.pilot[-1], how)
     key = args.id_col or _id_field(baseline, candidate)
     ks = repeat_counts(args.repeats)
     lines, entries = [], []

@@ -374,3 +374,27 @@ def test_openai_model_graded_evals_need_choice_scores(capsys):
     (entry,) = report["metrics"]
     assert entry["observed"]["a"] == float(sum(runs[0]) / len(runs[0]))
     assert entry["observed"]["b"] == float(sum(runs[1]) / len(runs[1]))
+
+
+def test_epochs_feed_plan_repeats(capsys):
+    # Inspect's two epochs per sample are the repeated samples whose
+    # spread plan --repeats needs; the items stay 12.
+    status = bed.main(["plan", "--from", fixture("inspect", "base.json"),
+                       fixture("inspect", "cand.json"), "--repeats", "2",
+                       "--scorer", "match", "--gap", "0.1", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    (entry,) = report["metrics"]
+    letters = {"C": 1.0, "I": 0.0}
+    runs = []
+    for name in ("base.json", "cand.json"):
+        with open(fixture("inspect", name)) as f:
+            groups = {}
+            for s in json.load(f)["samples"]:
+                groups.setdefault(str(s["id"]), []).append(
+                    letters[s["scores"]["match"]["value"]])
+        runs.append(groups)
+    table, within, between, gap = bed.repeats_from_samples(
+        runs[0], runs[1], [1, 2], gap=0.1)
+    assert status == 0
+    assert (entry["within"], entry["between"]) == (within, between)
+    assert entry["items_needed_by_repeats"]["2"] == table[2]
