@@ -2810,7 +2810,7 @@ def _judge_one(r, p_holm, alpha, margin, power, metrics, confidence):
 # any length; of two joined runs, the baseline's ids and values are kept in
 # a dict of positions and arrays of floats.
 
-_ID_FIELDS = ("id", "item", "doc_id", "sample_id")
+_ID_FIELDS = ("id", "item", "doc_id", "sample_id", "doc.id")
 STDIN = "-"          # a file name that reads standard input
 _KNOWN_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
                   ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
@@ -3480,7 +3480,8 @@ def _require(run, name, noun, listing, names):
 
 def _id_field(run, other, required=True):
     for name in _ID_FIELDS:
-        if name in run.records[0] and name in other.records[0]:
+        if (_field(run.records[0], name) is not _MISSING
+                and _field(other.records[0], name) is not _MISSING):
             return name
     if required:
         raise EvalDeltaError(
@@ -3538,6 +3539,10 @@ def default_metrics(baseline, candidate, exclude):
     if (isinstance(listed, list) and listed
             and all(isinstance(x, str) for x in listed)):
         return [x for x in listed if x not in exclude]
+    nested = baseline.first.get("metric")      # lighteval's details
+    if isinstance(nested, dict) and nested:
+        return [f"metric.{name}" for name, value in nested.items()
+                if _is_metric_value(value, False)]
     found = []
     for run, other in ((baseline, candidate), (candidate, baseline)):
         for name, value in run.first.items():
@@ -3646,6 +3651,8 @@ def _sniff(path):
         return "openai-evals"
     if "doc_id" in first and ("filter" in first or "metrics" in first):
         return "lm-eval"
+    if {"testIdx", "provider", "success"} <= first.keys():
+        return "promptfoo"
     return "table"
 
 
@@ -4082,6 +4089,14 @@ def _read_promptfoo(path, results, how):
     return _listed_source(path, labelled, notes, "promptfoo", systems)
 
 
+def _read_promptfoo_lines(path, how):
+    """promptfoo's -o results.jsonl: one result a line."""
+    results = [_json_object(line, f"{path}:{number}")
+               for start, lines in _lines(path)
+               for number, line in enumerate(lines, start) if line.strip()]
+    return _read_promptfoo(path, results, how)
+
+
 def _prompt_label(result):
     prompt = result.get("prompt")
     return str(prompt.get("label")) if isinstance(prompt, dict) else None
@@ -4166,6 +4181,9 @@ _READERS = {
     "helm": _Reader(_read_helm, "HELM per_instance_stats.json"),
     "openai-evals": _Reader(_read_openai_evals, "OpenAI evals record "
                                                 "file (match events)"),
+    "promptfoo": _Reader(_read_promptfoo_lines, "promptfoo results.jsonl "
+                                                "(results.json is a "
+                                                "document)"),
     "document": _Reader(_read_document, "a JSON object: promptfoo "
                                         "results.json, DeepEval test_run, "
                                         "OpenCompass results, or records "

@@ -398,3 +398,27 @@ def test_epochs_feed_plan_repeats(capsys):
     assert status == 0
     assert (entry["within"], entry["between"]) == (within, between)
     assert entry["items_needed_by_repeats"]["2"] == table[2]
+
+
+def test_promptfoo_jsonl_and_lighteval_jsonl(capsys, tmp_path):
+    # promptfoo -o results.jsonl: one result a line, read as results.json.
+    with open(fixture("promptfoo", "results.json")) as f:
+        results = json.load(f)["results"]["results"]
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in results))
+    from_lines = compare(capsys, str(path))
+    from_json = compare(capsys, fixture("promptfoo", "results.json"))
+    assert from_lines["metrics"] == from_json["metrics"]
+    # lighteval details converted to JSONL: doc.id and metric.<name>.
+    rows = [[{"doc": {"id": str(i)}, "metric": {"acc": (i + s) % 3 != 0}}
+             for i in range(20)] for s in (0, 1)]
+    paths = []
+    for name, data in zip(("a.jsonl", "b.jsonl"), rows):
+        (tmp_path / name).write_text("".join(json.dumps(r) + "\n"
+                                             for r in data))
+        paths.append(str(tmp_path / name))
+    report = compare(capsys, *paths)
+    check_binary(report["metrics"][0],
+                 [(int(a["metric"]["acc"]), int(b["metric"]["acc"]))
+                  for a, b in zip(*rows)])
+    assert report["metrics"][0]["metric"] == "metric.acc"
