@@ -3083,14 +3083,19 @@ def _whole_objects(lines, decoded):
     return decoded[-1][1] == len(lines[-1]) or lines[-1][-1] in "\r\n"
 
 
-def _json_array_rows(path, chunks):
+def _parse_document(path, chunks):
+    """Return the one JSON value that the (start, lines) chunks hold."""
     text = "".join(line for _, lines in chunks for line in lines)
     try:
-        items = json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=_no_constant)
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         raise EvalDeltaError(f"{path}:{line or 1}: malformed JSON: "
                              f"{getattr(exc, 'msg', exc)}") from None
+
+
+def _json_array_rows(path, chunks):
+    items = _parse_document(path, chunks)
     if not isinstance(items, list):
         raise EvalDeltaError(f"{path}: expected a JSON array of objects")
     for number, item in enumerate(items, 1):
@@ -3673,13 +3678,7 @@ def _head_bytes(path, size=1 << 16):
 
 def _load_json(path):
     """Return the one JSON value a file holds (gunzipped if need be)."""
-    text = "".join(line for _, lines in _lines(path) for line in lines)
-    try:
-        return json.loads(text, parse_constant=_no_constant)
-    except ValueError as exc:
-        line = getattr(exc, "lineno", None)
-        raise EvalDeltaError(f"{path}:{line or 1}: malformed JSON: "
-                             f"{getattr(exc, 'msg', exc)}") from None
+    return _parse_document(path, _lines(path))
 
 
 def _listed_source(path, labelled, notes=(), kind="json", systems=()):
@@ -3722,14 +3721,9 @@ def average_epochs(labelled, key="id"):
         merged = {}
         for name in dict.fromkeys(k for _, r in group for k in r):
             values = [r.get(name, _MISSING) for _, r in group]
-            numeric = [type(v) in (int, float, bool) for v in values]
-            if name == key or not any(numeric):
-                merged[name] = first.get(name)
-            elif all(numeric):
-                total = sum(map(_exact, values))
-                merged[name] = float(total / len(values))
-            else:
-                merged[name] = None
+            labels = not any(type(v) in (int, float, bool) for v in values)
+            merged[name] = (first.get(name) if name == key or labels
+                            else _mean_of(values))
         merged.pop("epoch", None)
         out.append((place, merged))
     span = (f"{sizes[0]}" if len(sizes) == 1
