@@ -996,16 +996,36 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
     return _compare_items(pairs, exact, scale, rng, *args)
 
 
+def compare_subsets(tally, rng, **options):
+    """Return [(subset, MetricResult)] of a tally by subset ({label:
+    Counter of (a, b) pairs}), in the subsets' sorted order; the options
+    are compare_tally's.
+
+    >>> rows = compare_subsets({"x": collections.Counter({(1, 0): 2,
+    ...                         (0, 1): 6, (1, 1): 12}),
+    ...                         "w": collections.Counter({(0.5, 1.0): 3})},
+    ...                        random.Random(1), resamples=50)
+    >>> [(label, r.n_items, r.gap) for label, r in rows]
+    [('w', 3, 0.5), ('x', 20, Fraction(1, 5))]
+    """
+    return [(label, compare_tally(tally[label], rng, **options))
+            for label in sorted(tally)]
+
+
+def merged_tally(tally):
+    """Return one Counter of (a, b) pairs from a tally by subset."""
+    merged = collections.Counter()
+    for counts in tally.values():
+        merged.update(counts)
+    return merged
+
+
 def _exact_tally(tally, metric, kind, clustered):
     """Return (pairs, exact, scale, kind) of a tally (see compare_tally):
     the count of each (a, b) pair over all clusters, each pair's exact
     integers over the common denominator *scale*, and the metric's kind.
     """
-    pairs = tally
-    if clustered:
-        pairs = collections.Counter()
-        for counts in tally.values():
-            pairs.update(counts)
+    pairs = merged_tally(tally) if clustered else tally
     if not sum(pairs.values()):
         raise EvalDeltaError(f"{metric}: no items to compare")
     binary = all(x in (0, 1) and y in (0, 1) for x, y in pairs)
@@ -2723,7 +2743,7 @@ def margin_interval(r, confidence=CONFIDENCE):
 
 
 def judge(results, *, alpha=0.05, margin=None, power=POWER,
-          confidence=CONFIDENCE):
+          confidence=CONFIDENCE, family="metrics"):
     """Return a Judgement for each MetricResult, in order.
 
     A metric is better or worse when its Holm-adjusted p is below alpha,
@@ -2731,17 +2751,20 @@ def judge(results, *, alpha=0.05, margin=None, power=POWER,
     metric, or a dict from metric names to margins) it is non-inferior
     when margin_interval's worse end stays within -margin in the metric's
     direction; a metric that is worse can be non-inferior too.  Else
-    there is no detectable difference.
+    there is no detectable difference.  Holm's adjustment runs over all
+    the results, the *family* (named in the notes: metrics, or subsets x
+    metrics).
     """
     adjusted = holm([r.p for r in results])
     margins = (margin if isinstance(margin, dict)
                else {r.metric: margin for r in results})
-    return [_judge_one(r, p, alpha, margins.get(r.metric), power,
-                       len(results), confidence)
+    family = f"{len(results)} {family}"
+    return [_judge_one(r, p, alpha, margins.get(r.metric), power, family,
+                       confidence)
             for r, p in zip(results, adjusted)]
 
 
-def _judge_one(r, p_holm, alpha, margin, power, metrics, confidence):
+def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
     sign = 1 if r.direction == "higher" else -1
     worst = min(sign * r.ci_paired.lo, sign * r.ci_paired.hi)
     best = max(sign * r.ci_paired.lo, sign * r.ci_paired.hi)
@@ -2779,7 +2802,7 @@ def _judge_one(r, p_holm, alpha, margin, power, metrics, confidence):
                      f"(p = {_p_text(r.p)}); trust neither alone")
     if float(r.p) < alpha <= p_holm:
         notes.append(f"significant before the Holm adjustment across "
-                     f"{metrics} metrics (p = {_p_text(r.p)}), not after")
+                     f"{family} (p = {_p_text(r.p)}), not after")
     if r.draws and min(r.draws) < max(r.draws):
         ends = [name for name, end, extreme in (
             ("lower", r.ci_paired.lo, min(r.draws)),
@@ -4531,12 +4554,15 @@ def _header(names, n_items, dropped, clusters=None):
 
 
 def format_compare(results, judgements, *, names, dropped=0,
-                   confidence=CONFIDENCE, markdown=False, reading=()):
+                   confidence=CONFIDENCE, markdown=False, reading=(),
+                   by=None, subsets=(), subset_judgements=(), alpha=0.05):
     """Return the text (or markdown) report of compare: table, words.
 
     *reading* holds lines on how the files were read (epochs averaged,
-    filters), shown under the header."""
-    rows = _rows(results, judgements, confidence)
+    filters), shown under the header.  With *by*, the field that splits
+    the items, *subsets* holds (label, MetricResult) pairs and their
+    Judgements, shown as a table after the overall report.
+    """
     head = _header(names, results[0].n_items, dropped, results[0].clusters)
     if reading:
         head = "\n".join([head] + [f"read: {line}" for line in reading])
@@ -4544,22 +4570,56 @@ def format_compare(results, judgements, *, names, dropped=0,
              for r, j in zip(results, judgements)]
     notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
              for note in j.notes]
+    mark = _markdown if markdown else str
+    lines = [mark(head)] + [""] * markdown
+    lines += _table(_rows(results, judgements, confidence), markdown)
+    lines += [""] + [("- " if markdown else "") + mark(w) for w in words]
+    if notes:
+        lines += (["", "Notes:"] if markdown else ["notes:"])
+        lines += [("- " if markdown else "  ") + mark(n) for n in notes]
+    if by is not None:
+        lines += [""] + _subset_lines(by, subsets, subset_judgements,
+                                      confidence, alpha, markdown)
+    return "\n".join(lines)
+
+
+def _table(rows, markdown):
+    """Return the lines of a table: aligned text, or markdown."""
     if markdown:
         table = ["| " + " | ".join(map(_markdown, row)) + " |"
                  for row in rows]
         table.insert(1, "|" + "---|" * len(rows[0]))
-        lines = [_markdown(head), ""] + table + [""]
-        lines += ["- " + _markdown(w) for w in words]
-        if notes:
-            lines += ["", "Notes:"] + ["- " + _markdown(n) for n in notes]
-        return "\n".join(lines)
+        return table
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    table = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
-             for row in rows]
-    lines = [head] + table + [""] + words
-    if notes:
-        lines += ["notes:"] + ["  " + n for n in notes]
-    return "\n".join(lines)
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+            for row in rows]
+
+
+def _subset_lines(by, subsets, judgements, confidence, alpha, markdown):
+    """Return the lines of the per-subset table and its flags."""
+    level = _decimal(_exact(confidence) * 100) + "%"
+    rows = [["metric", by, "items", "baseline", "candidate", "difference",
+             f"{level} CI (paired)", "p", "p (Holm)", "verdict"]]
+    for (label, r), j in zip(subsets, judgements):
+        binary = r.kind == "binary"
+        rows.append([r.metric, label, str(r.n_items),
+                     _num(r.a, binary=binary), _num(r.b, binary=binary),
+                     _num(r.gap, sign=True, binary=binary),
+                     _span(r.ci_paired, binary), _p_text(r.p),
+                     _p_text(j.p_holm), _verdict_words(j)])
+    lines = [f"by {by}: {len(subsets)} subsets x metrics, each p Holm-"
+             f"adjusted across all of them"]
+    lines += _table(rows, markdown)
+    small = sorted({label for label, r in subsets if r.n_items < 20})
+    if small:
+        lines.append(f"fewer than 20 items, so rough: {', '.join(small)}")
+    before = [f"{r.metric} in {label}" for (label, r), j
+              in zip(subsets, judgements) if float(r.p) < alpha <= j.p_holm]
+    if before:
+        lines.append(f"significant before Holm's adjustment only: "
+                     f"{', '.join(before)}")
+    return [_markdown(line) if markdown and not line.startswith("|")
+            else line for line in lines]
 
 
 _MARKDOWN = {c: "\\" + c for c in "\\`*_[]|~#"}
@@ -4578,9 +4638,26 @@ def _markdown(text):
 
 def compare_json(results, judgements, *, names, seed, resamples,
                  dropped=0, interval="percentile", confidence=CONFIDENCE,
-                 alpha=0.05):
+                 alpha=0.05, by=None, subsets=(), subset_judgements=()):
     """Return the JSON object of a compare run, with the settings that
-    produced it."""
+    produced it; with *by*, its per-subset results under "subsets"."""
+    out = _compare_entries(results, judgements, interval)
+    report = {"n_items": results[0].n_items, "seed": seed,
+              "resamples": resamples, "confidence": float(confidence),
+              "alpha": float(alpha), "power": POWER, "interval": interval,
+              "baseline": names[0], "candidate": names[1],
+              "dropped_ids": dropped, "metrics": out}
+    if by is not None:
+        rows = _compare_entries([r for _, r in subsets], subset_judgements,
+                                interval)
+        for (label, r), row in zip(subsets, rows):
+            row.update(subset=label, n_items=r.n_items)
+        report.update(by=by, subsets=rows)
+    return report
+
+
+def _compare_entries(results, judgements, interval):
+    """Return compare_json's entry of each result."""
     entries = []
     for r, j in zip(results, judgements):
         entry = {"metric": r.metric, "type": r.kind, "direction": r.direction,
@@ -4607,11 +4684,7 @@ def compare_json(results, judgements, *, names, seed, resamples,
             margin_interval=j.margin_method, verdict=j.verdict,
             caution=j.caution, notes=j.notes)
         entries.append(entry)
-    return {"n_items": results[0].n_items, "seed": seed,
-            "resamples": resamples, "confidence": float(confidence),
-            "alpha": float(alpha), "power": POWER, "interval": interval,
-            "baseline": names[0], "candidate": names[1],
-            "dropped_ids": dropped, "metrics": entries}
+    return entries
 
 
 class Plan(NamedTuple):
@@ -5023,6 +5096,11 @@ def _build_parser():
                      help="items sharing this field's value (questions on "
                           "one passage, samples of one prompt) are "
                           "resampled and sign-flipped together")
+    cmp.add_argument("--by", metavar="FIELD",
+                     help="also compare within each subset of items that "
+                          "share this field's value (an MMLU subject): a "
+                          "row per subset and metric, Holm across all of "
+                          "them; the overall result pools every item")
     cmp.add_argument("--allow-partial", action="store_true",
                      help="compare the ids both runs have and report how "
                           "many were left out, instead of failing")
@@ -5378,7 +5456,7 @@ def _not_metrics(args, baseline, candidate):
     """Return the fields that are never metrics: ids, clusters, lists."""
     key = args.id_col or _id_field(baseline.run(), candidate.run(), False)
     return set(_ID_FIELDS) | {key, getattr(args, "cluster", None),
-                              "metrics"} - {None}
+                              getattr(args, "by", None), "metrics"} - {None}
 
 
 def _run_compare(args):
@@ -5399,32 +5477,39 @@ def _run_compare(args):
                if source for note in source.notes]
     tallies, dropped = read_tallies(baseline, candidate, metrics,
                                     id_field=args.id_col,
-                                    cluster=args.cluster,
+                                    cluster=args.cluster or args.by,
                                     allow_partial=args.allow_partial)
     rng = random.Random(args.seed)
-    results = [compare_tally(
-        tally, rng, metric=m.name, kind=m.kind,
-        resamples=args.resamples, confidence=args.confidence,
-        clustered=bool(args.cluster), interval=args.interval,
-        jobs=args.jobs,
-        direction="lower" if m.name in args.lower_is_better else "higher")
-        for m, tally in zip(metrics, tallies)]
-    judgements = judge(results, alpha=args.alpha, margin=margins,
-                       confidence=args.confidence)
+    options = [dict(metric=m.name, kind=m.kind, resamples=args.resamples,
+                    confidence=args.confidence, interval=args.interval,
+                    jobs=args.jobs, direction="lower"
+                    if m.name in args.lower_is_better else "higher")
+               for m in metrics]
+    results = [compare_tally(merged_tally(t) if args.by else t, rng,
+                             clustered=bool(args.cluster), **o)
+               for t, o in zip(tallies, options)]
+    judged = dict(alpha=args.alpha, margin=margins,
+                  confidence=args.confidence)
+    judgements = judge(results, **judged)
+    subsets = [row for t, o in zip(tallies, options) if args.by
+               for row in compare_subsets(t, rng, **o)]
+    by = dict(by=args.by, subsets=subsets, subset_judgements=judge(
+        [r for _, r in subsets], family="subsets x metrics", **judged))
     names = ((metrics[0].a_field, metrics[0].b_field) if candidate is None
              else (baseline.path, candidate.path))
     if args.format == "json":
         report = compare_json(
             results, judgements, names=names, seed=args.seed,
             interval=args.interval, resamples=args.resamples,
-            dropped=dropped, confidence=args.confidence, alpha=args.alpha)
+            dropped=dropped, confidence=args.confidence, alpha=args.alpha,
+            **by)
         report["reading"] = reading
         print(json.dumps(report))
     else:
         print(format_compare(results, judgements, names=names,
                              dropped=dropped, confidence=args.confidence,
                              markdown=args.format == "markdown",
-                             reading=reading))
+                             reading=reading, alpha=args.alpha, **by))
     if args.plot:
         _write_atomic(args.plot, histogram_svg(results,
                                                confidence=args.confidence))
@@ -5471,6 +5556,9 @@ def _check_compare_options(args):
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise EvalDeltaError(f"{flag} {twice[0]} is given twice")
+    if args.by and args.cluster:
+        raise EvalDeltaError("--by and --cluster together are not supported "
+                             "yet: give one")
     if args.fail_on == "inferior" and not args.margin:
         raise EvalDeltaError("--fail-on inferior needs --margin: "
                              "non-inferiority is judged against a margin")

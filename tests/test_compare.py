@@ -688,3 +688,69 @@ def test_margin_per_metric_and_in_the_metrics_units(capsys, tmp_path):
     assert status == 2 and "--margin bleu=...: no metric 'bleu'" in err
     status, _, err = run(capsys, base, cand, "--fail-on", "inferior")
     assert status == 2 and "--fail-on inferior needs --margin" in err
+
+
+# Subsets: --by ###########################################################
+
+def subject_runs(tmp_path):
+    subjects = ["algebra", "anatomy", "law"]
+    base, cand = [], []
+    for i in range(150):
+        subject = subjects[i % 3]
+        boost = 0.2 if subject == "law" else 0.0
+        base.append({"id": i, "subject": subject,
+                     "acc": int(random.Random(i).random() < 0.6),
+                     "f1": round(random.Random(i + 1000).random(), 2)})
+        cand.append({"id": i, "subject": subject,
+                     "acc": int(random.Random(i + 7).random() < 0.6 + boost),
+                     "f1": round(random.Random(i + 2000).random(), 2)})
+    return (jsonl(tmp_path, "a.jsonl", base), jsonl(tmp_path, "b.jsonl", cand),
+            base, cand)
+
+
+def test_by_subset_rows_and_the_pooled_overall(capsys, tmp_path):
+    a, b, base, cand = subject_runs(tmp_path)
+    status, out, _ = run(capsys, a, b, "--by", "subject", "--json",
+                         "--resamples", "100")
+    report = json.loads(out)
+    _, plain, _ = run(capsys, a, b, "--json", "--resamples", "100")
+    assert status == 0 and report["by"] == "subject"
+    # The overall rows are the run without --by, to the last bit.
+    assert report["metrics"] == json.loads(plain)["metrics"]
+    rows = report["subsets"]
+    assert [(r["metric"], r["subset"]) for r in rows] == [
+        (m, s) for m in ("acc", "f1") for s in ("algebra", "anatomy", "law")]
+    for row in rows:
+        picked = [(x[row["metric"]], y[row["metric"]])
+                  for x, y in zip(base, cand) if x["subject"] == row["subset"]]
+        n = len(picked)
+        assert row["n_items"] == n == 50
+        assert row["observed"]["a"] == pytest.approx(
+            sum(x for x, _ in picked) / n, abs=1e-12)
+        assert row["observed"]["b"] == pytest.approx(
+            sum(y for _, y in picked) / n, abs=1e-12)
+        if row["metric"] == "acc":
+            assert row["mcnemar"]["p_exact"] == float(
+                oracle.mcnemar_p(picked)[2])
+    ps = [r["test"]["p"] for r in rows]
+    assert [r["test"]["p_holm"] for r in rows] == bed.holm(ps)
+
+
+def test_by_subset_text_flags_small_subsets_and_holm(capsys, tmp_path):
+    a, b, _, _ = subject_runs(tmp_path)
+    status, out, _ = run(capsys, a, b, "--by", "subject", "--metric", "acc",
+                         "--resamples", "100", "--alpha", "0.2")
+    lines = out.splitlines()
+    at = lines.index("by subject: 3 subsets x metrics, each p "
+                     "Holm-adjusted across all of them")
+    assert status == 0 and lines[at + 1].split()[:3] == ["metric", "subject",
+                                                        "items"]
+    assert [l.split()[1] for l in lines[at + 2:at + 5]] == [
+        "algebra", "anatomy", "law"]
+    tiny = [{"id": i, "s": "x" if i < 5 else "y", "m": i % 2}
+            for i in range(40)]
+    path = jsonl(tmp_path, "t.jsonl", tiny)
+    status, out, _ = run(capsys, path, path, "--by", "s", "--resamples", "50")
+    assert "fewer than 20 items, so rough: x" in out
+    status, _, err = run(capsys, path, path, "--by", "s", "--cluster", "s")
+    assert status == 2 and "--by and --cluster together" in err
