@@ -1012,6 +1012,70 @@ def compare_subsets(tally, rng, **options):
             for label in sorted(tally)]
 
 
+def compare_macro(tally, rng, *, metric="metric", kind=None,
+                  direction="higher", resamples=RESAMPLES,
+                  confidence=CONFIDENCE, interval="percentile", jobs=1):
+    """Return the MetricResult of the macro average: each system's mean
+    over the subsets of a tally by subset ({label: Counter of (a, b)}),
+    unweighted, as MMLU's headline number is computed.
+
+    The interval is the stratified bootstrap's: items are resampled
+    within each subset, its size fixed (each subset drawn as
+    compare_tally draws it, in sorted order), and the resample's subset
+    means averaged, exactly.  The test is the stratified sign flip of the
+    differences weighted 1 / (S n_s), S subsets of n_s items; its standard
+    error sqrt(sum of se_s^2) / S.  The interval is always a percentile
+    one.  If *tally* is empty, EvalDeltaError is raised.
+
+    >>> r = compare_macro({"x": collections.Counter({(0, 1): 9, (1, 1): 1}),
+    ...                    "y": collections.Counter({(1, 0): 1, (1, 1): 29})},
+    ...                   random.Random(2), resamples=50)
+    >>> r.a, r.b, r.test            # (1/10 + 1) / 2 and (1 + 29/30) / 2
+    (Fraction(11, 20), Fraction(59, 60), 'stratified sign-flip exact')
+    """
+    labels = sorted(tally)
+    if not labels:
+        raise EvalDeltaError(f"{metric}: no subsets to average")
+    _check_resamples(resamples, confidence)
+    pairs, exact, scale, kind = _exact_tally(tally, metric, kind, True)
+    sums, sizes, diffs, ses = [[], []], [], [], []
+    means = [Fraction(0), Fraction(0)]
+    for label in labels:
+        keys = sorted(tally[label])
+        counts = [tally[label][k] for k in keys]
+        a, b = ([exact[k][i] for k in keys] for i in (0, 1))
+        drawn = _resample_sums(rng, a, b, None, counts, resamples, jobs)
+        n = sum(counts)
+        for j, values in enumerate((a, b)):
+            sums[j].append(drawn[j])
+            means[j] += Fraction(sum(map(mul, values, counts)), n)
+        sizes.append(n)
+        d = list(map(sub, b, a))
+        diffs.append((d, counts, n))
+        ses.append(_paired_se(d, counts, n, scale))
+    whole = scale * len(labels)
+    means = [m / whole for m in means]
+
+    def macro(columns):
+        return [sum(Fraction(column[r], n) for column, n in zip(columns,
+                                                                sizes))
+                / whole for r in range(resamples + 1)]
+
+    replicates = _shifted(macro(sums[0]), macro(sums[1]), sub)
+    ci = [percentile_interval(reps, confidence) for reps in replicates]
+    common = math.lcm(*sizes)
+    values, counts = [], []
+    for d, c, n in diffs:
+        values += [x * (common // n) for x in d]
+        counts += c
+    p, how = _sign_flip(*_nonzero(*_merge(values, counts)), rng, resamples)
+    se = math.sqrt(math.fsum(x * x for x in ses)) / len(labels)
+    return MetricResult(metric, kind, direction, sum(sizes), means[0],
+                        means[1], means[1] - means[0], *ci,
+                        f"stratified sign-flip {how}", p, None, None, None,
+                        se, None, [float(x) for x in replicates[2]])
+
+
 def merged_tally(tally):
     """Return one Counter of (a, b) pairs from a tally by subset."""
     merged = collections.Counter()
@@ -4555,7 +4619,8 @@ def _header(names, n_items, dropped, clusters=None):
 
 def format_compare(results, judgements, *, names, dropped=0,
                    confidence=CONFIDENCE, markdown=False, reading=(),
-                   by=None, subsets=(), subset_judgements=(), alpha=0.05):
+                   by=None, subsets=(), subset_judgements=(), alpha=0.05,
+                   macro=False):
     """Return the text (or markdown) report of compare: table, words.
 
     *reading* holds lines on how the files were read (epochs averaged,
@@ -4564,6 +4629,9 @@ def format_compare(results, judgements, *, names, dropped=0,
     Judgements, shown as a table after the overall report.
     """
     head = _header(names, results[0].n_items, dropped, results[0].clusters)
+    if macro:
+        head += (f"; overall: the macro average over the "
+                 f"{len({label for label, _ in subsets})} {by} subsets")
     if reading:
         head = "\n".join([head] + [f"read: {line}" for line in reading])
     words = [_sentence(r, j, confidence=confidence)
@@ -4638,7 +4706,8 @@ def _markdown(text):
 
 def compare_json(results, judgements, *, names, seed, resamples,
                  dropped=0, interval="percentile", confidence=CONFIDENCE,
-                 alpha=0.05, by=None, subsets=(), subset_judgements=()):
+                 alpha=0.05, by=None, subsets=(), subset_judgements=(),
+                 macro=False):
     """Return the JSON object of a compare run, with the settings that
     produced it; with *by*, its per-subset results under "subsets"."""
     out = _compare_entries(results, judgements, interval)
@@ -4652,7 +4721,8 @@ def compare_json(results, judgements, *, names, seed, resamples,
                                 interval)
         for (label, r), row in zip(subsets, rows):
             row.update(subset=label, n_items=r.n_items)
-        report.update(by=by, subsets=rows)
+        report.update(by=by, subsets=rows,
+                      overall="macro" if macro else "pooled")
     return report
 
 
@@ -5101,6 +5171,11 @@ def _build_parser():
                           "share this field's value (an MMLU subject): a "
                           "row per subset and metric, Holm across all of "
                           "them; the overall result pools every item")
+    cmp.add_argument("--macro", action="store_true",
+                     help="with --by: the overall result is the macro "
+                          "average, the unweighted mean of subset means "
+                          "(MMLU's headline), with a stratified bootstrap "
+                          "interval and a stratified sign-flip test")
     cmp.add_argument("--allow-partial", action="store_true",
                      help="compare the ids both runs have and report how "
                           "many were left out, instead of failing")
@@ -5485,7 +5560,8 @@ def _run_compare(args):
                     jobs=args.jobs, direction="lower"
                     if m.name in args.lower_is_better else "higher")
                for m in metrics]
-    results = [compare_tally(merged_tally(t) if args.by else t, rng,
+    results = [compare_macro(t, rng, **o) if args.macro else
+               compare_tally(merged_tally(t) if args.by else t, rng,
                              clustered=bool(args.cluster), **o)
                for t, o in zip(tallies, options)]
     judged = dict(alpha=args.alpha, margin=margins,
@@ -5494,7 +5570,8 @@ def _run_compare(args):
     subsets = [row for t, o in zip(tallies, options) if args.by
                for row in compare_subsets(t, rng, **o)]
     by = dict(by=args.by, subsets=subsets, subset_judgements=judge(
-        [r for _, r in subsets], family="subsets x metrics", **judged))
+        [r for _, r in subsets], family="subsets x metrics", **judged),
+        macro=args.macro)
     names = ((metrics[0].a_field, metrics[0].b_field) if candidate is None
              else (baseline.path, candidate.path))
     if args.format == "json":
@@ -5556,6 +5633,12 @@ def _check_compare_options(args):
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise EvalDeltaError(f"{flag} {twice[0]} is given twice")
+    if args.macro and not args.by:
+        raise EvalDeltaError("--macro averages the subsets of --by FIELD; "
+                             "give --by")
+    if args.macro and args.interval == "bca":
+        raise EvalDeltaError("--macro's intervals are percentile ones; "
+                             "--interval bca does not go with it")
     if args.by and args.cluster:
         raise EvalDeltaError("--by and --cluster together are not supported "
                              "yet: give one")

@@ -280,3 +280,51 @@ def mcnemar_power_by_m(n, p10, p01, alpha):
         tail += sum(pmf(k) for k in range(m - c, m + 1))
         power += weight * tail
     return power
+
+
+def stratified_macro(subsets, rng, resamples, blocks=8):
+    """The stratified bootstrap of macro means, one randrange per item.
+
+    *subsets* maps a label to its (a, b) pairs.  For each subset in sorted
+    order: resamples + 1 resamples of its own items, in blocks seeded as
+    unit_bootstraps seeds them; each resample's macro mean is the plain
+    mean of the subsets' resampled means.  Returns A's, B's, paired and
+    unpaired replicates (the unpaired: B's in resample r, A's in r + 1).
+    """
+    per_subset = []
+    for label in sorted(subsets):
+        items = sorted((written(a), written(b)) for a, b in subsets[label])
+        n = len(items)
+        means = []
+        seeds = [rng.getrandbits(128) for _ in range(blocks)]
+        for j, seed in enumerate(seeds):
+            block = random.Random(seed)
+            for _ in range((resamples + 1) // blocks
+                           + (j < (resamples + 1) % blocks)):
+                picks = [items[block.randrange(n)] for _ in range(n)]
+                means.append((sum(a for a, _ in picks) / n,
+                              sum(b for _, b in picks) / n))
+        per_subset.append(means)
+    s = len(per_subset)
+    macro = [(sum(m[r][0] for m in per_subset) / s,
+              sum(m[r][1] for m in per_subset) / s)
+             for r in range(resamples + 1)]
+    a = [m[0] for m in macro[:-1]]
+    b = [m[1] for m in macro[:-1]]
+    return (a, b, [y - x for x, y in zip(a, b)],
+            [macro[r][1] - macro[r + 1][0] for r in range(resamples)])
+
+
+def stratified_sign_flip(subsets):
+    """Every sign pattern of the weighted differences (a / (S n_s))."""
+    weighted = []
+    s = len(subsets)
+    for pairs in subsets.values():
+        n = len(pairs)
+        weighted += [(written(b) - written(a)) / (s * n) for a, b in pairs
+                     if written(b) != written(a)]
+    observed = abs(sum(weighted))
+    hits = sum(1 for pattern in range(2 ** len(weighted))
+               if abs(sum(w if pattern >> i & 1 else -w
+                          for i, w in enumerate(weighted))) >= observed)
+    return Fraction(hits, 2 ** len(weighted))

@@ -754,3 +754,66 @@ def test_by_subset_text_flags_small_subsets_and_holm(capsys, tmp_path):
     assert "fewer than 20 items, so rough: x" in out
     status, _, err = run(capsys, path, path, "--by", "s", "--cluster", "s")
     assert status == 2 and "--by and --cluster together" in err
+
+
+# The macro average: stratified bootstrap and sign flip ###################
+
+@settings(max_examples=25, deadline=None)
+@given(subsets=st.dictionaries(
+    st.sampled_from(["a", "b", "c", "d"]),
+    st.lists(st.tuples(st.sampled_from([0.0, 1.0, 0.5, 0.25]),
+                       st.sampled_from([0.0, 1.0, 0.75])), min_size=1,
+             max_size=12), min_size=1, max_size=3),
+    seed=st.integers(0, 2 ** 32), resamples=st.integers(41, 60))
+def test_macro_matches_the_stratified_oracle(subsets, seed, resamples):
+    tally = {label: bed.collections.Counter(pairs)
+             for label, pairs in subsets.items()}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)     # index path
+        got = bed.compare_macro(tally, random.Random(seed),
+                                resamples=resamples, kind="continuous")
+    slow = oracle.stratified_macro(subsets, random.Random(seed), resamples)
+    assert [tuple(map(float, ci)) for ci in (
+        got.ci_a, got.ci_b, got.ci_paired, got.ci_unpaired)] == [
+        tuple(float(x) for x in oracle.percentile(reps, 0.95))
+        for reps in slow]
+    means = [sum(oracle.written(p[i]) for p in pairs) / len(pairs)
+             for i in (0, 1) for pairs in [subsets[k] for k in sorted(subsets)]]
+    s = len(subsets)
+    assert got.a == sum(means[:s]) / s and got.b == sum(means[s:]) / s
+    # The enumeration oracle is 2^m patterns: checked up to m = 12.
+    if sum(1 for pairs in subsets.values() for a, b in pairs if a != b) <= 12:
+        assert got.p == oracle.stratified_sign_flip(subsets)
+
+
+def test_macro_false_positive_rate_under_the_null():
+    # Three subjects of 6, 10 and 20 items, differences symmetric about 0:
+    # the stratified sign flip may reject alpha of the time.
+    rng, rejected, replays = random.Random(4), 0, 300
+    for _ in range(replays):
+        tally = {}
+        for label, n in (("x", 6), ("y", 10), ("z", 20)):
+            pairs = []
+            for _ in range(n):
+                a = rng.randrange(5) / 4
+                pairs.append((a, a + rng.choice([-1, 1]) * rng.randrange(3)
+                              / 4))
+            tally[label] = bed.collections.Counter(pairs)
+        r = bed.compare_macro(tally, rng, resamples=100)
+        rejected += r.p <= bed.Fraction(1, 20)
+    assert rejected / replays <= 0.05 + 3 * (0.05 * 0.95 / replays) ** 0.5
+
+
+def test_macro_overall_in_compare(capsys, tmp_path):
+    a, b, base, cand = subject_runs(tmp_path)
+    status, out, _ = run(capsys, a, b, "--by", "subject", "--macro",
+                         "--metric", "f1", "--json", "--resamples", "100")
+    report = json.loads(out)
+    (entry,) = report["metrics"]
+    rows = report["subsets"]
+    assert status == 0 and report["overall"] == "macro"
+    assert entry["test"]["name"].startswith("stratified sign-flip")
+    assert entry["observed"]["a"] == pytest.approx(
+        sum(r["observed"]["a"] for r in rows) / len(rows), abs=1e-12)
+    status, _, err = run(capsys, a, b, "--macro")
+    assert status == 2 and "--macro averages the subsets of --by" in err
