@@ -1461,10 +1461,28 @@ def _resample_sums(rng, a, b, size, counts, resamples, jobs=1):
 
     Unit group j has values a[j], b[j], size[j] (1 if size is None) and
     counts[j] members; each resample draws sum(counts) units.  The last
-    resample serves _shifted.  With few groups each resample is one
-    multinomial draw from rng; else the resamples are split in _BLOCKS
-    blocks, each drawn by index from its own generator seeded from rng,
-    so that two processes can share the work (jobs) with the same result.
+    resample serves _shifted.  See _resample_columns.
+    """
+    columns = [a, b]
+    if size and len(set(size)) > 1:
+        columns.append(size)
+    sums = _resample_columns(rng, columns, counts, resamples, jobs)
+    if len(sums) == 2:
+        sums.append([sum(counts) * (size[0] if size else 1)]
+                    * (resamples + 1))
+    return tuple(sums)
+
+
+def _resample_columns(rng, columns, counts, resamples, jobs=1):
+    """Return each column's sums over resamples + 1 resamples.
+
+    Unit group j has the values columns[i][j] and counts[j] members; each
+    resample draws sum(counts) units with replacement, and every column
+    is summed over the same draws (the pairing of systems is kept).  With
+    few groups each resample is one multinomial draw from rng; else the
+    resamples are split in _BLOCKS blocks, each drawn by index from its
+    own generator seeded from rng, so that two processes can share the
+    work (jobs) with the same result.
     """
     draws = sum(counts)
     total = resamples + 1
@@ -1472,29 +1490,21 @@ def _resample_sums(rng, a, b, size, counts, resamples, jobs=1):
         order = sorted(range(len(counts)), key=counts.__getitem__,
                        reverse=True)         # large groups first: faster
         weights = [counts[j] for j in order]
-        a, b = [a[j] for j in order], [b[j] for j in order]
-        size = size and [size[j] for j in order]
-        out = ([], [], [])
+        ordered = [[column[j] for j in order] for column in columns]
+        out = [[] for _ in columns]
         for _ in range(total):
             x = multinomial(rng, draws, weights)
-            out[0].append(sum(map(mul, x, a)))
-            out[1].append(sum(map(mul, x, b)))
-            out[2].append(sum(map(mul, x, size)) if size else draws)
+            for sums, column in zip(out, ordered):
+                sums.append(sum(map(mul, x, column)))
         return out
-    columns = [_expand(a, counts), _expand(b, counts)]
-    if size and len(set(size)) > 1:
-        columns.append(_expand(size, counts))
     seeds = [rng.getrandbits(128) for _ in range(_BLOCKS)]
-    table = _packed(columns)
+    table = _packed([_expand(column, counts) for column in columns])
     tasks = [(random.Random(seed), draws, total // _BLOCKS
               + (j < total % _BLOCKS), table)
              for j, seed in enumerate(seeds)]
     blocks = _in_parallel(_pick_sums, tasks, jobs)
-    sums = [[x for block in blocks for x in block[i]]
+    return [[x for block in blocks for x in block[i]]
             for i in range(len(columns))]
-    if len(sums) == 2:
-        sums.append([draws * (size[0] if size else 1)] * total)
-    return tuple(sums)
 
 
 def _in_parallel(func, tasks, jobs):
