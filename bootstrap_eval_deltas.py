@@ -7,6 +7,7 @@ One file, standard library only, three jobs:
     python3 bootstrap_eval_deltas.py --n-items 2000  # ... at another size
     python3 bootstrap_eval_deltas.py compare datasets/bootstrap-eval-deltas.csv
     python3 bootstrap_eval_deltas.py compare base.jsonl cand.jsonl --metric acc
+    python3 bootstrap_eval_deltas.py rank a.jsonl b.jsonl c.jsonl --metric acc
     python3 bootstrap_eval_deltas.py plan --acc-a 0.72 --acc-b 0.76 --corr 0.6
 
 The default job (``simulate``) draws two correlated binary systems on the
@@ -32,7 +33,9 @@ Sections, in order:
     Simulation    the article's correlated systems
     Resampling    index and count bootstraps, binomial and multinomial draws
     Exact tests   McNemar, Newcombe, sign flips, Holm; compare_tally and the
-                  exact values behind it; clustered standard errors
+                  exact values behind it; subsets and their macro average;
+                  rank_systems (the joint bootstrap of several systems);
+                  clustered standard errors
     Power         McNemar's exact power, items needed, Student's t,
                   detection() (what an eval can detect), judge() (verdicts
                   and non-inferiority)
@@ -40,7 +43,8 @@ Sections, in order:
                   the eval frameworks' own files (_READERS: lm-eval,
                   Inspect, HELM, OpenAI evals, promptfoo, DeepEval, ...)
     Report        text, markdown, JSON and SVG, as strings
-    Command line  argparse, option checks, main()
+    Command line  argparse, option checks, main(): simulate, compare, rank,
+                  plan
 """
 __all__ = [
     "Coverage",
@@ -53,23 +57,26 @@ __all__ = [
     "Metric",
     "MetricResult",
     "Plan",
+    "Ranking",
     "Reading",
     "Run",
     "Source",
     "Spread",
+    "average_epochs",
     "bca_interval",
     "binomial",
     "bivariate_normal_cdf",
     "clustered_se",
     "compare_binary",
     "compare_json",
+    "compare_macro",
     "compare_metric",
+    "compare_subsets",
     "compare_tally",
     "connor_items",
     "copula_design",
     "coverage",
     "csv_text",
-    "average_epochs",
     "default_metrics",
     "detectable_difference",
     "detectable_gap",
@@ -78,6 +85,7 @@ __all__ = [
     "failures",
     "format_compare",
     "format_plan",
+    "format_rank",
     "format_simulation",
     "holm",
     "items_for_power",
@@ -89,16 +97,21 @@ __all__ = [
     "mcnemar_exact",
     "mcnemar_mid_p",
     "mcnemar_power",
+    "merged_tally",
     "most_accuracy",
     "multinomial",
     "newcombe_interval",
     "numeric_fields",
     "open_source",
     "outcomes",
+    "pair_tally",
     "paired_bootstrap",
     "percentile_interval",
     "pilot_plan",
     "plan_json",
+    "rank_json",
+    "rank_systems",
+    "read_joint",
     "read_run",
     "read_tallies",
     "sign_flip_test",
@@ -1082,6 +1095,113 @@ def merged_tally(tally):
     for counts in tally.values():
         merged.update(counts)
     return merged
+
+
+# Ranking several systems.  One joint paired bootstrap: each resample draws
+# one multiset of items and scores every system on it, so the systems stay
+# paired.  A system's rank interval is the percentile interval of its rank
+# over the resamples (ties take the mean rank).  The best system is chosen
+# from the same data, so testing the others against the observed best
+# with Holm's adjustment does not hold its level; the top group here uses
+# the joint bootstrap of the largest centred difference between any two
+# systems, T = max_s u_s - min_s u_s with u_s = (resampled sum - observed
+# sum) of system s: its 1 - alpha quantile c bounds every pairwise
+# difference at once (a bootstrap form of Tukey's range procedure, 1953),
+# and a system is in the top group when it trails the best by at most c.
+# The tests measure how often the top group keeps every system when all
+# are equally good, and leaves a clearly better one alone.
+
+class Ranking(NamedTuple):
+    """Several systems ranked on one metric, from a joint bootstrap."""
+    metric: str
+    kind: str
+    direction: str
+    n_items: int
+    names: list
+    means: list              # exact means
+    cis: list                # Interval of each mean
+    ranks: list              # observed ranks, 1 = best, ties averaged
+    rank_cis: list           # Interval of each rank over the resamples
+    top: list                # True for the systems in the top group
+    critical: object         # c, in the metric's units
+    resamples: int
+
+
+def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
+                 resamples=RESAMPLES, confidence=CONFIDENCE, alpha=0.05,
+                 jobs=1):
+    """Return the Ranking of a tally of S-tuples (one value per system per
+    item; names the S systems).
+
+    >>> tally = collections.Counter({(1, 1, 0): 50, (1, 0, 0): 30,
+    ...                              (0, 1, 0): 5, (0, 0, 0): 15})
+    >>> r = rank_systems(tally, random.Random(1), names=["a", "b", "c"],
+    ...                  resamples=200)
+    >>> r.means, r.ranks, r.top
+    ([Fraction(4, 5), Fraction(11, 20), Fraction(0, 1)], [1, 2, 3], [True, False, False])
+    """
+    size = len(names)
+    if size < 2:
+        raise EvalDeltaError("ranking needs two systems or more")
+    keys = sorted(tally)
+    counts = [tally[k] for k in keys]
+    n = sum(counts)
+    if not n:
+        raise EvalDeltaError(f"{metric}: no items to rank")
+    _check_resamples(resamples, confidence)
+    ints, scale = _exact_ints([x for k in keys for x in k])
+    columns = [ints[s::size] for s in range(size)]
+    sums = [column[:-1] for column in
+            _resample_columns(rng, columns, counts, resamples, jobs)]
+    sign = 1 if direction == "higher" else -1
+    observed = [sum(map(mul, column, counts)) for column in columns]
+    unit = scale * n
+    cis = [Interval(*(Fraction(x, unit) for x in
+                      percentile_interval(column, confidence)))
+           for column in sums]
+    drawn = [_ranks([sign * column[r] for column in sums])
+             for r in range(resamples)]
+    rank_cis = [percentile_interval([row[s] for row in drawn], confidence)
+                for s in range(size)]
+    spread = sorted(max(u) - min(u) for u in (
+        [sign * (column[r] - total) for column, total in zip(sums, observed)]
+        for r in range(resamples)))
+    critical = spread[min(resamples - 1,
+                          math.floor(resamples * (1 - _exact(alpha))))]
+    best = max(sign * total for total in observed)
+    top = [best - sign * total <= critical for total in observed]
+    return Ranking(metric, _kind_of(keys), direction, n, list(names),
+                   [Fraction(total, unit) for total in observed], cis,
+                   _ranks([sign * total for total in observed]), rank_cis,
+                   top, Fraction(critical, unit), resamples)
+
+
+def _ranks(values):
+    """Return each value's rank, 1 for the largest, ties taking the mean.
+
+    >>> _ranks([3, 5, 3, 1])
+    [2.5, 1, 2.5, 4]
+    """
+    out = []
+    for v in values:
+        above = sum(1 for w in values if w > v)
+        ties = sum(1 for w in values if w == v)
+        rank = above + (ties + 1) / 2
+        out.append(int(rank) if rank == int(rank) else rank)
+    return out
+
+
+def _kind_of(keys):
+    return ("binary" if all(x in (0, 1) for k in keys for x in k)
+            else "continuous")
+
+
+def pair_tally(tally, i, j):
+    """Return the Counter of (system i, system j) pairs of an S-tuple tally."""
+    out = collections.Counter()
+    for key, count in tally.items():
+        out[key[i], key[j]] += count
+    return out
 
 
 def _exact_tally(tally, metric, kind, clustered):
@@ -3386,6 +3506,46 @@ def read_tallies(baseline, candidate, metrics, *, id_field=None,
                         allow_partial)
 
 
+def read_joint(sources, metric, *, id_field=None, allow_partial=False):
+    """Return (Counter of S-tuples, dropped) of one metric of S runs
+    joined on their ids (by default the first of _ID_FIELDS they all
+    have): one value per run for each item in every run.  Ids in some
+    runs only are an error unless allow_partial (*dropped* counts them).
+    """
+    key = id_field or _id_field(sources[0].run(), sources[1].run())
+    tables = []
+    for source in sources:
+        ids, places, values = {}, [], []
+        get_id = _Column(source, key, role="id")
+        column = _Column(source, metric.a_field, metric.kind == "binary")
+        for numbers, records in source.batches:
+            items = get_id.labels(numbers, records)
+            fresh = dict(zip(items, range(len(places),
+                                          len(places) + len(items))))
+            if (len(fresh) < len(items)
+                    or not ids.keys().isdisjoint(fresh.keys())):
+                _first_repeat(source, key, items, numbers, ids, places)
+            ids.update(fresh)
+            places.extend(numbers)
+            values.extend(column.numbers(numbers, records))
+        tables.append((ids, values))
+    shared = set(tables[0][0]).intersection(*(t[0] for t in tables[1:]))
+    for source, (ids, _) in zip(sources, tables):
+        alone = [item for item in ids if item not in shared]
+        if alone and not allow_partial:
+            raise EvalDeltaError(
+                f"{source.path}: {len(alone)} {key} values not in every run "
+                f"(first: {', '.join(alone[:3])}); --allow-partial ranks "
+                f"the shared ones")
+    if not shared:
+        raise EvalDeltaError(f"{sources[0].path}: no {key} in every run")
+    tally = collections.Counter(
+        tuple(values[ids[item]] for ids, values in tables)
+        for item in tables[0][0] if item in shared)
+    dropped = len(set().union(*(t[0] for t in tables))) - len(shared)
+    return tally, dropped
+
+
 def _count(tally, labels, a, b):
     """Count the pairs (a[i], b[i]) in *tally*, by label if there are any."""
     if labels is None:
@@ -4767,6 +4927,71 @@ def _compare_entries(results, judgements, interval):
     return entries
 
 
+def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
+                confidence=CONFIDENCE, dropped=0, markdown=False):
+    """Return the text (or markdown) report of rank."""
+    r = ranking
+    binary = r.kind == "binary"
+    level = _decimal(_exact(confidence) * 100) + "%"
+    head = (f"{len(r.names)} systems, {_items(r.n_items)}, metric "
+            f"{r.metric} ({r.direction} is better), {r.resamples} joint "
+            f"resamples" + (f" ({dropped} ids not in every run, left out)"
+                            if dropped else ""))
+    rows = [["system", f"mean [{level} CI]", f"rank ({level} CI)",
+             "top group"]]
+    order = sorted(range(len(r.names)), key=lambda s: (r.ranks[s], s))
+    for s in order:
+        lo, hi = r.rank_cis[s]
+        rows.append([r.names[s],
+                     f"{_num(r.means[s], binary=binary)} "
+                     f"{_span(r.cis[s], binary, False)}",
+                     f"{r.ranks[s]:g} ({lo:g}-{hi:g})",
+                     "yes" if r.top[s] else ""])
+    top = [r.names[s] for s in order if r.top[s]]
+    words = (f"top group, not detectably worse than the best at alpha "
+             f"{alpha:g} (joint bootstrap of the largest difference, "
+             f"{_gap_words(r.critical, binary).lstrip('+')} at most): "
+             f"{', '.join(top)}")
+    if len(top) == 1:
+        words += "; it stands alone"
+    mark = _markdown if markdown else str
+    lines = [mark(head)] + [""] * markdown + _table(rows, markdown)
+    lines += ["", mark(words)]
+    if pairs:
+        rows = [["pair (second - first)", "difference", f"{level} CI (paired)", "p",
+                 "p (Holm)", "verdict"]]
+        for (a, b, res), j in zip(pairs, judgements):
+            rows.append([f"{b} - {a}", _num(res.gap, sign=True,
+                                            binary=binary),
+                         _span(res.ci_paired, binary), _p_text(res.p),
+                         _p_text(j.p_holm), _verdict_words(j)])
+        lines += ["", mark(f"pairs, Holm-adjusted across "
+                           f"{len(pairs)} pairs:")] + _table(rows, markdown)
+    return "\n".join(lines)
+
+
+def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
+              confidence=CONFIDENCE, dropped=0):
+    """Return the JSON object of rank."""
+    r = ranking
+    return {
+        "n_items": r.n_items, "seed": seed, "resamples": r.resamples,
+        "confidence": float(confidence), "alpha": float(alpha),
+        "metric": r.metric, "type": r.kind, "direction": r.direction,
+        "dropped_ids": dropped, "critical": float(r.critical),
+        "systems": [{"name": name, "mean": float(mean),
+                     "ci": [float(ci.lo), float(ci.hi)], "rank": rank,
+                     "rank_ci": [rci.lo, rci.hi], "top_group": top}
+                    for name, mean, ci, rank, rci, top in zip(
+                        r.names, r.means, r.cis, r.ranks, r.rank_cis,
+                        r.top)],
+        "pairs": [{"a": a, "b": b, "difference": float(res.gap),
+                   "ci": [float(res.ci_paired.lo), float(res.ci_paired.hi)],
+                   "test": res.test, "p": float(res.p),
+                   "p_holm": float(j.p_holm), "verdict": j.verdict}
+                  for (a, b, res), j in zip(pairs, judgements)]}
+
+
 class Plan(NamedTuple):
     """The answers of plan, every number for the report."""
     design: Design
@@ -5033,7 +5258,7 @@ def csv_text(pairs):
 
 ## Command line ###############################################################
 
-_COMMANDS = ("simulate", "compare", "plan")
+_COMMANDS = ("simulate", "compare", "plan", "rank")
 
 
 def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
@@ -5223,6 +5448,7 @@ def _build_parser():
     _add_jobs(cmp, "index resampling (metrics with many distinct values)")
     cmp.set_defaults(run=_run_compare)
     _add_plan(commands)
+    _add_rank(commands)
     return parser
 
 
@@ -5294,6 +5520,59 @@ def _n_list(text):
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"item counts must be >= 1: {text}")
     return values
+
+
+def _add_rank(commands):
+    rank = commands.add_parser(
+        "rank", help="rank several systems: each mean with its CI, rank "
+                     "intervals and the group not detectably worse than "
+                     "the best",
+        description="Rank two or more systems scored on the same items, "
+                    "from one joint paired bootstrap: each system's mean "
+                    "with its CI, its rank with a rank interval, and the "
+                    "top group (the systems not detectably worse than the "
+                    "best), never a strict order.",
+        epilog="Examples: %(prog)s a.jsonl b.jsonl c.jsonl --metric acc; "
+               "%(prog)s wide.csv --systems m1,m2,m3,m4 --pairs")
+    rank.add_argument("runs", nargs="+", metavar="RUN",
+                      help="each system's per-item results (read as compare "
+                           "reads them), or one wide file with --systems")
+    rank.add_argument("--systems", type=_names_list, metavar="COL,COL,...",
+                      help="one wide file: the column of each system")
+    rank.add_argument("--names", type=_names_list, metavar="NAME,...",
+                      help="labels of the systems, in order (default: the "
+                           "file names or columns)")
+    rank.add_argument("--id", dest="id_col", metavar="FIELD",
+                      help="field naming the item (default: the first of "
+                           f"{', '.join(_ID_FIELDS)} every run has)")
+    rank.add_argument("--metric", action="append", metavar="NAME",
+                      help="the metric to rank on (needed when the runs "
+                           "have several)")
+    rank.add_argument("--lower-is-better", action="store_true",
+                      help="smaller values are better (latency, error rate)")
+    rank.add_argument("--allow-partial", action="store_true",
+                      help="rank on the ids every run has and say how many "
+                           "were left out, instead of failing")
+    rank.add_argument("--alpha", type=_PROBABILITY, default=0.05,
+                      help="level of the top group and of the pairwise "
+                           "tests (default %(default)s)")
+    rank.add_argument("--pairs", action="store_true",
+                      help="also every pair's paired difference with its "
+                           "CI and Holm-adjusted p")
+    rank.add_argument("--format", choices=("text", "json", "markdown"),
+                      help="report format (default text; json is --json)")
+    _add_common(rank)
+    _add_jobs(rank, "index resampling")
+    _add_reading(rank)
+    rank.set_defaults(run=_run_rank)
+
+
+def _names_list(text):
+    names = [x.strip() for x in text.split(",")]
+    if len(names) < 2 or not all(names):
+        raise argparse.ArgumentTypeError(
+            f"expected two names or more, separated by commas, not {text!r}")
+    return names
 
 
 def _add_plan(commands):
@@ -5797,6 +6076,85 @@ def _repeats_from_pilot(args, metrics, options):
                             for k, v in table.items()}})
     return "\n".join(lines), {"alpha": args.alpha, "power": args.power,
                               "metrics": entries}
+
+
+def _run_rank(args):
+    if args.json and args.format not in (None, "json"):
+        raise EvalDeltaError(f"--json is --format json; it cannot go with "
+                             f"--format {args.format}")
+    _check_resamples(args.resamples, args.confidence)
+    how = _reading(args)
+    sources = [open_source(path, how) for path in args.runs]
+    metric, tally, dropped, names = _rank_input(args, sources)
+    direction = "lower" if args.lower_is_better else "higher"
+    rng = random.Random(args.seed)
+    ranking = rank_systems(tally, rng, names=names, metric=metric.name,
+                           direction=direction, resamples=args.resamples,
+                           confidence=args.confidence, alpha=args.alpha,
+                           jobs=args.jobs)
+    pairs = []
+    if args.pairs:
+        pairs = [(names[i], names[j], compare_tally(
+            pair_tally(tally, i, j), rng, metric=f"{names[j]} - {names[i]}",
+            direction=direction, resamples=args.resamples,
+            confidence=args.confidence, jobs=args.jobs))
+            for i in range(len(names)) for j in range(i + 1, len(names))]
+    judged = judge([r for _, _, r in pairs], alpha=args.alpha,
+                   confidence=args.confidence, family="pairs")
+    if args.json or args.format == "json":
+        print(json.dumps(rank_json(ranking, pairs, judged, seed=args.seed,
+                                   alpha=args.alpha, dropped=dropped,
+                                   confidence=args.confidence)))
+    else:
+        print(format_rank(ranking, pairs, judged, alpha=args.alpha,
+                          confidence=args.confidence, dropped=dropped,
+                          markdown=args.format == "markdown"))
+    return 0
+
+
+def _rank_input(args, sources):
+    """Return (Metric, tally of S-tuples, dropped, names) for rank."""
+    if len(sources) == 1:
+        if not args.systems:
+            raise EvalDeltaError("one file: name each system's column with "
+                                 "--systems COL,COL,...")
+        if args.allow_partial:
+            raise EvalDeltaError("--allow-partial is for several runs "
+                                 "joined on their ids")
+        names = args.systems
+        columns = [_Column(sources[0], c) for c in names]
+        for c in names:
+            _require(sources[0].run(), c, "column", "the columns are",
+                     sources[0].first)
+        tally = collections.Counter()
+        for numbers, records in sources[0].batches:
+            tally.update(zip(*(col.numbers(numbers, records)
+                               for col in columns)))
+        metric = Metric((args.metric or ["metric"])[0], None, None)
+        dropped = 0
+    else:
+        if args.systems:
+            raise EvalDeltaError("--systems names the columns of one wide "
+                                 "file; with several runs, give --metric")
+        exclude = set(_ID_FIELDS) | {args.id_col, "metrics"} - {None}
+        found = args.metric or default_metrics(sources[0], sources[1],
+                                               exclude)
+        if len(found) != 1:
+            raise EvalDeltaError(
+                f"rank ranks on one metric; name it with --metric (the "
+                f"runs have {', '.join(found) or 'none'})")
+        for source in sources:
+            _require(source.run(), found[0], "field", "numeric fields:",
+                     numeric_fields(source.run()))
+        metric = Metric(found[0], found[0], found[0])
+        tally, dropped = read_joint(sources, metric, id_field=args.id_col,
+                                    allow_partial=args.allow_partial)
+        names = [source.path for source in sources]
+    names = args.names or names
+    if len(names) != len(sources if len(sources) > 1 else args.systems):
+        raise EvalDeltaError(f"--names gives {len(names)} names for "
+                             f"{len(args.systems or sources)} systems")
+    return metric, tally, dropped, names
 
 
 def _plan_design(args):

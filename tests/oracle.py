@@ -328,3 +328,21 @@ def stratified_sign_flip(subsets):
                if abs(sum(w if pattern >> i & 1 else -w
                           for i, w in enumerate(weighted))) >= observed)
     return Fraction(hits, 2 ** len(weighted))
+
+
+def joint_sums(tuples, rng, resamples, blocks=8):
+    """Each system's sum over resamples + 1 joint resamples of the items
+    (S-tuples), one randrange per item, blocks seeded as unit_bootstraps
+    seeds them; items in sorted order."""
+    items = sorted(tuple(written(x) for x in t) for t in tuples)
+    n = len(items)
+    out = [[] for _ in items[0]]
+    seeds = [rng.getrandbits(128) for _ in range(blocks)]
+    for j, seed in enumerate(seeds):
+        block = random.Random(seed)
+        for _ in range((resamples + 1) // blocks
+                       + (j < (resamples + 1) % blocks)):
+            picks = [items[block.randrange(n)] for _ in range(n)]
+            for s, column in enumerate(out):
+                column.append(sum(p[s] for p in picks))
+    return out

@@ -1,0 +1,173 @@
+"""rank: a joint paired bootstrap of several systems, rank intervals, the
+top group, against straightforward oracles and by simulation."""
+import json
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+import bootstrap_eval_deltas as bed
+import oracle
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.lists(st.tuples(*[st.sampled_from([0.0, 1.0, 0.5, 0.25])] * 3),
+                     min_size=2, max_size=30),
+       seed=st.integers(0, 2 ** 32), resamples=st.integers(41, 80))
+def test_joint_bootstrap_matches_one_index_at_a_time(rows, seed, resamples):
+    tally = bed.collections.Counter(rows)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)     # index path
+        got = bed.rank_systems(tally, random.Random(seed),
+                               names=["a", "b", "c"], resamples=resamples)
+    sums = [column[:-1] for column in
+            oracle.joint_sums(rows, random.Random(seed), resamples)]
+    n = len(rows)
+    for s in range(3):
+        lo, hi = oracle.percentile(sums[s], 0.95)
+        assert got.cis[s] == (lo / n, hi / n)
+        ranks = [1 + sum(1 for t in range(3) if sums[t][r] > sums[s][r])
+                 + (sum(1 for t in range(3) if sums[t][r] == sums[s][r]) - 1)
+                 / 2 for r in range(resamples)]
+        assert tuple(map(float, got.rank_cis[s])) == tuple(
+            map(float, oracle.percentile(ranks, 0.95)))
+    totals = [sum(bed.Fraction(repr(t[s])) for t in rows) for s in range(3)]
+    spread = sorted(max(sums[s][r] - totals[s] for s in range(3))
+                    - min(sums[s][r] - totals[s] for s in range(3))
+                    for r in range(resamples))
+    critical = spread[min(resamples - 1, int(resamples * 0.95))]
+    assert got.critical == critical / n
+    assert got.top == [max(totals) - t <= critical for t in totals]
+
+
+def test_two_systems_rank_gives_compares_numbers():
+    rng = random.Random(3)
+    rows = [(int(rng.random() < 0.7), int(rng.random() < 0.75))
+            for _ in range(400)]
+    tally = bed.collections.Counter(rows)
+    ranked = bed.rank_systems(tally, random.Random(9), names=["a", "b"],
+                              resamples=500)
+    compared = bed.compare_tally(tally, random.Random(9), resamples=500)
+    assert ranked.means == [compared.a, compared.b]
+    assert ranked.cis == [compared.ci_a, compared.ci_b]
+
+
+def _replays(means, n, replays, seed):
+    rng = random.Random(seed)
+    for _ in range(replays):
+        # correlated systems: a shared difficulty per item
+        rows = []
+        for _ in range(n):
+            hard = rng.random()
+            rows.append(tuple(int(hard < m + 0.3 * (rng.random() - 0.5))
+                              for m in means))
+        yield rng, bed.collections.Counter(rows)
+
+
+def test_top_group_keeps_equal_systems_together():
+    # Five equally good systems: the top group should hold all five in at
+    # least 95% of replays (allowing three Monte Carlo standard errors).
+    kept = replays = 0
+    for rng, tally in _replays([0.6] * 5, 300, 150, 1):
+        ranked = bed.rank_systems(tally, rng, names=list("abcde"),
+                                  resamples=200)
+        kept += all(ranked.top)
+        replays += 1
+    assert kept / replays >= 0.95 - 3 * (0.05 * 0.95 / replays) ** 0.5
+
+
+def test_a_clearly_better_system_stands_alone():
+    alone = replays = 0
+    for rng, tally in _replays([0.5, 0.5, 0.6, 0.5], 1000, 60, 2):
+        ranked = bed.rank_systems(tally, rng, names=list("abcd"),
+                                  resamples=200)
+        alone += ranked.top == [False, False, True, False]
+        replays += 1
+    assert alone / replays >= 0.9
+
+
+def _runs(tmp_path, means, n=200):
+    paths = []
+    for k, p in enumerate(means):
+        path = tmp_path / f"s{k}.jsonl"
+        path.write_text("".join(
+            json.dumps({"id": i, "acc": int(random.Random(i * 10 + k)
+                                            .random() < p)}) + "\n"
+            for i in range(n)))
+        paths.append(str(path))
+    return paths
+
+
+def test_rank_cli_text_json_and_pairs(capsys, tmp_path):
+    paths = _runs(tmp_path, [0.5, 0.55, 0.8])
+    status = bed.main(["rank", *paths, "--names", "x,y,z", "--json",
+                       "--pairs", "--resamples", "300"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert [s["name"] for s in report["systems"]] == ["x", "y", "z"]
+    assert [s["top_group"] for s in report["systems"]] == [False, False,
+                                                          True]
+    assert report["systems"][2]["rank"] == 1
+    assert [(p["a"], p["b"]) for p in report["pairs"]] == [
+        ("x", "y"), ("x", "z"), ("y", "z")]
+    ps = [p["p"] for p in report["pairs"]]
+    assert [p["p_holm"] for p in report["pairs"]] == pytest.approx(
+        bed.holm(ps), rel=1e-12)
+    status = bed.main(["rank", *paths, "--resamples", "300"])
+    out = capsys.readouterr().out
+    assert status == 0 and out.splitlines()[2].startswith(paths[2])
+    assert "stands alone" in out
+
+
+def test_rank_a_wide_file(capsys, tmp_path):
+    path = tmp_path / "wide.csv"
+    path.write_text("item,m1,m2,m3\n" + "".join(
+        f"{i},{i % 2},{i % 3 == 0:d},{i % 5 != 0:d}\n" for i in range(100)))
+    status = bed.main(["rank", str(path), "--systems", "m1,m2,m3",
+                       "--resamples", "200", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert [s["mean"] for s in report["systems"]] == [0.5, 0.34, 0.8]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["ONE"], "name each system's column with --systems"),
+    (["ONE", "TWO", "--systems", "a,b"], "--systems names the columns"),
+    (["ONE", "TWO", "--names", "a,b,c"], "--names gives 3 names for 2"),
+])
+def test_rank_refuses(capsys, tmp_path, argv, message):
+    one, two = _runs(tmp_path, [0.5, 0.6])
+    argv = [{"ONE": one, "TWO": two}.get(a, a) for a in argv]
+    status = bed.main(["rank", *argv, "--resamples", "100"])
+    err = capsys.readouterr().err
+    assert status == 2 and message in err
+
+
+_VALUE = st.one_of(st.none(), st.booleans(), st.integers(-3, 3),
+                   st.sampled_from([0.5, 1e300, "1", "x", [1], {"a": 1}]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(runs=st.lists(st.lists(st.tuples(st.integers(0, 5), _VALUE),
+                              min_size=1, max_size=6),
+                     min_size=2, max_size=3),
+       partial=st.booleans())
+def test_random_runs_never_a_traceback(tmp_path_factory, runs, partial):
+    folder = tmp_path_factory.mktemp("runs")
+    paths = []
+    for k, rows in enumerate(runs):
+        path = folder / f"r{k}.jsonl"
+        path.write_text("".join(json.dumps({"id": i, "m": v}) + "\n"
+                                for i, v in rows))
+        paths.append(str(path))
+    import contextlib
+    import io
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = bed.main(["rank", *paths, "--resamples", "41"]
+                          + ["--allow-partial"] * partial)
+    assert status in (0, 2)
+    if status == 2:
+        assert out.getvalue() == "" and err.getvalue().count("\n") == 1
