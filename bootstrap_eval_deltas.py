@@ -4965,8 +4965,8 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
                                             binary=binary),
                          _span(res.ci_paired, binary), _p_text(res.p),
                          _p_text(j.p_holm), _verdict_words(j)])
-        lines += ["", mark(f"pairs, Holm-adjusted across "
-                           f"{len(pairs)} pairs:")] + _table(rows, markdown)
+        lines += ["", mark(f"paired differences, Holm-adjusted across "
+                           f"these {len(pairs)}:")] + _table(rows, markdown)
     return "\n".join(lines)
 
 
@@ -5373,9 +5373,11 @@ def _build_parser():
     cmp.add_argument("baseline", help="per-item results of the baseline (A): "
                      "CSV, TSV, JSONL or a JSON array, optionally .gz; alone, "
                      "a wide file with both systems' columns")
-    cmp.add_argument("candidate", nargs="?",
+    cmp.add_argument("candidates", nargs="*", metavar="CANDIDATE",
                      help="per-item results of the candidate (B), joined to "
-                          "the baseline's on the id field")
+                          "the baseline's on the id field; several "
+                          "candidates are each compared with the baseline, "
+                          "Holm-adjusted across candidates x metrics")
     cmp.add_argument("--id", dest="id_col", metavar="FIELD",
                      help="field naming the item (default: the first of "
                           f"{', '.join(_ID_FIELDS)} present)")
@@ -5559,6 +5561,10 @@ def _add_rank(commands):
     rank.add_argument("--pairs", action="store_true",
                       help="also every pair's paired difference with its "
                            "CI and Holm-adjusted p")
+    rank.add_argument("--baseline", metavar="NAME",
+                      help="also each system against this one (a name of "
+                           "--names, a file or a column): paired difference, "
+                           "CI and p, Holm-adjusted across the candidates")
     rank.add_argument("--format", choices=("text", "json", "markdown"),
                       help="report format (default text; json is --json)")
     _add_common(rank)
@@ -5823,13 +5829,68 @@ def _not_metrics(args, baseline, candidate):
                               getattr(args, "by", None), "metrics"} - {None}
 
 
+class _Compared(NamedTuple):
+    """One candidate's comparison with the baseline, before judging."""
+    names: tuple
+    results: list
+    subsets: list            # (label, MetricResult) with --by
+    dropped: int
+    reading: list
+    margins: dict
+
+
 def _run_compare(args):
     _check_compare_options(args)
     if args.plot:
         _check_plot(args.plot)
-    how = _reading(args)
+    how, rng = _reading(args), random.Random(args.seed)
+    runs = [_compare_run(args, how, path, rng)
+            for path in args.candidates or [None]]
+    several = len(runs) > 1
+    judged = dict(alpha=args.alpha, confidence=args.confidence,
+                  margin=runs[0].margins)
+    family = "candidates x " if several else ""
+    judgements = _per_run(judge([r for run in runs for r in run.results],
+                                family=family + "metrics", **judged),
+                          [len(run.results) for run in runs])
+    subsets = _per_run(judge([r for run in runs for _, r in run.subsets],
+                             family=family + "subsets x metrics", **judged),
+                       [len(run.subsets) for run in runs])
+    reports = []
+    for run, j, sj in zip(runs, judgements, subsets):
+        by = dict(by=args.by, subsets=run.subsets, subset_judgements=sj,
+                  macro=args.macro)
+        if args.format == "json":
+            report = compare_json(
+                run.results, j, names=run.names, seed=args.seed,
+                interval=args.interval, resamples=args.resamples,
+                dropped=run.dropped, confidence=args.confidence,
+                alpha=args.alpha, **by)
+            report["reading"] = run.reading
+        else:
+            report = format_compare(
+                run.results, j, names=run.names, dropped=run.dropped,
+                confidence=args.confidence, reading=run.reading,
+                markdown=args.format == "markdown", alpha=args.alpha, **by)
+        reports.append(report)
+    print(_joined_reports(reports, args, len(runs)))
+    if args.plot:
+        _write_atomic(args.plot, histogram_svg(runs[0].results,
+                                               confidence=args.confidence))
+    tripped = [(f"{run.names[1]}: {metric}" if several else metric, why)
+               for run, j in zip(runs, judgements)
+               for metric, why in failures(run.results, j, args.fail_on)]
+    for metric, why in tripped:
+        print(f"bootstrap-eval-deltas: --fail-on {args.fail_on}: {metric} "
+              f"{why}", file=sys.stderr)
+    return 1 if tripped else 0
+
+
+def _compare_run(args, how, path, rng):
+    """Read the baseline and one candidate (None: one wide file) and
+    compare them; the _Compared, not yet judged."""
     baseline = open_source(args.baseline, how)
-    candidate = open_source(args.candidate, how) if args.candidate else None
+    candidate = open_source(path, how) if path else None
     metrics, baseline, candidate = _metrics(args, baseline, candidate)
     margins = _margins(args.margin, [m.name for m in metrics])
     if candidate is None and args.allow_partial and \
@@ -5843,7 +5904,6 @@ def _run_compare(args):
                                     id_field=args.id_col,
                                     cluster=args.cluster or args.by,
                                     allow_partial=args.allow_partial)
-    rng = random.Random(args.seed)
     options = [dict(metric=m.name, kind=m.kind, resamples=args.resamples,
                     confidence=args.confidence, interval=args.interval,
                     jobs=args.jobs, direction="lower"
@@ -5853,37 +5913,36 @@ def _run_compare(args):
                compare_tally(merged_tally(t) if args.by else t, rng,
                              clustered=bool(args.cluster), **o)
                for t, o in zip(tallies, options)]
-    judged = dict(alpha=args.alpha, margin=margins,
-                  confidence=args.confidence)
-    judgements = judge(results, **judged)
     subsets = [row for t, o in zip(tallies, options) if args.by
                for row in compare_subsets(t, rng, **o)]
-    by = dict(by=args.by, subsets=subsets, subset_judgements=judge(
-        [r for _, r in subsets], family="subsets x metrics", **judged),
-        macro=args.macro)
     names = ((metrics[0].a_field, metrics[0].b_field) if candidate is None
              else (baseline.path, candidate.path))
+    return _Compared(names, results, subsets, dropped, reading, margins)
+
+
+def _per_run(items, sizes):
+    """Split a list into consecutive parts of the given sizes."""
+    out, at = [], 0
+    for size in sizes:
+        out.append(items[at:at + size])
+        at += size
+    return out
+
+
+def _joined_reports(reports, args, count):
+    """Return the printed report: one comparison's, or several joined
+    (JSON: {"baseline", "comparisons"}; text: the sections in turn)."""
     if args.format == "json":
-        report = compare_json(
-            results, judgements, names=names, seed=args.seed,
-            interval=args.interval, resamples=args.resamples,
-            dropped=dropped, confidence=args.confidence, alpha=args.alpha,
-            **by)
-        report["reading"] = reading
-        print(json.dumps(report))
-    else:
-        print(format_compare(results, judgements, names=names,
-                             dropped=dropped, confidence=args.confidence,
-                             markdown=args.format == "markdown",
-                             reading=reading, alpha=args.alpha, **by))
-    if args.plot:
-        _write_atomic(args.plot, histogram_svg(results,
-                                               confidence=args.confidence))
-    tripped = failures(results, judgements, args.fail_on)
-    for metric, why in tripped:
-        print(f"bootstrap-eval-deltas: --fail-on {args.fail_on}: {metric} "
-              f"{why}", file=sys.stderr)
-    return 1 if tripped else 0
+        if count == 1:
+            return json.dumps(reports[0])
+        return json.dumps({"baseline": args.baseline, "holm": "candidates x "
+                           "metrics", "comparisons": reports})
+    if count == 1:
+        return reports[0]
+    head = (f"{count} candidates against the baseline {args.baseline}; "
+            f"p-values Holm-adjusted across candidates x metrics")
+    return "\n\n".join([_markdown(head) if args.format == "markdown"
+                         else head] + reports)
 
 
 def failures(results, judgements, fail_on):
@@ -5902,7 +5961,10 @@ def failures(results, judgements, fail_on):
 
 def _check_compare_options(args):
     """Refuse options that would be silently ignored, or given twice."""
-    if args.candidate is not None:
+    if len(args.candidates) > 1 and args.plot:
+        raise EvalDeltaError("--plot draws one comparison; give one "
+                             "candidate")
+    if args.candidates:
         for flag, value in (("--a-col", args.a_col), ("--b-col", args.b_col)):
             if value is not None:
                 raise EvalDeltaError(f"{flag} names a column of one wide "
@@ -6092,15 +6154,23 @@ def _run_rank(args):
                            direction=direction, resamples=args.resamples,
                            confidence=args.confidence, alpha=args.alpha,
                            jobs=args.jobs)
-    pairs = []
-    if args.pairs:
-        pairs = [(names[i], names[j], compare_tally(
-            pair_tally(tally, i, j), rng, metric=f"{names[j]} - {names[i]}",
-            direction=direction, resamples=args.resamples,
-            confidence=args.confidence, jobs=args.jobs))
-            for i in range(len(names)) for j in range(i + 1, len(names))]
+    if args.pairs and args.baseline:
+        raise EvalDeltaError("give --pairs (every pair) or --baseline NAME "
+                             "(each system against one), not both")
+    if args.baseline is not None and args.baseline not in names:
+        raise EvalDeltaError(f"--baseline {args.baseline!r} is none of the "
+                             f"systems: {', '.join(names)}")
+    chosen = ([(i, j) for i in range(len(names))
+               for j in range(i + 1, len(names))] if args.pairs else
+              [(names.index(args.baseline), j) for j in range(len(names))
+               if names[j] != args.baseline] if args.baseline else [])
+    pairs = [(names[i], names[j], compare_tally(
+        pair_tally(tally, i, j), rng, metric=f"{names[j]} - {names[i]}",
+        direction=direction, resamples=args.resamples,
+        confidence=args.confidence, jobs=args.jobs)) for i, j in chosen]
     judged = judge([r for _, _, r in pairs], alpha=args.alpha,
-                   confidence=args.confidence, family="pairs")
+                   confidence=args.confidence,
+                   family="pairs" if args.pairs else "candidates")
     if args.json or args.format == "json":
         print(json.dumps(rank_json(ranking, pairs, judged, seed=args.seed,
                                    alpha=args.alpha, dropped=dropped,

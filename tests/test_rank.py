@@ -132,10 +132,46 @@ def test_rank_a_wide_file(capsys, tmp_path):
     assert [s["mean"] for s in report["systems"]] == [0.5, 0.34, 0.8]
 
 
+def test_rank_baseline_against_compare(capsys, tmp_path):
+    # rank --baseline gives, for each candidate, compare's paired numbers;
+    # compare with several candidates Holm-adjusts across all of them.
+    paths = _runs(tmp_path, [0.5, 0.55, 0.8])
+    status = bed.main(["rank", *paths, "--names", "x,y,z", "--baseline",
+                       "x", "--json", "--resamples", "300"])
+    ranked = json.loads(capsys.readouterr().out)
+    status = bed.main(["compare", *paths, "--json", "--resamples", "300"])
+    compared = json.loads(capsys.readouterr().out)
+    assert status == 0 and compared["baseline"] == paths[0]
+    entries = [c["metrics"][0] for c in compared["comparisons"]]
+    assert [c["candidate"] for c in compared["comparisons"]] == paths[1:]
+    for pair, entry in zip(ranked["pairs"], entries):
+        assert pair["a"] == "x"
+        assert pair["difference"] == entry["observed"]["gap"]
+        assert pair["p"] == entry["test"]["p"]
+    ps = [e["test"]["p"] for e in entries]
+    assert [e["test"]["p_holm"] for e in entries] == pytest.approx(
+        bed.holm(ps), rel=1e-12)
+
+
+def test_compare_several_candidates_text_and_fail_on(capsys, tmp_path):
+    paths = _runs(tmp_path, [0.8, 0.8, 0.5])
+    status = bed.main(["compare", *paths, "--resamples", "200",
+                       "--fail-on", "worse"])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert out.startswith(f"2 candidates against the baseline {paths[0]}")
+    assert f"--fail-on worse: {paths[2]}: acc is worse" in err
+    status = bed.main(["compare", *paths, "--plot", str(tmp_path / "p.svg")])
+    assert status == 2 and "--plot draws one comparison" in \
+        capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["ONE"], "name each system's column with --systems"),
     (["ONE", "TWO", "--systems", "a,b"], "--systems names the columns"),
     (["ONE", "TWO", "--names", "a,b,c"], "--names gives 3 names for 2"),
+    (["ONE", "TWO", "--baseline", "q"], "--baseline 'q' is none of"),
+    (["ONE", "TWO", "--pairs", "--baseline", "ONE"], "not both"),
 ])
 def test_rank_refuses(capsys, tmp_path, argv, message):
     one, two = _runs(tmp_path, [0.5, 0.6])
