@@ -5196,12 +5196,13 @@ def histogram_svg(results, *, confidence=CONFIDENCE, bins=40):
     for i, r in enumerate(results):
         draws = sorted(r.draws)
         lo, hi = min(draws[0], 0.0), max(draws[-1], 0.0)
-        if hi == lo:                     # every resample 0: one bar at 0
-            lo, hi = -0.5, 0.5
-        width = (hi - lo) / bins
-        counts = [0] * bins
+        count = bins
+        if hi == lo:                     # every resample 0: one bar, centred
+            lo, hi, count = -0.5, 0.5, bins | 1
+        width = (hi - lo) / count
+        counts = [0] * count
         for v in draws:
-            counts[min(bins - 1, int((v - lo) / width))] += 1
+            counts[min(count - 1, int((v - lo) / width))] += 1
         pad = (hi - lo) / 20             # no line on the panel's edge
         xticks = _nice_ticks(lo - pad, hi + pad)
         yticks = _nice_ticks(0, max(counts))
@@ -5228,6 +5229,47 @@ def histogram_svg(results, *, confidence=CONFIDENCE, bins=40):
                                      ("#555", ' stroke-dasharray="6 4"',
                                       "zero")]))
     return _svg(len(results), body)
+
+
+def forest_svg(ranking, *, confidence=CONFIDENCE):
+    """Return an SVG forest plot of a Ranking: a row per system, best
+    first, its mean (dot) and CI (line); the top group's rows shaded."""
+    r = ranking
+    order = sorted(range(len(r.names)), key=lambda s: (r.ranks[s], s))
+    lo = min(float(ci.lo) for ci in r.cis)
+    hi = max(float(ci.hi) for ci in r.cis)
+    if hi == lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    pad = (hi - lo) / 20
+    xticks = _nice_ticks(lo - pad, hi + pad)
+    rows = len(order)
+    frame = _Frame(xticks[0], xticks[-1], 0, rows, 0)
+    level = _decimal(_exact(confidence) * 100)
+    body = _axes(frame, xticks, [], f"{r.metric}: mean and {level}% CI, "
+                 f"{r.direction} is better", r.metric, "")
+    esc = xml.sax.saxutils.escape
+    for row, s in enumerate(order):
+        y0, y1 = frame.y(rows - row), frame.y(rows - row - 1)
+        y = (y0 + y1) / 2
+        if r.top[s]:
+            body.append(f'<rect x="{frame.x(frame.x0):.1f}" y="{y0:.1f}" '
+                        f'width="{frame.x(frame.x1) - frame.x(frame.x0):.1f}"'
+                        f' height="{y1 - y0:.1f}" fill="#e8eef7"/>')
+        body.append(f'<line x1="{frame.x(float(r.cis[s].lo)):.1f}" '
+                    f'y1="{y:.1f}" x2="{frame.x(float(r.cis[s].hi)):.1f}" '
+                    f'y2="{y:.1f}" stroke="#1f5fa8" stroke-width="2"/>'
+                    f'<circle cx="{frame.x(float(r.means[s])):.1f}" '
+                    f'cy="{y:.1f}" r="4" fill="#1f5fa8"/>'
+                    f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" '
+                    f'text-anchor="end" font-size="12">{esc(r.names[s])}'
+                    f'</text>')
+    low = _H - _TOP - 42                 # the legend under the axis
+    body.append(_legend(low, [("#1f5fa8", "", f"mean, {level}% CI")])
+                + f'<rect x="{_W - _RIGHT - 110}" y="{low + _TOP + 23}" '
+                  f'width="24" height="10" fill="#e8eef7" stroke="#888"/>'
+                  f'<text x="{_W - _RIGHT - 80}" y="{low + _TOP + 32}" '
+                  f'font-size="12">top group</text>')
+    return _svg(1, body)
 
 
 def _legend(top, entries):
@@ -5567,6 +5609,9 @@ def _add_rank(commands):
                            "CI and p, Holm-adjusted across the candidates")
     rank.add_argument("--format", choices=("text", "json", "markdown"),
                       help="report format (default text; json is --json)")
+    rank.add_argument("--plot", metavar="FILE.svg",
+                      help="also draw a forest plot: a row per system, its "
+                           "mean and CI, the top group shaded, as SVG")
     _add_common(rank)
     _add_jobs(rank, "index resampling")
     _add_reading(rank)
@@ -6145,6 +6190,8 @@ def _run_rank(args):
         raise EvalDeltaError(f"--json is --format json; it cannot go with "
                              f"--format {args.format}")
     _check_resamples(args.resamples, args.confidence)
+    if args.plot:
+        _check_plot(args.plot)
     how = _reading(args)
     sources = [open_source(path, how) for path in args.runs]
     metric, tally, dropped, names = _rank_input(args, sources)
@@ -6179,6 +6226,9 @@ def _run_rank(args):
         print(format_rank(ranking, pairs, judged, alpha=args.alpha,
                           confidence=args.confidence, dropped=dropped,
                           markdown=args.format == "markdown"))
+    if args.plot:
+        _write_atomic(args.plot, forest_svg(ranking,
+                                            confidence=args.confidence))
     return 0
 
 

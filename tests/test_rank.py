@@ -207,3 +207,22 @@ def test_random_runs_never_a_traceback(tmp_path_factory, runs, partial):
     assert status in (0, 2)
     if status == 2:
         assert out.getvalue() == "" and err.getvalue().count("\n") == 1
+
+
+def test_forest_plot(capsys, tmp_path):
+    import xml.etree.ElementTree as ET
+    paths = _runs(tmp_path, [0.5, 0.55, 0.8])
+    target = tmp_path / "forest.svg"
+    status = bed.main(["rank", *paths, "--names", "x,y,z", "--resamples",
+                       "300", "--plot", str(target)])
+    capsys.readouterr()
+    root = ET.parse(target).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    texts = [t.text for t in root.iter(ns + "text")]
+    shaded = [r for r in root.iter(ns + "rect") if r.get("fill") == "#e8eef7"
+              and r.get("stroke") is None]
+    dots = list(root.iter(ns + "circle"))
+    assert status == 0 and {"x", "y", "z", "top group"} <= set(texts)
+    assert len(dots) == 3 and len(shaded) == 1          # z alone on top
+    status = bed.main(["rank", *paths, "--plot", str(tmp_path / "f.png")])
+    assert status == 2 and "ending in .svg" in capsys.readouterr().err
