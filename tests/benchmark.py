@@ -5,6 +5,7 @@
     python3 tests/benchmark.py --part article --replays 100   # quicker
     python3 tests/benchmark.py --part scale --largest 100000
     python3 tests/benchmark.py --part plan     # ~10 seconds
+    python3 tests/benchmark.py --part rank     # 10 systems, ~2 minutes
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -310,9 +311,70 @@ def plan_cases():
     row("exact power, n=1500", t_fast, t_slow)
 
 
+# Rank: S systems, whole processes, beside scipy ########################
+
+SCIPY_RANK = r"""
+import json, sys, numpy as np
+from scipy import stats
+paths, resamples = sys.argv[2:], int(sys.argv[1])
+runs = []
+for path in paths:
+    with open(path) as f:
+        runs.append({r["id"]: r["score"] for r in map(json.loads, f)})
+ids = [i for i in runs[0] if all(i in run for run in runs[1:])]
+data = [np.array([run[i] for i in ids], float) for run in runs]
+def means(*xs, axis=-1):
+    return np.stack([x.mean(axis=axis) for x in xs])
+batch = max(1, 10 ** 7 // (len(ids) * len(data)))
+ci = stats.bootstrap(data, means, paired=True, vectorized=True, batch=batch,
+                     n_resamples=resamples, method="percentile",
+                     random_state=1).confidence_interval
+print(ci.low, ci.high)
+"""
+
+
+def write_systems(folder, kind, n, systems):
+    """Write one JSONL run per system: n items, correlated scores."""
+    rng = random.Random(n + systems)
+    shared = [rng.gauss(0, 1) for _ in range(n)]
+    paths = []
+    for s in range(systems):
+        path = os.path.join(folder, f"rank-{kind}-{n}-{s}.jsonl")
+        with open(path, "w") as f:
+            for i, d in enumerate(shared):
+                noise = rng.gauss(0, 1)
+                score = (round(0.7 + 0.1 * d + 0.1 * noise + 0.005 * s, 6)
+                         if kind == "continuous"
+                         else int(0.6 * d + 0.8 * noise < 0.5 + 0.01 * s))
+                f.write(json.dumps({"id": f"q{i}", "score": score}) + "\n")
+        paths.append(path)
+    return paths
+
+
+def rank_cases(folder, resamples, cases):
+    here = os.path.join(os.path.dirname(__file__), os.pardir,
+                        "bootstrap_eval_deltas.py")
+    have_scipy = importlib.util.find_spec("scipy") is not None
+    print(f"\nrank, whole process, {resamples} joint resamples")
+    print(f"{'case':<34} {'ours':>9} {'scipy':>9} {'ratio':>7}")
+    for kind, n, systems in cases:
+        paths = write_systems(folder, kind, n, systems)
+        ours, _ = run_process([sys.executable, here, "rank", *paths,
+                               "--resamples", str(resamples)])
+        text = f"{f'{systems} systems, {kind} n={n:g}':<34} {ours:8.2f}s"
+        if have_scipy:
+            theirs, _ = run_process([sys.executable, "-c", SCIPY_RANK,
+                                     str(resamples), *paths])
+            text += f" {theirs:8.2f}s {theirs / ours:6.1f}x"
+        print(text, flush=True)
+        for path in paths:
+            os.remove(path)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("article", "scale", "plan", "all"),
+    parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
+                                           "all"),
                         default="all")
     parser.add_argument("--replays", type=int, default=bed.REPLAYS)
     parser.add_argument("--resamples", type=int, default=10000,
@@ -334,6 +396,10 @@ def main(argv=None):
         print("all numbers identical to the straightforward implementation")
     if args.part in ("plan", "all"):
         plan_cases()
+    if args.part in ("rank", "all"):
+        with tempfile.TemporaryDirectory() as folder:
+            rank_cases(folder, args.resamples,
+                       [("binary", 10 ** 5, 10), ("continuous", 10 ** 4, 10)])
     if args.part in ("scale", "all"):
         resampling_only(args.resamples)
         with tempfile.TemporaryDirectory() as folder:
