@@ -3506,18 +3506,22 @@ def read_tallies(baseline, candidate, metrics, *, id_field=None,
                         allow_partial)
 
 
-def read_joint(sources, metric, *, id_field=None, allow_partial=False):
+def read_joint(sources, metric, *, id_field=None, allow_partial=False,
+               by=None):
     """Return (Counter of S-tuples, dropped) of one metric of S runs
     joined on their ids (by default the first of _ID_FIELDS they all
     have): one value per run for each item in every run.  Ids in some
     runs only are an error unless allow_partial (*dropped* counts them).
+    With *by*, a field of the first run's records, the tally is a dict
+    from each subset's label to its Counter.
     """
     key = id_field or _id_field(sources[0].run(), sources[1].run())
-    tables = []
-    for source in sources:
+    tables, labels = [], {}
+    for k, source in enumerate(sources):
         ids, places, values = {}, [], []
         get_id = _Column(source, key, role="id")
         column = _Column(source, metric.a_field, metric.kind == "binary")
+        subset = _Column(source, by, role="subset") if by and not k else None
         for numbers, records in source.batches:
             items = get_id.labels(numbers, records)
             fresh = dict(zip(items, range(len(places),
@@ -3528,6 +3532,8 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False):
             ids.update(fresh)
             places.extend(numbers)
             values.extend(column.numbers(numbers, records))
+            if subset:
+                labels.update(zip(items, subset.labels(numbers, records)))
         tables.append((ids, values))
     shared = set(tables[0][0]).intersection(*(t[0] for t in tables[1:]))
     for source, (ids, _) in zip(sources, tables):
@@ -3539,9 +3545,14 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False):
                 f"the shared ones")
     if not shared:
         raise EvalDeltaError(f"{sources[0].path}: no {key} in every run")
-    tally = collections.Counter(
-        tuple(values[ids[item]] for ids, values in tables)
-        for item in tables[0][0] if item in shared)
+    rows = ((item, tuple(values[ids[item]] for ids, values in tables))
+            for item in tables[0][0] if item in shared)
+    if by:
+        tally = {}
+        for item, row in rows:
+            tally.setdefault(labels[item], collections.Counter())[row] += 1
+    else:
+        tally = collections.Counter(row for _, row in rows)
     dropped = len(set().union(*(t[0] for t in tables))) - len(shared)
     return tally, dropped
 
@@ -5600,6 +5611,9 @@ def _add_rank(commands):
     rank.add_argument("--alpha", type=_PROBABILITY, default=0.05,
                       help="level of the top group and of the pairwise "
                            "tests (default %(default)s)")
+    rank.add_argument("--by", metavar="FIELD",
+                      help="also rank within each subset of items sharing "
+                           "this field's value (taken from the first run)")
     rank.add_argument("--pairs", action="store_true",
                       help="also every pair's paired difference with its "
                            "CI and Holm-adjusted p")
@@ -6197,10 +6211,15 @@ def _run_rank(args):
     metric, tally, dropped, names = _rank_input(args, sources)
     direction = "lower" if args.lower_is_better else "higher"
     rng = random.Random(args.seed)
-    ranking = rank_systems(tally, rng, names=names, metric=metric.name,
-                           direction=direction, resamples=args.resamples,
-                           confidence=args.confidence, alpha=args.alpha,
-                           jobs=args.jobs)
+    options = dict(names=names, direction=direction, jobs=args.jobs,
+                   resamples=args.resamples, confidence=args.confidence,
+                   alpha=args.alpha)
+    subsets = tally if args.by else {}
+    if args.by:
+        tally = merged_tally(tally)
+    ranking = rank_systems(tally, rng, metric=metric.name, **options)
+    subsets = [(label, rank_systems(subsets[label], rng, metric=metric.name,
+                                    **options)) for label in sorted(subsets)]
     if args.pairs and args.baseline:
         raise EvalDeltaError("give --pairs (every pair) or --baseline NAME "
                              "(each system against one), not both")
@@ -6219,13 +6238,23 @@ def _run_rank(args):
                    confidence=args.confidence,
                    family="pairs" if args.pairs else "candidates")
     if args.json or args.format == "json":
-        print(json.dumps(rank_json(ranking, pairs, judged, seed=args.seed,
-                                   alpha=args.alpha, dropped=dropped,
-                                   confidence=args.confidence)))
+        report = rank_json(ranking, pairs, judged, seed=args.seed,
+                           alpha=args.alpha, dropped=dropped,
+                           confidence=args.confidence)
+        if args.by:
+            report.update(by=args.by, subsets=[
+                dict(rank_json(r, seed=args.seed, alpha=args.alpha,
+                               confidence=args.confidence), subset=label)
+                for label, r in subsets])
+        print(json.dumps(report))
     else:
-        print(format_rank(ranking, pairs, judged, alpha=args.alpha,
-                          confidence=args.confidence, dropped=dropped,
-                          markdown=args.format == "markdown"))
+        text = [format_rank(ranking, pairs, judged, alpha=args.alpha,
+                            confidence=args.confidence, dropped=dropped,
+                            markdown=args.format == "markdown")]
+        text += [f"{args.by} {label}:\n" + format_rank(
+            r, alpha=args.alpha, confidence=args.confidence,
+            markdown=args.format == "markdown") for label, r in subsets]
+        print("\n\n".join(text))
     if args.plot:
         _write_atomic(args.plot, forest_svg(ranking,
                                             confidence=args.confidence))
@@ -6241,6 +6270,9 @@ def _rank_input(args, sources):
         if args.allow_partial:
             raise EvalDeltaError("--allow-partial is for several runs "
                                  "joined on their ids")
+        if args.by:
+            raise EvalDeltaError("--by with one wide file is not supported "
+                                 "yet; give the runs as files")
         names = args.systems
         columns = [_Column(sources[0], c) for c in names]
         for c in names:
@@ -6256,7 +6288,8 @@ def _rank_input(args, sources):
         if args.systems:
             raise EvalDeltaError("--systems names the columns of one wide "
                                  "file; with several runs, give --metric")
-        exclude = set(_ID_FIELDS) | {args.id_col, "metrics"} - {None}
+        exclude = set(_ID_FIELDS) | {args.id_col, args.by,
+                                     "metrics"} - {None}
         found = args.metric or default_metrics(sources[0], sources[1],
                                                exclude)
         if len(found) != 1:
@@ -6268,7 +6301,8 @@ def _rank_input(args, sources):
                      numeric_fields(source.run()))
         metric = Metric(found[0], found[0], found[0])
         tally, dropped = read_joint(sources, metric, id_field=args.id_col,
-                                    allow_partial=args.allow_partial)
+                                    allow_partial=args.allow_partial,
+                                    by=args.by)
         names = [source.path for source in sources]
     names = args.names or names
     if len(names) != len(sources if len(sources) > 1 else args.systems):

@@ -226,3 +226,40 @@ def test_forest_plot(capsys, tmp_path):
     assert len(dots) == 3 and len(shaded) == 1          # z alone on top
     status = bed.main(["rank", *paths, "--plot", str(tmp_path / "f.png")])
     assert status == 2 and "ending in .svg" in capsys.readouterr().err
+
+
+def test_three_tied_systems_share_the_ranks_and_the_top():
+    tally = bed.collections.Counter({(1, 1, 1): 40, (0, 0, 0): 30,
+                                     (1, 0, 0): 10, (0, 1, 0): 10,
+                                     (0, 0, 1): 10})
+    ranked = bed.rank_systems(tally, random.Random(5), names=list("abc"),
+                              resamples=300)
+    assert ranked.means == [bed.Fraction(1, 2)] * 3
+    assert ranked.ranks == [2, 2, 2] and ranked.top == [True] * 3
+    assert all(lo == 1 and hi == 3 for lo, hi in ranked.rank_cis)
+
+
+def test_rank_by_subset(capsys, tmp_path):
+    paths = []
+    rows = []
+    for k in range(3):
+        data = [{"id": i, "subject": "ab"[i % 2],
+                 "acc": int(random.Random(i * 13 + k).random()
+                            < 0.6 + (0.2 if k == 2 and i % 2 else 0))}
+                for i in range(300)]
+        rows.append(data)
+        path = tmp_path / f"s{k}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in data))
+        paths.append(str(path))
+    status = bed.main(["rank", *paths, "--by", "subject", "--json",
+                       "--resamples", "200"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0 and report["by"] == "subject"
+    assert [s["subset"] for s in report["subsets"]] == ["a", "b"]
+    for subset in report["subsets"]:
+        for k, system in enumerate(subset["systems"]):
+            picked = [r["acc"] for r in rows[k]
+                      if r["subject"] == subset["subset"]]
+            assert system["mean"] == sum(picked) / len(picked)
+    assert [s["top_group"] for s in report["subsets"][1]["systems"]] == [
+        False, False, True]
