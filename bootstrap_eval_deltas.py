@@ -1212,8 +1212,8 @@ def _exact_tally(tally, metric, kind, clustered):
     pairs = merged_tally(tally) if clustered else tally
     if not sum(pairs.values()):
         raise EvalDeltaError(f"{metric}: no items to compare")
-    binary = all(x in (0, 1) and y in (0, 1) for x, y in pairs)
-    kind = kind or ("binary" if binary else "continuous")
+    binary = _kind_of(pairs) == "binary"
+    kind = kind or _kind_of(pairs)
     if kind == "binary" and not binary:
         raise EvalDeltaError(f"{metric}: declared binary but has values "
                              f"other than 0 and 1")
@@ -3487,7 +3487,7 @@ class Metric(NamedTuple):
 
 
 def read_tallies(baseline, candidate, metrics, *, id_field=None,
-                 cluster=None, allow_partial=False):
+                 cluster=None, allow_partial=False, role="cluster"):
     """Return ([tally per metric], dropped) of one wide file or two runs.
 
     A tally counts the items with each (a, b) pair of values, or with
@@ -3498,12 +3498,13 @@ def read_tallies(baseline, candidate, metrics, *, id_field=None,
     (unless allow_partial; *dropped* counts them), raise EvalDeltaError.
     A wide file's rows are its items: its ids are checked for repeats only
     when *id_field* names them, since that takes memory for every row.
+    *role* names the label field in messages (cluster, or subset).
     """
     if candidate is None:
-        return _read_wide(baseline, metrics, cluster, id_field), 0
+        return _read_wide(baseline, metrics, cluster, id_field, role), 0
     key = id_field or _id_field(baseline.run(), candidate.run())
     return _read_joined(baseline, candidate, metrics, key, cluster,
-                        allow_partial)
+                        allow_partial, role)
 
 
 def read_joint(sources, metric, *, id_field=None, allow_partial=False,
@@ -3518,23 +3519,12 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False,
     key = id_field or _id_field(sources[0].run(), sources[1].run())
     tables, labels = [], {}
     for k, source in enumerate(sources):
-        ids, places, values = {}, [], []
-        get_id = _Column(source, key, role="id")
-        column = _Column(source, metric.a_field, metric.kind == "binary")
-        subset = _Column(source, by, role="subset") if by and not k else None
-        for numbers, records in source.batches:
-            items = get_id.labels(numbers, records)
-            fresh = dict(zip(items, range(len(places),
-                                          len(places) + len(items))))
-            if (len(fresh) < len(items)
-                    or not ids.keys().isdisjoint(fresh.keys())):
-                _first_repeat(source, key, items, numbers, ids, places)
-            ids.update(fresh)
-            places.extend(numbers)
-            values.extend(column.numbers(numbers, records))
-            if subset:
-                labels.update(zip(items, subset.labels(numbers, records)))
-        tables.append((ids, values))
+        label = by if by and not k else None
+        ids, _, values, marks = _read_baseline(source, [metric], key, label,
+                                               "subset")
+        tables.append((ids, values[0]))
+        if label:
+            labels = {item: marks[at] for item, at in ids.items()}
     shared = set(tables[0][0]).intersection(*(t[0] for t in tables[1:]))
     for source, (ids, _) in zip(sources, tables):
         alone = [item for item in ids if item not in shared]
@@ -3569,14 +3559,14 @@ def _count(tally, labels, a, b):
         counts[x, y] += 1
 
 
-def _read_wide(source, metrics, cluster, id_field):
+def _read_wide(source, metrics, cluster, id_field, role="cluster"):
     (name, a_field, b_field, kind), = metrics
     binary = kind == "binary"
     for field in (a_field, b_field):
         _require(source.run(), field, "column", "the columns are",
                  source.first)
     a, b = _Column(source, a_field, binary), _Column(source, b_field, binary)
-    label = _Column(source, cluster, role="cluster") if cluster else None
+    label = _Column(source, cluster, role=role) if cluster else None
     ids = _Column(source, id_field, role="id") if id_field else None
     seen, rows = set(), 0
     tally = collections.Counter() if cluster is None else {}
@@ -3625,15 +3615,16 @@ def _repeated(source, key, item, number, first):
                          f"(first at {source.where(first)})")
 
 
-def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial):
+def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
+                 role="cluster"):
     ids, numbers, values, labels = _read_baseline(baseline, metrics, key,
-                                                  cluster)
+                                                  cluster, role)
     seen = array("q", bytes(8 * len(numbers)))      # candidate's number
     only, first_only = 0, []
     get_id = _Column(candidate, key, role="id")
     columns = [_Column(candidate, m.b_field, m.kind == "binary")
                for m in metrics]
-    theirs = _Column(candidate, cluster, role="cluster") if cluster else None
+    theirs = _Column(candidate, cluster, role=role) if cluster else None
     tallies = [collections.Counter() if cluster is None else {}
                for _ in metrics]
     for batch_numbers, records in candidate.batches:
@@ -3699,13 +3690,13 @@ def _check_labels(baseline, candidate, field, numbers, keep, mine, theirs,
                 f"from {label!r} at {baseline.where(numbers[at])}")
 
 
-def _read_baseline(source, metrics, key, cluster):
+def _read_baseline(source, metrics, key, cluster, role="cluster"):
     """Return the baseline's ids, record numbers, values and labels."""
     ids, numbers = {}, array("q")
     values = [array("d") for _ in metrics]
     columns = [_Column(source, m.a_field, m.kind == "binary")
                for m in metrics]
-    label = _Column(source, cluster, role="cluster") if cluster else None
+    label = _Column(source, cluster, role=role) if cluster else None
     labels = [] if cluster else None
     get_id = _Column(source, key, role="id")
     for batch_numbers, records in source.batches:
@@ -5962,7 +5953,8 @@ def _compare_run(args, how, path, rng):
     tallies, dropped = read_tallies(baseline, candidate, metrics,
                                     id_field=args.id_col,
                                     cluster=args.cluster or args.by,
-                                    allow_partial=args.allow_partial)
+                                    allow_partial=args.allow_partial,
+                                    role="subset" if args.by else "cluster")
     options = [dict(metric=m.name, kind=m.kind, resamples=args.resamples,
                     confidence=args.confidence, interval=args.interval,
                     jobs=args.jobs, direction="lower"
