@@ -4847,19 +4847,30 @@ def _subset_lines(by, subsets, judgements, confidence, alpha, markdown):
                      _num(r.gap, sign=True, binary=binary),
                      _span(r.ci_paired, binary), _p_text(r.p),
                      _p_text(j.p_holm), _verdict_words(j)])
+    gap = [""] * markdown                # markdown: blocks apart
     lines = [f"by {by}: {len(subsets)} subsets x metrics, each p Holm-"
-             f"adjusted across all of them"]
-    lines += _table(rows, markdown)
+             f"adjusted across all of them"] + gap + _table(rows, markdown)
     small = sorted({label for label, r in subsets if r.n_items < 20})
     if small:
-        lines.append(f"fewer than 20 items, so rough: {', '.join(small)}")
+        lines += gap + [f"fewer than 20 items, so rough: {_some(small)}"]
     before = [f"{r.metric} in {label}" for (label, r), j
               in zip(subsets, judgements) if float(r.p) < alpha <= j.p_holm]
     if before:
-        lines.append(f"significant before Holm's adjustment only: "
-                     f"{', '.join(before)}")
+        lines += gap + [f"significant before Holm's adjustment only: "
+                        f"{_some(before)}"]
     return [_markdown(line) if markdown and not line.startswith("|")
             else line for line in lines]
+
+
+def _some(names, most=10):
+    """Return up to *most* names, and how many more there are.
+
+    >>> _some(list("abcdefghijkl"))
+    'a, b, c, d, e, f, g, h, i, j and 2 more'
+    """
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more"
+                    if len(names) > most else "")
 
 
 _MARKDOWN = {c: "\\" + c for c in "\\`*_[]|~#"}
@@ -4930,8 +4941,10 @@ def _compare_entries(results, judgements, interval):
 
 
 def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
-                confidence=CONFIDENCE, dropped=0, markdown=False):
-    """Return the text (or markdown) report of rank."""
+                confidence=CONFIDENCE, dropped=0, markdown=False,
+                reading=()):
+    """Return the text (or markdown) report of rank; *reading* holds lines
+    on how the files were read."""
     r = ranking
     binary = r.kind == "binary"
     level = _decimal(_exact(confidence) * 100) + "%"
@@ -4957,8 +4970,8 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
     if len(top) == 1:
         words += "; it stands alone"
     mark = _markdown if markdown else str
-    lines = [mark(head)] + [""] * markdown + _table(rows, markdown)
-    lines += ["", mark(words)]
+    lines = [mark(head)] + [mark(f"read: {line}") for line in reading]
+    lines += [""] * markdown + _table(rows, markdown) + ["", mark(words)]
     if pairs:
         rows = [["pair (second - first)", "difference", f"{level} CI (paired)", "p",
                  "p (Holm)", "verdict"]]
@@ -6200,6 +6213,8 @@ def _run_rank(args):
         _check_plot(args.plot)
     how = _reading(args)
     sources = [open_source(path, how) for path in args.runs]
+    reading = [f"{source.path}: {note}" for source in sources
+               for note in source.notes]
     metric, tally, dropped, names = _rank_input(args, sources)
     direction = "lower" if args.lower_is_better else "higher"
     rng = random.Random(args.seed)
@@ -6233,6 +6248,7 @@ def _run_rank(args):
         report = rank_json(ranking, pairs, judged, seed=args.seed,
                            alpha=args.alpha, dropped=dropped,
                            confidence=args.confidence)
+        report["reading"] = reading
         if args.by:
             report.update(by=args.by, subsets=[
                 dict(rank_json(r, seed=args.seed, alpha=args.alpha,
@@ -6242,7 +6258,8 @@ def _run_rank(args):
     else:
         text = [format_rank(ranking, pairs, judged, alpha=args.alpha,
                             confidence=args.confidence, dropped=dropped,
-                            markdown=args.format == "markdown")]
+                            markdown=args.format == "markdown",
+                            reading=reading)]
         text += [f"{args.by} {label}:\n" + format_rank(
             r, alpha=args.alpha, confidence=args.confidence,
             markdown=args.format == "markdown") for label, r in subsets]
