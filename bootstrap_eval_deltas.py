@@ -4029,6 +4029,8 @@ def _read_lm_eval(path, how):
         if _missing(doc):
             raise EvalDeltaError(f"{path}:{number}: no doc_id")
         out = {"doc_id": str(doc), "filter": name}
+        if "doc" in record:              # the document: --by doc.subject
+            out["doc"] = record["doc"]
         listed = record.get("metrics")
         names = listed if isinstance(listed, list) else []
         kept = []

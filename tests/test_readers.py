@@ -422,3 +422,18 @@ def test_promptfoo_jsonl_and_lighteval_jsonl(capsys, tmp_path):
                  [(int(a["metric"]["acc"]), int(b["metric"]["acc"]))
                   for a, b in zip(*rows)])
     assert report["metrics"][0]["metric"] == "metric.acc"
+
+
+def test_lm_eval_subsets_from_the_document(capsys, tmp_path):
+    # MMLU-like lines keep their document, so --by doc.subject works.
+    paths = []
+    for k in range(2):
+        path = tmp_path / f"samples_mmlu_{k}.jsonl"
+        path.write_text("".join(json.dumps(
+            {"doc_id": i, "doc": {"subject": "ab"[i % 2], "question": "q"},
+             "filter": "none", "metrics": ["acc"],
+             "acc": float((i * 3 + k) % 4 != 0)}) + "\n" for i in range(40)))
+        paths.append(str(path))
+    report = compare(capsys, *paths, "--by", "doc.subject")
+    assert [r["subset"] for r in report["subsets"]] == ["a", "b"]
+    assert [r["n_items"] for r in report["subsets"]] == [20, 20]
