@@ -3073,7 +3073,10 @@ def open_source(path, how=None):
     """
     how = how or Reading()
     if path != STDIN and os.path.isdir(path):
-        path = _pick_in_directory(path, how)
+        found = _runs_in_directory(path, how)
+        if len(found) > 1 and how.all_tasks:
+            return _tasks_source(path, found, how)
+        path = _one_run(path, found, how)
     name = how.format or _sniff(path)
     if name != "table":
         return _READERS[name].read(path, how)
@@ -3879,6 +3882,7 @@ class Reading(NamedTuple):
     allow_partial: bool = False  # leave errored samples out, and say so
     choice_scores: object = None  # OpenAI evals: {choice: score}
     keep_epochs: bool = False    # a record per epoch (plan --repeats)
+    all_tasks: bool = False      # a directory's tasks read as one run
 
 
 class _Reader(NamedTuple):
@@ -4449,10 +4453,10 @@ _READERS = {
 }
 
 
-def _pick_in_directory(path, how):
-    """Return the file to read in a directory a framework wrote: HELM's
+def _runs_in_directory(path, how):
+    """Return the files of runs in a directory a framework wrote: HELM's
     per_instance_stats.json, lm-eval's samples_*.jsonl or Inspect logs
-    (.eval, .json), the one of --task where there are several."""
+    (.eval, .json), those of --task if given."""
     found = []
     for folder, _, files in os.walk(path):
         if folder[len(path):].count(os.sep) > 2:
@@ -4466,6 +4470,11 @@ def _pick_in_directory(path, how):
     if how.task is not None:
         found = [f for f in found if how.task in os.path.basename(f)
                  or how.task in f[len(path):]]
+    return found
+
+
+def _one_run(path, found, how):
+    """Return the one file of *found*, or say how to pick one."""
     if len(found) == 1:
         return found[0]
     if not found:
@@ -4475,7 +4484,48 @@ def _pick_in_directory(path, how):
     shown = ", ".join(os.path.relpath(f, path) for f in found[:6])
     raise EvalDeltaError(f"{path}: a directory with {len(found)} runs "
                          f"({shown}{', ...' if len(found) > 6 else ''}); "
-                         f"pick one with --task NAME or name the file")
+                         f"pick one with --task NAME or name the file, or "
+                         f"read them all as subsets with --by task")
+
+
+def _task_name(path):
+    """Return the task a run file is of: lm-eval's samples_<task>_<date>.
+
+    >>> _task_name("out/samples_mmlu_anatomy_2024-05-01T10-00-00.123.jsonl")
+    'mmlu_anatomy'
+    """
+    name = os.path.basename(path)
+    for ending in (".gz", ".jsonl", ".json", ".eval"):
+        name = name[:-len(ending)] if name.endswith(ending) else name
+    if name.startswith("samples_"):
+        name = name[len("samples_"):]
+        cut = name.rfind("_20")
+        name = name[:cut] if cut > 0 else name
+    return name
+
+
+def _tasks_source(path, found, how):
+    """Return one Source of every run in *found*: each record gains the
+    field task (its file's task) and its id is prefixed with it, since
+    ids repeat across tasks (--by task)."""
+    labelled, notes = [], []
+    for file in found:
+        source = open_source(file, how._replace(all_tasks=False))
+        task = _task_name(file)
+        for numbers, records in source.batches:
+            if source.fields is not None:
+                records = [dict(zip(source.fields, r)) for r in records]
+            for number, record in zip(numbers, records):
+                record = dict(record, task=task)
+                for key in _ID_FIELDS[:4]:
+                    if key in record:
+                        record[key] = f"{task}/{record[key]}"
+                        break
+                labelled.append((source.where(number), record))
+        notes += [f"{task}: {note}" for note in source.notes]
+    notes.insert(0, f"{len(found)} tasks read as one run, a field task each")
+    source = _listed_source(path, labelled, notes)
+    return source._replace(where=lambda number: labelled[number - 1][0])
 
 
 ## Report #####################################################################
@@ -5546,7 +5596,8 @@ def _reading(args):
     """Return the Reading of the command line's options."""
     return Reading(args.from_format, args.records, args.task, args.filter,
                    args.scorer, bool(getattr(args, "allow_partial", False)),
-                   args.choice_scores)
+                   args.choice_scores,
+                   all_tasks=getattr(args, "by", None) == "task")
 
 
 def _choice_scores(text):

@@ -437,3 +437,27 @@ def test_lm_eval_subsets_from_the_document(capsys, tmp_path):
     report = compare(capsys, *paths, "--by", "doc.subject")
     assert [r["subset"] for r in report["subsets"]] == ["a", "b"]
     assert [r["n_items"] for r in report["subsets"]] == [20, 20]
+
+
+def test_a_directory_of_tasks_as_subsets(capsys, tmp_path):
+    # lm-eval writes one samples file per MMLU subject: --by task reads a
+    # run's directory whole, each file's task a subset, ids kept apart.
+    for run, shift in (("a", 0), ("b", 1)):
+        folder = tmp_path / run / "model"
+        folder.mkdir(parents=True)
+        for task in ("mmlu_anatomy", "mmlu_law", "mmlu_virology"):
+            (folder / f"samples_{task}_2024-05-0{1 + shift}T10-00-00.jsonl"
+             ).write_text("".join(json.dumps(
+                 {"doc_id": i, "filter": "none", "metrics": ["acc"],
+                  "acc": float((i + shift * len(task)) % 3 != 0)}) + "\n"
+                 for i in range(25)))
+    report = compare(capsys, str(tmp_path / "a"), str(tmp_path / "b"),
+                     "--by", "task")
+    assert report["n_items"] == 75
+    assert [r["subset"] for r in report["subsets"]] == [
+        "mmlu_anatomy", "mmlu_law", "mmlu_virology"]
+    assert any("3 tasks read as one run" in line
+               for line in report["reading"])
+    status = bed.main(["compare", str(tmp_path / "a"), str(tmp_path / "b")])
+    assert status == 2 and "read them all as subsets with --by task" in \
+        capsys.readouterr().err
