@@ -141,6 +141,19 @@ def sign_flip_monte_carlo(diffs, rng, resamples):
     return Fraction(1 + hits, 1 + resamples)
 
 
+def block_picks(units, rng, resamples, blocks=8):
+    """Yield resamples + 1 resamples of the units, one randrange per pick:
+    in *blocks* blocks of as equal sizes as can be, each drawn from a
+    generator seeded by 128 bits of rng (as the tool's index path)."""
+    g = len(units)
+    seeds = [rng.getrandbits(128) for _ in range(blocks)]
+    for j, seed in enumerate(seeds):
+        block = random.Random(seed)
+        for _ in range((resamples + 1) // blocks
+                       + (j < (resamples + 1) % blocks)):
+            yield [units[block.randrange(g)] for _ in range(g)]
+
+
 def unit_bootstraps(a, b, labels, rng, resamples, blocks=8):
     """Resample items (labels None) or whole clusters by index.
 
@@ -158,17 +171,11 @@ def unit_bootstraps(a, b, labels, rng, resamples, blocks=8):
         unit[1] += written(x)
         unit[2] += written(y)
     units = sorted(tuple(u) for u in clusters.values())
-    g = len(units)
     means = []
-    seeds = [rng.getrandbits(128) for _ in range(blocks)]
-    for j, seed in enumerate(seeds):
-        block = random.Random(seed)
-        for _ in range((resamples + 1) // blocks
-                       + (j < (resamples + 1) % blocks)):
-            picks = [units[block.randrange(g)] for _ in range(g)]
-            items = sum(u[0] for u in picks)
-            means.append((sum(u[1] for u in picks) / items,
-                           sum(u[2] for u in picks) / items))
+    for picks in block_picks(units, rng, resamples, blocks):
+        items = sum(u[0] for u in picks)
+        means.append((sum(u[1] for u in picks) / items,
+                      sum(u[2] for u in picks) / items))
     mean_a = [m[0] for m in means[:-1]]
     mean_b = [m[1] for m in means[:-1]]
     return (mean_a, mean_b, [y - x for x, y in zip(mean_a, mean_b)],
@@ -295,16 +302,10 @@ def stratified_macro(subsets, rng, resamples, blocks=8):
     for label in sorted(subsets):
         items = sorted((written(a), written(b)) for a, b in subsets[label])
         n = len(items)
-        means = []
-        seeds = [rng.getrandbits(128) for _ in range(blocks)]
-        for j, seed in enumerate(seeds):
-            block = random.Random(seed)
-            for _ in range((resamples + 1) // blocks
-                           + (j < (resamples + 1) % blocks)):
-                picks = [items[block.randrange(n)] for _ in range(n)]
-                means.append((sum(a for a, _ in picks) / n,
-                              sum(b for _, b in picks) / n))
-        per_subset.append(means)
+        per_subset.append([(sum(a for a, _ in picks) / n,
+                            sum(b for _, b in picks) / n)
+                           for picks in block_picks(items, rng, resamples,
+                                                    blocks)])
     s = len(per_subset)
     macro = [(sum(m[r][0] for m in per_subset) / s,
               sum(m[r][1] for m in per_subset) / s)
@@ -335,14 +336,8 @@ def joint_sums(tuples, rng, resamples, blocks=8):
     (S-tuples), one randrange per item, blocks seeded as unit_bootstraps
     seeds them; items in sorted order."""
     items = sorted(tuple(written(x) for x in t) for t in tuples)
-    n = len(items)
     out = [[] for _ in items[0]]
-    seeds = [rng.getrandbits(128) for _ in range(blocks)]
-    for j, seed in enumerate(seeds):
-        block = random.Random(seed)
-        for _ in range((resamples + 1) // blocks
-                       + (j < (resamples + 1) % blocks)):
-            picks = [items[block.randrange(n)] for _ in range(n)]
-            for s, column in enumerate(out):
-                column.append(sum(p[s] for p in picks))
+    for picks in block_picks(items, rng, resamples, blocks):
+        for s, column in enumerate(out):
+            column.append(sum(p[s] for p in picks))
     return out
