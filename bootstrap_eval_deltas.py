@@ -6092,10 +6092,7 @@ def _check_compare_options(args):
         if args.metric and len(args.metric) > 1:
             raise EvalDeltaError("one wide file holds one metric (--a-col "
                                  "and --b-col); --metric names it once")
-    if args.json and args.format not in (None, "json"):
-        raise EvalDeltaError(f"--json is --format json; it cannot go with "
-                             f"--format {args.format}")
-    args.format = "json" if args.json else args.format or "text"
+    _settle_format(args)
     for flag, names in (("--metric", args.metric or []),
                         ("--metric-type", [n for n, _ in args.metric_type]),
                         ("--lower-is-better", args.lower_is_better)):
@@ -6115,6 +6112,15 @@ def _check_compare_options(args):
         raise EvalDeltaError("--fail-on inferior needs --margin: "
                              "non-inferiority is judged against a margin")
     _check_resamples(args.resamples, args.confidence)
+
+
+def _settle_format(args):
+    """Set args.format from --format and --json (short for --format
+    json), refusing the two when they disagree."""
+    if args.json and args.format not in (None, "json"):
+        raise EvalDeltaError(f"--json is --format json; it cannot go with "
+                             f"--format {args.format}")
+    args.format = "json" if args.json else args.format or "text"
 
 
 def _margin_spec(text):
@@ -6259,9 +6265,7 @@ def _repeats_from_pilot(args, metrics, options):
 
 
 def _run_rank(args):
-    if args.json and args.format not in (None, "json"):
-        raise EvalDeltaError(f"--json is --format json; it cannot go with "
-                             f"--format {args.format}")
+    _settle_format(args)
     _check_resamples(args.resamples, args.confidence)
     if args.plot:
         _check_plot(args.plot)
@@ -6298,7 +6302,7 @@ def _run_rank(args):
     judged = judge([r for _, _, r in pairs], alpha=args.alpha,
                    confidence=args.confidence,
                    family="pairs" if args.pairs else "candidates")
-    if args.json or args.format == "json":
+    if args.format == "json":
         report = rank_json(ranking, pairs, judged, seed=args.seed,
                            alpha=args.alpha, dropped=dropped,
                            confidence=args.confidence)
@@ -6351,10 +6355,8 @@ def _rank_input(args, sources):
         if args.systems:
             raise EvalDeltaError("--systems names the columns of one wide "
                                  "file; with several runs, give --metric")
-        exclude = set(_ID_FIELDS) | {args.id_col, args.by,
-                                     "metrics"} - {None}
-        found = args.metric or default_metrics(sources[0], sources[1],
-                                               exclude)
+        found = args.metric or default_metrics(
+            sources[0], sources[1], _not_metrics(args, *sources[:2]))
         if len(found) != 1:
             raise EvalDeltaError(
                 f"rank ranks on one metric; name it with --metric (the "
