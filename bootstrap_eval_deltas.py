@@ -4517,7 +4517,7 @@ def _tasks_source(path, found, how):
                 records = [dict(zip(source.fields, r)) for r in records]
             for number, record in zip(numbers, records):
                 record = dict(record, task=task)
-                for key in _ID_FIELDS[:4]:
+                for key in _ID_FIELDS:
                     if key in record:
                         record[key] = f"{task}/{record[key]}"
                         break
@@ -6266,6 +6266,9 @@ def _repeats_from_pilot(args, metrics, options):
 
 def _run_rank(args):
     _settle_format(args)
+    if args.pairs and args.baseline:
+        raise EvalDeltaError("give --pairs (every pair) or --baseline NAME "
+                             "(each system against one), not both")
     _check_resamples(args.resamples, args.confidence)
     if args.plot:
         _check_plot(args.plot)
@@ -6274,6 +6277,9 @@ def _run_rank(args):
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
     metric, tally, dropped, names = _rank_input(args, sources)
+    if args.baseline is not None and args.baseline not in names:
+        raise EvalDeltaError(f"--baseline {args.baseline!r} is none of the "
+                             f"systems: {', '.join(names)}")
     direction = "lower" if args.lower_is_better else "higher"
     rng = random.Random(args.seed)
     options = dict(names=names, direction=direction, jobs=args.jobs,
@@ -6285,12 +6291,6 @@ def _run_rank(args):
     ranking = rank_systems(tally, rng, metric=metric.name, **options)
     subsets = [(label, rank_systems(subsets[label], rng, metric=metric.name,
                                     **options)) for label in sorted(subsets)]
-    if args.pairs and args.baseline:
-        raise EvalDeltaError("give --pairs (every pair) or --baseline NAME "
-                             "(each system against one), not both")
-    if args.baseline is not None and args.baseline not in names:
-        raise EvalDeltaError(f"--baseline {args.baseline!r} is none of the "
-                             f"systems: {', '.join(names)}")
     chosen = ([(i, j) for i in range(len(names))
                for j in range(i + 1, len(names))] if args.pairs else
               [(names.index(args.baseline), j) for j in range(len(names))
