@@ -1873,7 +1873,8 @@ def _saddle_items(pairs, exact, scale, metric, kind, direction, confidence,
         return result._replace(draws=shape, method="saddlepoint")
     se = _paired_se(parts[2].values, parts[2].counts, n, scale)
     return MetricResult(metric, kind, direction, n,
-                        *(float(p.mean / scale) for p in parts), *ci,
+                        *(float(p.mean / scale) for p in parts),
+                        *(Interval(float(lo), float(hi)) for lo, hi in ci),
                         f"sign-flip {how}", p, None, None, None, se, None,
                         shape, "saddlepoint")
 
@@ -2587,6 +2588,78 @@ def calibration(rng, *, methods=INTERVALS, replays=REPLAYS, n_items=N_ITEMS,
         if progress:
             progress(done)
     return Calibration(replays, gap, *counts, rejected)
+
+
+SHAPES = ("normal", "lognormal", "lognormal-left")
+
+
+def _difference(rng, shape):
+    """Return one draw of a per-item difference of mean 0 and sd 1."""
+    if shape == "normal":
+        return rng.gauss(0.0, 1.0)
+    x = (rng.lognormvariate(0.0, 1.0) - math.exp(0.5)) / math.sqrt(
+        (math.e - 1) * math.e)
+    return x if shape == "lognormal" else -x
+
+
+def continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
+                           n_items=N_ITEMS, resamples=RESAMPLES,
+                           confidence=CONFIDENCE, alpha=0.05, progress=None):
+    """Replay a continuous eval: n per-item differences of mean *gap*,
+    sd 1 and *shape* (normal; lognormal, right-skewed; lognormal-left),
+    written to 4 decimals; count how often each paired interval covers
+    the gap and excludes 0, by the saddlepoint and by resampling, each
+    percentile and BCa, and how often each sign-flip test (exact up to
+    20 nonzero differences, then the saddlepoint or Monte Carlo) rejects
+    at *alpha*.  A replay draws the differences, then the resamples and
+    the Monte Carlo signs, from rng.
+
+    >>> c = continuous_calibration(random.Random(1), replays=4, n_items=30,
+    ...                            resamples=200)
+    >>> sorted(c.covered)
+    ['resample bca', 'resample percentile', 'saddlepoint bca', 'saddlepoint percentile']
+    """
+    if shape not in SHAPES:
+        raise EvalDeltaError(f"shape is one of {', '.join(SHAPES)}, not "
+                             f"{shape!r}")
+    _check_resamples(resamples, confidence)
+    names = ("saddlepoint percentile", "saddlepoint bca",
+             "resample percentile", "resample bca")
+    counts = [dict.fromkeys(names, 0) for _ in range(3)]
+    rejected = {"sign flip, saddlepoint": 0, "sign flip, Monte Carlo": 0}
+    truth = _exact(gap)
+    for done in range(1, replays + 1):
+        d = [round(gap + _difference(rng, shape), 4) for _ in range(n_items)]
+        ints, scale = _exact_ints(d)
+        tally = collections.Counter(ints)
+        part = _part(tally)
+        law = _SumLaw([(part, 1)])
+        jackknife = [-v for v in part.values]
+        unit = scale * n_items
+        total = sum(ints)
+        drawn = _resample_sums(rng, part.values, [0] * len(part.values),
+                               None, part.counts, resamples)[0][:-1]
+        ends = {names[0]: _law_interval(law, unit, confidence),
+                names[1]: _law_interval(law, unit, confidence, _bca_levels(
+                    law, jackknife, confidence, part.counts)),
+                names[2]: percentile_interval(drawn, confidence),
+                names[3]: bca_interval(drawn, total, jackknife, confidence,
+                                       part.counts)}
+        for name, (lo, hi) in ends.items():
+            if name.startswith("resample"):
+                lo, hi = Fraction(lo, unit), Fraction(hi, unit)
+            counts[0][name] += lo <= truth <= hi
+            counts[1][name] += lo > 0
+            counts[2][name] += hi < 0
+        flips = _nonzero(part.values, part.counts)
+        p = _sign_flip(*flips, rng, resamples)[0]    # exact up to 20
+        rejected["sign flip, Monte Carlo"] += p <= alpha
+        if sum(flips[1]) > 20:
+            p = saddlepoint_sign_flip(*flips)
+        rejected["sign flip, saddlepoint"] += p <= alpha
+        if progress:
+            progress(done)
+    return Calibration(replays, truth, *counts, rejected)
 
 
 def _can_fork():
@@ -5273,8 +5346,9 @@ def _metric_json(r):
     }
 
 
-def format_calibration(cal, *, alpha=0.05):
-    """Return the calibration table of simulate --intervals."""
+def format_calibration(cal, *, alpha=0.05, binary=True):
+    """Return the calibration table of simulate --intervals (binary) or
+    --differences."""
     def share(count):
         return (f"{100 * (count / cal.replays):.1f}% ± "
                 f"{100 * _mc_se(count, cal.replays):.1f}%")
@@ -5286,8 +5360,9 @@ def format_calibration(cal, *, alpha=0.05):
     rows += [["test", f"rejects at alpha {alpha:g}", "", ""]]
     rows += [[name, share(count), "", ""] for name, count in cal.rejected.items()]
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    lines = [f"calibration over {cal.replays} replays (true gap "
-             f"{_pts(cal.gap)} pts), each with its Monte Carlo s.e.:"]
+    gap = f"{_pts(cal.gap)} pts" if binary else _decimal(cal.gap)
+    lines = [f"calibration over {cal.replays} replays (true gap {gap}), "
+             f"each with its Monte Carlo s.e.:"]
     lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
               for r in rows]
     if not cal.gap:
@@ -6123,15 +6198,15 @@ def _build_parser():
                "%(prog)s --acc-b 0.72 --intervals percentile,bca,score")
     sim.add_argument("--n-items", type=_at_least(1), default=N_ITEMS,
                      help="items in the eval set (default %(default)s)")
-    sim.add_argument("--corr", type=_CORRELATION, default=CORR,
-                     help="loading of the shared latent difficulty, in "
-                          "[0, 1) (default %(default)s)")
-    sim.add_argument("--acc-a", type=_PROBABILITY, default=ACC_A,
-                     help="true accuracy of system A, in (0, 1) "
-                          "(default %(default)s)")
-    sim.add_argument("--acc-b", type=_PROBABILITY, default=ACC_B,
-                     help="true accuracy of system B, in (0, 1) "
-                          "(default %(default)s)")
+    sim.add_argument("--corr", type=_CORRELATION, 
+                     help=f"loading of the shared latent difficulty, in "
+                          f"[0, 1) (default {CORR})")
+    sim.add_argument("--acc-a", type=_PROBABILITY,
+                     help=f"true accuracy of system A, in (0, 1) "
+                          f"(default {ACC_A})")
+    sim.add_argument("--acc-b", type=_PROBABILITY,
+                     help=f"true accuracy of system B, in (0, 1) "
+                          f"(default {ACC_B})")
     sim.add_argument("--replays", type=_at_least(0), default=REPLAYS,
                      help="replays of the coverage loop; 0 skips it "
                           "(default %(default)s)")
@@ -6150,6 +6225,19 @@ def _build_parser():
                           "each one's coverage and rate of excluding zero "
                           "over the replays, and McNemar's rejection rate "
                           "(e.g. --intervals percentile,bca,score)")
+    sim.add_argument("--differences", choices=SHAPES,
+                     help="calibrate the continuous paired intervals "
+                          "instead of the binary article: per-item "
+                          "differences of sd 1 and this shape (lognormal is "
+                          "right-skewed, lognormal-left its mirror) and mean "
+                          "--gap; over the replays, how often each interval, "
+                          "by saddlepoint and by resampling, percentile and "
+                          "BCa, covers the gap and excludes zero, and how "
+                          "often each sign-flip test rejects; no CSV")
+    sim.add_argument("--gap", type=_bounded(float, -math.inf, None),
+                     help="the true mean difference of --differences, in "
+                          "sds (default 0: excluding zero is then a false "
+                          "positive)")
     sim.set_defaults(run=_run_simulate)
     cmp = commands.add_parser(
         "compare", help="judge two systems' per-item results",
@@ -6540,6 +6628,14 @@ def _write_atomic(path, text):
 
 
 def _run_simulate(args):
+    if args.differences:
+        return _run_differences(args)
+    if args.gap is not None:
+        raise EvalDeltaError("--gap goes with --differences (the binary "
+                             "design's gap is --acc-b minus --acc-a)")
+    for name, value in (("corr", CORR), ("acc_a", ACC_A), ("acc_b", ACC_B)):
+        if getattr(args, name) is None:
+            setattr(args, name, value)
     if args.intervals and not args.replays:
         raise EvalDeltaError("--intervals calibrates over the replays; give "
                              "--replays of at least 1")
@@ -6579,6 +6675,38 @@ def _run_simulate(args):
                                 calibration=cal))
         print(f"wrote {out} ({len(pairs)} items)" if out
               else "per-item CSV not written (--no-csv)")
+    return 0
+
+
+def _run_differences(args):
+    """simulate --differences: the continuous calibration table."""
+    for name in ("corr", "acc_a", "acc_b", "intervals", "out"):
+        if getattr(args, name) is not None:
+            raise EvalDeltaError(f"{_flag(name)} is for the binary design; "
+                                 f"--differences draws continuous ones")
+    if args.no_csv:
+        raise EvalDeltaError("--differences writes no CSV; --no-csv is not "
+                             "needed")
+    if not args.replays:
+        raise EvalDeltaError("--differences calibrates over the replays; "
+                             "give --replays of at least 1")
+    _check_resamples(args.resamples, args.confidence)
+    cal = continuous_calibration(
+        random.Random(args.seed), shape=args.differences,
+        gap=args.gap or 0.0, replays=args.replays, n_items=args.n_items,
+        resamples=args.resamples, confidence=args.confidence,
+        progress=_progress(args.replays, args.quiet))
+    if args.json:
+        print(json.dumps({"differences": args.differences,
+                          "n_items": args.n_items, "seed": args.seed,
+                          "resamples": args.resamples,
+                          "confidence": float(args.confidence),
+                          "calibration": calibration_json(cal)}))
+    else:
+        print(f"n={args.n_items} per-item differences, {args.differences}, "
+              f"sd 1, true mean {_decimal(cal.gap)}; {args.resamples} "
+              f"resamples where resampled")
+        print(format_calibration(cal, binary=False))
     return 0
 
 
