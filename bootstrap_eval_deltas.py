@@ -732,7 +732,7 @@ def _part(counter, exact=True):
     The values are taken in sorted order, so that the float sums, and so
     the results, do not depend on the order the items came in."""
     values = sorted(counter)
-    counts = [counter[v] for v in values]
+    counts = list(map(counter.__getitem__, values))
     total = sum(counts)
     mean = (Fraction(sum(map(mul, values, counts)), total) if exact
             else Fraction(math.fsum(map(mul, values, counts))) / total)
@@ -746,7 +746,7 @@ def _part(counter, exact=True):
     wxx = array("d", map(mul, wx, x))
     return _Part(values, counts, total, mean,
                  total, x, wx, wxx, weights, math.fsum(wx), math.fsum(wxx),
-                 math.fsum(map(mul, wxx, x)) / total, min(x), max(x),
+                 math.fsum(map(mul, wxx, x)) / total, x[0], x[-1],
                  math.gcd(*map(sub, values, repeat(least))) if exact else 0)
 
 
@@ -765,18 +765,18 @@ class _SumLaw:
         self.log_low = self.log_high = 0.0    # log P(S = low), P(S = high)
         self.step = 0
         third = 0.0
-        for p, sign in parts:
+        self.var = 0.0
+        for p, sign in parts:                 # p.values are sorted
             self.mean += sign * p.draws * p.mean
-            ends = [min(p.values), max(p.values)][::sign]
-            self.low += sign * p.draws * ends[0]
-            self.high += sign * p.draws * ends[1]
-            for end, attr in zip(ends, ("log_low", "log_high")):
-                share = p.counts[p.values.index(end)] / p.total
-                setattr(self, attr, getattr(self, attr)
-                        + p.draws * math.log(share))
+            ends = [0, -1][::sign]
+            self.low += sign * p.draws * p.values[ends[0]]
+            self.high += sign * p.draws * p.values[ends[1]]
+            self.log_low += p.draws * math.log(p.counts[ends[0]] / p.total)
+            self.log_high += p.draws * math.log(p.counts[ends[1]] / p.total)
             self.step = math.gcd(self.step, p.step)
             third += sign * p.draws * p.third
-        self.var = self.cumulants(0.0)[2]
+            mean = p.sum_wx / p.total         # 0 but for rounding
+            self.var += p.draws * max(p.sum_wxx / p.total - mean * mean, 0.0)
         self.sd = math.sqrt(self.var)
         self.skew = third / self.sd ** 3 if self.sd else 0.0
         coarse = self.step and self.sd / self.step <= _FINE_LATTICE
@@ -948,9 +948,9 @@ def saddlepoint_interval(values, counts=None, *, confidence=CONFIDENCE):
     counts = list(counts or repeat(1, len(values)))
     ints, scale = _exact_ints(list(values))
     n = sum(counts)
-    merged = collections.Counter()
-    for v, c in zip(ints, counts):
-        merged[v] += c
+    merged = _counted(ints, counts)
+    if not n:
+        raise EvalDeltaError("no values to take an interval of")
     return _law_interval(_SumLaw([(_part(merged), 1)]),
                          scale * n, confidence)
 
@@ -1449,15 +1449,19 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
     >>> r.ci_paired
     Interval(lo=Fraction(-3, 20), hi=Fraction(7, 20))
     """
-    pairs, exact, scale, kind = _exact_tally(tally, metric, kind, clustered)
     _check_resamples(resamples, confidence)
-    method = _method_for(method, kind, sum(pairs.values()), clustered)
+    pairs = merged_tally(tally) if clustered else tally
+    method = _method_for(method, kind or _kind_of(pairs),
+                         sum(pairs.values()), clustered)
+    pairs, exact, scale, kind = _exact_tally(
+        tally, metric, kind, clustered,
+        columns=method == "saddlepoint" and not clustered)
     args = (metric, kind, direction, resamples, confidence, interval, jobs)
     if clustered:
         return _compare_clustered(tally, exact, scale, rng, *args, method)
     if method == "saddlepoint":
         return _saddle_items(pairs, exact, scale, metric, kind, direction,
-                             confidence, interval, density)
+                             confidence, interval, density, jobs)
     return _compare_items(pairs, exact, scale, rng, *args)
 
 
@@ -1739,10 +1743,12 @@ def pair_tally(tally, i, j):
     return out
 
 
-def _exact_tally(tally, metric, kind, clustered):
+def _exact_tally(tally, metric, kind, clustered, columns=False):
     """Return (pairs, exact, scale, kind) of a tally (see compare_tally):
     the count of each (a, b) pair over all clusters, each pair's exact
-    integers over the common denominator *scale*, and the metric's kind.
+    integers over the common denominator *scale* (a dict; with *columns*,
+    the lists of A's and of B's integers in the pairs' order), and the
+    metric's kind.
     """
     pairs = merged_tally(tally) if clustered else tally
     if not sum(pairs.values()):
@@ -1752,7 +1758,9 @@ def _exact_tally(tally, metric, kind, clustered):
     if kind == "binary" and not binary:
         raise EvalDeltaError(f"{metric}: declared binary but has values "
                              f"other than 0 and 1")
-    ints, scale = _exact_ints([x for pair in pairs for x in pair])
+    ints, scale = _exact_ints(list(itertools.chain.from_iterable(pairs)))
+    if columns:
+        return pairs, (ints[::2], ints[1::2]), scale, kind
     return pairs, dict(zip(pairs, zip(ints[::2], ints[1::2]))), scale, kind
 
 
@@ -1835,35 +1843,23 @@ def _compare_items(pairs, exact, scale, rng, metric, kind, direction,
 
 
 def _saddle_items(pairs, exact, scale, metric, kind, direction, confidence,
-                  interval, density):
+                  interval, density, jobs):
     """compare_tally of unclustered items by the saddlepoint: each
     system's mean, the paired difference, and the unpaired difference
     (K_B(t) + K_A(-t): two independent resamples) as the ideal bootstrap
     gives them; the sign-flip p exact up to 20 nonzero differences, else
-    Robinson's saddlepoint."""
-    columns = [collections.Counter() for _ in range(3)]
-    for key, c in pairs.items():
-        x, y = exact[key]
-        columns[0][x] += c
-        columns[1][y] += c
-        columns[2][y - x] += c
-    parts = [_part(column) for column in columns]
-    n = sum(pairs.values())
-    laws = [_SumLaw([(p, 1)]) for p in parts]
-    laws.append(_SumLaw([(parts[1], 1), (parts[0], -1)]))
-    ci = []
-    for j, law in enumerate(laws):
-        levels = None
-        if interval == "bca" and j < 3 and law.low < law.high:
-            levels = _bca_levels(law, [-v for v in parts[j].values],
-                                 confidence, parts[j].counts)
-        ci.append(_law_interval(law, scale * n, confidence, levels))
-    d, counts = _nonzero(parts[2].values, parts[2].counts)
-    if sum(counts) <= 20:
-        p, how = _sign_flip(d, counts, None, 0)
-    else:
-        p, how = saddlepoint_sign_flip(d, counts), "saddlepoint"
-    shape = _density(laws[2], scale * n) if density else None
+    Robinson's saddlepoint.  With jobs > 1 a forked helper takes the two
+    systems' laws while this process takes the difference's."""
+    counts = list(pairs.values())
+    xs, ys = exact                                     # in pairs' order
+    n = sum(counts)
+    unit = scale * n
+    (ci_d, mean_d, p, how, se, shape), (ci_a, ci_b, ci_u, mean_a, mean_b) = \
+        _in_parallel(_saddle_side, [("paired", xs, ys, counts, unit,
+                                     confidence, interval, density),
+                                    ("systems", xs, ys, counts, unit,
+                                     confidence, interval, density)], jobs)
+    ci = [ci_a, ci_b, ci_d, ci_u]
     if kind == "binary":
         cells = collections.Counter()
         for key, c in pairs.items():
@@ -1871,12 +1867,55 @@ def _saddle_items(pairs, exact, scale, metric, kind, direction, confidence,
         result = _binary_result(cells, [(lo * n, hi * n) for lo, hi in ci],
                                 [], metric, direction, confidence)
         return result._replace(draws=shape, method="saddlepoint")
-    se = _paired_se(parts[2].values, parts[2].counts, n, scale)
     return MetricResult(metric, kind, direction, n,
-                        *(float(p.mean / scale) for p in parts),
+                        *(float(m / scale) for m in (mean_a, mean_b, mean_d)),
                         *(Interval(float(lo), float(hi)) for lo, hi in ci),
-                        f"sign-flip {how}", p, None, None, None, se, None,
-                        shape, "saddlepoint")
+                        f"sign-flip {how}", p, None, None, None,
+                        se / scale, None, shape, "saddlepoint")
+
+
+def _saddle_side(side, xs, ys, counts, unit, confidence, interval,
+                 density):
+    """One half of _saddle_items: for "paired", the difference's interval,
+    mean, sign-flip p and test, standard error and Density; for
+    "systems", A's, B's and the unpaired intervals and the two means."""
+    def interval_of(part, law):
+        levels = None
+        if interval == "bca" and law.low < law.high:
+            levels = _bca_levels(law, [-v for v in part.values], confidence,
+                                 part.counts)
+        return _law_interval(law, unit, confidence, levels)
+
+    if side == "paired":
+        part = _part(_counted(list(map(sub, ys, xs)), counts))
+        law = _SumLaw([(part, 1)])
+        d, many = _nonzero(part.values, part.counts)
+        if sum(many) <= 20:
+            p, how = _sign_flip(d, many, None, 0)
+        else:
+            p, how = saddlepoint_sign_flip(d, many), "saddlepoint"
+        return (interval_of(part, law), part.mean, p, how,
+                _paired_se(part.values, part.counts, part.total),
+                _density(law, unit) if density else None)
+    a, b = (_part(_counted(v, counts)) for v in (xs, ys))
+    return (interval_of(a, _SumLaw([(a, 1)])),
+            interval_of(b, _SumLaw([(b, 1)])),
+            _law_interval(_SumLaw([(b, 1), (a, -1)]), unit, confidence),
+            a.mean, b.mean)
+
+
+def _counted(values, counts):
+    """Return the Counter of values, counts[j] of values[j] (not zero)."""
+    counter = collections.Counter(values)
+    several = list(map((1).__lt__, counts))
+    for v, c in zip(itertools.compress(values, several),
+                    itertools.compress(counts, several)):
+        counter[v] += c - 1
+    for v in itertools.compress(values, map((0).__eq__, counts)):
+        counter[v] -= 1
+        if not counter[v]:
+            del counter[v]
+    return counter
 
 
 class Density(NamedTuple):
@@ -1905,8 +1944,8 @@ def _density(law, unit, points=61):
 
 def _nonzero(values, counts):
     """Return (values, counts) without the zero values."""
-    kept = [(v, c) for v, c in zip(values, counts) if v]
-    return [v for v, _ in kept], [c for _, c in kept]
+    return (list(itertools.compress(values, values)),
+            list(itertools.compress(counts, values)))
 
 
 def _exact_ints(values):
@@ -1924,9 +1963,32 @@ def _exact_ints(values):
     >>> _exact_ints([1.0, 0.0])
     ([1, 0], 1)
     """
+    if len(values) > 4096:
+        fast = _decimal_ints(values)
+        if fast:
+            return fast
     ratios = [_ratio(v) for v in values]
     scale = math.lcm(*(q for _, q in ratios)) if ratios else 1
     return [p * (scale // q) for p, q in ratios], scale
+
+
+def _decimal_ints(values):
+    """Return _exact_ints(values) by float arithmetic where that is exact,
+    else None: floats only, the scale that of a sample of ~1,000 of them,
+    and every value checked: round(x * scale) / scale == x with
+    |round(x * scale)| < 10**15.  A decimal of 15 significant digits or
+    fewer is the only one that short to round to its float (DBL_DIG), so
+    the integer is the one the value prints as, and a value that needs a
+    finer scale than the sample's fails the check."""
+    if set(map(type, values)) != {float}:
+        return None
+    sample = values[::len(values) // 1000]
+    scale = math.lcm(*(q for _, q in map(_ratio, sample)))
+    ints = list(map(round, map(mul, values, repeat(float(scale)))))
+    if max(map(abs, ints)) >= 10 ** 15 or not all(
+            map(float.__eq__, map(truediv, ints, repeat(scale)), values)):
+        return None
+    return ints, scale
 
 
 def _ratio(x):
@@ -4132,9 +4194,25 @@ class _Column:
         except TypeError:                   # a list or object: not a number
             values = [None] * len(raw)
         if None in values:
+            fast = self._plain_numbers(raw)
+            if fast is not None:
+                return fast
             values = [self._number(number, value) if x is None else x
                       for number, value, x in zip(numbers, raw, values)]
         return values
+
+    def _plain_numbers(self, raw):
+        """Return raw as floats if every one is a finite JSON number (int
+        or float, not bool), checked at C level; else None."""
+        if self.binary or not set(map(type, raw)) <= {float, int}:
+            return None
+        try:
+            values = list(map(float, raw))
+        except OverflowError:
+            return None
+        if not all(map(math.isfinite, values)):
+            return None
+        return list(map(add, values, repeat(0.0)))     # no -0.0
 
     def _number(self, number, value):
         try:

@@ -341,3 +341,57 @@ def joint_sums(tuples, rng, resamples, blocks=8):
         for s, column in enumerate(out):
             column.append(sum(p[s] for p in picks))
     return out
+
+
+def ideal_bootstrap(parts):
+    """The exact law of a resampled sum: {S: probability} for S the sum
+    over (values, sign) parts of sign * (len(values) draws with
+    replacement from values), by convolution, one draw at a time."""
+    law = {0: Fraction(1)}
+    for values, sign in parts:
+        n = len(values)
+        one = {}
+        for v in values:
+            one[sign * v] = one.get(sign * v, 0) + Fraction(1, n)
+        for _ in range(n):
+            nxt = {}
+            for s, p in law.items():
+                for v, q in one.items():
+                    nxt[s + v] = nxt.get(s + v, 0) + p * q
+            law = nxt
+    return law
+
+
+def quantile_of(law, p):
+    """The least S with P(S <= S) > p, and P(S < it), P(S <= it)."""
+    below = Fraction(0)
+    for s in sorted(law):
+        if below + law[s] > p:
+            return s, below, below + law[s]
+        below += law[s]
+    raise ValueError("p must be below 1")
+
+
+def sign_flip_law(values):
+    """The exact law of sum(+-v) with fair independent signs."""
+    law = {0: Fraction(1)}
+    for v in values:
+        nxt = {}
+        for s, p in law.items():
+            for t in (s + v, s - v):
+                nxt[t] = nxt.get(t, 0) + p / 2
+        law = nxt
+    return law
+
+
+def ratio_bootstrap(sums, sizes):
+    """The exact law of sum(sums*) / sum(sizes*) over resamples of the
+    clusters, by enumerating every sequence of draws (few clusters)."""
+    import itertools
+    g = len(sums)
+    law = {}
+    for picks in itertools.product(range(g), repeat=g):
+        r = Fraction(sum(sums[i] for i in picks),
+                     sum(sizes[i] for i in picks))
+        law[r] = law.get(r, 0) + Fraction(1, g ** g)
+    return law
