@@ -989,8 +989,8 @@ def saddlepoint_sign_flip(values, counts):
     saddlepoint: S = sum of +-|d| with fair signs has K(t) = sum
     log cosh(t d), and p = 2 P(S >= |observed sum|), taken on S's lattice
     (steps of 2 gcd(d)) half a step down when it is coarse, as in
-    _SumLaw.  Every sign the same gives 2 ** (1 - m) exactly; a p below
-    the floats' range is given as their least normal value.
+    _SumLaw.  Every sign the same gives 2 ** (1 - m) exactly, and a p
+    far in the tail is a Fraction, even below the floats' range.
 
     50 of 80 differences +1, 30 -1: exactly 2 P(Binomial(80, 1/2) >= 50)
     = 0.032993 (to 5 figures):
@@ -998,14 +998,14 @@ def saddlepoint_sign_flip(values, counts):
     >>> round(saddlepoint_sign_flip([-1, 1], [30, 50]), 6)
     0.032989
     """
-    d = array("d", (float(abs(v)) for v in values))
+    d = array("d", map(float, map(abs, values)))
     weights = array("d", map(float, counts))
     m = sum(counts)
     observed = abs(sum(map(mul, values, counts)))
     if not observed:
         return 1.0
     if observed == sum(map(mul, map(abs, values), counts)):
-        return 2.0 ** (1 - m)
+        return Fraction(1, 2 ** (m - 1))
     wd = array("d", map(mul, weights, d))
     wdd = array("d", map(mul, wd, d))
     sum_wd, sd = math.fsum(wd), math.sqrt(math.fsum(wdd))
@@ -1037,9 +1037,20 @@ def saddlepoint_sign_flip(values, counts):
         return min(1.0, 2 * _lower_normal(-s / sd))
     u = (2 / lattice * math.sinh(t * lattice / 2) if lattice else t) * \
         math.sqrt(k2)
-    tail = _lower_normal(-w) - math.exp(-w * w / 2) / _SQRT2PI * (1 / w -
-                                                                  1 / u)
-    return min(1.0, max(2 * tail, sys.float_info.min))
+    if w < 30:
+        tail = _lower_normal(-w) - math.exp(-w * w / 2) / _SQRT2PI * (
+            1 / w - 1 / u)
+        return min(1.0, 2 * tail)
+    # far out: phi(w) (R(w) - 1/w + 1/u), R the Mills ratio, in logs,
+    # and p as an exact fraction of its 13 significant digits
+    mills = 0.0
+    for k in range(60, 0, -1):
+        mills = k / (w + mills)
+    log10 = (math.log(1 / (w + mills) - 1 / w + 1 / u) - w * w / 2
+             - math.log(_SQRT2PI) + math.log(2)) / math.log(10)
+    exponent = math.floor(log10)
+    digits = round(10 ** (log10 - exponent + 12))
+    return Fraction(digits, 10 ** 12) * Fraction(10) ** exponent
 
 
 def _ratio_law(sums, sizes, counts, x):
@@ -1984,7 +1995,12 @@ def _decimal_ints(values):
         return None
     sample = values[::len(values) // 1000]
     scale = math.lcm(*(q for _, q in map(_ratio, sample)))
-    ints = list(map(round, map(mul, values, repeat(float(scale)))))
+    if scale > 10 ** 22:                  # not an exact float
+        return None
+    try:
+        ints = list(map(round, map(mul, values, repeat(float(scale)))))
+    except OverflowError:                 # a value times scale is inf
+        return None
     if max(map(abs, ints)) >= 10 ** 15 or not all(
             map(float.__eq__, map(truediv, ints, repeat(scale)), values)):
         return None
@@ -2025,7 +2041,7 @@ def _paired_se(d, counts, n, scale=1):
     if n < 2:
         return 0.0
     total = sum(map(mul, d, counts))
-    squares = sum(c * x * x for x, c in zip(d, counts))
+    squares = sum(map(mul, map(mul, d, d), counts))
     return _root(Fraction(n * squares - total * total,
                           n * n * (n - 1) * scale * scale))
 

@@ -6,6 +6,7 @@
     python3 tests/benchmark.py --part scale --largest 100000
     python3 tests/benchmark.py --part plan     # ~10 seconds
     python3 tests/benchmark.py --part rank     # 10 systems, ~2 minutes
+    python3 tests/benchmark.py --part saddle   # saddlepoint, ~6 minutes
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -19,8 +20,10 @@ of the test suite: timings on a shared machine are noisy, so they belong
 here, not in assertions.
 """
 import argparse
+import bisect
 import importlib.util
 import json
+import math
 import os
 import random
 import subprocess
@@ -371,10 +374,110 @@ def rank_cases(folder, resamples, cases):
             os.remove(path)
 
 
+# Saddlepoint: accuracy, coverage, speed ###############################
+
+def saddle_accuracy(reference=200_000, per=10_000):
+    """Each saddlepoint end against `reference` resamples, as a distance
+    in Monte Carlo standard errors of a `per`-resample end's level: how
+    far the ideal-bootstrap end is from what resampling would find."""
+    shapes = {
+        "normal": lambda r: round(r.gauss(0.03, 0.2), 4),
+        "lognormal": lambda r: round(r.lognormvariate(0, 1) - 1.6, 4),
+        "lognormal, left": lambda r: round(1.6 - r.lognormvariate(0, 1), 4),
+        "rare event (2%)": lambda r: 1.0 if r.random() < 0.02 else 0.0,
+        "lattice {-1,0,1}": lambda r: r.choice([-1, 0, 0, 1]),
+    }
+    print(f"\nsaddlepoint ends against {reference} resamples, in Monte Carlo "
+          f"s.e. of a {per}-resample end (lower end, upper end)")
+    print(f"{'differences':<20} {'n=20':>13} {'n=100':>13} {'n=1000':>13}")
+    for name, draw in shapes.items():
+        cells = []
+        for n in (20, 100, 1000):
+            rng = random.Random(n)
+            ints, _ = bed._exact_ints([draw(rng) for _ in range(n)])
+            counter = bed.collections.Counter(ints)
+            law = bed._SumLaw([(bed._part(counter), 1)])
+            keys = sorted(counter)
+            drawn = sorted(bed._resample_sums(
+                random.Random(1), keys, [0] * len(keys), None,
+                [counter[k] for k in keys], reference)[0][:-1])
+            out = []
+            for p in (0.025, 0.975):
+                end = law.quantile(p)
+                below = bisect.bisect_left(drawn, end) / reference
+                upto = bisect.bisect_right(drawn, end) / reference
+                miss = 0.0 if below <= p <= upto else min(abs(below - p),
+                                                         abs(upto - p))
+                out.append(miss / math.sqrt(p * (1 - p) / per))
+            cells.append(f"{out[0]:5.2f} {out[1]:5.2f}")
+        print(f"{name:<20} " + " ".join(f"{c:>13}" for c in cells),
+              flush=True)
+
+
+def saddle_coverage(resamples=1000):
+    print(f"\ncoverage of the true mean difference (0), nominal 95%, and the "
+          f"sign flip's false positives at 5% ({resamples} resamples where "
+          f"resampled)")
+    for shape in ("normal", "lognormal"):
+        for n, replays in ((20, 400), (100, 1000), (1000, 300)):
+            cal = bed.continuous_calibration(random.Random(n), shape=shape,
+                                             replays=replays, n_items=n,
+                                             resamples=resamples)
+            cells = "  ".join(f"{name} {100 * count / replays:5.1f}%"
+                              for name, count in cal.covered.items())
+            flips = "  ".join(f"{name.split(', ')[1]} "
+                              f"{100 * count / replays:4.1f}%"
+                              for name, count in cal.rejected.items())
+            print(f"{shape:<10} n={n:<5} {replays:5} replays: {cells};  "
+                  f"sign flip: {flips}", flush=True)
+
+
+def saddle_speed(folder, resamples):
+    have_scipy = importlib.util.find_spec("scipy") is not None
+    here = os.path.join(os.path.dirname(__file__), os.pardir,
+                        "bootstrap_eval_deltas.py")
+    print(f"\ncontinuous compare, whole process: the saddlepoint (auto) "
+          f"against {resamples} resamples (ours and scipy's)")
+    for n in (10 ** 5, 10 ** 6):
+        paths = write_runs(folder, "continuous", n)
+        sp, out = run_process([sys.executable, here, "compare", *paths,
+                               "--json"])
+        entry = json.loads(out)["metrics"][0]
+        print(f"n={n:g}: saddlepoint {sp:7.2f}s   paired CI "
+              f"[{entry['ci']['paired_gap'][0]:.6f}, "
+              f"{entry['ci']['paired_gap'][1]:.6f}]", flush=True)
+        if n == 10 ** 5:
+            ours, out = run_process([sys.executable, here, "compare", *paths,
+                                     "--method", "resample", "--resamples",
+                                     str(resamples), "--json"])
+            entry = json.loads(out)["metrics"][0]
+            print(f"        resampled   {ours:7.2f}s   paired CI "
+                  f"[{entry['ci']['paired_gap'][0]:.6f}, "
+                  f"{entry['ci']['paired_gap'][1]:.6f}]   saddlepoint "
+                  f"{ours / sp:.1f}x faster", flush=True)
+            if have_scipy:
+                theirs, out = run_process([sys.executable, "-c",
+                                           SCIPY_SCRIPT, *paths,
+                                           str(resamples), "0"])
+                lo, hi = map(float, out.split())
+                print(f"        scipy       {theirs:7.2f}s   paired CI "
+                      f"[{lo:.6f}, {hi:.6f}]   saddlepoint "
+                      f"{theirs / sp:.1f}x faster", flush=True)
+        else:
+            read, _ = run_process([sys.executable, "-c", READ_SCRIPT,
+                                   *paths])
+            print(f"        just parsing the two files {read:.2f}s "
+                  f"(compare takes {sp / read:.2f}x that)", flush=True)
+        for path in paths:
+            os.remove(path)
+    if not have_scipy:
+        print("scipy is not importable: its line is left out")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
-                                           "all"),
+                                           "saddle", "all"),
                         default="all")
     parser.add_argument("--replays", type=int, default=bed.REPLAYS)
     parser.add_argument("--resamples", type=int, default=10000,
@@ -400,6 +503,11 @@ def main(argv=None):
         with tempfile.TemporaryDirectory() as folder:
             rank_cases(folder, args.resamples,
                        [("binary", 10 ** 5, 10), ("continuous", 10 ** 4, 10)])
+    if args.part in ("saddle", "all"):
+        saddle_accuracy()
+        saddle_coverage()
+        with tempfile.TemporaryDirectory() as folder:
+            saddle_speed(folder, args.resamples)
     if args.part in ("scale", "all"):
         resampling_only(args.resamples)
         with tempfile.TemporaryDirectory() as folder:

@@ -1,4 +1,6 @@
 """McNemar's exact test against direct binomial sums."""
+import math
+import random
 from fractions import Fraction
 
 from hypothesis import given
@@ -78,3 +80,34 @@ def test_sign_flip_false_positive_rate_on_tenths_under_the_null():
                                    kind="continuous").p
         rejected += exact <= Fraction(1, 20)
     assert rejected / 400 <= 0.05 + 3 * (0.05 * 0.95 / 400) ** 0.5
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(st.floats(-1e6, 1e6, allow_nan=False),
+                          st.decimals(-1000, 1000, places=4).map(float),
+                          st.integers(0, 3).map(float)),
+                min_size=1, max_size=30),
+       st.integers(0, 2))
+def test_decimal_ints_by_float_arithmetic_equal_the_decimals(head, spread):
+    # The fast path (more than 4,096 values) against the value-by-value
+    # decimals: either it declines (None) or it gives the same integers.
+    rng = random.Random(spread)
+    tail = [round(rng.random(), 2 + spread) for _ in range(5000)]
+    values = [float(x) for x in head] + tail
+    ratios = [bed._ratio(v) for v in values]
+    scale = math.lcm(*(q for _, q in ratios))
+    slow = ([p * (scale // q) for p, q in ratios], scale)
+    fast = bed._decimal_ints(values)
+    assert fast is None or fast == slow
+    assert bed._exact_ints(values) == slow
+
+
+def test_decimal_ints_fast_path_engages_on_scores_and_declines_finer():
+    rng = random.Random(1)
+    values = [round(rng.random(), 3) for _ in range(6000)]
+    assert bed._decimal_ints(values) == bed._exact_ints(values[:4000] +
+                                                        values[4000:])
+    assert bed._decimal_ints(values)[1] == 1000
+    values[4321] = 0.12345                 # finer than the sample's scale
+    assert bed._decimal_ints(values) is None
+    assert bed._exact_ints(values)[1] == 100000

@@ -284,3 +284,20 @@ def test_random_values_in_each_frameworks_shape(capsys, tmp_path, values,
     _outcome(capsys, str(path), str(path))
     if shape == "document":
         _outcome(capsys, str(path), str(path), ["--records", "r"])
+
+
+def test_json_numbers_read_at_c_level_equal_the_checked_path(tmp_path):
+    # Ints and floats (not bools), -0.0 made 0.0, refused as before when
+    # not finite (1e999 parses as inf).
+    path = tmp_path / "r.jsonl"
+    rows = [{"id": i, "s": v} for i, v in enumerate([0.5, 2, -0.0, 1e300, 7])]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    source = bed.open_source(str(path))
+    column = bed._Column(source, "s")
+    records = [dict(r) for r in rows]
+    fast = column.numbers(list(range(1, 6)), records)
+    assert fast == [0.5, 2.0, 0.0, 1e300, 7.0]
+    assert str(fast[2]) == "0.0"
+    assert column._plain_numbers([1.0, True]) is None
+    assert column._plain_numbers([1.0, float("inf")]) is None
+    assert column._plain_numbers([10 ** 400]) is None
