@@ -2867,6 +2867,288 @@ def _exact(x):
     return Fraction(x)
 
 
+## Corpus statistics ##########################################################
+
+# F1, precision, recall and the Matthews correlation are not means of
+# per-item scores, but they are functions of sums of per-item indicators
+# (a confusion matrix), and a ratio metric is a function of two sums.  So
+# each item becomes a row of small integers, its columns: per class k, gold
+# is k; per system, predicted k, and both.  A resample sums the columns of
+# the same drawn items for both systems (_resample_columns: one
+# multinomial draw over the distinct rows when they are few, so binary F1
+# costs what a 0/1 metric costs, at any n).  The paired approximate
+# randomization test swaps the two systems' rows of each item with chance
+# 1/2 and recomputes the difference, p = (1 + hits) / (1 + rounds)
+# (Riezler and Maxwell 2005, "On some pitfalls in automatic evaluation and
+# significance testing for MT", ACL workshop; as in sacreBLEU): a binomial
+# number of each distinct row pair, or one random bit per item when rows
+# are many.  pass@k and pass^k are per-item estimates (Chen et al. 2021,
+# "Evaluating large language models trained on code"), so their average is
+# an ordinary mean and goes through compare_tally.
+
+STATS = ("f1", "precision", "recall", "mcc", "ratio", "pass@k", "pass^k")
+
+
+class Stat(NamedTuple):
+    """A corpus statistic to compare: its name in the report, what it is
+    (one of STATS), the fields it reads and k for pass@k and pass^k."""
+    name: str
+    stat: str
+    fields: tuple
+    k: int = 0
+
+
+def parse_stat(text):
+    """Return the Stat of NAME=STAT(FIELD,...) or STAT(FIELD,...).
+
+    >>> parse_stat("macro=f1(label,prediction)")
+    Stat(name='macro', stat='f1', fields=('label', 'prediction'), k=0)
+    >>> parse_stat("pass@5(passed)")
+    Stat(name='pass@5(passed)', stat='pass@k', fields=('passed',), k=5)
+    """
+    name, _, spec = text.rpartition("=")
+    head, paren, rest = spec.strip().partition("(")
+    if not paren or not rest.endswith(")"):
+        raise EvalDeltaError(f"--stat {text!r}: write STAT(FIELD,...), e.g. "
+                             f"f1(gold,pred), mcc(mcc), ratio(num,den), "
+                             f"pass@5(passed)")
+    fields = tuple(f.strip() for f in rest[:-1].split(","))
+    head, k = head.strip().lower(), 0
+    for kind in ("pass@", "pass^"):
+        if head.startswith(kind):
+            digits = head[len(kind):]
+            if not digits.isdigit() or not int(digits):
+                raise EvalDeltaError(f"--stat {text!r}: k in {kind}k must be "
+                                     f"a whole number from 1")
+            head, k = kind + "k", int(digits)
+    if head not in STATS or not all(fields):
+        raise EvalDeltaError(f"--stat {text!r}: the statistics are "
+                             f"{', '.join(STATS)} (pass@k as pass@5), each "
+                             f"with its fields in brackets")
+    return Stat(name.strip() or spec.strip(), head, fields, k)
+
+
+def _label(value):
+    """Return a class label: a bool or integral number as an int, numeric
+    text as its number, other text stripped; None if missing."""
+    if _missing(value):
+        return None
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = float(text)
+        except ValueError:
+            return text or None
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return int(value) if value == int(value) else value
+    raise ValueError(f"not a class label: {value!r}")
+
+
+class CorpusTable(NamedTuple):
+    """Items as rows of column values: the columns' names, the distinct
+    rows with their counts, and which columns are A's and B's (the rest,
+    gold's, are shared)."""
+    stat: str
+    classes: list            # the labels, for f1/precision/recall/mcc
+    columns: list            # column names
+    rows: list               # distinct rows (tuples of ints)
+    counts: list
+    a_cols: list             # column indices of A, and of B, in one order
+    b_cols: list
+
+
+def corpus_table(stat, items):
+    """Return the CorpusTable of items: (gold, pred A, pred B) labels for
+    f1, precision, recall and mcc; (num A, den A, num B, den B) exact
+    values for ratio.
+
+    >>> t = corpus_table("f1", [(1, 1, 0), (0, 1, 1), (1, 1, 0)])
+    >>> t.classes, t.columns
+    ([0, 1], ['gold=0', 'gold=1', 'A=0', 'A=1', 'A:0', 'A:1', 'B=0', 'B=1', 'B:0', 'B:1'])
+    >>> corpus_values(t, _column_sums(t))
+    (Fraction(4, 5), Fraction(0, 1))
+    """
+    counter = collections.Counter(items)
+    if not counter:
+        raise EvalDeltaError("no items to compare")
+    if stat == "ratio":
+        keys = list(counter)
+        ints, scale = _exact_ints([x for key in keys for x in key])
+        rows = collections.Counter()
+        for j, key in enumerate(keys):
+            rows[tuple(ints[4 * j:4 * j + 4])] += counter[key]
+        keys = sorted(rows)
+        return CorpusTable(stat, [], ["num A", "den A", "num B", "den B"],
+                           keys, [rows[k] for k in keys], [0, 1], [2, 3])
+    classes = sorted({x for key in counter for x in key},
+                     key=lambda x: (isinstance(x, str), x))
+    k = len(classes)
+    at = {c: i for i, c in enumerate(classes)}
+    columns = ([f"gold={c}" for c in classes]
+               + [f"{s}{mark}{c}" for s in "AB" for mark in "=:"
+                  for c in classes])
+    rows = collections.Counter()
+    for (gold, a, b), count in counter.items():
+        row = [0] * (5 * k)
+        row[at[gold]] = 1
+        for base, pred in ((k, a), (3 * k, b)):
+            row[base + at[pred]] = 1                  # predicted
+            row[base + k + at[pred]] = int(pred == gold)  # and right
+        rows[tuple(row)] += count
+    keys = sorted(rows)
+    return CorpusTable(stat, classes, columns, keys, [rows[r] for r in keys],
+                       list(range(k, 3 * k)), list(range(3 * k, 5 * k)))
+
+
+def _column_sums(table):
+    return [sum(row[i] * c for row, c in zip(table.rows, table.counts))
+            for i in range(len(table.columns))]
+
+
+def corpus_values(table, sums):
+    """Return (A's, B's) statistic from the columns' sums: exact Fractions
+    but for mcc (a float).  Binary labels (0 and 1 only) give the class
+    1 F1, precision and recall, as scikit-learn's default (and lm-eval's
+    f1); other labels their macro average over the classes that appear
+    in the gold labels or that system's predictions.  An undefined
+    ratio (0/0) counts 0, as scikit-learn's zero_division=0; mcc is
+    scikit-learn's (Gorodkin's R_K for several classes), 0 when undefined.
+    """
+    if table.stat == "ratio":
+        out = []
+        for num, den in ((sums[0], sums[1]), (sums[2], sums[3])):
+            if not den:
+                raise EvalDeltaError("ratio: a sum of denominators is 0")
+            out.append(Fraction(num, den))
+        return tuple(out)
+    k = len(table.classes)
+    gold = sums[:k]
+    n = sum(gold)
+    out = []
+    for base in (k, 3 * k):
+        pred, right = sums[base:base + k], sums[base + k:base + 2 * k]
+        out.append(_class_stat(table.stat, table.classes, gold, pred, right,
+                               n))
+    return tuple(out)
+
+
+def _class_stat(stat, classes, gold, pred, right, n):
+    if stat == "mcc":
+        c = sum(right)
+        cov = c * n - sum(map(mul, pred, gold))
+        scale = (n * n - sum(p * p for p in pred)) * (n * n - sum(
+            g * g for g in gold))
+        return cov / math.sqrt(scale) if scale else 0.0
+
+    def one(i):
+        tp = right[i]
+        if stat == "precision":
+            return Fraction(tp, pred[i]) if pred[i] else Fraction(0)
+        if stat == "recall":
+            return Fraction(tp, gold[i]) if gold[i] else Fraction(0)
+        return (Fraction(2 * tp, pred[i] + gold[i]) if pred[i] + gold[i]
+                else Fraction(0))
+
+    if set(classes) <= {0, 1}:
+        return one(classes.index(1)) if 1 in classes else Fraction(0)
+    seen = [i for i in range(len(classes)) if pred[i] or gold[i]]
+    return sum(map(one, seen), Fraction(0)) / len(seen)
+
+
+def compare_corpus(table, rng, *, name="metric", direction="higher",
+                   resamples=RESAMPLES, confidence=CONFIDENCE, jobs=1):
+    """Return the MetricResult of a corpus statistic (a CorpusTable):
+    each system's value and the difference with percentile intervals from
+    the joint paired bootstrap (the unpaired one pairs B's resample r with
+    A's r + 1), and the paired approximate randomization test with
+    *resamples* rounds.  rng is consumed by the resamples, then by the
+    rounds.  The standard error is the bootstrap one (the resampled
+    differences' sd)."""
+    _check_resamples(resamples, confidence)
+    n = sum(table.counts)
+    columns = [[row[i] for row in table.rows]
+               for i in range(len(table.columns))]
+    sums = _resample_columns(rng, columns, table.counts, resamples, jobs)
+    values = [corpus_values(table, [s[r] for s in sums])
+              for r in range(resamples + 1)]
+    a, b = corpus_values(table, _column_sums(table))
+    drawn_a = [v[0] for v in values[:-1]]
+    drawn_b = [v[1] for v in values[:-1]]
+    paired = list(map(sub, drawn_b, drawn_a))
+    unpaired = [v[1] - w[0] for v, w in zip(values[:-1], values[1:])]
+    ci = [percentile_interval(x, confidence)
+          for x in (drawn_a, drawn_b, paired, unpaired)]
+    p = randomization_test(table, rng, rounds=resamples)
+    se = statistics.stdev(map(float, paired)) if resamples > 1 else 0.0
+    kind = "corpus"
+    return MetricResult(name, kind, direction, n, a, b, b - a, *ci,
+                        "approximate randomization", p, None, None, None, se,
+                        None, [float(x) for x in paired])
+
+
+def randomization_test(table, rng, *, rounds=RESAMPLES):
+    """Return the paired approximate randomization p of a CorpusTable:
+    each round swaps every item's A and B rows with chance 1/2; p = (1 +
+    rounds whose |B - A| is at least the observed) / (1 + rounds)."""
+    k = len(table.a_cols)
+    sums = _column_sums(table)
+    a, b = corpus_values(table, sums)
+    observed = abs(b - a)
+    moved = [(tuple(row[j] - row[i] for i, j in zip(table.a_cols,
+                                                    table.b_cols)), c)
+             for row, c in zip(table.rows, table.counts)]
+    moved = [(d, c) for d, c in moved if any(d)]
+    items = sum(c for _, c in moved)
+    if not items:
+        return Fraction(1)
+    if _FLIP_GROUPED * len(moved) <= items:
+        def shift():
+            total = [0] * k
+            for d, c in moved:
+                s = binomial(rng, c, 0.5)
+                if s:
+                    total = [t + s * x for t, x in zip(total, d)]
+            return total
+    else:
+        expanded = [d for d, c in moved for _ in range(c)]
+        bits = [0]
+        planes = [_bit_plane_sum([d[i] for d in expanded],
+                                 functools.partial(bits.__getitem__, 0))
+                  for i in range(k)]
+
+        def shift():
+            bits[0] = rng.getrandbits(items)
+            return [plane() for plane in planes]
+    slack = 1e-12 if table.stat == "mcc" else 0
+    hits = 0
+    for _ in range(rounds):
+        delta = shift()
+        swapped = list(sums)
+        for i, j, x in zip(table.a_cols, table.b_cols, delta):
+            swapped[i] += x
+            swapped[j] -= x
+        a, b = corpus_values(table, swapped)
+        hits += abs(b - a) >= observed * (1 - slack)
+    return Fraction(1 + hits, 1 + rounds)
+
+
+def pass_at(n, c, k, every=False):
+    """Return pass@k = 1 - C(n - c, k) / C(n, k), the chance that some of
+    k of the n samples (c of them right) is right, or pass^k = C(c, k) /
+    C(n, k), that all k are (*every*); exact, unbiased (Chen et al. 2021).
+
+    >>> pass_at(10, 3, 1), pass_at(10, 3, 2), pass_at(10, 3, 2, every=True)
+    (Fraction(3, 10), Fraction(8, 15), Fraction(1, 15))
+    """
+    if n < k:
+        raise EvalDeltaError(f"{n} samples, fewer than k = {k}")
+    if every:
+        return Fraction(math.comb(c, k), math.comb(n, k))
+    return 1 - Fraction(math.comb(n - c, k), math.comb(n, k))
+
+
 ## Power ######################################################################
 
 # The detectable size comes from the normal approximation to the paired
@@ -3844,6 +4126,7 @@ class Source(NamedTuple):
     where: object
     notes: tuple = ()        # what the reader did: epochs averaged, ...
     systems: tuple = ()      # the systems of a file that holds several
+    corpus: tuple = ()       # fields of [gold, pred] pairs (lm-eval's f1)
 
     def run(self):
         """Return a Run holding the first record only, for header checks."""
@@ -4665,6 +4948,179 @@ def watched(source, exclude):
     return source._replace(batches=batches())
 
 
+def read_corpus(baseline, candidate, stat, *, id_field=None,
+                allow_partial=False):
+    """Return (items, dropped, note) of a Stat (see parse_stat): the
+    items for corpus_table, or for pass@k and pass^k a tally of the two
+    systems' per-item estimates for compare_tally, how many ids only one
+    run had (with allow_partial), and a line on what was computed.
+
+    Two runs are joined on *id_field* (see read_tallies).  Fields:
+    f1/precision/recall/mcc take (gold, pred), gold the same in both runs,
+    or one field holding [gold, pred] (as lm-eval writes f1 and mcc);
+    ratio takes (num, den); pass@k one field of 0/1 results, an item's
+    samples being its records that share an id.  One wide file takes each
+    system's fields in turn: (gold, pred A, pred B), (pair A, pair B),
+    (num A, den A, num B, den B), (field A, field B).
+    """
+    kind = stat.stat
+    passes = kind in ("pass@k", "pass^k")
+    wide = candidate is None
+    shapes = {"ratio": {2: "num,den"}, "pass@k": {1: "field"},
+              "pass^k": {1: "field"}}.get(kind, {2: "gold,pred",
+                                                 1: "pair"})
+    if wide:
+        shapes = {"ratio": {4: "num_a,den_a,num_b,den_b"},
+                  "pass@k": {2: "field_a,field_b"},
+                  "pass^k": {2: "field_a,field_b"}}.get(
+                      kind, {3: "gold,pred_a,pred_b", 2: "pair_a,pair_b"})
+    if len(stat.fields) not in shapes:
+        raise EvalDeltaError(
+            f"--stat {stat.name}: {kind} takes "
+            f"{' or '.join(f'({s})' for s in shapes.values())}"
+            f"{' in one wide file' if wide else ' in each run'}")
+    if wide:
+        rows = _corpus_rows(baseline, stat.fields, id_field, passes)
+        pairs = {key: _split_wide(kind, values)
+                 for key, values in rows.items()}
+        dropped = 0
+    else:
+        key = id_field or _id_field(baseline.run(), candidate.run())
+        base = _corpus_rows(baseline, stat.fields, key, passes)
+        cand = _corpus_rows(candidate, stat.fields, key, passes)
+        only = [k for k in base if k not in cand] + \
+            [k for k in cand if k not in base]
+        if only and not allow_partial:
+            raise EvalDeltaError(
+                f"{len(only)} ids in one run only, e.g. "
+                f"{', '.join(map(str, only[:3]))}; --allow-partial compares "
+                f"the shared ones")
+        pairs = {k: (base[k], cand[k]) for k in base if k in cand}
+        dropped = len(only)
+        if not pairs:
+            raise EvalDeltaError("no ids in both runs")
+    if passes:
+        return _pass_tally(stat, pairs), dropped, (
+            f"{stat.name}: {kind[:5]}{stat.k} per item from its samples, "
+            f"averaged (the unbiased estimator of Chen et al. 2021)")
+    items = [_corpus_item(kind, key, a, b) for key, (a, b) in pairs.items()]
+    if kind == "ratio":
+        note = f"{stat.name}: sum of {stat.fields[0]} / sum of {stat.fields[1]}"
+    else:
+        labels = {x for item in items for x in item}
+        binary = labels <= {0, 1}
+        note = f"{stat.name}: {kind} over {len(labels)} classes, " + (
+            "scikit-learn's (lm-eval's mcc)" if kind == "mcc" else
+            "of class 1 (scikit-learn's default" + (", lm-eval's f1)"
+                                                    if kind == "f1" else ")")
+            if binary else "the macro average over the classes in the gold "
+            "labels or the system's predictions")
+    return items, dropped, note
+
+
+def _split_wide(kind, values):
+    """Return (A's values, B's values) of a wide file's row (or, for
+    pass@k, of its samples)."""
+    if kind in ("pass@k", "pass^k"):
+        return [(s[0],) for s in values], [(s[1],) for s in values]
+    if kind == "ratio":
+        return values[:2], values[2:]
+    if len(values) == 3:
+        return values[:2], (values[0], values[2])
+    return values[:1], values[1:]
+
+
+def _corpus_rows(source, fields, key, repeats):
+    """Return {id: the fields' values} of a source (each id once, unless
+    *repeats*: then {id: [values of each record]}); key None numbers the
+    rows of a wide file."""
+    getters = [_getter(source, f) for f in fields]
+    ids = _getter(source, key) if key else None
+    out, places = {}, {}
+    for numbers, records in source.batches:
+        for number, record in zip(numbers, records):
+            values = []
+            for field, get in zip(fields, getters):
+                value = get(record)
+                if _missing(value):
+                    raise EvalDeltaError(f"{source.where(number)}: no value "
+                                         f"for {field!r}")
+                values.append(value)
+            if ids is None:
+                out[number] = tuple(values)
+                continue
+            label = ids(record)
+            if _missing(label):
+                raise EvalDeltaError(f"{source.where(number)}: no id field "
+                                     f"{key!r}")
+            label = str(label).strip()
+            if repeats:
+                out.setdefault(label, []).append(tuple(values))
+            elif label in out:
+                raise EvalDeltaError(
+                    f"{source.where(number)}: id {label!r} repeats "
+                    f"{source.where(places[label])}")
+            else:
+                out[label], places[label] = tuple(values), number
+    if not out:
+        raise EvalDeltaError(f"{source.path}: no records")
+    return out
+
+
+def _corpus_item(kind, key, a, b):
+    """Return one item of corpus_table from the two systems' values."""
+    try:
+        if kind == "ratio":
+            numbers = [_number(x) for x in a + b]
+            if numbers[1] < 0 or numbers[3] < 0:
+                raise ValueError("a negative denominator")
+            return tuple(numbers)
+        ends = []
+        for values in (a, b):
+            if len(values) == 1:
+                pair = values[0]
+                if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                    raise ValueError(f"not a [gold, pred] pair: {pair!r}")
+                values = pair
+            ends.append([_label(x) for x in values])
+        if ends[0][0] != ends[1][0]:
+            raise ValueError(f"the gold labels differ: {ends[0][0]!r} and "
+                             f"{ends[1][0]!r}")
+        if None in ends[0] + ends[1]:
+            raise ValueError("a missing label")
+        return ends[0][0], ends[0][1], ends[1][1]
+    except ValueError as exc:
+        raise EvalDeltaError(f"id {key}: {exc}") from None
+
+
+def _pass_tally(stat, pairs):
+    """Return the Counter of (A's, B's) pass@k or pass^k per item."""
+    tally = collections.Counter()
+    short = []
+    for key, (a, b) in pairs.items():
+        estimates = []
+        for samples in (a, b):
+            try:
+                results = [_number(s[0]) for s in samples]
+            except ValueError as exc:
+                raise EvalDeltaError(f"id {key}: {exc}") from None
+            if any(x not in (0, 1) for x in results):
+                raise EvalDeltaError(f"id {key}: {stat.fields[0]} must be "
+                                     f"0/1 per sample for {stat.stat}")
+            if len(results) < stat.k:
+                short.append(f"{key} ({len(results)})")
+                continue
+            estimates.append(pass_at(len(results), int(sum(results)),
+                                     stat.k, stat.stat == "pass^k"))
+        if len(estimates) == 2:
+            tally[tuple(estimates)] += 1
+    if short:
+        raise EvalDeltaError(f"{stat.name}: {len(short)} items have fewer "
+                             f"than k = {stat.k} samples, e.g. "
+                             f"{', '.join(short[:3])}")
+    return tally
+
+
 ## Input: the frameworks' own files ##########################################
 
 # Each eval framework writes per-item results its own way.  A reader turns
@@ -4748,7 +5204,8 @@ def _load_json(path):
     return _parse_document(path, _lines(path))
 
 
-def _listed_source(path, labelled, notes=(), kind="json", systems=()):
+def _listed_source(path, labelled, notes=(), kind="json", systems=(),
+                   corpus=()):
     """Return a Source of (place, record) pairs; where() names the place."""
     if not labelled:
         raise EvalDeltaError(f"{path}: no records")
@@ -4763,7 +5220,7 @@ def _listed_source(path, labelled, notes=(), kind="json", systems=()):
             chunk = records[start:start + _BATCH]
             yield list(range(start + 1, start + 1 + len(chunk))), chunk
     return Source(path, kind, None, records[0], 1, batches(), where,
-                  tuple(notes), tuple(systems))
+                  tuple(notes), tuple(systems), tuple(corpus))
 
 
 def average_epochs(labelled, key="id"):
@@ -4846,6 +5303,7 @@ def _read_lm_eval(path, how):
             if isinstance(value, (list, tuple)):
                 if metric not in corpus:
                     corpus.append(metric)
+                out[metric] = value          # for --stat, not a mean
                 continue
             field = f"{metric}[{name}]" if several else metric
             out[field] = value
@@ -4856,11 +5314,13 @@ def _read_lm_eval(path, how):
     labelled, notes = _epochs(labelled, how, "doc_id")
     if corpus:
         notes += (f"{', '.join(corpus)}: corpus-level (lm-eval writes a "
-                  f"[gold, pred] pair per item), not compared",)
+                  f"[gold, pred] pair per item): compared as lm-eval "
+                  f"aggregates them unless --metric or --stat names what "
+                  f"to compare (--stat {corpus[0]}({corpus[0]}))",)
     if several:
         notes += (f"filters {', '.join(filters)}: each its own metric; "
                   f"--filter keeps one",)
-    return _listed_source(path, labelled, notes)
+    return _listed_source(path, labelled, notes, corpus=corpus)
 
 
 def _by_filter(labelled):
@@ -6365,6 +6825,19 @@ def _build_parser():
                      help="metric field to compare, dots for nested JSON "
                           "(metrics.acc); repeat for several (default: every "
                           "numeric field both runs have)")
+    cmp.add_argument("--stat", action="append", default=[],
+                     metavar="NAME=STAT(FIELD,...)",
+                     help="a corpus statistic, not a mean: f1, precision, "
+                          "recall or mcc of (gold,pred) fields or of one "
+                          "field of [gold, pred] pairs (lm-eval's f1 and "
+                          "mcc; 0/1 labels give class 1's, others the macro "
+                          "average; mcc is scikit-learn's); ratio(num,den), "
+                          "sum over sum; pass@K(field) or pass^K(field) from "
+                          "each item's 0/1 samples (its records sharing an "
+                          "id). Paired bootstrap and approximate "
+                          "randomization test; repeatable. E.g. --stat "
+                          "f1(label,prediction) --stat tokens=ratio(right,"
+                          "total) --stat pass@5(passed)")
     cmp.add_argument("--metric-type", action="append", default=[],
                      metavar="NAME=TYPE", type=_metric_type,
                      help="force a metric binary or continuous (default: "
@@ -6926,6 +7399,24 @@ def _compare_run(args, how, path, rng):
     compare them; the _Compared, not yet judged."""
     baseline = open_source(args.baseline, how)
     candidate = open_source(path, how) if path else None
+    stats = list(args.stat)
+    if not stats and not args.metric:             # lm-eval's f1 and mcc
+        stats = [parse_stat(f"{name}={name}({name})")
+                 for name in baseline.corpus
+                 if candidate is None or name in candidate.corpus]
+    corpus = [_compare_stat(args, how, path, stat, rng) for stat in stats]
+    listed = baseline.first.get("metrics") if baseline.corpus else None
+    if (args.stat and not args.metric) or (stats and listed == []):
+        names = ((args.a_col, args.b_col) if candidate is None
+                 else (baseline.path, candidate.path))
+        reading = [f"{source.path}: {note}" for source in (baseline,
+                                                           candidate)
+                   if source for note in source.notes]
+        reading += [note for _, _, note in corpus]
+        return _Compared(names, [r for r, _, _ in corpus], [],
+                         max((d for _, d, _ in corpus), default=0),
+                         reading, _margins(args.margin,
+                                           [s.name for s in stats]))
     metrics, baseline, candidate = _metrics(args, baseline, candidate)
     margins = _margins(args.margin, [m.name for m in metrics])
     if candidate is None and args.allow_partial and \
@@ -6954,7 +7445,40 @@ def _compare_run(args, how, path, rng):
                for row in compare_subsets(t, rng, **o)]
     names = ((metrics[0].a_field, metrics[0].b_field) if candidate is None
              else (baseline.path, candidate.path))
+    if corpus:
+        results += [r for r, _, _ in corpus]
+        reading += [note for _, _, note in corpus]
+        margins = _margins(args.margin, [m.name for m in metrics]
+                           + [s.name for s in stats])
     return _Compared(names, results, subsets, dropped, reading, margins)
+
+
+def _compare_stat(args, how, path, stat, rng):
+    """Return (MetricResult, dropped ids, note) of one corpus Stat; the
+    files are read again (a Source is read once), keeping every epoch
+    for pass@k."""
+    passes = stat.stat in ("pass@k", "pass^k")
+    if passes:
+        how = how._replace(keep_epochs=True)
+    baseline = open_source(args.baseline, how)
+    candidate = open_source(path, how) if path else None
+    items, dropped, note = read_corpus(
+        baseline, candidate, stat, id_field=args.id_col,
+        allow_partial=args.allow_partial)
+    direction = "lower" if stat.name in args.lower_is_better else "higher"
+    if passes:
+        result = compare_tally(items, rng, metric=stat.name,
+                               kind="continuous", direction=direction,
+                               resamples=args.resamples,
+                               confidence=args.confidence,
+                               interval=args.interval, jobs=args.jobs,
+                               method=args.method, density=bool(args.plot))
+    else:
+        result = compare_corpus(corpus_table(stat.stat, items), rng,
+                                name=stat.name, direction=direction,
+                                resamples=args.resamples,
+                                confidence=args.confidence, jobs=args.jobs)
+    return result, dropped, note
 
 
 def _per_run(items, sizes):
@@ -7027,6 +7551,17 @@ def _check_compare_options(args):
     if args.by and args.cluster:
         raise EvalDeltaError("--by and --cluster together are not supported "
                              "yet: give one")
+    args.stat = [parse_stat(text) for text in args.stat]
+    if args.stat:
+        for flag, value in (("--by", args.by), ("--cluster", args.cluster)):
+            if value:
+                raise EvalDeltaError(f"{flag} with --stat is not supported "
+                                     f"yet: corpus statistics resample "
+                                     f"independent items")
+        names = [s.name for s in args.stat] + (args.metric or [])
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise EvalDeltaError(f"--stat {twice[0]} is named twice")
     if args.fail_on == "inferior" and not args.margin:
         raise EvalDeltaError("--fail-on inferior needs --margin: "
                              "non-inferiority is judged against a margin")

@@ -95,10 +95,13 @@ def test_lm_eval_filter_picks_one(capsys):
 
 
 def test_lm_eval_corpus_level_metrics_are_named_not_averaged(capsys):
+    # f1's [gold, pred] pairs are not averaged: the corpus F1 is compared
+    # (tests/test_corpus.py checks its value), and the reading says so.
     base = fixture("lm-eval", "samples_boolq_base.jsonl")
     cand = fixture("lm-eval", "samples_boolq_cand.jsonl")
     report = compare(capsys, base, cand)
-    assert list(entries(report)) == ["acc", "acc_norm"]
+    assert list(entries(report)) == ["acc", "acc_norm", "f1"]
+    assert entries(report)["f1"]["type"] == "corpus"
     assert any("f1: corpus-level" in line for line in report["reading"])
     a, b = lines(base), lines(cand)
     check_binary(entries(report)["acc"],
@@ -108,7 +111,7 @@ def test_lm_eval_corpus_level_metrics_are_named_not_averaged(capsys):
 def test_a_directory_of_several_tasks_needs_task(capsys):
     status = bed.main(["compare", fixture("lm-eval"), fixture("lm-eval")])
     err = capsys.readouterr().err
-    assert status == 2 and "a directory with 4 runs" in err
+    assert status == 2 and "a directory with 6 runs" in err
     assert "pick one with --task NAME" in err
 
 
