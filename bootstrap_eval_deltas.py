@@ -15,10 +15,12 @@ same items, prints per-system and paired/unpaired bootstrap intervals and
 McNemar's exact test, replays the experiment to measure how often the
 paired interval covers the true gap, and writes the per-item CSV.
 ``compare`` judges two systems' real per-item results (CSV, TSV, JSONL or
-JSON, binary or continuous metrics, clustered or not) with intervals,
-paired tests, Holm's adjustment and a verdict in words; it reads files a
-batch of records at a time into counts of (baseline, candidate) pairs and
-resamples from those counts, so millions of items take seconds.  ``plan``
+JSON, binary or continuous metrics, clustered or not, and corpus
+statistics such as F1) with intervals, paired tests, Holm's adjustment and
+a verdict in words; it reads files a batch of records at a time into
+counts of (baseline, candidate) pairs and resamples from those counts, or
+for continuous metrics takes the ideal bootstrap by saddlepoint, so
+millions of items take seconds.  ``plan``
 gives the exact power of McNemar's test, the items needed and the smallest
 detectable gap of a paired binary eval, from a design or from pilot data.
 
@@ -32,10 +34,15 @@ Sections, in order:
     Data model    Interval, McNemar, MetricResult, Coverage
     Simulation    the article's correlated systems
     Resampling    index and count bootstraps, binomial and multinomial draws
+    Saddlepoint   the ideal bootstrap of a mean without resamples (_SumLaw:
+                  Lugannani-Rice, Daniels's lattice correction), the
+                  cluster ratio's, Robinson's sign-flip p
     Exact tests   McNemar, Newcombe, sign flips, Holm; compare_tally and the
-                  exact values behind it; subsets and their macro average;
-                  rank_systems (the joint bootstrap of several systems);
-                  clustered standard errors
+                  exact values behind it (by resampling or saddlepoint);
+                  subsets and their macro average; rank_systems (the joint
+                  bootstrap of several systems); clustered standard errors
+    Corpus statistics  F1, precision, recall, MCC and ratios from per-item
+                  column sums, the approximate randomization test, pass@k
     Power         McNemar's exact power, items needed, Student's t,
                   detection() (what an eval can detect), judge() (verdicts
                   and non-inferiority)
@@ -47,12 +54,15 @@ Sections, in order:
                   plan
 """
 __all__ = [
+    "CorpusTable",
     "Coverage",
+    "Density",
     "Design",
     "Detection",
     "EvalDeltaError",
     "Interval",
     "Judgement",
+    "METHODS",
     "McNemar",
     "Metric",
     "MetricResult",
@@ -60,21 +70,28 @@ __all__ = [
     "Ranking",
     "Reading",
     "Run",
+    "SHAPES",
+    "STATS",
     "Source",
     "Spread",
+    "Stat",
     "average_epochs",
     "bca_interval",
     "binomial",
     "bivariate_normal_cdf",
     "clustered_se",
     "compare_binary",
+    "compare_corpus",
     "compare_json",
     "compare_macro",
     "compare_metric",
     "compare_subsets",
     "compare_tally",
     "connor_items",
+    "continuous_calibration",
     "copula_design",
+    "corpus_table",
+    "corpus_values",
     "coverage",
     "csv_text",
     "default_metrics",
@@ -106,14 +123,20 @@ __all__ = [
     "outcomes",
     "pair_tally",
     "paired_bootstrap",
+    "parse_stat",
+    "pass_at",
     "percentile_interval",
     "pilot_plan",
     "plan_json",
+    "randomization_test",
     "rank_json",
     "rank_systems",
+    "read_corpus",
     "read_joint",
     "read_run",
     "read_tallies",
+    "saddlepoint_interval",
+    "saddlepoint_sign_flip",
     "sign_flip_test",
     "simulate",
     "simulated_power",
@@ -5003,7 +5026,15 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
         return _pass_tally(stat, pairs), dropped, (
             f"{stat.name}: {kind[:5]}{stat.k} per item from its samples, "
             f"averaged (the unbiased estimator of Chen et al. 2021)")
-    items = [_corpus_item(kind, key, a, b) for key, (a, b) in pairs.items()]
+    items, seen = [], {}            # few distinct labels: read each once
+    for key, (a, b) in pairs.items():
+        sign = (_hashable(a), _hashable(b))
+        item = seen.get(sign)
+        if item is None:
+            item = _corpus_item(kind, key, a, b)
+            if len(seen) < 4096:
+                seen[sign] = item
+        items.append(item)
     if kind == "ratio":
         note = f"{stat.name}: sum of {stat.fields[0]} / sum of {stat.fields[1]}"
     else:
@@ -5038,6 +5069,10 @@ def _corpus_rows(source, fields, key, repeats):
     ids = _getter(source, key) if key else None
     out, places = {}, {}
     for numbers, records in source.batches:
+        if ids is not None and not repeats and \
+                _plain_corpus_batch(out, places, numbers, records, getters,
+                                    ids):
+            continue
         for number, record in zip(numbers, records):
             values = []
             for field, get in zip(fields, getters):
@@ -5065,6 +5100,32 @@ def _corpus_rows(source, fields, key, repeats):
     if not out:
         raise EvalDeltaError(f"{source.path}: no records")
     return out
+
+
+def _hashable(values):
+    """Return a tuple of values with lists made tuples (a [gold, pred])."""
+    return tuple(tuple(v) if isinstance(v, list) else v for v in values)
+
+
+def _plain_corpus_batch(out, places, numbers, records, getters, ids):
+    """Add a batch to _corpus_rows's *out* with C-level calls, if nothing
+    in it is missing or repeated (then True); else False, and the batch
+    goes record by record, which names what is wrong."""
+    columns = [list(map(get, records)) for get in getters]
+    labels = list(map(ids, records))
+    for column in columns + [labels]:
+        if any(map(_missing, column)):
+            return False
+    try:
+        labels = list(map(str.strip, labels))
+    except TypeError:                               # numbers as ids
+        labels = [str(x).strip() for x in labels]
+    if "" in labels or len(set(labels)) < len(labels) or \
+            not out.keys().isdisjoint(labels):
+        return False
+    out.update(zip(labels, zip(*columns)))
+    places.update(zip(labels, numbers))
+    return True
 
 
 def _corpus_item(kind, key, a, b):

@@ -7,6 +7,7 @@
     python3 tests/benchmark.py --part plan     # ~10 seconds
     python3 tests/benchmark.py --part rank     # 10 systems, ~2 minutes
     python3 tests/benchmark.py --part saddle   # saddlepoint, ~6 minutes
+    python3 tests/benchmark.py --part corpus   # binary F1, ~2 minutes
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -474,10 +475,85 @@ def saddle_speed(folder, resamples):
         print("scipy is not importable: its line is left out")
 
 
+# Corpus statistics: binary F1, flat in n ################################
+
+NUMPY_F1 = r"""
+import json, sys, numpy as np
+paths, resamples = sys.argv[2:], int(sys.argv[1])
+runs = []
+for path in paths:
+    with open(path) as f:
+        runs.append({r["id"]: (r["gold"], r["pred"]) for r in map(json.loads, f)})
+ids = [i for i in runs[0] if i in runs[1]]
+gold = np.array([runs[0][i][0] for i in ids])
+a = np.array([runs[0][i][1] for i in ids])
+b = np.array([runs[1][i][1] for i in ids])
+n, rng = len(ids), np.random.default_rng(1)
+def f1(g, p):
+    tp = ((g == 1) & (p == 1)).sum(axis=-1)
+    return 2 * tp / ((g == 1).sum(axis=-1) + (p == 1).sum(axis=-1))
+gaps = []
+for _ in range(resamples):
+    pick = rng.integers(n, size=n)
+    gaps.append(f1(gold[pick], b[pick]) - f1(gold[pick], a[pick]))
+print(np.percentile(gaps, [2.5, 97.5]))
+"""
+
+
+def corpus_cases(folder, resamples):
+    print(f"\nbinary F1, {resamples} paired resamples and {resamples} "
+          f"randomization rounds from the (gold, A, B) pattern counts")
+    for n in (10 ** 3, 10 ** 5, 10 ** 6, 10 ** 7):
+        shares = [0.30, 0.05, 0.04, 0.01, 0.02, 0.03, 0.05, 0.50]
+        patterns = [(g, x, y) for g in (0, 1) for x in (0, 1) for y in (0, 1)]
+        items = {p: round(s * n) for p, s in zip(patterns, shares)}
+        table = bed.corpus_table("f1", [p for p, c in items.items()
+                                        for _ in range(1)])
+        table = table._replace(counts=[items[p] for p in
+                                       _patterns_of(table)])
+        _, alone = timed(bed.compare_corpus, table, random.Random(1),
+                         resamples=resamples)
+        print(f"  n={n:<10g} {alone:8.3f} s", flush=True)
+    here = os.path.join(os.path.dirname(__file__), os.pardir,
+                        "bootstrap_eval_deltas.py")
+    rng = random.Random(5)
+    paths = [os.path.join(folder, f"f1-{s}.jsonl") for s in "ab"]
+    with open(paths[0], "w") as fa, open(paths[1], "w") as fb:
+        for i in range(10 ** 6):
+            g = int(rng.random() < 0.4)
+            for f, right in ((fa, 0.8), (fb, 0.83)):
+                f.write(json.dumps({"id": i, "gold": g, "pred": g if
+                                    rng.random() < right else 1 - g}) + "\n")
+    ours, out = run_process([sys.executable, here, "compare", *paths,
+                             "--stat", "f1(gold,pred)", "--resamples",
+                             str(resamples), "--json"])
+    ci = json.loads(out)["metrics"][0]["ci"]["paired_gap"]
+    print(f"whole process, 10^6 items: ours {ours:.2f}s, paired CI "
+          f"[{ci[0]:.5f}, {ci[1]:.5f}]", flush=True)
+    read, _ = run_process([sys.executable, "-c", READ_SCRIPT, *paths])
+    print(f"  just parsing the two files {read:.2f}s", flush=True)
+    if importlib.util.find_spec("numpy") is not None:
+        theirs, out = run_process([sys.executable, "-c", NUMPY_F1,
+                                   str(resamples), *paths])
+        print(f"  numpy index bootstrap (F1 only, no test): {theirs:.2f}s, "
+              f"paired CI {out.strip()}", flush=True)
+    for path in paths:
+        os.remove(path)
+
+
+def _patterns_of(table):
+    """The (gold, A, B) pattern of each row of a binary CorpusTable."""
+    out = []
+    for row in table.rows:
+        gold = row[1]
+        out.append((gold, row[3], row[7]))
+    return out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
-                                           "saddle", "all"),
+                                           "saddle", "corpus", "all"),
                         default="all")
     parser.add_argument("--replays", type=int, default=bed.REPLAYS)
     parser.add_argument("--resamples", type=int, default=10000,
@@ -508,6 +584,9 @@ def main(argv=None):
         saddle_coverage()
         with tempfile.TemporaryDirectory() as folder:
             saddle_speed(folder, args.resamples)
+    if args.part in ("corpus", "all"):
+        with tempfile.TemporaryDirectory() as folder:
+            corpus_cases(folder, args.resamples)
     if args.part in ("scale", "all"):
         resampling_only(args.resamples)
         with tempfile.TemporaryDirectory() as folder:

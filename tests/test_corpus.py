@@ -370,3 +370,40 @@ def test_gold_labels_that_differ_between_runs_are_refused(capsys, tmp_path):
         paths.append(str(path))
     assert bed.main(["compare", *paths, "--stat", "f1(gold,pred)"]) == 2
     assert "id 1: the gold labels differ: 1 and 0" in capsys.readouterr().err
+
+
+def test_randomization_test_false_positive_rate_under_the_null():
+    # Two systems equally good (each right 75% of the time, independently)
+    # on 80 items: the test rejects at 5% about 5% of the time.
+    rng = random.Random(12)
+    rejected = 0
+    for _ in range(300):
+        gold = [int(rng.random() < 0.4) for _ in range(80)]
+        a = [g if rng.random() < 0.75 else 1 - g for g in gold]
+        b = [g if rng.random() < 0.75 else 1 - g for g in gold]
+        p = bed.randomization_test(table_of("f1", gold, a, b), rng,
+                                   rounds=199)
+        rejected += p <= Fraction(1, 20)
+    assert rejected / 300 <= 0.085
+
+
+def test_bootstrap_interval_covers_the_true_f1_difference():
+    # The population: a large fixed set; each replay draws 150 items from
+    # it, and the paired interval should cover the population difference
+    # about 95% of the time.
+    rng = random.Random(13)
+    population = []
+    for _ in range(20000):
+        g = int(rng.random() < 0.4)
+        population.append((g, g if rng.random() < 0.75 else 1 - g,
+                           g if rng.random() < 0.82 else 1 - g))
+    gold, a, b = (list(x) for x in zip(*population))
+    truth = values("f1", gold, a, b)
+    gap = truth[1] - truth[0]
+    covered = 0
+    for _ in range(150):
+        sample = [population[rng.randrange(20000)] for _ in range(150)]
+        r = bed.compare_corpus(bed.corpus_table("f1", sample), rng,
+                               resamples=400)
+        covered += r.ci_paired.lo <= gap <= r.ci_paired.hi
+    assert 0.88 <= covered / 150 <= 0.99
