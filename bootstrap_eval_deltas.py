@@ -2993,7 +2993,8 @@ def corpus_table(stat, items):
     >>> corpus_values(t, _column_sums(t))
     (Fraction(4, 5), Fraction(0, 1))
     """
-    counter = collections.Counter(items)
+    counter = (items if isinstance(items, collections.Counter)
+               else collections.Counter(items))
     if not counter:
         raise EvalDeltaError("no items to compare")
     if stat == "ratio":
@@ -5004,37 +5005,44 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
             f"{' in one wide file' if wide else ' in each run'}")
     if wide:
         rows = _corpus_rows(baseline, stat.fields, id_field, passes)
-        pairs = {key: _split_wide(kind, values)
-                 for key, values in rows.items()}
+        keys = list(rows)
+        a_rows, b_rows = _split_wide(kind, list(rows.values()))
         dropped = 0
     else:
         key = id_field or _id_field(baseline.run(), candidate.run())
         base = _corpus_rows(baseline, stat.fields, key, passes)
         cand = _corpus_rows(candidate, stat.fields, key, passes)
-        only = [k for k in base if k not in cand] + \
-            [k for k in cand if k not in base]
+        only = base.keys() ^ cand.keys()
         if only and not allow_partial:
             raise EvalDeltaError(
                 f"{len(only)} ids in one run only, e.g. "
-                f"{', '.join(map(str, only[:3]))}; --allow-partial compares "
-                f"the shared ones")
-        pairs = {k: (base[k], cand[k]) for k in base if k in cand}
-        dropped = len(only)
-        if not pairs:
+                f"{', '.join(sorted(map(str, only))[:3])}; --allow-partial "
+                f"compares the shared ones")
+        keys = [k for k in base if k in cand] if only else list(base)
+        if not keys:
             raise EvalDeltaError("no ids in both runs")
+        a_rows = list(map(base.__getitem__, keys))
+        b_rows = list(map(cand.__getitem__, keys))
+        dropped = len(only)
     if passes:
-        return _pass_tally(stat, pairs), dropped, (
-            f"{stat.name}: {kind[:5]}{stat.k} per item from its samples, "
-            f"averaged (the unbiased estimator of Chen et al. 2021)")
-    items, seen = [], {}            # few distinct labels: read each once
-    for key, (a, b) in pairs.items():
-        sign = (_hashable(a), _hashable(b))
-        item = seen.get(sign)
-        if item is None:
-            item = _corpus_item(kind, key, a, b)
-            if len(seen) < 4096:
-                seen[sign] = item
-        items.append(item)
+        return _pass_tally(stat, dict(zip(keys, zip(a_rows, b_rows)))), \
+            dropped, (f"{stat.name}: {kind[:5]}{stat.k} per item from its "
+                      f"samples, averaged (the unbiased estimator of Chen "
+                      f"et al. 2021)")
+    try:                            # few distinct rows: read each once
+        signs = collections.Counter(zip(a_rows, b_rows))
+    except TypeError:               # [gold, pred] lists
+        signs = collections.Counter((_hashable(a), _hashable(b))
+                                    for a, b in zip(a_rows, b_rows))
+    items = collections.Counter()
+    for (a, b), count in signs.items():
+        try:
+            items[_corpus_item(kind, a, b)] += count
+        except ValueError as exc:
+            at = next(i for i, pair in enumerate(zip(a_rows, b_rows))
+                      if (_hashable(pair[0]), _hashable(pair[1]))
+                      == (_hashable(a), _hashable(b)))
+            raise EvalDeltaError(f"id {keys[at]}: {exc}") from None
     if kind == "ratio":
         note = f"{stat.name}: sum of {stat.fields[0]} / sum of {stat.fields[1]}"
     else:
@@ -5049,16 +5057,20 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
     return items, dropped, note
 
 
-def _split_wide(kind, values):
-    """Return (A's values, B's values) of a wide file's row (or, for
-    pass@k, of its samples)."""
+def _split_wide(kind, rows):
+    """Return (A's values, B's values) of each of a wide file's rows (or,
+    for pass@k, of each item's samples)."""
     if kind in ("pass@k", "pass^k"):
-        return [(s[0],) for s in values], [(s[1],) for s in values]
+        return ([[(s[0],) for s in samples] for samples in rows],
+                [[(s[1],) for s in samples] for samples in rows])
     if kind == "ratio":
-        return values[:2], values[2:]
-    if len(values) == 3:
-        return values[:2], (values[0], values[2])
-    return values[:1], values[1:]
+        cuts = slice(0, 2), slice(2, 4)
+    elif len(rows[0]) == 3:
+        return (list(map(itemgetter(0, 1), rows)),
+                list(map(itemgetter(0, 2), rows)))
+    else:
+        cuts = slice(0, 1), slice(1, 2)
+    return tuple(list(map(itemgetter(cut), rows)) for cut in cuts)
 
 
 def _corpus_rows(source, fields, key, repeats):
@@ -5114,12 +5126,9 @@ def _plain_corpus_batch(out, places, numbers, records, getters, ids):
     columns = [list(map(get, records)) for get in getters]
     labels = list(map(ids, records))
     for column in columns + [labels]:
-        if any(map(_missing, column)):
+        if _MISSING in column or None in column or "" in column:
             return False
-    try:
-        labels = list(map(str.strip, labels))
-    except TypeError:                               # numbers as ids
-        labels = [str(x).strip() for x in labels]
+    labels = list(map(str.strip, map(str, labels)))
     if "" in labels or len(set(labels)) < len(labels) or \
             not out.keys().isdisjoint(labels):
         return False
@@ -5128,30 +5137,28 @@ def _plain_corpus_batch(out, places, numbers, records, getters, ids):
     return True
 
 
-def _corpus_item(kind, key, a, b):
-    """Return one item of corpus_table from the two systems' values."""
-    try:
-        if kind == "ratio":
-            numbers = [_number(x) for x in a + b]
-            if numbers[1] < 0 or numbers[3] < 0:
-                raise ValueError("a negative denominator")
-            return tuple(numbers)
-        ends = []
-        for values in (a, b):
-            if len(values) == 1:
-                pair = values[0]
-                if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-                    raise ValueError(f"not a [gold, pred] pair: {pair!r}")
-                values = pair
-            ends.append([_label(x) for x in values])
-        if ends[0][0] != ends[1][0]:
-            raise ValueError(f"the gold labels differ: {ends[0][0]!r} and "
-                             f"{ends[1][0]!r}")
-        if None in ends[0] + ends[1]:
-            raise ValueError("a missing label")
-        return ends[0][0], ends[0][1], ends[1][1]
-    except ValueError as exc:
-        raise EvalDeltaError(f"id {key}: {exc}") from None
+def _corpus_item(kind, a, b):
+    """Return one item of corpus_table from the two systems' values, or
+    raise ValueError saying what is wrong with them."""
+    if kind == "ratio":
+        numbers = [_number(x) for x in a + b]
+        if numbers[1] < 0 or numbers[3] < 0:
+            raise ValueError("a negative denominator")
+        return tuple(numbers)
+    ends = []
+    for values in (a, b):
+        if len(values) == 1:
+            pair = values[0]
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise ValueError(f"not a [gold, pred] pair: {pair!r}")
+            values = pair
+        ends.append([_label(x) for x in values])
+    if ends[0][0] != ends[1][0]:
+        raise ValueError(f"the gold labels differ: {ends[0][0]!r} and "
+                         f"{ends[1][0]!r}")
+    if None in ends[0] + ends[1]:
+        raise ValueError("a missing label")
+    return ends[0][0], ends[0][1], ends[1][1]
 
 
 def _pass_tally(stat, pairs):
@@ -5364,7 +5371,7 @@ def _read_lm_eval(path, how):
             if isinstance(value, (list, tuple)):
                 if metric not in corpus:
                     corpus.append(metric)
-                out[metric] = value          # for --stat, not a mean
+                out[metric] = tuple(value)   # for --stat, not a mean
                 continue
             field = f"{metric}[{name}]" if several else metric
             out[field] = value
