@@ -718,6 +718,7 @@ _NEAR_MEAN = 1e-3      # |w| below which a one-term Edgeworth series is used
 _FINE_LATTICE = 1e6    # lattice steps per sd from which S counts as smooth
 _SAFE_EXP = 30.0       # |t x| below which exp(t x) - 1 needs no shifting
 _SADDLE_LEAST = 100    # items from which method "auto" takes the saddlepoint
+_FORK_LEAST = 1 << 15  # distinct pairs from which a helper process shares it
 _SQRT2PI = math.sqrt(2 * math.pi)
 
 
@@ -1888,6 +1889,8 @@ def _saddle_items(pairs, exact, scale, metric, kind, direction, confidence,
     xs, ys = exact                                     # in pairs' order
     n = sum(counts)
     unit = scale * n
+    if len(counts) < _FORK_LEAST:               # not worth a process
+        jobs = 1
     (ci_d, mean_d, p, how, se, shape), (ci_a, ci_b, ci_u, mean_a, mean_b) = \
         _in_parallel(_saddle_side, [("paired", xs, ys, counts, unit,
                                      confidence, interval, density),
@@ -6630,17 +6633,24 @@ def histogram_svg(results, *, confidence=CONFIDENCE, bins=40):
                         f'width="{max(x1 - x0 - 1, 0.5):.1f}" '
                         f'height="{frame.y(0) - frame.y(c):.1f}" '
                         f'fill="#9cb9dd"/>')
-        for value, dash in ((r.ci_paired.lo, ""), (r.ci_paired.hi, ""),
-                            (0.0, ' stroke-dasharray="6 4"')):
-            x = frame.x(float(value))
-            body.append(f'<line x1="{x:.1f}" y1="{frame.y(0):.1f}" '
-                        f'x2="{x:.1f}" y2="{frame.y(frame.y1):.1f}" '
-                        f'stroke="{"#555" if dash else "#c0392b"}" '
-                        f'stroke-width="2"{dash}/>')
+        body += _ci_lines(frame, r)
         body.append(_legend(i * _H, [("#c0392b", "", f"{level}% CI"),
                                      ("#555", ' stroke-dasharray="6 4"',
                                       "zero")]))
     return _svg(len(results), body)
+
+
+def _ci_lines(frame, r):
+    """Return a panel's lines: the paired CI's ends (solid) and 0."""
+    out = []
+    for value, dash in ((r.ci_paired.lo, ""), (r.ci_paired.hi, ""),
+                        (0.0, ' stroke-dasharray="6 4"')):
+        x = frame.x(float(value))
+        out.append(f'<line x1="{x:.1f}" y1="{frame.y(0):.1f}" '
+                   f'x2="{x:.1f}" y2="{frame.y(frame.y1):.1f}" '
+                   f'stroke="{"#555" if dash else "#c0392b"}" '
+                   f'stroke-width="2"{dash}/>')
+    return out
 
 
 def _density_panel(r, i, confidence):
@@ -6664,13 +6674,7 @@ def _density_panel(r, i, confidence):
                       for x, f in zip(xs, fs))
     body.append(f'<polyline points="{points}" fill="none" '
                 f'stroke="#4a7ab5" stroke-width="2"/>')
-    for value, dash in ((r.ci_paired.lo, ""), (r.ci_paired.hi, ""),
-                        (0.0, ' stroke-dasharray="6 4"')):
-        x = frame.x(float(value))
-        body.append(f'<line x1="{x:.1f}" y1="{frame.y(0):.1f}" '
-                    f'x2="{x:.1f}" y2="{frame.y(frame.y1):.1f}" '
-                    f'stroke="{"#555" if dash else "#c0392b"}" '
-                    f'stroke-width="2"{dash}/>')
+    body += _ci_lines(frame, r)
     body.append(_legend(i * _H, [("#4a7ab5", "", "density"),
                                  ("#c0392b", "", f"{level}% CI"),
                                  ("#555", ' stroke-dasharray="6 4"',
@@ -7546,6 +7550,8 @@ def _compare_stat(args, how, path, stat, rng):
                                 name=stat.name, direction=direction,
                                 resamples=args.resamples,
                                 confidence=args.confidence, jobs=args.jobs)
+        if args.interval == "bca":
+            note += "; percentile intervals (--interval bca is for means)"
     return result, dropped, note
 
 
