@@ -5007,14 +5007,17 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
             f"{' or '.join(f'({s})' for s in shapes.values())}"
             f"{' in one wide file' if wide else ' in each run'}")
     if wide:
-        rows = _corpus_rows(baseline, stat.fields, id_field, passes)
+        rows, where = _corpus_rows(baseline, stat.fields, id_field, passes)
         keys = list(rows)
         a_rows, b_rows = _split_wide(kind, list(rows.values()))
         dropped = 0
     else:
         key = id_field or _id_field(baseline.run(), candidate.run())
-        base = _corpus_rows(baseline, stat.fields, key, passes)
-        cand = _corpus_rows(candidate, stat.fields, key, passes)
+        base, where_a = _corpus_rows(baseline, stat.fields, key, passes)
+        cand, where_b = _corpus_rows(candidate, stat.fields, key, passes)
+
+        def where(label):
+            return f"{where_a(label)} and {where_b(label)} (id {label})"
         only = base.keys() ^ cand.keys()
         if only and not allow_partial:
             raise EvalDeltaError(
@@ -5028,24 +5031,34 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
         b_rows = list(map(cand.__getitem__, keys))
         dropped = len(only)
     if passes:
-        return _pass_tally(stat, dict(zip(keys, zip(a_rows, b_rows)))), \
+        return _pass_tally(stat, dict(zip(keys, zip(a_rows, b_rows))),
+                           where), \
             dropped, (f"{stat.name}: {kind[:5]}{stat.k} per item from its "
                       f"samples, averaged (the unbiased estimator of Chen "
                       f"et al. 2021)")
     try:                            # few distinct rows: read each once
         signs = collections.Counter(zip(a_rows, b_rows))
-    except TypeError:               # [gold, pred] lists
-        signs = collections.Counter((_hashable(a), _hashable(b))
-                                    for a, b in zip(a_rows, b_rows))
-    items = collections.Counter()
-    for (a, b), count in signs.items():
+    except TypeError:               # [gold, pred] lists, or worse
         try:
-            items[_corpus_item(kind, a, b)] += count
+            signs = collections.Counter((_hashable(a), _hashable(b))
+                                        for a, b in zip(a_rows, b_rows))
+        except TypeError:           # an object: said item by item below
+            signs = None
+    items = collections.Counter()
+    for at, (a, b) in enumerate(zip(a_rows, b_rows) if signs is None
+                                else signs):
+        try:
+            items[_corpus_item(kind, a, b)] += 1 if signs is None \
+                else signs[a, b]
         except ValueError as exc:
-            at = next(i for i, pair in enumerate(zip(a_rows, b_rows))
-                      if (_hashable(pair[0]), _hashable(pair[1]))
-                      == (_hashable(a), _hashable(b)))
-            raise EvalDeltaError(f"id {keys[at]}: {exc}") from None
+            if signs is not None:           # say it of the values as read
+                at = list(zip(map(_hashable, a_rows), map(_hashable, b_rows))
+                          ).index((_hashable(a), _hashable(b)))
+                try:
+                    _corpus_item(kind, a_rows[at], b_rows[at])
+                except ValueError as first:
+                    exc = first
+            raise EvalDeltaError(f"{where(keys[at])}: {exc}") from None
     if kind == "ratio":
         note = f"{stat.name}: sum of {stat.fields[0]} / sum of {stat.fields[1]}"
     else:
@@ -5106,6 +5119,7 @@ def _corpus_rows(source, fields, key, repeats):
             label = str(label).strip()
             if repeats:
                 out.setdefault(label, []).append(tuple(values))
+                places.setdefault(label, number)
             elif label in out:
                 raise EvalDeltaError(
                     f"{source.where(number)}: id {label!r} repeats "
@@ -5114,7 +5128,10 @@ def _corpus_rows(source, fields, key, repeats):
                 out[label], places[label] = tuple(values), number
     if not out:
         raise EvalDeltaError(f"{source.path}: no records")
-    return out
+
+    def where(label):
+        return source.where(places[label] if ids else label)
+    return out, where
 
 
 def _hashable(values):
@@ -5164,8 +5181,9 @@ def _corpus_item(kind, a, b):
     return ends[0][0], ends[0][1], ends[1][1]
 
 
-def _pass_tally(stat, pairs):
-    """Return the Counter of (A's, B's) pass@k or pass^k per item."""
+def _pass_tally(stat, pairs, where):
+    """Return the Counter of (A's, B's) pass@k or pass^k per item;
+    where(id) names an item's place."""
     tally = collections.Counter()
     short = []
     for key, (a, b) in pairs.items():
@@ -5174,10 +5192,10 @@ def _pass_tally(stat, pairs):
             try:
                 results = [_number(s[0]) for s in samples]
             except ValueError as exc:
-                raise EvalDeltaError(f"id {key}: {exc}") from None
+                raise EvalDeltaError(f"{where(key)}: {exc}") from None
             if any(x not in (0, 1) for x in results):
-                raise EvalDeltaError(f"id {key}: {stat.fields[0]} must be "
-                                     f"0/1 per sample for {stat.stat}")
+                raise EvalDeltaError(f"{where(key)}: {stat.fields[0]} must "
+                                     f"be 0/1 per sample for {stat.stat}")
             if len(results) < stat.k:
                 short.append(f"{key} ({len(results)})")
                 continue

@@ -369,7 +369,8 @@ def test_gold_labels_that_differ_between_runs_are_refused(capsys, tmp_path):
         path.write_text(json.dumps({"id": 1, "gold": gold, "pred": 1}) + "\n")
         paths.append(str(path))
     assert bed.main(["compare", *paths, "--stat", "f1(gold,pred)"]) == 2
-    assert "id 1: the gold labels differ: 1 and 0" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "a.jsonl:1 and " in err and "b.jsonl:1 (id 1): the gold labels differ: 1 and 0" in err
 
 
 def test_randomization_test_false_positive_rate_under_the_null():
@@ -430,3 +431,41 @@ def test_non_inferiority_at_the_margin_is_called_rarely():
         (j,) = bed.judge([r], margin=margin)
         calls += bool(j.non_inferior)
     assert calls / 150 <= 0.07
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3)
+    | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=2), inner, max_size=2),
+    max_leaves=5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(JSON_VALUES, JSON_VALUES, JSON_VALUES),
+                min_size=1, max_size=6),
+       st.sampled_from(["f1(gold,pred)", "mcc(pair)", "ratio(gold,pred)",
+                        "pass@2(pred)"]))
+def test_any_values_give_a_result_or_one_line(tmp_path_factory, rows, spec):
+    # Whatever the fields hold: exit 0, or exit 2 and one line on stderr.
+    import subprocess
+    import sys
+    folder = tmp_path_factory.mktemp("fuzz")
+    paths = []
+    for side in "ab":
+        path = folder / f"{side}.jsonl"
+        path.write_text("".join(
+            json.dumps({"id": i, "gold": g, "pred": p, "pair": q}) + "\n"
+            for i, (g, p, q) in enumerate(rows)) + json.dumps(
+                {"id": "last", "gold": 1, "pred": 1, "pair": [1, 1]}) + "\n")
+        paths.append(str(path))
+    from io import StringIO
+    import contextlib
+    err = StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(
+            StringIO()):
+        status = bed.main(["compare", *paths, "--stat", spec,
+                           "--resamples", "50"])
+    assert status in (0, 2)
+    if status == 2:
+        assert err.getvalue().count("\n") == 1
