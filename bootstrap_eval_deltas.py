@@ -728,14 +728,14 @@ def _lower_normal(w):
 
 
 class _Part(NamedTuple):
-    """A resampled sum inside a _SumLaw: *draws* values drawn with
+    """A resampled sum inside a _SumLaw: *total* values drawn with
     replacement from distinct integers *values* (counts[j] copies of
-    values[j]); x holds them as floats relative to their mean, wx and
-    wxx times the counts (and x); weights is None when every count is 1.
+    values[j], total in all); x holds them as floats relative to their
+    mean, wx and wxx times the counts (and x); weights is None when every
+    count is 1.
     """
     values: list
     counts: list
-    draws: int
     mean: Fraction
     total: int
     x: array
@@ -760,18 +760,17 @@ def _part(counter, exact=True):
     total = sum(counts)
     mean = (Fraction(sum(map(mul, values, counts)), total) if exact
             else Fraction(math.fsum(map(mul, values, counts))) / total)
-    least = min(values)
     m = float(mean)
     x = array("d", map(sub, map(float, values), repeat(m)))
     weights = None
-    if any(c != 1 for c in counts):
+    if counts.count(1) != len(counts):
         weights = array("d", map(float, counts))
     wx = array("d", map(mul, weights, x)) if weights else x
     wxx = array("d", map(mul, wx, x))
-    return _Part(values, counts, total, mean,
-                 total, x, wx, wxx, weights, math.fsum(wx), math.fsum(wxx),
-                 math.fsum(map(mul, wxx, x)) / total, x[0], x[-1],
-                 math.gcd(*map(sub, values, repeat(least))) if exact else 0)
+    step = math.gcd(*map(sub, values, repeat(values[0]))) if exact else 0
+    return _Part(values, counts, mean, total, x, wx, wxx, weights,
+                 math.fsum(wx), math.fsum(wxx),
+                 math.fsum(map(mul, wxx, x)) / total, x[0], x[-1], step)
 
 
 class _SumLaw:
@@ -791,16 +790,16 @@ class _SumLaw:
         third = 0.0
         self.var = 0.0
         for p, sign in parts:                 # p.values are sorted
-            self.mean += sign * p.draws * p.mean
+            self.mean += sign * p.total * p.mean
             ends = [0, -1][::sign]
-            self.low += sign * p.draws * p.values[ends[0]]
-            self.high += sign * p.draws * p.values[ends[1]]
-            self.log_low += p.draws * math.log(p.counts[ends[0]] / p.total)
-            self.log_high += p.draws * math.log(p.counts[ends[1]] / p.total)
+            self.low += sign * p.total * p.values[ends[0]]
+            self.high += sign * p.total * p.values[ends[1]]
+            self.log_low += p.total * math.log(p.counts[ends[0]] / p.total)
+            self.log_high += p.total * math.log(p.counts[ends[1]] / p.total)
             self.step = math.gcd(self.step, p.step)
-            third += sign * p.draws * p.third
+            third += sign * p.total * p.third
             mean = p.sum_wx / p.total         # 0 but for rounding
-            self.var += p.draws * max(p.sum_wxx / p.total - mean * mean, 0.0)
+            self.var += p.total * max(p.sum_wxx / p.total - mean * mean, 0.0)
         self.sd = math.sqrt(self.var)
         self.skew = third / self.sd ** 3 if self.sd else 0.0
         coarse = self.step and self.sd / self.step <= _FINE_LATTICE
@@ -814,8 +813,7 @@ class _SumLaw:
             near = abs(u) * max(p.most, -p.least) < _SAFE_EXP
             if near:                    # exp(u x) - 1: nothing cancels
                 e = array("d", map(math.expm1, map(mul, p.x, repeat(u))))
-                excess = sum(map(mul, p.weights, e) if p.weights
-                                   else e)
+                excess = sum(map(mul, p.weights, e) if p.weights else e)
                 s0 = p.total + excess
                 m1 = (p.sum_wx + sum(map(mul, p.wx, e))) / s0
                 m2 = (p.sum_wxx + sum(map(mul, p.wxx, e))) / s0
@@ -834,9 +832,9 @@ class _SumLaw:
                 y = [(v - m1) ** 2 for v in p.x]
                 var = math.fsum(map(mul, map(mul, p.weights, y), tilt)
                                 if p.weights else map(mul, y, tilt)) / s0
-            k += p.draws * log_m
-            k1 += sign * p.draws * m1
-            k2 += p.draws * var
+            k += p.total * log_m
+            k1 += sign * p.total * m1
+            k2 += p.total * var
         return k, k1, k2
 
     def root(self, s):
@@ -1330,6 +1328,15 @@ def _sign_flip(values, counts, rng, resamples, exact_limit=20):
     return Fraction(1 + hits, 1 + resamples), "monte carlo"
 
 
+def _paired_flip(values, counts, rng, resamples, method="resample"):
+    """Return _sign_flip's (p, how): exact up to 20 nonzero differences,
+    beyond that Robinson's saddlepoint if *method* is "saddlepoint", else
+    Monte Carlo from rng."""
+    if method == "saddlepoint" and sum(counts) > 20:
+        return saddlepoint_sign_flip(values, counts), "saddlepoint"
+    return _sign_flip(values, counts, rng, resamples)
+
+
 def _bit_plane_sum(ints, pattern):
     """Return a function giving the sum of ints[i] over the set bits i of
     pattern(), which has no bit from len(ints) on.
@@ -1637,11 +1644,8 @@ def _saddle_macro(tally, labels, exact, scale, metric, kind, direction,
     unit = common * len(labels) * scale
     ci = [_law_interval(law, unit, confidence) for law in laws]
     values = sorted(flips)
-    counts = [flips[v] for v in values]
-    if sum(counts) <= 20:
-        p, how = _sign_flip(values, counts, None, 0)
-    else:
-        p, how = saddlepoint_sign_flip(values, counts), "saddlepoint"
+    p, how = _paired_flip(values, [flips[v] for v in values], None, 0,
+                          "saddlepoint")
     means = [law.mean / unit for law in laws[:3]]
     se = math.sqrt(math.fsum(x * x for x in ses)) / len(labels)
     return MetricResult(metric, kind, direction, sum(sizes), *means, *ci,
@@ -1926,11 +1930,8 @@ def _saddle_side(side, xs, ys, counts, unit, confidence, interval,
     if side == "paired":
         part = _part(_counted(list(map(sub, ys, xs)), counts))
         law = _SumLaw([(part, 1)])
-        d, many = _nonzero(part.values, part.counts)
-        if sum(many) <= 20:
-            p, how = _sign_flip(d, many, None, 0)
-        else:
-            p, how = saddlepoint_sign_flip(d, many), "saddlepoint"
+        p, how = _paired_flip(*_nonzero(part.values, part.counts), None, 0,
+                              "saddlepoint")
         return (interval_of(part, law), part.mean, p, how,
                 _paired_se(part.values, part.counts, part.total),
                 _density(law, unit) if density else None)
@@ -2178,25 +2179,23 @@ def _compare_clustered(tally, exact, scale, rng, metric, kind, direction,
     n = sum(s[0] for s in stats)
     sum_d = list(map(sub, sum_b, sum_a))
     several = len(stats) > 1
-    ci = [_interval(reps, Fraction(sum(map(mul, column, counts)), scale * n),
-                    _ratio_jackknife(column, size, counts, scale)
-                    if several else [0], confidence, interval,
-                    counts if several else None)
-          for reps, column in zip(replicates, (sum_a, sum_b, sum_d))]
+    if method == "saddlepoint":
+        ci = [_ratio_interval(column, size, counts, scale, confidence,
+                              interval) for column in (sum_a, sum_b, sum_d)]
+        draws = None
+    else:
+        ci = [_interval(reps, Fraction(sum(map(mul, column, counts)),
+                                       scale * n),
+                        _ratio_jackknife(column, size, counts, scale)
+                        if several else [0], confidence, interval,
+                        counts if several else None)
+              for reps, column in zip(replicates, (sum_a, sum_b, sum_d))]
+        draws = [float(x) for x in replicates[2]]
     ci.append(percentile_interval(replicates[3], confidence))
     ci = [Interval(float(lo), float(hi)) for lo, hi in ci]
     totals = [sum(map(mul, v, counts)) for v in (sum_a, sum_b, sum_d)]
-    flips = _nonzero(*_merge(sum_d, counts))
-    draws = [float(x) for x in replicates[2]]
-    if method == "saddlepoint":
-        for j, column in enumerate((sum_a, sum_b, sum_d)):
-            ci[j] = _ratio_interval(column, size, counts, scale, confidence,
-                                    interval)
-        draws = None
-        if sum(flips[1]) > 20:
-            p, how = saddlepoint_sign_flip(*flips), "saddlepoint"
-    if method != "saddlepoint" or sum(flips[1]) <= 20:
-        p, how = _sign_flip(*flips, rng, resamples)
+    p, how = _paired_flip(*_nonzero(*_merge(sum_d, counts)), rng, resamples,
+                          method)
     se = _clustered_se([s[0] for s in stats], [s[2] - s[1] for s in stats],
                        scale)
     return MetricResult(metric, kind, direction, n,
@@ -2756,10 +2755,10 @@ def continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
             counts[1][name] += lo > 0
             counts[2][name] += hi < 0
         flips = _nonzero(part.values, part.counts)
-        p = _sign_flip(*flips, rng, resamples)[0]    # exact up to 20
+        p, how = _paired_flip(*flips, rng, resamples)
         rejected["sign flip, Monte Carlo"] += p <= alpha
-        if sum(flips[1]) > 20:
-            p = saddlepoint_sign_flip(*flips)
+        if how != "exact":                         # else the same p
+            p, _ = _paired_flip(*flips, None, 0, "saddlepoint")
         rejected["sign flip, saddlepoint"] += p <= alpha
         if progress:
             progress(done)
