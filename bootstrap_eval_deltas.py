@@ -2982,12 +2982,17 @@ class CorpusTable(NamedTuple):
     counts: list
     a_cols: list             # column indices of A, and of B, in one order
     b_cols: list
+    n_items: int = 0
+    clusters: object = None  # how many clusters the rows sum, or None
 
 
-def corpus_table(stat, items):
+def corpus_table(stat, items, *, clustered=False, classes=None):
     """Return the CorpusTable of items: (gold, pred A, pred B) labels for
     f1, precision, recall and mcc; (num A, den A, num B, den B) exact
-    values for ratio.
+    values for ratio.  items is a list or Counter of them; if
+    *clustered*, of (cluster, item) pairs, and a cluster's rows are summed
+    into one row, resampled and swapped whole.  *classes* fixes the labels
+    (a subset's table takes the whole set's).
 
     >>> t = corpus_table("f1", [(1, 1, 0), (0, 1, 1), (1, 1, 0)])
     >>> t.classes, t.columns
@@ -2999,33 +3004,47 @@ def corpus_table(stat, items):
                else collections.Counter(items))
     if not counter:
         raise EvalDeltaError("no items to compare")
+    keys = list(dict.fromkeys(k for _, k in counter) if clustered
+                else counter)
     if stat == "ratio":
-        keys = list(counter)
-        ints, scale = _exact_ints([x for key in keys for x in key])
-        rows = collections.Counter()
-        for j, key in enumerate(keys):
-            rows[tuple(ints[4 * j:4 * j + 4])] += counter[key]
-        keys = sorted(rows)
-        return CorpusTable(stat, [], ["num A", "den A", "num B", "den B"],
-                           keys, [rows[k] for k in keys], [0, 1], [2, 3])
-    classes = sorted({x for key in counter for x in key},
-                     key=lambda x: (isinstance(x, str), x))
-    k = len(classes)
-    at = {c: i for i, c in enumerate(classes)}
-    columns = ([f"gold={c}" for c in classes]
-               + [f"{s}{mark}{c}" for s in "AB" for mark in "=:"
-                  for c in classes])
-    rows = collections.Counter()
-    for (gold, a, b), count in counter.items():
-        row = [0] * (5 * k)
-        row[at[gold]] = 1
-        for base, pred in ((k, a), (3 * k, b)):
-            row[base + at[pred]] = 1                  # predicted
-            row[base + k + at[pred]] = int(pred == gold)  # and right
-        rows[tuple(row)] += count
-    keys = sorted(rows)
-    return CorpusTable(stat, classes, columns, keys, [rows[r] for r in keys],
-                       list(range(k, 3 * k)), list(range(3 * k, 5 * k)))
+        classes, a_cols, b_cols = [], [0, 1], [2, 3]
+        columns = ["num A", "den A", "num B", "den B"]
+        ints, _ = _exact_ints([x for key in keys for x in key])
+        rows = [tuple(ints[4 * j:4 * j + 4]) for j in range(len(keys))]
+    else:
+        classes = classes or sorted({x for key in keys for x in key},
+                                    key=lambda x: (isinstance(x, str), x))
+        k = len(classes)
+        at = {c: i for i, c in enumerate(classes)}
+        columns = ([f"gold={c}" for c in classes]
+                   + [f"{s}{mark}{c}" for s in "AB" for mark in "=:"
+                      for c in classes])
+        a_cols, b_cols = list(range(k, 3 * k)), list(range(3 * k, 5 * k))
+        rows = []
+        for gold, a, b in keys:
+            row = [0] * (5 * k)
+            row[at[gold]] = 1
+            for base, pred in ((k, a), (3 * k, b)):
+                row[base + at[pred]] = 1                  # predicted
+                row[base + k + at[pred]] = int(pred == gold)  # and right
+            rows.append(tuple(row))
+    row_of = dict(zip(keys, rows))
+    units = collections.Counter()
+    if clustered:
+        sums = {}
+        for (group, key), count in counter.items():
+            total = sums.setdefault(group, [0] * len(columns))
+            for i, x in enumerate(row_of[key]):
+                total[i] += count * x
+        units.update(map(tuple, sums.values()))
+    else:
+        for key, count in counter.items():
+            units[row_of[key]] += count
+    ordered = sorted(units)
+    return CorpusTable(stat, classes, columns, ordered,
+                       [units[r] for r in ordered], a_cols, b_cols,
+                       sum(counter.values()),
+                       len(sums) if clustered else None)
 
 
 def _column_sums(table):
@@ -3089,11 +3108,12 @@ def compare_corpus(table, rng, *, name="metric", direction="higher",
     each system's value and the difference with percentile intervals from
     the joint paired bootstrap (the unpaired one pairs B's resample r with
     A's r + 1), and the paired approximate randomization test with
-    *resamples* rounds.  rng is consumed by the resamples, then by the
+    *resamples* rounds; a clustered table's rows (clusters) are resampled
+    and swapped whole.  rng is consumed by the resamples, then by the
     rounds.  The standard error is the bootstrap one (the resampled
     differences' sd)."""
     _check_resamples(resamples, confidence)
-    n = sum(table.counts)
+    n = table.n_items or sum(table.counts)
     columns = [[row[i] for row in table.rows]
                for i in range(len(table.columns))]
     sums = _resample_columns(rng, columns, table.counts, resamples, jobs)
@@ -3110,8 +3130,10 @@ def compare_corpus(table, rng, *, name="metric", direction="higher",
     se = statistics.stdev(map(float, paired)) if resamples > 1 else 0.0
     kind = "corpus"
     return MetricResult(name, kind, direction, n, a, b, b - a, *ci,
-                        "approximate randomization", p, None, None, None, se,
-                        None, [float(x) for x in paired])
+                        "cluster approximate randomization" if table.clusters
+                        else "approximate randomization", p, None, None,
+                        None, se, table.clusters,
+                        [float(x) for x in paired])
 
 
 def randomization_test(table, rng, *, rounds=RESAMPLES):
@@ -4975,7 +4997,7 @@ def watched(source, exclude):
 
 
 def read_corpus(baseline, candidate, stat, *, id_field=None,
-                allow_partial=False):
+                allow_partial=False, group=None):
     """Return (items, dropped, note) of a Stat (see parse_stat): the
     items for corpus_table, or for pass@k and pass^k a tally of the two
     systems' per-item estimates for compare_tally, how many ids only one
@@ -4987,7 +5009,9 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
     ratio takes (num, den); pass@k one field of 0/1 results, an item's
     samples being its records that share an id.  One wide file takes each
     system's fields in turn: (gold, pred A, pred B), (pair A, pair B),
-    (num A, den A, num B, den B), (field A, field B).
+    (num A, den A, num B, den B), (field A, field B).  With *group*, a
+    field of the baseline's (a subset, a cluster), items come as (label,
+    item) pairs, and pass@k's tally maps each label to its Counter.
     """
     kind = stat.stat
     passes = kind in ("pass@k", "pass^k")
@@ -5005,14 +5029,19 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
             f"--stat {stat.name}: {kind} takes "
             f"{' or '.join(f'({s})' for s in shapes.values())}"
             f"{' in one wide file' if wide else ' in each run'}")
+    extra, groups = (group,) if group else (), None
     if wide:
-        rows, where = _corpus_rows(baseline, stat.fields, id_field, passes)
-        keys = list(rows)
-        a_rows, b_rows = _split_wide(kind, list(rows.values()))
+        rows, where = _corpus_rows(baseline, stat.fields + extra, id_field,
+                                   passes)
+        keys, values = list(rows), list(rows.values())
+        if group:
+            groups, values = _take_group(values, passes)
+        a_rows, b_rows = _split_wide(kind, values)
         dropped = 0
     else:
         key = id_field or _id_field(baseline.run(), candidate.run())
-        base, where_a = _corpus_rows(baseline, stat.fields, key, passes)
+        base, where_a = _corpus_rows(baseline, stat.fields + extra, key,
+                                     passes)
         cand, where_b = _corpus_rows(candidate, stat.fields, key, passes)
 
         def where(label):
@@ -5028,27 +5057,30 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
             raise EvalDeltaError("no ids in both runs")
         a_rows = list(map(base.__getitem__, keys))
         b_rows = list(map(cand.__getitem__, keys))
+        if group:
+            groups, a_rows = _take_group(a_rows, passes)
         dropped = len(only)
     if passes:
         return _pass_tally(stat, dict(zip(keys, zip(a_rows, b_rows))),
-                           where), \
+                           where, groups), \
             dropped, (f"{stat.name}: {kind[:5]}{stat.k} per item from its "
                       f"samples, averaged (the unbiased estimator of Chen "
                       f"et al. 2021)")
+    labels = groups or [None] * len(keys)
     try:                            # few distinct rows: read each once
-        signs = collections.Counter(zip(a_rows, b_rows))
+        signs = collections.Counter(zip(labels, a_rows, b_rows))
     except TypeError:               # [gold, pred] lists, or worse
         try:
-            signs = collections.Counter((_hashable(a), _hashable(b))
-                                        for a, b in zip(a_rows, b_rows))
+            signs = collections.Counter(
+                (g, _hashable(a), _hashable(b))
+                for g, a, b in zip(labels, a_rows, b_rows))
         except TypeError:           # an object: said item by item below
             signs = None
     items = collections.Counter()
-    for at, (a, b) in enumerate(zip(a_rows, b_rows) if signs is None
-                                else signs):
+    for at, (g, a, b) in enumerate(zip(labels, a_rows, b_rows)
+                                   if signs is None else signs):
         try:
-            items[_corpus_item(kind, a, b)] += 1 if signs is None \
-                else signs[a, b]
+            item = _corpus_item(kind, a, b)
         except ValueError as exc:
             if signs is not None:           # say it of the values as read
                 at = list(zip(map(_hashable, a_rows), map(_hashable, b_rows))
@@ -5058,10 +5090,12 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
                 except ValueError as first:
                     exc = first
             raise EvalDeltaError(f"{where(keys[at])}: {exc}") from None
+        items[(g, item) if group else item] += (
+            1 if signs is None else signs[g, a, b])
     if kind == "ratio":
         note = f"{stat.name}: sum of {stat.fields[0]} / sum of {stat.fields[1]}"
     else:
-        labels = {x for item in items for x in item}
+        labels = {x for item in items for x in (item[1] if group else item)}
         binary = labels <= {0, 1}
         note = f"{stat.name}: {kind} over {len(labels)} classes, " + (
             "scikit-learn's (lm-eval's mcc)" if kind == "mcc" else
@@ -5070,6 +5104,16 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
             if binary else "the macro average over the classes in the gold "
             "labels or the system's predictions")
     return items, dropped, note
+
+
+def _take_group(rows, passes):
+    """Return (group labels, rows without them): the label is each row's
+    last value (of its first sample, for pass@k)."""
+    if passes:
+        return ([str(samples[0][-1]).strip() for samples in rows],
+                [[s[:-1] for s in samples] for samples in rows])
+    return (list(map(str.strip, map(str, map(itemgetter(-1), rows)))),
+            list(map(itemgetter(slice(0, -1)), rows)))
 
 
 def _split_wide(kind, rows):
@@ -5180,10 +5224,12 @@ def _corpus_item(kind, a, b):
     return ends[0][0], ends[0][1], ends[1][1]
 
 
-def _pass_tally(stat, pairs, where):
+def _pass_tally(stat, pairs, where, groups=None):
     """Return the Counter of (A's, B's) pass@k or pass^k per item;
-    where(id) names an item's place."""
-    tally = collections.Counter()
+    where(id) names an item's place.  With *groups* (a label per item,
+    in pairs' order), a Counter per label."""
+    tally, by = collections.Counter(), {}
+    labels = iter(groups or ())
     short = []
     for key, (a, b) in pairs.items():
         estimates = []
@@ -5200,13 +5246,15 @@ def _pass_tally(stat, pairs, where):
                 continue
             estimates.append(pass_at(len(results), int(sum(results)),
                                      stat.k, stat.stat == "pass^k"))
+        if groups:
+            tally = by.setdefault(next(labels), collections.Counter())
         if len(estimates) == 2:
             tally[tuple(estimates)] += 1
     if short:
         raise EvalDeltaError(f"{stat.name}: {len(short)} items have fewer "
                              f"than k = {stat.k} samples, e.g. "
                              f"{', '.join(short[:3])}")
-    return tally
+    return by if groups else tally
 
 
 ## Input: the frameworks' own files ##########################################
@@ -7501,9 +7549,10 @@ def _compare_run(args, how, path, rng):
         reading = [f"{source.path}: {note}" for source in (baseline,
                                                            candidate)
                    if source for note in source.notes]
-        reading += [note for _, _, note in corpus]
-        return _Compared(names, [r for r, _, _ in corpus], [],
-                         max((d for _, d, _ in corpus), default=0),
+        reading += [note for *_, note in corpus]
+        return _Compared(names, [c[0] for c in corpus],
+                         [row for c in corpus for row in c[1]],
+                         max((c[2] for c in corpus), default=0),
                          reading, _margins(args.margin,
                                            [s.name for s in stats]))
     metrics, baseline, candidate = _metrics(args, baseline, candidate)
@@ -7535,15 +7584,17 @@ def _compare_run(args, how, path, rng):
     names = ((metrics[0].a_field, metrics[0].b_field) if candidate is None
              else (baseline.path, candidate.path))
     if corpus:
-        results += [r for r, _, _ in corpus]
-        reading += [note for _, _, note in corpus]
+        results += [c[0] for c in corpus]
+        subsets += [row for c in corpus for row in c[1]]
+        reading += [note for *_, note in corpus]
         margins = _margins(args.margin, [m.name for m in metrics]
                            + [s.name for s in stats])
     return _Compared(names, results, subsets, dropped, reading, margins)
 
 
 def _compare_stat(args, how, path, stat, rng):
-    """Return (MetricResult, dropped ids, note) of one corpus Stat; the
+    """Return (MetricResult, [(subset, MetricResult)], dropped ids, note)
+    of one corpus Stat, with --by's subsets or --cluster's clusters; the
     files are read again (a Source is read once), keeping every epoch
     for pass@k."""
     passes = stat.stat in ("pass@k", "pass^k")
@@ -7551,25 +7602,40 @@ def _compare_stat(args, how, path, stat, rng):
         how = how._replace(keep_epochs=True)
     baseline = open_source(args.baseline, how)
     candidate = open_source(path, how) if path else None
+    group = args.by or args.cluster
     items, dropped, note = read_corpus(
         baseline, candidate, stat, id_field=args.id_col,
-        allow_partial=args.allow_partial)
+        allow_partial=args.allow_partial, group=group)
     direction = "lower" if stat.name in args.lower_is_better else "higher"
     if passes:
-        result = compare_tally(items, rng, metric=stat.name,
-                               kind="continuous", direction=direction,
-                               resamples=args.resamples,
-                               confidence=args.confidence,
-                               interval=args.interval, jobs=args.jobs,
-                               method=args.method, density=bool(args.plot))
-    else:
-        result = compare_corpus(corpus_table(stat.stat, items), rng,
-                                name=stat.name, direction=direction,
-                                resamples=args.resamples,
-                                confidence=args.confidence, jobs=args.jobs)
-        if args.interval == "bca":
-            note += "; percentile intervals (--interval bca is for means)"
-    return result, dropped, note
+        options = dict(metric=stat.name, kind="continuous",
+                       direction=direction, resamples=args.resamples,
+                       confidence=args.confidence, interval=args.interval,
+                       jobs=args.jobs, method=args.method,
+                       density=bool(args.plot))
+        result = compare_tally(merged_tally(items) if args.by else items,
+                               rng, clustered=bool(args.cluster), **options)
+        subsets = compare_subsets(items, rng, **options) if args.by else []
+        return result, subsets, dropped, note
+    options = dict(name=stat.name, direction=direction,
+                   resamples=args.resamples, confidence=args.confidence,
+                   jobs=args.jobs)
+    if args.interval == "bca":
+        note += "; percentile intervals (--interval bca is for means)"
+    if not args.by:
+        table = corpus_table(stat.stat, items, clustered=bool(args.cluster))
+        return compare_corpus(table, rng, **options), [], dropped, note
+    pooled = collections.Counter()
+    split = {}
+    for (label, item), count in items.items():
+        pooled[item] += count
+        split.setdefault(label, collections.Counter())[item] += count
+    table = corpus_table(stat.stat, pooled)
+    result = compare_corpus(table, rng, **options)
+    subsets = [(label, compare_corpus(corpus_table(
+        stat.stat, split[label], classes=table.classes), rng, **options))
+        for label in sorted(split)]
+    return result, subsets, dropped, note
 
 
 def _per_run(items, sizes):
@@ -7644,11 +7710,10 @@ def _check_compare_options(args):
                              "yet: give one")
     args.stat = [parse_stat(text) for text in args.stat]
     if args.stat:
-        for flag, value in (("--by", args.by), ("--cluster", args.cluster)):
-            if value:
-                raise EvalDeltaError(f"{flag} with --stat is not supported "
-                                     f"yet: corpus statistics resample "
-                                     f"independent items")
+        if args.macro:
+            raise EvalDeltaError("--macro with --stat is not supported yet: "
+                                 "a corpus statistic's subsets are rows "
+                                 "under the pooled one")
         names = [s.name for s in args.stat] + (args.metric or [])
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:

@@ -351,7 +351,8 @@ def test_stat_on_gold_and_prediction_fields_and_a_wide_file(capsys,
     (["--stat", "f1 gold"], "write STAT(FIELD,...)"),
     (["--stat", "pass@0(x)"], "k in pass@k must be a whole number"),
     (["--stat", "ratio(x)"], "ratio takes (num,den) in each run"),
-    (["--stat", "f1(f1)", "--by", "target"], "--by with --stat is not"),
+    (["--stat", "f1(f1)", "--by", "target", "--macro"],
+     "--macro with --stat is not supported"),
     (["--stat", "f1=f1(f1)", "--stat", "f1=mcc(f1)"],
      "--stat f1 is named twice"),
 ])
@@ -469,3 +470,86 @@ def test_any_values_give_a_result_or_one_line(tmp_path_factory, rows, spec):
     assert status in (0, 2)
     if status == 2:
         assert err.getvalue().count("\n") == 1
+
+
+# -- clusters and subsets ------------------------------------------------------
+
+def test_clusters_of_one_item_are_the_items_themselves():
+    rng = random.Random(14)
+    items = [(g, g if rng.random() < 0.7 else 1 - g,
+              g if rng.random() < 0.8 else 1 - g)
+             for g in (int(rng.random() < 0.4) for _ in range(120))]
+    plain = bed.compare_corpus(bed.corpus_table("f1", items),
+                               random.Random(3), resamples=300)
+    single = bed.compare_corpus(bed.corpus_table(
+        "f1", list(enumerate(items)), clustered=True), random.Random(3),
+        resamples=300)
+    assert single._replace(test=plain.test, clusters=None) == plain
+    assert single.clusters == 120
+
+
+def test_cluster_randomization_false_positive_rate_under_the_null():
+    # 25 passages of 4 questions each, the questions of a passage alike
+    # (a passage effect), both systems equally good: about 5% rejected.
+    rng = random.Random(15)
+    rejected = 0
+    for _ in range(200):
+        items = []
+        for c in range(25):
+            hard = rng.random() < 0.5
+            for _ in range(4):
+                g = int(rng.random() < 0.4)
+                right = 0.55 if hard else 0.9
+                items.append((c, (g, g if rng.random() < right else 1 - g,
+                                  g if rng.random() < right else 1 - g)))
+        table = bed.corpus_table("f1", items, clustered=True)
+        rejected += bed.randomization_test(table, rng, rounds=199) <= \
+            Fraction(1, 20)
+    assert rejected / 200 <= 0.09
+
+
+def test_stat_by_subset_gives_each_subsets_own_value(capsys, tmp_path):
+    rng = random.Random(16)
+    rows = []
+    for i in range(240):
+        g = int(rng.random() < 0.4)
+        rows.append({"id": i, "subject": f"s{i % 3}", "gold": g,
+                     "a": g if rng.random() < 0.7 else 1 - g,
+                     "b": g if rng.random() < 0.8 else 1 - g})
+    wide = tmp_path / "wide.jsonl"
+    wide.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert bed.main(["compare", str(wide), "--stat", "f1(gold,a,b)", "--by",
+                     "subject", "--json", "--resamples", "200"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for entry in report["subsets"]:
+        mine = [r for r in rows if r["subject"] == entry["subset"]]
+        gold = [r["gold"] for r in mine]
+        assert entry["n_items"] == 80
+        assert entry["observed"]["b"] == pytest.approx(float(
+            confusion_stat("f1", gold, [r["b"] for r in mine])))
+    overall = report["metrics"][0]["observed"]["a"]
+    assert overall == pytest.approx(float(confusion_stat(
+        "f1", [r["gold"] for r in rows], [r["a"] for r in rows])))
+
+
+def test_pass_at_k_by_subset_and_by_cluster(capsys, tmp_path):
+    rng = random.Random(17)
+    paths = []
+    for side, rate in (("a", 0.3), ("b", 0.5)):
+        path = tmp_path / f"{side}.jsonl"
+        path.write_text("".join(
+            json.dumps({"task_id": f"t{i}", "suite": f"s{i % 2}",
+                        "repo": f"r{i // 4}",
+                        "passed": int(rng.random() < rate)}) + "\n"
+            for i in range(40) for _ in range(3)))
+        paths.append(str(path))
+    for extra in (["--by", "suite"], ["--cluster", "repo"]):
+        assert bed.main(["compare", *paths, "--id", "task_id", "--stat",
+                         "pass@2(passed)", "--resamples", "100", "--json",
+                         *extra]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["n_items"] == 40
+        if extra[0] == "--by":
+            assert [s["subset"] for s in report["subsets"]] == ["s0", "s1"]
+        else:
+            assert report["metrics"][0]["clusters"] == 10
