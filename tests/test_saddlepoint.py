@@ -365,3 +365,30 @@ def test_simulate_differences_refuses_binary_design_options(capsys):
                      "30", "--replays", "5", "--resamples", "100"]) == 0
     out = capsys.readouterr().out
     assert "saddlepoint percentile" in out and "resample bca" in out
+
+
+def test_auto_resamples_where_one_value_makes_the_law_lumpy():
+    # One outlier among 1,000 values in [0, 1]: a resample's mean is a
+    # mixture of lumps (0, 1, 2, ... draws of it) 1,000 apart; the smooth
+    # saddlepoint put the upper end at 3375, resampling at 3000.5 (the
+    # third lump).  auto resamples there; --method saddlepoint is obeyed.
+    rng = random.Random(1)
+    a = [round(rng.random(), 3) for _ in range(999)] + [1e6]
+    b = [round(rng.random(), 3) for _ in range(1000)]
+    auto = bed.compare_metric(a, b, random.Random(1), resamples=2000)
+    forced = bed.compare_metric(a, b, random.Random(1), method="saddlepoint")
+    assert auto.method == "resample" and forced.method == "saddlepoint"
+    assert 3000 < auto.ci_a.hi < 3001 and forced.ci_a.hi > 3300
+    part = bed._part(collections.Counter(bed._exact_ints(a)[0]))
+    assert part.lumpy() and part.peak > 0.99
+    # two values only (a rare event) are a lattice, not lumps
+    rare = bed._part(collections.Counter([0] * 98 + [1] * 2))
+    assert rare.peak > 0.9 and not rare.lumpy()
+    # rank and --macro fall back the same way
+    tally = collections.Counter(zip(a, b, b))
+    ranking = bed.rank_systems(tally, random.Random(1), names="xyz",
+                               resamples=200)
+    assert ranking.method == "resample"
+    macro = bed.compare_macro({"s": collections.Counter(zip(a, b))},
+                              random.Random(1), resamples=200)
+    assert macro.method == "resample"
