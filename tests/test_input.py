@@ -301,3 +301,27 @@ def test_json_numbers_read_at_c_level_equal_the_checked_path(tmp_path):
     assert column._plain_numbers([1.0, True]) is None
     assert column._plain_numbers([1.0, float("inf")]) is None
     assert column._plain_numbers([10 ** 400]) is None
+
+
+def test_jsonl_chunks_parsed_whole_only_when_each_line_is_one_object():
+    ok = ['{"id": 1, "s": [1, 2]}\n', '{"id": 2, "s": "x{"}\r\n',
+          '{"id": 3}']
+    assert bed._joined_objects(ok[:1] + ok[2:]) == [{"id": 1, "s": [1, 2]},
+                                                     {"id": 3}]
+    assert bed._joined_objects(ok) is None     # a { in a string: per line
+    # an object spanning two lines, and two objects on one line, would
+    # parse as an array of three: refused, so the line reader names them
+    spanning = ['{"a": [{"b": 1}\n', '{"c": 2}]}\n', '{"d": 1}, {"e": 2}\n']
+    assert bed._joined_objects(spanning) is None
+    assert bed._joined_objects(['{"a": 1}\n', '\n']) is None
+    assert bed._joined_objects(['[1]\n']) is None
+    assert bed._joined_objects(['{"a": NaN}\n']) is None
+
+
+def test_a_spanning_object_is_an_error_at_its_line(capsys, tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"id": 1, "m": 1}\n{"id": 2, "m": [{"b": 1}\n'
+                    '{"c": 2}]}\n{"id": 3, "m": 0}, {"id": 4, "m": 1}\n')
+    assert bed.main(["compare", str(path), str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:2:" in err and err.count("\n") == 1
