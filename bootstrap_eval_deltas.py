@@ -902,7 +902,7 @@ class _SumLaw:
         return self._lugannani_rice(t, k, x, k2, self.lattice)
 
     def quantile(self, p):
-        """Return the least S with P(S <= S) > p: what the sorted
+        """Return the least s with P(S <= s) > p: what the sorted
         resamples hold at position floor(B p) as B grows.  Exact (an
         integer, or low or high) on a lattice or at the ends, else a
         float."""
