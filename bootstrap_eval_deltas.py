@@ -719,6 +719,7 @@ _FINE_LATTICE = 1e6    # lattice steps per sd from which S counts as smooth
 _SAFE_EXP = 30.0       # |t x| below which exp(t x) - 1 needs no shifting
 _SADDLE_LEAST = 100    # items from which method "auto" takes the saddlepoint
 _FORK_LEAST = 1 << 15  # distinct pairs from which a helper process shares it
+_PREFETCH_BYTES = 1 << 23  # a joined run's size from which a helper parses it
 _LUMPY = 0.75          # one value's share of the spread that makes "auto"
                        # resample instead (see _Part.lumpy)
 _SQRT2PI = math.sqrt(2 * math.pi)
@@ -4593,7 +4594,10 @@ class _Column:
 
     def numbers(self, numbers, records):
         """Return the field of each record as a finite float."""
-        raw = list(map(self.get, records))
+        return self.numbers_of(numbers, list(map(self.get, records)))
+
+    def numbers_of(self, numbers, raw):
+        """Return the field's values *raw*, as read, as finite floats."""
         try:
             values = list(map(self.known.get, raw))
         except TypeError:                   # a list or object: not a number
@@ -4683,7 +4687,7 @@ class Metric(NamedTuple):
 
 
 def read_tallies(baseline, candidate, metrics, *, id_field=None,
-                 cluster=None, allow_partial=False, role="cluster"):
+                 cluster=None, allow_partial=False, role="cluster", jobs=1):
     """Return ([tally per metric], dropped) of one wide file or two runs.
 
     A tally counts the items with each (a, b) pair of values, or with
@@ -4694,13 +4698,15 @@ def read_tallies(baseline, candidate, metrics, *, id_field=None,
     (unless allow_partial; *dropped* counts them), raise EvalDeltaError.
     A wide file's rows are its items: its ids are checked for repeats only
     when *id_field* names them, since that takes memory for every row.
-    *role* names the label field in messages (cluster, or subset).
+    *role* names the label field in messages (cluster, or subset).  With
+    jobs > 1 a large candidate file is parsed in a helper process while
+    the baseline is read (_candidate_batches): the same tallies.
     """
     if candidate is None:
         return _read_wide(baseline, metrics, cluster, id_field, role), 0
     key = id_field or _id_field(baseline.run(), candidate.run())
     return _read_joined(baseline, candidate, metrics, key, cluster,
-                        allow_partial, role)
+                        allow_partial, role, jobs)
 
 
 def read_joint(sources, metric, *, id_field=None, allow_partial=False,
@@ -4812,19 +4818,22 @@ def _repeated(source, key, item, number, first):
 
 
 def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
-                 role="cluster"):
-    ids, numbers, values, labels = _read_baseline(baseline, metrics, key,
-                                                  cluster, role)
+                 role="cluster", jobs=1):
+    fields = [m.b_field for m in metrics] + ([cluster] if cluster else [])
+    stream = _candidate_batches(candidate, key, fields, jobs)
+    try:
+        ids, numbers, values, labels = _read_baseline(baseline, metrics, key,
+                                                      cluster, role)
+    except BaseException:
+        stream.close()
+        raise
     seen = array("q", bytes(8 * len(numbers)))      # candidate's number
     only, first_only = 0, []
-    get_id = _Column(candidate, key, role="id")
     columns = [_Column(candidate, m.b_field, m.kind == "binary")
                for m in metrics]
-    theirs = _Column(candidate, cluster, role=role) if cluster else None
     tallies = [collections.Counter() if cluster is None else {}
                for _ in metrics]
-    for batch_numbers, records in candidate.batches:
-        items = get_id.labels(batch_numbers, records)
+    for batch_numbers, items, raws in stream:
         ats = list(map(ids.get, items))
         start = ats[0]
         if start is not None and ats == list(range(start, start + len(ats))):
@@ -4839,19 +4848,97 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
             if len(keep) < len(ats):
                 mask = [at is not None for at in ats]
                 batch_numbers = list(itertools.compress(batch_numbers, mask))
-                records = list(itertools.compress(records, mask))
+                raws = [list(itertools.compress(raw, mask)) for raw in raws]
             picked = [[a[at] for at in keep] for a in values]
         if not keep:
             continue
         mine = labels and [labels[at] for at in keep]
-        if theirs:
+        if cluster:
             _check_labels(baseline, candidate, cluster, numbers, keep, mine,
-                          theirs, batch_numbers, records)
-        for tally, column, a in zip(tallies, columns, picked):
-            _count(tally, mine, a, column.numbers(batch_numbers, records))
+                          raws[-1], batch_numbers)
+        for tally, column, a, raw in zip(tallies, columns, picked, raws):
+            _count(tally, mine, a, column.numbers_of(batch_numbers, raw))
     _check_join(baseline, candidate, key, ids, seen, only, first_only,
                 allow_partial)
     return tallies, only + seen.count(0)
+
+
+def _candidate_batches(source, key, fields, jobs):
+    """Return an iterable of a joined run's batches as (numbers, ids, [raw
+    values of each field]).  With jobs > 1 a large file (a table, not
+    standard input) is parsed in a forked helper meanwhile, while this
+    process reads the other run: the helper writes each batch pickled to
+    an unnamed temporary file, then the error that stopped it, if one
+    did, and this process reads them back in order once it is done, so
+    memory holds a batch at a time and errors come in the order a single
+    process would meet them."""
+    def extract():
+        get_id = _Column(source, key, role="id")
+        getters = [_getter(source, f) for f in fields]
+        for numbers, records in source.batches:
+            yield (numbers, get_id.labels(numbers, records),
+                   [list(map(get, records)) for get in getters])
+
+    big = (source.kind in ("jsonl", "csv", "tsv") and source.path != STDIN
+           and os.path.getsize(source.path) >= _PREFETCH_BYTES)
+    if jobs < 2 or not big or not _can_fork():
+        return extract()
+    try:
+        spool = tempfile.TemporaryFile()
+    except OSError:                          # no room for it: one process
+        return extract()
+    pid = os.fork()
+    if pid == 0:                                    # pragma: no cover
+        status = 1
+        try:
+            try:
+                for batch in extract():
+                    pickle.dump(batch, spool, pickle.HIGHEST_PROTOCOL)
+            except (EvalDeltaError, OSError) as exc:
+                pickle.dump(f"{source.path}: {exc.strerror}"
+                            if isinstance(exc, OSError) and exc.strerror
+                            else str(exc), spool)
+            spool.flush()
+            status = 0
+        finally:
+            os._exit(status)
+    return _Prefetched(pid, spool)
+
+
+class _Prefetched:
+    """The batches a forked helper parsed (see _candidate_batches), read
+    back when iterated; close() stops a helper whose work is not wanted."""
+
+    def __init__(self, pid, spool):
+        self.pid, self.spool = pid, spool
+
+    def __iter__(self):
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except BaseException:
+            self.close()
+            raise
+        self.pid = None
+        if status:
+            self.spool.close()
+            raise EvalDeltaError("the helper process failed; try --jobs 1")
+        with self.spool:
+            self.spool.seek(0)
+            while True:
+                try:
+                    batch = pickle.load(self.spool)
+                except EOFError:
+                    return
+                if isinstance(batch, str):
+                    raise EvalDeltaError(batch)
+                yield batch
+
+    def close(self):
+        if self.pid is not None:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = None
+        self.spool.close()
 
 
 def _match(candidate, key, seen, ats, numbers, items, only=0,
@@ -4876,10 +4963,10 @@ def _match(candidate, key, seen, ats, numbers, items, only=0,
 
 
 def _check_labels(baseline, candidate, field, numbers, keep, mine, theirs,
-                  batch_numbers, records):
-    """Raise unless the candidate's cluster labels, where given, agree."""
-    for at, label, number, other in zip(keep, mine, batch_numbers,
-                                        map(theirs.get, records)):
+                  batch_numbers):
+    """Raise unless the candidate's cluster labels (*theirs*, as read),
+    where given, agree."""
+    for at, label, number, other in zip(keep, mine, batch_numbers, theirs):
         if other not in (_MISSING, None, "") and str(other).strip() != label:
             raise EvalDeltaError(
                 f"{candidate.where(number)}: {field} {str(other)!r} differs "
@@ -7626,7 +7713,8 @@ def _compare_run(args, how, path, rng):
                                     id_field=args.id_col,
                                     cluster=args.cluster or args.by,
                                     allow_partial=args.allow_partial,
-                                    role="subset" if args.by else "cluster")
+                                    role="subset" if args.by else "cluster",
+                                    jobs=args.jobs)
     options = [dict(metric=m.name, kind=m.kind, resamples=args.resamples,
                     confidence=args.confidence, interval=args.interval,
                     jobs=args.jobs, method=args.method, density=bool(

@@ -818,3 +818,49 @@ def test_macro_overall_in_compare(capsys, tmp_path):
         sum(r["observed"]["a"] for r in rows) / len(rows), abs=1e-12)
     status, _, err = run(capsys, a, b, "--macro")
     assert status == 2 and "--macro averages the subsets of --by" in err
+
+
+@pytest.mark.skipif(not bed._can_fork(), reason="needs fork")
+def test_a_candidate_parsed_by_a_helper_gives_the_same_report(
+        capsys, tmp_path, monkeypatch):
+    # Any file counts as large here, so --jobs 2 parses the candidate in a
+    # helper process while the baseline is read: the same JSON either way.
+    monkeypatch.setattr(bed, "_PREFETCH_BYTES", 0)
+    rng = random.Random(4)
+    runs = []
+    for name in ("a", "b"):
+        rows = [{"id": i, "passage": f"p{i % 7}", "acc": int(rng.random() <
+                                                             0.6),
+                 "f1": round(rng.random(), 3)} for i in range(300)]
+        rng.shuffle(rows)
+        runs.append(jsonl(tmp_path, f"{name}.jsonl", rows))
+    for extra in ([], ["--cluster", "passage"]):
+        outputs = []
+        for jobs in ("1", "2"):
+            status, out, _ = run(capsys, *runs, "--json", "--jobs", jobs,
+                                 "--resamples", "100", *extra)
+            assert status == 0
+            outputs.append(json.loads(out))
+        assert outputs[0] == outputs[1]
+
+
+@pytest.mark.skipif(not bed._can_fork(), reason="needs fork")
+def test_a_helper_reports_errors_as_one_process_would(capsys, tmp_path,
+                                                       monkeypatch):
+    monkeypatch.setattr(bed, "_PREFETCH_BYTES", 0)
+    base, cand = two_runs(tmp_path, n=50)
+    lines = open(cand).read().splitlines()
+    lines[30] = lines[30].replace('"acc": ', '"acc": "x", "was": ')
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    errors = []
+    for jobs in ("1", "2"):
+        status, _, err = run(capsys, base, str(bad), "--jobs", jobs,
+                             "--metric", "acc", "--resamples", "100")
+        assert status == 2
+        errors.append(err)
+    assert errors[0] == errors[1] and f"{bad}:31" in errors[0]
+    # a bad baseline stops the helper and says the baseline's error
+    status, _, err = run(capsys, str(bad), cand, "--jobs", "2", "--metric",
+                         "acc")
+    assert status == 2 and f"{bad}:31" in err
