@@ -722,6 +722,8 @@ _FORK_LEAST = 1 << 15  # distinct pairs from which a helper process shares it
 _PREFETCH_BYTES = 1 << 23  # a joined run's size from which a helper parses it
 _LUMPY = 0.75          # one value's share of the spread that makes "auto"
                        # resample instead (see _Part.lumpy)
+_ONE_STEP = 1e-5       # a quantile's gap (in z) below which its last Newton
+                       # step is taken linearly, not evaluated
 _SQRT2PI = math.sqrt(2 * math.pi)
 
 
@@ -781,10 +783,10 @@ def _part(counter, exact=True):
     wx = array("d", map(mul, weights, x)) if weights else x
     wxx = array("d", map(mul, wx, x))
     step = math.gcd(*map(sub, values, repeat(values[0]))) if exact else 0
-    spread = math.fsum(wxx)
-    return _Part(values, counts, mean, total, x, wx, wxx, weights,
-                 math.fsum(wx), spread, math.fsum(map(mul, wxx, x)) / total,
-                 x[0], x[-1], step, max(wxx) / spread if spread else 0.0)
+    spread = sum(wxx)           # plain sums: the x are rounded already
+    return _Part(values, counts, mean, total, x, wx, wxx, weights, sum(wx),
+                 spread, sum(map(mul, wxx, x)) / total, x[0], x[-1], step,
+                 max(wxx) / spread if spread else 0.0)
 
 
 class _SumLaw:
@@ -926,7 +928,11 @@ class _SumLaw:
                 break
             w = math.sqrt(max(2 * (t * k1 - k), 0.0))
             slope = abs(t) * k2 / w if w > _NEAR_MEAN else math.sqrt(k2)
-            t = _bracketed(t - gap / slope, lo, hi, 1 / self.sd)
+            step = _bracketed(t - gap / slope, lo, hi, 1 / self.sd) - t
+            if abs(gap) < _ONE_STEP:        # Newton's last step, linearly:
+                k1 += k2 * step             # the next gap would be ~gap^2
+                break
+            t += step
         if not self.lattice:
             return min(max(float(self.mean) + k1, self.low), self.high)
         step = self.step            # F(s) ~ the smooth formula at s + h/2
@@ -1049,25 +1055,29 @@ def saddlepoint_sign_flip(values, counts):
     lattice = 2 * half if sd / (2 * half) <= _FINE_LATTICE else 0
     s = observed - lattice / 2
 
-    def cumulants(t):                   # K, K', K'' at t >= 0
+    def cumulants(t, whole=False):      # K' and K'' (and K) at t >= 0
         e = array("d", map(math.exp, map(mul, d, repeat(-2 * t))))
         lift = array("d", map(add, e, repeat(1.0)))
-        k = (t * sum_wd + sum(map(mul, weights, map(math.log, lift)))
-             - m * math.log(2))
         k1 = sum(map(mul, wd, map(math.tanh, map(mul, d, repeat(t)))))
         k2 = 4 * sum(map(mul, wdd, map(truediv, e, map(mul, lift, lift))))
+        k = (t * sum_wd + sum(map(mul, weights, map(math.log, lift)))
+             - m * math.log(2)) if whole else None
         return k, k1, k2
 
     t, lo, hi = s / sd ** 2, 0.0, math.inf
-    for _ in range(200):
-        k, k1, k2 = cumulants(t)
+    for _ in range(200):                # Newton on K'(t) = s; K at the end
+        _, k1, k2 = cumulants(t)
         if k1 > s:
             hi = t
         else:
             lo = t
         if abs(k1 - s) <= 1e-11 * sd or hi - lo <= 1e-12 * t:
             break
-        t = _bracketed(t - (k1 - s) / k2, lo, hi, 1 / sd)
+        step = _bracketed(t - (k1 - s) / k2, lo, hi, 1 / sd) - t
+        t += step
+        if abs(k1 - s) <= _ONE_STEP * sd:   # the next miss would be ~^2
+            break
+    k, k1, k2 = cumulants(t, whole=True)
     w = math.sqrt(max(2 * (t * s - k), 0.0))
     if w < _NEAR_MEAN:
         return min(1.0, 2 * _lower_normal(-s / sd))
