@@ -171,7 +171,6 @@ import statistics
 import sys
 import tempfile
 import time
-import xml.sax.saxutils
 import zipfile
 import zlib
 from array import array
@@ -1988,6 +1987,8 @@ def _saddle_side(side, xs, ys, counts, unit, confidence, interval,
 def _counted(values, counts):
     """Return the Counter of values, counts[j] of values[j] (not zero)."""
     counter = collections.Counter(values)
+    if counts.count(1) == len(counts):
+        return counter
     several = list(map((1).__lt__, counts))
     for v, c in zip(itertools.compress(values, several),
                     itertools.compress(counts, several)):
@@ -4463,9 +4464,11 @@ def _joined_objects(lines):
     as one JSON array (three times faster than a call per line), or None
     when that is not surely one object per line: the parse fails, the
     count or a type is off, or a line does not begin with { and hold as
-    many { and [ as } and ] (counted as characters), as an object
-    spanning lines could not.  Then the caller goes line by line and
-    names what is wrong where."""
+    many [ as ] (counted as characters).  An object can only span lines
+    inside an array left open at a line's end (within an object, the
+    next line's { cannot follow a comma); a file would have to hide
+    brackets in strings to pair up such lines and still pass.  Then the
+    caller goes line by line and names what is wrong where."""
     try:
         records = _JSON.decode("[" + ",".join(lines) + "]")
     except ValueError:
@@ -4473,10 +4476,9 @@ def _joined_objects(lines):
     if len(records) != len(lines) or set(map(type, records)) != {dict} \
             or not all(map(methodcaller("startswith", "{"), lines)):
         return None
-    for opening, closing in (("{", "}"), ("[", "]")):
-        if list(map(methodcaller("count", opening), lines)) != list(
-                map(methodcaller("count", closing), lines)):
-            return None
+    if list(map(methodcaller("count", "["), lines)) != list(
+            map(methodcaller("count", "]"), lines)):
+        return None
     return records
 
 
@@ -6753,7 +6755,7 @@ class _Frame(NamedTuple):
 
 def _axes(frame, xticks, yticks, title, xlabel, ylabel):
     """Return the SVG of a panel's title, axes, ticks and labels."""
-    esc = xml.sax.saxutils.escape
+    esc = _xml_escape
     bottom, top = frame.y(frame.y0), frame.y(frame.y1)
     left, right = frame.x(frame.x0), frame.x(frame.x1)
     out = [f'<text x="{_W / 2:.1f}" y="{frame.top + 24:.1f}" '
@@ -6918,7 +6920,7 @@ def forest_svg(ranking, *, confidence=CONFIDENCE):
     level = _decimal(_exact(confidence) * 100)
     body = _axes(frame, xticks, [], f"{r.metric}: mean and {level}% CI, "
                  f"{r.direction} is better", r.metric, "")
-    esc = xml.sax.saxutils.escape
+    esc = _xml_escape
     for row, s in enumerate(order):
         y0, y1 = frame.y(rows - row), frame.y(rows - row - 1)
         y = (y0 + y1) / 2
@@ -6943,6 +6945,13 @@ def forest_svg(ranking, *, confidence=CONFIDENCE):
     return _svg(1, body)
 
 
+def _xml_escape(text):
+    """Return text with &, < and > escaped for SVG (xml.sax.saxutils's
+    escape, without importing urllib.request behind it at start-up)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">",
+                                                                   "&gt;")
+
+
 def _legend(top, entries):
     """Return a legend at the panel's top right: (colour, dash, label)."""
     out = []
@@ -6952,7 +6961,7 @@ def _legend(top, entries):
         out.append(f'<line x1="{x}" y1="{y}" x2="{x + 24}" y2="{y}" '
                    f'stroke="{colour}" stroke-width="2"{dash}/>'
                    f'<text x="{x + 30}" y="{y + 4}" font-size="12">'
-                   f'{xml.sax.saxutils.escape(label)}</text>')
+                   f'{_xml_escape(label)}</text>')
     return "".join(out)
 
 

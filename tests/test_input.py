@@ -304,11 +304,11 @@ def test_json_numbers_read_at_c_level_equal_the_checked_path(tmp_path):
 
 
 def test_jsonl_chunks_parsed_whole_only_when_each_line_is_one_object():
-    ok = ['{"id": 1, "s": [1, 2]}\n', '{"id": 2, "s": "x{"}\r\n',
-          '{"id": 3}']
-    assert bed._joined_objects(ok[:1] + ok[2:]) == [{"id": 1, "s": [1, 2]},
-                                                     {"id": 3}]
-    assert bed._joined_objects(ok) is None     # a { in a string: per line
+    ok = ['{"id": 1, "s": [1, 2]}\n', '{"id": 2, "s": "x["}\r\n',
+          '{"id": 3, "t": "}{"}']
+    assert bed._joined_objects(ok[:1] + ok[2:]) == [
+        {"id": 1, "s": [1, 2]}, {"id": 3, "t": "}{"}]
+    assert bed._joined_objects(ok) is None     # a [ in a string: per line
     # an object spanning two lines, and two objects on one line, would
     # parse as an array of three: refused, so the line reader names them
     spanning = ['{"a": [{"b": 1}\n', '{"c": 2}]}\n', '{"d": 1}, {"e": 2}\n']
