@@ -1063,7 +1063,11 @@ def saddlepoint_sign_flip(values, counts):
              - m * math.log(2)) if whole else None
         return k, k1, k2
 
-    t, lo, hi = s / sd ** 2, 0.0, math.inf
+    # K'(t) = t sum(w d^2) - t^3 sum(w d^4) / 3 + ...: start from its root
+    t = s / sd ** 2
+    t = s / max(sd ** 2 - t * t * sum(map(mul, wdd, map(mul, d, d))) / 3,
+                sd ** 2 / 2)
+    lo, hi = 0.0, math.inf
     for _ in range(200):                # Newton on K'(t) = s; K at the end
         _, k1, k2 = cumulants(t)
         if k1 > s:
