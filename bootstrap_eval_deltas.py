@@ -4359,6 +4359,9 @@ def _not_utf8(path, gzipped):
     return f"{path}: not UTF-8 text"                # pragma: no cover
 
 
+_QUIET = False       # True in a helper process: only one shows progress
+
+
 class _Shown:
     """Progress of a file being read, on stderr when it is a terminal."""
 
@@ -4374,7 +4377,7 @@ class _Shown:
     def update(self):
         if time.monotonic() - self.start < self.after:
             return
-        if not self.size or not sys.stderr.isatty():
+        if not self.size or _QUIET or not sys.stderr.isatty():
             return
         self.active = True
         share = min(1.0, self.raw.tell() / self.size)
@@ -4888,6 +4891,8 @@ def _candidate_batches(source, key, fields, jobs):
     did, and this process reads them back in order once it is done, so
     memory holds a batch at a time and errors come in the order a single
     process would meet them."""
+    global _QUIET                  # set in the helper: one progress line
+
     def extract():
         get_id = _Column(source, key, role="id")
         getters = [_getter(source, f) for f in fields]
@@ -4905,7 +4910,7 @@ def _candidate_batches(source, key, fields, jobs):
         return extract()
     pid = os.fork()
     if pid == 0:                                    # pragma: no cover
-        status = 1
+        _QUIET, status = True, 1
         try:
             try:
                 for batch in extract():
