@@ -5259,7 +5259,8 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
         items[(g, item) if group else item] += (
             1 if signs is None else signs[g, a, b])
     if kind == "ratio":
-        note = f"{stat.name}: sum of {stat.fields[0]} / sum of {stat.fields[1]}"
+        note = (f"{stat.name}: sum of {stat.fields[0]} / sum of "
+                f"{stat.fields[1]}")
     else:
         labels = {x for item in items for x in (item[1] if group else item)}
         binary = labels <= {0, 1}
@@ -7719,10 +7720,8 @@ def _compare_run(args, how, path, rng):
     if (args.stat and not args.metric) or (stats and listed == []):
         names = ((args.a_col, args.b_col) if candidate is None
                  else (baseline.path, candidate.path))
-        reading = [f"{source.path}: {note}" for source in (baseline,
-                                                           candidate)
-                   if source for note in source.notes]
-        reading += [note for *_, note in corpus]
+        reading = list(dict.fromkeys(line for c in corpus for line in c[3]))
+        reading += [c[4] for c in corpus]
         return _Compared(names, [c[0] for c in corpus],
                          [row for c in corpus for row in c[1]],
                          max((c[2] for c in corpus), default=0),
@@ -7760,17 +7759,17 @@ def _compare_run(args, how, path, rng):
     if corpus:
         results += [c[0] for c in corpus]
         subsets += [row for c in corpus for row in c[1]]
-        reading += [note for *_, note in corpus]
+        reading += [c[4] for c in corpus]
         margins = _margins(args.margin, [m.name for m in metrics]
                            + [s.name for s in stats])
     return _Compared(names, results, subsets, dropped, reading, margins)
 
 
 def _compare_stat(args, how, path, stat, rng):
-    """Return (MetricResult, [(subset, MetricResult)], dropped ids, note)
-    of one corpus Stat, with --by's subsets or --cluster's clusters; the
-    files are read again (a Source is read once), keeping every epoch
-    for pass@k."""
+    """Return (MetricResult, [(subset, MetricResult)], dropped ids, the
+    files' reading notes, note) of one corpus Stat, with --by's subsets
+    or --cluster's clusters; the files are read again (a Source is read
+    once), keeping every epoch for pass@k."""
     passes = stat.stat in ("pass@k", "pass^k")
     if passes:
         how = how._replace(keep_epochs=True)
@@ -7780,6 +7779,8 @@ def _compare_stat(args, how, path, stat, rng):
     items, dropped, note = read_corpus(
         baseline, candidate, stat, id_field=args.id_col,
         allow_partial=args.allow_partial, group=group)
+    notes = [f"{source.path}: {line}" for source in (baseline, candidate)
+             if source for line in source.notes]
     direction = "lower" if stat.name in args.lower_is_better else "higher"
     if passes:
         options = dict(metric=stat.name, kind="continuous",
@@ -7790,7 +7791,7 @@ def _compare_stat(args, how, path, stat, rng):
         result = compare_tally(merged_tally(items) if args.by else items,
                                rng, clustered=bool(args.cluster), **options)
         subsets = compare_subsets(items, rng, **options) if args.by else []
-        return result, subsets, dropped, note
+        return result, subsets, dropped, notes, note
     options = dict(name=stat.name, direction=direction,
                    resamples=args.resamples, confidence=args.confidence,
                    jobs=args.jobs)
@@ -7798,7 +7799,7 @@ def _compare_stat(args, how, path, stat, rng):
         note += "; percentile intervals (--interval bca is for means)"
     if not args.by:
         table = corpus_table(stat.stat, items, clustered=bool(args.cluster))
-        return compare_corpus(table, rng, **options), [], dropped, note
+        return compare_corpus(table, rng, **options), [], dropped, notes, note
     pooled = collections.Counter()
     split = {}
     for (label, item), count in items.items():
@@ -7809,7 +7810,7 @@ def _compare_stat(args, how, path, stat, rng):
     subsets = [(label, compare_corpus(corpus_table(
         stat.stat, split[label], classes=table.classes), rng, **options))
         for label in sorted(split)]
-    return result, subsets, dropped, note
+    return result, subsets, dropped, notes, note
 
 
 def _per_run(items, sizes):

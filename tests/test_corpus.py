@@ -553,3 +553,23 @@ def test_pass_at_k_by_subset_and_by_cluster(capsys, tmp_path):
             assert [s["subset"] for s in report["subsets"]] == ["s0", "s1"]
         else:
             assert report["metrics"][0]["clusters"] == 10
+
+
+def test_pass_at_k_keeps_a_frameworks_epochs_apart(capsys):
+    # Inspect's log has two epochs per sample: pass@2 reads both (and
+    # does not say they were averaged), as counting them directly gives.
+    base = os.path.join(HERE, "fixtures", "inspect", "base.json")
+    cand = os.path.join(HERE, "fixtures", "inspect", "cand.json")
+    assert bed.main(["compare", base, cand, "--stat", "pass@2(match)",
+                     "--resamples", "100", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert not any("averaged" in line and "epochs" in line
+                   for line in report["reading"])
+    samples = collections.defaultdict(list)
+    source = bed.open_source(base, bed.Reading(keep_epochs=True))
+    for _, records in source.batches:
+        for r in records:
+            samples[r["id"]].append(int(r["match"]))
+    expect = sum(bed.pass_at(len(s), sum(s), 2) for s in samples.values())
+    assert report["metrics"][0]["observed"]["a"] == pytest.approx(
+        float(expect / len(samples)))
