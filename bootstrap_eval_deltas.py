@@ -1107,10 +1107,8 @@ def _ratio_law(sums, sizes, counts, x):
     (sum_j - x size_j): at or below 0 exactly when the resample's ratio
     sum(sums) / sum(sizes) is at or below x."""
     values = [s - x * k for s, k in zip(sums, sizes)]
-    merged = collections.Counter()
-    for v, c in zip(values, counts):
-        merged[v] += c
-    return _SumLaw([(_part(merged, exact=False), 1)], smooth=True)
+    return _SumLaw([(_part(_counted(values, counts), exact=False), 1)],
+                   smooth=True)
 
 
 def _ratio_quantile(sums, sizes, counts, p, estimate):
@@ -1318,7 +1316,8 @@ def sign_flip_test(diffs, rng, *, resamples=RESAMPLES, exact_limit=20):
     (Fraction(1, 4), 'exact')
     """
     ints, _ = _exact_ints([d for d in diffs if d])
-    return _sign_flip(*_merge(ints, repeat(1)), rng, resamples, exact_limit)
+    return _sign_flip(*_merge(ints, [1] * len(ints)), rng, resamples,
+                      exact_limit)
 
 
 def _sign_flip(values, counts, rng, resamples, exact_limit=20):
@@ -1519,10 +1518,12 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
     Interval(lo=Fraction(-3, 20), hi=Fraction(7, 20))
     """
     _check_resamples(resamples, confidence)
-    pairs = merged_tally(tally) if clustered else tally
     requested = method
-    method = _method_for(method, kind or _kind_of(pairs),
-                         sum(pairs.values()), clustered)
+    if clustered:                   # auto resamples clusters, any kind
+        method = _method_for(method, kind, 0, True)
+    else:
+        method = _method_for(method, kind or _kind_of(tally),
+                             sum(tally.values()), False)
     pairs, exact, scale, kind = _exact_tally(
         tally, metric, kind, clustered,
         columns=method == "saddlepoint" and not clustered)
@@ -1905,11 +1906,8 @@ def _compare_items(pairs, exact, scale, rng, metric, kind, direction,
           for reps, total, jack in zip(replicates, totals, jackknives)]
     ci.append(percentile_interval(replicates[3], confidence))
     if kind == "binary":
-        cells = collections.Counter()
-        for key, c in zip(keys, counts):
-            cells[int(key[0]), int(key[1])] += c
-        return _binary_result(cells, ci, replicates[2], metric, direction,
-                              confidence)
+        return _binary_result(_cells(pairs), ci, replicates[2], metric,
+                              direction, confidence)
     unit = _divider(scale * n)
     p, how = _sign_flip(*_nonzero(d, counts), rng, resamples)
     return MetricResult(metric, kind, direction, n, *map(unit, totals),
@@ -1943,10 +1941,8 @@ def _saddle_items(pairs, exact, scale, metric, kind, direction, confidence,
         sides
     ci = [ci_a, ci_b, ci_d, ci_u]
     if kind == "binary":
-        cells = collections.Counter()
-        for key, c in pairs.items():
-            cells[int(key[0]), int(key[1])] += c
-        result = _binary_result(cells, [(lo * n, hi * n) for lo, hi in ci],
+        result = _binary_result(_cells(pairs),
+                                [(lo * n, hi * n) for lo, hi in ci],
                                 [], metric, direction, confidence)
         return result._replace(draws=shape, method="saddlepoint")
     return MetricResult(metric, kind, direction, n,
@@ -2284,11 +2280,17 @@ def _cluster_sums(counts, exact):
 
 def _merge(values, counts):
     """Return sorted distinct values and their total counts."""
-    merged = collections.Counter()
-    for v, c in zip(values, counts):
-        merged[v] += c
+    merged = _counted(values, counts)
     keys = sorted(merged)
     return keys, [merged[k] for k in keys]
+
+
+def _cells(pairs):
+    """Return the Counter of (a, b) 0/1 cells of a tally of 0/1 pairs."""
+    cells = collections.Counter()
+    for (x, y), c in pairs.items():
+        cells[int(x), int(y)] += c
+    return cells
 
 
 def _ratio_jackknife(sums, size, counts, scale):
@@ -7716,19 +7718,20 @@ def _compare_run(args, how, path, rng):
                  for name in baseline.corpus
                  if candidate is None or name in candidate.corpus]
     corpus = [_compare_stat(args, how, path, stat, rng) for stat in stats]
+    dropped = max((c[2] for c in corpus), default=0)
     listed = baseline.first.get("metrics") if baseline.corpus else None
     if (args.stat and not args.metric) or (stats and listed == []):
-        names = ((args.a_col, args.b_col) if candidate is None
+        names = (_wide_names(stats[0]) if candidate is None
                  else (baseline.path, candidate.path))
         reading = list(dict.fromkeys(line for c in corpus for line in c[3]))
         reading += [c[4] for c in corpus]
         return _Compared(names, [c[0] for c in corpus],
-                         [row for c in corpus for row in c[1]],
-                         max((c[2] for c in corpus), default=0),
+                         [row for c in corpus for row in c[1]], dropped,
                          reading, _margins(args.margin,
                                            [s.name for s in stats]))
     metrics, baseline, candidate = _metrics(args, baseline, candidate)
-    margins = _margins(args.margin, [m.name for m in metrics])
+    margins = _margins(args.margin, [m.name for m in metrics]
+                       + [s.name for s in stats])
     if candidate is None and args.allow_partial and \
             baseline.kind != "promptfoo":
         raise EvalDeltaError("--allow-partial is for two runs joined on "
@@ -7736,7 +7739,7 @@ def _compare_run(args, how, path, rng):
                              "wide file has nothing to leave out")
     reading = [f"{source.path}: {note}" for source in (baseline, candidate)
                if source for note in source.notes]
-    tallies, dropped = read_tallies(baseline, candidate, metrics,
+    tallies, missing = read_tallies(baseline, candidate, metrics,
                                     id_field=args.id_col,
                                     cluster=args.cluster or args.by,
                                     allow_partial=args.allow_partial,
@@ -7756,13 +7759,22 @@ def _compare_run(args, how, path, rng):
                for row in compare_subsets(t, rng, **o)]
     names = ((metrics[0].a_field, metrics[0].b_field) if candidate is None
              else (baseline.path, candidate.path))
-    if corpus:
-        results += [c[0] for c in corpus]
-        subsets += [row for c in corpus for row in c[1]]
-        reading += [c[4] for c in corpus]
-        margins = _margins(args.margin, [m.name for m in metrics]
-                           + [s.name for s in stats])
-    return _Compared(names, results, subsets, dropped, reading, margins)
+    results += [c[0] for c in corpus]
+    subsets += [row for c in corpus for row in c[1]]
+    reading += [c[4] for c in corpus]
+    return _Compared(names, results, subsets, max(dropped, missing), reading,
+                     margins)
+
+
+def _wide_names(stat):
+    """Return the two systems' names in a wide file: their fields in a
+    Stat (gold,a,b gives a and b; num_a,den_a,num_b,den_b gives
+    num_a/den_a and num_b/den_b)."""
+    fields = stat.fields
+    if len(fields) == 3:
+        return fields[1], fields[2]
+    half = len(fields) // 2
+    return "/".join(fields[:half]), "/".join(fields[half:])
 
 
 def _compare_stat(args, how, path, stat, rng):

@@ -573,3 +573,14 @@ def test_pass_at_k_keeps_a_frameworks_epochs_apart(capsys):
     expect = sum(bed.pass_at(len(s), sum(s), 2) for s in samples.values())
     assert report["metrics"][0]["observed"]["a"] == pytest.approx(
         float(expect / len(samples)))
+
+
+def test_a_wide_files_systems_are_named_by_their_fields(capsys, tmp_path):
+    wide = tmp_path / "wide.jsonl"
+    wide.write_text("".join(json.dumps({"id": i, "gold": i % 2, "a": 1,
+                                        "b": i % 2}) + "\n"
+                            for i in range(30)))
+    assert bed.main(["compare", str(wide), "--stat", "f1(gold,a,b)",
+                     "--resamples", "100"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert head.startswith("baseline: a   candidate: b   30 items")
