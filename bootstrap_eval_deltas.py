@@ -5302,71 +5302,45 @@ def _split_wide(kind, rows):
 
 
 def _corpus_rows(source, fields, key, repeats):
-    """Return {id: the fields' values} of a source (each id once, unless
-    *repeats*: then {id: [values of each record]}); key None numbers the
-    rows of a wide file."""
+    """Return ({id: the fields' values}, where) of a source: each id once,
+    unless *repeats* (then {id: [values of each record]}); key None numbers
+    the rows of a wide file; where(id) names an id's (first) place."""
     getters = [_getter(source, f) for f in fields]
-    ids = _getter(source, key) if key else None
+    get_id = _Column(source, key, role="id") if key else None
     out, places = {}, {}
     for numbers, records in source.batches:
-        if ids is not None and not repeats and \
-                _plain_corpus_batch(out, places, numbers, records, getters,
-                                    ids):
-            continue
-        for number, record in zip(numbers, records):
-            values = []
-            for field, get in zip(fields, getters):
-                value = get(record)
-                if _missing(value):
-                    raise EvalDeltaError(f"{source.where(number)}: no value "
-                                         f"for {field!r}")
-                values.append(value)
-            if ids is None:
-                out[number] = tuple(values)
-                continue
-            label = ids(record)
-            if _missing(label):
-                raise EvalDeltaError(f"{source.where(number)}: no id field "
-                                     f"{key!r}")
-            label = str(label).strip()
-            if repeats:
-                out.setdefault(label, []).append(tuple(values))
+        labels = get_id.labels(numbers, records) if get_id else numbers
+        columns = [list(map(get, records)) for get in getters]
+        for field, column in zip(fields, columns):
+            if _MISSING in column or None in column or "" in column:
+                at = next(i for i, v in enumerate(column) if _missing(v))
+                raise EvalDeltaError(f"{source.where(numbers[at])}: no value "
+                                     f"for {field!r}")
+        rows = list(zip(*columns))
+        if repeats:
+            for label, row, number in zip(labels, rows, numbers):
+                out.setdefault(label, []).append(row)
                 places.setdefault(label, number)
-            elif label in out:
-                raise EvalDeltaError(
-                    f"{source.where(number)}: id {label!r} repeats "
-                    f"{source.where(places[label])}")
-            else:
-                out[label], places[label] = tuple(values), number
+            continue
+        if len(set(labels)) < len(labels) or \
+                not out.keys().isdisjoint(labels):
+            for label, number in zip(labels, numbers):
+                if label in places:
+                    _repeated(source, key, label, number, places[label])
+                places[label] = number
+        out.update(zip(labels, rows))
+        places.update(zip(labels, numbers))
     if not out:
         raise EvalDeltaError(f"{source.path}: no records")
 
     def where(label):
-        return source.where(places[label] if ids else label)
+        return source.where(places[label])
     return out, where
 
 
 def _hashable(values):
     """Return a tuple of values with lists made tuples (a [gold, pred])."""
     return tuple(tuple(v) if isinstance(v, list) else v for v in values)
-
-
-def _plain_corpus_batch(out, places, numbers, records, getters, ids):
-    """Add a batch to _corpus_rows's *out* with C-level calls, if nothing
-    in it is missing or repeated (then True); else False, and the batch
-    goes record by record, which names what is wrong."""
-    columns = [list(map(get, records)) for get in getters]
-    labels = list(map(ids, records))
-    for column in columns + [labels]:
-        if _MISSING in column or None in column or "" in column:
-            return False
-    labels = list(map(str.strip, map(str, labels)))
-    if "" in labels or len(set(labels)) < len(labels) or \
-            not out.keys().isdisjoint(labels):
-        return False
-    out.update(zip(labels, zip(*columns)))
-    places.update(zip(labels, numbers))
-    return True
 
 
 def _corpus_item(kind, a, b):
