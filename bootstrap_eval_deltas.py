@@ -31,7 +31,7 @@ Sections, in order:
 
     Constants     the article's setting and tuning numbers
     Errors        EvalDeltaError, the one error for bad data or arguments
-    Data model    Interval, McNemar, MetricResult, Coverage
+    Data model    Interval, McNemar, MetricResult, Columns, Coverage
     Simulation    the article's correlated systems
     Resampling    index and count bootstraps, binomial and multinomial draws
     Saddlepoint   the ideal bootstrap of a mean without resamples (_SumLaw:
@@ -54,6 +54,7 @@ Sections, in order:
                   plan
 """
 __all__ = [
+    "Columns",
     "CorpusTable",
     "Coverage",
     "Density",
@@ -250,6 +251,22 @@ class MetricResult(NamedTuple):
                              # or a Density (the saddlepoint's)
     method: str = "resample"  # how the intervals were had: "resample" or
                               # "saddlepoint" (the ideal bootstrap)
+
+
+class Columns(NamedTuple):
+    """Paired values item by item: item i has a[i] for A and b[i] for B.
+
+    A tally in another form (see compare_tally): what read_tallies gives,
+    asked for columns, where a continuous metric has about as many
+    distinct pairs as items, so that counting the pairs costs more than
+    it saves.  counter() gives the tally as counts of (a, b) pairs.
+    """
+    a: array
+    b: array
+
+    def counter(self):
+        """Return the Counter of (a, b) pairs."""
+        return collections.Counter(zip(self.a, self.b))
 
 
 class Coverage(NamedTuple):
@@ -1494,8 +1511,9 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
                   clustered=False, jobs=1, method="auto", density=False):
     """Return the MetricResult of a tally of paired values.
 
-    *tally* counts the items with each (a, b) pair of values; if
-    *clustered*, it maps each cluster label to such a count.  *kind* is
+    *tally* counts the items with each (a, b) pair of values (a Counter,
+    or their Columns); if *clustered*, it maps each cluster label to such
+    a count.  *kind* is
     "binary" (values 0/1: McNemar's test) or "continuous" (the sign-flip
     test); by default binary when every value is 0 or 1.  Clusters are
     resampled and sign-flipped whole, and the standard error is the
@@ -1519,6 +1537,16 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
     """
     _check_resamples(resamples, confidence)
     requested = method
+    if isinstance(tally, Columns):
+        if not clustered and (kind or _column_kind(tally)) != "binary" and \
+                _method_for(method, "continuous", len(tally.a),
+                            False) == "saddlepoint":
+            result = _saddle_columns(tally, metric, kind, direction,
+                                     confidence, interval, density, jobs,
+                                     requested == "saddlepoint")
+            if result is not None:
+                return result
+        tally = tally.counter()     # few distinct pairs, or lumpy
     if clustered:                   # auto resamples clusters, any kind
         method = _method_for(method, kind, 0, True)
     else:
@@ -1917,6 +1945,26 @@ def _compare_items(pairs, exact, scale, rng, metric, kind, direction,
                         [unit(x) for x in replicates[2]])
 
 
+def _column_kind(columns):
+    """Return _kind_of of Columns: "binary" when every value is 0 or 1."""
+    binary = {0.0, 1.0}.__contains__
+    return ("binary" if all(map(binary, columns.a))
+            and all(map(binary, columns.b)) else "continuous")
+
+
+def _saddle_columns(columns, metric, kind, direction, confidence, interval,
+                    density, jobs, strict):
+    """_saddle_items of a continuous metric's Columns: the exact integers
+    of the values item by item, no pairs counted."""
+    n = len(columns.a)
+    if not n:
+        raise EvalDeltaError(f"{metric}: no items to compare")
+    ints, scale = _exact_ints([*columns.a, *columns.b])
+    return _saddle_items(None, (ints[:n], ints[n:]), scale, metric,
+                         kind or "continuous", direction, confidence,
+                         interval, density, jobs, strict)
+
+
 def _saddle_items(pairs, exact, scale, metric, kind, direction, confidence,
                   interval, density, jobs, strict=True):
     """compare_tally of unclustered items by the saddlepoint: each
@@ -1925,12 +1973,13 @@ def _saddle_items(pairs, exact, scale, metric, kind, direction, confidence,
     gives them; the sign-flip p exact up to 20 nonzero differences, else
     Robinson's saddlepoint.  With jobs > 1 a forked helper takes the two
     systems' laws while this process takes the difference's.  Unless
-    *strict*, None when a column is lumpy (see _Part.lumpy)."""
-    counts = list(pairs.values())
+    *strict*, None when a column is lumpy (see _Part.lumpy).  *pairs*
+    None: exact holds items one by one, each counted once."""
     xs, ys = exact                                     # in pairs' order
-    n = sum(counts)
+    counts = None if pairs is None else list(pairs.values())
+    n = len(xs) if pairs is None else sum(counts)
     unit = scale * n
-    if len(counts) < _FORK_LEAST:               # not worth a process
+    if len(xs) < _FORK_LEAST:                   # not worth a process
         jobs = 1
     sides = _in_parallel(_saddle_side, [
         (side, xs, ys, counts, unit, confidence, interval, density, strict)
@@ -1985,9 +2034,10 @@ def _saddle_side(side, xs, ys, counts, unit, confidence, interval,
 
 
 def _counted(values, counts):
-    """Return the Counter of values, counts[j] of values[j] (not zero)."""
+    """Return the Counter of values, counts[j] of values[j] (not zero), or
+    one of each if counts is None."""
     counter = collections.Counter(values)
-    if counts.count(1) == len(counts):
+    if counts is None or counts.count(1) == len(counts):
         return counter
     several = list(map((1).__lt__, counts))
     for v, c in zip(itertools.compress(values, several),
@@ -4708,11 +4758,13 @@ class Metric(NamedTuple):
 
 
 def read_tallies(baseline, candidate, metrics, *, id_field=None,
-                 cluster=None, allow_partial=False, role="cluster", jobs=1):
+                 cluster=None, allow_partial=False, role="cluster", jobs=1,
+                 columns=False):
     """Return ([tally per metric], dropped) of one wide file or two runs.
 
     A tally counts the items with each (a, b) pair of values, or with
-    *cluster* maps each cluster label to such a count (see compare_tally).
+    *cluster* maps each cluster label to such a count (see compare_tally);
+    with *columns* and no cluster it is the Columns of the items' values.
     With one Source each record holds both systems.  With two, records
     are joined on *id_field* (by default the first of id, item, doc_id,
     sample_id that both runs have); repeated ids, and ids in one run only
@@ -4723,11 +4775,13 @@ def read_tallies(baseline, candidate, metrics, *, id_field=None,
     jobs > 1 a large candidate file is parsed in a helper process while
     the baseline is read (_candidate_batches): the same tallies.
     """
+    columns = columns and cluster is None
     if candidate is None:
-        return _read_wide(baseline, metrics, cluster, id_field, role), 0
+        return _read_wide(baseline, metrics, cluster, id_field, role,
+                          columns), 0
     key = id_field or _id_field(baseline.run(), candidate.run())
     return _read_joined(baseline, candidate, metrics, key, cluster,
-                        allow_partial, role, jobs)
+                        allow_partial, role, jobs, columns)
 
 
 def read_joint(sources, metric, *, id_field=None, allow_partial=False,
@@ -4782,7 +4836,8 @@ def _count(tally, labels, a, b):
         counts[x, y] += 1
 
 
-def _read_wide(source, metrics, cluster, id_field, role="cluster"):
+def _read_wide(source, metrics, cluster, id_field, role="cluster",
+               columns=False):
     (name, a_field, b_field, kind), = metrics
     binary = kind == "binary"
     for field in (a_field, b_field):
@@ -4793,14 +4848,20 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster"):
     ids = _Column(source, id_field, role="id") if id_field else None
     seen, rows = set(), 0
     tally = collections.Counter() if cluster is None else {}
+    if columns:
+        tally = Columns(array("d"), array("d"))
     for numbers, records in source.batches:
         if ids:
             seen.update(ids.labels(numbers, records))
             rows += len(numbers)
             if len(seen) < rows:
                 _find_repeat(source.path, id_field)
-        _count(tally, label and label.labels(numbers, records),
-               a.numbers(numbers, records), b.numbers(numbers, records))
+        xs, ys = a.numbers(numbers, records), b.numbers(numbers, records)
+        if columns:
+            tally.a.extend(xs)
+            tally.b.extend(ys)
+        else:
+            _count(tally, label and label.labels(numbers, records), xs, ys)
     return [tally]
 
 
@@ -4839,7 +4900,7 @@ def _repeated(source, key, item, number, first):
 
 
 def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
-                 role="cluster", jobs=1):
+                 role="cluster", jobs=1, columns=False):
     fields = [m.b_field for m in metrics] + ([cluster] if cluster else [])
     stream = _candidate_batches(candidate, key, fields, jobs)
     try:
@@ -4850,18 +4911,34 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
         raise
     seen = array("q", bytes(8 * len(numbers)))      # candidate's number
     only, first_only = 0, []
-    columns = [_Column(candidate, m.b_field, m.kind == "binary")
+    readers = [_Column(candidate, m.b_field, m.kind == "binary")
                for m in metrics]
     tallies = [collections.Counter() if cluster is None else {}
                for _ in metrics]
+    if columns:                     # B's values at A's positions
+        tallies = [Columns(a, array("d", bytes(8 * len(numbers))))
+                   for a in values]
+    order, expected = list(ids), 0    # the baseline's ids, in its order
     for batch_numbers, items, raws in stream:
-        ats = list(map(ids.get, items))
-        start = ats[0]
-        if start is not None and ats == list(range(start, start + len(ats))):
-            end = start + len(ats)          # the baseline's order: slices
+        start = expected              # where the last batch ended?
+        end = start + len(items)
+        if items != order[start:end]:
+            ats = list(map(ids.get, items))
+            start = ats[0]
+            if start is not None:
+                end = start + len(ats)
+                if ats != list(range(start, end)):
+                    start = None
+        if start is not None:               # the baseline's order: slices
+            ats, expected = range(start, end), end
             if seen[start:end].count(0) < len(ats):
                 _match(candidate, key, seen, ats, batch_numbers, items)
             seen[start:end] = array("q", batch_numbers)
+            if columns:
+                for tally, column, raw in zip(tallies, readers, raws):
+                    tally.b[start:end] = array(
+                        "d", column.numbers_of(batch_numbers, raw))
+                continue
             keep, picked = ats, [a[start:end] for a in values]
         else:
             keep, only = _match(candidate, key, seen, ats, batch_numbers,
@@ -4870,18 +4947,29 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
                 mask = [at is not None for at in ats]
                 batch_numbers = list(itertools.compress(batch_numbers, mask))
                 raws = [list(itertools.compress(raw, mask)) for raw in raws]
-            picked = [[a[at] for at in keep] for a in values]
+            picked = values if columns else [[a[at] for at in keep]
+                                             for a in values]
         if not keep:
             continue
         mine = labels and [labels[at] for at in keep]
         if cluster:
             _check_labels(baseline, candidate, cluster, numbers, keep, mine,
                           raws[-1], batch_numbers)
-        for tally, column, a, raw in zip(tallies, columns, picked, raws):
-            _count(tally, mine, a, column.numbers_of(batch_numbers, raw))
+        for tally, column, a, raw in zip(tallies, readers, picked, raws):
+            b = column.numbers_of(batch_numbers, raw)
+            if columns:
+                for at, y in zip(keep, b):
+                    tally.b[at] = y
+            else:
+                _count(tally, mine, a, b)
     _check_join(baseline, candidate, key, ids, seen, only, first_only,
                 allow_partial)
-    return tallies, only + seen.count(0)
+    missing = seen.count(0)
+    if columns and missing:           # the items in both runs
+        shared = list(map(bool, seen))
+        tallies = [Columns(*(array("d", itertools.compress(v, shared))
+                             for v in t)) for t in tallies]
+    return tallies, only + missing
 
 
 def _candidate_batches(source, key, fields, jobs):
@@ -7718,7 +7806,7 @@ def _compare_run(args, how, path, rng):
                                     cluster=args.cluster or args.by,
                                     allow_partial=args.allow_partial,
                                     role="subset" if args.by else "cluster",
-                                    jobs=args.jobs)
+                                    jobs=args.jobs, columns=True)
     options = [dict(metric=m.name, kind=m.kind, resamples=args.resamples,
                     confidence=args.confidence, interval=args.interval,
                     jobs=args.jobs, method=args.method, density=bool(

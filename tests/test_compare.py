@@ -844,6 +844,76 @@ def test_a_candidate_parsed_by_a_helper_gives_the_same_report(
         assert outputs[0] == outputs[1]
 
 
+@pytest.mark.parametrize("order", ["same", "shuffled", "partial", "moved"])
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_columns_hold_the_pairs_the_tally_counts(tmp_path, monkeypatch,
+                                                 order, jobs):
+    # compare reads unclustered metrics as Columns, item by item: the
+    # same pairs as the Counter of pairs, whichever way the candidate's
+    # ids come (several 64 KB batches: in the baseline's order, shuffled,
+    # some in one run only, or the second half first).
+    monkeypatch.setattr(bed, "_PREFETCH_BYTES", 0)
+    rng = random.Random(7)
+    n = 6000
+    runs = [[{"id": f"q{i}", "s": round(rng.random(), 3),
+              "t": rng.randrange(3)} for i in range(n)] for _ in "ab"]
+    base, cand = runs
+    if order == "shuffled":
+        rng.shuffle(cand)
+    elif order == "partial":
+        cand = cand[:2000] + cand[2100:] + [{"id": "new", "s": 1, "t": 1}]
+    elif order == "moved":
+        cand = cand[n // 2:] + cand[:n // 2]
+    paths = jsonl(tmp_path, "a.jsonl", base), jsonl(tmp_path, "b.jsonl",
+                                                     cand)
+    metrics = [bed.Metric("s", "s", "s"), bed.Metric("t", "t", "t")]
+
+    def read(columns):
+        return bed.read_tallies(*map(bed.open_source, paths), metrics,
+                                allow_partial=True, jobs=jobs,
+                                columns=columns)
+
+    (counted, dropped), (columns, also) = read(False), read(True)
+    assert dropped == also == (101 if order == "partial" else 0)
+    assert all(isinstance(c, bed.Columns) for c in columns)
+    assert [c.counter() for c in columns] == counted
+    assert len(columns[0].a) == len(columns[0].b) == n - (order == "partial"
+                                                          ) * 100
+
+
+def test_a_wide_files_columns_hold_its_rows(tmp_path):
+    path = tmp_path / "w.csv"
+    rng = random.Random(3)
+    rows = [(round(rng.random(), 2), rng.randrange(2)) for _ in range(500)]
+    path.write_text("a,b\n" + "".join(f"{x},{y}\n" for x, y in rows))
+    metric = [bed.Metric("m", "a", "b")]
+    tally, _ = bed.read_tallies(bed.open_source(str(path)), None, metric)
+    columns, _ = bed.read_tallies(bed.open_source(str(path)), None, metric,
+                                  columns=True)
+    assert columns[0].counter() == tally[0] == bed.collections.Counter(rows)
+
+
+@pytest.mark.parametrize("shape", ["continuous", "binary", "lumpy", "few"])
+def test_compare_tally_of_columns_equals_its_counter(shape):
+    # The saddlepoint from the items one by one, the resampled path (a
+    # binary metric, a lumpy column, fewer than 100 items) from their
+    # Counter: the same result either way, to the last bit.
+    rng = random.Random(5)
+    n = 40 if shape == "few" else 400
+    a = [round(rng.random(), 2) for _ in range(n)]
+    b = [round(min(1, x + rng.random() / 5), 2) for x in a]
+    if shape == "binary":
+        a, b = [float(x > 0.5) for x in a], [float(x > 0.5) for x in b]
+    if shape == "lumpy":
+        b[0] = 1000.0
+    columns = bed.Columns(bed.array("d", a), bed.array("d", b))
+    results = [bed.compare_tally(tally, random.Random(1), resamples=200)
+               for tally in (columns, columns.counter())]
+    assert results[0] == results[1]
+    assert results[0].method == ("saddlepoint" if shape == "continuous"
+                                 else "resample")
+
+
 @pytest.mark.skipif(not bed._can_fork(), reason="needs fork")
 def test_a_helper_reports_errors_as_one_process_would(capsys, tmp_path,
                                                        monkeypatch):
