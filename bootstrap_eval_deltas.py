@@ -786,23 +786,34 @@ def _part(counter, exact=True):
     *exact*: no lattice); a resample draws as many values as it counts.
     The values are taken in sorted order, so that the float sums, and so
     the results, do not depend on the order the items came in."""
-    values = sorted(counter)
-    counts = list(map(counter.__getitem__, values))
+    values = sorted(counter)        # quick when counted in sorted order
+    if values == list(counter):
+        counts = list(counter.values())
+    else:
+        counts = list(map(counter.__getitem__, values))
     total = sum(counts)
-    mean = (Fraction(sum(map(mul, values, counts)), total) if exact
-            else Fraction(math.fsum(map(mul, values, counts))) / total)
-    m = float(mean)
-    x = array("d", map(sub, map(float, values), repeat(m)))
     weights = None
     if counts.count(1) != len(counts):
-        weights = array("d", map(float, counts))
+        weights = array("d", counts)
+    sum_all = sum(map(mul, values, counts)) if weights else sum(values)
+    mean = (Fraction(sum_all, total) if exact
+            else Fraction(math.fsum(map(mul, values, counts))) / total)
+    x = array("d", map(sub, array("d", values), repeat(float(mean))))
     wx = array("d", map(mul, weights, x)) if weights else x
     wxx = array("d", map(mul, wx, x))
-    step = math.gcd(*map(sub, values, repeat(values[0]))) if exact else 0
+    step = _gcd(map(sub, values, repeat(values[0]))) if exact else 0
     spread = sum(wxx)           # plain sums: the x are rounded already
     return _Part(values, counts, mean, total, x, wx, wxx, weights, sum(wx),
                  spread, sum(map(mul, wxx, x)) / total, x[0], x[-1], step,
                  max(wxx) / spread if spread else 0.0)
+
+
+def _gcd(ints):
+    """Return the gcd of an iterable of integers (0 if none), without
+    reading past the first 64 when they already give 1."""
+    ints = iter(ints)
+    step = math.gcd(*itertools.islice(ints, 64))
+    return step if step == 1 else math.gcd(step, *ints)
 
 
 class _SumLaw:
@@ -1056,8 +1067,8 @@ def saddlepoint_sign_flip(values, counts):
     >>> round(saddlepoint_sign_flip([-1, 1], [30, 50]), 6)
     0.032989
     """
-    d = array("d", map(float, map(abs, values)))
-    weights = array("d", map(float, counts))
+    d = array("d", map(abs, values))
+    weights = array("d", counts)
     m = sum(counts)
     observed = abs(sum(map(mul, values, counts)))
     if not observed:
@@ -1067,7 +1078,7 @@ def saddlepoint_sign_flip(values, counts):
     wd = array("d", map(mul, weights, d))
     wdd = array("d", map(mul, wd, d))
     sum_wd, sd = math.fsum(wd), math.sqrt(math.fsum(wdd))
-    half = math.gcd(*map(abs, values))
+    half = _gcd(values)
     lattice = 2 * half if sd / (2 * half) <= _FINE_LATTICE else 0
     s = observed - lattice / 2
 
@@ -1959,8 +1970,8 @@ def _saddle_columns(columns, metric, kind, direction, confidence, interval,
     n = len(columns.a)
     if not n:
         raise EvalDeltaError(f"{metric}: no items to compare")
-    ints, scale = _exact_ints([*columns.a, *columns.b])
-    return _saddle_items(None, (ints[:n], ints[n:]), scale, metric,
+    ints, scale = _exact_columns(columns)
+    return _saddle_items(None, ints, scale, metric,
                          kind or "continuous", direction, confidence,
                          interval, density, jobs, strict)
 
@@ -2035,10 +2046,12 @@ def _saddle_side(side, xs, ys, counts, unit, confidence, interval,
 
 def _counted(values, counts):
     """Return the Counter of values, counts[j] of values[j] (not zero), or
-    one of each if counts is None."""
-    counter = collections.Counter(values)
+    one of each if counts is None; counted in sorted order when there are
+    many (_part then finds its values sorted already)."""
     if counts is None or counts.count(1) == len(counts):
-        return counter
+        return collections.Counter(sorted(values) if len(values) > 4096
+                                   else values)
+    counter = collections.Counter(values)
     several = list(map((1).__lt__, counts))
     for v, c in zip(itertools.compress(values, several),
                     itertools.compress(counts, several)):
@@ -2107,25 +2120,56 @@ def _exact_ints(values):
 def _decimal_ints(values):
     """Return _exact_ints(values) by float arithmetic where that is exact,
     else None: floats only, the scale that of a sample of ~1,000 of them,
-    and every value checked: round(x * scale) / scale == x with
-    |round(x * scale)| < 10**15.  A decimal of 15 significant digits or
-    fewer is the only one that short to round to its float (DBL_DIG), so
-    the integer is the one the value prints as, and a value that needs a
-    finer scale than the sample's fails the check."""
+    and every value checked (see _scaled_ints)."""
     if set(map(type, values)) != {float}:
         return None
-    sample = values[::len(values) // 1000]
+    scale = _decimal_scale(values[::len(values) // 1000])
+    ints = scale and _scaled_ints(values, scale)
+    return None if ints is None else (ints, scale)
+
+
+def _decimal_scale(sample):
+    """Return the least common denominator of the decimals a sample of
+    floats print as, or None past 10**22 (no float is that exact)."""
     scale = math.lcm(*(q for _, q in map(_ratio, sample)))
-    if scale > 10 ** 22:                  # not an exact float
-        return None
+    return scale if scale <= 10 ** 22 else None
+
+
+def _scaled_ints(values, scale):
+    """Return [round(x * scale)] for floats *values* if every one is
+    exactly that integer over scale, of magnitude below 10**15, else
+    None.  A decimal of 15 significant digits or fewer is the only one
+    that short to round to its float (DBL_DIG), so the integer is the one
+    the value prints as, and a value that needs a finer scale fails."""
     try:
         ints = list(map(round, map(mul, values, repeat(float(scale)))))
     except OverflowError:                 # a value times scale is inf
         return None
-    if max(map(abs, ints)) >= 10 ** 15 or not all(
-            map(float.__eq__, map(truediv, ints, repeat(scale)), values)):
+    if ints and (max(ints) >= 10 ** 15 or min(ints) <= -10 ** 15):
         return None
-    return ints, scale
+    if not all(map(float.__eq__, map(truediv, ints, repeat(scale)), values)):
+        return None
+    return ints
+
+
+def _exact_columns(columns):
+    """Return ([ints of each column], scale): _exact_ints of the columns'
+    values together, kept apart; columns of floats (arrays "d") need not
+    be joined for it."""
+    size = sum(map(len, columns))
+    if size > 4096 and all(getattr(c, "typecode", "") == "d"
+                           for c in columns):
+        step = max(1, size // 1000)
+        scale = _decimal_scale([x for c in columns for x in c[::step]])
+        ints = [scale and _scaled_ints(c, scale) for c in columns]
+        if None not in ints:
+            return ints, scale
+    ints, scale = _exact_ints([x for c in columns for x in c])
+    out, start = [], 0
+    for c in columns:
+        out.append(ints[start:start + len(c)])
+        start += len(c)
+    return out, scale
 
 
 def _ratio(x):

@@ -100,6 +100,11 @@ def test_decimal_ints_by_float_arithmetic_equal_the_decimals(head, spread):
     fast = bed._decimal_ints(values)
     assert fast is None or fast == slow
     assert bed._exact_ints(values) == slow
+    # two columns of floats (Columns' arrays) by the same rule, kept apart
+    cut = len(values) // 3
+    columns = [bed.array("d", values[:cut]), bed.array("d", values[cut:])]
+    assert bed._exact_columns(columns) == ([slow[0][:cut], slow[0][cut:]],
+                                           scale)
 
 
 def test_decimal_ints_fast_path_engages_on_scores_and_declines_finer():
