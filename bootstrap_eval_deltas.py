@@ -4892,21 +4892,31 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
     ids = _Column(source, id_field, role="id") if id_field else None
     seen, rows = set(), 0
     tally = collections.Counter() if cluster is None else {}
-    if columns:
-        tally = Columns(array("d"), array("d"))
     for numbers, records in source.batches:
+        rows += len(numbers)
         if ids:
             seen.update(ids.labels(numbers, records))
-            rows += len(numbers)
             if len(seen) < rows:
                 _find_repeat(source.path, id_field)
         xs, ys = a.numbers(numbers, records), b.numbers(numbers, records)
-        if columns:
+        if type(tally) is Columns:
             tally.a.extend(xs)
             tally.b.extend(ys)
-        else:
-            _count(tally, label and label.labels(numbers, records), xs, ys)
+            continue
+        _count(tally, label and label.labels(numbers, records), xs, ys)
+        if columns and len(tally) > max(_BATCH, rows // 2):
+            tally = _spread(tally)      # the pairs are mostly distinct
     return [tally]
+
+
+def _spread(counter):
+    """Return the Columns of a Counter of (a, b) pairs, each pair as many
+    times as counted: a wide file's rows are counted while their pairs
+    repeat (a 0/1 metric's four take the same memory at any length), and
+    kept item by item once most are distinct."""
+    pairs = list(counter.elements())
+    return Columns(array("d", map(itemgetter(0), pairs)),
+                   array("d", map(itemgetter(1), pairs)))
 
 
 def _first_repeat(source, key, items, numbers, ids, places):

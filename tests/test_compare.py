@@ -881,16 +881,27 @@ def test_columns_hold_the_pairs_the_tally_counts(tmp_path, monkeypatch,
                                                           ) * 100
 
 
-def test_a_wide_files_columns_hold_its_rows(tmp_path):
-    path = tmp_path / "w.csv"
+def test_a_wide_files_rows_are_counted_until_most_are_distinct(tmp_path):
+    # Rows of a wide file are counted while their pairs repeat (0/1
+    # scores: four pairs, the same memory at any length), and kept as
+    # Columns once most are distinct, the counted ones spread out.
     rng = random.Random(3)
-    rows = [(round(rng.random(), 2), rng.randrange(2)) for _ in range(500)]
-    path.write_text("a,b\n" + "".join(f"{x},{y}\n" for x, y in rows))
-    metric = [bed.Metric("m", "a", "b")]
-    tally, _ = bed.read_tallies(bed.open_source(str(path)), None, metric)
-    columns, _ = bed.read_tallies(bed.open_source(str(path)), None, metric,
-                                  columns=True)
-    assert columns[0].counter() == tally[0] == bed.collections.Counter(rows)
+    for kind, n in (("continuous", 10000), ("binary", 10000)):
+        path = tmp_path / f"{kind}.csv"
+        rows = [(round(rng.random(), 4), round(rng.random(), 4))
+                if kind == "continuous" else
+                (rng.randrange(2), rng.randrange(2)) for _ in range(n)]
+        path.write_text("a,b\n" + "".join(f"{x},{y}\n" for x, y in rows))
+        metric = [bed.Metric("m", "a", "b")]
+        tally, _ = bed.read_tallies(bed.open_source(str(path)), None, metric)
+        kept, _ = bed.read_tallies(bed.open_source(str(path)), None, metric,
+                                   columns=True)
+        assert tally[0] == bed.collections.Counter(rows)
+        if kind == "binary":
+            assert kept == tally
+        else:
+            assert isinstance(kept[0], bed.Columns)
+            assert kept[0].counter() == tally[0]
 
 
 @pytest.mark.parametrize("shape", ["continuous", "binary", "lumpy", "few"])
