@@ -19,8 +19,8 @@ JSON, binary or continuous metrics, clustered or not, and corpus
 statistics such as F1) with intervals, paired tests, Holm's adjustment and
 a verdict in words; it reads files a batch of records at a time into
 counts of (baseline, candidate) pairs and resamples from those counts, or
-for continuous metrics takes the ideal bootstrap by saddlepoint, so
-millions of items take seconds.  ``plan``
+for continuous metrics keeps the values item by item and takes the ideal
+bootstrap by saddlepoint, so millions of items take seconds.  ``plan``
 gives the exact power of McNemar's test, the items needed and the smallest
 detectable gap of a paired binary eval, from a design or from pilot data.
 
