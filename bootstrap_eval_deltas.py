@@ -2109,67 +2109,58 @@ def _exact_ints(values):
     ([1, 0], 1)
     """
     if len(values) > 4096:
-        fast = _decimal_ints(values)
+        fast = _decimal_ints([values])
         if fast:
-            return fast
+            return fast[0][0], fast[1]
     ratios = [_ratio(v) for v in values]
     scale = math.lcm(*(q for _, q in ratios)) if ratios else 1
     return [p * (scale // q) for p, q in ratios], scale
 
 
-def _decimal_ints(values):
-    """Return _exact_ints(values) by float arithmetic where that is exact,
-    else None: floats only, the scale that of a sample of ~1,000 of them,
-    and every value checked (see _scaled_ints)."""
-    if set(map(type, values)) != {float}:
-        return None
-    scale = _decimal_scale(values[::len(values) // 1000])
-    ints = scale and _scaled_ints(values, scale)
-    return None if ints is None else (ints, scale)
-
-
-def _decimal_scale(sample):
-    """Return the least common denominator of the decimals a sample of
-    floats print as, or None past 10**22 (no float is that exact)."""
-    scale = math.lcm(*(q for _, q in map(_ratio, sample)))
-    return scale if scale <= 10 ** 22 else None
-
-
-def _scaled_ints(values, scale):
-    """Return [round(x * scale)] for floats *values* if every one is
-    exactly that integer over scale, of magnitude below 10**15, else
-    None.  A decimal of 15 significant digits or fewer is the only one
-    that short to round to its float (DBL_DIG), so the integer is the one
-    the value prints as, and a value that needs a finer scale fails."""
-    try:
-        ints = list(map(round, map(mul, values, repeat(float(scale)))))
-    except OverflowError:                 # a value times scale is inf
-        return None
-    if ints and (max(ints) >= 10 ** 15 or min(ints) <= -10 ** 15):
-        return None
-    if not all(map(float.__eq__, map(truediv, ints, repeat(scale)), values)):
-        return None
-    return ints
-
-
 def _exact_columns(columns):
     """Return ([ints of each column], scale): _exact_ints of the columns'
-    values together, kept apart; columns of floats (arrays "d") need not
-    be joined for it."""
-    size = sum(map(len, columns))
-    if size > 4096 and all(getattr(c, "typecode", "") == "d"
-                           for c in columns):
-        step = max(1, size // 1000)
-        scale = _decimal_scale([x for c in columns for x in c[::step]])
-        ints = [scale and _scaled_ints(c, scale) for c in columns]
-        if None not in ints:
-            return ints, scale
+    values together, kept apart."""
+    if sum(map(len, columns)) > 4096:
+        fast = _decimal_ints(columns)
+        if fast:
+            return fast
     ints, scale = _exact_ints([x for c in columns for x in c])
     out, start = [], 0
     for c in columns:
         out.append(ints[start:start + len(c)])
         start += len(c)
     return out, scale
+
+
+def _decimal_ints(columns):
+    """Return _exact_columns(columns) by float arithmetic where that is
+    exact, else None: floats only (lists of them, or arrays "d"), the
+    scale that of a sample of ~1,000 of them, and every value checked:
+    round(x * scale) / scale == x with |round(x * scale)| < 10**15.  A
+    decimal of 15 significant digits or fewer is the only one that short
+    to round to its float (DBL_DIG), so the integer is the one the value
+    prints as, and a value that needs a finer scale than the sample's
+    fails the check."""
+    if not all(getattr(c, "typecode", "") == "d"
+               or set(map(type, c)) == {float} for c in columns):
+        return None
+    step = max(1, sum(map(len, columns)) // 1000)
+    scale = math.lcm(*(q for c in columns for _, q in map(_ratio, c[::step])))
+    if scale > 10 ** 22:                  # not an exact float
+        return None
+    ints = []
+    for values in columns:
+        try:
+            ints.append(list(map(round, map(mul, values,
+                                            repeat(float(scale))))))
+        except OverflowError:             # a value times scale is inf
+            return None
+        if ints[-1] and (max(ints[-1]) >= 10 ** 15
+                         or min(ints[-1]) <= -10 ** 15) or not all(
+                map(float.__eq__, map(truediv, ints[-1], repeat(scale)),
+                    values)):
+            return None
+    return ints, scale
 
 
 def _ratio(x):

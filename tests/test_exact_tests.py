@@ -97,22 +97,28 @@ def test_decimal_ints_by_float_arithmetic_equal_the_decimals(head, spread):
     ratios = [bed._ratio(v) for v in values]
     scale = math.lcm(*(q for _, q in ratios))
     slow = ([p * (scale // q) for p, q in ratios], scale)
-    fast = bed._decimal_ints(values)
-    assert fast is None or fast == slow
+    fast = bed._decimal_ints([values])
+    assert fast is None or fast == ([slow[0]], scale)
     assert bed._exact_ints(values) == slow
     # two columns of floats (Columns' arrays) by the same rule, kept apart
     cut = len(values) // 3
     columns = [bed.array("d", values[:cut]), bed.array("d", values[cut:])]
-    assert bed._exact_columns(columns) == ([slow[0][:cut], slow[0][cut:]],
-                                           scale)
+    split = [slow[0][:cut], slow[0][cut:]]
+    fast = bed._decimal_ints(columns)
+    assert fast is None or fast == (split, scale)
+    assert bed._exact_columns(columns) == (split, scale)
 
 
 def test_decimal_ints_fast_path_engages_on_scores_and_declines_finer():
     rng = random.Random(1)
     values = [round(rng.random(), 3) for _ in range(6000)]
-    assert bed._decimal_ints(values) == bed._exact_ints(values[:4000] +
-                                                        values[4000:])
-    assert bed._decimal_ints(values)[1] == 1000
+    ints, scale = bed._exact_ints(values[:4000] + values[4000:])
+    assert bed._decimal_ints([values]) == ([ints], scale)
+    assert scale == 1000
+    columns = [values[:4000], bed.array("d", values[4000:])]
+    assert bed._decimal_ints(columns) == ([ints[:4000], ints[4000:]], 1000)
     values[4321] = 0.12345                 # finer than the sample's scale
-    assert bed._decimal_ints(values) is None
+    assert bed._decimal_ints([values]) is None
+    assert bed._decimal_ints([values[:4000], values[4000:]]) is None
     assert bed._exact_ints(values)[1] == 100000
+    assert bed._decimal_ints([values + [1]]) is None     # not all floats
