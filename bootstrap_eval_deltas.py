@@ -1460,7 +1460,7 @@ def compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     >>> r.gap, r.mcnemar.b_only
     (Fraction(1, 4), 2)
     """
-    n = _check_items(pairs)
+    _check_items(pairs)
     replicates = (
         system_bootstrap([a for a, _ in pairs], rng, resamples=resamples),
         system_bootstrap([b for _, b in pairs], rng, resamples=resamples),
@@ -4873,7 +4873,7 @@ def _count(tally, labels, a, b):
 
 def _read_wide(source, metrics, cluster, id_field, role="cluster",
                columns=False):
-    (name, a_field, b_field, kind), = metrics
+    (_, a_field, b_field, kind), = metrics
     binary = kind == "binary"
     for field in (a_field, b_field):
         _require(source.run(), field, "column", "the columns are",

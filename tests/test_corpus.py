@@ -449,8 +449,6 @@ JSON_VALUES = st.recursive(
                         "pass@2(pred)"]))
 def test_any_values_give_a_result_or_one_line(tmp_path_factory, rows, spec):
     # Whatever the fields hold: exit 0, or exit 2 and one line on stderr.
-    import subprocess
-    import sys
     folder = tmp_path_factory.mktemp("fuzz")
     paths = []
     for side in "ab":

@@ -6,7 +6,6 @@ exit 0 with a report, or exit 2 with one line on stderr, never a traceback.
 import io
 import json
 
-import pytest
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings

@@ -9,8 +9,6 @@ import shutil
 import zipfile
 from fractions import Fraction
 
-import pytest
-
 import bootstrap_eval_deltas as bed
 import oracle
 

@@ -7,7 +7,6 @@ probabilities, at fixed seeds, with a 1-in-100,000 threshold.
 import collections
 import math
 import random
-import sys
 from fractions import Fraction
 
 import pytest
