@@ -4751,8 +4751,11 @@ class _Column:
         try:
             labels = list(map(str.strip, raw))
         except TypeError:                   # numbers, or missing
-            labels = [str(x).strip() if x not in (_MISSING, None) else ""
-                      for x in raw]
+            if set(map(type, raw)) == {int}:        # lm-eval's doc_id
+                labels = list(map(str, raw))
+            else:
+                labels = [str(x).strip() if x not in (_MISSING, None)
+                          else "" for x in raw]
         if "" in labels:
             at = labels.index("")
             where = self.where(numbers[at])

@@ -324,3 +324,16 @@ def test_a_spanning_object_is_an_error_at_its_line(capsys, tmp_path):
     assert bed.main(["compare", str(path), str(path)]) == 2
     err = capsys.readouterr().err
     assert f"{path}:2:" in err and err.count("\n") == 1
+
+
+def test_integer_ids_read_as_their_text(tmp_path):
+    # JSON integer ids (lm-eval's doc_id) take a C-level path: the same
+    # labels as the item-by-item one, which bools and mixtures still take.
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"id": 1}\n')
+    column = bed._Column(bed.open_source(str(path)), "id", role="id")
+    records = [{"id": v} for v in (0, 7, -3, 10 ** 20)]
+    assert column.labels([1, 2, 3, 4], records) == ["0", "7", "-3",
+                                                     str(10 ** 20)]
+    mixed = [{"id": v} for v in (1, " a ", True, 2.5)]
+    assert column.labels([1, 2, 3, 4], mixed) == ["1", "a", "True", "2.5"]
