@@ -4625,7 +4625,19 @@ def _json_object(line, place):
 _JSON = json.JSONDecoder(parse_constant=_no_constant)
 
 
-_MISSING = object()
+class _Missing:
+    """The value of a field a record lacks: one object, itself again when
+    unpickled (a helper process sends the values it read back pickled)."""
+    __slots__ = ()
+
+    def __reduce__(self):
+        return "_MISSING"
+
+    def __repr__(self):
+        return "<missing>"
+
+
+_MISSING = _Missing()
 
 
 def _missing(value):

@@ -1,6 +1,7 @@
 """compare on real per-item files: formats, joins, statistics, verdicts."""
 import gzip
 import json
+import pickle
 import random
 
 import pytest
@@ -941,6 +942,14 @@ def test_a_helper_reports_errors_as_one_process_would(capsys, tmp_path,
         assert status == 2
         errors.append(err)
     assert errors[0] == errors[1] and f"{bad}:31" in errors[0]
+    # a field the record lacks comes back from the helper as missing
+    lines[30] = lines[30].replace('"acc": "x", ', '')
+    bad.write_text("\n".join(lines) + "\n")
+    for jobs in ("1", "2"):
+        status, _, err = run(capsys, base, str(bad), "--jobs", jobs,
+                             "--metric", "acc")
+        assert status == 2 and f"{bad}:31: acc: missing value" in err
+    assert pickle.loads(pickle.dumps(bed._MISSING)) is bed._MISSING
     # a bad baseline stops the helper and says the baseline's error
     status, _, err = run(capsys, str(bad), cand, "--jobs", "2", "--metric",
                          "acc")
