@@ -5042,28 +5042,20 @@ def _candidate_batches(source, key, fields, jobs):
     memory holds a batch at a time and errors come in the order a single
     process would meet them."""
     global _QUIET                  # set in the helper: one progress line
-
-    def extract():
-        get_id = _Column(source, key, role="id")
-        getters = [_getter(source, f) for f in fields]
-        for numbers, records in source.batches:
-            yield (numbers, get_id.labels(numbers, records),
-                   [list(map(get, records)) for get in getters])
-
     big = (source.kind in ("jsonl", "csv", "tsv") and source.path != STDIN
            and os.path.getsize(source.path) >= _PREFETCH_BYTES)
     if jobs < 2 or not big or not _can_fork():
-        return extract()
+        return _field_batches(source, key, fields)
     try:
         spool = tempfile.TemporaryFile()
     except OSError:                          # no room for it: one process
-        return extract()
+        return _field_batches(source, key, fields)
     pid = os.fork()
     if pid == 0:                                    # pragma: no cover
         _QUIET, status = True, 1
         try:
             try:
-                for batch in extract():
+                for batch in _field_batches(source, key, fields):
                     pickle.dump(batch, spool, pickle.HIGHEST_PROTOCOL)
             except (EvalDeltaError, OSError) as exc:
                 pickle.dump(f"{source.path}: {exc.strerror}"
@@ -5074,6 +5066,17 @@ def _candidate_batches(source, key, fields, jobs):
         finally:
             os._exit(status)
     return _Prefetched(pid, spool)
+
+
+def _field_batches(source, key, fields):
+    """Yield each batch of a source as (numbers, ids, [raw values of each
+    field]): ids by *key* (see _Column.labels), or the line numbers if key
+    is None (a wide file's rows)."""
+    get_id = _Column(source, key, role="id") if key else None
+    getters = [_getter(source, f) for f in fields]
+    for numbers, records in source.batches:
+        yield (numbers, get_id.labels(numbers, records) if key else numbers,
+               [list(map(get, records)) for get in getters])
 
 
 class _Prefetched:
@@ -5313,7 +5316,7 @@ def watched(source, exclude):
 
 
 def read_corpus(baseline, candidate, stat, *, id_field=None,
-                allow_partial=False, group=None):
+                allow_partial=False, group=None, jobs=1):
     """Return (items, dropped, note) of a Stat (see parse_stat): the
     items for corpus_table, or for pass@k and pass^k a tally of the two
     systems' per-item estimates for compare_tally, how many ids only one
@@ -5327,7 +5330,9 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
     system's fields in turn: (gold, pred A, pred B), (pair A, pair B),
     (num A, den A, num B, den B), (field A, field B).  With *group*, a
     field of the baseline's (a subset, a cluster), items come as (label,
-    item) pairs, and pass@k's tally maps each label to its Counter.
+    item) pairs, and pass@k's tally maps each label to its Counter.  With
+    jobs > 1 a large candidate is parsed by a helper process while the
+    baseline is read, as in read_tallies.
     """
     kind = stat.stat
     passes = kind in ("pass@k", "pass^k")
@@ -5356,13 +5361,19 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
         dropped = 0
     else:
         key = id_field or _id_field(baseline.run(), candidate.run())
-        base, where_a = _corpus_rows(baseline, stat.fields + extra, key,
-                                     passes)
-        cand, where_b = _corpus_rows(candidate, stat.fields, key, passes)
+        stream = _candidate_batches(candidate, key, stat.fields, jobs)
+        try:
+            base, where_a = _corpus_rows(baseline, stat.fields + extra, key,
+                                         passes)
+        except BaseException:
+            stream.close()
+            raise
+        cand, where_b = _corpus_rows(candidate, stat.fields, key, passes,
+                                     stream)
 
         def where(label):
             return f"{where_a(label)} and {where_b(label)} (id {label})"
-        only = base.keys() ^ cand.keys()
+        only = () if base.keys() == cand.keys() else base.keys() ^ cand.keys()
         if only and not allow_partial:
             raise EvalDeltaError(
                 f"{len(only)} ids in one run only, e.g. "
@@ -5371,7 +5382,8 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
         keys = [k for k in base if k in cand] if only else list(base)
         if not keys:
             raise EvalDeltaError("no ids in both runs")
-        a_rows = list(map(base.__getitem__, keys))
+        a_rows = (list(map(base.__getitem__, keys)) if only
+                  else list(base.values()))
         b_rows = list(map(cand.__getitem__, keys))
         if group:
             groups, a_rows = _take_group(a_rows, passes)
@@ -5449,16 +5461,15 @@ def _split_wide(kind, rows):
     return tuple(list(map(itemgetter(cut), rows)) for cut in cuts)
 
 
-def _corpus_rows(source, fields, key, repeats):
+def _corpus_rows(source, fields, key, repeats, stream=None):
     """Return ({id: the fields' values}, where) of a source: each id once,
     unless *repeats* (then {id: [values of each record]}); key None numbers
-    the rows of a wide file; where(id) names an id's (first) place."""
-    getters = [_getter(source, f) for f in fields]
-    get_id = _Column(source, key, role="id") if key else None
-    out, places = {}, {}
-    for numbers, records in source.batches:
-        labels = get_id.labels(numbers, records) if get_id else numbers
-        columns = [list(map(get, records)) for get in getters]
+    the rows of a wide file; where(id) names an id's (first) place.
+    *stream* gives the source's batches if they are read elsewhere (see
+    _candidate_batches)."""
+    out, places, lines = {}, {}, array("q")
+    for numbers, labels, columns in (stream if stream is not None else
+                                     _field_batches(source, key, fields)):
         for field, column in zip(fields, columns):
             if _MISSING in column or None in column or "" in column:
                 at = next(i for i, v in enumerate(column) if _missing(v))
@@ -5472,17 +5483,17 @@ def _corpus_rows(source, fields, key, repeats):
             continue
         if len(set(labels)) < len(labels) or \
                 not out.keys().isdisjoint(labels):
-            for label, number in zip(labels, numbers):
-                if label in places:
-                    _repeated(source, key, label, number, places[label])
-                places[label] = number
+            _first_repeat(source, key, labels, numbers,
+                          {label: at for at, label in enumerate(out)}, lines)
         out.update(zip(labels, rows))
-        places.update(zip(labels, numbers))
+        lines.extend(numbers)           # in the order of out's ids
     if not out:
         raise EvalDeltaError(f"{source.path}: no records")
 
-    def where(label):
-        return source.where(places[label])
+    def where(label):               # an error's place: found when needed
+        if repeats:
+            return source.where(places[label])
+        return source.where(lines[list(out).index(label)])
     return out, where
 
 
@@ -7912,7 +7923,7 @@ def _compare_stat(args, how, path, stat, rng):
     group = args.by or args.cluster
     items, dropped, note = read_corpus(
         baseline, candidate, stat, id_field=args.id_col,
-        allow_partial=args.allow_partial, group=group)
+        allow_partial=args.allow_partial, group=group, jobs=args.jobs)
     notes = [f"{source.path}: {line}" for source in (baseline, candidate)
              if source for line in source.notes]
     direction = "lower" if stat.name in args.lower_is_better else "higher"

@@ -582,3 +582,76 @@ def test_a_wide_files_systems_are_named_by_their_fields(capsys, tmp_path):
                      "--resamples", "100"]) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert head.startswith("baseline: a   candidate: b   30 items")
+
+
+def corpus_runs(tmp_path, n=3000, seed=6):
+    rng = random.Random(seed)
+    runs = []
+    for name, right in (("a", 0.7), ("b", 0.75)):
+        rows = []
+        for i in range(n):
+            g = i % 3 == 0
+            rows.append({"id": i, "gold": int(g), "pred": int(
+                g if rng.random() < right else not g), "num": i % 5,
+                "den": 5, "cluster": f"c{i % 40}"})
+        runs.append(rows)
+    return runs
+
+
+def write_jsonl(tmp_path, name, rows):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+@pytest.mark.skipif(not bed._can_fork(), reason="needs fork")
+def test_a_corpus_candidate_parsed_by_a_helper_gives_the_same_report(
+        capsys, tmp_path, monkeypatch):
+    # Any file counts as large, so --jobs 2 parses the candidate in a
+    # helper while the baseline is read (several 64 KB batches, the
+    # candidate shuffled, some ids in one run only): the same JSON.
+    monkeypatch.setattr(bed, "_PREFETCH_BYTES", 0)
+    base, cand = corpus_runs(tmp_path)
+    random.Random(1).shuffle(cand)
+    paths = (write_jsonl(tmp_path, "a.jsonl", base),
+             write_jsonl(tmp_path, "b.jsonl", cand[:-7]))
+    for extra in (["--stat", "f1(gold,pred)", "--stat", "r=ratio(num,den)"],
+                  ["--stat", "mcc(gold,pred)", "--cluster", "cluster"]):
+        outputs = []
+        for jobs in ("1", "2"):
+            status = bed.main(["compare", *paths, "--json", "--jobs", jobs,
+                               "--resamples", "100", "--allow-partial",
+                               *extra])
+            out, _ = capsys.readouterr()
+            assert status == 0
+            outputs.append(json.loads(out))
+        assert outputs[0] == outputs[1]
+        assert outputs[0]["dropped_ids"] == 7
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_corpus_reading_errors_name_their_lines(capsys, tmp_path,
+                                                monkeypatch, jobs):
+    # A repeated id (in a later batch) and a missing value: one line
+    # naming the place, the same with or without the helper, baseline's
+    # errors before the candidate's.
+    monkeypatch.setattr(bed, "_PREFETCH_BYTES", 0)
+    base, cand = corpus_runs(tmp_path)
+    good = write_jsonl(tmp_path, "good.jsonl", cand)
+    repeated = [dict(r) for r in cand]
+    repeated[2500]["id"] = 17
+    missing = [dict(r) for r in cand]
+    del missing[2700]["pred"]
+    cases = [(repeated, f"repeated.jsonl:2501: id '17' repeated (first at "
+                        f"{tmp_path}/repeated.jsonl:18)"),
+             (missing, "missing.jsonl:2701: no value for 'pred'")]
+    for rows, message in cases:
+        name = message.split(":")[0]
+        bad = write_jsonl(tmp_path, name, rows)
+        for paths in ((write_jsonl(tmp_path, "base.jsonl", base), bad),
+                      (bad, good)):
+            status = bed.main(["compare", *paths, "--stat", "f1(gold,pred)",
+                               "--jobs", jobs])
+            _, err = capsys.readouterr()
+            assert status == 2 and err.count("\n") == 1
+            assert f"{tmp_path}/{message}" in err
