@@ -627,6 +627,18 @@ def test_a_corpus_candidate_parsed_by_a_helper_gives_the_same_report(
             outputs.append(json.loads(out))
         assert outputs[0] == outputs[1]
         assert outputs[0]["dropped_ids"] == 7
+    rng = random.Random(2)                  # pass@k: an item's samples
+    samples = [[[int(rng.random() < p) for _ in range(4)]
+                for _ in range(1500)] for p in (0.4, 0.5)]
+    paths = [write_samples(tmp_path, f"s{i}.jsonl", r)
+             for i, r in enumerate(samples)]
+    outputs = []
+    for jobs in ("1", "2"):
+        assert bed.main(["compare", *paths, "--id", "task_id", "--stat",
+                         "pass@2(passed)", "--json", "--jobs", jobs,
+                         "--resamples", "100"]) == 0
+        outputs.append(json.loads(capsys.readouterr().out))
+    assert outputs[0] == outputs[1]
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
