@@ -927,6 +927,27 @@ def test_compare_tally_of_columns_equals_its_counter(shape):
 
 
 @pytest.mark.skipif(not bed._can_fork(), reason="needs fork")
+def test_a_cluster_field_only_the_baseline_has_is_read_by_a_helper_too(
+        capsys, tmp_path, monkeypatch):
+    # The candidate's records lack the cluster field: the baseline's
+    # labels are used, with or without the helper (a lacking field once
+    # came back from it as an unknown object, a label that "differs").
+    monkeypatch.setattr(bed, "_PREFETCH_BYTES", 0)
+    rng = random.Random(8)
+    base = [{"id": i, "passage": f"p{i % 9}", "f1": round(rng.random(), 2)}
+            for i in range(200)]
+    cand = [{"id": i, "f1": round(rng.random(), 2)} for i in range(200)]
+    paths = jsonl(tmp_path, "a.jsonl", base), jsonl(tmp_path, "b.jsonl", cand)
+    outputs = []
+    for jobs in ("1", "2"):
+        status, out, err = run(capsys, *paths, "--cluster", "passage",
+                               "--json", "--jobs", jobs, "--resamples", "100")
+        assert status == 0, err
+        outputs.append(json.loads(out))
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.skipif(not bed._can_fork(), reason="needs fork")
 def test_a_helper_reports_errors_as_one_process_would(capsys, tmp_path,
                                                        monkeypatch):
     monkeypatch.setattr(bed, "_PREFETCH_BYTES", 0)
