@@ -5,8 +5,11 @@ exit 0 with a report, or exit 2 with one line on stderr, never a traceback.
 """
 import io
 import json
+import unittest.mock
 
+import pytest
 from hypothesis import HealthCheck
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -337,3 +340,45 @@ def test_integer_ids_read_as_their_text(tmp_path):
                                                      str(10 ** 20)]
     mixed = [{"id": v} for v in (1, " a ", True, 2.5)]
     assert column.labels([1, 2, 3, 4], mixed) == ["1", "a", "True", "2.5"]
+
+
+_ABSENT = object()     # a field the generated record leaves out
+
+
+@pytest.mark.skipif(not bed._can_fork(), reason="needs fork")
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(runs=st.lists(st.lists(st.fixed_dictionaries({
+    "id": st.integers(0, 4) | st.sampled_from(["a", " b"]),
+    "m": st.sampled_from([0, 1, 0.5, _ABSENT]) | _JSON,
+    "s": st.sampled_from([0, 1, _ABSENT]) | _JSON,
+    "c": st.sampled_from("xy") | st.just(_ABSENT) | _JSON}).map(
+        lambda row: {k: v for k, v in row.items() if v is not _ABSENT}),
+    min_size=1, max_size=8, unique_by=lambda row: str(row["id"])),
+    min_size=2, max_size=2),
+    extra=st.sampled_from([[], ["--metric", "m"], ["--allow-partial"],
+                           ["--metric", "m", "--cluster", "c"],
+                           ["--stat", "f1(m,s)"], ["--stat", "ratio(m,s)"],
+                           ["--stat", "pass@1(m)", "--allow-partial"]]))
+@example(runs=[[{"id": 0, "m": 0, "s": 0}], [{"id": 0, "s": 0}]],
+         extra=["--stat", "f1(m,s)"])          # a field the candidate lacks
+@example(runs=[[{"id": 0, "m": 1}, {"id": 1, "m": 0}],
+               [{"id": 0, "m": 1}, {"id": 1}]], extra=["--metric", "m"])
+def test_a_helper_process_changes_nothing_in_any_outcome(capsys, tmp_path,
+                                                         runs, extra):
+    # Whatever two runs hold, the candidate parsed by a helper process
+    # (any file counts as large here) gives the same report or the same
+    # one-line error as one process does.
+    paths = []
+    for k, rows in enumerate(runs):
+        path = tmp_path / f"run{k}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        paths.append(str(path))
+    outcomes = []
+    with unittest.mock.patch.object(bed, "_PREFETCH_BYTES", 0):
+        for jobs in ("1", "2"):
+            status = bed.main(["compare", *paths, "--resamples", "41",
+                               "--jobs", jobs, *extra])
+            outcomes.append((status, *capsys.readouterr()))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] in (0, 2)
