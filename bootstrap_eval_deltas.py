@@ -1549,9 +1549,11 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
     _check_resamples(resamples, confidence)
     requested = method
     if isinstance(tally, Columns):
-        if not clustered and (kind or _column_kind(tally)) != "binary" and \
-                _method_for(method, "continuous", len(tally.a),
-                            False) == "saddlepoint":
+        if clustered:
+            raise ValueError("clustered data maps each cluster's label to "
+                             "its Counter; Columns hold no clusters")
+        if (kind or _column_kind(tally)) != "binary" and _method_for(
+                method, "continuous", len(tally.a), False) == "saddlepoint":
             result = _saddle_columns(tally, metric, kind, direction,
                                      confidence, interval, density, jobs,
                                      requested == "saddlepoint")
