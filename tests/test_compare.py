@@ -924,6 +924,8 @@ def test_compare_tally_of_columns_equals_its_counter(shape):
     assert results[0] == results[1]
     assert results[0].method == ("saddlepoint" if shape == "continuous"
                                  else "resample")
+    with pytest.raises(ValueError, match="Columns hold no clusters"):
+        bed.compare_tally(columns, random.Random(1), clustered=True)
 
 
 @pytest.mark.skipif(not bed._can_fork(), reason="needs fork")
