@@ -584,7 +584,7 @@ def test_a_wide_files_systems_are_named_by_their_fields(capsys, tmp_path):
     assert head.startswith("baseline: a   candidate: b   30 items")
 
 
-def corpus_runs(tmp_path, n=3000, seed=6):
+def corpus_runs(n=3000, seed=6):
     rng = random.Random(seed)
     runs = []
     for name, right in (("a", 0.7), ("b", 0.75)):
@@ -611,7 +611,7 @@ def test_a_corpus_candidate_parsed_by_a_helper_gives_the_same_report(
     # helper while the baseline is read (several 64 KB batches, the
     # candidate shuffled, some ids in one run only): the same JSON.
     monkeypatch.setattr(bed, "_PREFETCH_BYTES", 0)
-    base, cand = corpus_runs(tmp_path)
+    base, cand = corpus_runs()
     random.Random(1).shuffle(cand)
     paths = (write_jsonl(tmp_path, "a.jsonl", base),
              write_jsonl(tmp_path, "b.jsonl", cand[:-7]))
@@ -648,7 +648,7 @@ def test_corpus_reading_errors_name_their_lines(capsys, tmp_path,
     # naming the place, the same with or without the helper, baseline's
     # errors before the candidate's.
     monkeypatch.setattr(bed, "_PREFETCH_BYTES", 0)
-    base, cand = corpus_runs(tmp_path)
+    base, cand = corpus_runs()
     good = write_jsonl(tmp_path, "good.jsonl", cand)
     repeated = [dict(r) for r in cand]
     repeated[2500]["id"] = 17

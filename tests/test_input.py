@@ -369,11 +369,8 @@ def test_a_helper_process_changes_nothing_in_any_outcome(capsys, tmp_path,
     # Whatever two runs hold, the candidate parsed by a helper process
     # (any file counts as large here) gives the same report or the same
     # one-line error as one process does.
-    paths = []
-    for k, rows in enumerate(runs):
-        path = tmp_path / f"run{k}.jsonl"
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        paths.append(str(path))
+    paths = [jsonl(tmp_path, f"run{k}.jsonl", rows)
+             for k, rows in enumerate(runs)]
     outcomes = []
     with unittest.mock.patch.object(bed, "_PREFETCH_BYTES", 0):
         for jobs in ("1", "2"):
