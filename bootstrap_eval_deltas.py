@@ -167,6 +167,8 @@ import multiprocessing
 import os
 import pickle
 import random
+import re
+import shlex
 import signal
 import statistics
 import sys
@@ -4312,30 +4314,11 @@ class Source(NamedTuple):
     notes: tuple = ()        # what the reader did: epochs averaged, ...
     systems: tuple = ()      # the systems of a file that holds several
     corpus: tuple = ()       # fields of [gold, pred] pairs (lm-eval's f1)
+    metrics: tuple = ()      # a framework's metrics, in every record
 
     def run(self):
         """Return a Run holding the first record only, for header checks."""
         return Run(self.path, [self.first], [self.where(self.first_number)])
-
-
-def open_source(path, how=None):
-    """Return the Source of a run: a file, or the directory a framework
-    wrote, read as *how* (a Reading) says.
-
-    The format is how.format, else the one whose sniff() claims the file's
-    name and first bytes (see _READERS); plain tables (CSV, TSV, JSONL, a
-    JSON array, each optionally gzipped) are the rest.
-    """
-    how = how or Reading()
-    if path != STDIN and os.path.isdir(path):
-        found = _runs_in_directory(path, how)
-        if len(found) > 1 and how.all_tasks:
-            return _tasks_source(path, found, how)
-        path = _one_run(path, found, how)
-    name = how.format or _sniff(path)
-    if name != "table":
-        return _READERS[name].read(path, how)
-    return _table_source(path)
 
 
 def _table_source(path):
@@ -4747,8 +4730,10 @@ class _Column:
         try:
             x = _number(value)
         except ValueError as exc:
+            hint = ("; --allow-partial leaves out the items missing one, "
+                    "and counts them" if _missing(value) else "")
             raise EvalDeltaError(f"{self.where(number)}: {self.field}: "
-                                 f"{exc}") from None
+                                 f"{exc}{hint}") from None
         if self.binary and x not in (0, 1):
             raise EvalDeltaError(f"{self.where(number)}: {self.field} is "
                                  f"declared binary but is {x:g}")
@@ -4874,6 +4859,33 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False,
         tally = collections.Counter(row for _, row in rows)
     dropped = len(set().union(*(t[0] for t in tables))) - len(shared)
     return tally, dropped
+
+
+def complete_rows(source, fields, left):
+    """Return *source* without the records that lack a value (absent,
+    null or empty) of one of *fields*, counting them in left[0]: what
+    --allow-partial leaves out (a wide file's system that did not run an
+    item, a run's unscored items).  A file whose records all lack one is
+    an error."""
+    getters = [_getter(source, field) for field in fields]
+
+    def batches():
+        for numbers, records in source.batches:
+            keep = [i for i, record in enumerate(records)
+                    if not any(_missing(get(record)) for get in getters)]
+            left[0] += len(records) - len(keep)
+            if keep:
+                yield [numbers[i] for i in keep], [records[i] for i in keep]
+    kept = batches()
+    first = next(kept, None)
+    if first is None:
+        raise EvalDeltaError(f"{source.path}: no record has a value of "
+                             f"every one of {', '.join(fields)}")
+    record = first[1][0]
+    if source.fields is not None:
+        record = dict(zip(source.fields, record))
+    return source._replace(batches=itertools.chain([first], kept),
+                           first=record, first_number=first[0][0])
 
 
 def _count(tally, labels, a, b):
@@ -5258,6 +5270,19 @@ def default_metrics(baseline, candidate, exclude):
     A field that is a metric in one run's first record and something
     else in the other's is an error naming both places.
     """
+    if baseline.metrics and (candidate.metrics or candidate.fields is None):
+        theirs = candidate.metrics or tuple(
+            name for name, value in candidate.first.items()
+            if _is_metric_value(value, False))
+        shared = [x for x in baseline.metrics
+                  if x in theirs and x not in exclude]
+        if not shared:
+            raise EvalDeltaError(
+                f"{candidate.path}: no metric in both runs: "
+                f"{baseline.path} has {', '.join(baseline.metrics)}; this "
+                f"run has {', '.join(theirs) or 'none'}; name one with "
+                f"--metric")
+        return shared
     listed = baseline.first.get("metrics")
     if (isinstance(listed, list) and listed
             and all(isinstance(x, str) for x in listed)):
@@ -5561,19 +5586,27 @@ def _pass_tally(stat, pairs, where, groups=None):
     return by if groups else tally
 
 
-## Input: the frameworks' own files ##########################################
+## Input: the reader registry ################################################
 
-# Each eval framework writes per-item results its own way.  A reader turns
-# one framework's file into the records the rest of the tool reads (an item
-# id, optional epochs, numeric fields), so the statistics never see a
-# format; a new format is one reader, one row of _READERS and its fixtures.
-# Where a framework writes several samples (epochs) of an item, the item's
-# score is their mean (Miller 2024, "Adding Error Bars to Evals"): the
-# item stays the unit of resampling and the report says so.
+# Each eval framework writes per-item results its own way, as files and as
+# the directories it lays them out in.  _READERS is one table of readers,
+# one row a format: how to recognise a file of it (its name, its first
+# bytes, or the one JSON object it holds), how to read it into the records
+# the rest of the tool reads (an item id, optional epochs, subsets and
+# numeric fields), which runs a directory that the framework wrote holds,
+# and a description for --help and the README.  Detection goes down the
+# table; the plain tables (CSV, TSV, JSONL, a JSON array) are the last row.
+# Nothing outside Input names a format.  Where a framework writes several
+# samples (epochs) of an item, the item's score is their mean (Miller 2024,
+# "Adding Error Bars to Evals"): the item stays the unit of resampling and
+# the report says so.  Where a reader has to choose (the newest of two runs
+# of a task, the test split beside a valid one, test cases named twice), it
+# makes the careful choice and says it in the report's read: lines; where
+# no choice is safe it refuses in one line that says what the file is.
 
 class Reading(NamedTuple):
     """How to read a run: the options a reader may use."""
-    format: object = None        # a _READERS name, or None: sniffed
+    format: object = None        # a _READERS name, or None: detected
     records: object = None       # key of the records in a JSON document
     task: object = None          # the task to pick in a directory
     filter: object = None        # lm-eval: the filter to keep
@@ -5585,47 +5618,70 @@ class Reading(NamedTuple):
 
 
 class _Reader(NamedTuple):
-    read: object                 # read(path, how) -> Source
-    description: str
+    """One row of the reader registry (see above)."""
+    name: str                    # --from-format NAME
+    description: str             # what it reads, for --help
+    recognise: object            # recognise(_Head) -> bool
+    read: object                 # read(_Head, Reading) -> Source
+    layout: object = None        # layout(directory) -> [_Found] of its runs
 
 
-def _sniff(path):
-    """Return the _READERS name for a file, from its name and first bytes."""
-    if path == STDIN:
-        return "table"
-    name = path.lower()
-    head = _head_bytes(path)
-    if head[:4] == b"PK\x03\x04" or name.endswith(".eval"):
-        return "inspect"
-    if head[:4] == b"PAR1" or name.endswith(".parquet"):
-        return "lighteval"
-    text = head.decode("utf-8-sig", "replace").lstrip()
-    if text.startswith("["):
-        return "helm" if '"instance_id"' in text and '"stats"' in text \
-            else "table"
-    if not text.startswith("{"):
-        return "table"
-    line, _, rest = text.partition("\n")
-    try:
-        first = json.loads(line)
-    except ValueError:
-        return "document"                 # one JSON value over many lines
-    if not isinstance(first, dict):
-        return "table"
-    if not rest.strip() and any(isinstance(v, (list, dict))
-                                for v in first.values()):
-        return "document"
-    if "spec" in first or {"sample_id", "type", "data"} <= first.keys():
-        return "openai-evals"
-    if "doc_id" in first and ("filter" in first or "metrics" in first):
-        return "lm-eval"
-    if {"testIdx", "provider", "success"} <= first.keys():
-        return "promptfoo"
-    return "table"
+class _Found(NamedTuple):
+    """A run in a directory a framework wrote: its task, when it was
+    written (text that sorts in time, '' if unknown) and its file."""
+    task: str
+    stamp: str
+    path: str
 
 
-def _head_bytes(path, size=1 << 16):
-    """Return the first bytes of a file, gunzipped if need be ('' if the
+_UNREAD = object()
+
+
+class _Head:
+    """What recognise() looks at: a file's name, its first bytes, its
+    first line as JSON and, for a file that is one JSON object, that
+    object (parsed once, then read by the reader that claims it)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.basename(path).lower()
+        self.bytes = b"" if path == STDIN else _head_bytes(path)
+        self.text = self.bytes.decode("utf-8-sig", "replace").lstrip()
+        self._first = self._doc = _UNREAD
+
+    def first(self):
+        """Return the first line as a JSON object, or None."""
+        if self._first is _UNREAD:
+            line = self.text.partition("\n")[0]
+            if "\n" not in self.text and len(self.bytes) >= _HEAD_SIZE:
+                line = _first_line(self.path)   # a line longer than the head
+            try:
+                value = _JSON.decode(line)
+            except ValueError:
+                value = None
+            self._first = value if isinstance(value, dict) else None
+        return self._first
+
+    def document(self):
+        """Return the file's one JSON object (over many lines, or on one
+        line holding lists or objects), or None if it is not one."""
+        if self._doc is _UNREAD:
+            self._doc = None
+            if self.text.startswith("{"):
+                first = self.first()
+                rest = self.text.partition("\n")[2].strip()
+                if first is None or (not rest and any(
+                        isinstance(v, (list, dict)) for v in first.values())):
+                    doc = _load_json(self.path)
+                    self._doc = doc if isinstance(doc, dict) else None
+        return self._doc
+
+
+_HEAD_SIZE = 1 << 16
+
+
+def _head_bytes(path, size=_HEAD_SIZE):
+    """Return the first bytes of a file, gunzipped if need be (b'' if the
     file cannot be read: the reader then says why)."""
     try:
         with open(path, "rb") as raw:
@@ -5639,18 +5695,54 @@ def _head_bytes(path, size=1 << 16):
         return b""
 
 
-def _load_json(path):
-    """Return the one JSON value a file holds (gunzipped if need be)."""
-    return _parse_document(path, _lines(path))
+def _first_line(path):
+    """Return a file's first line whole, however long (gunzipped)."""
+    try:
+        with open(path, "rb") as raw:
+            gzipped = raw.read(2) == b"\x1f\x8b"
+        with (gzip.open if gzipped else open)(path, "rb") as f:
+            return f.readline(1 << 26).decode("utf-8-sig", "replace")
+    except (OSError, EOFError, zlib.error):
+        return ""
+
+
+def open_source(path, how=None):
+    """Return the Source of a run: a file, or the directory a framework
+    wrote, read as *how* (a Reading) says.
+
+    The format is how.format, else that of the first row of _READERS
+    that recognises the file's name and first bytes; a directory's runs
+    are found by the first reader whose layout finds any.
+    """
+    how = how or Reading()
+    if path != STDIN and os.path.isdir(path):
+        return _directory_source(path, how)
+    head = _Head(path)
+    return _reader_of(head, how).read(head, how)
+
+
+def _reader_of(head, how):
+    """Return the _Reader of a file: how.format's, else the first that
+    recognises it (records under --records: the generic document's)."""
+    if how.format is not None:
+        return _BY_NAME[how.format]
+    if how.records is not None and head.document() is not None:
+        return _BY_NAME["document"]
+    return next(r for r in _READERS if r.recognise(head))
 
 
 def _listed_source(path, labelled, notes=(), kind="json", systems=(),
                    corpus=()):
-    """Return a Source of (place, record) pairs; where() names the place."""
+    """Return a Source of (place, record) pairs; where() names the place.
+
+    Records that list their metrics (a "metrics" key) give the Source's
+    metrics: those every record has; the others are named in a note.
+    """
     if not labelled:
         raise EvalDeltaError(f"{path}: no records")
     places = [place for place, _ in labelled]
     records = [record for _, record in labelled]
+    metrics, notes = _listed_metrics(records, tuple(notes))
 
     def where(number):
         return f"{path}: {places[number - 1]}"
@@ -5660,7 +5752,26 @@ def _listed_source(path, labelled, notes=(), kind="json", systems=(),
             chunk = records[start:start + _BATCH]
             yield list(range(start + 1, start + 1 + len(chunk))), chunk
     return Source(path, kind, None, records[0], 1, batches(), where,
-                  tuple(notes), tuple(systems), tuple(corpus))
+                  notes, tuple(systems), tuple(corpus), metrics)
+
+
+def _listed_metrics(records, notes):
+    """Return (metrics every record lists, notes naming the rest)."""
+    lists = [r.get("metrics") for r in records]
+    if not all(isinstance(x, list) for x in lists):
+        return (), notes
+    counts = collections.Counter(m for x in lists for m in set(x))
+    every = tuple(m for m in dict.fromkeys(m for x in lists for m in x)
+                  if counts[m] == len(records))
+    some = [m for m in counts if counts[m] < len(records)]
+    if some:
+        least, most = (f(counts[m] for m in some) for f in (min, max))
+        notes += (f"{', '.join(some)}: scored on "
+                  f"{least}{f' to {most}' * (most > least)} of "
+                  f"{len(records)} items "
+                  f"only, so not compared unless --metric names one "
+                  f"(with --allow-partial where the other run lacks it)",)
+    return every, notes
 
 
 def average_epochs(labelled, key="id"):
@@ -5702,22 +5813,166 @@ def _epochs(labelled, how, key="id"):
     return average_epochs(labelled, key)
 
 
-# lm-evaluation-harness: --log_samples writes samples_<task>_<date>.jsonl,
-# one line per document and filter (gsm8k has strict-match and
-# flexible-extract), each naming its metrics in "metrics".  Metrics
-# written as [gold, pred] pairs (f1, mcc) are corpus-level: they are left
-# out of the default set, and the report says so.
+def _mean_of(values):
+    """Return the exact mean of numbers (rounded once), the value itself
+    if there is one, else None (missing: the metric reader names it)."""
+    if len(values) == 1:
+        return values[0]
+    if all(type(v) in (int, float, bool) for v in values):
+        return float(sum(map(_exact, values)) / len(values))
+    return None
 
-def _read_lm_eval(path, how):
-    rows, filters = [], []
-    for start, lines in _lines(path):
-        for number, line in enumerate(lines, start):
-            if line.strip():
-                record = _json_object(line, f"{path}:{number}")
-                rows.append((number, record))
-                name = str(record.get("filter", "none"))
-                if name not in filters:
-                    filters.append(name)
+
+def _load_json(path):
+    """Return the one JSON value a file holds (gunzipped if need be)."""
+    return _parse_document(path, _lines(path))
+
+
+# Directories.  A framework's reader names the runs in a directory it
+# wrote (_Found: task, time stamp, file); one chooser then picks, the same
+# way for every framework: --task by its exact name, the newest run of a
+# task (frameworks keep every run; the older ones are said to be left
+# out), one task alone, or with --by task all of them as subsets.
+
+def _directory_source(path, how):
+    """Return the Source of the run (or, with --by task, the runs) in a
+    directory a framework wrote (see above)."""
+    for reader in _READERS:
+        found = reader.layout(path) if reader.layout else None
+        if found:
+            break
+    else:
+        files = [os.path.join(path, name) for name in os.listdir(path)
+                 if os.path.isfile(os.path.join(path, name))]
+        if len(files) == 1:                # a run's one file
+            return open_source(files[0], how)
+        raise EvalDeltaError(
+            f"{path}: a directory of {len(files)} files, none a run that a "
+            f"framework writes in its directories (lm-eval samples_*.jsonl, "
+            f"HELM per_instance_stats.json, Inspect logs, DeepEval test runs, "
+            f"OpenCompass predictions/ or results/); name the file to read")
+    runs, notes = _newest_runs(path, found)
+    if how.task is not None:
+        if how.task not in runs:
+            raise EvalDeltaError(
+                f"{path}: no task {how.task!r} in this {reader.name} "
+                f"directory; its tasks are {', '.join(sorted(runs))}")
+        runs = {how.task: runs[how.task]}
+        notes = [n for n in notes if n.startswith(f"{how.task}: ")]
+    if len(runs) > 1 and not how.all_tasks:
+        raise EvalDeltaError(
+            f"{path}: {len(runs)} tasks in this {reader.name} directory "
+            f"({', '.join(sorted(runs)[:6])}{', ...' * (len(runs) > 6)}); "
+            f"pick one with --task NAME, or read "
+            f"them all as subsets with --by task")
+    if how.all_tasks:
+        source = _tasks_source(path, runs, how)
+    else:
+        (run,) = runs.values()
+        source = open_source(run, how._replace(all_tasks=False))
+    return source._replace(notes=tuple(notes) + source.notes)
+
+
+def _newest_runs(path, found):
+    """Return ({task: file of its newest run}, notes on the runs left)."""
+    by_task = {}
+    for run in sorted(found, key=lambda r: (r.task, r.stamp, r.path)):
+        by_task.setdefault(run.task, []).append(run)
+    notes = []
+    for task, runs in by_task.items():
+        if len(runs) > 1:
+            notes.append(
+                f"{task}: the run of {runs[-1].stamp or runs[-1].path}, the "
+                f"newest of {len(runs)} in {path} (the older left out: name "
+                f"a file to read another)")
+    return {task: runs[-1].path for task, runs in by_task.items()}, notes
+
+
+def _walk(path, depth):
+    """Yield (folder, file names) of a directory and its folders down to
+    *depth* levels, in sorted order."""
+    for folder, folders, files in os.walk(path):
+        folders.sort()
+        if folder[len(path):].count(os.sep) >= depth:
+            folders.clear()
+        yield folder, sorted(files)
+
+
+def _tasks_source(path, runs, how):
+    """Return one Source of the runs {task: file}: each record gains the
+    field task and its id is prefixed with it, since ids repeat across
+    tasks (--by task)."""
+    labelled, notes = [], []
+    for task, file in runs.items():
+        source = open_source(file, how._replace(all_tasks=False))
+        for numbers, records in source.batches:
+            if source.fields is not None:
+                records = [dict(zip(source.fields, r)) for r in records]
+            for number, record in zip(numbers, records):
+                record = dict(record, task=task)
+                for key in _ID_FIELDS:
+                    if key in record:
+                        record[key] = f"{task}/{record[key]}"
+                        break
+                labelled.append((source.where(number), record))
+        notes += [f"{task}: {note}" for note in source.notes]
+    notes.insert(0, f"{len(runs)} tasks read as one run, a field task each")
+    source = _listed_source(path, labelled, notes)
+    return source._replace(where=lambda number: labelled[number - 1][0])
+
+
+# lm-evaluation-harness.  --log_samples writes, in output_path/<model>/,
+# samples_<task>_<date>.jsonl (one line per document and filter: gsm8k has
+# strict-match and flexible-extract, each line naming its metrics in
+# "metrics") beside results_<date>.json (the aggregates and configs, read
+# only for the names of the filters below).  Older versions write no
+# "filter" and no "metrics" keys: a line per filter in the order of the
+# task's configs.filter_list in results_<date>.json, and every key that is
+# not the document's own is a metric.  Metrics written as [gold, pred]
+# pairs (f1, mcc) are corpus-level: left out of the default set, and the
+# report says so.
+
+_LM_EVAL_KEYS = {"doc_id", "doc", "target", "arguments", "resps",
+                 "filtered_resps", "doc_hash", "prompt_hash", "target_hash",
+                 "filter", "metrics", "task_name", "task"}
+
+
+def _is_lm_eval(head):
+    first = head.first()
+    return (first is not None and "doc_id" in first
+            and bool(first.keys() & (_LM_EVAL_KEYS - {"doc_id", "doc"})))
+
+
+def _lm_eval_runs(path):
+    return [_Found(*_task_and_stamp(name), os.path.join(folder, name))
+            for folder, files in _walk(path, 2) for name in files
+            if name.startswith("samples_") and
+            name.endswith((".jsonl", ".jsonl.gz"))]
+
+
+def _task_and_stamp(name):
+    """Return (task, date) of lm-eval's samples_<task>_<date>.jsonl.
+
+    >>> _task_and_stamp("samples_mmlu_anatomy_2024-05-01T10-00-00.123.jsonl")
+    ('mmlu_anatomy', '2024-05-01T10-00-00.123')
+    """
+    stem = name[len("samples_"):].split(".jsonl")[0]
+    match = re.search(r"_(\d{4}-\d\d-\d\dT[\d\-.:]+)$", stem)
+    if not match:
+        return stem, ""
+    return stem[:match.start()], match.group(1)
+
+
+def _read_lm_eval(head, how):
+    path = head.path
+    rows = [(number, _json_object(line, f"{path}:{number}"))
+            for start, lines in _lines(path)
+            for number, line in enumerate(lines, start) if line.strip()]
+    notes = []
+    if rows and not any("filter" in record for _, record in rows):
+        notes += _older_filters(path, rows)
+    filters = list(dict.fromkeys(str(r.get("filter", "none"))
+                                 for _, r in rows))
     if how.filter is not None:
         if how.filter not in filters:
             raise EvalDeltaError(f"{path}: no filter {how.filter!r}; the "
@@ -5736,7 +5991,8 @@ def _read_lm_eval(path, how):
         if "doc" in record:              # the document: --by doc.subject
             out["doc"] = record["doc"]
         listed = record.get("metrics")
-        names = listed if isinstance(listed, list) else []
+        names = (listed if isinstance(listed, list) else
+                 [k for k in record if k not in _LM_EVAL_KEYS])
         kept = []
         for metric in names:
             value = record.get(metric, _MISSING)
@@ -5751,16 +6007,62 @@ def _read_lm_eval(path, how):
         out["metrics"] = kept
         labelled.append((f"line {number}", out))
     labelled = _by_filter(labelled)
-    labelled, notes = _epochs(labelled, how, "doc_id")
+    labelled, epochs = _epochs(labelled, how, "doc_id")
+    notes += epochs
     if corpus:
-        notes += (f"{', '.join(corpus)}: corpus-level (lm-eval writes a "
-                  f"[gold, pred] pair per item): compared as lm-eval "
-                  f"aggregates them unless --metric or --stat names what "
-                  f"to compare (--stat {corpus[0]}({corpus[0]}))",)
+        notes.append(f"{', '.join(corpus)}: corpus-level (lm-eval writes a "
+                     f"[gold, pred] pair per item): compared as lm-eval "
+                     f"aggregates them unless --metric or --stat names what "
+                     f"to compare (--stat {corpus[0]}({corpus[0]}))")
     if several:
-        notes += (f"filters {', '.join(filters)}: each its own metric; "
-                  f"--filter keeps one",)
+        notes.append(f"filters {', '.join(filters)}: each its own metric; "
+                     f"--filter keeps one")
     return _listed_source(path, labelled, notes, corpus=corpus)
+
+
+def _older_filters(path, rows):
+    """Name the filters of an older lm-eval samples file in place (its
+    lines carry no 'filter'): the k-th line of a document is the k-th
+    filter of configs[task].filter_list in the results_<date>.json beside
+    it.  Return the notes; with no results file, or counts that do not
+    fit its filters, a repeated document is refused, saying why."""
+    counts = collections.Counter(str(r.get("doc_id")) for _, r in rows)
+    if max(counts.values()) == 1:
+        return []
+    task, stamp = _task_and_stamp(os.path.basename(path))
+    results = os.path.join(os.path.dirname(path), f"results_{stamp}.json")
+    names = _filter_list(results, task) if stamp else None
+    if not names or any(c % len(names) for c in counts.values()):
+        repeat = next(number for number, r in rows
+                      if counts[str(r.get("doc_id"))] > 1)
+        raise EvalDeltaError(
+            f"{path}:{repeat}: doc_id {rows[0][1].get('doc_id')!r} appears "
+            f"{max(counts.values())} times with no 'filter' key: an older "
+            f"lm-eval writes a line per filter, named in the run's "
+            f"results_{stamp or '<date>'}.json (configs.{task}.filter_list)"
+            + (", which does not list them" if names is not None else
+               ", which is not beside this file; put it there")
+            + "; --filter then picks one")
+    seen = collections.Counter()
+    for _, record in rows:
+        doc = str(record.get("doc_id"))
+        record["filter"] = names[seen[doc] % len(names)]
+        seen[doc] += 1
+    return [f"filters named from {os.path.basename(results)} (this older "
+            f"lm-eval writes a line per filter, in its filter_list order)"]
+
+
+def _filter_list(results, task):
+    """Return the filter names of *task* in an lm-eval results file, []
+    if it lists none, None if there is no such file."""
+    if not os.path.isfile(results):
+        return None
+    doc = _load_json(results)
+    config = (doc.get("configs") or {}).get(task) if isinstance(
+        doc, dict) else None
+    listed = config.get("filter_list") if isinstance(config, dict) else None
+    return [str(f.get("name")) for f in listed or ()
+            if isinstance(f, dict)]
 
 
 def _by_filter(labelled):
@@ -5784,12 +6086,40 @@ def _by_filter(labelled):
 
 
 # Inspect (UK AISI inspect_ai): a .eval log is a zip archive holding
-# samples/<id>_epoch_<n>.json, a .json log one object with "samples".  A
-# sample has an id, an epoch and scores {scorer: {"value": ...}}; a value
-# is a letter (C 1, P 0.5, I and N 0, as Inspect's value_to_float), a
-# number, a bool, or a dict of named values, each its own metric.
+# samples/<id>_epoch_<n>.json, a .json log one object with "samples"; both
+# are written as logs/<date>_<task>_<id>.{eval,json}.  A sample has an id,
+# an epoch and scores {scorer: {"value": ...}}; a value is a letter (C 1,
+# P 0.5, I and N 0, as Inspect's value_to_float), a number, a bool, or a
+# dict of named values, each its own metric.  A sample with no scores and
+# no error was never scored (inspect score scores it); NaN is Inspect's
+# unscored value.
 
 _INSPECT_LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
+
+
+def _is_inspect(head):
+    if head.bytes[:4] == b"PK\x03\x04" or head.name.endswith(".eval"):
+        return True
+    doc = head.document()
+    return doc is not None and isinstance(doc.get("eval"), dict) and (
+        "samples" in doc or "results" in doc or "status" in doc)
+
+
+def _inspect_runs(path):
+    found = []
+    for folder, files in _walk(path, 1):
+        for name in files:
+            file = os.path.join(folder, name)
+            if name.endswith(".eval") or (
+                    name.endswith(".json") and _is_inspect(_Head(file))):
+                stem = name.rsplit(".", 1)[0]
+                parts = stem.split("_")
+                if len(parts) >= 3 and re.match(r"\d{4}-\d\d-\d\dT", stem):
+                    found.append(_Found("_".join(parts[1:-1]), parts[0],
+                                        file))
+                else:
+                    found.append(_Found(stem, "", file))
+    return found
 
 
 def _inspect_value(value):
@@ -5809,102 +6139,194 @@ def _inspect_value(value):
     return value                   # left as it is: the reader names it
 
 
+def _inspect_scores(sample, how, scorers):
+    """Return {field: value} of a sample's scores ({} if unscored)."""
+    scores = sample.get("scores")
+    out = {}
+    for scorer, score in (scores.items() if isinstance(scores, dict)
+                          else ()):
+        if scorer not in scorers:
+            scorers.append(scorer)
+        if how.scorer is not None and scorer != how.scorer:
+            continue
+        value = score.get("value") if isinstance(score, dict) else score
+        named = (value.items() if isinstance(value, dict)
+                 else [(None, value)])
+        for key, part in named:
+            out[scorer if key is None else f"{scorer}.{key}"] = \
+                _inspect_value(part)
+    return out
+
+
 def _inspect_records(path, samples, how):
     """Return (labelled records, notes) of Inspect samples."""
-    labelled, errored, scorers = [], 0, []
+    labelled, left, scorers = [], collections.Counter(), []
     for sample in samples:
         if not isinstance(sample, dict):
             raise EvalDeltaError(f"{path}: a sample that is not an object")
         place = f"sample {sample.get('id')!r} epoch {sample.get('epoch', 1)}"
-        scores = sample.get("scores")
-        if sample.get("error") or not isinstance(scores, dict) or not scores:
-            if how.allow_partial:
-                errored += 1
-                continue
-            raise EvalDeltaError(
-                f"{path}: {place}: errored, no score; --allow-partial "
-                f"leaves errored samples out and says how many")
+        values = _inspect_scores(sample, how, scorers)
+        why = ("errored" if sample.get("error") else "never scored"
+               if not values or any(isinstance(v, float) and math.isnan(v)
+                                    for v in values.values()) else None)
+        if why:
+            left[why] += 1
+            if not how.allow_partial:
+                _refuse_inspect_sample(path, place, why, sample, len(samples))
+            continue
         record = {"id": str(sample.get("id")),
-                  "epoch": sample.get("epoch", 1), "metrics": []}
-        for scorer, score in scores.items():
-            if scorer not in scorers:
-                scorers.append(scorer)
-            if how.scorer is not None and scorer != how.scorer:
-                continue
-            value = score.get("value") if isinstance(score, dict) else score
-            named = (value.items() if isinstance(value, dict)
-                     else [(None, value)])
-            for key, part in named:
-                field = scorer if key is None else f"{scorer}.{key}"
-                record[field] = _inspect_value(part)
-                record["metrics"].append(field)
+                  "epoch": sample.get("epoch", 1), "metrics": list(values)}
+        record.update(values)
         labelled.append((place, record))
     if how.scorer is not None and how.scorer not in scorers:
         raise EvalDeltaError(f"{path}: no scorer {how.scorer!r}; the "
                              f"scorers are {', '.join(scorers) or 'none'}")
+    if not labelled:
+        raise EvalDeltaError(
+            f"{path}: none of its {len(samples)} samples has a score ("
+            + ", ".join(f"{n} {why}" for why, n in left.items())
+            + "): nothing to compare")
     labelled, notes = _epochs(labelled, how)
-    if errored:
-        notes += (f"{errored} errored samples left out (--allow-partial)",)
+    notes += tuple(f"{n} {why} samples left out (--allow-partial)"
+                   for why, n in left.items())
     return labelled, notes
 
 
-def _read_inspect(path, how):
-    if path.lower().endswith(".json"):
-        return _read_inspect_json(path, _load_json(path), how)
-    samples = []
+def _refuse_inspect_sample(path, place, why, sample, total):
+    if why == "errored":
+        error = sample.get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+        text = " ".join(str(message).split())
+        raise EvalDeltaError(
+            f"{path}: {place}: errored ({text[:80]}{'...' * (len(text) > 80)})"
+            f", so it has no score; --allow-partial leaves errored samples "
+            f"out and says how many")
+    raise EvalDeltaError(
+        f"{path}: {place}: never scored (no score and no error): score the "
+        f"log first (inspect score {shlex.quote(path)}), or leave unscored "
+        f"samples out with --allow-partial")
+
+
+def _read_inspect(head, how):
+    path = head.path
+    doc = None if head.bytes[:4] == b"PK\x03\x04" else head.document()
+    if doc is not None:
+        return _inspect_source(path, doc.get("samples", _MISSING), doc, how)
+    samples, header = [], {}
     try:
         with zipfile.ZipFile(path) as archive:
             names = sorted(n for n in archive.namelist()
                            if n.startswith("samples/") and n.endswith(".json"))
             for name in names:
                 with archive.open(name) as member:
-                    samples.append(json.load(member))
+                    samples.append(_inspect_json(member.read(), path, name))
+            if "header.json" in archive.namelist():
+                header = _inspect_json(archive.read("header.json"), path,
+                                       "header.json")
     except NotImplementedError:
         raise EvalDeltaError(
             f"{path}: compressed with zstd, which Python reads from 3.14 "
-            f"on; convert it with 'inspect log convert {path} --to json', "
-            f"or use Python 3.14") from None
-    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+            f"on; convert it with 'inspect log convert {shlex.quote(path)} "
+            f"--to json', or use Python 3.14") from None
+    except (zipfile.BadZipFile, OSError) as exc:
         raise EvalDeltaError(f"{path}: not a readable Inspect .eval log "
                              f"({exc})") from None
-    if not names:
-        raise EvalDeltaError(f"{path}: no samples in this Inspect log")
-    return _listed_source(path, *_inspect_records(path, samples, how))
+    return _inspect_source(path, samples, header, how)
 
 
-def _read_inspect_json(path, doc, how):
-    samples = doc.get("samples")
+def _inspect_json(data, path, name):
+    """Return the JSON value of a member of an Inspect .eval archive."""
+    try:
+        return json.loads(data, parse_constant=float)
+    except ValueError as exc:
+        raise EvalDeltaError(f"{path}: {name}: malformed JSON: "
+                             f"{getattr(exc, 'msg', exc)}") from None
+
+
+def _inspect_source(path, samples, header, how):
+    """Return the Source of an Inspect log's samples, or say why none."""
+    status = header.get("status") if isinstance(header, dict) else None
+    if samples is _MISSING:
+        raise EvalDeltaError(
+            f"{path}: an Inspect log header with no samples (written with "
+            f"--no-log-samples, or saved header only); compare needs the "
+            f"log with its samples")
     if not isinstance(samples, list) or not samples:
-        raise EvalDeltaError(f"{path}: no samples in this Inspect log")
+        raise EvalDeltaError(
+            f"{path}: no samples in this Inspect log"
+            + (f" (status {status})" if status else ""))
     return _listed_source(path, *_inspect_records(path, samples, how))
 
 
-# HELM: per_instance_stats.json is a list of {instance_id,
+# HELM: a run directory (benchmark_output/runs/<suite>/<run spec>/) holds
+# per_instance_stats.json, the per-item stats read here, beside
+# run_spec.json, scenario.json and stats.json (aggregates and configs, not
+# read).  per_instance_stats.json is a list of {instance_id,
 # train_trial_index, perturbation, stats: [{name: {name, split, ...},
-# mean}]}; an item's score for a metric is the mean of the stat of that
-# name on the test split, unperturbed.  The item is (instance, trial).
+# mean}]}; an item's score for a metric is the stat of that name on one
+# split, unperturbed; the item is (instance, trial).  A run may hold test
+# and valid instances: the test split is read (stats.json reports each
+# split apart), or the one split there is, and the rest are counted out.
+# Bookkeeping stats (token counts, run times, finish reasons) are not
+# metrics unless --metric names them.
 
-def _read_helm(path, how):
+_HELM_BOOKKEEPING = ("num_", "finish_reason_", "training_", "inference_",
+                     "batch_size", "prompt_truncated", "max_prob")
+
+
+def _is_helm(head):
+    return (head.text.startswith("[") and '"instance_id"' in head.text
+            and '"stats"' in head.text)
+
+
+def _helm_runs(path):
+    return [_Found(os.path.basename(folder) if folder != path
+                   else os.path.basename(os.path.abspath(path)), "",
+                   os.path.join(folder, "per_instance_stats.json"))
+            for folder, files in _walk(path, 2)
+            if "per_instance_stats.json" in files]
+
+
+def _read_helm(head, how):
+    path = head.path
     doc = _load_json(path)
     if not isinstance(doc, list):
         raise EvalDeltaError(f"{path}: expected HELM's list of instances")
+    entries = [e for e in doc if isinstance(e, dict)
+               and not e.get("perturbation")]
+    splits = collections.Counter(_helm_split(e) for e in entries)
+    split = ("test" if "test" in splits else
+             min(map(str, splits.keys() - {None}), default=None))
     labelled = []
-    splits = {name.get("split") for entry in doc
-              for name, _ in _helm_stats(entry)}
-    split = ("test" if "test" in splits
-             else min(map(str, splits - {None}), default=None))
-    for entry in doc:
-        if not isinstance(entry, dict) or entry.get("perturbation"):
+    for entry in entries:
+        if _helm_split(entry) != split:
             continue
         trial = entry.get("train_trial_index", 0)
-        record = {"id": f"{entry.get('instance_id')}/{trial}"}
+        record = {"id": f"{entry.get('instance_id')}/{trial}", "metrics": []}
         for name, mean in _helm_stats(entry):
             if not name.get("perturbation") and name.get("split") == split:
-                record[str(name.get("name"))] = mean
+                stat = str(name.get("name"))
+                record[stat] = mean
+                if not stat.startswith(_HELM_BOOKKEEPING):
+                    record["metrics"].append(stat)
         labelled.append((f"instance {entry.get('instance_id')} trial "
                          f"{trial}", record))
-    return _listed_source(path, labelled,
-                          (f"HELM {split} split, unperturbed",))
+    notes = [f"HELM {split} split, unperturbed; token counts, run times "
+             f"and finish reasons are not compared unless --metric names "
+             f"them"]
+    others = [f"{n} {s}-split instance{'s' * (n > 1)}"
+              for s, n in sorted(splits.items(), key=str) if s != split]
+    if others:
+        notes.append(f"{', '.join(others)} left out (the "
+                     f"{split} split is read; stats.json reports each split "
+                     f"apart)")
+    return _listed_source(path, labelled, notes)
+
+
+def _helm_split(entry):
+    """Return the split of a HELM instance's (unperturbed) stats."""
+    return next((name.get("split") for name, _ in _helm_stats(entry)
+                 if not name.get("perturbation")), None)
 
 
 def _helm_stats(entry):
@@ -5918,8 +6340,14 @@ def _helm_stats(entry):
 # OpenAI evals: a record file holds a "spec" line, then events {sample_id,
 # type, data}, in any order; "match" events carry data.correct per sample.
 
-def _read_openai_evals(path, how):
-    labelled, graded = [], 0
+def _is_openai_evals(head):
+    first = head.first()
+    return first is not None and ("spec" in first or {
+        "sample_id", "type", "data"} <= first.keys())
+
+
+def _read_openai_evals(head, how):
+    path, labelled, graded = head.path, [], 0
     scores = how.choice_scores
     for start, lines in _lines(path):
         for number, line in enumerate(lines, start):
@@ -5950,15 +6378,344 @@ def _read_openai_evals(path, how):
     return _listed_source(path, *_epochs(labelled, how))
 
 
-# Any JSON document: a framework's object (Inspect's .json log, promptfoo,
-# DeepEval, OpenCompass) or records under a key named by --records.
+# promptfoo: `promptfoo eval -o results.json` holds every system (provider,
+# or provider and prompt where there are several prompts) in one file:
+# results.results[] with testIdx, testCase, provider, success, score,
+# namedScores; -o results.jsonl a result a line.  It is read as one wide
+# file, a column per system (success) and per system and score
+# (SYSTEM.score, SYSTEM.NAME).  An item is its test case (its description
+# and vars), never its index: two evals both number their tests from 0.
+# Repeats of a test (--repeat) share its testCase: epochs of one item.
+# failureReason 2 is an API error, not a wrong answer.  A test that some
+# systems never ran (a test limited to some prompts) is a missing cell:
+# compare with --allow-partial compares the tests both systems ran.
 
-def _read_document(path, how):
-    doc = _load_json(path)
-    if isinstance(doc, list):
-        return _table_source(path)
-    if not isinstance(doc, dict):
-        raise EvalDeltaError(f"{path}: a JSON document that holds no records")
+def _is_promptfoo_lines(head):
+    first = head.first()
+    return first is not None and {"testIdx", "provider", "success"} <= \
+        first.keys()
+
+
+def _is_promptfoo(head):
+    doc = head.document()
+    inner = doc.get("results") if doc is not None else None
+    return isinstance(inner, dict) and isinstance(inner.get("results"), list)
+
+
+def _read_promptfoo(head, how):
+    return _promptfoo_source(head.path, head.document()["results"]["results"],
+                             how)
+
+
+def _read_promptfoo_lines(head, how):
+    path = head.path
+    results = [_json_object(line, f"{path}:{number}")
+               for start, lines in _lines(path)
+               for number, line in enumerate(lines, start) if line.strip()]
+    return _promptfoo_source(path, results, how)
+
+
+def _promptfoo_source(path, results, how):
+    prompts = {_prompt_label(r) for r in results if isinstance(r, dict)}
+    cells, systems, errored = {}, [], set()
+    for number, result in enumerate(results, 1):
+        if not isinstance(result, dict):
+            raise EvalDeltaError(f"{path}: result {number} is not an object")
+        system = _promptfoo_system(result, len(prompts) > 1)
+        item = _promptfoo_test(result)
+        if result.get("failureReason") == 2:
+            if not how.allow_partial:
+                _refuse_api_error(path, results, number, item, system)
+            errored.add(item)
+            continue
+        if system not in systems:
+            systems.append(system)
+        values = {system: result.get("success"),
+                  f"{system}.score": result.get("score")}
+        named = result.get("namedScores")
+        if isinstance(named, dict):
+            values.update((f"{system}.{k}", v) for k, v in named.items())
+        row = cells.setdefault(item, {})
+        for column, value in values.items():
+            row.setdefault(column, []).append(value)
+    labelled, most = [], 1
+    columns = {c: None for row in cells.values() for c in row}
+    for item, row in cells.items():
+        if item in errored:
+            continue
+        record = dict(id=item, **columns)    # a test a system did not run
+        for column, values in row.items():
+            most = max(most, len(values))
+            record[column] = _mean_of(values)
+        labelled.append((f"test {item}", record))
+    if not labelled:
+        raise EvalDeltaError(f"{path}: every test has an API error "
+                             f"(failureReason 2): nothing was answered")
+    notes = [f"systems {', '.join(systems)}: one column each; a test is "
+             f"its description and vars"]
+    if most > 1:
+        notes.append(f"up to {most} repeats per test, averaged")
+    if errored:
+        notes.append(f"{len(errored)} tests with API errors left out "
+                     f"(--allow-partial)")
+    return _listed_source(path, labelled, notes, "promptfoo", systems)
+
+
+def _refuse_api_error(path, results, number, item, system):
+    """Raise the error of a promptfoo result that is an API error."""
+    count = sum(isinstance(r, dict) and r.get("failureReason") == 2
+                for r in results)
+    if count == len(results):
+        raise EvalDeltaError(f"{path}: all {count} results are API errors "
+                             f"(failureReason 2): no test was answered")
+    raise EvalDeltaError(
+        f"{path}: result {number} (test {item}, {system}): an API error, not "
+        f"a wrong answer ({count} of {len(results)} results); "
+        f"--allow-partial leaves tests with errors out")
+
+
+def _promptfoo_test(result):
+    """Return the id of a promptfoo result's test: its description and
+    vars (as JSON), else its testIdx where it has no test case."""
+    test = result.get("testCase")
+    if not isinstance(test, dict):
+        return f"#{result.get('testIdx')}"
+    described = test.get("description")
+    values = json.dumps(test.get("vars", result.get("vars")), sort_keys=True,
+                        ensure_ascii=False, separators=(",", ":"))
+    return f"{described} {values}" if described else values
+
+
+def _prompt_label(result):
+    prompt = result.get("prompt")
+    return str(prompt.get("label")) if isinstance(prompt, dict) else None
+
+
+def _promptfoo_system(result, several_prompts):
+    provider = result.get("provider")
+    if isinstance(provider, dict):
+        provider = provider.get("label") or provider.get("id")
+    name = str(provider)
+    return f"{name} | {_prompt_label(result)}" if several_prompts else name
+
+
+# DeepEval: deepeval test run writes .deepeval/.latest_test_run.json as
+# {"testRunData": test run} and older versions the test run bare
+# (.temp_test_run_data.json, test_run_<ts>.json): testCases[] with name
+# (the item) and metricsData[] {name, score, success}.  One evaluate()
+# names its cases test_case_0, 1, ...; a run of two evaluate() calls on the
+# same inputs names a case twice: one item, its metrics merged (a metric
+# scored twice is averaged, as epochs); a name given to two inputs is
+# refused.
+
+def _is_deepeval(head):
+    doc = head.document()
+    if doc is None:
+        return False
+    run = doc.get("testRunData", doc)
+    return isinstance(run, dict) and isinstance(run.get("testCases"), list)
+
+
+def _deepeval_runs(path):
+    # test_run_<date>.json sort by date; .latest_test_run.json is the newest
+    return [_Found("test run", "~latest" if "latest" in name else
+                   name.rsplit(".", 1)[0], os.path.join(folder, name))
+            for folder, files in _walk(path, 1) for name in files
+            if name.endswith(".json") and (name.startswith("test_run_") or
+                                           name.startswith(".latest_test_run")
+                                           or name.startswith(".temp_test_run"))
+            and _is_deepeval(_Head(os.path.join(folder, name)))]
+
+
+def _read_deepeval(head, how):
+    path, doc = head.path, head.document()
+    cases = doc.get("testRunData", doc)["testCases"]
+    items, inputs = {}, {}
+    for number, case in enumerate(cases, 1):
+        if not isinstance(case, dict):
+            raise EvalDeltaError(f"{path}: test case {number} is not an "
+                                 f"object")
+        item = str(case.get("name", number))
+        text = case.get("input")
+        if inputs.setdefault(item, text) != text:
+            raise EvalDeltaError(
+                f"{path}: test case {number}: the name {item!r} is given to "
+                f"two different inputs, so items cannot be told apart; name "
+                f"the test cases (LLMTestCase(name=...)) or compare runs of "
+                f"one evaluate() each")
+        record = items.setdefault(item, {"id": item, "metrics": []})
+        data = case.get("metricsData")
+        for metric in data if isinstance(data, list) else ():
+            if isinstance(metric, dict):
+                name = str(metric.get("name"))
+                record.setdefault(f"_{name}", []).append(metric.get("score"))
+                if name not in record["metrics"]:
+                    record["metrics"].append(name)
+    labelled = []
+    for item, record in items.items():
+        for name in record["metrics"]:
+            record[name] = _mean_of(record.pop(f"_{name}"))
+        labelled.append((f"test case {item!r}", record))
+    notes = []
+    if len(items) < len(cases):
+        notes.append(f"{len(cases) - len(items)} test cases named again "
+                     f"(a second evaluate() on the same inputs): one item "
+                     f"each, their metrics merged")
+    return _listed_source(path, labelled, notes)
+
+
+# OpenCompass writes outputs/<date>/ with predictions/<model>/<dataset>.json
+# ({"0": {"origin_prompt", "prediction", "gold"}, ...}: every run) and
+# results/<model>/<dataset>.json (the aggregate, and per-item "details"
+# only with --dump-eval-details: example_abbr is the item, correct or
+# is_correct a bool or a list with one entry per repeat).  A results file
+# with details is read; else its predictions, an item correct when its
+# prediction equals its gold label (as OpenCompass's AccEvaluator counts
+# post-processed predictions: a dataset whose evaluator post-processes
+# or scores otherwise needs the details, and the report says which).
+
+def _is_opencompass(head):
+    doc = head.document()
+    return doc is not None and (
+        isinstance(doc.get("details"), (list, dict))
+        or _is_predictions(doc))
+
+
+def _is_predictions(doc):
+    return bool(doc) and all(isinstance(v, dict) and "prediction" in v
+                             for v in doc.values())
+
+
+def _opencompass_runs(path):
+    found = {}
+    for folder, files in _walk(path, 4):
+        kind = os.path.basename(os.path.dirname(folder))
+        if kind not in ("predictions", "results"):
+            continue
+        stamp = os.path.basename(os.path.dirname(os.path.dirname(folder)))
+        model = os.path.basename(folder)
+        for name in files:
+            if name.endswith(".json"):
+                key = (model, name[:-5], stamp)
+                file = os.path.join(folder, name)
+                if kind == "predictions" or b'"details"' in _head_bytes(file):
+                    found.setdefault(key, {})[kind] = file
+    models = {model for model, _, _ in found}
+    return [_Found(dataset if len(models) == 1 else f"{model}/{dataset}",
+                   stamp, files.get("results", files.get("predictions")))
+            for (model, dataset, stamp), files in found.items()]
+
+
+def _read_opencompass(head, how):
+    path, doc = head.path, head.document()
+    if not isinstance(doc.get("details"), (list, dict)):
+        return _read_predictions(path, doc, how)
+    details = doc["details"]
+    entries = (details.items() if isinstance(details, dict)
+               else enumerate(details))
+    labelled = []
+    for key, entry in entries:
+        if not isinstance(entry, dict):
+            raise EvalDeltaError(f"{path}: details {key!r} is not an object")
+        item = str(entry.get("example_abbr", key))
+        value = entry.get("correct", entry.get("is_correct"))
+        for epoch, part in enumerate(value if isinstance(value, list)
+                                     else [value]):
+            labelled.append((f"details {key!r}",
+                             {"id": item, "epoch": epoch, "correct": part}))
+    return _listed_source(path, *_epochs(labelled, how))
+
+
+def _read_predictions(path, doc, how):
+    labelled = []
+    for key, entry in doc.items():
+        prediction, gold = entry.get("prediction"), entry.get("gold")
+        if not isinstance(gold, (str, int, float)) or isinstance(gold, bool):
+            raise EvalDeltaError(
+                f"{path}: prediction {key!r}: gold is {type(gold).__name__}, "
+                f"not one label, so exact match cannot score it; read the "
+                f"results/ file written with --dump-eval-details")
+        correct = str(prediction).strip() == str(gold).strip()
+        labelled.append((f"prediction {key!r}", {"id": key,
+                                                 "correct": int(correct)}))
+    notes = ["OpenCompass predictions: correct where the prediction equals "
+             "the gold label (AccEvaluator's count on post-processed "
+             "predictions; a dataset scored otherwise needs results/ "
+             "written with --dump-eval-details)"]
+    return _listed_source(path, labelled, notes)
+
+
+# Files that hold no per-item results, recognised to say so and where the
+# per-item file is: lm-eval's results_<date>.json, HELM's stats.json,
+# run_spec.json and scenario.json, OpenCompass's results/ without details,
+# simple-evals' metrics file and its _allresults.json (conversations with
+# no item ids: pairing them by position is refused), lighteval's parquet
+# (the standard library cannot read it) and git-lfs pointers.
+
+_AGGREGATES = (
+    (lambda h, d: d is not None and isinstance(d.get("results"), dict)
+     and ("configs" in d or "versions" in d),
+     "lm-eval's results file: aggregates only; the per-item results are the "
+     "samples_<task>_<date>.jsonl beside it (written with --log_samples)"),
+    (lambda h, d: h.name in ("stats.json", "run_spec.json", "scenario.json",
+                             "scenario_state.json") and h.text[:1] in "[{",
+     "a HELM run's {name}, not its per-item stats: read the run directory "
+     "or its per_instance_stats.json"),
+    (lambda h, d: d is not None and "convos" in d and "htmls" in d,
+     "simple-evals' _allresults.json: conversations with no item ids and no "
+     "per-item scores, so runs could be paired only by position, which is "
+     "refused; write each item's id and score (CSV or JSONL) to compare"),
+    (lambda h, d: h.text.startswith("{") and _numbers_only(h),
+     "aggregate figures only ({shown}), no per-item results: read the "
+     "per-item file (OpenCompass: predictions/<model>/<dataset>.json, or "
+     "results/ written with --dump-eval-details)"),
+)
+
+
+def _numbers_only(head):
+    doc = head.document()
+    return bool(doc) and all(type(v) in (int, float) or (
+        isinstance(v, str) and not v.strip()) for v in doc.values())
+
+
+def _aggregate_message(head):
+    doc = head.document() if head.text.startswith("{") else None
+    for test, message in _AGGREGATES:
+        if test(head, doc):
+            shown = ", ".join(f"{k} {v}" for k, v in list(
+                (_numbers_only(head) and doc or {}).items())[:3])
+            return message.format(name=head.name, shown=shown)
+    return None
+
+
+def _read_aggregate(head, how):
+    raise EvalDeltaError(f"{head.path}: {_aggregate_message(head)}")
+
+
+def _is_lfs_pointer(head):
+    return head.bytes.startswith(b"version https://git-lfs.github.com/spec/")
+
+
+def _read_lfs_pointer(head, how):
+    raise EvalDeltaError(
+        f"{head.path}: a git-lfs pointer ({len(head.bytes)} bytes), not the "
+        f"file itself: fetch it with git lfs pull --include "
+        f"{shlex.quote(head.path)}")
+
+
+def _read_parquet(head, how):
+    raise EvalDeltaError(
+        f"{head.path}: parquet, which the standard library cannot read "
+        f"(lighteval writes its details so); convert it once: python -c \"import pandas "
+        f"as p, sys; p.read_parquet(sys.argv[1]).to_json(sys.argv[2], "
+        f"orient='records', lines=True)\" {shlex.quote(head.path)} "
+        f"details.jsonl")
+
+
+# Any JSON object: records under the key named by --records.
+
+def _read_document(head, how):
+    path, doc = head.path, head.document()
     if how.records is not None:
         records = _field(doc, how.records)
         if (not isinstance(records, list)
@@ -5967,20 +6724,11 @@ def _read_document(path, how):
                                  f"records")
         return _listed_source(path, [(f"{how.records}[{i}]", r)
                                      for i, r in enumerate(records)])
-    if isinstance(doc.get("samples"), list) and "eval" in doc:
-        return _read_inspect_json(path, doc, how)
-    inner = doc.get("results")
-    if isinstance(inner, dict) and isinstance(inner.get("results"), list):
-        return _read_promptfoo(path, inner["results"], how)
-    if isinstance(doc.get("testCases"), list):
-        return _read_deepeval(path, doc["testCases"])
-    if isinstance(doc.get("details"), (list, dict)):
-        return _read_opencompass(path, doc["details"], how)
     lists = [f"{key} ({size} records)" for key, size in _record_lists(doc)]
     raise EvalDeltaError(
-        f"{path}: a JSON object, not a list of records; lists of records "
-        f"in it: {', '.join(lists) or 'none'}; name the one to read with "
-        f"--records KEY")
+        f"{path}: a JSON object that no framework reader knows, not a list "
+        f"of records; lists of records in it: {', '.join(lists) or 'none'}; "
+        f"name the one to read with --records KEY")
 
 
 def _record_lists(doc, prefix="", depth=3):
@@ -5997,238 +6745,46 @@ def _record_lists(doc, prefix="", depth=3):
             yield from _record_lists(value, f"{prefix}{key}.", depth - 1)
 
 
-# promptfoo: `promptfoo eval -o results.json` holds every system (provider,
-# or provider and prompt where there are several prompts) in one file:
-# results.results[] with testIdx, testCase, provider, success, score,
-# namedScores.  It is read as one wide file, a column per system (success)
-# and per system and score (SYSTEM.score, SYSTEM.NAME).  Repeats of a test
-# (--repeat) share its testCase: epochs of one item.  failureReason 2 is
-# an API error, not a wrong answer.
-
-def _read_promptfoo(path, results, how):
-    prompts = {_prompt_label(r) for r in results if isinstance(r, dict)}
-    cells, names, systems, errored = {}, {}, [], set()
-    for number, result in enumerate(results, 1):
-        if not isinstance(result, dict):
-            raise EvalDeltaError(f"{path}: result {number} is not an object")
-        system = _promptfoo_system(result, len(prompts) > 1)
-        test = result.get("testCase")
-        key = (json.dumps(test, sort_keys=True) if test is not None
-               else str(result.get("testIdx")))
-        item = names.setdefault(key, f"test {result.get('testIdx')}")
-        if result.get("failureReason") == 2:
-            if not how.allow_partial:
-                raise EvalDeltaError(
-                    f"{path}: result {number} ({item}, {system}): an API "
-                    f"error, not a wrong answer; --allow-partial leaves "
-                    f"items with errors out")
-            errored.add(item)
-            continue
-        if system not in systems:
-            systems.append(system)
-        values = {system: result.get("success"),
-                  f"{system}.score": result.get("score")}
-        named = result.get("namedScores")
-        if isinstance(named, dict):
-            values.update((f"{system}.{k}", v) for k, v in named.items())
-        row = cells.setdefault(item, {})
-        for column, value in values.items():
-            row.setdefault(column, []).append(value)
-    labelled, most = [], 1
-    for item, row in cells.items():
-        if item in errored:
-            continue
-        record = {"id": item}
-        for column, values in row.items():
-            most = max(most, len(values))
-            record[column] = _mean_of(values)
-        labelled.append((item, record))
-    notes = [f"systems {', '.join(systems)}: one column each"]
-    if most > 1:
-        notes.append(f"up to {most} repeats per test, averaged")
-    if errored:
-        notes.append(f"{len(errored)} tests with API errors left out "
-                     f"(--allow-partial)")
-    return _listed_source(path, labelled, notes, "promptfoo", systems)
+def _read_table(head, how):
+    return _table_source(head.path)
 
 
-def _read_promptfoo_lines(path, how):
-    """promptfoo's -o results.jsonl: one result a line."""
-    results = [_json_object(line, f"{path}:{number}")
-               for start, lines in _lines(path)
-               for number, line in enumerate(lines, start) if line.strip()]
-    return _read_promptfoo(path, results, how)
-
-
-def _prompt_label(result):
-    prompt = result.get("prompt")
-    return str(prompt.get("label")) if isinstance(prompt, dict) else None
-
-
-def _promptfoo_system(result, several_prompts):
-    provider = result.get("provider")
-    if isinstance(provider, dict):
-        provider = provider.get("label") or provider.get("id")
-    name = str(provider)
-    return f"{name} | {_prompt_label(result)}" if several_prompts else name
-
-
-def _mean_of(values):
-    """Return the exact mean of numbers (rounded once), the value itself
-    if there is one, else None (missing: the metric reader names it)."""
-    if len(values) == 1:
-        return values[0]
-    if all(type(v) in (int, float, bool) for v in values):
-        return float(sum(map(_exact, values)) / len(values))
-    return None
-
-
-# DeepEval: test_run_<ts>.json holds testCases[] with name (the item) and
-# metricsData[] {name, score, success}.
-
-def _read_deepeval(path, cases):
-    labelled = []
-    for number, case in enumerate(cases, 1):
-        if not isinstance(case, dict):
-            raise EvalDeltaError(f"{path}: test case {number} is not an "
-                                 f"object")
-        record = {"id": str(case.get("name", number)), "metrics": []}
-        data = case.get("metricsData")
-        for metric in data if isinstance(data, list) else ():
-            if isinstance(metric, dict):
-                name = str(metric.get("name"))
-                record[name] = metric.get("score")
-                record["metrics"].append(name)
-        labelled.append((f"test case {record['id']!r}", record))
-    return _listed_source(path, labelled)
-
-
-# OpenCompass: results/<model>/<dataset>.json with details (a list, or an
-# object keyed by index): example_abbr is the item, correct (or
-# is_correct) a bool or a list with one entry per repeat.
-
-def _read_opencompass(path, details, how):
-    entries = (details.items() if isinstance(details, dict)
-               else enumerate(details))
-    labelled = []
-    for key, entry in entries:
-        if not isinstance(entry, dict):
-            raise EvalDeltaError(f"{path}: details {key!r} is not an object")
-        item = str(entry.get("example_abbr", key))
-        value = entry.get("correct", entry.get("is_correct"))
-        for epoch, part in enumerate(value if isinstance(value, list)
-                                     else [value]):
-            labelled.append((f"details {key!r}",
-                             {"id": item, "epoch": epoch, "correct": part}))
-    return _listed_source(path, *_epochs(labelled, how))
-
-
-def _read_lighteval(path, how):
-    raise EvalDeltaError(
-        f"{path}: parquet, which the standard library cannot read; convert "
-        f"it once: python -c \"import pandas as p, sys; "
-        f"p.read_parquet(sys.argv[1]).to_json(sys.argv[2], orient='records',"
-        f" lines=True)\" {path} details.jsonl")
-
-
-def _read_table(path, how):
-    return _table_source(path)
-
-
-_READERS = {
-    "table": _Reader(_read_table, "CSV, TSV, JSONL or a JSON array of "
-                                  "records, optionally gzipped"),
-    "lm-eval": _Reader(_read_lm_eval, "lm-evaluation-harness "
-                                      "samples_<task>_<date>.jsonl"),
-    "inspect": _Reader(_read_inspect, "Inspect .eval or .json log"),
-    "helm": _Reader(_read_helm, "HELM per_instance_stats.json"),
-    "openai-evals": _Reader(_read_openai_evals, "OpenAI evals record "
-                                                "file (match events)"),
-    "promptfoo": _Reader(_read_promptfoo_lines, "promptfoo results.jsonl "
-                                                "(results.json is a "
-                                                "document)"),
-    "document": _Reader(_read_document, "a JSON object: promptfoo "
-                                        "results.json, DeepEval test_run, "
-                                        "OpenCompass results, or records "
-                                        "under --records KEY"),
-    "lighteval": _Reader(_read_lighteval, "lighteval parquet details "
-                                          "(says how to convert)"),
-}
-
-
-def _runs_in_directory(path, how):
-    """Return the files of runs in a directory a framework wrote: HELM's
-    per_instance_stats.json, lm-eval's samples_*.jsonl or Inspect logs
-    (.eval, .json), those of --task if given."""
-    found = []
-    for folder, _, files in os.walk(path):
-        if folder[len(path):].count(os.sep) > 2:
-            continue
-        for name in sorted(files):
-            if (name == "per_instance_stats.json" or name.endswith(".eval")
-                    or name.startswith("samples_") and ".jsonl" in name
-                    or name.endswith(".json") and folder == path):
-                found.append(os.path.join(folder, name))
-    found.sort()
-    if how.task is not None:
-        found = [f for f in found if how.task in os.path.basename(f)
-                 or how.task in f[len(path):]]
-    return found
-
-
-def _one_run(path, found, how):
-    """Return the one file of *found*, or say how to pick one."""
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise EvalDeltaError(f"{path}: a directory with no run to read"
-                             + (f" for --task {how.task}" if how.task
-                                else ""))
-    shown = ", ".join(os.path.relpath(f, path) for f in found[:6])
-    raise EvalDeltaError(f"{path}: a directory with {len(found)} runs "
-                         f"({shown}{', ...' if len(found) > 6 else ''}); "
-                         f"pick one with --task NAME or name the file, or "
-                         f"read them all as subsets with --by task")
-
-
-def _task_name(path):
-    """Return the task a run file is of: lm-eval's samples_<task>_<date>.
-
-    >>> _task_name("out/samples_mmlu_anatomy_2024-05-01T10-00-00.123.jsonl")
-    'mmlu_anatomy'
-    """
-    name = os.path.basename(path)
-    for ending in (".gz", ".jsonl", ".json", ".eval"):
-        name = name[:-len(ending)] if name.endswith(ending) else name
-    if name.startswith("samples_"):
-        name = name[len("samples_"):]
-        cut = name.rfind("_20")
-        name = name[:cut] if cut > 0 else name
-    return name
-
-
-def _tasks_source(path, found, how):
-    """Return one Source of every run in *found*: each record gains the
-    field task (its file's task) and its id is prefixed with it, since
-    ids repeat across tasks (--by task)."""
-    labelled, notes = [], []
-    for file in found:
-        source = open_source(file, how._replace(all_tasks=False))
-        task = _task_name(file)
-        for numbers, records in source.batches:
-            if source.fields is not None:
-                records = [dict(zip(source.fields, r)) for r in records]
-            for number, record in zip(numbers, records):
-                record = dict(record, task=task)
-                for key in _ID_FIELDS:
-                    if key in record:
-                        record[key] = f"{task}/{record[key]}"
-                        break
-                labelled.append((source.where(number), record))
-        notes += [f"{task}: {note}" for note in source.notes]
-    notes.insert(0, f"{len(found)} tasks read as one run, a field task each")
-    source = _listed_source(path, labelled, notes)
-    return source._replace(where=lambda number: labelled[number - 1][0])
+_READERS = (
+    _Reader("lfs-pointer", "a git-lfs pointer where a file should be "
+            "(says how to fetch it)", _is_lfs_pointer, _read_lfs_pointer),
+    _Reader("inspect", "Inspect .eval or .json log (logs/<date>_<task>_<id>"
+            ".eval in a directory)", _is_inspect, _read_inspect,
+            _inspect_runs),
+    _Reader("lighteval", "lighteval parquet details (says how to convert)",
+            lambda h: h.bytes[:4] == b"PAR1" or h.name.endswith(".parquet"),
+            _read_parquet),
+    _Reader("helm", "HELM per_instance_stats.json, or the run directory "
+            "holding it", _is_helm, _read_helm, _helm_runs),
+    _Reader("openai-evals", "OpenAI evals record file (match events)",
+            _is_openai_evals, _read_openai_evals),
+    _Reader("lm-eval", "lm-evaluation-harness samples_<task>_<date>.jsonl, "
+            "or the output directory holding them", _is_lm_eval,
+            _read_lm_eval, _lm_eval_runs),
+    _Reader("promptfoo", "promptfoo results.json (-o results.json) or "
+            "results.jsonl", lambda h: _is_promptfoo_lines(h)
+            or _is_promptfoo(h), lambda h, how: (
+                _read_promptfoo_lines if _is_promptfoo_lines(h)
+                else _read_promptfoo)(h, how)),
+    _Reader("deepeval", "DeepEval test run (.deepeval/.latest_test_run.json"
+            ", test_run_<date>.json)", _is_deepeval, _read_deepeval,
+            _deepeval_runs),
+    _Reader("opencompass", "OpenCompass predictions/ or results/ "
+            "<model>/<dataset>.json, or the outputs/<date>/ directory",
+            _is_opencompass, _read_opencompass, _opencompass_runs),
+    _Reader("aggregate", "files of aggregates only (lm-eval results_*.json, "
+            "HELM stats.json, simple-evals): says where the per-item file is",
+            lambda h: _aggregate_message(h) is not None, _read_aggregate),
+    _Reader("document", "a JSON object with records under --records KEY",
+            lambda h: h.document() is not None, _read_document),
+    _Reader("table", "CSV, TSV, JSONL or a JSON array of records, "
+            "optionally gzipped", lambda h: True, _read_table),
+)
+_BY_NAME = {reader.name: reader for reader in _READERS}
 
 
 ## Report #####################################################################
@@ -7362,19 +7918,19 @@ def _add_reading(parser):
     """Add the options that say how to read a framework's files."""
     group = parser.add_argument_group(
         "eval frameworks' own files",
-        "read as they come; the format is detected from the file's name "
-        "and first bytes: " + "; ".join(
-            f"{name}: {reader.description}"
-            for name, reader in _READERS.items()))
-    group.add_argument("--from-format", choices=list(_READERS),
+        "read as they come, a file or the directory a framework wrote; "
+        "the format is detected from the file's name and first bytes: "
+        + "; ".join(f"{r.name}: {r.description}" for r in _READERS))
+    group.add_argument("--from-format", choices=list(_BY_NAME),
                        metavar="NAME", help="read the runs as this format "
-                       "instead of detecting it: " + ", ".join(_READERS))
+                       "instead of detecting it: " + ", ".join(_BY_NAME))
     group.add_argument("--records", metavar="KEY",
                        help="a JSON document's key holding the records "
                             "(dots reach in: results.items)")
     group.add_argument("--task", metavar="NAME",
                        help="in a directory a framework wrote, the task "
-                            "(or file name part) to read")
+                            "to read, by its exact name (lm-eval's "
+                            "winogrande, a HELM run's directory name)")
     group.add_argument("--filter", metavar="NAME",
                        help="lm-eval: the filter to keep (strict-match); "
                             "by default each filter is its own metric")
@@ -7867,13 +8423,15 @@ def _compare_run(args, how, path, rng):
     metrics, baseline, candidate = _metrics(args, baseline, candidate)
     margins = _margins(args.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
-    if candidate is None and args.allow_partial and \
-            baseline.kind != "promptfoo":
-        raise EvalDeltaError("--allow-partial is for two runs joined on "
-                             "their ids, or a promptfoo file's errors; this "
-                             "wide file has nothing to leave out")
     reading = [f"{source.path}: {note}" for source in (baseline, candidate)
                if source for note in source.notes]
+    left = [[0], [0]]
+    if args.allow_partial:
+        baseline = complete_rows(baseline, [f for m in metrics for f in (
+            m.a_field, m.b_field)[:2 if candidate is None else 1]], left[0])
+        if candidate is not None:
+            candidate = complete_rows(candidate, [m.b_field for m in metrics],
+                                      left[1])
     tallies, missing = read_tallies(baseline, candidate, metrics,
                                     id_field=args.id_col,
                                     cluster=args.cluster or args.by,
@@ -7897,6 +8455,9 @@ def _compare_run(args, how, path, rng):
     results += [c[0] for c in corpus]
     subsets += [row for c in corpus for row in c[1]]
     reading += [c[4] for c in corpus]
+    reading += [f"{source.path}: {_items(n, 'record')} missing a value "
+                f"left out (--allow-partial)"
+                for source, (n,) in zip((baseline, candidate), left) if n]
     return _Compared(names, results, subsets, max(dropped, missing), reading,
                      margins)
 
@@ -8098,7 +8659,7 @@ def _metrics(args, baseline, candidate):
                                  f"{', '.join(f[0] for f in fields)}")
     if candidate is not None and not args.metric:
         exclude = _not_metrics(args, baseline, candidate)
-        baseline, candidate = (watched(s, exclude)
+        baseline, candidate = (s if s.metrics else watched(s, exclude)
                                for s in (baseline, candidate))
     return [Metric(*f, kinds.get(f[0])) for f in fields], baseline, candidate
 

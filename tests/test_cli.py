@@ -150,7 +150,9 @@ HEADER = "item,system_a_correct,system_b_correct\n"
     ("item,a,b\n1,0,1\n", ":2: no column 'system_a_correct'; the columns "
                           "are item, a, b"),
     (HEADER + "1,0,1\n2,x,1\n", ":3: system_a_correct: not a number: 'x'"),
-    (HEADER + "1,0,\n", ":2: system_b_correct: missing value"),
+    (HEADER + "1,0,\n", ":2: system_b_correct: missing value; "
+                       "--allow-partial leaves out the items missing one, "
+                       "and counts them"),
     (HEADER + "1,0,1\n2,nan,1\n", ":3: system_a_correct: not a finite "
                                   "number: 'nan'"),
     (HEADER + "1,0,1\n2,1\n", ":3: 2 fields, the header has 3"),
@@ -265,7 +267,6 @@ def test_ctrl_c_ends_quietly_with_status_130(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["SHIPPED", "SHIPPED", "--a-col", "x"], "--a-col names a column of one"),
-    (["SHIPPED", "--allow-partial"], "--allow-partial is for two runs"),
     (["SHIPPED", "--json", "--format", "markdown"],
      "--json is --format json; it cannot go with --format markdown"),
     (["SHIPPED", "SHIPPED", "--metric", "m", "--metric", "m"],

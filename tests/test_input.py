@@ -46,7 +46,9 @@ def test_metric_missing_in_the_first_record_is_not_dropped(capsys, tmp_path):
     base[5]["f1"] = None
     a = jsonl(tmp_path, "a.jsonl", base)
     status, out, err = run(capsys, a, b, "--resamples", "50")
-    assert status == 2 and err.strip().endswith(f"{a}:6: f1: missing value")
+    assert status == 2 and err.strip().endswith(
+        f"{a}:6: f1: missing value; --allow-partial leaves out the items "
+        f"missing one, and counts them")
 
 
 def test_metric_appearing_after_the_first_record_is_refused(capsys, tmp_path):
