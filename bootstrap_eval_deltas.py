@@ -5264,11 +5264,13 @@ def _is_metric_value(value, table):
     return type(value) in (int, float, bool)
 
 
-def default_metrics(baseline, candidate, exclude):
+def default_metrics(baseline, candidate, exclude, skipped=None):
     """Return the fields compared when --metric names none (see above).
 
     A field that is a metric in one run's first record and something
-    else in the other's is an error naming both places.
+    else in the other's is an error naming both places.  Fields whose
+    names say they are no metric (not_a_metric) are left out, and named
+    with what they are in *skipped*, a dict, if given.
     """
     if baseline.metrics and (candidate.metrics or candidate.fields is None):
         theirs = candidate.metrics or tuple(
@@ -5297,6 +5299,10 @@ def default_metrics(baseline, candidate, exclude):
             if (name in exclude or name in found
                     or not _is_metric_value(value, run.fields is not None)):
                 continue
+            if not_a_metric(name):
+                if skipped is not None:
+                    skipped[name] = not_a_metric(name)
+                continue
             theirs = _field(other.first, name)
             if not _is_metric_value(theirs, other.fields is not None):
                 shown = ("missing" if _missing(theirs)
@@ -5307,6 +5313,56 @@ def default_metrics(baseline, candidate, exclude):
                     f"name the metrics to compare with --metric")
             found.append(name)
     return found
+
+
+# When nobody names the metrics, a field's name says what it is not: an
+# index (sample, idx, row), a label (label, gold, target, prediction) or a
+# length (length, tokens) is read but never compared, and a field named
+# for a cost (latency, time, duration, cost, loss, error, perplexity) is
+# taken as lower-is-better.  Both are guesses, so both are said in the
+# report's read: lines; --metric and --higher-is-better overrule them.
+
+_INDEX_NAMES = {"sample", "index", "idx", "row", "line", "position", "pos",
+                "seed", "epoch", "trial", "fold", "step", "iteration", "rank"}
+_LABEL_WORDS = {"label", "labels", "gold", "target", "targets", "answer",
+                "reference", "references", "prediction", "predictions",
+                "pred", "preds", "predicted", "output", "choice", "class"}
+_LENGTH_WORDS = {"length", "len", "tokens", "chars", "characters", "words",
+                 "bytes"}
+_LOWER_WORDS = {"latency", "time", "duration", "seconds", "secs", "sec", "ms",
+                "cost", "price", "usd", "loss", "error", "errors",
+                "perplexity", "ppl", "wer", "cer", "runtime", "elapsed",
+                "mae", "mse", "rmse"}
+
+
+def not_a_metric(name):
+    """Return what a field's name says it is when it is not a metric
+    ('an index', 'a label', 'a length'), else None.
+
+    >>> not_a_metric("sample"), not_a_metric("gold_label"), not_a_metric("acc")
+    ('an index', 'a label', None)
+    """
+    words = re.findall(r"[a-z0-9]+", name.lower())
+    if not words:
+        return None
+    if "_".join(words) in _INDEX_NAMES or words[-1] in ("idx", "index"):
+        return "an index"
+    if words[-1] in _LABEL_WORDS or words in (["y"], ["y", "true"]):
+        return "a label"
+    if words[-1] in _LENGTH_WORDS:
+        return "a length"
+    return None
+
+
+def lower_is_better(name):
+    """Return True if a metric's name says smaller is better (a latency,
+    a cost, a loss, an error rate; not a rate per unit).
+
+    >>> lower_is_better("latency_ms"), lower_is_better("tokens_per_second")
+    (True, False)
+    """
+    words = re.findall(r"[a-z0-9]+", name.lower())
+    return "per" not in words and bool(_LOWER_WORDS.intersection(words))
 
 
 def watched(source, exclude):
@@ -7848,8 +7904,14 @@ def _build_parser():
                           "binary when every value is 0 or 1)")
     cmp.add_argument("--lower-is-better", action="append", default=[],
                      metavar="NAME",
-                     help="a metric where smaller is better (latency, cost, "
-                          "error rate); repeatable")
+                     help="a metric where smaller is better; repeatable "
+                          "(default: metrics named for a latency, time, "
+                          "duration, cost, loss, error or perplexity, said "
+                          "in the report)")
+    cmp.add_argument("--higher-is-better", action="append", default=[],
+                     metavar="NAME",
+                     help="a metric where larger is better although its "
+                          "name says otherwise; repeatable")
     cmp.add_argument("--cluster", metavar="FIELD",
                      help="items sharing this field's value (questions on "
                           "one passage, samples of one prompt) are "
@@ -8289,9 +8351,10 @@ def _metric_type(text):
     return name, kind
 
 
-def _metric_fields(args, baseline, candidate):
+def _metric_fields(args, baseline, candidate, said=None):
     """Return [(metric name, field in A's records, field in B's)] of two
-    Sources (candidate None for one wide file)."""
+    Sources (candidate None for one wide file); what was guessed is added
+    to the list *said*."""
     if candidate is None:
         if baseline.systems:
             return [_system_columns(args, baseline.systems)]
@@ -8300,13 +8363,20 @@ def _metric_fields(args, baseline, candidate):
         suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
         name = args.metric[0] if args.metric else (suffix or f"{b} - {a}")
         return [(name, a, b)]
+    skipped = {}
     names = args.metric or default_metrics(baseline, candidate,
                                            _not_metrics(args, baseline,
-                                                        candidate))
+                                                        candidate), skipped)
     if not names:
         raise EvalDeltaError(
-            f"{candidate.path}: no numeric field in both runs; the fields "
-            f"are {', '.join(candidate.first)}")
+            f"{candidate.path}: no numeric field in both runs that names a "
+            f"metric; the fields are {', '.join(candidate.first)}; name one "
+            f"with --metric")
+    if skipped and said is not None:
+        said.append(
+            "not compared, their names say they are no metric: "
+            + ", ".join(f"{k} ({v})" for k, v in skipped.items())
+            + "; --metric NAME compares one")
     for name in names:
         for source in (baseline, candidate):
             _require(source.run(), name, "field", "numeric fields:",
@@ -8420,7 +8490,8 @@ def _compare_run(args, how, path, rng):
                          [row for c in corpus for row in c[1]], dropped,
                          reading, _margins(args.margin,
                                            [s.name for s in stats]))
-    metrics, baseline, candidate = _metrics(args, baseline, candidate)
+    said = []
+    metrics, baseline, candidate = _metrics(args, baseline, candidate, said)
     margins = _margins(args.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
     reading = [f"{source.path}: {note}" for source in (baseline, candidate)
@@ -8441,9 +8512,9 @@ def _compare_run(args, how, path, rng):
     options = [dict(metric=m.name, kind=m.kind, resamples=args.resamples,
                     confidence=args.confidence, interval=args.interval,
                     jobs=args.jobs, method=args.method, density=bool(
-                        args.plot), direction="lower"
-                    if m.name in args.lower_is_better else "higher")
+                        args.plot), direction=_direction(args, m.name, said))
                for m in metrics]
+    reading += said
     results = [compare_macro(t, rng, **o) if args.macro else
                compare_tally(merged_tally(t) if args.by else t, rng,
                              clustered=bool(args.cluster), **o)
@@ -8460,6 +8531,21 @@ def _compare_run(args, how, path, rng):
                 for source, (n,) in zip((baseline, candidate), left) if n]
     return _Compared(names, results, subsets, max(dropped, missing), reading,
                      margins)
+
+
+def _direction(args, name, said):
+    """Return 'lower' or 'higher': as --lower-is-better and
+    --higher-is-better say, else as the metric's name says (a guess, added
+    to the list *said*)."""
+    if name in args.lower_is_better:
+        return "lower"
+    if name in args.higher_is_better or not lower_is_better(name):
+        return "higher"
+    note = (f"{name}: lower is better, as its name says "
+            f"(--higher-is-better {name} says otherwise)")
+    if note not in said:
+        said.append(note)
+    return "lower"
 
 
 def _wide_names(stat):
@@ -8489,7 +8575,7 @@ def _compare_stat(args, how, path, stat, rng):
         allow_partial=args.allow_partial, group=group, jobs=args.jobs)
     notes = [f"{source.path}: {line}" for source in (baseline, candidate)
              if source for line in source.notes]
-    direction = "lower" if stat.name in args.lower_is_better else "higher"
+    direction = _direction(args, stat.name, notes)
     if passes:
         options = dict(metric=stat.name, kind="continuous",
                        direction=direction, resamples=args.resamples,
@@ -8578,10 +8664,15 @@ def _check_compare_options(args):
     _settle_format(args)
     for flag, names in (("--metric", args.metric or []),
                         ("--metric-type", [n for n, _ in args.metric_type]),
-                        ("--lower-is-better", args.lower_is_better)):
+                        ("--lower-is-better", args.lower_is_better),
+                        ("--higher-is-better", args.higher_is_better)):
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise EvalDeltaError(f"{flag} {twice[0]} is given twice")
+    both = set(args.lower_is_better) & set(args.higher_is_better)
+    if both:
+        raise EvalDeltaError(f"{min(both)} is given both --lower-is-better "
+                             f"and --higher-is-better")
     if args.macro and not args.by:
         raise EvalDeltaError("--macro averages the subsets of --by FIELD; "
                              "give --by")
@@ -8647,13 +8738,14 @@ def _margins(specs, metrics):
     return out
 
 
-def _metrics(args, baseline, candidate):
+def _metrics(args, baseline, candidate, said=None):
     """Return (Metrics to compare, baseline, candidate), checking the
     names given; with none given the sources come back watched (see
     default_metrics)."""
-    fields = _metric_fields(args, baseline, candidate)
+    fields = _metric_fields(args, baseline, candidate, said)
     kinds = dict(getattr(args, "metric_type", ()))
-    for name in list(kinds) + getattr(args, "lower_is_better", []):
+    for name in (list(kinds) + getattr(args, "lower_is_better", [])
+                 + getattr(args, "higher_is_better", [])):
         if name not in [f[0] for f in fields]:
             raise EvalDeltaError(f"no metric {name!r} to set; the metrics are "
                                  f"{', '.join(f[0] for f in fields)}")
