@@ -2453,6 +2453,7 @@ _BLOCKS = 8          # blocks of index resamples, one generator each
 _EXACT_LIMIT = 10 ** 5  # discordant pairs up to which McNemar is in integers
 _PROGRESS_AFTER = 2.0   # seconds of reading a file before showing progress
 _BATCH = 4096           # records read and checked together
+_WIDE_IDS = 1 << 20     # a wide file's rows whose found ids are checked
 
 
 def _resample_sums(rng, a, b, size, counts, resamples, jobs=1):
@@ -4338,9 +4339,12 @@ def _table_source(path):
         raise EvalDeltaError(f"{path}: empty file")
     kind = _format_of(path, first_line)
     chunks = itertools.chain(head, chunks)
+    notes = ()
     if kind in ("csv", "tsv"):
-        batches, fields = _table_rows(path, chunks,
-                                      "\t" if kind == "tsv" else ",")
+        delimiter = _delimiter(first_line, "\t" if kind == "tsv" else ",")
+        if delimiter == ";":
+            notes = ("columns separated by ';' (read from its header)",)
+        batches, fields = _table_rows(path, chunks, delimiter)
     elif kind == "jsonl":
         batches, fields = _json_rows(path, chunks), None
     else:
@@ -4353,7 +4357,22 @@ def _table_source(path):
     if fields is not None:
         record = dict(zip(fields, record))
     where = _record_place(path) if kind == "json" else _line_place(path)
-    return Source(path, kind, fields, record, first[0][0], batches, where)
+    return Source(path, kind, fields, record, first[0][0], batches, where,
+                  notes)
+
+
+def _delimiter(header, usual):
+    """Return the delimiter of a CSV or TSV file: *usual* (by its name's
+    ending), unless its header line holds none of it and does hold ';' or
+    a tab (a spreadsheet's semicolon CSV, a .csv that is TSV).
+
+    >>> _delimiter("id;score", ","), _delimiter("id,score", ",")
+    (';', ',')
+    """
+    if usual in header:
+        return usual
+    return max((";", "\t", ","), key=header.count) if any(
+        d in header for d in (";", "\t", ",")) else usual
 
 
 def _line_place(path):
@@ -4481,7 +4500,7 @@ def _table_rows(path, chunks, delimiter):
     """Return (batches, header) of a CSV or TSV file; rows are checked."""
     reader = csv.reader(itertools.chain.from_iterable(
         lines for _, lines in chunks), delimiter=delimiter)
-    header = next(reader, None) or []
+    header = [name.strip() for name in next(reader, None) or []]
     if len(set(header)) != len(header):
         raise EvalDeltaError(f"{path}:1: repeated column name in the header")
 
@@ -4806,8 +4825,10 @@ def read_tallies(baseline, candidate, metrics, *, id_field=None,
     are joined on *id_field* (by default the first of id, item, doc_id,
     sample_id that both runs have); repeated ids, and ids in one run only
     (unless allow_partial; *dropped* counts them), raise EvalDeltaError.
-    A wide file's rows are its items: its ids are checked for repeats only
-    when *id_field* names them, since that takes memory for every row.
+    A wide file's rows are its items: its ids (*id_field*, or the first of
+    _ID_FIELDS it has) are checked for repeats, those it has by their
+    hashes in its first _WIDE_IDS rows (a repeat is then found by reading
+    it again), since keeping every id takes memory for every row.
     *role* names the label field in messages (cluster, or subset).  With
     jobs > 1 a large candidate file is parsed in a helper process while
     the baseline is read (_candidate_batches): the same tallies.
@@ -4909,15 +4930,19 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
                  source.first)
     a, b = _Column(source, a_field, binary), _Column(source, b_field, binary)
     label = _Column(source, cluster, role=role) if cluster else None
-    ids = _Column(source, id_field, role="id") if id_field else None
-    seen, rows = set(), 0
+    key = id_field or next((name for name in _ID_FIELDS if _field(
+        source.first, name) is not _MISSING), None)
+    ids = _Column(source, key, role="id") if key else None
+    seen, rows, unlike = set(), 0, 0
     tally = collections.Counter() if cluster is None else {}
     for numbers, records in source.batches:
         rows += len(numbers)
-        if ids:
-            seen.update(ids.labels(numbers, records))
-            if len(seen) < rows:
-                _find_repeat(source.path, id_field)
+        if ids and (id_field or rows <= _WIDE_IDS):
+            labels = ids.labels(numbers, records)
+            seen.update(labels if id_field else map(hash, labels))
+            if len(seen) + unlike < rows:
+                _find_repeat(source.path, key)
+                unlike = rows - len(seen)     # hashes alike, ids not
         xs, ys = a.numbers(numbers, records), b.numbers(numbers, records)
         if type(tally) is Columns:
             tally.a.extend(xs)
@@ -4955,7 +4980,8 @@ def _first_repeat(source, key, items, numbers, ids, places):
 def _find_repeat(path, key):
     """Raise EvalDeltaError at the first repeated *key* of the file: read
     again, since the fast pass kept no line numbers of the ids (standard
-    input cannot be read again: then the message names no line)."""
+    input cannot be read again: then the message names no line).  If no
+    id repeats (two ids' hashes were alike), return."""
     if path == STDIN:
         raise EvalDeltaError(f"{path}: {key} values repeat")
     source = open_source(path)
@@ -4965,7 +4991,6 @@ def _find_repeat(path, key):
             if item in first:
                 _repeated(source, key, item, number, first[item])
             first[item] = number
-    raise EvalDeltaError(f"{path}: {key} values repeat")  # pragma: no cover
 
 
 def _repeated(source, key, item, number, first):

@@ -168,15 +168,21 @@ def test_bad_csv_exit_2_with_file_and_line(capsys, tmp_path, content,
                    f"{path}{message.format(path=path)}\n")
 
 
-def test_repeated_ids_in_a_wide_file_only_with_id(capsys, tmp_path):
-    # Streaming a wide file keeps no per-row memory unless --id asks.
+def test_repeated_ids_in_a_wide_file_are_found(capsys, tmp_path):
+    # A wide file with an id column (item, id, ...) once counted its
+    # repeated rows as items ("400 items"); it is checked as two runs are,
+    # by the ids' hashes, and the repeat is named with its two lines.
     path = write(tmp_path, "rep.csv", HEADER + "1,0,1\n2,1,1\n1,1,0\n")
+    for extra in ([], ["--id", "item"]):
+        status, out, err = run(capsys, "compare", path, *extra)
+        assert status == 2 and out == ""
+        assert err.strip().endswith(f"{path}:4: item '1' repeated (first "
+                                    f"at {path}:2)")
+    # Without an id column the rows are the items, as before.
+    path = write(tmp_path, "noid.csv", "system_a_correct,system_b_correct\n"
+                 "0,1\n1,1\n1,0\n")
     status, out, _ = run(capsys, "compare", path, "--resamples", "50")
     assert status == 0 and "3 items" in out
-    status, out, err = run(capsys, "compare", path, "--id", "item")
-    assert status == 2 and out == ""
-    assert err.strip().endswith(f"{path}:4: item '1' repeated (first at "
-                                f"{path}:2)")
 
 
 def test_declared_binary_metric_with_other_values(capsys, tmp_path):
