@@ -181,6 +181,7 @@ from fractions import Fraction
 from itertools import repeat
 from operator import add
 from operator import itemgetter
+from operator import lt
 from operator import methodcaller
 from operator import mul
 from operator import rshift
@@ -4826,9 +4827,9 @@ def read_tallies(baseline, candidate, metrics, *, id_field=None,
     sample_id that both runs have); repeated ids, and ids in one run only
     (unless allow_partial; *dropped* counts them), raise EvalDeltaError.
     A wide file's rows are its items: its ids (*id_field*, or the first of
-    _ID_FIELDS it has) are checked for repeats, those it has by their
-    hashes in its first _WIDE_IDS rows (a repeat is then found by reading
-    it again), since keeping every id takes memory for every row.
+    _ID_FIELDS it has) are checked for repeats; those it has with no
+    memory while they rise (see _Rising), else in its first _WIDE_IDS rows,
+    since keeping every id takes memory for every row.
     *role* names the label field in messages (cluster, or subset).  With
     jobs > 1 a large candidate file is parsed in a helper process while
     the baseline is read (_candidate_batches): the same tallies.
@@ -4933,16 +4934,18 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
     key = id_field or next((name for name in _ID_FIELDS if _field(
         source.first, name) is not _MISSING), None)
     ids = _Column(source, key, role="id") if key else None
-    seen, rows, unlike = set(), 0, 0
+    seen, rows, rising = set(), 0, _Rising(source.path != STDIN)
     tally = collections.Counter() if cluster is None else {}
     for numbers, records in source.batches:
         rows += len(numbers)
-        if ids and (id_field or rows <= _WIDE_IDS):
-            labels = ids.labels(numbers, records)
-            seen.update(labels if id_field else map(hash, labels))
-            if len(seen) + unlike < rows:
+        if ids and id_field:
+            seen.update(ids.labels(numbers, records))
+            if len(seen) < rows:
                 _find_repeat(source.path, key)
-                unlike = rows - len(seen)     # hashes alike, ids not
+        elif ids and not rising.consecutive(list(map(ids.get, records))) \
+                and not rising.add(ids.labels(numbers, records)):
+            _find_repeat(source.path, key, _WIDE_IDS)
+            ids = None
         xs, ys = a.numbers(numbers, records), b.numbers(numbers, records)
         if type(tally) is Columns:
             tally.a.extend(xs)
@@ -4977,20 +4980,72 @@ def _first_repeat(source, key, items, numbers, ids, places):
         here[item] = number
 
 
-def _find_repeat(path, key):
-    """Raise EvalDeltaError at the first repeated *key* of the file: read
-    again, since the fast pass kept no line numbers of the ids (standard
-    input cannot be read again: then the message names no line).  If no
-    id repeats (two ids' hashes were alike), return."""
+class _Rising:
+    """Tells that a wide file's ids cannot repeat while they rise (as whole
+    numbers, or as text) with no memory kept; add(labels) is False once
+    they stop rising, when the file is read again (_find_repeat).  From
+    standard input, which cannot be read again, the ids are kept as
+    hashes from the start, for the first _WIDE_IDS rows."""
+
+    def __init__(self, again):
+        self.last, self.rows = None, 0
+        self.hashes = None if again else set()
+
+    def consecutive(self, raw):
+        """Return True for ids as read that go on 0, 1, 2, ... (or from 1)
+        as text: the common case, checked at C speed."""
+        if self.hashes is not None:
+            return False
+        if type(self.last) is int:
+            start = self.last + 1
+        elif self.last is None and raw[:1] in (["0"], ["1"]):
+            start = int(raw[0])
+        else:
+            return False
+        if raw != list(map(str, range(start, start + len(raw)))):
+            return False
+        self.last = start + len(raw) - 1
+        return True
+
+    def add(self, labels):
+        """Return False if *labels*, the next ids as text, may repeat."""
+        if self.hashes is not None:
+            self.rows += len(labels)
+            if self.rows <= _WIDE_IDS:
+                self.hashes.update(map(hash, labels))
+            return len(self.hashes) >= min(self.rows, _WIDE_IDS)
+        try:
+            keys = list(map(int, labels))
+        except ValueError:
+            keys = labels
+        if self.last is not None:
+            keys.insert(0, self.last)
+        try:
+            up = all(map(lt, keys, keys[1:]))
+        except TypeError:                  # numbers, then text
+            up = False
+        self.last = keys[-1]
+        return up
+
+
+def _find_repeat(path, key, most=None):
+    """Raise EvalDeltaError at the first repeated *key* of the file (of
+    its first *most* records, if given): read again, since the fast pass
+    kept no line numbers of the ids (standard input cannot be read again:
+    then the message names no line).  If no id repeats (ids out of order,
+    or two ids' hashes alike), return."""
     if path == STDIN:
         raise EvalDeltaError(f"{path}: {key} values repeat")
     source = open_source(path)
-    ids, first = _Column(source, key), {}
+    ids, first, rows = _Column(source, key), {}, 0
     for numbers, records in source.batches:
         for number, item in zip(numbers, ids.labels(numbers, records)):
             if item in first:
                 _repeated(source, key, item, number, first[item])
             first[item] = number
+        rows += len(numbers)
+        if most is not None and rows >= most:
+            return
 
 
 def _repeated(source, key, item, number, first):
