@@ -4934,7 +4934,9 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
     key = id_field or next((name for name in _ID_FIELDS if _field(
         source.first, name) is not _MISSING), None)
     ids = _Column(source, key, role="id") if key else None
-    seen, rows, rising = set(), 0, _Rising(source.path != STDIN)
+    again = source.path != STDIN and (source.fields is not None
+                                      or source.kind == "jsonl")
+    seen, rows, rising = set(), 0, _Rising(source, key, again)
     tally = collections.Counter() if cluster is None else {}
     for numbers, records in source.batches:
         rows += len(numbers)
@@ -4943,7 +4945,7 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
             if len(seen) < rows:
                 _find_repeat(source.path, key)
         elif ids and not rising.consecutive(list(map(ids.get, records))) \
-                and not rising.add(ids.labels(numbers, records)):
+                and not rising.add(numbers, ids.labels(numbers, records)):
             _find_repeat(source.path, key, _WIDE_IDS)
             ids = None
         xs, ys = a.numbers(numbers, records), b.numbers(numbers, records)
@@ -4981,20 +4983,22 @@ def _first_repeat(source, key, items, numbers, ids, places):
 
 
 class _Rising:
-    """Tells that a wide file's ids cannot repeat while they rise (as whole
-    numbers, or as text) with no memory kept; add(labels) is False once
-    they stop rising, when the file is read again (_find_repeat).  From
-    standard input, which cannot be read again, the ids are kept as
-    hashes from the start, for the first _WIDE_IDS rows."""
+    """Finds a repeated id among a wide file's rows.  While the ids rise
+    (as whole numbers, or as text) none can repeat and no memory is kept;
+    add() is False once they stop rising, and the file is read again for
+    the repeat (_find_repeat).  Where it cannot be read again (standard
+    input, records a reader built) the ids are kept from the start, for
+    the first _WIDE_IDS rows, and a repeat is raised with its lines."""
 
-    def __init__(self, again):
+    def __init__(self, source, key, again):
+        self.source, self.key = source, key
         self.last, self.rows = None, 0
-        self.hashes = None if again else set()
+        self.first = None if again else {}
 
     def consecutive(self, raw):
         """Return True for ids as read that go on 0, 1, 2, ... (or from 1)
         as text: the common case, checked at C speed."""
-        if self.hashes is not None:
+        if self.first is not None:
             return False
         if type(self.last) is int:
             start = self.last + 1
@@ -5007,13 +5011,17 @@ class _Rising:
         self.last = start + len(raw) - 1
         return True
 
-    def add(self, labels):
+    def add(self, numbers, labels):
         """Return False if *labels*, the next ids as text, may repeat."""
-        if self.hashes is not None:
+        if self.first is not None:
+            for item, number in zip(labels, numbers):
+                if item in self.first:
+                    _repeated(self.source, self.key, item, number,
+                              self.first[item])
+                if self.rows < _WIDE_IDS:
+                    self.first[item] = number
             self.rows += len(labels)
-            if self.rows <= _WIDE_IDS:
-                self.hashes.update(map(hash, labels))
-            return len(self.hashes) >= min(self.rows, _WIDE_IDS)
+            return True
         try:
             keys = list(map(int, labels))
         except ValueError:
