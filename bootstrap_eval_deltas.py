@@ -3071,8 +3071,17 @@ def parse_stat(text):
     Stat(name='macro', stat='f1', fields=('label', 'prediction'), k=0)
     >>> parse_stat("pass@5(passed)")
     Stat(name='pass@5(passed)', stat='pass@k', fields=('passed',), k=5)
+
+    A bare f1, precision, recall or mcc is that statistic of the field of
+    its name holding [gold, pred] pairs, as lm-eval writes them:
+
+    >>> parse_stat("mcc")
+    Stat(name='mcc', stat='mcc', fields=('mcc',), k=0)
     """
     name, _, spec = text.rpartition("=")
+    if spec.strip().lower() in ("f1", "precision", "recall", "mcc"):
+        name = name or spec               # lm-eval's own [gold, pred] pairs
+        spec = f"{spec.strip()}({spec.strip()})"
     head, paren, rest = spec.strip().partition("(")
     if not paren or not rest.endswith(")"):
         raise EvalDeltaError(f"--stat {text!r}: write STAT(FIELD,...), e.g. "
@@ -6157,7 +6166,7 @@ def _read_lm_eval(head, how):
         notes.append(f"{', '.join(corpus)}: corpus-level (lm-eval writes a "
                      f"[gold, pred] pair per item): compared as lm-eval "
                      f"aggregates them unless --metric or --stat names what "
-                     f"to compare (--stat {corpus[0]}({corpus[0]}))")
+                     f"to compare")
     if several:
         notes.append(f"filters {', '.join(filters)}: each its own metric; "
                      f"--filter keeps one")
@@ -6650,7 +6659,8 @@ def _promptfoo_system(result, several_prompts):
 # names its cases test_case_0, 1, ...; a run of two evaluate() calls on the
 # same inputs names a case twice: one item, its metrics merged (a metric
 # scored twice is averaged, as epochs); a name given to two inputs is
-# refused.
+# refused.  G-Eval metrics were named "NAME (GEval)", now "NAME [GEval]":
+# read as the latter, so runs of both versions compare.
 
 def _is_deepeval(head):
     doc = head.document()
@@ -6674,7 +6684,7 @@ def _deepeval_runs(path):
 def _read_deepeval(head, how):
     path, doc = head.path, head.document()
     cases = doc.get("testRunData", doc)["testCases"]
-    items, inputs = {}, {}
+    items, inputs, renamed = {}, {}, set()
     for number, case in enumerate(cases, 1):
         if not isinstance(case, dict):
             raise EvalDeltaError(f"{path}: test case {number} is not an "
@@ -6692,6 +6702,9 @@ def _read_deepeval(head, how):
         for metric in data if isinstance(data, list) else ():
             if isinstance(metric, dict):
                 name = str(metric.get("name"))
+                if name.endswith(" (GEval)"):      # before DeepEval named
+                    name = name[:-len(" (GEval)")] + " [GEval]"  # it so
+                    renamed.add(name)
                 record.setdefault(f"_{name}", []).append(metric.get("score"))
                 if name not in record["metrics"]:
                     record["metrics"].append(name)
@@ -6700,7 +6713,8 @@ def _read_deepeval(head, how):
         for name in record["metrics"]:
             record[name] = _mean_of(record.pop(f"_{name}"))
         labelled.append((f"test case {item!r}", record))
-    notes = []
+    notes = [f"{name[:-len(' [GEval]')]} (GEval), as older DeepEval "
+             f"names it, read as {name}" for name in sorted(renamed)]
     if len(items) < len(cases):
         notes.append(f"{len(cases) - len(items)} test cases named again "
                      f"(a second evaluate() on the same inputs): one item "
@@ -8445,7 +8459,7 @@ def _metric_fields(args, baseline, candidate, said=None):
     to the list *said*."""
     if candidate is None:
         if baseline.systems:
-            return [_system_columns(args, baseline.systems)]
+            return [_system_columns(args, baseline.path, baseline.systems)]
         a = args.a_col or CSV_HEADER[1]
         b = args.b_col or CSV_HEADER[2]
         suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
@@ -8472,13 +8486,17 @@ def _metric_fields(args, baseline, candidate, said=None):
     return [(name, name, name) for name in names]
 
 
-def _system_columns(args, systems):
+def _system_columns(args, path, systems):
     """Return (metric, A's column, B's column) of a file holding several
     systems (promptfoo): column SYSTEM is its success, SYSTEM.NAME its
     other measures.  --a-col and --b-col pick the systems (the two there
     are, by default), --metric the measure (success by default)."""
+    if len(systems) == 1:
+        raise EvalDeltaError(f"{path}: one system in this file ({systems[0]})"
+                             f": compare it with another run's file, "
+                             f"compare {shlex.quote(path)} OTHER")
     if len(systems) != 2 and not (args.a_col and args.b_col):
-        raise EvalDeltaError(f"{len(systems)} systems in one file "
+        raise EvalDeltaError(f"{path}: {len(systems)} systems in this file "
                              f"({', '.join(systems)}); pick two with --a-col "
                              f"and --b-col")
     a, b = args.a_col or systems[0], args.b_col or systems[1]
@@ -8561,6 +8579,12 @@ def _compare_run(args, how, path, rng):
     compare them; the _Compared, not yet judged."""
     baseline = open_source(args.baseline, how)
     candidate = open_source(path, how) if path else None
+    named = [m for m in args.metric or () if m in baseline.corpus and (
+        candidate is None or m in candidate.corpus)]
+    if named:                # --metric mcc: lm-eval's [gold, pred] pairs
+        args = argparse.Namespace(**dict(
+            vars(args), metric=[m for m in args.metric if m not in named]
+            or None, stat=list(args.stat) + [parse_stat(m) for m in named]))
     stats = list(args.stat)
     if not stats and not args.metric:             # lm-eval's f1 and mcc
         stats = [parse_stat(f"{name}={name}({name})")
