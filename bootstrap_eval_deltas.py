@@ -4870,25 +4870,16 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False,
         tables.append((ids, values[0]))
         if label:
             labels = {item: marks[at] for item, at in ids.items()}
-    shared = set(tables[0][0]).intersection(*(t[0] for t in tables[1:]))
-    for source, (ids, _) in zip(sources, tables):
-        alone = [item for item in ids if item not in shared]
-        if alone and not allow_partial:
-            raise EvalDeltaError(
-                f"{source.path}: {len(alone)} {key} values not in every run "
-                f"(first: {', '.join(alone[:3])}); --allow-partial ranks "
-                f"the shared ones")
-    if not shared:
-        raise EvalDeltaError(f"{sources[0].path}: no {key} in every run")
+    order, dropped = _shared_ids([(s.path, ids) for s, (ids, _) in zip(
+        sources, tables)], key, allow_partial, "ranks")
     rows = ((item, tuple(values[ids[item]] for ids, values in tables))
-            for item in tables[0][0] if item in shared)
+            for item in order)
     if by:
         tally = {}
         for item, row in rows:
             tally.setdefault(labels[item], collections.Counter())[row] += 1
     else:
         tally = collections.Counter(row for _, row in rows)
-    dropped = len(set().union(*(t[0] for t in tables))) - len(shared)
     return tally, dropped
 
 
@@ -5284,20 +5275,49 @@ def _read_baseline(source, metrics, key, cluster, role="cluster"):
     return ids, numbers, values, labels
 
 
+# Every join of runs (two runs' metrics streamed into tallies, their corpus
+# statistics' rows, many runs for rank) words its mismatches one way: the
+# run that lacks ids another run has is named, with the first few, and
+# --allow-partial keeps the ids every run has, counting the rest.
+
+def _lacking(lacks, has, count, key, first, verb="compares"):
+    """Return the error of ids that run *lacks* lacks and run *has* has."""
+    return EvalDeltaError(
+        f"{lacks}: lacks {count} {key} value{'s' * (count != 1)} that {has} "
+        f"has (first: {', '.join(map(str, first))}); --allow-partial {verb} "
+        f"the ids every run has")
+
+
+def _shared_ids(runs, key, allow_partial, verb="compares"):
+    """Return (the ids every run has, in the first run's order; how many
+    ids some run lacks) of runs [(path, ids in order)], raising the join's
+    errors (see above)."""
+    sets = [set(ids) for _, ids in runs]
+    shared = set.intersection(*sets)
+    for (path, _), mine in zip(runs, sets):
+        for (other, theirs), their_set in zip(runs, sets):
+            if mine is their_set or their_set <= mine or allow_partial:
+                continue
+            first = [i for i in theirs if i not in mine][:3]
+            raise _lacking(path, other, len(their_set - mine), key, first,
+                           verb)
+    if not shared:
+        raise EvalDeltaError(f"{runs[-1][0]}: no {key} in common with "
+                             f"{', '.join(path for path, _ in runs[:-1])}")
+    order = [i for i in runs[0][1] if i in shared]
+    return order, len(set.union(*sets)) - len(shared)
+
+
 def _check_join(baseline, candidate, key, ids, seen, only, first_only,
                 allow_partial):
     """Raise EvalDeltaError for ids in one run only, or none shared."""
     missing = seen.count(0)
     if (missing or only) and not allow_partial:
         if missing >= only:
-            run, count = baseline, missing
             first = [item for item, at in ids.items() if not seen[at]][:3]
-        else:
-            run, count, first = candidate, only, first_only
-        raise EvalDeltaError(
-            f"{run.path}: {count} {key} values found only in this run "
-            f"(first: {', '.join(first)}); --allow-partial compares the "
-            f"shared ones")
+            raise _lacking(candidate.path, baseline.path, missing, key,
+                           first)
+        raise _lacking(baseline.path, candidate.path, only, key, first_only)
     if missing == len(seen):
         raise EvalDeltaError(f"{candidate.path}: no {key} in common with "
                              f"{baseline.path}")
@@ -5553,21 +5573,15 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
 
         def where(label):
             return f"{where_a(label)} and {where_b(label)} (id {label})"
-        only = () if base.keys() == cand.keys() else base.keys() ^ cand.keys()
-        if only and not allow_partial:
-            raise EvalDeltaError(
-                f"{len(only)} ids in one run only, e.g. "
-                f"{', '.join(sorted(map(str, only))[:3])}; --allow-partial "
-                f"compares the shared ones")
-        keys = [k for k in base if k in cand] if only else list(base)
-        if not keys:
-            raise EvalDeltaError("no ids in both runs")
-        a_rows = (list(map(base.__getitem__, keys)) if only
-                  else list(base.values()))
+        same = base.keys() == cand.keys()
+        keys, dropped = (list(base), 0) if same else _shared_ids(
+            [(baseline.path, base), (candidate.path, cand)], key,
+            allow_partial)
+        a_rows = (list(base.values()) if same
+                  else list(map(base.__getitem__, keys)))
         b_rows = list(map(cand.__getitem__, keys))
         if group:
             groups, a_rows = _take_group(a_rows, passes)
-        dropped = len(only)
     if passes:
         return _pass_tally(stat, dict(zip(keys, zip(a_rows, b_rows))),
                            where, groups), \

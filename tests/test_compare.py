@@ -176,9 +176,9 @@ def test_partial_runs(capsys, tmp_path):
                                        for i in range(3, 30)])
     status, _, err = run(capsys, base, cand)
     assert status == 2
-    assert err.strip().endswith(f"{base}: 3 id values found only in this "
-                                "run (first: 0, 1, 2); --allow-partial "
-                                "compares the shared ones")
+    assert err.strip().endswith(f"{cand}: lacks 3 id values that {base} "
+                                f"has (first: 0, 1, 2); --allow-partial "
+                                f"compares the ids every run has")
     status, out, _ = run(capsys, base, cand, "--allow-partial", "--json",
                          "--resamples", "50")
     report = json.loads(out)
@@ -520,9 +520,27 @@ def test_ids_only_in_the_candidate_are_named(capsys, tmp_path):
     cand = jsonl(tmp_path, "b.jsonl", [{"id": i, "m": 0} for i in range(7)])
     status, _, err = run(capsys, base, cand)
     assert status == 2
-    assert err.strip().endswith(f"{cand}: 4 id values found only in this "
-                                "run (first: 3, 4, 5); --allow-partial "
-                                "compares the shared ones")
+    assert err.strip().endswith(f"{base}: lacks 4 id values that {cand} "
+                                f"has (first: 3, 4, 5); --allow-partial "
+                                f"compares the ids every run has")
+
+
+def test_every_join_words_a_mismatch_alike(capsys, tmp_path):
+    # The metrics' join, the corpus statistics' and rank's joint one once
+    # said it three ways (rank named the run that had the ids).
+    base = jsonl(tmp_path, "a.jsonl", [{"id": i, "m": i % 2, "g": 1,
+                                        "p": i % 2} for i in range(8)])
+    cand = jsonl(tmp_path, "b.jsonl", [{"id": i, "m": 1, "g": 1, "p": 1}
+                                       for i in range(1, 8)])
+    wanted = (f"{cand}: lacks 1 id value that {base} has (first: 0); "
+              f"--allow-partial ")
+    for argv in (["compare", base, cand, "--metric", "m"],
+                 ["compare", base, cand, "--stat", "f1(g,p)"],
+                 ["rank", base, cand, base, "--metric", "m"]):
+        status = bed.main(argv)
+        err = capsys.readouterr().err
+        assert status == 2 and wanted in err, (argv, err)
+        assert ("ranks" if argv[0] == "rank" else "compares") in err
 
 
 def test_progress_shows_on_a_terminal_only(capsys, tmp_path, monkeypatch):
