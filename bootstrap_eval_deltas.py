@@ -4602,10 +4602,13 @@ def _whole_objects(lines, decoded):
 
 
 def _parse_document(path, chunks):
-    """Return the one JSON value that the (start, lines) chunks hold."""
+    """Return the one JSON value that the (start, lines) chunks hold.
+
+    NaN and Infinity, which Python's json writes (Inspect's unscored
+    values), are read as floats: a metric reader then names them."""
     text = "".join(line for _, lines in chunks for line in lines)
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=float)
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         raise EvalDeltaError(f"{path}:{line or 1}: malformed JSON: "
@@ -5928,9 +5931,9 @@ def _listed_metrics(records, notes):
     if not all(isinstance(x, list) for x in lists):
         return (), notes
     counts = collections.Counter(m for x in lists for m in set(x))
-    every = tuple(m for m in dict.fromkeys(m for x in lists for m in x)
-                  if counts[m] == len(records))
-    some = [m for m in counts if counts[m] < len(records)]
+    order = dict.fromkeys(m for x in lists for m in x)   # as first listed
+    every = tuple(m for m in order if counts[m] == len(records))
+    some = [m for m in order if counts[m] < len(records)]
     if some:
         least, most = (f(counts[m] for m in some) for f in (min, max))
         notes += (f"{', '.join(some)}: scored on "
@@ -6334,8 +6337,9 @@ def _inspect_records(path, samples, how):
         place = f"sample {sample.get('id')!r} epoch {sample.get('epoch', 1)}"
         values = _inspect_scores(sample, how, scorers)
         why = ("errored" if sample.get("error") else "never scored"
-               if not values or any(isinstance(v, float) and math.isnan(v)
-                                    for v in values.values()) else None)
+               if not values else "NaN-scored" if any(
+                   isinstance(v, float) and math.isnan(v)
+                   for v in values.values()) else None)
         if why:
             left[why] += 1
             if not how.allow_partial:
@@ -6368,10 +6372,12 @@ def _refuse_inspect_sample(path, place, why, sample, total):
             f"{path}: {place}: errored ({text[:80]}{'...' * (len(text) > 80)})"
             f", so it has no score; --allow-partial leaves errored samples "
             f"out and says how many")
-    raise EvalDeltaError(
-        f"{path}: {place}: never scored (no score and no error): score the "
-        f"log first (inspect score {shlex.quote(path)}), or leave unscored "
-        f"samples out with --allow-partial")
+    what = ("scored NaN, Inspect's value for a sample it could not score"
+            if why == "NaN-scored" else "never scored (no score and no "
+            "error): score the log first (inspect score "
+            f"{shlex.quote(path)})")
+    raise EvalDeltaError(f"{path}: {place}: {what}; --allow-partial leaves "
+                         f"such samples out and says how many")
 
 
 def _read_inspect(head, how):

@@ -31,6 +31,76 @@ def jsonl(tmp_path, name, rows):
 
 # Which fields are metrics ###############################################
 
+def test_index_label_and_length_fields_are_not_metrics(capsys, tmp_path):
+    # An index (sample), a label and a length once became metrics and
+    # entered the Holm family; they are read, named, and not compared.
+    rows = [{"id": i, "sample": i, "label": i % 2, "prediction": 1,
+             "length": 10 + i, "correct": i % 3 == 0} for i in range(30)]
+    a = b = jsonl(tmp_path, "a.jsonl", rows)
+    status, out, err = run(capsys, a, b, "--json", "--resamples", "50")
+    report = json.loads(out)
+    assert status == 0 and [e["metric"] for e in report["metrics"]] == [
+        "correct"]
+    assert any("sample (an index), label (a label), prediction (a label), "
+               "length (a length)" in line for line in report["reading"])
+    status, out, _ = run(capsys, a, b, "--metric", "length", "--json",
+                         "--resamples", "50")
+    assert status == 0 and json.loads(out)["metrics"][0]["metric"] == \
+        "length"
+
+
+def test_latency_is_lower_is_better_and_gates(capsys, tmp_path):
+    # A slowdown with p = 1e-17 once passed --fail-on worse: nothing said
+    # lower is better.  The name says so now, and the report says it did.
+    a = jsonl(tmp_path, "a.jsonl", [{"id": i, "latency_ms": 100 + i % 7}
+                                    for i in range(60)])
+    b = jsonl(tmp_path, "b.jsonl", [{"id": i, "latency_ms": 130 + i % 5}
+                                    for i in range(60)])
+    status, out, err = run(capsys, a, b, "--fail-on", "worse",
+                           "--resamples", "200")
+    assert status == 1 and "latency_ms (lower better)" in out
+    assert "latency_ms: lower is better, as its name says" in out
+    assert "--fail-on worse: latency_ms is worse" in err
+    status, out, err = run(capsys, a, b, "--fail-on", "worse",
+                           "--higher-is-better", "latency_ms",
+                           "--resamples", "200")
+    assert status == 0 and "as its name says" not in out
+    assert bed.lower_is_better("cost_usd") and bed.lower_is_better("loss")
+    assert not bed.lower_is_better("tokens_per_second")
+    assert not bed.lower_is_better("exact_match")
+
+
+def test_missing_values_left_out_with_allow_partial(capsys, tmp_path):
+    # A null value is an error naming its line, or with --allow-partial
+    # its item is left out and counted (it could not be left out before).
+    a = jsonl(tmp_path, "a.jsonl", [{"id": i, "m": None if i == 4 else i % 2}
+                                    for i in range(20)])
+    b = jsonl(tmp_path, "b.jsonl", [{"id": i, "m": 1} for i in range(20)])
+    status, out, err = run(capsys, a, b, "--metric", "m")
+    assert status == 2 and f"{a}:5: m: missing value; --allow-partial" in err
+    status, out, err = run(capsys, a, b, "--metric", "m", "--allow-partial",
+                           "--json", "--resamples", "50")
+    report = json.loads(out)
+    assert status == 0 and report["n_items"] == 19
+    assert f"{a}: 1 record missing a value left out (--allow-partial)" in \
+        report["reading"]
+    assert report["metrics"][0]["observed"]["a"] == 10 / 19   # odd ids
+
+
+def test_csv_headers_stripped_and_semicolons_read(capsys, tmp_path):
+    spaced = tmp_path / "spaced.csv"
+    spaced.write_text("id, model a, model b\n1,1,0\n2,0,1\n3,1,1\n")
+    status, out, err = run(capsys, str(spaced), "--a-col", "model a",
+                           "--b-col", "model b", "--resamples", "50")
+    assert status == 0 and "3 items" in out, err
+    semi = tmp_path / "semi.csv"
+    semi.write_text("id;a;b\n1;1;0\n2;0;1\n3;1;1\n")
+    status, out, err = run(capsys, str(semi), "--a-col", "a", "--b-col",
+                           "b", "--resamples", "50")
+    assert status == 0 and "columns separated by ';'" in out, err
+
+
+
 def test_metric_missing_in_the_first_record_is_not_dropped(capsys, tmp_path):
     # f1 is null in the baseline's first line: the metric set once came
     # from that line alone, and f1 vanished with exit 0.

@@ -464,3 +464,299 @@ def test_a_directory_of_tasks_as_subsets(capsys, tmp_path):
     status = bed.main(["compare", str(tmp_path / "a"), str(tmp_path / "b")])
     assert status == 2 and "read them all as subsets with --by task" in \
         capsys.readouterr().err
+
+
+# Run directories and files as frameworks write them ######################
+# Fixtures in tests/fixtures/*-rundir, -runs, -older, -outputs, -latest
+# follow the layouts of the real logs in ../shared/real-logs/ (its README
+# names their sources); the figures here are read from them the plain way.
+
+def fail(capsys, *argv):
+    """Return the one line a refused compare prints (exit 2, no output)."""
+    status = bed.main(["compare", *argv])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    return err
+
+
+def em_by_doc(path):
+    return {str(r["doc_id"]): int(r["exact_match"]) for r in lines(path)}
+
+
+RUNDIR = fixture("lm-eval-rundir")
+NEWER = os.path.join(RUNDIR, "model-a", "samples_winogrande_"
+                     "2024-12-23T15-04-32.131238.jsonl")
+
+
+def test_lm_eval_run_directory_newest_run_of_the_task(capsys):
+    # lm-eval keeps every run: the newest of a task is read, and said;
+    # --task matches a task by its name (winogrande, not ko_winogrande).
+    report = compare(capsys, os.path.join(RUNDIR, "model-a"),
+                     os.path.join(RUNDIR, "model-b"), "--task", "winogrande")
+    (b_file,) = [f for f in os.listdir(os.path.join(RUNDIR, "model-b"))
+                 if f.startswith("samples_")]
+    a, b = em_by_doc(NEWER), em_by_doc(os.path.join(RUNDIR, "model-b",
+                                                    b_file))
+    check_binary(report["metrics"][0], [(a[d], b[d]) for d in sorted(a)])
+    assert report["baseline"] == NEWER
+    assert any("winogrande: the run of 2024-12-23T15-04-32.131238, the "
+               "newest of 2" in line for line in report["reading"])
+
+
+def test_lm_eval_run_directory_of_two_tasks_asks_which(capsys):
+    err = fail(capsys, os.path.join(RUNDIR, "model-a"),
+               os.path.join(RUNDIR, "model-b"))
+    assert "2 tasks in this lm-eval directory (ko_winogrande, winogrande)" \
+        in err and "--task NAME" in err and "--by task" in err
+    err = fail(capsys, os.path.join(RUNDIR, "model-a"),
+               os.path.join(RUNDIR, "model-b"), "--task", "wino")
+    assert "no task 'wino' in this lm-eval directory; its tasks are " \
+        "ko_winogrande, winogrande" in err
+
+
+def test_lm_eval_run_directories_by_task(capsys):
+    # --by task reads every task (the results files are not runs); a task
+    # only one model ran is named, and --allow-partial compares the rest.
+    a, b = os.path.join(RUNDIR, "model-a"), os.path.join(RUNDIR, "model-b")
+    err = fail(capsys, a, b, "--by", "task")
+    assert "lacks 8 doc_id values" in err and "ko_winogrande/0" in err
+    report = compare(capsys, a, b, "--by", "task", "--allow-partial")
+    assert report["n_items"] == 8 and report["dropped_ids"] == 8
+
+
+OLDER = fixture("lm-eval-older",
+                "samples_ko_winogrande_2024-11-19T14-38-02.552165.jsonl")
+
+
+def test_older_lm_eval_names_its_filters_from_the_results_file(capsys):
+    # Three lines per document and no 'filter' key: once "doc_id '0'
+    # repeated"; the k-th line is the k-th filter of the results file.
+    report = compare(capsys, OLDER, OLDER)
+    with open(OLDER.replace("samples_ko_winogrande", "results").replace(
+            ".jsonl", ".json")) as f:
+        names = [x["name"] for x in json.load(f)["configs"][
+            "ko_winogrande"]["filter_list"]]
+    assert [e["metric"] for e in report["metrics"]] == [
+        f"exact_match[{n}]" for n in names]
+    rows = lines(OLDER)
+    for k, name in enumerate(names):
+        values = [int(r["exact_match"]) for r in rows[k::len(names)]]
+        entry = entries(report)[f"exact_match[{name}]"]
+        assert entry["observed"]["a"] == float(Fraction(sum(values),
+                                                        len(values)))
+    assert report["n_items"] == 6
+
+
+def test_older_lm_eval_without_its_results_file_says_why(capsys, tmp_path):
+    lone = tmp_path / os.path.basename(OLDER)
+    shutil.copy(OLDER, lone)
+    err = fail(capsys, str(lone), str(lone))
+    assert "doc_id 0 appears 3 times with no 'filter' key: an older " \
+        "lm-eval writes a line per filter" in err
+    assert "results_2024-11-19T14-38-02.552165.json" in err
+
+
+HELM = fixture("helm-runs")
+HELM_A = os.path.join(HELM, "mmlu-subject=philosophy,method=multiple_"
+                      "choice_joint,model=a")
+HELM_B = HELM_A.replace("model=a", "model=b")
+
+
+def helm_test_split(folder, name):
+    with open(os.path.join(folder, "per_instance_stats.json")) as f:
+        return {e["instance_id"]: int(s["mean"]) for e in json.load(f)
+                for s in e["stats"] if s["name"]["name"] == name
+                and s["name"]["split"] == "test"}
+
+
+def test_helm_run_directories_read_the_test_split(capsys):
+    # The run directory as HELM writes it (not "4 runs"); its one valid
+    # instance is left out, said, and the means are stats.json's test ones.
+    report = compare(capsys, HELM_A, HELM_B)
+    assert [e["metric"] for e in report["metrics"]] == [
+        "exact_match", "quasi_exact_match"]       # no token counts, times
+    a, b = helm_test_split(HELM_A, "exact_match"), helm_test_split(
+        HELM_B, "exact_match")
+    check_binary(report["metrics"][0], [(a[i], b[i]) for i in a])
+    with open(os.path.join(HELM_A, "stats.json")) as f:
+        (test,) = [s["mean"] for s in json.load(f)
+                   if s["name"]["split"] == "test"]
+    assert report["metrics"][0]["observed"]["a"] == test
+    assert report["n_items"] == 9
+    assert any("1 valid-split instance left out" in line
+               for line in report["reading"])
+
+
+def test_helm_suite_directory_picks_a_run(capsys):
+    err = fail(capsys, HELM, HELM)
+    assert "2 tasks in this helm directory" in err
+    report = compare(capsys, HELM, HELM, "--task", os.path.basename(HELM_A),
+                     "--metric", "exact_match")
+    assert report["n_items"] == 9
+    assert report["baseline"] == os.path.join(HELM_A,
+                                              "per_instance_stats.json")
+
+
+def test_helm_aggregate_files_point_to_the_per_instance_one(capsys):
+    err = fail(capsys, os.path.join(HELM_A, "stats.json"),
+               os.path.join(HELM_B, "stats.json"))
+    assert "a HELM run's stats.json, not its per-item stats" in err
+
+
+PROMPTFOO = fixture("promptfoo")
+
+
+def test_promptfoo_files_pair_tests_not_positions(capsys):
+    # Two evals that both number their tests 0-2 share no test: refused,
+    # where they were once compared as "3 items" by testIdx.
+    err = fail(capsys, os.path.join(PROMPTFOO, "eval-a.json"),
+               os.path.join(PROMPTFOO, "eval-b.json"))
+    assert "lacks 3 id values" in err
+    # The same tests in another order are paired by their vars.
+    report = compare(capsys, os.path.join(PROMPTFOO, "eval-a.json"),
+                     os.path.join(PROMPTFOO, "eval-a-rerun.json"),
+                     "--metric", "openai:gpt-4o")
+    runs = []
+    for name in ("eval-a.json", "eval-a-rerun.json"):
+        with open(os.path.join(PROMPTFOO, name)) as f:
+            runs.append({r["testCase"]["vars"]["query"]: int(r["success"])
+                         for r in json.load(f)["results"]["results"]})
+    check_binary(report["metrics"][0],
+                 [(runs[0][q], runs[1][q]) for q in runs[0]])
+
+
+def test_promptfoo_prompts_over_different_tests(capsys):
+    # Each prompt covers its own tests; two systems on different prompts
+    # share none, two on one prompt compare the tests they both ran.
+    path = os.path.join(PROMPTFOO, "prompts-cover.json")
+    err = fail(capsys, path, "--a-col", "gpt-4o | Pain v1", "--b-col",
+               "gpt-4o-mini | Pain v1")
+    assert "missing value; --allow-partial leaves out" in err
+    report = compare(capsys, path, "--a-col", "gpt-4o | Pain v1", "--b-col",
+                     "gpt-4o-mini | Pain v1", "--allow-partial")
+    with open(path) as f:
+        results = json.load(f)["results"]["results"]
+    pairs = {}
+    for r in results:
+        if r["prompt"]["label"] == "Pain v1":
+            pairs.setdefault(r["testCase"]["description"], {})[
+                r["provider"]["id"]] = int(r["success"])
+    check_binary(report["metrics"][0], [(v["gpt-4o"], v["gpt-4o-mini"])
+                                        for v in pairs.values()])
+    assert any("4 records missing a value left out" in line
+               for line in report["reading"])
+    err = fail(capsys, path, "--a-col", "gpt-4o | Pain v1", "--b-col",
+               "gpt-4o | Ideas v1", "--allow-partial")
+    assert "no record has a value of every one of" in err
+
+
+DEEPEVAL = fixture("deepeval-latest")
+
+
+def test_deepeval_latest_test_run_and_cases_named_twice(capsys):
+    # .deepeval/.latest_test_run.json wraps the run in testRunData; a
+    # second evaluate() names three cases again with other metrics: one
+    # item each, and the metrics only those have are named, not compared.
+    latest = os.path.join(DEEPEVAL, ".deepeval", ".latest_test_run.json")
+    older = os.path.join(DEEPEVAL, "temp_test_run_data.json")
+    report = compare(capsys, older, DEEPEVAL)
+    assert report["candidate"] == latest and report["n_items"] == 8
+    (entry,) = report["metrics"]
+    assert entry["metric"] == "Correctness [GEval]"
+    with open(latest) as f:
+        run = json.load(f)["testRunData"]
+    (scores,) = [m["scores"] for m in run["metricsScores"]]
+    assert entry["observed"]["b"] == float(sum(map(Fraction, map(
+        repr, scores))) / len(scores))
+    reading = " ".join(report["reading"])
+    assert "3 test cases named again" in reading
+    assert "Correctness (GEval), as older DeepEval names it" in reading
+    assert "Answer Relevancy, Faithfulness: scored on 3 of 8 items" in reading
+
+
+def test_deepeval_name_given_to_two_inputs_is_refused(capsys, tmp_path):
+    latest = os.path.join(DEEPEVAL, ".deepeval", ".latest_test_run.json")
+    with open(latest) as f:
+        doc = json.load(f)
+    doc["testRunData"]["testCases"][-1]["input"] = "another question"
+    path = tmp_path / "test_run_x.json"
+    path.write_text(json.dumps(doc))
+    err = fail(capsys, str(path), str(path))
+    assert "the name 'test_case_6' is given to two different inputs" in err
+
+
+OPENCOMPASS = fixture("opencompass-outputs")
+
+
+def test_opencompass_outputs_without_details_read_predictions(capsys):
+    report = compare(capsys, os.path.join(OPENCOMPASS, "16-bit"),
+                     os.path.join(OPENCOMPASS, "4-bit"))
+    runs = []
+    for bits in ("16-bit", "4-bit"):
+        (stamp,) = os.listdir(os.path.join(OPENCOMPASS, bits))
+        (model,) = os.listdir(os.path.join(OPENCOMPASS, bits, stamp,
+                                           "predictions"))
+        folder = os.path.join(OPENCOMPASS, bits, stamp, "{}", model,
+                              "lukaemon_mmlu_anatomy.json")
+        with open(folder.format("predictions")) as f:
+            runs.append({k: int(v["prediction"] == v["gold"])
+                         for k, v in json.load(f).items()})
+        with open(folder.format("results")) as f:
+            accuracy = json.load(f)["accuracy"]
+        assert abs(100 * sum(runs[-1].values()) / len(runs[-1])
+                   - accuracy) < 1e-9
+    check_binary(report["metrics"][0], [(runs[0][k], runs[1][k])
+                                        for k in runs[0]])
+    assert any("prediction equals the gold label" in line
+               for line in report["reading"])
+    results = folder.format("results")
+    err = fail(capsys, results, results)
+    assert "aggregate figures only (accuracy " in err
+    assert "predictions/<model>/<dataset>.json" in err
+
+
+INSPECT = fixture("inspect")
+
+
+def test_inspect_logs_with_nothing_to_compare_say_why(capsys):
+    unscored = os.path.join(INSPECT, "unscored.json")
+    err = fail(capsys, unscored, unscored)
+    assert "sample 1 epoch 1: never scored (no score and no error): score " \
+        f"the log first (inspect score {unscored})" in err
+    err = fail(capsys, unscored, unscored, "--allow-partial")
+    assert "none of its 3 samples has a score (3 never scored)" in err
+    header = os.path.join(INSPECT, "header-only.json")
+    err = fail(capsys, header, header)
+    assert "an Inspect log header with no samples" in err
+
+
+def test_inspect_nan_is_unscored_not_malformed(capsys):
+    path = os.path.join(INSPECT, "nan-value.json")
+    assert "NaN" in open(path).read()            # as Python's json writes
+    err = fail(capsys, path, path)
+    assert "sample 2 epoch 1: scored NaN" in err
+    report = compare(capsys, path, path, "--allow-partial")
+    assert report["n_items"] == 2
+    assert any("1 NaN-scored samples left out" in line
+               for line in report["reading"])
+
+
+def test_git_lfs_pointer_and_simple_evals_are_named(capsys):
+    (pointer,) = os.listdir(fixture("lighteval"))
+    path = fixture("lighteval", pointer)
+    err = fail(capsys, path, path)
+    assert "a git-lfs pointer" in err and "not the file itself" in err
+    assert f"git lfs pull --include '{path}'" in err     # | quoted
+    for name, said in (("mmlu_gpt-4o.json", "aggregate figures only"),
+                       ("mmlu_gpt-4o_allresults.json",
+                        "paired only by position, which is refused")):
+        path = fixture("simple-evals", name)
+        assert said in fail(capsys, path, path)
+
+
+def test_every_reader_is_one_row_of_the_registry():
+    # Detection goes down the table; every --from-format name is a row.
+    names = [r.name for r in bed._READERS]
+    assert len(set(names)) == len(names) and names[-1] == "table"
+    assert all(r.description and callable(r.recognise) and callable(r.read)
+               for r in bed._READERS)

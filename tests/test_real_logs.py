@@ -1,0 +1,173 @@
+"""Input: the frameworks' real files in ../shared/real-logs/ (not part of the
+repository: these tests skip cleanly without it).
+
+Each mean is checked against the figure the framework itself wrote beside
+its per-item file (lm-eval's results_*.json, HELM's stats.json, DeepEval's
+metricsScores, promptfoo's testPassCount, Inspect's log header, OpenAI
+evals' final_report, OpenCompass's results/), read here the plain way;
+each refusal is one line saying what the file is.
+"""
+import glob
+import json
+import os
+import zipfile
+from fractions import Fraction
+
+import pytest
+
+import bootstrap_eval_deltas as bed
+
+REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                    os.pardir, "shared", "real-logs")
+pytestmark = pytest.mark.skipif(not os.path.isdir(REAL),
+                                reason="../shared/real-logs/ is not here")
+
+
+def real(*parts):
+    return os.path.join(REAL, *parts)
+
+
+def compare(capsys, *argv):
+    status = bed.main(["compare", *argv, "--json", "--resamples", "200"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    return json.loads(out)
+
+
+def refused(capsys, *argv):
+    status = bed.main(["compare", *argv])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    return err
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def test_lm_eval_run_directory_means_are_its_results_files(capsys):
+    a, b = real("lm_eval", "rundir", "gpt-4o"), real(
+        "lm_eval", "rundir", "SOLAR-10.7B-Instruct-v1.0")
+    report = compare(capsys, a, b, "--task", "winogrande")
+    (entry,) = report["metrics"]
+    newest = sorted(glob.glob(os.path.join(b, "results_2024-12-23*.json")))
+    for side, results in (("a", glob.glob(os.path.join(a, "results_*"))[0]),
+                          ("b", newest[-1])):
+        figure = load(results)["results"]["winogrande"][
+            "exact_match,get-answer"]
+        assert entry["observed"][side] == pytest.approx(figure, abs=1e-12)
+    assert report["n_items"] == 10
+    err = refused(capsys, a, b)
+    assert "2 tasks in this lm-eval directory (ko_winogrande, winogrande)" \
+        in err
+
+
+def test_older_lm_eval_filters_from_its_results_file(capsys):
+    folder = real("lm_eval", "ko_winogrande", "llama3.1-pro16-Inst")
+    (samples,) = glob.glob(os.path.join(folder, "samples_*14-38-02*"))
+    report = compare(capsys, samples, samples)
+    results = load(glob.glob(os.path.join(folder, "results_*"))[0])
+    figures = results["results"]["ko_winogrande"]
+    for entry in report["metrics"]:
+        name = entry["metric"][len("exact_match["):-1]
+        assert entry["observed"]["a"] == figures[f"exact_match,{name}"]
+    assert len(report["metrics"]) == 3 and report["n_items"] == 10
+
+
+def test_helm_run_directory_is_its_test_split(capsys):
+    run = real("helm", "runs", "mmlu-subject=philosophy,method=multiple_"
+               "choice_joint,model=openai_gpt2")
+    flipped = real("helm", "synthetic", os.path.basename(run)
+                   + ",flipped=seed7")
+    report = compare(capsys, run, flipped, "--metric", "exact_match")
+    stats = [s["mean"] for s in load(os.path.join(run, "stats.json"))
+             if s["name"] == {"name": "exact_match", "split": "test"}]
+    assert report["metrics"][0]["observed"]["a"] == pytest.approx(stats[0])
+    assert report["n_items"] == 9
+    assert report["metrics"][0]["mcnemar"]["b_only"] + report["metrics"][0][
+        "mcnemar"]["a_only"] == 4                # the four flipped instances
+
+
+def test_deepeval_means_are_its_metrics_scores(capsys):
+    a = real("deepeval", "Fusion_LLM_Eval", "latest_test_run.4eb1583.json")
+    b = real("deepeval", "Fusion_LLM_Eval", "latest_test_run.0ee84ab.json")
+    report = compare(capsys, a, b)
+    (entry,) = report["metrics"]
+    for side, path in (("a", a), ("b", b)):
+        (scores,) = [m["scores"] for m in load(path)["testRunData"][
+            "metricsScores"] if m["metric"] == entry["metric"]]
+        mean = sum(map(Fraction, map(repr, scores))) / len(scores)
+        assert entry["observed"][side] == pytest.approx(float(mean))
+    assert report["n_items"] == 130
+
+
+def test_promptfoo_means_are_its_pass_counts(capsys):
+    path = real("promptfoo", "tds", "promptfoo_results.json")
+    report = compare(capsys, path)
+    prompts = load(path)["results"]["prompts"]
+    (entry,) = report["metrics"]
+    for side, prompt in zip("ab", prompts):
+        m = prompt["metrics"]
+        assert entry["observed"][side] == pytest.approx(
+            m["testPassCount"] / (m["testPassCount"] + m["testFailCount"]))
+    err = refused(capsys, real("promptfoo", "aidevs3",
+                               "promptfoo_results.746a978.json"),
+                  real("promptfoo", "aidevs3",
+                       "promptfoo_results.b069162.json"))
+    assert "lacks 6 id values" in err            # not paired by testIdx
+
+
+def test_inspect_mean_is_its_header_accuracy(capsys):
+    path = real("inspect_ai", "2025-02-11T15-18-04-05-00_popularity_"
+                "mj7khqpMM4GBCfVQozKgzB.eval")
+    report = compare(capsys, path, path)
+    with zipfile.ZipFile(path) as archive:
+        header = json.loads(archive.read("header.json"))
+    (score,) = header["results"]["scores"]
+    assert report["metrics"][0]["observed"]["a"] == pytest.approx(
+        score["metrics"]["accuracy"]["value"])
+    unscored = real("inspect_ai", "2025-02-11T15-17-00-05-00_popularity_"
+                    "dPiJifoWeEQBrfWsAopzWr.eval")
+    assert "never scored" in refused(capsys, path, unscored)
+
+
+def test_openai_evals_mean_is_its_final_report(capsys):
+    path = real("openai_evals", "230417220821DPM75QNS_auto_gpt_completion_"
+                "fn_test-match.jsonl")
+    report = compare(capsys, path, path)
+    with open(path) as f:
+        (final,) = [json.loads(line)["final_report"] for line in f
+                    if "final_report" in line]
+    assert report["metrics"][0]["observed"]["a"] == pytest.approx(
+        final["accuracy"])
+
+
+def test_opencompass_means_are_its_results_accuracy(capsys):
+    root = real("opencompass")
+    report = compare(capsys, *(glob.glob(os.path.join(root, bits, "MMLU",
+                                                      "*"))[0]
+                               for bits in ("16-bit", "4-bit")))
+    for side, bits in (("a", "16-bit"), ("b", "4-bit")):
+        (results,) = glob.glob(os.path.join(root, bits, "MMLU", "*",
+                                            "results", "*", "*.json"))
+        assert 100 * report["metrics"][0]["observed"][side] == \
+            pytest.approx(load(results)["accuracy"])
+    assert report["n_items"] == 135
+
+
+@pytest.mark.parametrize("parts, said", [
+    (("lighteval", "details_gsm8k_test|0_2025-11-05T14-43-47.148527.parquet"),
+     "a git-lfs pointer"),
+    (("inspect_ai", "data_with_llm_scoring.json"),
+     "an Inspect log header with no samples"),
+    (("inspect_ai", "2025-05-12T20-28-13-04-00_no-samples.json"),
+     "no samples in this Inspect log (status cancelled)"),
+    (("promptfoo", "measure-ai-drift", "promptfoo-results.1630742.json"),
+     "all 16 results are API errors"),
+    (("lm_eval", "rundir", "gpt-4o", "results_2024-12-23T14-29-31.806745.json"),
+     "lm-eval's results file: aggregates only"),
+])
+def test_real_files_refused_in_one_line(capsys, parts, said):
+    path = real(*parts)
+    assert said in refused(capsys, path, path)
