@@ -5826,7 +5826,7 @@ class _Head:
             if "\n" not in self.text and len(self.bytes) >= _HEAD_SIZE:
                 line = _first_line(self.path)   # a line longer than the head
             try:
-                value = _JSON.decode(line)
+                value = _LENIENT.decode(line)
             except ValueError:
                 value = None
             self._first = value if isinstance(value, dict) else None
@@ -5848,6 +5848,7 @@ class _Head:
 
 
 _HEAD_SIZE = 1 << 16
+_LENIENT = json.JSONDecoder(parse_constant=float)  # a NaN: a line still
 
 
 def _head_bytes(path, size=_HEAD_SIZE):
