@@ -6053,9 +6053,9 @@ def _newest_runs(path, found):
     for task, runs in by_task.items():
         if len(runs) > 1:
             notes.append(
-                f"{task}: the run of {runs[-1].stamp or runs[-1].path}, the "
-                f"newest of {len(runs)} in {path} (the older left out: name "
-                f"a file to read another)")
+                f"{task}: {os.path.relpath(runs[-1].path, path)} read, the "
+                f"newest of {len(runs)} runs in {path} (the older left out: "
+                f"name a file to read another)")
     return {task: runs[-1].path for task, runs in by_task.items()}, notes
 
 
