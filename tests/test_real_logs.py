@@ -15,7 +15,8 @@ from fractions import Fraction
 
 import pytest
 
-import bootstrap_eval_deltas as bed
+from test_readers import compare
+from test_readers import fail as refused
 
 REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
                     os.pardir, "shared", "real-logs")
@@ -25,20 +26,6 @@ pytestmark = pytest.mark.skipif(not os.path.isdir(REAL),
 
 def real(*parts):
     return os.path.join(REAL, *parts)
-
-
-def compare(capsys, *argv):
-    status = bed.main(["compare", *argv, "--json", "--resamples", "200"])
-    out, err = capsys.readouterr()
-    assert status == 0, err
-    return json.loads(out)
-
-
-def refused(capsys, *argv):
-    status = bed.main(["compare", *argv])
-    out, err = capsys.readouterr()
-    assert status == 2 and out == "" and err.count("\n") == 1, err
-    return err
 
 
 def load(path):
