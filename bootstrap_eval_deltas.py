@@ -53,102 +53,13 @@ Sections, in order:
     Command line  argparse, option checks, main(): simulate, compare, rank,
                   plan
 """
-__all__ = [
-    "Columns",
-    "CorpusTable",
-    "Coverage",
-    "Density",
-    "Design",
-    "Detection",
+__all__ = [            # the library surface the README documents
+    "Comparison",
     "EvalDeltaError",
-    "Interval",
-    "Judgement",
-    "METHODS",
-    "McNemar",
-    "Metric",
-    "MetricResult",
-    "Plan",
-    "Ranking",
-    "Reading",
-    "Run",
-    "SHAPES",
-    "STATS",
-    "Source",
-    "Spread",
-    "Stat",
-    "average_epochs",
-    "bca_interval",
-    "binomial",
-    "bivariate_normal_cdf",
-    "clustered_se",
-    "compare_binary",
-    "compare_corpus",
-    "compare_json",
-    "compare_macro",
-    "compare_metric",
-    "compare_subsets",
-    "compare_tally",
-    "connor_items",
-    "continuous_calibration",
-    "copula_design",
-    "corpus_table",
-    "corpus_values",
-    "coverage",
-    "csv_text",
-    "default_metrics",
-    "detectable_difference",
-    "detectable_gap",
-    "detection",
-    "discordance_design",
-    "failures",
-    "format_compare",
-    "format_plan",
-    "format_rank",
-    "format_simulation",
-    "holm",
-    "items_for_power",
-    "judge",
-    "latent_draws",
-    "least_units",
+    "Standings",
+    "compare",
     "main",
-    "margin_interval",
-    "mcnemar_exact",
-    "mcnemar_mid_p",
-    "mcnemar_power",
-    "merged_tally",
-    "most_accuracy",
-    "multinomial",
-    "newcombe_interval",
-    "numeric_fields",
-    "open_source",
-    "outcomes",
-    "pair_tally",
-    "paired_bootstrap",
-    "parse_stat",
-    "pass_at",
-    "percentile_interval",
-    "pilot_plan",
-    "plan_json",
-    "randomization_test",
-    "rank_json",
-    "rank_systems",
-    "read_corpus",
-    "read_joint",
-    "read_run",
-    "read_tallies",
-    "saddlepoint_interval",
-    "saddlepoint_sign_flip",
-    "sign_flip_test",
-    "simulate",
-    "simulated_power",
-    "simulation_json",
-    "student_t_upper",
-    "system_bootstrap",
-    "tally_spread",
-    "unpaired_bootstrap",
-    "unpaired_items",
-    "watched",
-    "wilson_interval",
+    "rank",
 ]
 __version__ = "0.1.0"
 
@@ -162,6 +73,7 @@ import io
 import itertools
 import json
 import math
+import operator
 import mmap
 import multiprocessing
 import os
@@ -7858,6 +7770,181 @@ def csv_text(pairs):
     rows = [",".join(CSV_HEADER)]
     rows += [f"{i},{a},{b}" for i, (a, b) in enumerate(pairs, 1)]
     return "\n".join(rows) + "\n"
+
+
+## Library use ################################################################
+
+# compare() and rank() serve notebooks: plain sequences of per-item scores
+# in item order (the caller pairs them; files are joined on their ids),
+# holding bools, ints, floats, Fractions or anything with __index__ or
+# __float__ (numpy's scalars and arrays, a pandas Series) without
+# importing them.  They read the values as the command line reads a wide
+# file of the same columns, and run the same statistics with the same
+# seeded random.Random, so to_dict() is the JSON of compare or rank --json
+# on that file, and str() its text report.  The seed is 2026 unless given.
+
+class Comparison(NamedTuple):
+    """What compare() found: str() is the text report, to_dict() the JSON
+    of compare --json."""
+    result: MetricResult
+    judgement: Judgement
+    names: tuple
+    settings: dict
+
+    def __repr__(self):
+        r, j = self.result, self.judgement
+        lo, hi = r.ci_paired
+        return (f"Comparison(metric={r.metric!r}, n_items={r.n_items}, "
+                f"a={float(r.a):.6g}, b={float(r.b):.6g}, "
+                f"gap={float(r.gap):+.6g}, ci=({float(lo):+.6g}, "
+                f"{float(hi):+.6g}), p={float(r.p):.4g}, "
+                f"verdict={j.verdict!r})")
+
+    def __str__(self):
+        s = self.settings
+        return format_compare([self.result], [self.judgement],
+                              names=self.names, confidence=s["confidence"],
+                              alpha=s["alpha"])
+
+    def to_dict(self):
+        """Return the JSON object of compare --json, as a dict."""
+        s = self.settings
+        return compare_json([self.result], [self.judgement], names=self.names,
+                            seed=s["seed"], resamples=s["resamples"],
+                            interval=s["interval"],
+                            confidence=s["confidence"], alpha=s["alpha"])
+
+
+class Standings(NamedTuple):
+    """What rank() found: str() is the text report, to_dict() the JSON of
+    rank --json."""
+    ranking: Ranking
+    settings: dict
+
+    def __repr__(self):
+        r = self.ranking
+        shown = ", ".join(f"{name}: {float(mean):.4g} (rank {rank:g})"
+                          for name, mean, rank in list(zip(
+                              r.names, r.means, r.ranks))[:6])
+        more = f", +{len(r.names) - 6} more" if len(r.names) > 6 else ""
+        top = [n for n, t in zip(r.names, r.top) if t]
+        return (f"Standings(metric={r.metric!r}, n_items={r.n_items}, "
+                f"{shown}{more}; top group {top[:6]!r})"[:480])
+
+    def __str__(self):
+        s = self.settings
+        return format_rank(self.ranking, alpha=s["alpha"],
+                           confidence=s["confidence"])
+
+    def to_dict(self):
+        """Return the JSON object of rank --json, as a dict."""
+        s = self.settings
+        return rank_json(self.ranking, seed=s["seed"], alpha=s["alpha"],
+                         confidence=s["confidence"])
+
+
+def _plain(values, name):
+    """Return a list of plain numbers (int, float, Fraction) of a sequence
+    of scores: bools and __index__ types as ints, others by __float__.
+
+    >>> _plain([True, 0, 0.5], "a")
+    [1, 0, 0.5]
+    """
+    out = []
+    for i, value in enumerate(values):
+        if isinstance(value, (bool, int, Fraction)):
+            out.append(int(value) if isinstance(value, bool) else value)
+            continue
+        try:
+            out.append(operator.index(value))
+            continue
+        except TypeError:
+            pass
+        try:
+            out.append(float(value))
+        except (TypeError, ValueError):
+            raise EvalDeltaError(f"{name}[{i}]: not a number: "
+                                 f"{value!r}") from None
+    return out
+
+
+def _columns_source(columns, names):
+    """Return the Source of a wide file whose columns are *columns*."""
+    labelled = [(f"item {i}", dict(zip(names, row)))
+                for i, row in enumerate(zip(*columns))]
+    return _listed_source("<values>", labelled)
+
+
+def compare(baseline, candidate, *, metric="metric", kind=None,
+            direction="higher", margin=None, confidence=CONFIDENCE,
+            alpha=0.05, resamples=RESAMPLES, interval="percentile",
+            method="auto", seed=SEED, jobs=1):
+    """Return the Comparison of two systems' per-item scores, in item order.
+
+    *kind* is "binary" or "continuous" (default: binary when every value
+    is 0 or 1); *direction* "higher" or "lower" is better; *margin* a
+    non-inferiority margin in the metric's units.  The other options are
+    compare's.  If the sequences differ in length or hold a value that is
+    not a finite number, EvalDeltaError is raised.
+
+    >>> c = compare([1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40)
+    >>> c
+    Comparison(metric='metric', n_items=200, a=0.6, b=0.8, gap=+0.2, ci=(+0.1, +0.3), p=0.0003304, verdict='better')
+    >>> c.to_dict()["metrics"][0]["mcnemar"]["b_only"]
+    80
+    """
+    a, b = _plain(baseline, "baseline"), _plain(candidate, "candidate")
+    if len(a) != len(b):
+        raise EvalDeltaError(f"the baseline has {len(a)} values and the "
+                             f"candidate {len(b)}: give one per item each")
+    if not a:
+        raise EvalDeltaError("no items to compare")
+    source = _columns_source([a, b], ["baseline", "candidate"])
+    (tally,), _ = read_tallies(source, None, [Metric(
+        metric, "baseline", "candidate", kind)], columns=True)
+    rng = random.Random(seed)
+    result = compare_tally(tally, rng, metric=metric, kind=kind,
+                           direction=direction, resamples=resamples,
+                           confidence=confidence, interval=interval,
+                           jobs=jobs, method=method)
+    (judgement,) = judge([result], alpha=alpha, confidence=confidence,
+                         margin=margin)
+    settings = dict(seed=seed, resamples=resamples, interval=interval,
+                    confidence=confidence, alpha=alpha)
+    return Comparison(result, judgement, ("baseline", "candidate"), settings)
+
+
+def rank(systems, *, metric="metric", direction="higher",
+         confidence=CONFIDENCE, alpha=0.05, resamples=RESAMPLES,
+         method="auto", seed=SEED, jobs=1):
+    """Return the Standings of several systems' per-item scores: *systems*
+    maps each name to its scores in item order (or is a list of them,
+    named system 1, 2, ...).  The options are rank's.
+
+    >>> s = rank({"a": [1, 0, 1, 1] * 25, "b": [0, 0, 1, 0] * 25,
+    ...           "c": [1, 1, 1, 0] * 25}, resamples=500)
+    >>> s.ranking.ranks, s.ranking.top
+    ([1.5, 3, 1.5], [True, False, True])
+    """
+    if not isinstance(systems, dict):
+        systems = {f"system {i}": v for i, v in enumerate(systems, 1)}
+    names = [str(name) for name in systems]
+    columns = [_plain(v, name) for name, v in zip(names, systems.values())]
+    if len({len(c) for c in columns}) > 1:
+        raise EvalDeltaError("the systems have " + ", ".join(
+            f"{name} {len(c)}" for name, c in zip(names, columns))
+            + " values: give one per item each")
+    source = _columns_source(columns, names)
+    getters = [_Column(source, name) for name in names]
+    tally = collections.Counter()
+    for numbers, records in source.batches:
+        tally.update(zip(*(g.numbers(numbers, records) for g in getters)))
+    ranking = rank_systems(tally, random.Random(seed), names=names,
+                           metric=metric, direction=direction,
+                           resamples=resamples, confidence=confidence,
+                           alpha=alpha, jobs=jobs, method=method)
+    return Standings(ranking, dict(seed=seed, alpha=alpha,
+                                   confidence=confidence))
 
 
 ## Command line ###############################################################

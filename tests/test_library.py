@@ -1,0 +1,112 @@
+"""Library use: compare() and rank() on plain sequences, as a notebook calls
+them; the same numbers as the command line on a wide file of those columns.
+"""
+import json
+import random
+from fractions import Fraction
+
+import pytest
+
+import bootstrap_eval_deltas as bed
+
+
+def cli_json(capsys, command, *argv):
+    status = bed.main([command, *argv, "--json"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    report = json.loads(out)
+    report.pop("reading")
+    return report
+
+
+def write_wide(tmp_path, columns):
+    path = tmp_path / "wide.csv"
+    rows = zip(*columns.values())
+    path.write_text(",".join(columns) + "\n" + "".join(
+        ",".join(map(str, row)) + "\n" for row in rows))
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", ["binary", "continuous"])
+def test_compare_is_the_command_lines_compare(capsys, tmp_path, kind):
+    rng = random.Random(7)
+    if kind == "binary":
+        a = [int(rng.random() < 0.7) for _ in range(300)]
+        b = [int(rng.random() < 0.76) for _ in range(300)]
+    else:
+        a = [round(rng.gauss(0, 1), 3) for _ in range(300)]
+        b = [round(x + rng.gauss(0.1, 1), 3) for x in a]
+    path = write_wide(tmp_path, {"baseline": a, "candidate": b})
+    cli = cli_json(capsys, "compare", path, "--a-col", "baseline",
+                   "--b-col", "candidate", "--metric", "metric")
+    lib = bed.compare(a, b)
+    assert json.loads(json.dumps(lib.to_dict())) == cli
+    assert str(lib).startswith("baseline: baseline   candidate: candidate")
+    assert len(repr(lib)) < 500 and "verdict=" in repr(lib)
+
+
+def test_rank_is_the_command_lines_rank(capsys, tmp_path):
+    rng = random.Random(8)
+    systems = {name: [int(rng.random() < p) for _ in range(200)]
+               for name, p in (("m1", 0.6), ("m2", 0.7), ("m3", 0.65))}
+    path = write_wide(tmp_path, systems)
+    cli = cli_json(capsys, "rank", path, "--systems", "m1,m2,m3",
+                   "--resamples", "500")
+    lib = bed.rank(systems, resamples=500)
+    assert json.loads(json.dumps(lib.to_dict())) == cli
+    assert len(repr(lib)) < 500 and "top group" in repr(lib)
+    assert "top group" in str(lib)
+
+
+def test_values_of_every_plain_kind(capsys):
+    # bools, Fractions and floats read as the same numbers; the seed and
+    # the options are keyword arguments with defaults.
+    ints = bed.compare([1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40)
+    bools = bed.compare([bool(x) for x in [1, 0, 1, 1, 0] * 40],
+                        [x == 1 for x in [1, 1, 1, 0, 1] * 40])
+    assert ints.to_dict() == bools.to_dict()
+    tenths = bed.compare([Fraction(8, 10), 0.5] * 30, [0.9, 0.5] * 30)
+    assert tenths.result.a == float(Fraction(13, 20))  # 0.8 is 8/10
+    seeded = bed.compare([1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40, seed=1)
+    assert seeded.to_dict()["seed"] == 1
+
+
+def test_bad_values_say_which(capsys):
+    with pytest.raises(bed.EvalDeltaError, match="the baseline has 2 values "
+                       "and the candidate 1"):
+        bed.compare([1, 0], [1])
+    with pytest.raises(bed.EvalDeltaError, match=r"baseline\[1\]: not a "
+                       r"number: 'x'"):
+        bed.compare([1, "x"], [1, 1])
+    with pytest.raises(bed.EvalDeltaError, match="not a finite number"):
+        bed.compare([1, float("nan")], [1, 1])
+    with pytest.raises(bed.EvalDeltaError, match="no items"):
+        bed.compare([], [])
+
+
+def test_numpy_arrays_and_scalars():
+    np = pytest.importorskip("numpy")
+    a, b = [1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40
+    plain = bed.compare(a, b).to_dict()
+    assert bed.compare(np.array(a), np.array(b)).to_dict() == plain
+    assert bed.compare(np.array(a, dtype=bool),
+                       np.array(b, dtype=np.int64)).to_dict() == plain
+    x = np.linspace(0, 1, 150)
+    assert bed.compare(x, x + 0.01).result.n_items == 150
+
+
+def test_the_readmes_library_examples_run_as_written():
+    # The README's ```python blocks are doctests: run them as written.
+    import doctest
+    import os
+    import re
+    readme = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          os.pardir, "README.md")
+    with open(readme) as f:
+        blocks = re.findall(r"```python\n(.*?)```", f.read(), re.S)
+    assert blocks
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner()
+    for i, block in enumerate(blocks):
+        test = parser.get_doctest(block, {}, f"README block {i}", readme, 0)
+        runner.run(test)
+    assert runner.failures == 0 and runner.tries > 0
