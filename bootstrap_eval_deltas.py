@@ -452,6 +452,8 @@ def percentile_interval(values, confidence=CONFIDENCE):
 
 
 def _percentile_positions(size, confidence):
+    """Return the (lower, upper) positions in *size* sorted resamples of a
+    percentile interval at *confidence*, in exact arithmetic."""
     c = _exact(confidence)
     return (math.floor(size * (1 - c) / 2), math.floor(size * (1 + c) / 2))
 
@@ -611,6 +613,7 @@ def multinomial(rng, n, weights):
 
 
 def _check_items(items):
+    """Return the number of items, raising EvalDeltaError if there are none."""
     n = len(items)
     if n == 0:
         raise EvalDeltaError("no items to resample")
@@ -1765,6 +1768,8 @@ def _ranks(values):
 
 
 def _kind_of(keys):
+    """Return 'binary' if every value of the tally's keys is 0 or 1, else
+    'continuous'."""
     return ("binary" if all(x in (0, 1) for k in keys for x in k)
             else "continuous")
 
@@ -2120,10 +2125,13 @@ def _paired_se(d, counts, n, scale=1):
 
 
 def _mcnemar_p(a_only, b_only):
+    """Return McNemar's exact two-sided p of the discordant counts."""
     return _mcnemar_tails(a_only, b_only)[0]
 
 
 def _divider(n):
+    """Return a function dividing its argument by *n* (a C-speed map's
+    callable)."""
     def divide(x):
         return x / n
     return divide
@@ -2131,6 +2139,8 @@ def _divider(n):
 
 def _interval(replicates, estimate, jackknife, confidence, method,
               counts=None):
+    """Return the percentile or, for *method* 'bca', the BCa interval of
+    *replicates*."""
     if method == "bca":
         return bca_interval(replicates, estimate, jackknife, confidence,
                             counts)
@@ -2509,6 +2519,8 @@ def _packed(columns):
 
 
 def _picker(window):
+    """Return a function picking the values at the positions of *window* from a
+    sequence."""
     return itemgetter(*window) if len(window) > 1 else _one(window[0])
 
 
@@ -2561,6 +2573,8 @@ def _lane_masks(m, k, n):
 
 
 def _plain_pick_sums(rng, n, count, columns):       # pragma: no cover
+    """Return each column's resample sums index by index: the oracle of
+    _pick_sums."""
     out = [[] for _ in columns]
     for picks in _index_lists(rng, n, count):
         for sums, column in zip(out, columns):
@@ -2569,6 +2583,8 @@ def _plain_pick_sums(rng, n, count, columns):       # pragma: no cover
 
 
 def _one(i):
+    """Return a function picking position *i* of a sequence, as a 1-tuple (as
+    itemgetter of several gives tuples)."""
     def pick(values):
         return (values[i],)
     return pick
@@ -2646,6 +2662,7 @@ def _replay_draws(rng, n, resamples, design, keep=None):
 
 
 def _paired_codes(pairs):
+    """Return a byte per (a, b) pair of 0/1 outcomes: 1 + b - a (0, 1, 2)."""
     return bytes(1 + b - a for a, b in pairs)
 
 
@@ -2819,6 +2836,8 @@ def continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
 
 
 def _can_fork():
+    """Return True where a helper process can be forked (POSIX, not a frozen
+    interpreter)."""
     return ("fork" in multiprocessing.get_all_start_methods()
             and (os.cpu_count() or 1) > 1)
 
@@ -3110,6 +3129,8 @@ def corpus_table(stat, items, *, clustered=False, classes=None):
 
 
 def _column_sums(table):
+    """Return the sum of each column of a CorpusTable, its rows weighted by
+    their counts."""
     return [sum(row[i] * c for row, c in zip(table.rows, table.counts))
             for i in range(len(table.columns))]
 
@@ -3142,6 +3163,8 @@ def corpus_values(table, sums):
 
 
 def _class_stat(stat, classes, gold, pred, right, n):
+    """Return one system's *stat* (f1, precision, recall or mcc) from per-class
+    counts of gold, predictions and hits over *n* items."""
     if stat == "mcc":
         c = sum(right)
         cov = c * n - sum(map(mul, pred, gold))
@@ -4012,6 +4035,8 @@ def detection(r, *, gap=None, alpha=0.05, power=POWER):
 
 
 def _too_few(units, noun, floor, alpha):
+    """Return the words for an eval too small for any paired exact test to
+    reach *alpha*."""
     return (f"no paired exact test can give p below "
             f"{_p_text(Fraction(2, 2 ** units))} at this size, so nothing "
             f"is detectable at alpha {alpha:g}; that takes {floor} {noun}s "
@@ -4139,6 +4164,8 @@ def judge(results, *, alpha=0.05, margin=None, power=POWER,
 
 
 def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
+    """Return the Judgement of one MetricResult given its Holm-adjusted p (see
+    judge)."""
     sign = 1 if r.direction == "higher" else -1
     worst = min(sign * r.ci_paired.lo, sign * r.ci_paired.hi)
     best = max(sign * r.ci_paired.lo, sign * r.ci_paired.hi)
@@ -4298,12 +4325,14 @@ def _delimiter(header, usual):
 
 
 def _line_place(path):
+    """Return where() of a line-numbered file: 'FILE:LINE'."""
     def where(number):
         return f"{path}:{number}"
     return where
 
 
 def _record_place(path):
+    """Return where() of a JSON array: 'FILE: record N'."""
     def where(number):
         return f"{path}: record {number}"
     return where
@@ -4404,6 +4433,8 @@ class _Shown:
 
 
 def _format_of(path, first_line):
+    """Return a table file's format (csv, tsv, jsonl or json) from its name,
+    else its first line."""
     name = path[:-3] if path.endswith(".gz") else path
     kind = _KNOWN_FORMATS.get(os.path.splitext(name)[1].lower())
     start = first_line.lstrip()[:1]
@@ -4446,6 +4477,8 @@ def _table_rows(path, chunks, delimiter):
 
 
 def _no_constant(name):
+    """Refuse NaN and Infinity in JSONL (parse_constant), which JSON does not
+    allow."""
     raise ValueError(f"{name} is not a number JSON allows")
 
 
@@ -4528,6 +4561,7 @@ def _parse_document(path, chunks):
 
 
 def _json_array_rows(path, chunks):
+    """Yield (numbers, objects) of a file holding one JSON array of objects."""
     items = _parse_document(path, chunks)
     if not isinstance(items, list):
         raise EvalDeltaError(f"{path}: expected a JSON array of objects")
@@ -4541,6 +4575,8 @@ def _json_array_rows(path, chunks):
 
 
 def _json_object(line, place):
+    """Return the JSON object a JSONL line holds, or raise EvalDeltaError
+    naming *place*."""
     try:
         item = _JSON.decode(line)
     except ValueError as exc:
@@ -4839,6 +4875,8 @@ def _count(tally, labels, a, b):
 
 def _read_wide(source, metrics, cluster, id_field, role="cluster",
                columns=False):
+    """Return [tally] of the one metric of a wide file (both systems' columns
+    in each row), checking its ids for repeats (see read_tallies)."""
     (_, a_field, b_field, kind), = metrics
     binary = kind == "binary"
     for field in (a_field, b_field):
@@ -4972,12 +5010,15 @@ def _find_repeat(path, key, most=None):
 
 
 def _repeated(source, key, item, number, first):
+    """Raise the error of an id seen twice, naming both places."""
     raise EvalDeltaError(f"{source.where(number)}: {key} {item!r} repeated "
                          f"(first at {source.where(first)})")
 
 
 def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
                  role="cluster", jobs=1, columns=False):
+    """Return (tallies, dropped) of two runs joined on *key*: the baseline
+    held, the candidate streamed past it (see read_tallies)."""
     fields = [m.b_field for m in metrics] + ([cluster] if cluster else [])
     stream = _candidate_batches(candidate, key, fields, jobs)
     try:
@@ -5246,6 +5287,8 @@ def _require(run, name, noun, listing, names):
 
 
 def _id_field(run, other, required=True):
+    """Return the first of _ID_FIELDS both runs' first records have (None if
+    there is none and not *required*)."""
     for name in _ID_FIELDS:
         if (_field(run.records[0], name) is not _MISSING
                 and _field(other.records[0], name) is not _MISSING):
@@ -6021,12 +6064,16 @@ _LM_EVAL_KEYS = {"doc_id", "doc", "target", "arguments", "resps",
 
 
 def _is_lm_eval(head):
+    """Recognise an lm-eval samples file: a first line with doc_id and lm-
+    eval's own keys."""
     first = head.first()
     return (first is not None and "doc_id" in first
             and bool(first.keys() & (_LM_EVAL_KEYS - {"doc_id", "doc"})))
 
 
 def _lm_eval_runs(path):
+    """Return the _Found runs of an lm-eval output directory: its
+    samples_<task>_<date> files."""
     return [_Found(*_task_and_stamp(name), os.path.join(folder, name))
             for folder, files in _walk(path, 2) for name in files
             if name.startswith("samples_") and
@@ -6047,6 +6094,8 @@ def _task_and_stamp(name):
 
 
 def _read_lm_eval(head, how):
+    """Return the Source of an lm-eval samples file: a record per document, a
+    metric per filter."""
     path = head.path
     rows = [(number, _json_object(line, f"{path}:{number}"))
             for start, lines in _lines(path)
@@ -6181,6 +6230,7 @@ _INSPECT_LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 
 
 def _is_inspect(head):
+    """Recognise an Inspect log: a zip (.eval), or an object with 'eval'."""
     if head.bytes[:4] == b"PK\x03\x04" or head.name.endswith(".eval"):
         return True
     doc = head.document()
@@ -6189,6 +6239,8 @@ def _is_inspect(head):
 
 
 def _inspect_runs(path):
+    """Return the _Found runs of an Inspect log directory: <date>_<task>_<id>
+    logs."""
     found = []
     for folder, files in _walk(path, 1):
         for name in files:
@@ -6277,6 +6329,8 @@ def _inspect_records(path, samples, how):
 
 
 def _refuse_inspect_sample(path, place, why, sample, total):
+    """Raise the error of an Inspect sample with no score: errored, never
+    scored, or NaN."""
     if why == "errored":
         error = sample.get("error")
         message = error.get("message") if isinstance(error, dict) else error
@@ -6294,6 +6348,7 @@ def _refuse_inspect_sample(path, place, why, sample, total):
 
 
 def _read_inspect(head, how):
+    """Return the Source of an Inspect .eval or .json log."""
     path = head.path
     doc = None if head.bytes[:4] == b"PK\x03\x04" else head.document()
     if doc is not None:
@@ -6361,11 +6416,15 @@ _HELM_BOOKKEEPING = ("num_", "finish_reason_", "training_", "inference_",
 
 
 def _is_helm(head):
+    """Recognise HELM's per_instance_stats.json: a JSON list of instance_id and
+    stats."""
     return (head.text.startswith("[") and '"instance_id"' in head.text
             and '"stats"' in head.text)
 
 
 def _helm_runs(path):
+    """Return the _Found runs of a HELM run or suite directory: each folder
+    holding per_instance_stats.json."""
     return [_Found(os.path.basename(folder) if folder != path
                    else os.path.basename(os.path.abspath(path)), "",
                    os.path.join(folder, "per_instance_stats.json"))
@@ -6374,6 +6433,8 @@ def _helm_runs(path):
 
 
 def _read_helm(head, how):
+    """Return the Source of HELM's per_instance_stats.json: one split,
+    unperturbed."""
     path = head.path
     doc = _load_json(path)
     if not isinstance(doc, list):
@@ -6427,12 +6488,16 @@ def _helm_stats(entry):
 # type, data}, in any order; "match" events carry data.correct per sample.
 
 def _is_openai_evals(head):
+    """Recognise an OpenAI evals record file: a spec line or {sample_id, type,
+    data} events."""
     first = head.first()
     return first is not None and ("spec" in first or {
         "sample_id", "type", "data"} <= first.keys())
 
 
 def _read_openai_evals(head, how):
+    """Return the Source of an OpenAI evals record file: match events (or
+    graded choices)."""
     path, labelled, graded = head.path, [], 0
     scores = how.choice_scores
     for start, lines in _lines(path):
@@ -6477,23 +6542,28 @@ def _read_openai_evals(head, how):
 # compare with --allow-partial compares the tests both systems ran.
 
 def _is_promptfoo_lines(head):
+    """Recognise promptfoo's results.jsonl: a first line with testIdx, provider
+    and success."""
     first = head.first()
     return first is not None and {"testIdx", "provider", "success"} <= \
         first.keys()
 
 
 def _is_promptfoo(head):
+    """Recognise promptfoo's results.json: results.results, a list."""
     doc = head.document()
     inner = doc.get("results") if doc is not None else None
     return isinstance(inner, dict) and isinstance(inner.get("results"), list)
 
 
 def _read_promptfoo(head, how):
+    """Return the Source of promptfoo's results.json."""
     return _promptfoo_source(head.path, head.document()["results"]["results"],
                              how)
 
 
 def _read_promptfoo_lines(head, how):
+    """Return the Source of promptfoo's results.jsonl."""
     path = head.path
     results = [_json_object(line, f"{path}:{number}")
                for start, lines in _lines(path)
@@ -6502,6 +6572,8 @@ def _read_promptfoo_lines(head, how):
 
 
 def _promptfoo_source(path, results, how):
+    """Return the wide Source of promptfoo's results: a row per test case, a
+    column per system and score."""
     prompts = {_prompt_label(r) for r in results if isinstance(r, dict)}
     cells, systems, errored = {}, [], set()
     for number, result in enumerate(results, 1):
@@ -6573,11 +6645,14 @@ def _promptfoo_test(result):
 
 
 def _prompt_label(result):
+    """Return a promptfoo result's prompt label (None if it has none)."""
     prompt = result.get("prompt")
     return str(prompt.get("label")) if isinstance(prompt, dict) else None
 
 
 def _promptfoo_system(result, several_prompts):
+    """Return the system of a promptfoo result: its provider, and its prompt
+    where there are several."""
     provider = result.get("provider")
     if isinstance(provider, dict):
         provider = provider.get("label") or provider.get("id")
@@ -6596,6 +6671,7 @@ def _promptfoo_system(result, several_prompts):
 # read as the latter, so runs of both versions compare.
 
 def _is_deepeval(head):
+    """Recognise a DeepEval test run: testCases, bare or under testRunData."""
     doc = head.document()
     if doc is None:
         return False
@@ -6605,6 +6681,8 @@ def _is_deepeval(head):
 
 def _deepeval_runs(path):
     # test_run_<date>.json sort by date; .latest_test_run.json is the newest
+    """Return the _Found runs of a DeepEval project: test_run_<date>.json and
+    .deepeval/ files."""
     return [_Found("test run", "~latest" if "latest" in name else
                    name.rsplit(".", 1)[0], os.path.join(folder, name))
             for folder, files in _walk(path, 1) for name in files
@@ -6615,6 +6693,7 @@ def _deepeval_runs(path):
 
 
 def _read_deepeval(head, how):
+    """Return the Source of a DeepEval test run: a record per case name."""
     path, doc = head.path, head.document()
     cases = doc.get("testRunData", doc)["testCases"]
     items, inputs, renamed = {}, {}, set()
@@ -6666,6 +6745,8 @@ def _read_deepeval(head, how):
 # or scores otherwise needs the details, and the report says which).
 
 def _is_opencompass(head):
+    """Recognise an OpenCompass per-item file: results with details, or
+    predictions."""
     doc = head.document()
     return doc is not None and (
         isinstance(doc.get("details"), (list, dict))
@@ -6673,11 +6754,15 @@ def _is_opencompass(head):
 
 
 def _is_predictions(doc):
+    """Return True for OpenCompass predictions: every entry an object with a
+    prediction."""
     return bool(doc) and all(isinstance(v, dict) and "prediction" in v
                              for v in doc.values())
 
 
 def _opencompass_runs(path):
+    """Return the _Found runs of OpenCompass outputs: <date>/predictions/ or
+    results/ with details."""
     found = {}
     for folder, files in _walk(path, 4):
         kind = os.path.basename(os.path.dirname(folder))
@@ -6698,6 +6783,8 @@ def _opencompass_runs(path):
 
 
 def _read_opencompass(head, how):
+    """Return the Source of an OpenCompass results (details) or predictions
+    file."""
     path, doc = head.path, head.document()
     if not isinstance(doc.get("details"), (list, dict)):
         return _read_predictions(path, doc, how)
@@ -6718,6 +6805,8 @@ def _read_opencompass(head, how):
 
 
 def _read_predictions(path, doc, how):
+    """Return the Source of OpenCompass predictions: correct where prediction
+    equals gold."""
     labelled = []
     for key, entry in doc.items():
         prediction, gold = entry.get("prediction"), entry.get("gold")
@@ -6764,12 +6853,15 @@ _AGGREGATES = (
 
 
 def _numbers_only(head):
+    """Return True for a JSON object of numbers only: aggregate figures."""
     doc = head.document()
     return bool(doc) and all(type(v) in (int, float) or (
         isinstance(v, str) and not v.strip()) for v in doc.values())
 
 
 def _aggregate_message(head):
+    """Return what an aggregate-only file is and where its per-item file is, or
+    None."""
     doc = head.document() if head.text.startswith("{") else None
     for test, message in _AGGREGATES:
         if test(head, doc):
@@ -6780,14 +6872,17 @@ def _aggregate_message(head):
 
 
 def _read_aggregate(head, how):
+    """Refuse a file of aggregates only, saying where the per-item file is."""
     raise EvalDeltaError(f"{head.path}: {_aggregate_message(head)}")
 
 
 def _is_lfs_pointer(head):
+    """Recognise a git-lfs pointer: its version line."""
     return head.bytes.startswith(b"version https://git-lfs.github.com/spec/")
 
 
 def _read_lfs_pointer(head, how):
+    """Refuse a git-lfs pointer, saying how to fetch the file."""
     raise EvalDeltaError(
         f"{head.path}: a git-lfs pointer ({len(head.bytes)} bytes), not the "
         f"file itself: fetch it with git lfs pull --include "
@@ -6795,6 +6890,8 @@ def _read_lfs_pointer(head, how):
 
 
 def _read_parquet(head, how):
+    """Refuse parquet (the standard library cannot read it), giving a
+    conversion to JSONL."""
     raise EvalDeltaError(
         f"{head.path}: parquet, which the standard library cannot read "
         f"(lighteval writes its details so); convert it once: python -c \"import pandas "
@@ -6806,6 +6903,8 @@ def _read_parquet(head, how):
 # Any JSON object: records under the key named by --records.
 
 def _read_document(head, how):
+    """Return the Source of the records under --records in a JSON object, or
+    say which lists it holds."""
     path, doc = head.path, head.document()
     if how.records is not None:
         records = _field(doc, how.records)
@@ -6837,6 +6936,7 @@ def _record_lists(doc, prefix="", depth=3):
 
 
 def _read_table(head, how):
+    """Return the Source of a plain table: CSV, TSV, JSONL or a JSON array."""
     return _table_source(head.path)
 
 
@@ -6909,10 +7009,12 @@ def _decimal(x):
 
 
 def _pts(x):
+    """Return a fraction as signed percentage points with one decimal."""
     return _fixed(x * 100, 1, sign=True)
 
 
 def _ci_pts(interval):
+    """Return an interval of fractions in signed percentage points."""
     return f"[{_pts(interval.lo)}, {_pts(interval.hi)}] pts"
 
 
@@ -6974,6 +7076,7 @@ def format_simulation(result, cov, *, acc_a, acc_b, confidence,
 
 
 def _metric_json(r):
+    """Return the JSON object of one MetricResult's figures."""
     def pair(ci):
         return [float(ci.lo), float(ci.hi)]
     return {
@@ -7013,6 +7116,7 @@ def format_calibration(cal, *, alpha=0.05, binary=True):
 
 
 def calibration_json(cal):
+    """Return the JSON object of a Calibration."""
     return {"replays": cal.replays, "gap": float(cal.gap),
             "intervals": {name: {"covered": cal.covered[name],
                                  "above_zero": cal.above_zero[name],
@@ -7061,11 +7165,15 @@ def _p_text(p):
 
 
 def _span(interval, binary, sign=True):
+    """Return an interval as text in the metric's units (points for a 0/1
+    metric)."""
     return (f"[{_num(interval.lo, sign=sign, binary=binary)}, "
             f"{_num(interval.hi, sign=sign, binary=binary)}]")
 
 
 def _gap_words(x, binary):
+    """Return a difference as text: points for a 0/1 metric, else the metric's
+    units."""
     return f"{_pts(x)} pts" if binary else _num(x, sign=True)
 
 
@@ -7172,6 +7280,7 @@ def _items(n, noun="item"):
 
 
 def _rows(results, judgements, confidence):
+    """Return the table rows of compare's report, a row per metric."""
     level = _decimal(_exact(confidence) * 100) + "%"
     rows = [["metric", "type", "baseline", "candidate", "difference",
              f"{level} CI (paired)", "p", "verdict"]]
@@ -7187,6 +7296,8 @@ def _rows(results, judgements, confidence):
 
 
 def _header(names, n_items, dropped, clusters=None):
+    """Return compare's first line: the two runs, the items, the clusters and
+    the ids left out."""
     line = (f"baseline: {names[0]}   candidate: {names[1]}   "
             f"{_items(n_items)}")
     if clusters is not None:
@@ -7582,6 +7693,7 @@ def _tick(line, at, anchor, value):
 
 
 def _svg(panels, body):
+    """Return an SVG document of *panels* stacked panels drawn by *body*."""
     height = _H * panels
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" '
             f'height="{height}" viewBox="0 0 {_W} {height}" '
@@ -7975,10 +8087,13 @@ _CORRELATION = _bounded(float, 0, 1, lo_open=False)
 
 
 def _at_least(minimum):
+    """Return an argparse type for whole numbers of at least *minimum*."""
     return _bounded(int, minimum, None, lo_open=False)
 
 
 def _add_common(parser):
+    """Add the options every command shares: resamples, seed, confidence,
+    --json."""
     parser.add_argument("--resamples", type=_at_least(1), default=RESAMPLES,
                         help="bootstrap resamples per interval "
                              "(default %(default)s)")
@@ -7994,6 +8109,7 @@ def _add_common(parser):
 
 
 def _add_jobs(parser, work):
+    """Add --jobs, the processes that may share *work*."""
     parser.add_argument("--jobs", type=_at_least(1),
                         default=2 if _can_fork() else 1,
                         help=f"processes for {work}: 1 does all the work "
@@ -8002,6 +8118,8 @@ def _add_jobs(parser, work):
 
 
 def _build_parser():
+    """Return the argparse parser of the four commands: simulate, compare,
+    rank, plan."""
     parser = argparse.ArgumentParser(
         prog="bootstrap-eval-deltas",
         description="Is system B really better than system A on your eval "
@@ -8238,6 +8356,7 @@ def _choice_scores(text):
 
 
 def _interval_list(text):
+    """argparse type of --intervals: names from INTERVALS, comma-separated."""
     names = [x.strip() for x in text.split(",") if x.strip()]
     wrong = [x for x in names if x not in INTERVALS]
     if wrong or not names:
@@ -8247,6 +8366,7 @@ def _interval_list(text):
 
 
 def _n_list(text):
+    """argparse type of --n-list: item counts like 250,500,1000."""
     try:
         values = [int(x) for x in text.split(",")]
     except ValueError:
@@ -8258,6 +8378,7 @@ def _n_list(text):
 
 
 def _add_rank(commands):
+    """Add the rank command and its options to *commands*."""
     rank = commands.add_parser(
         "rank", help="rank several systems: each mean with its CI, rank "
                      "intervals and the group not detectably worse than "
@@ -8318,6 +8439,7 @@ def _add_rank(commands):
 
 
 def _names_list(text):
+    """argparse type of --systems and --names: comma-separated names."""
     names = [x.strip() for x in text.split(",")]
     if len(names) < 2 or not all(names):
         raise argparse.ArgumentTypeError(
@@ -8326,6 +8448,7 @@ def _names_list(text):
 
 
 def _add_plan(commands):
+    """Add the plan command and its options to *commands*."""
     plan = commands.add_parser(
         "plan", help="power, items needed and detectable gap of a paired "
                      "binary eval, before you build it",
@@ -8407,6 +8530,8 @@ def _add_plan(commands):
 
 
 def _with_default_command(argv):
+    """Return argv with simulate in front when it names no command (the
+    article's run)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] not in _COMMANDS + ("-h", "--help", "--version"):
         argv.insert(0, "simulate")
@@ -8471,6 +8596,8 @@ def _write_atomic(path, text):
 
 
 def _run_simulate(args):
+    """Run simulate (the article's run, or a calibration) and print its report;
+    return 0."""
     if args.differences:
         return _run_differences(args)
     if args.gap is not None:
@@ -8554,6 +8681,7 @@ def _run_differences(args):
 
 
 def _metric_type(text):
+    """argparse type of --metric-type: NAME=binary or NAME=continuous."""
     name, _, kind = text.rpartition("=")
     if not name or kind not in ("binary", "continuous"):
         raise argparse.ArgumentTypeError(
@@ -8636,6 +8764,8 @@ class _Compared(NamedTuple):
 
 
 def _run_compare(args):
+    """Run compare: read, compare, judge and print each candidate against the
+    baseline; return 1 if --fail-on holds, else 0."""
     _check_compare_options(args)
     if args.plot:
         _check_plot(args.plot)
@@ -8986,6 +9116,8 @@ _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
 
 
 def _flag(name):
+    """Return the command-line flag of an argparse destination (id_col is
+    --id)."""
     return "--" + {"id_col": "id", "pilot": "from"}.get(name, name).replace(
         "_", "-")
 
@@ -9070,6 +9202,8 @@ def _repeats_from_pilot(args, metrics, options):
 
 
 def _run_rank(args):
+    """Run rank: read the runs, rank them jointly, compare the pairs asked for
+    and print; return 0."""
     _settle_format(args)
     if args.pairs and args.baseline:
         raise EvalDeltaError("give --pairs (every pair) or --baseline NAME "
@@ -9207,10 +9341,14 @@ def _plan_design(args):
 
 
 def _copula_b(acc_a, corr, acc_b):
+    """Return the copula Design of B's accuracy *acc_b* against A's at
+    correlation *corr*."""
     return copula_design(acc_a, acc_b, corr)
 
 
 def _run_plan(args):
+    """Run plan: from a design or a pilot, print power, items needed and the
+    detectable gap; return 0."""
     _check_plan_options(args)
     if args.plot:
         _check_plot(args.plot)
