@@ -119,12 +119,177 @@ CSV_HEADER = ("item", "system_a_correct", "system_b_correct")
 _REJECT = 15         # code of a rejected draw in the fast sampler
 _CHUNK = 1 << 15     # 32-bit words per getrandbits() call: stays in cache
 _RING_BYTES = 1 << 24  # shared memory between coverage() and its helper
+_SADDLE_LEAST = 100    # items from which method "auto" takes the saddlepoint
+_FORK_LEAST = 1 << 15  # distinct pairs from which a helper process shares it
+_PREFETCH_BYTES = 1 << 23  # a joined run's size from which a helper parses it
+_BOOT_GROUPED = 16   # groups when 16 * groups <= draws: a binomial costs
+_FLIP_GROUPED = 128  # ~16 index draws or ~128 random sign bits
+_BLOCKS = 8          # blocks of index resamples, one generator each
+_EXACT_LIMIT = 10 ** 5  # discordant pairs up to which McNemar is in integers
+_PROGRESS_AFTER = 2.0   # seconds of reading a file before showing progress
+_BATCH = 4096           # records read and checked together
+_WIDE_IDS = 1 << 20     # a wide file's rows whose found ids are checked
 
 
 ## Errors #####################################################################
 
 class EvalDeltaError(ValueError):
     """Bad data or arguments; the message names what, where and why."""
+
+
+## Shared helpers #############################################################
+
+# Used by several sections: exact numbers, missing values, class labels,
+# the normal quantile, percentile positions and the resamples they need,
+# numbers and counts in words, whether a helper process can be forked.
+# No section reaches into another's private names but these.
+
+def _exact(x):
+    """Return x as a Fraction, reading a float as the decimal it prints as.
+
+    >>> _exact(0.72)
+    Fraction(18, 25)
+    """
+    if isinstance(x, float):
+        return Fraction(repr(x))
+    return Fraction(x)
+
+
+def _can_fork():
+    """Return True where a helper process can be forked: the fork start
+    method exists and there is more than one core to run it."""
+    return ("fork" in multiprocessing.get_all_start_methods()
+            and (os.cpu_count() or 1) > 1)
+
+
+class _Missing:
+    """The value of a field a record lacks: one object, itself again when
+    unpickled (a helper process sends the values it read back pickled)."""
+    __slots__ = ()
+
+    def __reduce__(self):
+        return "_MISSING"
+
+    def __repr__(self):
+        return "<missing>"
+
+
+_MISSING = _Missing()
+
+
+def _missing(value):
+    """Return True for a value that is absent, null or empty."""
+    return value is _MISSING or value is None or value == ""
+
+
+def _items(n, noun="item"):
+    """Return '1 item', '2 items'.
+
+    >>> _items(1), _items(500, "pilot item")
+    ('1 item', '500 pilot items')
+    """
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _fixed(x, places, *, sign=False):
+    """Return exact x rounded half-even to *places* decimals.
+
+    >>> _fixed(Fraction(-7, 500) * 100, 1, sign=True)
+    '-1.4'
+    >>> _fixed(Fraction(3, 4), 3), _fixed(Fraction(1, 40), 1)
+    ('0.750', '0.0')
+    """
+    scaled = round(Fraction(x) * 10 ** places)      # exact, ties to even
+    digits = f"{abs(scaled):0{places + 1}d}"
+    body = digits[:-places] + "." + digits[-places:] if places else digits
+    if scaled < 0:
+        return "-" + body
+    return ("+" if sign else "") + body
+
+
+def _decimal(x):
+    """Return the shortest decimal of x as given (0.72, not 0.720).
+
+    >>> _decimal(Fraction(18, 25)), _decimal(Fraction(1, 3))
+    ('0.72', '0.3333333333')
+    """
+    for places in range(11):
+        if (x * 10 ** places).denominator == 1:
+            return _fixed(x, places) if places else str(x.numerator)
+    return _fixed(x, 10)
+
+
+def _p_text(p):
+    """Return p to 4 significant digits, even below the float range.
+
+    >>> _p_text(Fraction(1, 3)), _p_text(Fraction(1, 10 ** 400)), _p_text(0)
+    ('0.3333', '1e-400', '0')
+    """
+    if float(p) or not p:
+        return f"{float(p):.4g}"
+    exponent = math.floor(math.log10(p.numerator) - math.log10(p.denominator))
+    while Fraction(10) ** exponent > p:
+        exponent -= 1
+    while Fraction(10) ** (exponent + 1) <= p:
+        exponent += 1
+    return f"{float(p / Fraction(10) ** exponent):.4g}e{exponent:03d}"
+
+
+def _pts(x):
+    """Return a fraction as signed percentage points with one decimal."""
+    return _fixed(x * 100, 1, sign=True)
+
+
+def _label(value):
+    """Return a class label: a bool or integral number as an int, numeric
+    text as its number, other text stripped; None if missing."""
+    if _missing(value):
+        return None
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = float(text)
+        except ValueError:
+            return text or None
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return int(value) if value == int(value) else value
+    raise ValueError(f"not a class label: {value!r}")
+
+
+def _upper_z(tail):
+    """Return the standard normal z with P(Z > z) = tail, even for tiny tails.
+
+    (1 - alpha/2 rounds to 1 for alpha = 1e-16; alpha/2 does not.)
+    """
+    return -NormalDist().inv_cdf(float(tail))
+
+
+def _percentile_positions(size, confidence):
+    """Return the (lower, upper) positions in *size* sorted resamples of a
+    percentile interval at *confidence*, in exact arithmetic."""
+    c = _exact(confidence)
+    return (math.floor(size * (1 - c) / 2), math.floor(size * (1 + c) / 2))
+
+
+def _check_resamples(resamples, confidence):
+    """Refuse too few resamples for the confidence: the percentile ends
+    must not be the smallest or largest resample (positions 0 and B - 1),
+    or the interval is the sample's extremes and can exclude its own
+    estimate: 41 resamples at least at 95%."""
+    def inside(b):
+        lo, hi = _percentile_positions(b, confidence)
+        return lo >= 1 and hi <= b - 2
+
+    if not inside(resamples):
+        least = math.ceil(2 / (1 - _exact(confidence)))
+        while not inside(least):
+            least += 1
+        raise EvalDeltaError(
+            f"{resamples} resamples are too few for {float(confidence):g} "
+            f"confidence: the interval would be the resamples' extremes; "
+            f"give --resamples {least} or more")
 
 
 ## Data model #################################################################
@@ -451,13 +616,6 @@ def percentile_interval(values, confidence=CONFIDENCE):
     return Interval(ordered[lo], ordered[hi])
 
 
-def _percentile_positions(size, confidence):
-    """Return the (lower, upper) positions in *size* sorted resamples of a
-    percentile interval at *confidence*, in exact arithmetic."""
-    c = _exact(confidence)
-    return (math.floor(size * (1 - c) / 2), math.floor(size * (1 + c) / 2))
-
-
 def system_bootstrap(outcomes, rng, *, resamples=RESAMPLES):
     """Return the resampled correct counts of one system's 0/1 outcomes.
 
@@ -651,9 +809,6 @@ def _check_items(items):
 _NEAR_MEAN = 1e-3      # |w| below which a one-term Edgeworth series is used
 _FINE_LATTICE = 1e6    # lattice steps per sd from which S counts as smooth
 _SAFE_EXP = 30.0       # |t x| below which exp(t x) - 1 needs no shifting
-_SADDLE_LEAST = 100    # items from which method "auto" takes the saddlepoint
-_FORK_LEAST = 1 << 15  # distinct pairs from which a helper process shares it
-_PREFETCH_BYTES = 1 << 23  # a joined run's size from which a helper parses it
 _LUMPY = 0.75          # one value's share of the spread that makes "auto"
                        # resample instead (see _Part.lumpy)
 _ONE_STEP = 1e-5       # a quantile's gap (in z) below which its last Newton
@@ -1830,25 +1985,6 @@ def tally_spread(tally, *, metric="metric", kind=None, clustered=False):
                   _paired_se(d, counts, n, scale), mcnemar, None)
 
 
-def _check_resamples(resamples, confidence):
-    """Refuse too few resamples for the confidence: the percentile ends
-    must not be the smallest or largest resample (positions 0 and B - 1),
-    or the interval is the sample's extremes and can exclude its own
-    estimate: 41 resamples at least at 95%."""
-    def inside(b):
-        lo, hi = _percentile_positions(b, confidence)
-        return lo >= 1 and hi <= b - 2
-
-    if not inside(resamples):
-        least = math.ceil(2 / (1 - _exact(confidence)))
-        while not inside(least):
-            least += 1
-        raise EvalDeltaError(
-            f"{resamples} resamples are too few for {float(confidence):g} "
-            f"confidence: the interval would be the resamples' extremes; "
-            f"give --resamples {least} or more")
-
-
 def _compare_items(pairs, exact, scale, rng, metric, kind, direction,
                    resamples, confidence, interval, jobs):
     """compare_tally of unclustered items, from the exact integers."""
@@ -2370,13 +2506,6 @@ def _root(x):
 # randrange indices are drawn in bulk and the values picked with one
 # C-level itemgetter call per resample.
 
-_BOOT_GROUPED = 16   # groups when 16 * groups <= draws: a binomial costs
-_FLIP_GROUPED = 128  # ~16 index draws or ~128 random sign bits
-_BLOCKS = 8          # blocks of index resamples, one generator each
-_EXACT_LIMIT = 10 ** 5  # discordant pairs up to which McNemar is in integers
-_PROGRESS_AFTER = 2.0   # seconds of reading a file before showing progress
-_BATCH = 4096           # records read and checked together
-_WIDE_IDS = 1 << 20     # a wide file's rows whose found ids are checked
 
 
 def _resample_sums(rng, a, b, size, counts, resamples, jobs=1):
@@ -2835,13 +2964,6 @@ def continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
     return Calibration(replays, truth, *counts, rejected)
 
 
-def _can_fork():
-    """Return True where a helper process can be forked (POSIX, not a frozen
-    interpreter)."""
-    return ("fork" in multiprocessing.get_all_start_methods()
-            and (os.cpu_count() or 1) > 1)
-
-
 class _Ring:
     """Shared memory that a forked helper reads raw words from.
 
@@ -2953,17 +3075,6 @@ def _helper_loop(conn, parent_end, memory, bounds_of):
         conn.close()
 
 
-def _exact(x):
-    """Return x as a Fraction, reading a float as the decimal it prints as.
-
-    >>> _exact(0.72)
-    Fraction(18, 25)
-    """
-    if isinstance(x, float):
-        return Fraction(repr(x))
-    return Fraction(x)
-
-
 ## Corpus statistics ##########################################################
 
 # F1, precision, recall and the Matthews correlation are not means of
@@ -3032,24 +3143,6 @@ def parse_stat(text):
                              f"{', '.join(STATS)} (pass@k as pass@5), each "
                              f"with its fields in brackets")
     return Stat(name.strip() or spec.strip(), head, fields, k)
-
-
-def _label(value):
-    """Return a class label: a bool or integral number as an int, numeric
-    text as its number, other text stripped; None if missing."""
-    if _missing(value):
-        return None
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            value = float(text)
-        except ValueError:
-            return text or None
-    if isinstance(value, (int, float)) and math.isfinite(value):
-        return int(value) if value == int(value) else value
-    raise ValueError(f"not a class label: {value!r}")
 
 
 class CorpusTable(NamedTuple):
@@ -3513,14 +3606,6 @@ def _binomial_cdf(t, n, p):
         term *= (n - i) * odds / (i + 1)
         total += term
     return 1.0 - total
-
-
-def _upper_z(tail):
-    """Return the standard normal z with P(Z > z) = tail, even for tiny tails.
-
-    (1 - alpha/2 rounds to 1 for alpha = 1e-16; alpha/2 does not.)
-    """
-    return -NormalDist().inv_cdf(float(tail))
 
 
 def student_t_upper(tail, df):
@@ -4590,24 +4675,6 @@ def _json_object(line, place):
 _JSON = json.JSONDecoder(parse_constant=_no_constant)
 
 
-class _Missing:
-    """The value of a field a record lacks: one object, itself again when
-    unpickled (a helper process sends the values it read back pickled)."""
-    __slots__ = ()
-
-    def __reduce__(self):
-        return "_MISSING"
-
-    def __repr__(self):
-        return "<missing>"
-
-
-_MISSING = _Missing()
-
-
-def _missing(value):
-    """Return True for a value that is absent, null or empty."""
-    return value is _MISSING or value is None or value == ""
 
 
 def _field(record, name):
@@ -6980,39 +7047,6 @@ _BY_NAME = {reader.name: reader for reader in _READERS}
 
 ## Report #####################################################################
 
-def _fixed(x, places, *, sign=False):
-    """Return exact x rounded half-even to *places* decimals.
-
-    >>> _fixed(Fraction(-7, 500) * 100, 1, sign=True)
-    '-1.4'
-    >>> _fixed(Fraction(3, 4), 3), _fixed(Fraction(1, 40), 1)
-    ('0.750', '0.0')
-    """
-    scaled = round(Fraction(x) * 10 ** places)      # exact, ties to even
-    digits = f"{abs(scaled):0{places + 1}d}"
-    body = digits[:-places] + "." + digits[-places:] if places else digits
-    if scaled < 0:
-        return "-" + body
-    return ("+" if sign else "") + body
-
-
-def _decimal(x):
-    """Return the shortest decimal of x as given (0.72, not 0.720).
-
-    >>> _decimal(Fraction(18, 25)), _decimal(Fraction(1, 3))
-    ('0.72', '0.3333333333')
-    """
-    for places in range(11):
-        if (x * 10 ** places).denominator == 1:
-            return _fixed(x, places) if places else str(x.numerator)
-    return _fixed(x, 10)
-
-
-def _pts(x):
-    """Return a fraction as signed percentage points with one decimal."""
-    return _fixed(x * 100, 1, sign=True)
-
-
 def _ci_pts(interval):
     """Return an interval of fractions in signed percentage points."""
     return f"[{_pts(interval.lo)}, {_pts(interval.hi)}] pts"
@@ -7148,22 +7182,6 @@ def _num(x, *, sign=False, binary=False):
     return f"{float(x):{'+' if sign else ''}.4g}"
 
 
-def _p_text(p):
-    """Return p to 4 significant digits, even below the float range.
-
-    >>> _p_text(Fraction(1, 3)), _p_text(Fraction(1, 10 ** 400)), _p_text(0)
-    ('0.3333', '1e-400', '0')
-    """
-    if float(p) or not p:
-        return f"{float(p):.4g}"
-    exponent = math.floor(math.log10(p.numerator) - math.log10(p.denominator))
-    while Fraction(10) ** exponent > p:
-        exponent -= 1
-    while Fraction(10) ** (exponent + 1) <= p:
-        exponent += 1
-    return f"{float(p / Fraction(10) ** exponent):.4g}e{exponent:03d}"
-
-
 def _span(interval, binary, sign=True):
     """Return an interval as text in the metric's units (points for a 0/1
     metric)."""
@@ -7268,15 +7286,6 @@ def _detection_words(r, found, gap, binary):
     elif found.why:
         words += f"; {found.why}"
     return words + "."
-
-
-def _items(n, noun="item"):
-    """Return '1 item', '2 items'.
-
-    >>> _items(1), _items(500, "pilot item")
-    ('1 item', '500 pilot items')
-    """
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _rows(results, judgements, confidence):
