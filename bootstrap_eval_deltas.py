@@ -4319,7 +4319,7 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
 # any length; of two joined runs, the baseline's ids and values are kept in
 # a dict of positions and arrays of floats.
 
-_ID_FIELDS = ("id", "item", "doc_id", "sample_id", "doc.id")
+ID_FIELDS = ("id", "item", "doc_id", "sample_id", "doc.id")
 STDIN = "-"          # a file name that reads standard input
 _KNOWN_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
                   ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
@@ -4704,10 +4704,10 @@ def _getter(source, name):
     return itemgetter(source.fields.index(name))
 
 
-def _number(value):
+def finite_number(value):
     """Return value as a finite float, or raise ValueError saying why.
 
-    >>> _number("0.5"), _number(True), _number(" 3 ")
+    >>> finite_number("0.5"), finite_number(True), finite_number(" 3 ")
     (0.5, 1.0, 3.0)
     """
     if _missing(value):
@@ -4775,7 +4775,7 @@ class _Column:
 
     def _number(self, number, value):
         try:
-            x = _number(value)
+            x = finite_number(value)
         except ValueError as exc:
             hint = ("; --allow-partial leaves out the items missing one, "
                     "and counts them" if _missing(value) else "")
@@ -4854,7 +4854,7 @@ def read_tallies(baseline, candidate, metrics, *, id_field=None,
     sample_id that both runs have); repeated ids, and ids in one run only
     (unless allow_partial; *dropped* counts them), raise EvalDeltaError.
     A wide file's rows are its items: its ids (*id_field*, or the first of
-    _ID_FIELDS it has) are checked for repeats; those it has with no
+    ID_FIELDS it has) are checked for repeats; those it has with no
     memory while they rise (see _Rising), else in its first _WIDE_IDS rows,
     since keeping every id takes memory for every row.
     *role* names the label field in messages (cluster, or subset).  With
@@ -4865,7 +4865,7 @@ def read_tallies(baseline, candidate, metrics, *, id_field=None,
     if candidate is None:
         return _read_wide(baseline, metrics, cluster, id_field, role,
                           columns), 0
-    key = id_field or _id_field(baseline.run(), candidate.run())
+    key = id_field or shared_id_field(baseline.run(), candidate.run())
     return _read_joined(baseline, candidate, metrics, key, cluster,
                         allow_partial, role, jobs, columns)
 
@@ -4873,13 +4873,13 @@ def read_tallies(baseline, candidate, metrics, *, id_field=None,
 def read_joint(sources, metric, *, id_field=None, allow_partial=False,
                by=None):
     """Return (Counter of S-tuples, dropped) of one metric of S runs
-    joined on their ids (by default the first of _ID_FIELDS they all
+    joined on their ids (by default the first of ID_FIELDS they all
     have): one value per run for each item in every run.  Ids in some
     runs only are an error unless allow_partial (*dropped* counts them).
     With *by*, a field of the first run's records, the tally is a dict
     from each subset's label to its Counter.
     """
-    key = id_field or _id_field(sources[0].run(), sources[1].run())
+    key = id_field or shared_id_field(sources[0].run(), sources[1].run())
     tables, labels = [], {}
     for k, source in enumerate(sources):
         label = by if by and not k else None
@@ -4951,7 +4951,7 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
                  source.first)
     a, b = _Column(source, a_field, binary), _Column(source, b_field, binary)
     label = _Column(source, cluster, role=role) if cluster else None
-    key = id_field or next((name for name in _ID_FIELDS if _field(
+    key = id_field or next((name for name in ID_FIELDS if _field(
         source.first, name) is not _MISSING), None)
     ids = _Column(source, key, role="id") if key else None
     again = source.path != STDIN and (source.fields is not None
@@ -5353,17 +5353,17 @@ def _require(run, name, noun, listing, names):
                              f"{', '.join(names) or 'none'}")
 
 
-def _id_field(run, other, required=True):
-    """Return the first of _ID_FIELDS both runs' first records have (None if
+def shared_id_field(run, other, required=True):
+    """Return the first of ID_FIELDS both runs' first records have (None if
     there is none and not *required*)."""
-    for name in _ID_FIELDS:
+    for name in ID_FIELDS:
         if (_field(run.records[0], name) is not _MISSING
                 and _field(other.records[0], name) is not _MISSING):
             return name
     if required:
         raise EvalDeltaError(
             f"{run.path}: no id field shared with {other.path} (tried "
-            f"{', '.join(_ID_FIELDS)}; name one with --id); the fields are "
+            f"{', '.join(ID_FIELDS)}; name one with --id); the fields are "
             f"{', '.join(run.records[0])}")
     return None
 
@@ -5376,7 +5376,7 @@ def grouped_values(run, key, field):
         if item is _MISSING or item in ("", None):
             raise EvalDeltaError(f"{place}: no {key}")
         try:
-            value = _number(_field(record, field))
+            value = finite_number(_field(record, field))
         except ValueError as exc:
             raise EvalDeltaError(f"{place}: {field}: {exc}") from None
         groups.setdefault(str(item).strip(), []).append(value)
@@ -5585,7 +5585,7 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
         a_rows, b_rows = _split_wide(kind, values)
         dropped = 0
     else:
-        key = id_field or _id_field(baseline.run(), candidate.run())
+        key = id_field or shared_id_field(baseline.run(), candidate.run())
         stream = _candidate_batches(candidate, key, stat.fields, jobs)
         try:
             base, where_a = _corpus_rows(baseline, stat.fields + extra, key,
@@ -5725,7 +5725,7 @@ def _corpus_item(kind, a, b):
     """Return one item of corpus_table from the two systems' values, or
     raise ValueError saying what is wrong with them."""
     if kind == "ratio":
-        numbers = [_number(x) for x in a + b]
+        numbers = [finite_number(x) for x in a + b]
         if numbers[1] < 0 or numbers[3] < 0:
             raise ValueError("a negative denominator")
         return tuple(numbers)
@@ -5756,7 +5756,7 @@ def _pass_tally(stat, pairs, where, groups=None):
         estimates = []
         for samples in (a, b):
             try:
-                results = [_number(s[0]) for s in samples]
+                results = [finite_number(s[0]) for s in samples]
             except ValueError as exc:
                 raise EvalDeltaError(f"{where(key)}: {exc}") from None
             if any(x not in (0, 1) for x in results):
@@ -6103,7 +6103,7 @@ def _tasks_source(path, runs, how):
                 records = [dict(zip(source.fields, r)) for r in records]
             for number, record in zip(numbers, records):
                 record = dict(record, task=task)
-                for key in _ID_FIELDS:
+                for key in ID_FIELDS:
                     if key in record:
                         record[key] = f"{task}/{record[key]}"
                         break
@@ -7043,6 +7043,365 @@ _READERS = (
             "optionally gzipped", lambda h: True, _read_table),
 )
 _BY_NAME = {reader.name: reader for reader in _READERS}
+FORMATS = {reader.name: reader.description for reader in _READERS}
+
+
+## Input: runs compared and ranked ##########################################
+
+# What compare and rank do with the runs they are given, apart from the
+# command line: which fields are the metrics (named, or chosen and said),
+# which way each is better, the reading of each candidate against the
+# baseline into MetricResults, and rank's joint tally.  Options travel as
+# one record: a CompareOptions (or any object with the same attributes,
+# such as plan's parsed arguments, read with defaults where it lacks one).
+
+class CompareOptions(NamedTuple):
+    """The options of one compare: what to read, and how to judge it."""
+    baseline: str
+    metric: object = None            # [names], or None: chosen and said
+    stat: tuple = ()                 # Stats (corpus statistics)
+    id_col: object = None
+    a_col: object = None             # one wide file: A's and B's columns
+    b_col: object = None
+    cluster: object = None
+    by: object = None
+    macro: bool = False
+    allow_partial: bool = False
+    lower_is_better: tuple = ()
+    higher_is_better: tuple = ()
+    metric_type: tuple = ()          # (name, kind) pairs
+    margin: tuple = ()               # (name or None, M) pairs
+    resamples: int = RESAMPLES
+    confidence: float = CONFIDENCE
+    interval: str = "percentile"
+    method: str = "auto"
+    jobs: int = 1
+    plot: object = None              # a file: keep the densities to draw
+    reading: Reading = Reading()     # how to read the files
+
+
+class _Compared(NamedTuple):
+    """One candidate's comparison with the baseline, before judging."""
+    names: tuple
+    results: list
+    subsets: list            # (label, MetricResult) with --by
+    dropped: int
+    reading: list
+    margins: dict
+
+
+def compare_run(options, path, rng):
+    """Read the baseline and one candidate (None: one wide file) as the
+    CompareOptions say, and compare them; the _Compared, not yet judged."""
+    baseline = open_source(options.baseline, options.reading)
+    candidate = open_source(path, options.reading) if path else None
+    named = [m for m in options.metric or () if m in baseline.corpus and (
+        candidate is None or m in candidate.corpus)]
+    if named:                # --metric mcc: lm-eval's [gold, pred] pairs
+        options = options._replace(
+            metric=[m for m in options.metric if m not in named] or None,
+            stat=tuple(options.stat) + tuple(map(parse_stat, named)))
+    stats = list(options.stat)
+    if not stats and not options.metric:             # lm-eval's f1 and mcc
+        stats = [parse_stat(f"{name}={name}({name})")
+                 for name in baseline.corpus
+                 if candidate is None or name in candidate.corpus]
+    corpus = [_compare_stat(options, path, stat, rng) for stat in stats]
+    dropped = max((c[2] for c in corpus), default=0)
+    listed = baseline.first.get("metrics") if baseline.corpus else None
+    if (options.stat and not options.metric) or (stats and listed == []):
+        names = (_wide_names(stats[0]) if candidate is None
+                 else (baseline.path, candidate.path))
+        reading = list(dict.fromkeys(line for c in corpus for line in c[3]))
+        reading += [c[4] for c in corpus]
+        return _Compared(names, [c[0] for c in corpus],
+                         [row for c in corpus for row in c[1]], dropped,
+                         reading, _margins(options.margin,
+                                           [s.name for s in stats]))
+    said = []
+    metrics, baseline, candidate = chosen_metrics(options, baseline,
+                                                  candidate, said)
+    margins = _margins(options.margin, [m.name for m in metrics]
+                       + [s.name for s in stats])
+    reading = [f"{source.path}: {note}" for source in (baseline, candidate)
+               if source for note in source.notes]
+    left = [[0], [0]]
+    if options.allow_partial:
+        baseline = complete_rows(baseline, [f for m in metrics for f in (
+            m.a_field, m.b_field)[:2 if candidate is None else 1]], left[0])
+        if candidate is not None:
+            candidate = complete_rows(candidate, [m.b_field for m in metrics],
+                                      left[1])
+    tallies, missing = read_tallies(baseline, candidate, metrics,
+                                    id_field=options.id_col,
+                                    cluster=options.cluster or options.by,
+                                    allow_partial=options.allow_partial,
+                                    role="subset" if options.by else "cluster",
+                                    jobs=options.jobs, columns=True)
+    settings = [dict(metric=m.name, kind=m.kind, resamples=options.resamples,
+                     confidence=options.confidence, interval=options.interval,
+                     jobs=options.jobs, method=options.method,
+                     density=bool(options.plot),
+                     direction=_direction(options, m.name, said))
+                for m in metrics]
+    reading += said
+    results = [compare_macro(t, rng, **o) if options.macro else
+               compare_tally(merged_tally(t) if options.by else t, rng,
+                             clustered=bool(options.cluster), **o)
+               for t, o in zip(tallies, settings)]
+    subsets = [row for t, o in zip(tallies, settings) if options.by
+               for row in compare_subsets(t, rng, **o)]
+    names = ((metrics[0].a_field, metrics[0].b_field) if candidate is None
+             else (baseline.path, candidate.path))
+    results += [c[0] for c in corpus]
+    subsets += [row for c in corpus for row in c[1]]
+    reading += [c[4] for c in corpus]
+    reading += [f"{source.path}: {_items(n, 'record')} missing a value "
+                f"left out (--allow-partial)"
+                for source, (n,) in zip((baseline, candidate), left) if n]
+    return _Compared(names, results, subsets, max(dropped, missing), reading,
+                     margins)
+
+
+def _compare_stat(options, path, stat, rng):
+    """Return (MetricResult, [(subset, MetricResult)], dropped ids, the
+    files' reading notes, note) of one corpus Stat, with --by's subsets
+    or --cluster's clusters; the files are read again (a Source is read
+    once), keeping every epoch for pass@k."""
+    passes = stat.stat in ("pass@k", "pass^k")
+    how = options.reading._replace(keep_epochs=True) if passes \
+        else options.reading
+    baseline = open_source(options.baseline, how)
+    candidate = open_source(path, how) if path else None
+    group = options.by or options.cluster
+    items, dropped, note = read_corpus(
+        baseline, candidate, stat, id_field=options.id_col,
+        allow_partial=options.allow_partial, group=group, jobs=options.jobs)
+    notes = [f"{source.path}: {line}" for source in (baseline, candidate)
+             if source for line in source.notes]
+    direction = _direction(options, stat.name, notes)
+    if passes:
+        settings = dict(metric=stat.name, kind="continuous",
+                        direction=direction, resamples=options.resamples,
+                        confidence=options.confidence,
+                        interval=options.interval, jobs=options.jobs,
+                        method=options.method, density=bool(options.plot))
+        result = compare_tally(merged_tally(items) if options.by else items,
+                               rng, clustered=bool(options.cluster),
+                               **settings)
+        subsets = compare_subsets(items, rng, **settings) if options.by else []
+        return result, subsets, dropped, notes, note
+    settings = dict(name=stat.name, direction=direction,
+                   resamples=options.resamples, confidence=options.confidence,
+                   jobs=options.jobs)
+    if options.interval == "bca":
+        note += "; percentile intervals (--interval bca is for means)"
+    if not options.by:
+        table = corpus_table(stat.stat, items, clustered=bool(options.cluster))
+        return compare_corpus(table, rng, **settings), [], dropped, notes, note
+    pooled = collections.Counter()
+    split = {}
+    for (label, item), count in items.items():
+        pooled[item] += count
+        split.setdefault(label, collections.Counter())[item] += count
+    table = corpus_table(stat.stat, pooled)
+    result = compare_corpus(table, rng, **settings)
+    subsets = [(label, compare_corpus(corpus_table(
+        stat.stat, split[label], classes=table.classes), rng, **settings))
+        for label in sorted(split)]
+    return result, subsets, dropped, notes, note
+
+
+def _direction(options, name, said):
+    """Return 'lower' or 'higher': as --lower-is-better and
+    --higher-is-better say, else as the metric's name says (a guess, added
+    to the list *said*)."""
+    if name in options.lower_is_better:
+        return "lower"
+    if name in options.higher_is_better or not lower_is_better(name):
+        return "higher"
+    note = (f"{name}: lower is better, as its name says "
+            f"(--higher-is-better {name} says otherwise)")
+    if note not in said:
+        said.append(note)
+    return "lower"
+
+
+def _wide_names(stat):
+    """Return the two systems' names in a wide file: their fields in a
+    Stat (gold,a,b gives a and b; num_a,den_a,num_b,den_b gives
+    num_a/den_a and num_b/den_b)."""
+    fields = stat.fields
+    if len(fields) == 3:
+        return fields[1], fields[2]
+    half = len(fields) // 2
+    return "/".join(fields[:half]), "/".join(fields[half:])
+
+
+def _margins(specs, metrics):
+    """Return {metric: margin} from --margin's (name or None, M) values."""
+    if not specs:
+        return {}
+    default = [m for name, m in specs if name is None]
+    named = [name for name, _ in specs if name is not None]
+    if len(default) > 1:
+        raise EvalDeltaError("--margin without a name is given twice; name "
+                             "the metric: --margin NAME=M")
+    for name in named:
+        if name not in metrics:
+            raise EvalDeltaError(f"--margin {name}=...: no metric {name!r}; "
+                                 f"the metrics are {', '.join(metrics)}")
+        if named.count(name) > 1:
+            raise EvalDeltaError(f"--margin {name}=... is given twice")
+    out = {m: default[0] for m in metrics} if default else {}
+    out.update((name, m) for name, m in specs if name is not None)
+    return out
+
+
+def chosen_metrics(options, baseline, candidate, said=None):
+    """Return (Metrics to compare, baseline, candidate), checking the
+    names given; with none given the sources come back watched (see
+    default_metrics)."""
+    fields = _metric_fields(options, baseline, candidate, said)
+    kinds = dict(getattr(options, "metric_type", ()))
+    for name in (list(kinds) + getattr(options, "lower_is_better", [])
+                 + getattr(options, "higher_is_better", [])):
+        if name not in [f[0] for f in fields]:
+            raise EvalDeltaError(f"no metric {name!r} to set; the metrics are "
+                                 f"{', '.join(f[0] for f in fields)}")
+    if candidate is not None and not options.metric:
+        exclude = _not_metrics(options, baseline, candidate)
+        baseline, candidate = (s if s.metrics else watched(s, exclude)
+                               for s in (baseline, candidate))
+    return [Metric(*f, kinds.get(f[0])) for f in fields], baseline, candidate
+
+
+def _metric_fields(options, baseline, candidate, said=None):
+    """Return [(metric name, field in A's records, field in B's)] of two
+    Sources (candidate None for one wide file); what was guessed is added
+    to the list *said*."""
+    if candidate is None:
+        if baseline.systems:
+            return [_system_columns(options, baseline.path, baseline.systems)]
+        a = options.a_col or CSV_HEADER[1]
+        b = options.b_col or CSV_HEADER[2]
+        suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
+        name = (options.metric[0] if options.metric
+                else suffix or f"{b} - {a}")
+        return [(name, a, b)]
+    skipped = {}
+    names = options.metric or default_metrics(baseline, candidate,
+                                           _not_metrics(options, baseline,
+                                                        candidate), skipped)
+    if not names:
+        raise EvalDeltaError(
+            f"{candidate.path}: no numeric field in both runs that names a "
+            f"metric; the fields are {', '.join(candidate.first)}; name one "
+            f"with --metric")
+    if skipped and said is not None:
+        said.append(
+            "not compared, their names say they are no metric: "
+            + ", ".join(f"{k} ({v})" for k, v in skipped.items())
+            + "; --metric NAME compares one")
+    for name in names:
+        for source in (baseline, candidate):
+            _require(source.run(), name, "field", "numeric fields:",
+                     numeric_fields(source.run()))
+    return [(name, name, name) for name in names]
+
+
+def _system_columns(options, path, systems):
+    """Return (metric, A's column, B's column) of a file holding several
+    systems (promptfoo): column SYSTEM is its success, SYSTEM.NAME its
+    other measures.  --a-col and --b-col pick the systems (the two there
+    are, by default), --metric the measure (success by default)."""
+    if len(systems) == 1:
+        raise EvalDeltaError(f"{path}: one system in this file ({systems[0]})"
+                             f": compare it with another run's file, "
+                             f"compare {shlex.quote(path)} OTHER")
+    if len(systems) != 2 and not (options.a_col and options.b_col):
+        raise EvalDeltaError(f"{path}: {len(systems)} systems in this file "
+                             f"({', '.join(systems)}); pick two with --a-col "
+                             f"and --b-col")
+    a, b = options.a_col or systems[0], options.b_col or systems[1]
+    for name in (a, b):
+        if name not in systems:
+            raise EvalDeltaError(f"no system {name!r}; the systems are "
+                                 f"{', '.join(systems)}")
+    measure = options.metric[0] if options.metric else "success"
+    if measure == "success":
+        return measure, a, b
+    return measure, f"{a}.{measure}", f"{b}.{measure}"
+
+
+def _not_metrics(options, baseline, candidate):
+    """Return the fields that are never metrics: ids, clusters, lists."""
+    key = options.id_col or shared_id_field(baseline.run(), candidate.run(), False)
+    return set(ID_FIELDS) | {key, getattr(options, "cluster", None),
+                              getattr(options, "by", None), "metrics"} - {None}
+
+
+def columns_source(columns, names):
+    """Return the Source of a wide file whose columns are *columns* (lists
+    of values, in item order) named *names*: what the library reads."""
+    labelled = [(f"item {i}", dict(zip(names, row)))
+                for i, row in enumerate(zip(*columns))]
+    return _listed_source("<values>", labelled)
+
+
+def read_systems(source, names):
+    """Return the Counter of S-tuples of a wide file's columns *names*,
+    one system each, item by item (rank's tally)."""
+    for name in names:
+        _require(source.run(), name, "column", "the columns are",
+                 source.first)
+    columns = [_Column(source, name) for name in names]
+    tally = collections.Counter()
+    for numbers, records in source.batches:
+        tally.update(zip(*(col.numbers(numbers, records)
+                           for col in columns)))
+    return tally
+
+
+def rank_input(options, sources):
+    """Return (Metric, tally of S-tuples, dropped, names) for rank."""
+    if len(sources) == 1:
+        if not options.systems:
+            raise EvalDeltaError("one file: name each system's column with "
+                                 "--systems COL,COL,...")
+        if options.allow_partial:
+            raise EvalDeltaError("--allow-partial is for several runs "
+                                 "joined on their ids")
+        if options.by:
+            raise EvalDeltaError("--by with one wide file is not supported "
+                                 "yet; give the runs as files")
+        names = options.systems
+        tally = read_systems(sources[0], names)
+        metric = Metric((options.metric or ["metric"])[0], None, None)
+        dropped = 0
+    else:
+        if options.systems:
+            raise EvalDeltaError("--systems names the columns of one wide "
+                                 "file; with several runs, give --metric")
+        found = options.metric or default_metrics(
+            sources[0], sources[1], _not_metrics(options, *sources[:2]))
+        if len(found) != 1:
+            raise EvalDeltaError(
+                f"rank ranks on one metric; name it with --metric (the "
+                f"runs have {', '.join(found) or 'none'})")
+        for source in sources:
+            _require(source.run(), found[0], "field", "numeric fields:",
+                     numeric_fields(source.run()))
+        metric = Metric(found[0], found[0], found[0])
+        tally, dropped = read_joint(sources, metric, id_field=options.id_col,
+                                    allow_partial=options.allow_partial,
+                                    by=options.by)
+        names = [source.path for source in sources]
+    names = options.names or names
+    if len(names) != len(sources if len(sources) > 1 else options.systems):
+        raise EvalDeltaError(f"--names gives {len(names)} names for "
+                             f"{len(options.systems or sources)} systems")
+    return metric, tally, dropped, names
 
 
 ## Report #####################################################################
@@ -7512,6 +7871,24 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
         lines += ["", mark(f"paired differences, Holm-adjusted across "
                            f"these {len(pairs)}:")] + _table(rows, markdown)
     return "\n".join(lines)
+
+
+def joined_reports(reports, *, fmt, baseline):
+    """Return the printed report of compare: one comparison's, or several
+    joined (JSON: {"baseline", "comparisons"}; text: the sections in turn).
+    *reports* are compare_json objects or format_compare texts, in *fmt*
+    (text, markdown or json)."""
+    if fmt == "json":
+        if len(reports) == 1:
+            return json.dumps(reports[0])
+        return json.dumps({"baseline": baseline, "holm": "candidates x "
+                           "metrics", "comparisons": reports})
+    if len(reports) == 1:
+        return reports[0]
+    head = (f"{len(reports)} candidates against the baseline {baseline}; "
+            f"p-values Holm-adjusted across candidates x metrics")
+    return "\n\n".join([_markdown(head) if fmt == "markdown" else head]
+                        + reports)
 
 
 def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
@@ -7989,13 +8366,6 @@ def _plain(values, name):
     return out
 
 
-def _columns_source(columns, names):
-    """Return the Source of a wide file whose columns are *columns*."""
-    labelled = [(f"item {i}", dict(zip(names, row)))
-                for i, row in enumerate(zip(*columns))]
-    return _listed_source("<values>", labelled)
-
-
 def compare(baseline, candidate, *, metric="metric", kind=None,
             direction="higher", margin=None, confidence=CONFIDENCE,
             alpha=0.05, resamples=RESAMPLES, interval="percentile",
@@ -8020,7 +8390,7 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
                              f"candidate {len(b)}: give one per item each")
     if not a:
         raise EvalDeltaError("no items to compare")
-    source = _columns_source([a, b], ["baseline", "candidate"])
+    source = columns_source([a, b], ["baseline", "candidate"])
     (tally,), _ = read_tallies(source, None, [Metric(
         metric, "baseline", "candidate", kind)], columns=True)
     rng = random.Random(seed)
@@ -8055,11 +8425,7 @@ def rank(systems, *, metric="metric", direction="higher",
         raise EvalDeltaError("the systems have " + ", ".join(
             f"{name} {len(c)}" for name, c in zip(names, columns))
             + " values: give one per item each")
-    source = _columns_source(columns, names)
-    getters = [_Column(source, name) for name in names]
-    tally = collections.Counter()
-    for numbers, records in source.batches:
-        tally.update(zip(*(g.numbers(numbers, records) for g in getters)))
+    tally = read_systems(columns_source(columns, names), names)
     ranking = rank_systems(tally, random.Random(seed), names=names,
                            metric=metric, direction=direction,
                            resamples=resamples, confidence=confidence,
@@ -8211,7 +8577,7 @@ def _build_parser():
                           "Holm-adjusted across candidates x metrics")
     cmp.add_argument("--id", dest="id_col", metavar="FIELD",
                      help="field naming the item (default: the first of "
-                          f"{', '.join(_ID_FIELDS)} present)")
+                          f"{', '.join(ID_FIELDS)} present)")
     cmp.add_argument("--a-col",
                      help=f"one-file mode: column of the baseline's score "
                           f"(default {CSV_HEADER[1]})")
@@ -8319,10 +8685,10 @@ def _add_reading(parser):
         "eval frameworks' own files",
         "read as they come, a file or the directory a framework wrote; "
         "the format is detected from the file's name and first bytes: "
-        + "; ".join(f"{r.name}: {r.description}" for r in _READERS))
-    group.add_argument("--from-format", choices=list(_BY_NAME),
+        + "; ".join(f"{name}: {text}" for name, text in FORMATS.items()))
+    group.add_argument("--from-format", choices=list(FORMATS),
                        metavar="NAME", help="read the runs as this format "
-                       "instead of detecting it: " + ", ".join(_BY_NAME))
+                       "instead of detecting it: " + ", ".join(FORMATS))
     group.add_argument("--records", metavar="KEY",
                        help="a JSON document's key holding the records "
                             "(dots reach in: results.items)")
@@ -8355,7 +8721,7 @@ def _choice_scores(text):
     for part in text.split(","):
         choice, _, value = part.rpartition("=")
         try:
-            scores[choice.strip()] = _number(value)
+            scores[choice.strip()] = finite_number(value)
         except ValueError:
             choice = ""
         if not choice.strip():
@@ -8409,7 +8775,7 @@ def _add_rank(commands):
                            "file names or columns)")
     rank.add_argument("--id", dest="id_col", metavar="FIELD",
                       help="field naming the item (default: the first of "
-                           f"{', '.join(_ID_FIELDS)} every run has)")
+                           f"{', '.join(ID_FIELDS)} every run has)")
     rank.add_argument("--metric", action="append", metavar="NAME",
                       help="the metric to rank on (needed when the runs "
                            "have several)")
@@ -8698,78 +9064,13 @@ def _metric_type(text):
     return name, kind
 
 
-def _metric_fields(args, baseline, candidate, said=None):
-    """Return [(metric name, field in A's records, field in B's)] of two
-    Sources (candidate None for one wide file); what was guessed is added
-    to the list *said*."""
-    if candidate is None:
-        if baseline.systems:
-            return [_system_columns(args, baseline.path, baseline.systems)]
-        a = args.a_col or CSV_HEADER[1]
-        b = args.b_col or CSV_HEADER[2]
-        suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
-        name = args.metric[0] if args.metric else (suffix or f"{b} - {a}")
-        return [(name, a, b)]
-    skipped = {}
-    names = args.metric or default_metrics(baseline, candidate,
-                                           _not_metrics(args, baseline,
-                                                        candidate), skipped)
-    if not names:
-        raise EvalDeltaError(
-            f"{candidate.path}: no numeric field in both runs that names a "
-            f"metric; the fields are {', '.join(candidate.first)}; name one "
-            f"with --metric")
-    if skipped and said is not None:
-        said.append(
-            "not compared, their names say they are no metric: "
-            + ", ".join(f"{k} ({v})" for k, v in skipped.items())
-            + "; --metric NAME compares one")
-    for name in names:
-        for source in (baseline, candidate):
-            _require(source.run(), name, "field", "numeric fields:",
-                     numeric_fields(source.run()))
-    return [(name, name, name) for name in names]
-
-
-def _system_columns(args, path, systems):
-    """Return (metric, A's column, B's column) of a file holding several
-    systems (promptfoo): column SYSTEM is its success, SYSTEM.NAME its
-    other measures.  --a-col and --b-col pick the systems (the two there
-    are, by default), --metric the measure (success by default)."""
-    if len(systems) == 1:
-        raise EvalDeltaError(f"{path}: one system in this file ({systems[0]})"
-                             f": compare it with another run's file, "
-                             f"compare {shlex.quote(path)} OTHER")
-    if len(systems) != 2 and not (args.a_col and args.b_col):
-        raise EvalDeltaError(f"{path}: {len(systems)} systems in this file "
-                             f"({', '.join(systems)}); pick two with --a-col "
-                             f"and --b-col")
-    a, b = args.a_col or systems[0], args.b_col or systems[1]
-    for name in (a, b):
-        if name not in systems:
-            raise EvalDeltaError(f"no system {name!r}; the systems are "
-                                 f"{', '.join(systems)}")
-    measure = args.metric[0] if args.metric else "success"
-    if measure == "success":
-        return measure, a, b
-    return measure, f"{a}.{measure}", f"{b}.{measure}"
-
-
-def _not_metrics(args, baseline, candidate):
-    """Return the fields that are never metrics: ids, clusters, lists."""
-    key = args.id_col or _id_field(baseline.run(), candidate.run(), False)
-    return set(_ID_FIELDS) | {key, getattr(args, "cluster", None),
-                              getattr(args, "by", None), "metrics"} - {None}
-
-
-class _Compared(NamedTuple):
-    """One candidate's comparison with the baseline, before judging."""
-    names: tuple
-    results: list
-    subsets: list            # (label, MetricResult) with --by
-    dropped: int
-    reading: list
-    margins: dict
+def _compare_options(args):
+    """Return the CompareOptions of compare's parsed (and checked)
+    arguments."""
+    fields = {name: getattr(args, name) for name in CompareOptions._fields
+              if name not in ("reading", "stat")}
+    return CompareOptions(**fields, stat=tuple(args.stat),
+                          reading=_reading(args))
 
 
 def _run_compare(args):
@@ -8778,8 +9079,8 @@ def _run_compare(args):
     _check_compare_options(args)
     if args.plot:
         _check_plot(args.plot)
-    how, rng = _reading(args), random.Random(args.seed)
-    runs = [_compare_run(args, how, path, rng)
+    options, rng = _compare_options(args), random.Random(args.seed)
+    runs = [compare_run(options, path, rng)
             for path in args.candidates or [None]]
     several = len(runs) > 1
     judged = dict(alpha=args.alpha, confidence=args.confidence,
@@ -8808,7 +9109,7 @@ def _run_compare(args):
                 confidence=args.confidence, reading=run.reading,
                 markdown=args.format == "markdown", alpha=args.alpha, **by)
         reports.append(report)
-    print(_joined_reports(reports, args, len(runs)))
+    print(joined_reports(reports, fmt=args.format, baseline=args.baseline))
     if args.plot:
         _write_atomic(args.plot, histogram_svg(runs[0].results,
                                                confidence=args.confidence))
@@ -8821,151 +9122,6 @@ def _run_compare(args):
     return 1 if tripped else 0
 
 
-def _compare_run(args, how, path, rng):
-    """Read the baseline and one candidate (None: one wide file) and
-    compare them; the _Compared, not yet judged."""
-    baseline = open_source(args.baseline, how)
-    candidate = open_source(path, how) if path else None
-    named = [m for m in args.metric or () if m in baseline.corpus and (
-        candidate is None or m in candidate.corpus)]
-    if named:                # --metric mcc: lm-eval's [gold, pred] pairs
-        args = argparse.Namespace(**dict(
-            vars(args), metric=[m for m in args.metric if m not in named]
-            or None, stat=list(args.stat) + [parse_stat(m) for m in named]))
-    stats = list(args.stat)
-    if not stats and not args.metric:             # lm-eval's f1 and mcc
-        stats = [parse_stat(f"{name}={name}({name})")
-                 for name in baseline.corpus
-                 if candidate is None or name in candidate.corpus]
-    corpus = [_compare_stat(args, how, path, stat, rng) for stat in stats]
-    dropped = max((c[2] for c in corpus), default=0)
-    listed = baseline.first.get("metrics") if baseline.corpus else None
-    if (args.stat and not args.metric) or (stats and listed == []):
-        names = (_wide_names(stats[0]) if candidate is None
-                 else (baseline.path, candidate.path))
-        reading = list(dict.fromkeys(line for c in corpus for line in c[3]))
-        reading += [c[4] for c in corpus]
-        return _Compared(names, [c[0] for c in corpus],
-                         [row for c in corpus for row in c[1]], dropped,
-                         reading, _margins(args.margin,
-                                           [s.name for s in stats]))
-    said = []
-    metrics, baseline, candidate = _metrics(args, baseline, candidate, said)
-    margins = _margins(args.margin, [m.name for m in metrics]
-                       + [s.name for s in stats])
-    reading = [f"{source.path}: {note}" for source in (baseline, candidate)
-               if source for note in source.notes]
-    left = [[0], [0]]
-    if args.allow_partial:
-        baseline = complete_rows(baseline, [f for m in metrics for f in (
-            m.a_field, m.b_field)[:2 if candidate is None else 1]], left[0])
-        if candidate is not None:
-            candidate = complete_rows(candidate, [m.b_field for m in metrics],
-                                      left[1])
-    tallies, missing = read_tallies(baseline, candidate, metrics,
-                                    id_field=args.id_col,
-                                    cluster=args.cluster or args.by,
-                                    allow_partial=args.allow_partial,
-                                    role="subset" if args.by else "cluster",
-                                    jobs=args.jobs, columns=True)
-    options = [dict(metric=m.name, kind=m.kind, resamples=args.resamples,
-                    confidence=args.confidence, interval=args.interval,
-                    jobs=args.jobs, method=args.method, density=bool(
-                        args.plot), direction=_direction(args, m.name, said))
-               for m in metrics]
-    reading += said
-    results = [compare_macro(t, rng, **o) if args.macro else
-               compare_tally(merged_tally(t) if args.by else t, rng,
-                             clustered=bool(args.cluster), **o)
-               for t, o in zip(tallies, options)]
-    subsets = [row for t, o in zip(tallies, options) if args.by
-               for row in compare_subsets(t, rng, **o)]
-    names = ((metrics[0].a_field, metrics[0].b_field) if candidate is None
-             else (baseline.path, candidate.path))
-    results += [c[0] for c in corpus]
-    subsets += [row for c in corpus for row in c[1]]
-    reading += [c[4] for c in corpus]
-    reading += [f"{source.path}: {_items(n, 'record')} missing a value "
-                f"left out (--allow-partial)"
-                for source, (n,) in zip((baseline, candidate), left) if n]
-    return _Compared(names, results, subsets, max(dropped, missing), reading,
-                     margins)
-
-
-def _direction(args, name, said):
-    """Return 'lower' or 'higher': as --lower-is-better and
-    --higher-is-better say, else as the metric's name says (a guess, added
-    to the list *said*)."""
-    if name in args.lower_is_better:
-        return "lower"
-    if name in args.higher_is_better or not lower_is_better(name):
-        return "higher"
-    note = (f"{name}: lower is better, as its name says "
-            f"(--higher-is-better {name} says otherwise)")
-    if note not in said:
-        said.append(note)
-    return "lower"
-
-
-def _wide_names(stat):
-    """Return the two systems' names in a wide file: their fields in a
-    Stat (gold,a,b gives a and b; num_a,den_a,num_b,den_b gives
-    num_a/den_a and num_b/den_b)."""
-    fields = stat.fields
-    if len(fields) == 3:
-        return fields[1], fields[2]
-    half = len(fields) // 2
-    return "/".join(fields[:half]), "/".join(fields[half:])
-
-
-def _compare_stat(args, how, path, stat, rng):
-    """Return (MetricResult, [(subset, MetricResult)], dropped ids, the
-    files' reading notes, note) of one corpus Stat, with --by's subsets
-    or --cluster's clusters; the files are read again (a Source is read
-    once), keeping every epoch for pass@k."""
-    passes = stat.stat in ("pass@k", "pass^k")
-    if passes:
-        how = how._replace(keep_epochs=True)
-    baseline = open_source(args.baseline, how)
-    candidate = open_source(path, how) if path else None
-    group = args.by or args.cluster
-    items, dropped, note = read_corpus(
-        baseline, candidate, stat, id_field=args.id_col,
-        allow_partial=args.allow_partial, group=group, jobs=args.jobs)
-    notes = [f"{source.path}: {line}" for source in (baseline, candidate)
-             if source for line in source.notes]
-    direction = _direction(args, stat.name, notes)
-    if passes:
-        options = dict(metric=stat.name, kind="continuous",
-                       direction=direction, resamples=args.resamples,
-                       confidence=args.confidence, interval=args.interval,
-                       jobs=args.jobs, method=args.method,
-                       density=bool(args.plot))
-        result = compare_tally(merged_tally(items) if args.by else items,
-                               rng, clustered=bool(args.cluster), **options)
-        subsets = compare_subsets(items, rng, **options) if args.by else []
-        return result, subsets, dropped, notes, note
-    options = dict(name=stat.name, direction=direction,
-                   resamples=args.resamples, confidence=args.confidence,
-                   jobs=args.jobs)
-    if args.interval == "bca":
-        note += "; percentile intervals (--interval bca is for means)"
-    if not args.by:
-        table = corpus_table(stat.stat, items, clustered=bool(args.cluster))
-        return compare_corpus(table, rng, **options), [], dropped, notes, note
-    pooled = collections.Counter()
-    split = {}
-    for (label, item), count in items.items():
-        pooled[item] += count
-        split.setdefault(label, collections.Counter())[item] += count
-    table = corpus_table(stat.stat, pooled)
-    result = compare_corpus(table, rng, **options)
-    subsets = [(label, compare_corpus(corpus_table(
-        stat.stat, split[label], classes=table.classes), rng, **options))
-        for label in sorted(split)]
-    return result, subsets, dropped, notes, note
-
-
 def _per_run(items, sizes):
     """Split a list into consecutive parts of the given sizes."""
     out, at = [], 0
@@ -8973,22 +9129,6 @@ def _per_run(items, sizes):
         out.append(items[at:at + size])
         at += size
     return out
-
-
-def _joined_reports(reports, args, count):
-    """Return the printed report: one comparison's, or several joined
-    (JSON: {"baseline", "comparisons"}; text: the sections in turn)."""
-    if args.format == "json":
-        if count == 1:
-            return json.dumps(reports[0])
-        return json.dumps({"baseline": args.baseline, "holm": "candidates x "
-                           "metrics", "comparisons": reports})
-    if count == 1:
-        return reports[0]
-    head = (f"{count} candidates against the baseline {args.baseline}; "
-            f"p-values Holm-adjusted across candidates x metrics")
-    return "\n\n".join([_markdown(head) if args.format == "markdown"
-                         else head] + reports)
 
 
 def failures(results, judgements, fail_on):
@@ -9077,44 +9217,6 @@ def _margin_spec(text):
     return (name or None), margin
 
 
-def _margins(specs, metrics):
-    """Return {metric: margin} from --margin's (name or None, M) values."""
-    if not specs:
-        return {}
-    default = [m for name, m in specs if name is None]
-    named = [name for name, _ in specs if name is not None]
-    if len(default) > 1:
-        raise EvalDeltaError("--margin without a name is given twice; name "
-                             "the metric: --margin NAME=M")
-    for name in named:
-        if name not in metrics:
-            raise EvalDeltaError(f"--margin {name}=...: no metric {name!r}; "
-                                 f"the metrics are {', '.join(metrics)}")
-        if named.count(name) > 1:
-            raise EvalDeltaError(f"--margin {name}=... is given twice")
-    out = {m: default[0] for m in metrics} if default else {}
-    out.update((name, m) for name, m in specs if name is not None)
-    return out
-
-
-def _metrics(args, baseline, candidate, said=None):
-    """Return (Metrics to compare, baseline, candidate), checking the
-    names given; with none given the sources come back watched (see
-    default_metrics)."""
-    fields = _metric_fields(args, baseline, candidate, said)
-    kinds = dict(getattr(args, "metric_type", ()))
-    for name in (list(kinds) + getattr(args, "lower_is_better", [])
-                 + getattr(args, "higher_is_better", [])):
-        if name not in [f[0] for f in fields]:
-            raise EvalDeltaError(f"no metric {name!r} to set; the metrics are "
-                                 f"{', '.join(f[0] for f in fields)}")
-    if candidate is not None and not args.metric:
-        exclude = _not_metrics(args, baseline, candidate)
-        baseline, candidate = (s if s.metrics else watched(s, exclude)
-                               for s in (baseline, candidate))
-    return [Metric(*f, kinds.get(f[0])) for f in fields], baseline, candidate
-
-
 # Options of plan that only --from uses, and options it cannot use.
 _PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
                "from_format", "records", "task", "filter", "scorer",
@@ -9162,7 +9264,7 @@ def _plan_from_pilot(args):
     baseline = open_source(args.pilot[0], how)
     candidate = (open_source(args.pilot[1], how) if len(args.pilot) == 2
                  else None)
-    metrics, baseline, candidate = _metrics(args, baseline, candidate)
+    metrics, baseline, candidate = chosen_metrics(args, baseline, candidate)
     if args.repeats:
         return _repeats_from_pilot(args, metrics, options)
     tallies, _ = read_tallies(baseline, candidate, metrics,
@@ -9190,7 +9292,7 @@ def _repeats_from_pilot(args, metrics, options):
     how = _reading(args)._replace(keep_epochs=True)
     baseline = read_run(args.pilot[0], how)
     candidate = read_run(args.pilot[-1], how)
-    key = args.id_col or _id_field(baseline, candidate)
+    key = args.id_col or shared_id_field(baseline, candidate)
     ks = repeat_counts(args.repeats)
     lines, entries = [], []
     for name, a_field, b_field, _ in metrics:
@@ -9224,7 +9326,7 @@ def _run_rank(args):
     sources = [open_source(path, how) for path in args.runs]
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
-    metric, tally, dropped, names = _rank_input(args, sources)
+    metric, tally, dropped, names = rank_input(args, sources)
     if args.baseline is not None and args.baseline not in names:
         raise EvalDeltaError(f"--baseline {args.baseline!r} is none of the "
                              f"systems: {', '.join(names)}")
@@ -9275,54 +9377,6 @@ def _run_rank(args):
         _write_atomic(args.plot, forest_svg(ranking,
                                             confidence=args.confidence))
     return 0
-
-
-def _rank_input(args, sources):
-    """Return (Metric, tally of S-tuples, dropped, names) for rank."""
-    if len(sources) == 1:
-        if not args.systems:
-            raise EvalDeltaError("one file: name each system's column with "
-                                 "--systems COL,COL,...")
-        if args.allow_partial:
-            raise EvalDeltaError("--allow-partial is for several runs "
-                                 "joined on their ids")
-        if args.by:
-            raise EvalDeltaError("--by with one wide file is not supported "
-                                 "yet; give the runs as files")
-        names = args.systems
-        columns = [_Column(sources[0], c) for c in names]
-        for c in names:
-            _require(sources[0].run(), c, "column", "the columns are",
-                     sources[0].first)
-        tally = collections.Counter()
-        for numbers, records in sources[0].batches:
-            tally.update(zip(*(col.numbers(numbers, records)
-                               for col in columns)))
-        metric = Metric((args.metric or ["metric"])[0], None, None)
-        dropped = 0
-    else:
-        if args.systems:
-            raise EvalDeltaError("--systems names the columns of one wide "
-                                 "file; with several runs, give --metric")
-        found = args.metric or default_metrics(
-            sources[0], sources[1], _not_metrics(args, *sources[:2]))
-        if len(found) != 1:
-            raise EvalDeltaError(
-                f"rank ranks on one metric; name it with --metric (the "
-                f"runs have {', '.join(found) or 'none'})")
-        for source in sources:
-            _require(source.run(), found[0], "field", "numeric fields:",
-                     numeric_fields(source.run()))
-        metric = Metric(found[0], found[0], found[0])
-        tally, dropped = read_joint(sources, metric, id_field=args.id_col,
-                                    allow_partial=args.allow_partial,
-                                    by=args.by)
-        names = [source.path for source in sources]
-    names = args.names or names
-    if len(names) != len(sources if len(sources) > 1 else args.systems):
-        raise EvalDeltaError(f"--names gives {len(names)} names for "
-                             f"{len(args.systems or sources)} systems")
-    return metric, tally, dropped, names
 
 
 def _plan_design(args):
