@@ -27,31 +27,42 @@ detectable gap of a paired binary eval, from a design or from pilot data.
 Exit status: 0 on success, 1 when ``compare --fail-on`` holds, 2 for bad
 usage or bad input, 130 on Ctrl-C, 141 when standard output is closed.
 
-Sections, in order:
+Sections, in order (each banner ``## NAME ###`` names one; "X: Y" is a
+part of section X):
 
-    Constants     the article's setting and tuning numbers
-    Errors        EvalDeltaError, the one error for bad data or arguments
-    Data model    Interval, McNemar, MetricResult, Columns, Coverage
-    Simulation    the article's correlated systems
-    Resampling    index and count bootstraps, binomial and multinomial draws
-    Saddlepoint   the ideal bootstrap of a mean without resamples (_SumLaw:
-                  Lugannani-Rice, Daniels's lattice correction), the
-                  cluster ratio's, Robinson's sign-flip p
-    Exact tests   McNemar, Newcombe, sign flips, Holm; compare_tally and the
-                  exact values behind it (by resampling or saddlepoint);
-                  subsets and their macro average; rank_systems (the joint
-                  bootstrap of several systems); clustered standard errors
+    Constants       the article's setting and the tuning numbers
+    Errors          EvalDeltaError, the one error for bad data or arguments
+    Shared helpers  what several sections use: exact numbers and their
+                    integer forms, missing values, class labels, McNemar's
+                    binomial tails, BCa's acceleration, numbers in words
+    Data model      Interval, McNemar, MetricResult, Columns, Coverage
+    Simulation      the article's correlated systems
+    Resampling      index and count bootstraps, binomial and multinomial
+                    draws
+    Saddlepoint     the ideal bootstrap of a mean without resamples
+                    (SumLaw: Lugannani-Rice, Daniels's lattice correction),
+                    the cluster ratio's, Robinson's sign-flip p
+    Exact tests     McNemar, Wilson, Newcombe, sign flips, Holm
+    Comparing two systems  compare_tally and the exact values behind it
+                    (by resampling or saddlepoint, BCa, clusters); subsets
+                    and their macro average; clustered standard errors
+    Ranking         rank_systems: the joint bootstrap of several systems
+    Resampling: many resamples' sums, in parallel (resample_sums)
+    Simulation: coverage and calibration (the article's replay loop)
     Corpus statistics  F1, precision, recall, MCC and ratios from per-item
-                  column sums, the approximate randomization test, pass@k
-    Power         McNemar's exact power, items needed, Student's t,
-                  detection() (what an eval can detect), judge() (verdicts
-                  and non-inferiority)
-    Input         files to records and tallies; which fields are metrics;
-                  the eval frameworks' own files (_READERS: lm-eval,
-                  Inspect, HELM, OpenAI evals, promptfoo, DeepEval, ...)
-    Report        text, markdown, JSON and SVG, as strings
-    Command line  argparse, option checks, main(): simulate, compare, rank,
-                  plan
+                    column sums, the approximate randomization test, pass@k
+    Power           McNemar's exact power, items needed, Student's t,
+                    detection() (what an eval can detect), judge()
+                    (verdicts and non-inferiority)
+    Input           files to records and tallies; which fields are metrics;
+                    the one join of runs; the reader registry (_READERS:
+                    lm-eval, Inspect, HELM, OpenAI evals, promptfoo,
+                    DeepEval, OpenCompass, ...); runs compared and ranked
+                    (CompareOptions, compare_run, rank_input)
+    Report          text, markdown, JSON and SVG, as strings
+    Library use     compare() and rank() on plain sequences, for notebooks
+    Command line    argparse, option checks, main(): simulate, compare,
+                    rank, plan
 """
 __all__ = [            # the library surface the README documents
     "Comparison",
@@ -292,6 +303,265 @@ def _check_resamples(resamples, confidence):
             f"give --resamples {least} or more")
 
 
+def _check_items(items):
+    """Return the number of items, raising EvalDeltaError if there are none."""
+    n = len(items)
+    if n == 0:
+        raise EvalDeltaError("no items to resample")
+    return n
+
+
+def _counted(values, counts):
+    """Return the Counter of values, counts[j] of values[j] (not zero), or
+    one of each if counts is None; counted in sorted order when there are
+    many (law_part then finds its values sorted already)."""
+    if counts is None or counts.count(1) == len(counts):
+        return collections.Counter(sorted(values) if len(values) > 4096
+                                   else values)
+    counter = collections.Counter(values)
+    several = list(map((1).__lt__, counts))
+    for v, c in zip(itertools.compress(values, several),
+                    itertools.compress(counts, several)):
+        counter[v] += c - 1
+    for v in itertools.compress(values, map((0).__eq__, counts)):
+        counter[v] -= 1
+        if not counter[v]:
+            del counter[v]
+    return counter
+
+
+def _exact_ints(values):
+    """Return (ints, scale) with values[i] == ints[i] / scale exactly.
+
+    A float counts as the decimal it prints as, the value as written
+    (0.8 is 8/10, not the nearest binary fraction), so that differences
+    equal as written are equal here (1.0 - 0.8 == 0.4 - 0.2).  scale is
+    the least common denominator.
+
+    >>> _exact_ints([0.5, 3, 0.25])
+    ([50, 300, 25], 100)
+    >>> _exact_ints([1.0, 0.8, 0.4, 0.2])
+    ([10, 8, 4, 2], 10)
+    >>> _exact_ints([1.0, 0.0])
+    ([1, 0], 1)
+    """
+    if len(values) > 4096:
+        fast = _decimal_ints([values])
+        if fast:
+            return fast[0][0], fast[1]
+    ratios = [_ratio(v) for v in values]
+    scale = math.lcm(*(q for _, q in ratios)) if ratios else 1
+    return [p * (scale // q) for p, q in ratios], scale
+
+
+def _decimal_ints(columns):
+    """Return _exact_columns(columns) by float arithmetic where that is
+    exact, else None: floats only (lists of them, or arrays "d"), the
+    scale that of a sample of ~1,000 of them, and every value checked:
+    round(x * scale) / scale == x with |round(x * scale)| < 10**15.  A
+    decimal of 15 significant digits or fewer is the only one that short
+    to round to its float (DBL_DIG), so the integer is the one the value
+    prints as, and a value that needs a finer scale than the sample's
+    fails the check."""
+    if not all(getattr(c, "typecode", "") == "d"
+               or set(map(type, c)) == {float} for c in columns):
+        return None
+    step = max(1, sum(map(len, columns)) // 1000)
+    scale = math.lcm(*(q for c in columns for _, q in map(_ratio, c[::step])))
+    if scale > 10 ** 22:                  # not an exact float
+        return None
+    ints = []
+    for values in columns:
+        try:
+            ints.append(list(map(round, map(mul, values,
+                                            repeat(float(scale))))))
+        except OverflowError:             # a value times scale is inf
+            return None
+        if ints[-1] and (max(ints[-1]) >= 10 ** 15
+                         or min(ints[-1]) <= -10 ** 15) or not all(
+                map(float.__eq__, map(truediv, ints[-1], repeat(scale)),
+                    values)):
+            return None
+    return ints, scale
+
+
+def _acceleration(jackknife, counts=None):
+    """Return the BCa acceleration from jackknife values theta_(i).
+
+    Computed exactly: with the values over a common denominator, U_i =
+    sum(X) - n X_i are integers proportional to the deviations u_i, and
+    a^2 = (sum U^3)^2 / (36 (sum U^2)^3) is scale-free, so neither
+    rounding noise (equal values give exactly 0) nor underflow (values
+    near 1e-300) can distort it.  counts[i] is how often value i occurs.
+
+    >>> _acceleration([0.003] * 3), round(_acceleration([0.0, 0.0, 1.0]), 4)
+    (0.0, -0.068)
+    >>> _acceleration([0.0, 1.0], [2, 1]) == _acceleration([0.0, 0.0, 1.0])
+    True
+    """
+    ints, _ = _exact_ints(jackknife)
+    counts = counts or [1] * len(ints)
+    total, n = sum(map(mul, ints, counts)), sum(counts)
+    u = [total - n * x for x in ints]
+    square = sum(c * x * x for x, c in zip(u, counts))
+    cube = sum(c * x * x * x for x, c in zip(u, counts))
+    if not square:
+        return 0.0
+    return math.copysign(math.sqrt(Fraction(cube * cube, square ** 3)) / 6,
+                         cube)
+
+
+def _bit_plane_sum(ints, pattern):
+    """Return a function giving the sum of ints[i] over the set bits i of
+    pattern(), which has no bit from len(ints) on.
+
+    With the integers offset to be >= 0, bit b of each one forms a mask,
+    and the sum is sum over b of 2**b * popcount(pattern & mask_b): a few
+    dozen C-level operations on big integers instead of one per item.
+
+    >>> total = _bit_plane_sum([5, -2, 7], lambda: 0b101)
+    >>> total()
+    12
+    """
+    offset = max(0, -min(ints))
+    width = (max(ints) + offset).bit_length() // 8 + 1
+    data = b"".join(x.to_bytes(width, "little")
+                    for x in map(add, reversed(ints), repeat(offset)))
+    masks = []
+    for b in range(8 * width):
+        mask = int(data[b // 8::width].translate(_BIT_DIGITS[b % 8]), 2)
+        if mask:
+            masks.append((b, mask))
+
+    def total():
+        bits = pattern()
+        return (sum((bits & mask).bit_count() << b for b, mask in masks)
+                - offset * bits.bit_count())
+    return total
+
+
+_BIT_DIGITS = [bytes(b"01"[b >> t & 1] for b in range(256))   # bit t of a
+               for t in range(8)]                            # byte, as text
+
+
+def _binomial_head(a_only, b_only):
+    """Return (m, sum of C(m, i) for i < k, C(m, k)), k = min(a_only, b_only).
+
+    The coefficients come from one another (C(m, i+1) = C(m, i) (m - i) /
+    (i + 1), exact in integers).
+
+    >>> _binomial_head(3, 2)
+    (5, 6, 10)
+    """
+    m, k = a_only + b_only, min(a_only, b_only)
+    below, at = 0, 1
+    for i in range(k):
+        below += at
+        at = at * (m - i) // (i + 1)
+    return m, below, at
+
+
+def _mcnemar_tails(a_only, b_only):
+    """Return McNemar's exact p and mid-p as Fractions.
+
+    Up to _EXACT_LIMIT discordant pairs they are exact.  Beyond, the
+    integers would take minutes (10^6 items can have 4 * 10^5 discordant
+    pairs), so the same sums are taken relative to C(m, k) in floating
+    point, with log C(m, k) from lgamma: about 9 significant digits, far
+    below any p worth reading, and no underflow (p = 1e-900 is kept).
+
+    >>> [float(p) for p in _mcnemar_tails(67, 85)]
+    [0.1677..., 0.1453...]
+    """
+    m = a_only + b_only
+    if m <= _EXACT_LIMIT:
+        m, below, at = _binomial_head(a_only, b_only)
+        return (min(Fraction(1), Fraction(2 * (below + at), 2 ** m)),
+                min(Fraction(1), Fraction(2 * below + at, 2 ** m)))
+    k = min(a_only, b_only)
+    ratio = term = 0.0                  # sum of C(m, i) / C(m, k), i < k
+    for s in range(k):
+        term = (term or 1.0) * (k - s) / (m - k + s + 1)
+        ratio += term
+        if term < ratio * 1e-17:
+            break
+    log_at = (math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1)
+              - m * math.log(2))
+    return tuple(min(Fraction(1), _from_log(log_at + math.log(weight)))
+                 for weight in (2 + 2 * ratio, 1 + 2 * ratio))
+
+
+def _mcnemar_p(a_only, b_only):
+    """Return McNemar's exact two-sided p of the discordant counts."""
+    return _mcnemar_tails(a_only, b_only)[0]
+
+
+def _kind_of(keys):
+    """Return 'binary' if every value of the tally's keys is 0 or 1, else
+    'continuous'."""
+    return ("binary" if all(x in (0, 1) for k in keys for x in k)
+            else "continuous")
+
+
+def _merge(values, counts):
+    """Return sorted distinct values and their total counts."""
+    merged = _counted(values, counts)
+    keys = sorted(merged)
+    return keys, [merged[k] for k in keys]
+
+
+def _method_for(method, kind, units, clustered):
+    """Return "saddlepoint" or "resample": *method* itself unless "auto",
+    which takes the saddlepoint for a continuous metric of at least
+    _SADDLE_LEAST unclustered items (where its end points were measured
+    within half a Monte Carlo standard error of 10,000 resamples' and the
+    resampling is slow), and keeps resampling binary metrics (four cells,
+    already fast), clusters, and small sets (whose lumpy bootstrap
+    distributions a smooth approximation misses by more)."""
+    if method not in METHODS:
+        raise EvalDeltaError(f"method is one of {', '.join(METHODS)}, not "
+                             f"{method!r}")
+    if method != "auto":
+        return method
+    return ("saddlepoint" if kind != "binary" and not clustered
+            and units >= _SADDLE_LEAST else "resample")
+
+
+def _expand(values, counts):
+    """Return the list of values, each repeated its count times."""
+    return [v for v, c in zip(values, counts) for _ in range(c)]
+
+
+def _ratio(x):
+    """Return (p, q) with x == p / q, a float read as the decimal it prints.
+
+    >>> _ratio(0.8), _ratio(-2.5e-07), _ratio(3), _ratio(2.0)
+    ((8, 10), (-1, 4000000), (3, 1), (2, 1))
+    """
+    if type(x) is not float:
+        return x.as_integer_ratio()
+    text = repr(x)
+    if "e" in text:
+        return Fraction(text).as_integer_ratio()
+    whole, _, places = text.partition(".")
+    places = places.rstrip("0")                  # 1.0 is 1/1, not 10/10
+    return int(whole + places), 10 ** len(places)
+
+
+def _from_log(log_x):
+    """Return e**log_x as a Fraction, even far below the float range."""
+    exponent = math.floor(log_x / math.log(10))
+    mantissa = math.exp(log_x - exponent * math.log(10))
+    return (Fraction(round(mantissa * 10 ** 15), 10 ** 15)
+            * Fraction(10) ** exponent)
+
+
+def _nonzero(values, counts):
+    """Return (values, counts) without the zero values."""
+    return (list(itertools.compress(values, values)),
+            list(itertools.compress(counts, values)))
+
+
 ## Data model #################################################################
 
 class Interval(NamedTuple):
@@ -441,7 +711,7 @@ def _draw_chunks(rng, count, take):
         need -= got
 
 
-def _draw_words(rng, n, count, keep=None):
+def draw_words(rng, n, count, keep=None):
     """Consume rng as count calls of rng.randrange(n) (n < 512) would.
 
     Return the words drawn as (data, top) chunks: data holds the 32-bit
@@ -487,7 +757,7 @@ _LOW_NIBBLE = bytes(b & 15 for b in range(256))
 _LOW_REJECT = bytes(b for b in range(256) if b & 15 == _REJECT)
 
 
-def _codes_from_words(chunks, n, codes):
+def codes_from_words(chunks, n, codes):
     """Return the codes of the accepted draws in the chunks, in order."""
     top_table, mask_table, rejected = _code_tables(n, codes)
     out = []
@@ -530,7 +800,7 @@ def _draw_mapped(rng, n, count, table, accept):
     return parts
 
 
-def _draw_indices(rng, n, count):
+def draw_indices(rng, n, count):
     """Return [rng.randrange(n) for _ in range(count)], drawn in bulk."""
     k = n.bit_length()
     if k > 32 or array("I").itemsize != 4:          # pragma: no cover
@@ -550,7 +820,7 @@ def _index_table(n):
 
 
 def _draw_wide_indices(rng, n, count):
-    """_draw_indices for 2**16 <= n < 2**32: shift whole words."""
+    """draw_indices for 2**16 <= n < 2**32: shift whole words."""
     shift = 32 - n.bit_length()
     out = []
 
@@ -567,14 +837,14 @@ def _draw_wide_indices(rng, n, count):
     return out
 
 
-def _draw_codes(rng, n, count, codes):
+def draw_codes(rng, n, count, codes):
     """Return bytes(codes[rng.randrange(n)] for _ in range(count)).
 
     *codes* is a bytes of n small codes (below 15).  The generator ends in
     the same state as after the one-at-a-time loop.
     """
     if n < 512:
-        return _codes_from_words(_draw_words(rng, n, count), n, codes)
+        return codes_from_words(draw_words(rng, n, count), n, codes)
     if n < 1 << 16:
         shift = 16 - n.bit_length()
         table = bytes(codes[h >> shift] if h >> shift < n else _REJECT
@@ -583,10 +853,10 @@ def _draw_codes(rng, n, count, codes):
         return b"".join(_draw_mapped(
             rng, n, count, table,
             lambda m: bytes(m).translate(None, reject)))
-    return bytes(map(codes.__getitem__, _draw_indices(rng, n, count)))
+    return bytes(map(codes.__getitem__, draw_indices(rng, n, count)))
 
 
-def _block_counts(codes, n, code, offset=0, step=None):
+def block_counts(codes, n, code, offset=0, step=None):
     """Count *code* in each block codes[offset + j*step : ... + n]."""
     step = step or n
     starts = range(offset, len(codes), step)
@@ -626,8 +896,8 @@ def system_bootstrap(outcomes, rng, *, resamples=RESAMPLES):
     [1, 1, 0, 2]
     """
     n = _check_items(outcomes)
-    codes = _draw_codes(rng, n, resamples * n, bytes(outcomes))
-    return _block_counts(codes, n, 1)
+    codes = draw_codes(rng, n, resamples * n, bytes(outcomes))
+    return block_counts(codes, n, 1)
 
 
 def paired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
@@ -641,10 +911,10 @@ def paired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
     [1, -1, 0, 0]
     """
     n = _check_items(pairs)
-    codes = _draw_codes(rng, n, resamples * n,
+    codes = draw_codes(rng, n, resamples * n,
                         bytes(1 + b - a for a, b in pairs))
-    plus = _block_counts(codes, n, 2)
-    minus = _block_counts(codes, n, 0)
+    plus = block_counts(codes, n, 2)
+    minus = block_counts(codes, n, 0)
     return [p - m for p, m in zip(plus, minus)]
 
 
@@ -659,11 +929,11 @@ def unpaired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
     [0, -1, 0, -1]
     """
     n = _check_items(pairs)
-    codes = _draw_codes(rng, n, 2 * resamples * n,
+    codes = draw_codes(rng, n, 2 * resamples * n,
                         bytes(2 * a + b for a, b in pairs))
 
     def correct(wanted, offset):       # codes 2a + b where the system is right
-        counts = [_block_counts(codes, n, c, offset, 2 * n) for c in wanted]
+        counts = [block_counts(codes, n, c, offset, 2 * n) for c in wanted]
         return [sum(column) for column in zip(*counts)]
 
     return [b - a for a, b in zip(correct((2, 3), 0), correct((1, 3), n))]
@@ -770,14 +1040,6 @@ def multinomial(rng, n, weights):
     return counts
 
 
-def _check_items(items):
-    """Return the number of items, raising EvalDeltaError if there are none."""
-    n = len(items)
-    if n == 0:
-        raise EvalDeltaError("no items to resample")
-    return n
-
-
 ## Saddlepoint ################################################################
 
 # The ideal bootstrap, with no resamples.  A resample of n items is n draws
@@ -822,7 +1084,7 @@ def _lower_normal(w):
 
 
 class _Part(NamedTuple):
-    """A resampled sum inside a _SumLaw: *total* values drawn with
+    """A resampled sum inside a SumLaw: *total* values drawn with
     replacement from distinct integers *values* (counts[j] copies of
     values[j], total in all); x holds them as floats relative to their
     mean, wx and wxx times the counts (and x); weights is None when every
@@ -854,7 +1116,7 @@ class _Part(NamedTuple):
         return len(self.values) > 2 and self.peak > _LUMPY
 
 
-def _part(counter, exact=True):
+def law_part(counter, exact=True):
     """Return the _Part of a Counter of integers (or of floats, not
     *exact*: no lattice); a resample draws as many values as it counts.
     The values are taken in sorted order, so that the float sums, and so
@@ -889,7 +1151,7 @@ def _gcd(ints):
     return step if step == 1 else math.gcd(step, *ints)
 
 
-class _SumLaw:
+class SumLaw:
     """The law of S = sum of sign * (the sum of a _Part's draws) over
     (part, sign) pairs: an ideal bootstrap distribution, as infinitely
     many resamples would give it.  S is an integer, on the lattice
@@ -1076,7 +1338,7 @@ def saddlepoint_interval(values, counts=None, *, confidence=CONFIDENCE):
 
     The ends are the quantiles (1 -+ c) / 2 of the mean of a resample of
     all the values with replacement, as infinitely many resamples would
-    give them, by the saddlepoint (see _SumLaw); counts[j] is how many
+    give them, by the saddlepoint (see SumLaw); counts[j] is how many
     items have values[j].  On a coarse lattice the ends are exact means.
 
     Forty 1s among 100 items: the resampled count of 1s is exactly
@@ -1093,11 +1355,11 @@ def saddlepoint_interval(values, counts=None, *, confidence=CONFIDENCE):
     merged = _counted(ints, counts)
     if not n:
         raise EvalDeltaError("no values to take an interval of")
-    return _law_interval(_SumLaw([(_part(merged), 1)]),
+    return law_interval(SumLaw([(law_part(merged), 1)]),
                          scale * n, confidence)
 
 
-def _law_interval(law, unit, confidence, levels=None):
+def law_interval(law, unit, confidence, levels=None):
     """Return the interval of S / unit between the quantiles *levels* of
     S (by default the percentile ones of *confidence*)."""
     if law.low == law.high:
@@ -1110,7 +1372,7 @@ def _law_interval(law, unit, confidence, levels=None):
                       for x in ends))
 
 
-def _bca_levels(law, jackknife, confidence, counts=None):
+def bca_levels(law, jackknife, confidence, counts=None):
     """Return the BCa interval's two quantile levels from the ideal
     bootstrap: z0 = Phi^-1(P(S < s) + P(S = s) / 2) at the observed sum
     s, the acceleration from the jackknife (see bca_interval)."""
@@ -1131,7 +1393,7 @@ def saddlepoint_sign_flip(values, counts):
     saddlepoint: S = sum of +-|d| with fair signs has K(t) = sum
     log cosh(t d), and p = 2 P(S >= |observed sum|), taken on S's lattice
     (steps of 2 gcd(d)) half a step down when it is coarse, as in
-    _SumLaw.  Every sign the same gives 2 ** (1 - m) exactly, and a p
+    SumLaw.  Every sign the same gives 2 ** (1 - m) exactly, and a p
     far in the tail is a Fraction, even below the floats' range.
 
     50 of 80 differences +1, 30 -1: exactly 2 P(Binomial(80, 1/2) >= 50)
@@ -1203,16 +1465,16 @@ def saddlepoint_sign_flip(values, counts):
     return Fraction(digits, 10 ** 12) * Fraction(10) ** exponent
 
 
-def _ratio_law(sums, sizes, counts, x):
-    """Return the _SumLaw of sum over a resample of clusters of
+def ratio_law(sums, sizes, counts, x):
+    """Return the SumLaw of sum over a resample of clusters of
     (sum_j - x size_j): at or below 0 exactly when the resample's ratio
     sum(sums) / sum(sizes) is at or below x."""
     values = [s - x * k for s, k in zip(sums, sizes)]
-    return _SumLaw([(_part(_counted(values, counts), exact=False), 1)],
+    return SumLaw([(law_part(_counted(values, counts), exact=False), 1)],
                    smooth=True)
 
 
-def _ratio_quantile(sums, sizes, counts, p, estimate):
+def ratio_quantile(sums, sizes, counts, p, estimate):
     """Return the least x with P(T* <= x) > p, T* = sum(sums*) /
     sum(sizes*) over a resample of clusters, by the saddlepoint of the
     estimating equation: P(T* <= x) = P(sum (s_j - x m_j)* <= 0)
@@ -1230,7 +1492,7 @@ def _ratio_quantile(sums, sizes, counts, p, estimate):
     z = NormalDist().inv_cdf(p)
 
     def gap(x):
-        law = _ratio_law(sums, sizes, counts, x)
+        law = ratio_law(sums, sizes, counts, x)
         if law.high <= 0:
             return math.inf
         if law.low > 0:
@@ -1238,7 +1500,7 @@ def _ratio_quantile(sums, sizes, counts, p, estimate):
         share = law.cdf(0)
         return NormalDist().inv_cdf(min(max(share, 1e-300), 1 - 1e-16)) - z
 
-    spread = _ratio_law(sums, sizes, counts, estimate).sd / sum(
+    spread = ratio_law(sums, sizes, counts, estimate).sd / sum(
         map(mul, sizes, counts))
     lo, hi = float(least), float(most)
     x0 = min(max(float(estimate) + z * spread, lo), hi)
@@ -1295,61 +1557,6 @@ def mcnemar_mid_p(a_only, b_only):
     (Fraction(1, 1), Fraction(1, 8))
     """
     return _mcnemar_tails(a_only, b_only)[1]
-
-
-def _binomial_head(a_only, b_only):
-    """Return (m, sum of C(m, i) for i < k, C(m, k)), k = min(a_only, b_only).
-
-    The coefficients come from one another (C(m, i+1) = C(m, i) (m - i) /
-    (i + 1), exact in integers).
-
-    >>> _binomial_head(3, 2)
-    (5, 6, 10)
-    """
-    m, k = a_only + b_only, min(a_only, b_only)
-    below, at = 0, 1
-    for i in range(k):
-        below += at
-        at = at * (m - i) // (i + 1)
-    return m, below, at
-
-
-def _mcnemar_tails(a_only, b_only):
-    """Return McNemar's exact p and mid-p as Fractions.
-
-    Up to _EXACT_LIMIT discordant pairs they are exact.  Beyond, the
-    integers would take minutes (10^6 items can have 4 * 10^5 discordant
-    pairs), so the same sums are taken relative to C(m, k) in floating
-    point, with log C(m, k) from lgamma: about 9 significant digits, far
-    below any p worth reading, and no underflow (p = 1e-900 is kept).
-
-    >>> [float(p) for p in _mcnemar_tails(67, 85)]
-    [0.1677..., 0.1453...]
-    """
-    m = a_only + b_only
-    if m <= _EXACT_LIMIT:
-        m, below, at = _binomial_head(a_only, b_only)
-        return (min(Fraction(1), Fraction(2 * (below + at), 2 ** m)),
-                min(Fraction(1), Fraction(2 * below + at, 2 ** m)))
-    k = min(a_only, b_only)
-    ratio = term = 0.0                  # sum of C(m, i) / C(m, k), i < k
-    for s in range(k):
-        term = (term or 1.0) * (k - s) / (m - k + s + 1)
-        ratio += term
-        if term < ratio * 1e-17:
-            break
-    log_at = (math.lgamma(m + 1) - math.lgamma(k + 1) - math.lgamma(m - k + 1)
-              - m * math.log(2))
-    return tuple(min(Fraction(1), _from_log(log_at + math.log(weight)))
-                 for weight in (2 + 2 * ratio, 1 + 2 * ratio))
-
-
-def _from_log(log_x):
-    """Return e**log_x as a Fraction, even far below the float range."""
-    exponent = math.floor(log_x / math.log(10))
-    mantissa = math.exp(log_x - exponent * math.log(10))
-    return (Fraction(round(mantissa * 10 ** 15), 10 ** 15)
-            * Fraction(10) ** exponent)
 
 
 def wilson_interval(successes, n, confidence=CONFIDENCE):
@@ -1417,11 +1624,11 @@ def sign_flip_test(diffs, rng, *, resamples=RESAMPLES, exact_limit=20):
     (Fraction(1, 4), 'exact')
     """
     ints, _ = _exact_ints([d for d in diffs if d])
-    return _sign_flip(*_merge(ints, [1] * len(ints)), rng, resamples,
+    return sign_flip(*_merge(ints, [1] * len(ints)), rng, resamples,
                       exact_limit)
 
 
-def _sign_flip(values, counts, rng, resamples, exact_limit=20):
+def sign_flip(values, counts, rng, resamples, exact_limit=20):
     """sign_flip_test of nonzero integers *values*, counts[j] of each.
 
     Monte Carlo flips each value's copies as a group, Binomial(c, 1/2) of
@@ -1455,51 +1662,13 @@ def _sign_flip(values, counts, rng, resamples, exact_limit=20):
     return Fraction(1 + hits, 1 + resamples), "monte carlo"
 
 
-def _paired_flip(values, counts, rng, resamples, method="resample"):
-    """Return _sign_flip's (p, how): exact up to 20 nonzero differences,
+def paired_flip(values, counts, rng, resamples, method="resample"):
+    """Return sign_flip's (p, how): exact up to 20 nonzero differences,
     beyond that Robinson's saddlepoint if *method* is "saddlepoint", else
     Monte Carlo from rng."""
     if method == "saddlepoint" and sum(counts) > 20:
         return saddlepoint_sign_flip(values, counts), "saddlepoint"
-    return _sign_flip(values, counts, rng, resamples)
-
-
-def _bit_plane_sum(ints, pattern):
-    """Return a function giving the sum of ints[i] over the set bits i of
-    pattern(), which has no bit from len(ints) on.
-
-    With the integers offset to be >= 0, bit b of each one forms a mask,
-    and the sum is sum over b of 2**b * popcount(pattern & mask_b): a few
-    dozen C-level operations on big integers instead of one per item.
-
-    >>> total = _bit_plane_sum([5, -2, 7], lambda: 0b101)
-    >>> total()
-    12
-    """
-    offset = max(0, -min(ints))
-    width = (max(ints) + offset).bit_length() // 8 + 1
-    data = b"".join(x.to_bytes(width, "little")
-                    for x in map(add, reversed(ints), repeat(offset)))
-    masks = []
-    for b in range(8 * width):
-        mask = int(data[b // 8::width].translate(_BIT_DIGITS[b % 8]), 2)
-        if mask:
-            masks.append((b, mask))
-
-    def total():
-        bits = pattern()
-        return (sum((bits & mask).bit_count() << b for b, mask in masks)
-                - offset * bits.bit_count())
-    return total
-
-
-def _expand(values, counts):
-    """Return the list of values, each repeated its count times."""
-    return [v for v, c in zip(values, counts) for _ in range(c)]
-
-
-_BIT_DIGITS = [bytes(b"01"[b >> t & 1] for b in range(256))   # bit t of a
-               for t in range(8)]                            # byte, as text
+    return sign_flip(values, counts, rng, resamples)
 
 
 def holm(ps):
@@ -1518,6 +1687,8 @@ def holm(ps):
         adjusted[i] = running
     return adjusted
 
+
+## Comparing two systems ######################################################
 
 def compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -1603,11 +1774,11 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
     resampled and sign-flipped whole, and the standard error is the
     clustered one.  *interval* is "percentile" or "bca" (the unpaired
     interval is always a percentile one).  rng is consumed by the
-    resamples (see _resample_sums), then by a Monte Carlo sign-flip test.
+    resamples (see resample_sums), then by a Monte Carlo sign-flip test.
     Nothing depends on the order of the items, nor on *jobs*, the number
     of processes that may share the resampling.  *method* "saddlepoint"
     takes the intervals of the ideal bootstrap instead, with no resamples
-    (see _SumLaw), and the sign-flip p from Robinson's saddlepoint past 20
+    (see SumLaw), and the sign-flip p from Robinson's saddlepoint past 20
     nonzero differences; "auto" does so for a continuous metric of 100
     unclustered items or more (_method_for).  With *density*, a
     saddlepoint result's draws hold the Density of the paired difference.
@@ -1657,23 +1828,6 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
 METHODS = ("auto", "saddlepoint", "resample")
 
 
-def _method_for(method, kind, units, clustered):
-    """Return "saddlepoint" or "resample": *method* itself unless "auto",
-    which takes the saddlepoint for a continuous metric of at least
-    _SADDLE_LEAST unclustered items (where its end points were measured
-    within half a Monte Carlo standard error of 10,000 resamples' and the
-    resampling is slow), and keeps resampling binary metrics (four cells,
-    already fast), clusters, and small sets (whose lumpy bootstrap
-    distributions a smooth approximation misses by more)."""
-    if method not in METHODS:
-        raise EvalDeltaError(f"method is one of {', '.join(METHODS)}, not "
-                             f"{method!r}")
-    if method != "auto":
-        return method
-    return ("saddlepoint" if kind != "binary" and not clustered
-            and units >= _SADDLE_LEAST else "resample")
-
-
 def compare_subsets(tally, rng, **options):
     """Return [(subset, MetricResult)] of a tally by subset ({label:
     Counter of (a, b) pairs}), in the subsets' sorted order; the options
@@ -1707,7 +1861,7 @@ def compare_macro(tally, rng, *, metric="metric", kind=None,
     one.  By the saddlepoint (*method* as in compare_tally), a subset's
     values are scaled by L / n_s, L the least common multiple of the
     sizes, and the stratified resample's sum is that of independent
-    parts, one per subset (see _SumLaw); its sign-flip p is Robinson's
+    parts, one per subset (see SumLaw); its sign-flip p is Robinson's
     on the same scaled differences.  If *tally* is empty,
     EvalDeltaError is raised.
 
@@ -1735,7 +1889,7 @@ def compare_macro(tally, rng, *, metric="metric", kind=None,
         keys = sorted(tally[label])
         counts = [tally[label][k] for k in keys]
         a, b = ([exact[k][i] for k in keys] for i in (0, 1))
-        drawn = _resample_sums(rng, a, b, None, counts, resamples, jobs)
+        drawn = resample_sums(rng, a, b, None, counts, resamples, jobs)
         n = sum(counts)
         for j, values in enumerate((a, b)):
             sums[j].append(drawn[j])
@@ -1759,7 +1913,7 @@ def compare_macro(tally, rng, *, metric="metric", kind=None,
     for d, c, n in diffs:
         values += [x * (common // n) for x in d]
         counts += c
-    p, how = _sign_flip(*_nonzero(*_merge(values, counts)), rng, resamples)
+    p, how = sign_flip(*_nonzero(*_merge(values, counts)), rng, resamples)
     se = math.sqrt(math.fsum(x * x for x in ses)) / len(labels)
     return MetricResult(metric, kind, direction, sum(sizes), means[0],
                         means[1], means[1] - means[0], *ci,
@@ -1786,18 +1940,18 @@ def _saddle_macro(tally, labels, exact, scale, metric, kind, direction,
             if y != x:
                 flips[y - x] += c
         for j, column in enumerate(columns):
-            parts[j].append(_part(column))
+            parts[j].append(law_part(column))
             if not strict and parts[j][-1].lumpy():
                 return None
         ses.append(_paired_se(list(columns[2]), list(columns[2].values()),
                               n, scale * common // n))
-    laws = [_SumLaw([(p, 1) for p in column]) for column in parts]
-    laws.append(_SumLaw([(p, 1) for p in parts[1]]
+    laws = [SumLaw([(p, 1) for p in column]) for column in parts]
+    laws.append(SumLaw([(p, 1) for p in parts[1]]
                         + [(p, -1) for p in parts[0]]))
     unit = common * len(labels) * scale
-    ci = [_law_interval(law, unit, confidence) for law in laws]
+    ci = [law_interval(law, unit, confidence) for law in laws]
     values = sorted(flips)
-    p, how = _paired_flip(values, [flips[v] for v in values], None, 0,
+    p, how = paired_flip(values, [flips[v] for v in values], None, 0,
                           "saddlepoint")
     means = [law.mean / unit for law in laws[:3]]
     se = math.sqrt(math.fsum(x * x for x in ses)) / len(labels)
@@ -1813,128 +1967,6 @@ def merged_tally(tally):
     for counts in tally.values():
         merged.update(counts)
     return merged
-
-
-# Ranking several systems.  One joint paired bootstrap: each resample draws
-# one multiset of items and scores every system on it, so the systems stay
-# paired.  A system's rank interval is the percentile interval of its rank
-# over the resamples (ties take the mean rank).  The best system is chosen
-# from the same data, so testing the others against the observed best
-# with Holm's adjustment does not hold its level; the top group here uses
-# the joint bootstrap of the largest centred difference between any two
-# systems, T = max_s u_s - min_s u_s with u_s = (resampled sum - observed
-# sum) of system s: its 1 - alpha quantile c bounds every pairwise
-# difference at once (a bootstrap form of Tukey's range procedure, 1953),
-# and a system is in the top group when it trails the best by at most c.
-# The tests measure how often the top group keeps every system when all
-# are equally good, and leaves a clearly better one alone.
-
-class Ranking(NamedTuple):
-    """Several systems ranked on one metric, from a joint bootstrap."""
-    metric: str
-    kind: str
-    direction: str
-    n_items: int
-    names: list
-    means: list              # exact means
-    cis: list                # Interval of each mean
-    ranks: list              # observed ranks, 1 = best, ties averaged
-    rank_cis: list           # Interval of each rank over the resamples
-    top: list                # True for the systems in the top group
-    critical: object         # c, in the metric's units
-    resamples: int
-    method: str = "resample"  # of the means' intervals (see compare_tally)
-
-
-def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
-                 resamples=RESAMPLES, confidence=CONFIDENCE, alpha=0.05,
-                 jobs=1, method="auto"):
-    """Return the Ranking of a tally of S-tuples (one value per system per
-    item; names the S systems).  Each system's mean interval is the
-    saddlepoint's where *method* says so (see compare_tally); the ranks
-    and the top group always come from the joint resamples.
-
-    >>> tally = collections.Counter({(1, 1, 0): 50, (1, 0, 0): 30,
-    ...                              (0, 1, 0): 5, (0, 0, 0): 15})
-    >>> r = rank_systems(tally, random.Random(1), names=["a", "b", "c"],
-    ...                  resamples=200)
-    >>> r.means, r.ranks, r.top
-    ([Fraction(4, 5), Fraction(11, 20), Fraction(0, 1)], [1, 2, 3], [True, False, False])
-    """
-    size = len(names)
-    if size < 2:
-        raise EvalDeltaError("ranking needs two systems or more")
-    keys = sorted(tally)
-    counts = [tally[k] for k in keys]
-    n = sum(counts)
-    if not n:
-        raise EvalDeltaError(f"{metric}: no items to rank")
-    _check_resamples(resamples, confidence)
-    ints, scale = _exact_ints([x for k in keys for x in k])
-    columns = [ints[s::size] for s in range(size)]
-    sums = [column[:-1] for column in
-            _resample_columns(rng, columns, counts, resamples, jobs)]
-    sign = 1 if direction == "higher" else -1
-    observed = [sum(map(mul, column, counts)) for column in columns]
-    unit = scale * n
-    requested, method = method, _method_for(method, _kind_of(keys), n,
-                                            False)
-    parts = ([_part(_counted(column, counts)) for column in columns]
-             if method == "saddlepoint" else [])
-    if requested == "auto" and any(p.lumpy() for p in parts):
-        method = "resample"
-    if method == "saddlepoint":
-        cis = [_law_interval(_SumLaw([(p, 1)]), unit, confidence)
-               for p in parts]
-    else:
-        cis = [Interval(*(Fraction(x, unit) for x in
-                          percentile_interval(column, confidence)))
-               for column in sums]
-    drawn = [_ranks([sign * column[r] for column in sums])
-             for r in range(resamples)]
-    rank_cis = [percentile_interval([row[s] for row in drawn], confidence)
-                for s in range(size)]
-    spread = sorted(max(u) - min(u) for u in (
-        [sign * (column[r] - total) for column, total in zip(sums, observed)]
-        for r in range(resamples)))
-    critical = spread[min(resamples - 1,
-                          math.floor(resamples * (1 - _exact(alpha))))]
-    best = max(sign * total for total in observed)
-    top = [best - sign * total <= critical for total in observed]
-    return Ranking(metric, _kind_of(keys), direction, n, list(names),
-                   [Fraction(total, unit) for total in observed], cis,
-                   _ranks([sign * total for total in observed]), rank_cis,
-                   top, Fraction(critical, unit), resamples, method)
-
-
-def _ranks(values):
-    """Return each value's rank, 1 for the largest, ties taking the mean.
-
-    >>> _ranks([3, 5, 3, 1])
-    [2.5, 1, 2.5, 4]
-    """
-    out = []
-    for v in values:
-        above = sum(1 for w in values if w > v)
-        ties = sum(1 for w in values if w == v)
-        rank = above + (ties + 1) / 2
-        out.append(int(rank) if rank == int(rank) else rank)
-    return out
-
-
-def _kind_of(keys):
-    """Return 'binary' if every value of the tally's keys is 0 or 1, else
-    'continuous'."""
-    return ("binary" if all(x in (0, 1) for k in keys for x in k)
-            else "continuous")
-
-
-def pair_tally(tally, i, j):
-    """Return the Counter of (system i, system j) pairs of an S-tuple tally."""
-    out = collections.Counter()
-    for key, count in tally.items():
-        out[key[i], key[j]] += count
-    return out
 
 
 def _exact_tally(tally, metric, kind, clustered, columns=False):
@@ -1994,7 +2026,7 @@ def _compare_items(pairs, exact, scale, rng, metric, kind, direction,
     b = [exact[k][1] for k in keys]
     d = list(map(sub, b, a))
     n = sum(counts)
-    sum_a, sum_b, _ = _resample_sums(rng, a, b, None, counts, resamples,
+    sum_a, sum_b, _ = resample_sums(rng, a, b, None, counts, resamples,
                                      jobs)
     replicates = _shifted(sum_a, sum_b, sub)
     totals = [sum(map(mul, v, counts)) for v in (a, b, d)]
@@ -2006,7 +2038,7 @@ def _compare_items(pairs, exact, scale, rng, metric, kind, direction,
         return _binary_result(_cells(pairs), ci, replicates[2], metric,
                               direction, confidence)
     unit = _divider(scale * n)
-    p, how = _sign_flip(*_nonzero(d, counts), rng, resamples)
+    p, how = sign_flip(*_nonzero(d, counts), rng, resamples)
     return MetricResult(metric, kind, direction, n, *map(unit, totals),
                         *(Interval(unit(lo), unit(hi)) for lo, hi in ci),
                         f"sign-flip {how}", p, None, None, None,
@@ -2050,7 +2082,7 @@ def _saddle_items(pairs, exact, scale, metric, kind, direction, confidence,
     unit = scale * n
     if len(xs) < _FORK_LEAST:                   # not worth a process
         jobs = 1
-    sides = _in_parallel(_saddle_side, [
+    sides = in_parallel(_saddle_side, [
         (side, xs, ys, counts, unit, confidence, interval, density, strict)
         for side in ("paired", "systems")], jobs)
     if None in sides:
@@ -2079,46 +2111,27 @@ def _saddle_side(side, xs, ys, counts, unit, confidence, interval,
     def interval_of(part, law):
         levels = None
         if interval == "bca" and law.low < law.high:
-            levels = _bca_levels(law, [-v for v in part.values], confidence,
+            levels = bca_levels(law, [-v for v in part.values], confidence,
                                  part.counts)
-        return _law_interval(law, unit, confidence, levels)
+        return law_interval(law, unit, confidence, levels)
 
     if side == "paired":
-        part = _part(_counted(list(map(sub, ys, xs)), counts))
+        part = law_part(_counted(list(map(sub, ys, xs)), counts))
         if not strict and part.lumpy():
             return None
-        law = _SumLaw([(part, 1)])
-        p, how = _paired_flip(*_nonzero(part.values, part.counts), None, 0,
+        law = SumLaw([(part, 1)])
+        p, how = paired_flip(*_nonzero(part.values, part.counts), None, 0,
                               "saddlepoint")
         return (interval_of(part, law), part.mean, p, how,
                 _paired_se(part.values, part.counts, part.total),
                 _density(law, unit) if density else None)
-    a, b = (_part(_counted(v, counts)) for v in (xs, ys))
+    a, b = (law_part(_counted(v, counts)) for v in (xs, ys))
     if not strict and (a.lumpy() or b.lumpy()):
         return None
-    return (interval_of(a, _SumLaw([(a, 1)])),
-            interval_of(b, _SumLaw([(b, 1)])),
-            _law_interval(_SumLaw([(b, 1), (a, -1)]), unit, confidence),
+    return (interval_of(a, SumLaw([(a, 1)])),
+            interval_of(b, SumLaw([(b, 1)])),
+            law_interval(SumLaw([(b, 1), (a, -1)]), unit, confidence),
             a.mean, b.mean)
-
-
-def _counted(values, counts):
-    """Return the Counter of values, counts[j] of values[j] (not zero), or
-    one of each if counts is None; counted in sorted order when there are
-    many (_part then finds its values sorted already)."""
-    if counts is None or counts.count(1) == len(counts):
-        return collections.Counter(sorted(values) if len(values) > 4096
-                                   else values)
-    counter = collections.Counter(values)
-    several = list(map((1).__lt__, counts))
-    for v, c in zip(itertools.compress(values, several),
-                    itertools.compress(counts, several)):
-        counter[v] += c - 1
-    for v in itertools.compress(values, map((0).__eq__, counts)):
-        counter[v] -= 1
-        if not counter[v]:
-            del counter[v]
-    return counter
 
 
 class Density(NamedTuple):
@@ -2145,36 +2158,6 @@ def _density(law, unit, points=61):
     return Density(xs, fs)
 
 
-def _nonzero(values, counts):
-    """Return (values, counts) without the zero values."""
-    return (list(itertools.compress(values, values)),
-            list(itertools.compress(counts, values)))
-
-
-def _exact_ints(values):
-    """Return (ints, scale) with values[i] == ints[i] / scale exactly.
-
-    A float counts as the decimal it prints as, the value as written
-    (0.8 is 8/10, not the nearest binary fraction), so that differences
-    equal as written are equal here (1.0 - 0.8 == 0.4 - 0.2).  scale is
-    the least common denominator.
-
-    >>> _exact_ints([0.5, 3, 0.25])
-    ([50, 300, 25], 100)
-    >>> _exact_ints([1.0, 0.8, 0.4, 0.2])
-    ([10, 8, 4, 2], 10)
-    >>> _exact_ints([1.0, 0.0])
-    ([1, 0], 1)
-    """
-    if len(values) > 4096:
-        fast = _decimal_ints([values])
-        if fast:
-            return fast[0][0], fast[1]
-    ratios = [_ratio(v) for v in values]
-    scale = math.lcm(*(q for _, q in ratios)) if ratios else 1
-    return [p * (scale // q) for p, q in ratios], scale
-
-
 def _exact_columns(columns):
     """Return ([ints of each column], scale): _exact_ints of the columns'
     values together, kept apart."""
@@ -2188,53 +2171,6 @@ def _exact_columns(columns):
         out.append(ints[start:start + len(c)])
         start += len(c)
     return out, scale
-
-
-def _decimal_ints(columns):
-    """Return _exact_columns(columns) by float arithmetic where that is
-    exact, else None: floats only (lists of them, or arrays "d"), the
-    scale that of a sample of ~1,000 of them, and every value checked:
-    round(x * scale) / scale == x with |round(x * scale)| < 10**15.  A
-    decimal of 15 significant digits or fewer is the only one that short
-    to round to its float (DBL_DIG), so the integer is the one the value
-    prints as, and a value that needs a finer scale than the sample's
-    fails the check."""
-    if not all(getattr(c, "typecode", "") == "d"
-               or set(map(type, c)) == {float} for c in columns):
-        return None
-    step = max(1, sum(map(len, columns)) // 1000)
-    scale = math.lcm(*(q for c in columns for _, q in map(_ratio, c[::step])))
-    if scale > 10 ** 22:                  # not an exact float
-        return None
-    ints = []
-    for values in columns:
-        try:
-            ints.append(list(map(round, map(mul, values,
-                                            repeat(float(scale))))))
-        except OverflowError:             # a value times scale is inf
-            return None
-        if ints[-1] and (max(ints[-1]) >= 10 ** 15
-                         or min(ints[-1]) <= -10 ** 15) or not all(
-                map(float.__eq__, map(truediv, ints[-1], repeat(scale)),
-                    values)):
-            return None
-    return ints, scale
-
-
-def _ratio(x):
-    """Return (p, q) with x == p / q, a float read as the decimal it prints.
-
-    >>> _ratio(0.8), _ratio(-2.5e-07), _ratio(3), _ratio(2.0)
-    ((8, 10), (-1, 4000000), (3, 1), (2, 1))
-    """
-    if type(x) is not float:
-        return x.as_integer_ratio()
-    text = repr(x)
-    if "e" in text:
-        return Fraction(text).as_integer_ratio()
-    whole, _, places = text.partition(".")
-    places = places.rstrip("0")                  # 1.0 is 1/1, not 10/10
-    return int(whole + places), 10 ** len(places)
 
 
 def _shifted(sum_a, sum_b, gap):
@@ -2258,11 +2194,6 @@ def _paired_se(d, counts, n, scale=1):
     squares = sum(map(mul, map(mul, d, d), counts))
     return _root(Fraction(n * squares - total * total,
                           n * n * (n - 1) * scale * scale))
-
-
-def _mcnemar_p(a_only, b_only):
-    """Return McNemar's exact two-sided p of the discordant counts."""
-    return _mcnemar_tails(a_only, b_only)[0]
 
 
 def _divider(n):
@@ -2326,36 +2257,10 @@ def bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE,
     return Interval(*ends)
 
 
-def _acceleration(jackknife, counts=None):
-    """Return the BCa acceleration from jackknife values theta_(i).
-
-    Computed exactly: with the values over a common denominator, U_i =
-    sum(X) - n X_i are integers proportional to the deviations u_i, and
-    a^2 = (sum U^3)^2 / (36 (sum U^2)^3) is scale-free, so neither
-    rounding noise (equal values give exactly 0) nor underflow (values
-    near 1e-300) can distort it.  counts[i] is how often value i occurs.
-
-    >>> _acceleration([0.003] * 3), round(_acceleration([0.0, 0.0, 1.0]), 4)
-    (0.0, -0.068)
-    >>> _acceleration([0.0, 1.0], [2, 1]) == _acceleration([0.0, 0.0, 1.0])
-    True
-    """
-    ints, _ = _exact_ints(jackknife)
-    counts = counts or [1] * len(ints)
-    total, n = sum(map(mul, ints, counts)), sum(counts)
-    u = [total - n * x for x in ints]
-    square = sum(c * x * x for x, c in zip(u, counts))
-    cube = sum(c * x * x * x for x, c in zip(u, counts))
-    if not square:
-        return 0.0
-    return math.copysign(math.sqrt(Fraction(cube * cube, square ** 3)) / 6,
-                         cube)
-
-
 def _compare_clustered(tally, exact, scale, rng, metric, kind, direction,
                        resamples, confidence, interval, jobs, method):
     """compare_tally with whole clusters resampled and sign-flipped; by
-    the saddlepoint of the ratio's estimating equation (_ratio_quantile)
+    the saddlepoint of the ratio's estimating equation (ratio_quantile)
     for each system and the paired difference if *method* says so (the
     unpaired interval, a ratio of two independent resamples' ratios, is
     resampled all the same)."""
@@ -2364,7 +2269,7 @@ def _compare_clustered(tally, exact, scale, rng, metric, kind, direction,
     keys = sorted(patterns)
     counts = [patterns[k] for k in keys]
     size, sum_a, sum_b = ([k[i] for k in keys] for i in range(3))
-    sums = _resample_sums(rng, sum_a, sum_b, size, counts, resamples, jobs)
+    sums = resample_sums(rng, sum_a, sum_b, size, counts, resamples, jobs)
     means = [[Fraction(x, scale * k) for x, k in zip(column, sums[2])]
              for column in sums[:2]]
     replicates = _shifted(*means, sub)
@@ -2386,7 +2291,7 @@ def _compare_clustered(tally, exact, scale, rng, metric, kind, direction,
     ci.append(percentile_interval(replicates[3], confidence))
     ci = [Interval(float(lo), float(hi)) for lo, hi in ci]
     totals = [sum(map(mul, v, counts)) for v in (sum_a, sum_b, sum_d)]
-    p, how = _paired_flip(*_nonzero(*_merge(sum_d, counts)), rng, resamples,
+    p, how = paired_flip(*_nonzero(*_merge(sum_d, counts)), rng, resamples,
                           method)
     se = _clustered_se([s[0] for s in stats], [s[2] - s[1] for s in stats],
                        scale)
@@ -2406,11 +2311,11 @@ def _ratio_interval(sums, sizes, counts, scale, confidence, interval):
     c = _exact(confidence)
     levels = (float((1 - c) / 2), float((1 + c) / 2))
     if interval == "bca" and len(sums) > 1:
-        law = _ratio_law(sums, sizes, counts, float(estimate))
-        levels = _bca_levels(law, _ratio_jackknife(sums, sizes, counts,
+        law = ratio_law(sums, sizes, counts, float(estimate))
+        levels = bca_levels(law, _ratio_jackknife(sums, sizes, counts,
                                                    scale), confidence,
                              counts)
-    return Interval(*(float(_ratio_quantile(sums, sizes, counts, p,
+    return Interval(*(float(ratio_quantile(sums, sizes, counts, p,
                                             estimate) / scale)
                       for p in levels))
 
@@ -2424,13 +2329,6 @@ def _cluster_sums(counts, exact):
         sum_a += c * x
         sum_b += c * y
     return size, sum_a, sum_b
-
-
-def _merge(values, counts):
-    """Return sorted distinct values and their total counts."""
-    merged = _counted(values, counts)
-    keys = sorted(merged)
-    return keys, [merged[k] for k in keys]
 
 
 def _cells(pairs):
@@ -2499,6 +2397,125 @@ def _root(x):
     return math.isqrt(p * q << 2 * shift) / (q << shift)
 
 
+## Ranking ####################################################################
+
+# Ranking several systems.  One joint paired bootstrap: each resample draws
+# one multiset of items and scores every system on it, so the systems stay
+# paired.  A system's rank interval is the percentile interval of its rank
+# over the resamples (ties take the mean rank).  The best system is chosen
+# from the same data, so testing the others against the observed best
+# with Holm's adjustment does not hold its level; the top group here uses
+# the joint bootstrap of the largest centred difference between any two
+# systems, T = max_s u_s - min_s u_s with u_s = (resampled sum - observed
+# sum) of system s: its 1 - alpha quantile c bounds every pairwise
+# difference at once (a bootstrap form of Tukey's range procedure, 1953),
+# and a system is in the top group when it trails the best by at most c.
+# The tests measure how often the top group keeps every system when all
+# are equally good, and leaves a clearly better one alone.
+
+class Ranking(NamedTuple):
+    """Several systems ranked on one metric, from a joint bootstrap."""
+    metric: str
+    kind: str
+    direction: str
+    n_items: int
+    names: list
+    means: list              # exact means
+    cis: list                # Interval of each mean
+    ranks: list              # observed ranks, 1 = best, ties averaged
+    rank_cis: list           # Interval of each rank over the resamples
+    top: list                # True for the systems in the top group
+    critical: object         # c, in the metric's units
+    resamples: int
+    method: str = "resample"  # of the means' intervals (see compare_tally)
+
+
+def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
+                 resamples=RESAMPLES, confidence=CONFIDENCE, alpha=0.05,
+                 jobs=1, method="auto"):
+    """Return the Ranking of a tally of S-tuples (one value per system per
+    item; names the S systems).  Each system's mean interval is the
+    saddlepoint's where *method* says so (see compare_tally); the ranks
+    and the top group always come from the joint resamples.
+
+    >>> tally = collections.Counter({(1, 1, 0): 50, (1, 0, 0): 30,
+    ...                              (0, 1, 0): 5, (0, 0, 0): 15})
+    >>> r = rank_systems(tally, random.Random(1), names=["a", "b", "c"],
+    ...                  resamples=200)
+    >>> r.means, r.ranks, r.top
+    ([Fraction(4, 5), Fraction(11, 20), Fraction(0, 1)], [1, 2, 3], [True, False, False])
+    """
+    size = len(names)
+    if size < 2:
+        raise EvalDeltaError("ranking needs two systems or more")
+    keys = sorted(tally)
+    counts = [tally[k] for k in keys]
+    n = sum(counts)
+    if not n:
+        raise EvalDeltaError(f"{metric}: no items to rank")
+    _check_resamples(resamples, confidence)
+    ints, scale = _exact_ints([x for k in keys for x in k])
+    columns = [ints[s::size] for s in range(size)]
+    sums = [column[:-1] for column in
+            resample_columns(rng, columns, counts, resamples, jobs)]
+    sign = 1 if direction == "higher" else -1
+    observed = [sum(map(mul, column, counts)) for column in columns]
+    unit = scale * n
+    requested, method = method, _method_for(method, _kind_of(keys), n,
+                                            False)
+    parts = ([law_part(_counted(column, counts)) for column in columns]
+             if method == "saddlepoint" else [])
+    if requested == "auto" and any(p.lumpy() for p in parts):
+        method = "resample"
+    if method == "saddlepoint":
+        cis = [law_interval(SumLaw([(p, 1)]), unit, confidence)
+               for p in parts]
+    else:
+        cis = [Interval(*(Fraction(x, unit) for x in
+                          percentile_interval(column, confidence)))
+               for column in sums]
+    drawn = [_ranks([sign * column[r] for column in sums])
+             for r in range(resamples)]
+    rank_cis = [percentile_interval([row[s] for row in drawn], confidence)
+                for s in range(size)]
+    spread = sorted(max(u) - min(u) for u in (
+        [sign * (column[r] - total) for column, total in zip(sums, observed)]
+        for r in range(resamples)))
+    critical = spread[min(resamples - 1,
+                          math.floor(resamples * (1 - _exact(alpha))))]
+    best = max(sign * total for total in observed)
+    top = [best - sign * total <= critical for total in observed]
+    return Ranking(metric, _kind_of(keys), direction, n, list(names),
+                   [Fraction(total, unit) for total in observed], cis,
+                   _ranks([sign * total for total in observed]), rank_cis,
+                   top, Fraction(critical, unit), resamples, method)
+
+
+def _ranks(values):
+    """Return each value's rank, 1 for the largest, ties taking the mean.
+
+    >>> _ranks([3, 5, 3, 1])
+    [2.5, 1, 2.5, 4]
+    """
+    out = []
+    for v in values:
+        above = sum(1 for w in values if w > v)
+        ties = sum(1 for w in values if w == v)
+        rank = above + (ties + 1) / 2
+        out.append(int(rank) if rank == int(rank) else rank)
+    return out
+
+
+def pair_tally(tally, i, j):
+    """Return the Counter of (system i, system j) pairs of an S-tuple tally."""
+    out = collections.Counter()
+    for key, count in tally.items():
+        out[key[i], key[j]] += count
+    return out
+
+
+## Resampling: many resamples' sums, in parallel ##############################
+
 # Resample sums.  A resample draws `draws` units (items, or clusters) with
 # replacement and adds up their A values, B values and sizes.  Units with
 # equal values form groups, and when there are few groups a multinomial
@@ -2508,24 +2525,24 @@ def _root(x):
 
 
 
-def _resample_sums(rng, a, b, size, counts, resamples, jobs=1):
+def resample_sums(rng, a, b, size, counts, resamples, jobs=1):
     """Return the A, B and size sums of resamples + 1 resamples.
 
     Unit group j has values a[j], b[j], size[j] (1 if size is None) and
     counts[j] members; each resample draws sum(counts) units.  The last
-    resample serves _shifted.  See _resample_columns.
+    resample serves _shifted.  See resample_columns.
     """
     columns = [a, b]
     if size and len(set(size)) > 1:
         columns.append(size)
-    sums = _resample_columns(rng, columns, counts, resamples, jobs)
+    sums = resample_columns(rng, columns, counts, resamples, jobs)
     if len(sums) == 2:
         sums.append([sum(counts) * (size[0] if size else 1)]
                     * (resamples + 1))
     return tuple(sums)
 
 
-def _resample_columns(rng, columns, counts, resamples, jobs=1):
+def resample_columns(rng, columns, counts, resamples, jobs=1):
     """Return each column's sums over resamples + 1 resamples.
 
     Unit group j has the values columns[i][j] and counts[j] members; each
@@ -2554,12 +2571,12 @@ def _resample_columns(rng, columns, counts, resamples, jobs=1):
     tasks = [(random.Random(seed), draws, total // _BLOCKS
               + (j < total % _BLOCKS), table)
              for j, seed in enumerate(seeds)]
-    blocks = _in_parallel(_pick_sums, tasks, jobs)
+    blocks = in_parallel(_pick_sums, tasks, jobs)
     return [[x for block in blocks for x in block[i]]
             for i in range(len(columns))]
 
 
-def _in_parallel(func, tasks, jobs):
+def in_parallel(func, tasks, jobs):
     """Return [func(*task) for task in tasks], the second half of the
     tasks in a forked helper process when jobs > 1 and fork is there.
 
@@ -2728,10 +2745,12 @@ def _index_lists(rng, n, count, batch_indices=1 << 20):
     per_batch = max(1, batch_indices // n)
     for start in range(0, count, per_batch):
         batch = min(per_batch, count - start)
-        drawn = _draw_indices(rng, n, batch * n)
+        drawn = draw_indices(rng, n, batch * n)
         for i in range(0, batch * n, n):
             yield drawn[i:i + n]
 
+
+## Simulation: coverage and calibration #######################################
 
 def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
              acc_a=ACC_A, acc_b=ACC_B, resamples=RESAMPLES,
@@ -2780,14 +2799,14 @@ def _replays(rng, replays, n, resamples, design, jobs, judge):
 def _replay_draws(rng, n, resamples, design, keep=None):
     """Draw one replay: the latent values, then the bootstrap's words.
 
-    For n < 512 the words are kept raw (see _draw_words) for
+    For n < 512 the words are kept raw (see draw_words) for
     _replay_bounds to map; larger n maps them here, to paired codes.
     """
     latent = latent_draws(rng, n)
     if n < 512:
-        return latent, _draw_words(rng, n, resamples * n, keep)
+        return latent, draw_words(rng, n, resamples * n, keep)
     codes = _paired_codes(outcomes(latent, **design))
-    return latent, _draw_codes(rng, n, resamples * n, codes)
+    return latent, draw_codes(rng, n, resamples * n, codes)
 
 
 def _paired_codes(pairs):
@@ -2801,9 +2820,9 @@ def _replay_deltas(latent, drawn, design):
     codes = _paired_codes(pairs)
     n = len(codes)
     if isinstance(drawn, list):
-        drawn = _codes_from_words(drawn, n, codes)
-    plus = _block_counts(drawn, n, 2)
-    minus = _block_counts(drawn, n, 0)
+        drawn = codes_from_words(drawn, n, codes)
+    plus = block_counts(drawn, n, 2)
+    minus = block_counts(drawn, n, 0)
     return pairs, sorted([p - m for p, m in zip(plus, minus)])
 
 
@@ -2934,15 +2953,15 @@ def continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
         d = [round(gap + _difference(rng, shape), 4) for _ in range(n_items)]
         ints, scale = _exact_ints(d)
         tally = collections.Counter(ints)
-        part = _part(tally)
-        law = _SumLaw([(part, 1)])
+        part = law_part(tally)
+        law = SumLaw([(part, 1)])
         jackknife = [-v for v in part.values]
         unit = scale * n_items
         total = sum(ints)
-        drawn = _resample_sums(rng, part.values, [0] * len(part.values),
+        drawn = resample_sums(rng, part.values, [0] * len(part.values),
                                None, part.counts, resamples)[0][:-1]
-        ends = {names[0]: _law_interval(law, unit, confidence),
-                names[1]: _law_interval(law, unit, confidence, _bca_levels(
+        ends = {names[0]: law_interval(law, unit, confidence),
+                names[1]: law_interval(law, unit, confidence, bca_levels(
                     law, jackknife, confidence, part.counts)),
                 names[2]: percentile_interval(drawn, confidence),
                 names[3]: bca_interval(drawn, total, jackknife, confidence,
@@ -2954,10 +2973,10 @@ def continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
             counts[1][name] += lo > 0
             counts[2][name] += hi < 0
         flips = _nonzero(part.values, part.counts)
-        p, how = _paired_flip(*flips, rng, resamples)
+        p, how = paired_flip(*flips, rng, resamples)
         rejected["sign flip, Monte Carlo"] += p <= alpha
         if how != "exact":                         # else the same p
-            p, _ = _paired_flip(*flips, None, 0, "saddlepoint")
+            p, _ = paired_flip(*flips, None, 0, "saddlepoint")
         rejected["sign flip, saddlepoint"] += p <= alpha
         if progress:
             progress(done)
@@ -3082,7 +3101,7 @@ def _helper_loop(conn, parent_end, memory, bounds_of):
 # (a confusion matrix), and a ratio metric is a function of two sums.  So
 # each item becomes a row of small integers, its columns: per class k, gold
 # is k; per system, predicted k, and both.  A resample sums the columns of
-# the same drawn items for both systems (_resample_columns: one
+# the same drawn items for both systems (resample_columns: one
 # multinomial draw over the distinct rows when they are few, so binary F1
 # costs what a 0/1 metric costs, at any n).  The paired approximate
 # randomization test swaps the two systems' rows of each item with chance
@@ -3294,7 +3313,7 @@ def compare_corpus(table, rng, *, name="metric", direction="higher",
     n = table.n_items or sum(table.counts)
     columns = [[row[i] for row in table.rows]
                for i in range(len(table.columns))]
-    sums = _resample_columns(rng, columns, table.counts, resamples, jobs)
+    sums = resample_columns(rng, columns, table.counts, resamples, jobs)
     values = [corpus_values(table, [s[r] for s in sums])
               for r in range(resamples + 1)]
     a, b = corpus_values(table, _column_sums(table))
@@ -5778,7 +5797,7 @@ def _pass_tally(stat, pairs, where, groups=None):
     return by if groups else tally
 
 
-## Input: the reader registry ################################################
+## Input: the reader registry #################################################
 
 # Each eval framework writes per-item results its own way, as files and as
 # the directories it lays them out in.  _READERS is one table of readers,
@@ -7046,7 +7065,7 @@ _BY_NAME = {reader.name: reader for reader in _READERS}
 FORMATS = {reader.name: reader.description for reader in _READERS}
 
 
-## Input: runs compared and ranked ##########################################
+## Input: runs compared and ranked ############################################
 
 # What compare and rank do with the runs they are given, apart from the
 # command line: which fields are the metrics (named, or chosen and said),

@@ -209,7 +209,7 @@ def resampling_only(resamples):
         cells = [59 * n // 100, 13 * n // 100, 17 * n // 100]
         cells.append(n - sum(cells))
         keys = [(1, 1), (1, 0), (0, 1), (0, 0)]
-        _, alone = timed(bed._resample_sums, random.Random(1),
+        _, alone = timed(bed.resample_sums, random.Random(1),
                          [a for a, _ in keys], [b for _, b in keys], None,
                          cells, resamples)
         _, whole = timed(bed.compare_tally,
@@ -397,9 +397,9 @@ def saddle_accuracy(reference=200_000, per=10_000):
             rng = random.Random(n)
             ints, _ = bed._exact_ints([draw(rng) for _ in range(n)])
             counter = bed.collections.Counter(ints)
-            law = bed._SumLaw([(bed._part(counter), 1)])
+            law = bed.SumLaw([(bed.law_part(counter), 1)])
             keys = sorted(counter)
-            drawn = sorted(bed._resample_sums(
+            drawn = sorted(bed.resample_sums(
                 random.Random(1), keys, [0] * len(keys), None,
                 [counter[k] for k in keys], reference)[0][:-1])
             out = []

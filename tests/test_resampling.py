@@ -23,7 +23,7 @@ SIZES = st.one_of(st.integers(1, 600), st.sampled_from(
 def test_draw_codes_matches_randrange(n, count, seed):
     codes = bytes(random.Random(n).randrange(15) for _ in range(n))
     fast, slow = random.Random(seed), random.Random(seed)
-    got = bed._draw_codes(fast, n, count, codes)
+    got = bed.draw_codes(fast, n, count, codes)
     assert got == bytes(codes[slow.randrange(n)] for _ in range(count))
     assert fast.getstate() == slow.getstate()
 
@@ -34,7 +34,7 @@ def test_draw_codes_matches_randrange(n, count, seed):
 @example(n=2 ** 32 + 5, count=10, seed=3)   # beyond 32 bits: plain randrange
 def test_draw_indices_matches_randrange(n, count, seed):
     fast, slow = random.Random(seed), random.Random(seed)
-    assert bed._draw_indices(fast, n, count) == [slow.randrange(n)
+    assert bed.draw_indices(fast, n, count) == [slow.randrange(n)
                                                  for _ in range(count)]
     assert fast.getstate() == slow.getstate()
 
@@ -44,7 +44,7 @@ def test_draws_continue_after_gauss():
     fast, slow = random.Random(11), random.Random(11)
     for rng in (fast, slow):
         rng.gauss(0, 1)
-    bed._draw_codes(fast, 500, 5000, bytes(500))
+    bed.draw_codes(fast, 500, 5000, bytes(500))
     for _ in range(5000):
         slow.randrange(500)
     assert fast.gauss(0, 1) == slow.gauss(0, 1)

@@ -21,7 +21,7 @@ LO, HI = Fraction(1, 40), Fraction(39, 40)        # the 95% percentile levels
 
 def law_of(values, sign=1):
     counter = collections.Counter(values)
-    return bed._SumLaw([(bed._part(counter), sign)])
+    return bed.SumLaw([(bed.law_part(counter), sign)])
 
 
 def probability_miss(law, end, p):
@@ -92,8 +92,8 @@ def test_unpaired_lattice_ends_equal_enumeration(a, b):
     # B's resample sum minus A's independent one: K_B(t) + K_A(-t).
     if len(set(a)) < 2 and len(set(b)) < 2:
         return
-    law = bed._SumLaw([(bed._part(collections.Counter(b)), 1),
-                       (bed._part(collections.Counter(a)), -1)])
+    law = bed.SumLaw([(bed.law_part(collections.Counter(b)), 1),
+                       (bed.law_part(collections.Counter(a)), -1)])
     exact = oracle.ideal_bootstrap([(b, 1), (a, -1)])
     for p in (LO, HI):
         assert probability_miss(exact, law.quantile(float(p)), p) < 2e-3
@@ -126,7 +126,7 @@ def test_the_order_of_the_items_does_not_matter():
 def resampled_sums(values, resamples, seed):
     counter = collections.Counter(values)
     keys = sorted(counter)
-    drawn = bed._resample_sums(random.Random(seed), keys, [0] * len(keys),
+    drawn = bed.resample_sums(random.Random(seed), keys, [0] * len(keys),
                                None, [counter[k] for k in keys], resamples)
     return sorted(drawn[0][:-1])
 
@@ -179,7 +179,7 @@ def test_bca_levels_and_ends_agree_with_resampled_bca():
     share = (bisect.bisect_left(drawn, total)
              + bisect.bisect_right(drawn, total)) / 2 / len(drawn)
     assert abs(share - law.mid_share()) < 3 * math.sqrt(0.25 / len(drawn))
-    levels = bed._bca_levels(law, [-v for v in part.values], 0.95,
+    levels = bed.bca_levels(law, [-v for v in part.values], 0.95,
                              part.counts)
     assert levels[0] != 0.025 and levels[1] != 0.975      # skew corrected
     for p in levels:
@@ -221,7 +221,7 @@ def test_sign_flip_on_continuous_differences_is_close_at_twenty():
     for _ in range(10):
         d = [round(rng.gauss(0.4, 1), 3) for _ in range(20)]
         ints, _ = bed._exact_ints(d)
-        exact, _ = bed._sign_flip(*bed._merge(ints, [1] * 20), None, 0)
+        exact, _ = bed.sign_flip(*bed._merge(ints, [1] * 20), None, 0)
         p = bed.saddlepoint_sign_flip(ints, [1] * 20)
         assert abs(p - float(exact)) / float(exact) < 0.1
 
@@ -242,7 +242,7 @@ def test_ratio_ends_against_enumeration_of_five_clusters():
     exact = oracle.ratio_bootstrap(sums, sizes)
     estimate = Fraction(sum(sums), sum(sizes))
     for p in (LO, HI):
-        end = bed._ratio_quantile(sums, sizes, [1] * 5, float(p), estimate)
+        end = bed.ratio_quantile(sums, sizes, [1] * 5, float(p), estimate)
         below = sum((q for r, q in exact.items() if r < end), Fraction(0))
         upto = sum((q for r, q in exact.items() if r <= end), Fraction(0))
         # 3,125 equally likely resamples, lumpy: within 0.02 of the level
@@ -379,10 +379,10 @@ def test_auto_resamples_where_one_value_makes_the_law_lumpy():
     forced = bed.compare_metric(a, b, random.Random(1), method="saddlepoint")
     assert auto.method == "resample" and forced.method == "saddlepoint"
     assert 3000 < auto.ci_a.hi < 3001 and forced.ci_a.hi > 3300
-    part = bed._part(collections.Counter(bed._exact_ints(a)[0]))
+    part = bed.law_part(collections.Counter(bed._exact_ints(a)[0]))
     assert part.lumpy() and part.peak > 0.99
     # two values only (a rare event) are a lattice, not lumps
-    rare = bed._part(collections.Counter([0] * 98 + [1] * 2))
+    rare = bed.law_part(collections.Counter([0] * 98 + [1] * 2))
     assert rare.peak > 0.9 and not rare.lumpy()
     # rank and --macro fall back the same way
     tally = collections.Counter(zip(a, b, b))

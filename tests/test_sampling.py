@@ -171,7 +171,7 @@ def test_sign_flip_grouped_against_exact_enumeration():
                                                   / 2 ** c)
         dist = step
     exact = float(sum(q for t, q in dist.items() if abs(t) >= abs(whole)))
-    p, how = bed._sign_flip(values, counts, random.Random(4), 20000)
+    p, how = bed.sign_flip(values, counts, random.Random(4), 20000)
     assert how == "monte carlo"
     assert abs(float(p) - exact) < 4.5 * math.sqrt(exact * (1 - exact) / 20000)
 

@@ -1,0 +1,95 @@
+"""The shape of the module: sections that say what they hold, no section
+reaching into another's private names, every definition documented, the
+top level of the repository as the user asked for it.
+"""
+import ast
+import os
+import re
+
+import bootstrap_eval_deltas as bed
+
+with open(bed.__file__) as f:
+    SOURCE = f.read()
+TREE = ast.parse(SOURCE)
+BANNER = re.compile(r"^## (.+?) #+$", re.M)
+SHARED = ("Constants", "Shared helpers")
+
+
+def sections():
+    """Return [(first line, section name)]; 'X: Y' is a part of X."""
+    return [(SOURCE[:m.start()].count("\n") + 1, m.group(1).split(":")[0])
+            for m in BANNER.finditer(SOURCE)]
+
+
+def section_of(line, found):
+    """Return the section a line is in ('' above the first banner)."""
+    return ([""] + [name for start, name in found if start <= line])[-1]
+
+
+def defined(node):
+    if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    return []
+
+
+def test_no_section_uses_another_sections_private_names():
+    # A helper several sections need lives in Shared helpers (or is a
+    # tuning number in Constants); otherwise a section's _names are its own.
+    found = sections()
+    home = {name: section_of(node.lineno, found)
+            for node in TREE.body if hasattr(node, "lineno")
+            for name in defined(node)}
+    reaches = set()
+    for node in TREE.body:
+        if not hasattr(node, "lineno"):
+            continue
+        here = section_of(node.lineno, found)
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and sub.id.startswith("_"):
+                there = home.get(sub.id)
+                if there and there != here and there not in SHARED:
+                    reaches.add(f"{here} uses {there}'s {sub.id}")
+    assert sorted(reaches) == []
+
+
+def test_the_module_map_names_every_section_in_order():
+    doc = bed.__doc__[bed.__doc__.index("Sections, in order"):]
+    banners = [m.group(1) for m in BANNER.finditer(SOURCE)]
+    at, previous = [], None
+    for name in banners:
+        part_of = name.split(":")[0]
+        if ":" in name and part_of == previous:
+            previous = part_of           # a part of the section just named
+            continue
+        at.append(doc.find("\n    " + name))
+        assert at[-1] >= 0, f"the module map does not name {name!r}"
+        previous = part_of
+    assert at == sorted(at)
+
+
+def test_every_top_level_definition_has_a_docstring():
+    bare = [n.name for n in TREE.body
+            if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+            and not ast.get_docstring(n)]
+    assert bare == []
+
+
+def test_all_lists_only_the_documented_library():
+    with open(os.path.join(os.path.dirname(bed.__file__), "README.md")) as f:
+        readme = f.read()
+    for name in bed.__all__:
+        assert callable(getattr(bed, name))
+        assert f"`{name}" in readme or f"bed.{name}(" in readme, name
+
+
+def test_the_repository_top_level_is_as_asked():
+    top = os.path.dirname(os.path.abspath(bed.__file__))
+    if not os.path.isdir(os.path.join(top, ".git")):
+        return                              # an installed copy
+    names = {n for n in os.listdir(top) if not n.startswith(".")}
+    allowed = {"bootstrap_eval_deltas.py", "datasets", "tests", "README.md",
+               "pyproject.toml", "__pycache__", "build", "dist"}
+    extra = {n for n in names - allowed if not n.endswith(".egg-info")}
+    assert extra == set()
