@@ -4087,6 +4087,7 @@ class Detection(NamedTuple):
     items_needed: object     # items that would detect the gap, or None
     why: object              # words where a figure is None, else None
     method: str              # "McNemar exact" or "normal approximation"
+    power: float = POWER     # the power the figures are for
 
 
 def least_units(alpha):
@@ -4126,16 +4127,16 @@ def detection(r, *, gap=None, alpha=0.05, power=POWER):
                f"{agree}: no spread" if not r.gap else
                f"every {noun} differs by the same amount: no spread")
         return Detection(None, None, why + " to size a difference from",
-                         method)
+                         method, power=power)
     if units < floor:
         return Detection(None, None, _too_few(units, noun, floor, alpha),
-                         method)
+                         method, power=power)
     mde = detectable_difference(r.se, alpha=alpha, power=power)
     needed = None
     if target:
         need = max(floor, math.ceil(units * (mde / target) ** 2 - 1e-9))
         needed = math.ceil(need * r.n_items / units - 1e-9)
-    return Detection(mde, needed, None, method)
+    return Detection(mde, needed, None, method, power=power)
 
 
 def _too_few(units, noun, floor, alpha):
@@ -4155,10 +4156,10 @@ def _mcnemar_detection(r, target, floor, alpha, power):
     d = Fraction(r.mcnemar.a_only + r.mcnemar.b_only, n)
     if not d:
         return Detection(None, None, "the runs agree on every item: no "
-                         "discordant item to size a difference from", method)
+                         "discordant item to size a difference from", method, power=power)
     if n < floor:
         return Detection(None, None, _too_few(n, "item", floor, alpha),
-                         method)
+                         method, power=power)
 
     def design(g):
         g = min(d, _exact(g))
@@ -4176,7 +4177,7 @@ def _mcnemar_detection(r, target, floor, alpha, power):
                f"discordance {float(d):.4f}")
     elif target:
         needed = items_for_power(design(target), alpha=alpha, power=power)
-    return Detection(mde, needed, why, method)
+    return Detection(mde, needed, why, method, power=power)
 
 
 def pilot_plan(r, *, gap=None, alpha=0.05, power=POWER):
@@ -7657,7 +7658,7 @@ def _detection_words(r, found, gap, binary):
            if found.method == "McNemar exact" else "")
     words = (f"With {size} this eval detects a difference of about "
              f"{_gap_words(found.mde, binary).lstrip('+')} with "
-             f"{POWER:.0%} power{how}")
+             f"{_decimal(_exact(found.power) * 100)}% power{how}")
     if found.items_needed:
         words += (f"; detecting {gap} would take about "
                   f"{found.items_needed} items")
@@ -7801,7 +7802,8 @@ def compare_json(results, judgements, *, names, seed, resamples,
     out = _compare_entries(results, judgements, interval)
     report = {"n_items": results[0].n_items, "seed": seed,
               "resamples": resamples, "confidence": float(confidence),
-              "alpha": float(alpha), "power": POWER, "interval": interval,
+              "alpha": float(alpha), "power": judgements[0].detection.power
+              if judgements else POWER, "interval": interval,
               "baseline": names[0], "candidate": names[1],
               "dropped_ids": dropped, "metrics": out}
     if by is not None:

@@ -182,3 +182,16 @@ def test_closed_stdout_ends_quietly():
     err = child.stderr.read()
     child.wait(timeout=60)
     assert err == b"" and child.returncode == 141
+
+
+def test_the_words_print_the_power_used():
+    # judge(power=0.95) sized at 95% but the words said "with 80% power"
+    # (the constant was printed, not the value used).
+    c = bed.compare([1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40)
+    for power, said in ((0.95, "with 95% power"), (0.8, "with 80% power")):
+        (j,) = bed.judge([c.result], power=power)
+        text = bed.format_compare([c.result], [j], names=("a", "b"))
+        assert said in text
+        report = bed.compare_json([c.result], [j], names=("a", "b"),
+                                  seed=1, resamples=2000)
+        assert report["power"] == power
