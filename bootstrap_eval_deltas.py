@@ -7894,22 +7894,45 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
     return "\n".join(lines)
 
 
+# Output formats are one table, as tabulate's _table_formats: a row per
+# format, each turning a report's text, its markdown (where the command
+# has a markdown of its own, else the text in a fenced block) or its JSON
+# object into what is printed.  Every command prints through render().
+
+def _fenced(text):
+    """Return text as a markdown code block, shown as it is."""
+    return "```\n" + text + "\n```"
+
+
+OUTPUT_FORMATS = {
+    "text": lambda text, markdown, data: text(),
+    "markdown": lambda text, markdown, data: (markdown or (
+        lambda: _fenced(text())))(),
+    "json": lambda text, markdown, data: json.dumps(data()),
+}
+
+
+def render(fmt, *, text, data, markdown=None):
+    """Return a report in *fmt*, a key of OUTPUT_FORMATS: *text*, *data*
+    (the JSON object) and *markdown* are functions, so that only the form
+    asked for is built."""
+    return OUTPUT_FORMATS[fmt](text, markdown, data)
+
+
 def joined_reports(reports, *, fmt, baseline):
     """Return the printed report of compare: one comparison's, or several
     joined (JSON: {"baseline", "comparisons"}; text: the sections in turn).
     *reports* are compare_json objects or format_compare texts, in *fmt*
     (text, markdown or json)."""
-    if fmt == "json":
-        if len(reports) == 1:
-            return json.dumps(reports[0])
-        return json.dumps({"baseline": baseline, "holm": "candidates x "
-                           "metrics", "comparisons": reports})
     if len(reports) == 1:
-        return reports[0]
+        return render(fmt, text=lambda: reports[0],
+                      markdown=lambda: reports[0], data=lambda: reports[0])
     head = (f"{len(reports)} candidates against the baseline {baseline}; "
             f"p-values Holm-adjusted across candidates x metrics")
-    return "\n\n".join([_markdown(head) if fmt == "markdown" else head]
-                        + reports)
+    return render(fmt, text=lambda: "\n\n".join([head] + reports),
+                  markdown=lambda: "\n\n".join([_markdown(head)] + reports),
+                  data=lambda: {"baseline": baseline, "holm": "candidates x "
+                                "metrics", "comparisons": reports})
 
 
 def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
@@ -8499,6 +8522,14 @@ def _add_common(parser):
     parser.add_argument("--confidence", type=_PROBABILITY, default=CONFIDENCE,
                         help="two-sided confidence of the intervals "
                              "(default %(default)s)")
+    _add_format(parser)
+
+
+def _add_format(parser):
+    """Add --format (a row of OUTPUT_FORMATS) and --json, its short form."""
+    parser.add_argument("--format", choices=list(OUTPUT_FORMATS),
+                        help="report format (default text; markdown suits "
+                             "a pull-request comment; json is --json)")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object instead of the text "
                              "report (values as fractions: 0.036, not 3.6)")
@@ -8679,9 +8710,6 @@ def _build_parser():
                           "whose Newcombe score interval (0/1 metrics) or "
                           "t interval (others) stays above -M in the "
                           "metric's direction is non-inferior")
-    cmp.add_argument("--format", choices=("text", "json", "markdown"),
-                     help="report format (default text; markdown suits a "
-                          "pull-request comment; json is --json)")
     cmp.add_argument("--plot", metavar="FILE.svg",
                      help="also draw each metric's paired bootstrap "
                           "distribution with its CI and zero, as SVG")
@@ -8823,8 +8851,6 @@ def _add_rank(commands):
                       help="also each system against this one (a name of "
                            "--names, a file or a column): paired difference, "
                            "CI and p, Holm-adjusted across the candidates")
-    rank.add_argument("--format", choices=("text", "json", "markdown"),
-                      help="report format (default text; json is --json)")
     rank.add_argument("--plot", metavar="FILE.svg",
                       help="also draw a forest plot: a row per system, its "
                            "mean and CI, the top group shaded, as SVG")
@@ -8915,8 +8941,7 @@ def _add_plan(commands):
                       help=f"replays for --simulate (default {REPLAYS})")
     plan.add_argument("--seed", type=int,
                       help=f"seed for --simulate (default {SEED})")
-    plan.add_argument("--json", action="store_true",
-                      help="print one JSON object instead of text")
+    _add_format(plan)
     plan.add_argument("--plot", metavar="FILE.svg",
                       help="also draw the exact power against items, the "
                            "target and the answer marked, as SVG")
@@ -8994,6 +9019,7 @@ def _write_atomic(path, text):
 def _run_simulate(args):
     """Run simulate (the article's run, or a calibration) and print its report;
     return 0."""
+    _settle_format(args)
     if args.differences:
         return _run_differences(args)
     if args.gap is not None:
@@ -9027,20 +9053,22 @@ def _run_simulate(args):
         cal, cov = None, coverage(rng, **loop)
     if out:
         _write_atomic(out, csv_text(pairs))
-    if args.json:
+    def data():
         report = simulation_json(result, cov, seed=args.seed,
                                  resamples=args.resamples, acc_a=args.acc_a,
                                  acc_b=args.acc_b)
         report["csv"] = out
         if cal:
             report["calibration"] = calibration_json(cal)
-        print(json.dumps(report))
-    else:
-        print(format_simulation(result, cov, acc_a=args.acc_a,
-                                acc_b=args.acc_b, confidence=args.confidence,
-                                calibration=cal))
-        print(f"wrote {out} ({len(pairs)} items)" if out
-              else "per-item CSV not written (--no-csv)")
+        return report
+
+    def text():
+        return (format_simulation(result, cov, acc_a=args.acc_a,
+                                  acc_b=args.acc_b,
+                                  confidence=args.confidence, calibration=cal)
+                + "\n" + (f"wrote {out} ({len(pairs)} items)" if out
+                          else "per-item CSV not written (--no-csv)"))
+    print(render(args.format, text=text, data=data))
     return 0
 
 
@@ -9062,17 +9090,15 @@ def _run_differences(args):
         gap=args.gap or 0.0, replays=args.replays, n_items=args.n_items,
         resamples=args.resamples, confidence=args.confidence,
         progress=_progress(args.replays, args.quiet))
-    if args.json:
-        print(json.dumps({"differences": args.differences,
-                          "n_items": args.n_items, "seed": args.seed,
-                          "resamples": args.resamples,
-                          "confidence": float(args.confidence),
-                          "calibration": calibration_json(cal)}))
-    else:
-        print(f"n={args.n_items} per-item differences, {args.differences}, "
-              f"sd 1, true mean {_decimal(cal.gap)}; {args.resamples} "
-              f"resamples where resampled")
-        print(format_calibration(cal, binary=False))
+    print(render(args.format, data=lambda: {
+        "differences": args.differences, "n_items": args.n_items,
+        "seed": args.seed, "resamples": args.resamples,
+        "confidence": float(args.confidence),
+        "calibration": calibration_json(cal)}, text=lambda: (
+            f"n={args.n_items} per-item differences, {args.differences}, "
+            f"sd 1, true mean {_decimal(cal.gap)}; {args.resamples} "
+            f"resamples where resampled\n"
+            + format_calibration(cal, binary=False))))
     return 0
 
 
@@ -9374,7 +9400,7 @@ def _run_rank(args):
     judged = judge([r for _, _, r in pairs], alpha=args.alpha,
                    confidence=args.confidence,
                    family="pairs" if args.pairs else "candidates")
-    if args.format == "json":
+    def data():
         report = rank_json(ranking, pairs, judged, seed=args.seed,
                            alpha=args.alpha, dropped=dropped,
                            confidence=args.confidence)
@@ -9384,16 +9410,18 @@ def _run_rank(args):
                 dict(rank_json(r, seed=args.seed, alpha=args.alpha,
                                confidence=args.confidence), subset=label)
                 for label, r in subsets])
-        print(json.dumps(report))
-    else:
-        text = [format_rank(ranking, pairs, judged, alpha=args.alpha,
-                            confidence=args.confidence, dropped=dropped,
-                            markdown=args.format == "markdown",
-                            reading=reading)]
-        text += [f"{args.by} {label}:\n" + format_rank(
+        return report
+
+    def text(markdown=False):
+        parts = [format_rank(ranking, pairs, judged, alpha=args.alpha,
+                             confidence=args.confidence, dropped=dropped,
+                             markdown=markdown, reading=reading)]
+        parts += [f"{args.by} {label}:\n" + format_rank(
             r, alpha=args.alpha, confidence=args.confidence,
-            markdown=args.format == "markdown") for label, r in subsets]
-        print("\n\n".join(text))
+            markdown=markdown) for label, r in subsets]
+        return "\n\n".join(parts)
+    print(render(args.format, text=text, data=data,
+                 markdown=lambda: text(markdown=True)))
     if args.plot:
         _write_atomic(args.plot, forest_svg(ranking,
                                             confidence=args.confidence))
@@ -9434,11 +9462,12 @@ def _run_plan(args):
     """Run plan: from a design or a pilot, print power, items needed and the
     detectable gap; return 0."""
     _check_plan_options(args)
+    _settle_format(args)
     if args.plot:
         _check_plot(args.plot)
     if args.pilot:
         text, report = _plan_from_pilot(args)
-        print(json.dumps(report) if args.json else text)
+        print(render(args.format, text=lambda: text, data=lambda: report))
         return 0
     acc_a = args.acc_a
     acc_b, corr, make, most = _plan_design(args)
@@ -9467,16 +9496,14 @@ def _run_plan(args):
                 simulated, args.confidence)
     if args.plot:
         _write_atomic(args.plot, _plan_svg(plan, max(ns + [needed or 0])))
-    if args.json:
+    def data():
         report = plan_json(plan)
         if repeats:
             report["items_needed_by_repeats"] = {
                 "inf" if k is None else str(k): v for k, v in repeats.items()}
-        print(json.dumps(report))
-    else:
-        print(format_plan(plan))
-        if repeats:
-            print(format_repeats(repeats, args.within_var))
+        return report
+    print(render(args.format, data=data, text=lambda: format_plan(plan) + (
+        "\n" + format_repeats(repeats, args.within_var) if repeats else "")))
     return 0
 
 

@@ -195,3 +195,19 @@ def test_the_words_print_the_power_used():
         report = bed.compare_json([c.result], [j], names=("a", "b"),
                                   seed=1, resamples=2000)
         assert report["power"] == power
+
+
+def test_every_command_prints_through_one_table_of_formats(capsys):
+    # simulate and plan had no --format; every command now takes text,
+    # markdown and json from OUTPUT_FORMATS, and --json is --format json.
+    assert list(bed.OUTPUT_FORMATS) == ["text", "markdown", "json"]
+    for argv in (["plan"], ["simulate", "--replays", "3", "--n-items", "60",
+                            "--resamples", "50", "--no-csv", "--quiet"]):
+        outs = {}
+        for fmt in bed.OUTPUT_FORMATS:
+            assert bed.main(argv + ["--format", fmt]) == 0
+            outs[fmt] = capsys.readouterr().out
+        assert outs["markdown"] == "```\n" + outs["text"].rstrip("\n") + \
+            "\n```\n"
+        assert bed.main(argv + ["--json"]) == 0
+        assert json.loads(capsys.readouterr().out) == json.loads(outs["json"])
