@@ -1798,9 +1798,10 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
                              "its Counter; Columns hold no clusters")
         if (kind or _column_kind(tally)) != "binary" and _method_for(
                 method, "continuous", len(tally.a), False) == "saddlepoint":
-            result = _saddle_columns(tally, metric, kind, direction,
-                                     confidence, interval, density, jobs,
-                                     requested == "saddlepoint")
+            result = _saddle_columns(tally, _Settings(
+                metric, kind or "continuous", direction, resamples,
+                confidence, interval, jobs, method, density,
+                strict=requested == "saddlepoint"))
             if result is not None:
                 return result
         tally = tally.counter()     # few distinct pairs, or lumpy
@@ -1812,17 +1813,32 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
     pairs, exact, scale, kind = _exact_tally(
         tally, metric, kind, clustered,
         columns=method == "saddlepoint" and not clustered)
-    args = (metric, kind, direction, resamples, confidence, interval, jobs)
+    settings = _Settings(metric, kind, direction, resamples, confidence,
+                         interval, jobs, method, density,
+                         strict=requested == "saddlepoint")
     if clustered:
-        return _compare_clustered(tally, exact, scale, rng, *args, method)
+        return _compare_clustered(tally, exact, scale, rng, settings)
     if method == "saddlepoint":
-        result = _saddle_items(pairs, exact, scale, metric, kind, direction,
-                               confidence, interval, density, jobs,
-                               strict=requested == "saddlepoint")
+        result = _saddle_items(pairs, exact, scale, settings)
         if result is not None:
             return result
         exact = dict(zip(pairs, zip(*exact)))      # lumpy: resample
-    return _compare_items(pairs, exact, scale, rng, *args)
+    return _compare_items(pairs, exact, scale, rng, settings)
+
+
+class _Settings(NamedTuple):
+    """One comparison's options, as compare_tally hands them on whole to
+    the ways it computes (resampled, by saddlepoint, clustered, macro)."""
+    metric: str
+    kind: str                # settled: "binary" or "continuous"
+    direction: str
+    resamples: int
+    confidence: float
+    interval: str
+    jobs: int
+    method: str
+    density: bool = False    # keep the saddlepoint's Density
+    strict: bool = True      # the saddlepoint even where a column is lumpy
 
 
 METHODS = ("auto", "saddlepoint", "resample")
@@ -1878,9 +1894,9 @@ def compare_macro(tally, rng, *, metric="metric", kind=None,
     pairs, exact, scale, kind = _exact_tally(tally, metric, kind, True)
     if _method_for(method, kind, sum(pairs.values()), False) == \
             "saddlepoint":
-        result = _saddle_macro(tally, labels, exact, scale, metric, kind,
-                               direction, confidence, density,
-                               strict=method == "saddlepoint")
+        result = _saddle_macro(tally, labels, exact, scale, _Settings(
+            metric, kind, direction, resamples, confidence, "percentile", 1,
+            method, density, strict=method == "saddlepoint"))
         if result is not None:
             return result
     sums, sizes, diffs, ses = [[], []], [], [], []
@@ -1921,10 +1937,13 @@ def compare_macro(tally, rng, *, metric="metric", kind=None,
                         se, None, [float(x) for x in replicates[2]])
 
 
-def _saddle_macro(tally, labels, exact, scale, metric, kind, direction,
-                  confidence, density, strict=True):
+def _saddle_macro(tally, labels, exact, scale, settings):
     """compare_macro by the saddlepoint: the ideal stratified bootstrap
-    (unless *strict*, None when a subset's column is lumpy)."""
+    (unless settings.strict, None when a subset's column is lumpy)."""
+    metric, kind, direction = (settings.metric, settings.kind,
+                               settings.direction)
+    confidence, density = settings.confidence, settings.density
+    strict = settings.strict
     sizes = [sum(tally[label].values()) for label in labels]
     common = math.lcm(*sizes)
     parts = [[], [], []]
@@ -2017,9 +2036,12 @@ def tally_spread(tally, *, metric="metric", kind=None, clustered=False):
                   _paired_se(d, counts, n, scale), mcnemar, None)
 
 
-def _compare_items(pairs, exact, scale, rng, metric, kind, direction,
-                   resamples, confidence, interval, jobs):
+def _compare_items(pairs, exact, scale, rng, settings):
     """compare_tally of unclustered items, from the exact integers."""
+    metric, kind, direction = (settings.metric, settings.kind,
+                               settings.direction)
+    resamples, confidence = settings.resamples, settings.confidence
+    interval, jobs = settings.interval, settings.jobs
     keys = sorted(pairs)
     counts = [pairs[k] for k in keys]
     a = [exact[k][0] for k in keys]
@@ -2053,29 +2075,28 @@ def _column_kind(columns):
             and all(map(binary, columns.b)) else "continuous")
 
 
-def _saddle_columns(columns, metric, kind, direction, confidence, interval,
-                    density, jobs, strict):
+def _saddle_columns(columns, settings):
     """_saddle_items of a continuous metric's Columns: the exact integers
     of the values item by item, no pairs counted."""
-    n = len(columns.a)
-    if not n:
-        raise EvalDeltaError(f"{metric}: no items to compare")
+    if not len(columns.a):
+        raise EvalDeltaError(f"{settings.metric}: no items to compare")
     ints, scale = _exact_columns(columns)
-    return _saddle_items(None, ints, scale, metric,
-                         kind or "continuous", direction, confidence,
-                         interval, density, jobs, strict)
+    return _saddle_items(None, ints, scale, settings)
 
 
-def _saddle_items(pairs, exact, scale, metric, kind, direction, confidence,
-                  interval, density, jobs, strict=True):
+def _saddle_items(pairs, exact, scale, settings):
     """compare_tally of unclustered items by the saddlepoint: each
     system's mean, the paired difference, and the unpaired difference
     (K_B(t) + K_A(-t): two independent resamples) as the ideal bootstrap
     gives them; the sign-flip p exact up to 20 nonzero differences, else
     Robinson's saddlepoint.  With jobs > 1 a forked helper takes the two
     systems' laws while this process takes the difference's.  Unless
-    *strict*, None when a column is lumpy (see _Part.lumpy).  *pairs*
-    None: exact holds items one by one, each counted once."""
+    settings.strict, None when a column is lumpy (see _Part.lumpy).
+    *pairs* None: exact holds items one by one, each counted once."""
+    metric, kind, direction = (settings.metric, settings.kind,
+                               settings.direction)
+    confidence, interval = settings.confidence, settings.interval
+    density, jobs, strict = settings.density, settings.jobs, settings.strict
     xs, ys = exact                                     # in pairs' order
     counts = None if pairs is None else list(pairs.values())
     n = len(xs) if pairs is None else sum(counts)
@@ -2257,13 +2278,16 @@ def bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE,
     return Interval(*ends)
 
 
-def _compare_clustered(tally, exact, scale, rng, metric, kind, direction,
-                       resamples, confidence, interval, jobs, method):
+def _compare_clustered(tally, exact, scale, rng, settings):
     """compare_tally with whole clusters resampled and sign-flipped; by
     the saddlepoint of the ratio's estimating equation (ratio_quantile)
-    for each system and the paired difference if *method* says so (the
-    unpaired interval, a ratio of two independent resamples' ratios, is
-    resampled all the same)."""
+    for each system and the paired difference if settings.method says so
+    (the unpaired interval, a ratio of two independent resamples' ratios,
+    is resampled all the same)."""
+    metric, kind, direction = (settings.metric, settings.kind,
+                               settings.direction)
+    resamples, confidence = settings.resamples, settings.confidence
+    interval, jobs, method = settings.interval, settings.jobs, settings.method
     stats = [_cluster_sums(counts, exact) for counts in tally.values()]
     patterns = collections.Counter(stats)
     keys = sorted(patterns)
