@@ -110,3 +110,29 @@ def test_the_readmes_library_examples_run_as_written():
         test = parser.get_doctest(block, {}, f"README block {i}", readme, 0)
         runner.run(test)
     assert runner.failures == 0 and runner.tries > 0
+
+
+def test_the_readmes_five_minute_recipes_run_as_written(capsys):
+    # The README's first recipes use only files that ship: run each line
+    # in-process from the repository's top, as a newcomer would.
+    import os
+    import re
+    import shlex
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       os.pardir)
+    with open(os.path.join(top, "README.md")) as f:
+        part = f.read().split("## In five minutes", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", part, re.S).group(1)
+    commands = [shlex.split(line)[2:] for line in block.splitlines()
+                if line.startswith("python3 bootstrap_eval_deltas.py ")]
+    assert len(commands) == 5
+    here = os.getcwd()
+    try:
+        os.chdir(top)
+        for argv in commands:
+            quick = ["--resamples", "200"] if argv[0] != "plan" else []
+            status = bed.main(argv + quick)
+            out, err = capsys.readouterr()
+            assert status == 0 and out and not err, (argv, err)
+    finally:
+        os.chdir(here)
