@@ -4394,6 +4394,7 @@ class Source(NamedTuple):
     systems: tuple = ()      # the systems of a file that holds several
     corpus: tuple = ()       # fields of [gold, pred] pairs (lm-eval's f1)
     metrics: tuple = ()      # a framework's metrics, in every record
+    forkable: bool = True    # its batches may be read in a helper process
 
     def run(self):
         """Return a Run holding the first record only, for header checks."""
@@ -4969,7 +4970,8 @@ def complete_rows(source, fields, left):
     if source.fields is not None:
         record = dict(zip(source.fields, record))
     return source._replace(batches=itertools.chain([first], kept),
-                           first=record, first_number=first[0][0])
+                           first=record, first_number=first[0][0],
+                           forkable=False)      # left[0] counts here
 
 
 def _count(tally, labels, a, b):
@@ -5212,6 +5214,7 @@ def _candidate_batches(source, key, fields, jobs):
     process would meet them."""
     global _QUIET                  # set in the helper: one progress line
     big = (source.kind in ("jsonl", "csv", "tsv") and source.path != STDIN
+           and source.forkable
            and os.path.getsize(source.path) >= _PREFETCH_BYTES)
     if jobs < 2 or not big or not _can_fork():
         return _field_batches(source, key, fields)

@@ -451,3 +451,23 @@ def test_a_helper_process_changes_nothing_in_any_outcome(capsys, tmp_path,
             outcomes.append((status, *capsys.readouterr()))
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][0] in (0, 2)
+
+
+def test_missing_values_left_out_are_counted_with_a_helper(capsys, tmp_path,
+                                                           monkeypatch):
+    # A candidate large enough for the helper process is read here when
+    # --allow-partial leaves records out, so that they are counted.
+    monkeypatch.setattr(bed, "_PREFETCH_BYTES", 1)
+    a = jsonl(tmp_path, "a.jsonl", [{"id": i, "m": i % 2} for i in range(40)])
+    b = jsonl(tmp_path, "b.jsonl", [{"id": i, "m": None if i % 10 == 3
+                                     else 1} for i in range(40)])
+    reports = []
+    for jobs in ("1", "2"):
+        status, out, err = run(capsys, a, b, "--metric", "m",
+                               "--allow-partial", "--json", "--jobs", jobs,
+                               "--resamples", "50")
+        assert status == 0, err
+        reports.append(json.loads(out))
+    assert reports[0] == reports[1]
+    assert f"{b}: 4 records missing a value left out (--allow-partial)" in \
+        reports[1]["reading"] and reports[1]["n_items"] == 36
