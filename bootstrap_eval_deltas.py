@@ -602,6 +602,16 @@ class MetricResult(NamedTuple):
     method: str = "resample"  # how the intervals were had: "resample" or
                               # "saddlepoint" (the ideal bootstrap)
 
+    def __repr__(self):
+        """One short line: the figures, not the 2,000 draws behind them."""
+        lo, hi = self.ci_paired
+        return (f"MetricResult(metric={self.metric!r}, kind={self.kind!r}, "
+                f"n_items={self.n_items}, a={float(self.a):.6g}, "
+                f"b={float(self.b):.6g}, gap={float(self.gap):+.6g}, "
+                f"ci_paired=({float(lo):+.6g}, {float(hi):+.6g}), "
+                f"test={self.test!r}, p={float(self.p):.4g}, "
+                f"method={self.method!r})")
+
 
 class Columns(NamedTuple):
     """Paired values item by item: item i has a[i] for A and b[i] for B.

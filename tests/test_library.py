@@ -43,6 +43,7 @@ def test_compare_is_the_command_lines_compare(capsys, tmp_path, kind):
     assert json.loads(json.dumps(lib.to_dict())) == cli
     assert str(lib).startswith("baseline: baseline   candidate: candidate")
     assert len(repr(lib)) < 500 and "verdict=" in repr(lib)
+    assert len(repr(lib.result)) < 500      # not its 2,000 draws
 
 
 def test_rank_is_the_command_lines_rank(capsys, tmp_path):
