@@ -4190,7 +4190,8 @@ def _mcnemar_detection(r, target, floor, alpha, power):
     d = Fraction(r.mcnemar.a_only + r.mcnemar.b_only, n)
     if not d:
         return Detection(None, None, "the runs agree on every item: no "
-                         "discordant item to size a difference from", method, power=power)
+                         "discordant item to size a difference from", method,
+                         power=power)
     if n < floor:
         return Detection(None, None, _too_few(n, "item", floor, alpha),
                          method, power=power)
@@ -5967,6 +5968,9 @@ def open_source(path, how=None):
     how = how or Reading()
     if path != STDIN and os.path.isdir(path):
         return _directory_source(path, how)
+    if path != STDIN and not os.path.exists(path):
+        raise EvalDeltaError(f"{path}: cannot read: No such file or "
+                             f"directory")       # before a name claims it
     head = _Head(path)
     return _reader_of(head, how).read(head, how)
 
@@ -6432,7 +6436,7 @@ def _inspect_records(path, samples, how):
         if why:
             left[why] += 1
             if not how.allow_partial:
-                _refuse_inspect_sample(path, place, why, sample, len(samples))
+                _refuse_inspect_sample(path, place, why, sample)
             continue
         record = {"id": str(sample.get("id")),
                   "epoch": sample.get("epoch", 1), "metrics": list(values)}
@@ -6452,7 +6456,7 @@ def _inspect_records(path, samples, how):
     return labelled, notes
 
 
-def _refuse_inspect_sample(path, place, why, sample, total):
+def _refuse_inspect_sample(path, place, why, sample):
     """Raise the error of an Inspect sample with no score: errored, never
     scored, or NaN."""
     if why == "errored":
@@ -6810,9 +6814,8 @@ def _deepeval_runs(path):
     return [_Found("test run", "~latest" if "latest" in name else
                    name.rsplit(".", 1)[0], os.path.join(folder, name))
             for folder, files in _walk(path, 1) for name in files
-            if name.endswith(".json") and (name.startswith("test_run_") or
-                                           name.startswith(".latest_test_run")
-                                           or name.startswith(".temp_test_run"))
+            if name.endswith(".json") and name.startswith((
+                "test_run_", ".latest_test_run", ".temp_test_run"))
             and _is_deepeval(_Head(os.path.join(folder, name)))]
 
 
@@ -6989,8 +6992,8 @@ def _aggregate_message(head):
     doc = head.document() if head.text.startswith("{") else None
     for test, message in _AGGREGATES:
         if test(head, doc):
-            shown = ", ".join(f"{k} {v}" for k, v in list(
-                (_numbers_only(head) and doc or {}).items())[:3])
+            figures = list(doc.items())[:3] if _numbers_only(head) else []
+            shown = ", ".join(f"{k} {v}" for k, v in figures)
             return message.format(name=head.name, shown=shown)
     return None
 
@@ -7018,8 +7021,8 @@ def _read_parquet(head, how):
     conversion to JSONL."""
     raise EvalDeltaError(
         f"{head.path}: parquet, which the standard library cannot read "
-        f"(lighteval writes its details so); convert it once: python -c \"import pandas "
-        f"as p, sys; p.read_parquet(sys.argv[1]).to_json(sys.argv[2], "
+        f"(lighteval writes its details so); convert it once: python -c "
+        f"\"import pandas as p, sys; p.read_parquet(sys.argv[1]).to_json(sys.argv[2], "
         f"orient='records', lines=True)\" {shlex.quote(head.path)} "
         f"details.jsonl")
 
@@ -7393,9 +7396,10 @@ def _system_columns(options, path, systems):
 
 def _not_metrics(options, baseline, candidate):
     """Return the fields that are never metrics: ids, clusters, lists."""
-    key = options.id_col or shared_id_field(baseline.run(), candidate.run(), False)
+    key = options.id_col or shared_id_field(baseline.run(), candidate.run(),
+                                            False)
     return set(ID_FIELDS) | {key, getattr(options, "cluster", None),
-                              getattr(options, "by", None), "metrics"} - {None}
+                             getattr(options, "by", None), "metrics"} - {None}
 
 
 def columns_source(columns, names):
