@@ -8597,6 +8597,13 @@ def _build_parser():
     parser.add_argument("--version", action="version",
                         version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add_command in (_add_simulate, _add_compare, _add_plan, _add_rank):
+        add_command(commands)
+    return parser
+
+
+def _add_simulate(commands):
+    """Add the simulate command (the default) and its options."""
     sim = commands.add_parser(
         "simulate", help="reproduce the article: simulate, bootstrap, "
                          "McNemar, coverage loop, per-item CSV (default)",
@@ -8649,6 +8656,10 @@ def _build_parser():
                           "sds (default 0: excluding zero is then a false "
                           "positive)")
     sim.set_defaults(run=_run_simulate)
+
+
+def _add_compare(commands):
+    """Add the compare command and its options."""
     cmp = commands.add_parser(
         "compare", help="judge two systems' per-item results",
         description="Compare a baseline and a candidate scored on the same "
@@ -8764,9 +8775,6 @@ def _build_parser():
     _add_common(cmp)
     _add_jobs(cmp, "index resampling (metrics with many distinct values)")
     cmp.set_defaults(run=_run_compare)
-    _add_plan(commands)
-    _add_rank(commands)
-    return parser
 
 
 def _add_reading(parser):
