@@ -8877,8 +8877,15 @@ def _add_rank(commands):
     rank.add_argument("--metric", action="append", metavar="NAME",
                       help="the metric to rank on (needed when the runs "
                            "have several)")
-    rank.add_argument("--lower-is-better", action="store_true",
-                      help="smaller values are better (latency, error rate)")
+    rank.add_argument("--lower-is-better", nargs="?", const=True,
+                      metavar="NAME",
+                      help="smaller values are better; NAME, as in "
+                           "compare, is the metric ranked on (default: as "
+                           "its name says, said in the report: latency, "
+                           "time, cost, loss, error, perplexity)")
+    rank.add_argument("--higher-is-better", metavar="NAME",
+                      help="larger values are better although the metric's "
+                           "name says otherwise")
     rank.add_argument("--allow-partial", action="store_true",
                       help="rank on the ids every run has and say how many "
                            "were left out, instead of failing")
@@ -9426,7 +9433,7 @@ def _run_rank(args):
     if args.baseline is not None and args.baseline not in names:
         raise EvalDeltaError(f"--baseline {args.baseline!r} is none of the "
                              f"systems: {', '.join(names)}")
-    direction = "lower" if args.lower_is_better else "higher"
+    direction = _rank_direction(args, metric.name, reading)
     rng = random.Random(args.seed)
     options = dict(names=names, direction=direction, jobs=args.jobs,
                    resamples=args.resamples, confidence=args.confidence,
@@ -9475,6 +9482,27 @@ def _run_rank(args):
         _write_atomic(args.plot, forest_svg(ranking,
                                             confidence=args.confidence))
     return 0
+
+
+def _rank_direction(args, name, said):
+    """Return rank's direction on metric *name*: --lower-is-better (alone,
+    or naming the metric, as compare's does), --higher-is-better NAME,
+    else as the name says (a guess, added to the list *said*)."""
+    for flag, given in (("--lower-is-better", args.lower_is_better),
+                        ("--higher-is-better", args.higher_is_better)):
+        if given not in (None, True) and given != name:
+            raise EvalDeltaError(f"{flag} {given}: rank ranks on {name!r}; "
+                                 f"name that metric, or give the flag alone")
+    if args.lower_is_better and args.higher_is_better:
+        raise EvalDeltaError(f"{name} is given both --lower-is-better and "
+                             f"--higher-is-better")
+    if args.lower_is_better:
+        return "lower"
+    if args.higher_is_better or not lower_is_better(name):
+        return "higher"
+    said.append(f"{name}: lower is better, as its name says "
+                f"(--higher-is-better {name} says otherwise)")
+    return "lower"
 
 
 def _plan_design(args):

@@ -263,3 +263,30 @@ def test_rank_by_subset(capsys, tmp_path):
             assert system["mean"] == sum(picked) / len(picked)
     assert [s["top_group"] for s in report["subsets"][1]["systems"]] == [
         False, False, True]
+
+
+def test_lower_is_better_means_what_it_means_in_compare(capsys, tmp_path):
+    # rank took --lower-is-better as a bare flag and compare as NAME: both
+    # forms now work in rank, and a metric named for a latency is taken
+    # as lower-is-better, said in the report, as compare does.
+    rng = random.Random(4)
+    paths = []
+    for k, mu in enumerate((100, 120, 101)):
+        path = tmp_path / f"r{k}.jsonl"
+        path.write_text("".join(json.dumps({"id": i, "latency_ms": round(
+            rng.gauss(mu, 10), 1)}) + "\n" for i in range(80)))
+        paths.append(str(path))
+    tops = []
+    for extra in ([], ["--lower-is-better"], ["--lower-is-better",
+                                               "latency_ms"]):
+        assert bed.main(["rank", *paths, *extra, "--resamples", "200",
+                         "--json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        tops.append([s["name"] for s in report["systems"] if s["top_group"]])
+    assert tops[0] == tops[1] == tops[2]
+    assert paths[0] in tops[0] and paths[1] not in tops[0]   # 100 vs 120 ms
+    assert bed.main(["rank", *paths, "--higher-is-better", "latency_ms",
+                     "--resamples", "200"]) == 0
+    assert "(higher is better)" in capsys.readouterr().out
+    assert bed.main(["rank", *paths, "--lower-is-better", "acc"]) == 2
+    assert "rank ranks on 'latency_ms'" in capsys.readouterr().err
