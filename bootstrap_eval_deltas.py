@@ -7465,6 +7465,64 @@ def rank_input(options, sources):
     return metric, tally, dropped, names
 
 
+class PilotOptions(NamedTuple):
+    """The options of plan --from: the pilot runs, and what to plan for."""
+    pilot: tuple                     # one wide file, or two runs
+    metric: object = None
+    id_col: object = None
+    a_col: object = None
+    b_col: object = None
+    cluster: object = None
+    metric_type: tuple = ()
+    gap: object = None               # the gap to plan for (default: seen)
+    alpha: float = 0.05
+    power: float = POWER
+    repeats: object = None           # repeat counts, for --repeats
+    reading: Reading = Reading()
+
+
+def plan_from_pilot(options):
+    """Return [(Spread, Detection)] of each metric of the pilot runs, sized
+    as compare sizes it (detection()), for options.gap or the gap seen; or,
+    with options.repeats, [(metric, table, within, between, gap)] of
+    repeats_from_samples (the within-item variance from repeated
+    samples)."""
+    if len(options.pilot) > 2:
+        raise EvalDeltaError("--from takes one wide file or two runs")
+    how, sizing = options.reading, dict(alpha=options.alpha,
+                                        power=options.power)
+    baseline = open_source(options.pilot[0], how)
+    candidate = (open_source(options.pilot[1], how)
+                 if len(options.pilot) == 2 else None)
+    metrics, baseline, candidate = chosen_metrics(options, baseline,
+                                                  candidate)
+    if options.repeats:
+        return _repeats_from_pilot(options, metrics, sizing)
+    tallies, _ = read_tallies(baseline, candidate, metrics,
+                              id_field=options.id_col,
+                              cluster=options.cluster)
+    rows = []
+    for m, tally in zip(metrics, tallies):
+        r = tally_spread(tally, metric=m.name, kind=m.kind,
+                         clustered=bool(options.cluster))
+        rows.append((r, detection(r, gap=options.gap, **sizing)))
+    return rows
+
+
+def _repeats_from_pilot(options, metrics, sizing):
+    """plan_from_pilot with repeats: each metric's variances, from the
+    pilot's records of every epoch."""
+    how = options.reading._replace(keep_epochs=True)
+    baseline = read_run(options.pilot[0], how)
+    candidate = read_run(options.pilot[-1], how)
+    key = options.id_col or shared_id_field(baseline, candidate)
+    ks = repeat_counts(options.repeats)
+    return [(name, *repeats_from_samples(
+        grouped_values(baseline, key, a_field),
+        grouped_values(candidate, key, b_field), ks, gap=options.gap,
+        **sizing)) for name, a_field, b_field, _ in metrics]
+
+
 ## Report #####################################################################
 
 def _ci_pts(interval):
@@ -8052,6 +8110,44 @@ def format_plan(plan):
                      f" exact power "
                      f"{100 * mcnemar_power(n, d, alpha=plan.alpha):.1f}%")
     return "\n".join(lines)
+
+
+def format_pilot(rows, *, gap=None, alpha=0.05, power=POWER):
+    """Return the text of plan --from: a line per metric (pilot_plan), or
+    with repeats each metric's variances and its table of items."""
+    if rows and not isinstance(rows[0][0], str):
+        return "\n".join(pilot_plan(r, gap=gap, alpha=alpha, power=power)
+                         for r, _ in rows)
+    lines = []
+    for name, table, within, between, seen in rows:
+        lines.append(f"{name}: gap {seen:+.4g}; between-item variance "
+                     f"{between:.4g}, within-item variance {within:.4g} "
+                     f"(estimated from the repeated samples)")
+        lines.append(format_repeats(table, within))
+    return "\n".join(lines)
+
+
+def pilot_json(rows, *, gap=None, alpha=0.05, power=POWER):
+    """Return the JSON object of plan --from (see format_pilot)."""
+    entries = []
+    for row in rows:
+        if isinstance(row[0], str):
+            name, table, within, between, seen = row
+            entries.append({"metric": name, "gap": seen, "between": between,
+                            "within": within, "items_needed_by_repeats": {
+                                "inf" if k is None else str(k): v
+                                for k, v in table.items()}})
+            continue
+        r, found = row
+        entries.append({
+            "metric": r.metric, "type": r.kind, "n_items": r.n_items,
+            "clusters": r.clusters, "observed_gap": float(r.gap),
+            "gap": float(r.gap if gap is None else gap),
+            "se": r.se, "discordance": r.mcnemar and (
+                r.mcnemar.a_only + r.mcnemar.b_only) / r.n_items,
+            "items_needed": found.items_needed, "mde": found.mde,
+            "method": found.method, "note": found.why})
+    return {"alpha": alpha, "power": power, "metrics": entries}
 
 
 def format_repeats(table, within):
@@ -9356,65 +9452,6 @@ def _check_plan_options(args):
             setattr(args, name, value)
 
 
-def _plan_from_pilot(args):
-    """Return (text, JSON) planning each metric of pilot results for the
-    observed gap or --gap, sized as compare sizes it (detection())."""
-    if len(args.pilot) > 2:
-        raise EvalDeltaError("--from takes one wide file or two runs")
-    args.allow_partial = False
-    options = dict(alpha=args.alpha, power=args.power)
-    how = _reading(args)
-    baseline = open_source(args.pilot[0], how)
-    candidate = (open_source(args.pilot[1], how) if len(args.pilot) == 2
-                 else None)
-    metrics, baseline, candidate = chosen_metrics(args, baseline, candidate)
-    if args.repeats:
-        return _repeats_from_pilot(args, metrics, options)
-    tallies, _ = read_tallies(baseline, candidate, metrics,
-                              id_field=args.id_col, cluster=args.cluster)
-    lines, entries = [], []
-    for m, tally in zip(metrics, tallies):
-        r = tally_spread(tally, metric=m.name, kind=m.kind,
-                         clustered=bool(args.cluster))
-        found = detection(r, gap=args.gap, **options)
-        lines.append(pilot_plan(r, gap=args.gap, **options))
-        entries.append({
-            "metric": m.name, "type": r.kind, "n_items": r.n_items,
-            "clusters": r.clusters, "observed_gap": float(r.gap),
-            "gap": float(r.gap if args.gap is None else args.gap),
-            "se": r.se, "discordance": r.mcnemar and (
-                r.mcnemar.a_only + r.mcnemar.b_only) / r.n_items,
-            "items_needed": found.items_needed, "mde": found.mde,
-            "method": found.method, "note": found.why})
-    return "\n".join(lines), {"alpha": args.alpha, "power": args.power,
-                              "metrics": entries}
-
-
-def _repeats_from_pilot(args, metrics, options):
-    """plan --from with --repeats: estimate the within-item variance."""
-    how = _reading(args)._replace(keep_epochs=True)
-    baseline = read_run(args.pilot[0], how)
-    candidate = read_run(args.pilot[-1], how)
-    key = args.id_col or shared_id_field(baseline, candidate)
-    ks = repeat_counts(args.repeats)
-    lines, entries = [], []
-    for name, a_field, b_field, _ in metrics:
-        table, within, between, gap = repeats_from_samples(
-            grouped_values(baseline, key, a_field),
-            grouped_values(candidate, key, b_field), ks, gap=args.gap,
-            **options)
-        lines.append(f"{name}: gap {gap:+.4g}; between-item variance "
-                     f"{between:.4g}, within-item variance {within:.4g} "
-                     f"(estimated from the repeated samples)")
-        lines.append(format_repeats(table, within))
-        entries.append({"metric": name, "gap": gap, "between": between,
-                        "within": within, "items_needed_by_repeats": {
-                            "inf" if k is None else str(k): v
-                            for k, v in table.items()}})
-    return "\n".join(lines), {"alpha": args.alpha, "power": args.power,
-                              "metrics": entries}
-
-
 def _run_rank(args):
     """Run rank: read the runs, rank them jointly, compare the pairs asked for
     and print; return 0."""
@@ -9543,8 +9580,14 @@ def _run_plan(args):
     if args.plot:
         _check_plot(args.plot)
     if args.pilot:
-        text, report = _plan_from_pilot(args)
-        print(render(args.format, text=lambda: text, data=lambda: report))
+        rows = plan_from_pilot(PilotOptions(
+            tuple(args.pilot), args.metric, args.id_col, args.a_col,
+            args.b_col, args.cluster, tuple(getattr(args, "metric_type", ())
+                                            or ()), args.gap, args.alpha,
+            args.power, args.repeats, _reading(args)))
+        sizing = dict(gap=args.gap, alpha=args.alpha, power=args.power)
+        print(render(args.format, text=lambda: format_pilot(rows, **sizing),
+                     data=lambda: pilot_json(rows, **sizing)))
         return 0
     acc_a = args.acc_a
     acc_b, corr, make, most = _plan_design(args)
