@@ -564,6 +564,14 @@ def _nonzero(values, counts):
 
 ## Data model #################################################################
 
+# A tally is what the readers give the statistics, in one of four shapes,
+# each named so where it is meant: a pair tally, a Counter of (a, b)
+# values of the two systems to the number of items with them (a 0/1
+# metric's takes four keys at any size); a clustered tally, {cluster
+# label: pair tally}; Columns, the pairs item by item, where most are
+# distinct (a continuous metric); a joint tally, a Counter of S-tuples,
+# one value per system, for rank.
+
 class Interval(NamedTuple):
     """A two-sided interval [lo, hi] of exact values."""
     lo: Fraction
@@ -583,22 +591,22 @@ class MetricResult(NamedTuple):
     kind: str                # "binary" or "continuous"
     direction: str           # "higher" or "lower" values are better
     n_items: int
-    a: float                 # mean of A (exact Fraction if binary)
-    b: float
-    gap: float               # b - a
+    a: "Fraction | float"    # mean of A: exact for a 0/1 metric
+    b: "Fraction | float"
+    gap: "Fraction | float"  # b - a
     ci_a: Interval
     ci_b: Interval
     ci_paired: Interval
     ci_unpaired: Interval
     test: str                # the paired test behind p
-    p: float
-    mcnemar: object          # McNemar for a binary metric, else None
-    mid_p: object            # McNemar mid-p for a binary metric, else None
-    score_ci: object         # Newcombe's score interval of b - a, or None
+    p: "Fraction | float"    # exact for McNemar and exact sign flips
+    mcnemar: "McNemar | None"      # for a binary metric
+    mid_p: "Fraction | None"       # McNemar's mid-p, for a binary metric
+    score_ci: "Interval | None"    # Newcombe's score interval of b - a
     se: float                # standard error of the mean paired difference
-    clusters: object         # number of clusters, or None if unclustered
-    draws: object = None     # the paired bootstrap values, in metric units,
-                             # or a Density (the saddlepoint's)
+    clusters: "int | None"   # number of clusters, None if unclustered
+    draws: "list | Density | None" = None  # the paired bootstrap values,
+                             # in metric units, or the saddlepoint's Density
     method: str = "resample"  # how the intervals were had: "resample" or
                               # "saddlepoint" (the ideal bootstrap)
 
@@ -4108,10 +4116,10 @@ class Spread(NamedTuple):
     metric: str
     kind: str
     n_items: int
-    gap: object              # mean of B - A
+    gap: "Fraction | float"  # mean of B - A
     se: float                # standard error of the mean paired difference
-    mcnemar: object          # McNemar of a binary unclustered metric, else None
-    clusters: object         # number of clusters, or None
+    mcnemar: "McNemar | None"  # of a binary unclustered metric
+    clusters: "int | None"   # number of clusters, or None
 
 
 class Detection(NamedTuple):
@@ -5032,11 +5040,11 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
             continue
         _count(tally, label and label.labels(numbers, records), xs, ys)
         if columns and len(tally) > max(_BATCH, rows // 2):
-            tally = _spread(tally)      # the pairs are mostly distinct
+            tally = _as_columns(tally)  # the pairs are mostly distinct
     return [tally]
 
 
-def _spread(counter):
+def _as_columns(counter):
     """Return the Columns of a Counter of (a, b) pairs, each pair as many
     times as counted: a wide file's rows are counted while their pairs
     repeat (a 0/1 metric's four take the same memory at any length), and
