@@ -7011,6 +7011,39 @@ def _read_aggregate(head, how):
     raise EvalDeltaError(f"{head.path}: {_aggregate_message(head)}")
 
 
+# Pairwise preferences (a verdict per item between two outputs) are not
+# per-item scores: their layouts are recognised so as to say so, rather
+# than to be read as a table with no systems' columns.
+
+_PREFERENCE_KEYS = (
+    ({"generator_1", "generator_2", "preference"}, "AlpacaEval annotations"),
+    ({"model_1", "model_2", "g1_winner"}, "MT-Bench pairwise judgments"),
+    ({"model_a", "model_b", "winner"}, "Chatbot Arena battles"),
+    ({"question_id", "model", "games"}, "Arena-Hard judgments"),
+)
+
+
+def _preference_kind(head):
+    """Return the name of a pairwise-preference layout, or None."""
+    first = head.first()
+    if first is None and head.text.startswith("["):
+        found = re.search(r"\{[^{}]*", head.text)   # the first record's
+        keys = set(re.findall(r'"(\w+)"\s*:', found.group())) if found \
+            else set()
+    else:
+        keys = set(first or ())
+    return next((name for wanted, name in _PREFERENCE_KEYS
+                 if wanted <= keys), None)
+
+
+def _read_preferences(head, how):
+    """Refuse pairwise preference judgments, saying what they are."""
+    raise EvalDeltaError(
+        f"{head.path}: {_preference_kind(head)}: a verdict per item between "
+        f"two outputs, not per-item scores; this tool compares scores, and "
+        f"does not read preference judgments yet")
+
+
 def _is_lfs_pointer(head):
     """Recognise a git-lfs pointer: its version line."""
     return head.bytes.startswith(b"version https://git-lfs.github.com/spec/")
@@ -7102,6 +7135,10 @@ _READERS = (
     _Reader("opencompass", "OpenCompass predictions/ or results/ "
             "<model>/<dataset>.json, or the outputs/<date>/ directory",
             _is_opencompass, _read_opencompass, _opencompass_runs),
+    _Reader("preferences", "pairwise preference judgments (AlpacaEval, "
+            "MT-Bench, Arena-Hard, Chatbot Arena): says they are not read "
+            "yet", lambda h: _preference_kind(h) is not None,
+            _read_preferences),
     _Reader("aggregate", "files of aggregates only (lm-eval results_*.json, "
             "HELM stats.json, simple-evals): says where the per-item file is",
             lambda h: _aggregate_message(h) is not None, _read_aggregate),

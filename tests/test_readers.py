@@ -760,3 +760,14 @@ def test_every_reader_is_one_row_of_the_registry():
     assert len(set(names)) == len(names) and names[-1] == "table"
     assert all(r.description and callable(r.recognise) and callable(r.read)
                for r in bed._READERS)
+
+
+def test_pairwise_preferences_are_named_not_misread(capsys):
+    # AlpacaEval annotations and MT-Bench pairwise judgments once got
+    # "no column 'system_a_correct'": they are verdicts, not scores.
+    for name, kind in (("annotations.json", "AlpacaEval annotations"),
+                       ("gpt-4_pair.jsonl", "MT-Bench pairwise judgments")):
+        path = fixture("preferences", name)
+        err = fail(capsys, path, path)
+        assert f"{path}: {kind}: a verdict per item between two outputs" \
+            in err
