@@ -5219,7 +5219,8 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
         shared = list(map(bool, seen))
         tallies = [Columns(*(array("d", itertools.compress(v, shared))
                              for v in t)) for t in tallies]
-    return tallies, only + missing
+    return tallies, Dropped(only + missing, {candidate.path: missing,
+                                              baseline.path: only})
 
 
 def _candidate_batches(source, key, fields, jobs):
@@ -5369,6 +5370,21 @@ def _read_baseline(source, metrics, key, cluster, role="cluster"):
 # run that lacks ids another run has is named, with the first few, and
 # --allow-partial keeps the ids every run has, counting the rest.
 
+class Dropped(int):
+    """How many ids some run lacks (an int), with .lacking: {run's path:
+    how many ids other runs have that it lacks}, for the report."""
+
+    def __new__(cls, count, lacking):
+        self = super().__new__(cls, count)
+        self.lacking = {path: n for path, n in lacking.items() if n}
+        return self
+
+    def notes(self):
+        """Return the read: lines of the ids left out, run by run."""
+        return [f"{path}: lacks {_items(n, 'id')} another run has, left out "
+                f"(--allow-partial)" for path, n in self.lacking.items()]
+
+
 def _lacking(lacks, has, count, key, first, verb="compares"):
     """Return the error of ids that run *lacks* lacks and run *has* has."""
     return EvalDeltaError(
@@ -5394,7 +5410,9 @@ def _shared_ids(runs, key, allow_partial, verb="compares"):
         raise EvalDeltaError(f"{runs[-1][0]}: no {key} in common with "
                              f"{', '.join(path for path, _ in runs[:-1])}")
     order = [i for i in runs[0][1] if i in shared]
-    return order, len(set.union(*sets)) - len(shared)
+    every = set.union(*sets)
+    return order, Dropped(len(every) - len(shared), {
+        path: len(every - mine) for (path, _), mine in zip(runs, sets)})
 
 
 def _check_join(baseline, candidate, key, ids, seen, only, first_only,
@@ -7219,6 +7237,8 @@ def compare_run(options, path, rng):
                  else (baseline.path, candidate.path))
         reading = list(dict.fromkeys(line for c in corpus for line in c[3]))
         reading += [c[4] for c in corpus]
+        reading += list(dict.fromkeys(line for c in corpus if isinstance(
+            c[2], Dropped) for line in c[2].notes()))
         return _Compared(names, [c[0] for c in corpus],
                          [row for c in corpus for row in c[1]], dropped,
                          reading, _margins(options.margin,
@@ -7264,6 +7284,7 @@ def compare_run(options, path, rng):
     reading += [f"{source.path}: {_items(n, 'record')} missing a value "
                 f"left out (--allow-partial)"
                 for source, (n,) in zip((baseline, candidate), left) if n]
+    reading += missing.notes() if isinstance(missing, Dropped) else []
     return _Compared(names, results, subsets, max(dropped, missing), reading,
                      margins)
 
@@ -9512,6 +9533,7 @@ def _run_rank(args):
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
     metric, tally, dropped, names = rank_input(args, sources)
+    reading += dropped.notes() if isinstance(dropped, Dropped) else []
     if args.baseline is not None and args.baseline not in names:
         raise EvalDeltaError(f"--baseline {args.baseline!r} is none of the "
                              f"systems: {', '.join(names)}")

@@ -994,3 +994,23 @@ def test_a_helper_reports_errors_as_one_process_would(capsys, tmp_path,
     status, _, err = run(capsys, str(bad), cand, "--jobs", "2", "--metric",
                          "acc")
     assert status == 2 and f"{bad}:31" in err
+
+
+def test_ids_left_out_are_named_run_by_run(capsys, tmp_path):
+    # --allow-partial said "150 ids in one run only" and not which run
+    # lacked which: the joins now say it of each run, alike.
+    a = jsonl(tmp_path, "a.jsonl", [{"id": i, "m": i % 2, "g": 1,
+                                     "p": i % 2} for i in range(30)])
+    b = jsonl(tmp_path, "b.jsonl", [{"id": i, "m": 1, "g": 1, "p": 1}
+                                    for i in range(10, 45)])
+    wanted = [f"{b}: lacks 10 ids another run has, left out "
+              f"(--allow-partial)", f"{a}: lacks 15 ids another run has, "
+              f"left out (--allow-partial)"]
+    for argv in (["compare", a, b, "--metric", "m"],
+                 ["compare", a, b, "--stat", "f1(g,p)"],
+                 ["rank", a, b, "--metric", "m"]):
+        status = bed.main(argv + ["--allow-partial", "--json",
+                                  "--resamples", "50"])
+        report = json.loads(capsys.readouterr().out)
+        assert status == 0 and sorted(report["reading"][-2:]) == \
+            sorted(wanted), argv
