@@ -6196,7 +6196,8 @@ def _tasks_source(path, runs, how):
                         break
                 labelled.append((source.where(number), record))
         notes += [f"{task}: {note}" for note in source.notes]
-    notes.insert(0, f"{len(runs)} tasks read as one run, a field task each")
+    notes.insert(0, f"{_items(len(runs), 'task')} read as one run, a "
+                    f"field task each")
     source = _listed_source(path, labelled, notes)
     return source._replace(where=lambda number: labelled[number - 1][0])
 
@@ -7875,14 +7876,17 @@ def format_compare(results, judgements, *, names, dropped=0,
     if macro:
         head += (f"; overall: the macro average over the "
                  f"{len({label for label, _ in subsets})} {by} subsets")
-    if reading:
-        head = "\n".join([head] + [f"read: {line}" for line in reading])
     words = [_sentence(r, j, confidence=confidence)
              for r, j in zip(results, judgements)]
     notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
              for note in j.notes]
     mark = _markdown if markdown else str
-    lines = [mark(head)] + [""] * markdown
+    read = [f"read: {line}" for line in reading]
+    if markdown:                 # the read: lines a list, not one paragraph
+        lines = [mark(head), ""] + [f"- {mark(line)}" for line in read]
+        lines += [""] * bool(read)
+    else:
+        lines = [head] + read
     lines += _table(_rows(results, judgements, confidence), markdown)
     lines += [""] + [("- " if markdown else "") + mark(w) for w in words]
     if notes:

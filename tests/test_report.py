@@ -211,3 +211,16 @@ def test_every_command_prints_through_one_table_of_formats(capsys):
             "\n```\n"
         assert bed.main(argv + ["--json"]) == 0
         assert json.loads(capsys.readouterr().out) == json.loads(outs["json"])
+
+
+def test_markdown_read_lines_are_a_list(capsys):
+    # In markdown the read: lines once ran into the header as one
+    # paragraph; each is a list item now.
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "fixtures", "promptfoo")
+    assert bed.main(["compare", os.path.join(fixtures, "eval-a.json"),
+                     os.path.join(fixtures, "eval-a-rerun.json"),
+                     "--format", "markdown", "--resamples", "100"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "" and lines[2].startswith("- read: ")
+    assert lines[3].startswith("- read: ") and lines[4] == ""
