@@ -70,6 +70,7 @@ __all__ = [            # the library surface the README documents
     "Standings",
     "compare",
     "main",
+    "plan",
     "rank",
 ]
 __version__ = "0.1.0"
@@ -4145,6 +4146,45 @@ def least_units(alpha):
     return m
 
 
+def plan_design(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
+                power=POWER, n_items=None, confidence=CONFIDENCE):
+    """Return the Plan of a paired binary eval of accuracies *acc_a* and
+    *acc_b*, their errors tied by the latent correlation *corr* (default
+    the article's) or by the share of items where they differ,
+    *discordance*: the items McNemar's exact test needs for *power*,
+    Connor's approximation, the unpaired design's, and the exact power
+    and smallest detectable gap at *n_items* (default a quarter to twice
+    the items needed).
+
+    >>> plan_design(0.72, 0.76, corr=0.6).items_needed
+    1533
+    """
+    if discordance is not None:
+        make = functools.partial(discordance_design, acc_a,
+                                 discordance=discordance)
+        most, corr = most_accuracy(acc_a, discordance), None
+    else:
+        corr = CORR if corr is None else corr
+        make = functools.partial(_copula_b, acc_a, corr)
+        most = 1 - 1e-9
+    design, sizing = make(acc_b), dict(alpha=alpha, power=power)
+    needed = items_for_power(design, **sizing)
+    ns = n_items or sorted({max(1, round(f * (needed or 500)))
+                            for f in (0.25, 0.5, 1, 2)})
+    return Plan(design, corr, alpha, power, needed,
+                connor_items(design, **sizing),
+                unpaired_items(acc_a, acc_b, **sizing),
+                {n: mcnemar_power(n, design, alpha=alpha) for n in ns},
+                {n: detectable_gap(n, make, acc_a, most=most, **sizing)
+                 for n in ns}, {}, confidence)
+
+
+def _copula_b(acc_a, corr, acc_b):
+    """Return the copula Design of B's accuracy *acc_b* against A's at
+    correlation *corr*."""
+    return copula_design(acc_a, acc_b, corr)
+
+
 def detection(r, *, gap=None, alpha=0.05, power=POWER):
     """Return the Detection of a Spread or MetricResult *r*: the smallest
     difference its size detects with *power*, and the items that would
@@ -8142,6 +8182,22 @@ class Plan(NamedTuple):
     simulated: dict          # n -> (rejections, replays)
     confidence: float = CONFIDENCE
 
+    def __repr__(self):
+        """One short line: the design and the items it needs."""
+        d = self.design
+        return (f"Plan(acc_a={d.acc_a:g}, acc_b={d.acc_b:g}, "
+                f"discordance={float(d.p10 + d.p01):.4g}, "
+                f"alpha={self.alpha:g}, power={self.power:g}, "
+                f"items_needed={self.items_needed}, "
+                f"unpaired={self.unpaired})")
+
+    def __str__(self):
+        return format_plan(self)
+
+    def to_dict(self):
+        """Return the JSON object of plan --json, as a dict."""
+        return plan_json(self)
+
 
 def format_plan(plan):
     """Return the text report of plan (no trailing newline)."""
@@ -8590,6 +8646,21 @@ class Standings(NamedTuple):
         s = self.settings
         return rank_json(self.ranking, seed=s["seed"], alpha=s["alpha"],
                          confidence=s["confidence"])
+
+
+def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
+         power=POWER, n_items=None):
+    """Return the Plan of a paired binary eval before it is run (see
+    plan_design): str() is plan's text report, to_dict() its JSON.
+
+    >>> p = plan(0.72, 0.76, corr=0.6)
+    >>> p
+    Plan(acc_a=0.72, acc_b=0.76, discordance=0.3037, alpha=0.05, power=0.8, items_needed=1533, unpaired=1887)
+    >>> p.to_dict()["items_needed"]
+    1533
+    """
+    return plan_design(acc_a, acc_b, corr=corr, discordance=discordance,
+                       alpha=alpha, power=power, n_items=n_items)
 
 
 def _plain(values, name):
@@ -9613,34 +9684,22 @@ def _rank_direction(args, name, said):
     return "lower"
 
 
-def _plan_design(args):
-    """Return (acc_b, corr, make, most) from plan's options: make(b) is
-    the Design for B's accuracy b, up to *most*."""
+def _plan_checks(args):
+    """Refuse plan's design options that cannot go together; return B's
+    accuracy (from --acc-b, or --acc-a plus --gap)."""
     if args.gap is not None and args.acc_b is not None:
         raise EvalDeltaError("give --acc-b or --gap, not both")
-    acc_a = args.acc_a
-    acc_b = (ACC_B if args.gap is None else round(acc_a + args.gap, 12)
+    acc_b = (ACC_B if args.gap is None else round(args.acc_a + args.gap, 12)
              ) if args.acc_b is None else args.acc_b
     if not 0 < acc_b < 1:
         raise EvalDeltaError(f"acc-a + gap must be in (0, 1), not {acc_b:g}")
     if (args.repeats is None) != (args.within_var is None):
         raise EvalDeltaError("--repeats needs --within-var, or --from with "
                              "several samples per item")
-    if args.discordance is not None:
-        if args.simulate:
-            raise EvalDeltaError("--simulate replays the article's simulator,"
-                                 " which needs --corr, not --discordance")
-        return (acc_b, None, functools.partial(discordance_design, acc_a,
-                                               discordance=args.discordance),
-                most_accuracy(acc_a, args.discordance))
-    corr = CORR if args.corr is None else args.corr
-    return acc_b, corr, functools.partial(_copula_b, acc_a, corr), 1 - 1e-9
-
-
-def _copula_b(acc_a, corr, acc_b):
-    """Return the copula Design of B's accuracy *acc_b* against A's at
-    correlation *corr*."""
-    return copula_design(acc_a, acc_b, corr)
+    if args.discordance is not None and args.simulate:
+        raise EvalDeltaError("--simulate replays the article's simulator, "
+                             "which needs --corr, not --discordance")
+    return acc_b
 
 
 def _run_plan(args):
@@ -9660,31 +9719,26 @@ def _run_plan(args):
         print(render(args.format, text=lambda: format_pilot(rows, **sizing),
                      data=lambda: pilot_json(rows, **sizing)))
         return 0
-    acc_a = args.acc_a
-    acc_b, corr, make, most = _plan_design(args)
-    design, options = make(acc_b), dict(alpha=args.alpha, power=args.power)
+    acc_a, acc_b = args.acc_a, _plan_checks(args)
+    plan = plan_design(acc_a, acc_b, corr=args.corr,
+                       discordance=args.discordance, alpha=args.alpha,
+                       power=args.power, n_items=args.n_items,
+                       confidence=args.confidence)
     repeats = None
     if args.repeats:
-        repeats = items_with_repeats(design, args.within_var,
-                                     repeat_counts(args.repeats), **options)
-    needed = items_for_power(design, **options)
-    ns = args.n_items or sorted({max(1, round(f * (needed or 500)))
-                                 for f in (0.25, 0.5, 1, 2)})
+        repeats = items_with_repeats(plan.design, args.within_var,
+                                     repeat_counts(args.repeats),
+                                     alpha=args.alpha, power=args.power)
+    needed, ns = plan.items_needed, list(plan.power_at)
     simulated = {}
     for n in (([needed] if needed else []) + [n for n in ns if n != needed]
               if args.simulate else []):
         hits, _ = simulated_power(
-            random.Random(args.seed), n, replays=args.replays, corr=corr,
-            acc_a=acc_a, acc_b=acc_b, alpha=args.alpha,
+            random.Random(args.seed), n, replays=args.replays,
+            corr=plan.corr, acc_a=acc_a, acc_b=acc_b, alpha=args.alpha,
             progress=_progress(args.replays, args.quiet))
         simulated[n] = (hits, args.replays)
-    plan = Plan(design, corr, args.alpha, args.power, needed,
-                connor_items(design, **options),
-                unpaired_items(acc_a, acc_b, **options),
-                {n: mcnemar_power(n, design, alpha=args.alpha) for n in ns},
-                {n: detectable_gap(n, make, acc_a, most=most, **options)
-                 for n in ns},
-                simulated, args.confidence)
+    plan = plan._replace(simulated=simulated)
     if args.plot:
         _write_atomic(args.plot, _plan_svg(plan, max(ns + [needed or 0])))
     def data():

@@ -137,3 +137,17 @@ def test_the_readmes_five_minute_recipes_run_as_written(capsys):
             assert status == 0 and out and not err, (argv, err)
     finally:
         os.chdir(here)
+
+
+def test_plan_is_the_command_lines_plan(capsys):
+    for argv, kwargs in ((["--corr", "0.6"], dict(corr=0.6)),
+                         (["--discordance", "0.2"], dict(discordance=0.2))):
+        lib = bed.plan(0.72, 0.76, **kwargs)
+        assert bed.main(["plan", "--acc-a", "0.72", "--acc-b", "0.76",
+                         *argv, "--json"]) == 0
+        assert json.loads(json.dumps(lib.to_dict())) == json.loads(
+            capsys.readouterr().out)
+        assert bed.main(["plan", "--acc-a", "0.72", "--acc-b", "0.76",
+                         *argv]) == 0
+        assert str(lib) + "\n" == capsys.readouterr().out
+        assert len(repr(lib)) < 500
