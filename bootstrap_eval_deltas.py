@@ -7473,7 +7473,7 @@ def _metric_fields(options, baseline, candidate, said=None):
     for name in names:
         for source in (baseline, candidate):
             _require(source.run(), name, "field", "numeric fields:",
-                     numeric_fields(source.run()))
+                     numeric_fields(source.run(), ID_FIELDS))
     return [(name, name, name) for name in names]
 
 
@@ -7559,7 +7559,7 @@ def rank_input(options, sources):
                 f"runs have {', '.join(found) or 'none'})")
         for source in sources:
             _require(source.run(), found[0], "field", "numeric fields:",
-                     numeric_fields(source.run()))
+                     numeric_fields(source.run(), ID_FIELDS))
         metric = Metric(found[0], found[0], found[0])
         tally, dropped = read_joint(sources, metric, id_field=options.id_col,
                                     allow_partial=options.allow_partial,

@@ -213,7 +213,7 @@ def test_unknown_metric_lists_the_numeric_fields(capsys, tmp_path):
     base, cand = two_runs(tmp_path)
     status, _, err = run(capsys, base, cand, "--metric", "bleu")
     assert status == 2
-    assert "no field 'bleu'; numeric fields: id, acc, f1, latency" in err
+    assert "no field 'bleu'; numeric fields: acc, f1, latency" in err
     status, _, err = run(capsys, base, cand, "--lower-is-better", "bleu")
     assert status == 2 and "no metric 'bleu' to set" in err
 
