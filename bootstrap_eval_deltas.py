@@ -6171,14 +6171,14 @@ def _directory_source(path, how):
             f"framework writes in its directories (lm-eval samples_*.jsonl, "
             f"HELM per_instance_stats.json, Inspect logs, DeepEval test runs, "
             f"OpenCompass predictions/ or results/); name the file to read")
-    runs, notes = _newest_runs(path, found)
+    runs, older = _newest_runs(path, found)
     if how.task is not None:
         if how.task not in runs:
             raise EvalDeltaError(
                 f"{path}: no task {how.task!r} in this {reader.name} "
                 f"directory; its tasks are {', '.join(sorted(runs))}")
         runs = {how.task: runs[how.task]}
-        notes = [n for n in notes if n.startswith(f"{how.task}: ")]
+    notes = [older[task] for task in runs if task in older]
     if len(runs) > 1 and not how.all_tasks:
         raise EvalDeltaError(
             f"{path}: {len(runs)} tasks in this {reader.name} directory "
@@ -6194,18 +6194,16 @@ def _directory_source(path, how):
 
 
 def _newest_runs(path, found):
-    """Return ({task: file of its newest run}, notes on the runs left)."""
+    """Return ({task: file of its newest run}, {task: a note on the runs
+    left out} for the tasks run more than once)."""
     by_task = {}
     for run in sorted(found, key=lambda r: (r.task, r.stamp, r.path)):
         by_task.setdefault(run.task, []).append(run)
-    notes = []
-    for task, runs in by_task.items():
-        if len(runs) > 1:
-            notes.append(
-                f"{task}: {os.path.relpath(runs[-1].path, path)} read, the "
-                f"newest of {len(runs)} runs in {path} (the older left out: "
-                f"name a file to read another)")
-    return {task: runs[-1].path for task, runs in by_task.items()}, notes
+    older = {task: f"{task}: {os.path.relpath(runs[-1].path, path)} read, "
+                   f"the newest of {len(runs)} runs in {path} (the older "
+                   f"left out: name a file to read another)"
+             for task, runs in by_task.items() if len(runs) > 1}
+    return {task: runs[-1].path for task, runs in by_task.items()}, older
 
 
 def _walk(path, depth):
@@ -6433,15 +6431,20 @@ def _is_inspect(head):
         "samples" in doc or "results" in doc or "status" in doc)
 
 
+_INSPECT_HEAD = re.compile(r'^\{[^{]*"eval"\s*:\s*\{')  # version, status
+
+
 def _inspect_runs(path):
     """Return the _Found runs of an Inspect log directory: <date>_<task>_<id>
-    logs."""
+    logs (.json ones told by their first bytes, not parsed whole here: the
+    reader parses the one it reads)."""
     found = []
     for folder, files in _walk(path, 1):
         for name in files:
             file = os.path.join(folder, name)
             if name.endswith(".eval") or (
-                    name.endswith(".json") and _is_inspect(_Head(file))):
+                    name.endswith(".json") and _INSPECT_HEAD.search(
+                        _Head(file).text[:4096])):
                 stem = name.rsplit(".", 1)[0]
                 parts = stem.split("_")
                 if len(parts) >= 3 and re.match(r"\d{4}-\d\d-\d\dT", stem):
