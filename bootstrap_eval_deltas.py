@@ -5535,8 +5535,9 @@ def default_metrics(baseline, candidate, exclude, skipped=None):
 
     A field that is a metric in one run's first record and something
     else in the other's is an error naming both places.  Fields whose
-    names say they are no metric (not_a_metric) are left out, and named
-    with what they are in *skipped*, a dict, if given.
+    names say they are no metric (not_a_metric), and a framework's
+    metrics that one run lacks, are left out and named with why in
+    *skipped*, a dict, if given.
     """
     if baseline.metrics and (candidate.metrics or candidate.fields is None):
         theirs = candidate.metrics or tuple(
@@ -5544,6 +5545,10 @@ def default_metrics(baseline, candidate, exclude, skipped=None):
             if _is_metric_value(value, False))
         shared = [x for x in baseline.metrics
                   if x in theirs and x not in exclude]
+        if skipped is not None:
+            skipped.update((x, "in one run only") for x in dict.fromkeys(
+                baseline.metrics + tuple(theirs)) if x not in shared
+                and x not in exclude)
         if not shared:
             raise EvalDeltaError(
                 f"{candidate.path}: no metric in both runs: "
@@ -7470,7 +7475,7 @@ def _metric_fields(options, baseline, candidate, said=None):
             f"with --metric")
     if skipped and said is not None:
         said.append(
-            "not compared, their names say they are no metric: "
+            "not compared by default: "
             + ", ".join(f"{k} ({v})" for k, v in skipped.items())
             + "; --metric NAME compares one")
     for name in names:

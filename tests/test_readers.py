@@ -771,3 +771,22 @@ def test_pairwise_preferences_are_named_not_misread(capsys):
         err = fail(capsys, path, path)
         assert f"{path}: {kind}: a verdict per item between two outputs" \
             in err
+
+
+def test_a_metric_one_run_lacks_is_named_not_dropped(capsys, tmp_path):
+    # Of two HELM runs only one scored f1_score: it is said, not silently
+    # left out of the default set.
+    def run(name, stats):
+        doc = [{"instance_id": f"id{i}", "train_trial_index": 0, "stats": [
+            {"name": {"name": n, "split": "test"}, "mean": v(i)}
+            for n, v in stats]} for i in range(6)]
+        path = tmp_path / name
+        path.write_text(json.dumps(doc))
+        return str(path)
+    a = run("a.json", [("exact_match", lambda i: i % 2),
+                       ("f1_score", lambda i: 0.5)])
+    b = run("b.json", [("exact_match", lambda i: 1)])
+    report = compare(capsys, a, b)
+    assert [e["metric"] for e in report["metrics"]] == ["exact_match"]
+    assert "not compared by default: f1_score (in one run only); --metric " \
+        "NAME compares one" in report["reading"]
