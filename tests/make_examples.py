@@ -1,0 +1,107 @@
+"""Write the README's example files: datasets/examples/ and tests/fixtures/lm-eval-tasks/.
+
+Synthetic runs with known gaps, made by a seeded generator so that they can be
+remade exactly: python3 tests/make_examples.py (from anywhere).
+"""
+import csv, json, os, random
+
+top = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
+ex = os.path.join(top, "datasets", "examples")
+os.makedirs(ex, exist_ok=True)
+rng = random.Random(20261201)
+subjects = ["algebra", "biology", "history"]
+
+def write_jsonl(path, rows):
+    with open(path, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+
+# 240 questions, 6 per passage, three subjects; four systems
+n = 240
+skill = [rng.gauss(0, 1) for _ in range(n)]
+def system(shift, lat):
+    rows = []
+    for i in range(n):
+        p = 1 / (1 + 2.718281828 ** -(0.6 + shift + 1.4 * skill[i]))
+        rows.append({"id": f"q{i:03d}", "subject": subjects[i % 3],
+                     "passage_id": f"p{i // 6:02d}",
+                     "acc": int(rng.random() < p),
+                     "latency": round(rng.lognormvariate(lat, 0.3), 1)})
+    return rows
+for name, shift, lat in (("base", 0.0, 5.5), ("cand", 0.35, 5.45),
+                         ("cand2", -0.45, 5.3), ("cand3", 0.9, 5.7)):
+    write_jsonl(os.path.join(ex, name + ".jsonl"), system(shift, lat))
+
+# a tagger: gold label, each run's prediction, tokens right of total
+labels = [int(rng.random() < 0.4) for _ in range(n)]
+for name, err in (("tagger-base", 0.22), ("tagger-cand", 0.16)):
+    rows = []
+    for i in range(n):
+        pred = labels[i] if rng.random() > err else 1 - labels[i]
+        total = rng.randint(8, 40)
+        right = min(total, int(total * rng.uniform(1 - 2 * err, 1.0)))
+        rows.append({"id": f"s{i:03d}", "label": labels[i],
+                     "prediction": pred, "right": right, "total": total})
+    write_jsonl(os.path.join(ex, name + ".jsonl"), rows)
+
+# code: 40 problems, 8 samples each, passed 0/1 (records share task_id)
+hard = [rng.random() for _ in range(40)]
+for name, boost in (("code-base", 0.0), ("code-cand", 0.12)):
+    rows = []
+    for t in range(40):
+        for s in range(8):
+            rows.append({"task_id": f"HumanEval/{t}", "sample": s,
+                         "passed": rng.random() < min(1, hard[t] + boost)})
+    write_jsonl(os.path.join(ex, name + ".jsonl"), rows)
+
+# one wide CSV: gold and two systems' predictions
+with open(os.path.join(ex, "preds.csv"), "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["id", "gold", "pred_a", "pred_b"])
+    for i in range(n):
+        g = labels[i]
+        a = g if rng.random() > 0.2 else 1 - g
+        b = g if rng.random() > 0.15 else 1 - g
+        w.writerow([f"s{i:03d}", g, a, b])
+
+# records under a key: {"results": {"items": [...]}}
+for name in ("base", "cand"):
+    with open(os.path.join(ex, name + ".jsonl")) as f:
+        rows = [json.loads(line) for line in f]
+    doc = {"model": name, "results": {"items": [
+        {"id": r["id"], "acc": r["acc"]} for r in rows]}}
+    with open(os.path.join(ex, "nested-" + name + ".json"), "w") as f:
+        json.dump(doc, f, indent=1)
+
+# lm-evaluation-harness run folders: three MMLU tasks per model
+fx = os.path.join(top, "tests", "fixtures", "lm-eval-tasks")
+tasks = ["mmlu_anatomy", "mmlu_astronomy", "mmlu_virology"]
+for model, date, shift in (("model-a", "2025-01-10T09-12-44.120331", 0.0),
+                           ("model-b", "2025-01-11T17-40-02.958113", 0.08)):
+    d = os.path.join(fx, model)
+    os.makedirs(d, exist_ok=True)
+    results = {}
+    for k, task in enumerate(tasks):
+        rows, right = [], 0
+        for i in range(30):
+            p = 0.55 + 0.1 * k + shift - 0.3 * (i % 5 == 0)
+            acc = float(rng.random() < p)
+            right += acc
+            rows.append({"doc_id": i, "doc": {"question": f"{task} q{i}",
+                         "choices": ["A", "B", "C", "D"], "answer": i % 4},
+                         "target": i % 4,
+                         "arguments": {"gen_args_0": {"arg_0": "Q",
+                                                      "arg_1": " A"}},
+                         "resps": [[["-1.2", "False"]]],
+                         "filtered_resps": [["-1.2", "False"]],
+                         "filter": "none", "metrics": ["acc"],
+                         "doc_hash": "h", "prompt_hash": "p",
+                         "target_hash": "t", "acc": acc})
+        write_jsonl(os.path.join(d, f"samples_{task}_{date}.jsonl"), rows)
+        results[task] = {"alias": task, "acc,none": right / 30,
+                         "acc_stderr,none": 0.09}
+    with open(os.path.join(d, f"results_{date}.json"), "w") as f:
+        json.dump({"results": results,
+                   "configs": {t: {"task": t} for t in tasks},
+                   "versions": {t: 1.0 for t in tasks},
+                   "n-shot": {t: 0 for t in tasks}}, f, indent=2)
