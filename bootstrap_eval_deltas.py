@@ -9320,15 +9320,13 @@ def _write_atomic(path, text):
 def _run_simulate(args):
     """Run simulate (the article's run, or a calibration) and print its report;
     return 0."""
-    _settle_format(args)
+    args = _settled(args)
     if args.differences:
         return _run_differences(args)
     if args.gap is not None:
         raise EvalDeltaError("--gap goes with --differences (the binary "
                              "design's gap is --acc-b minus --acc-a)")
-    for name, value in (("corr", CORR), ("acc_a", ACC_A), ("acc_b", ACC_B)):
-        if getattr(args, name) is None:
-            setattr(args, name, value)
+    args = _settled(args, dict(corr=CORR, acc_a=ACC_A, acc_b=ACC_B))
     if args.intervals and not args.replays:
         raise EvalDeltaError("--intervals calibrates over the replays; give "
                              "--replays of at least 1")
@@ -9424,7 +9422,7 @@ def _compare_options(args):
 def _run_compare(args):
     """Run compare: read, compare, judge and print each candidate against the
     baseline; return 1 if --fail-on holds, else 0."""
-    _check_compare_options(args)
+    args = _check_compare_options(args)
     if args.plot:
         _check_plot(args.plot)
     options, rng = _compare_options(args), random.Random(args.seed)
@@ -9494,7 +9492,8 @@ def failures(results, judgements, fail_on):
 
 
 def _check_compare_options(args):
-    """Refuse options that would be silently ignored, or given twice."""
+    """Refuse options that would be silently ignored, or given twice; return
+    the arguments settled (the --stat texts parsed)."""
     if len(args.candidates) > 1 and args.plot:
         raise EvalDeltaError("--plot draws one comparison; give one "
                              "candidate")
@@ -9508,7 +9507,6 @@ def _check_compare_options(args):
         if args.metric and len(args.metric) > 1:
             raise EvalDeltaError("one wide file holds one metric (--a-col "
                                  "and --b-col); --metric names it once")
-    _settle_format(args)
     for flag, names in (("--metric", args.metric or []),
                         ("--metric-type", [n for n, _ in args.metric_type]),
                         ("--lower-is-better", args.lower_is_better),
@@ -9529,13 +9527,13 @@ def _check_compare_options(args):
     if args.by and args.cluster:
         raise EvalDeltaError("--by and --cluster together are not supported "
                              "yet: give one")
-    args.stat = [parse_stat(text) for text in args.stat]
-    if args.stat:
+    stats = [parse_stat(text) for text in args.stat]
+    if stats:
         if args.macro:
             raise EvalDeltaError("--macro with --stat is not supported yet: "
                                  "a corpus statistic's subsets are rows "
                                  "under the pooled one")
-        names = [s.name for s in args.stat] + (args.metric or [])
+        names = [s.name for s in stats] + (args.metric or [])
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise EvalDeltaError(f"--stat {twice[0]} is named twice")
@@ -9543,15 +9541,25 @@ def _check_compare_options(args):
         raise EvalDeltaError("--fail-on inferior needs --margin: "
                              "non-inferiority is judged against a margin")
     _check_resamples(args.resamples, args.confidence)
+    return _settled(args, stat=stats)
 
 
-def _settle_format(args):
-    """Set args.format from --format and --json (short for --format
-    json), refusing the two when they disagree."""
+def _settled(args, defaults=(), **values):
+    """Return a copy of parsed arguments, args itself left as parsed: its
+    format settled from --format and --json (short for --format json,
+    refused when the two disagree), the options left unset (None) given
+    their *defaults*, and the *values* in place of what was parsed."""
     if args.json and args.format not in (None, "json"):
         raise EvalDeltaError(f"--json is --format json; it cannot go with "
                              f"--format {args.format}")
-    args.format = "json" if args.json else args.format or "text"
+    settled = argparse.Namespace(**vars(args))
+    settled.format = "json" if args.json else args.format or "text"
+    for name, value in dict(defaults).items():
+        if getattr(settled, name) is None:
+            setattr(settled, name, value)
+    for name, value in values.items():
+        setattr(settled, name, value)
+    return settled
 
 
 def _margin_spec(text):
@@ -9582,7 +9590,8 @@ def _flag(name):
 
 
 def _check_plan_options(args):
-    """Refuse plan options that would be silently ignored; fill defaults."""
+    """Refuse plan options that would be silently ignored; return the
+    arguments settled, the defaults filled."""
     given = [n for n in (_NOT_WITH_PILOT if args.pilot else _PILOT_ONLY)
              if getattr(args, n) not in (None, False)]
     if given:
@@ -9594,17 +9603,14 @@ def _check_plan_options(args):
         for name in ("replays", "seed"):
             if getattr(args, name) is not None:
                 raise EvalDeltaError(f"{_flag(name)} goes with --simulate")
-    defaults = dict(acc_a=ACC_A, confidence=CONFIDENCE, replays=REPLAYS,
-                    seed=SEED)
-    for name, value in defaults.items():
-        if getattr(args, name) is None:
-            setattr(args, name, value)
+    return _settled(args, dict(acc_a=ACC_A, confidence=CONFIDENCE,
+                               replays=REPLAYS, seed=SEED))
 
 
 def _run_rank(args):
     """Run rank: read the runs, rank them jointly, compare the pairs asked for
     and print; return 0."""
-    _settle_format(args)
+    args = _settled(args)
     if args.pairs and args.baseline:
         raise EvalDeltaError("give --pairs (every pair) or --baseline NAME "
                              "(each system against one), not both")
@@ -9713,8 +9719,7 @@ def _plan_checks(args):
 def _run_plan(args):
     """Run plan: from a design or a pilot, print power, items needed and the
     detectable gap; return 0."""
-    _check_plan_options(args)
-    _settle_format(args)
+    args = _check_plan_options(args)
     if args.plot:
         _check_plot(args.plot)
     if args.pilot:

@@ -310,3 +310,26 @@ def test_simulate_refuses_out_with_no_csv_and_too_few_resamples(capsys,
     assert status == 2 and "give --resamples 41 or more" in err
     assert list(tmp_path.iterdir()) == []
 
+
+
+def test_commands_leave_their_parsed_arguments_as_parsed(capsys):
+    # Each command settles its options (format, defaults, parsed --stat) in
+    # a copy; the namespace argparse returned is not rewritten.
+    csv = os.path.join(os.path.dirname(__file__), os.pardir, "datasets",
+                       "bootstrap-eval-deltas.csv")
+    examples = os.path.join(os.path.dirname(__file__), os.pardir, "datasets",
+                            "examples")
+    for argv in (["compare", csv, "--resamples", "200", "--json"],
+                 ["compare", os.path.join(examples, "tagger-base.jsonl"),
+                  os.path.join(examples, "tagger-cand.jsonl"), "--stat",
+                  "f1(label,prediction)", "--resamples", "200"],
+                 ["plan", "--acc-b", "0.8"],
+                 ["rank", csv, "--systems",
+                  "system_a_correct,system_b_correct", "--resamples", "200"],
+                 ["--differences", "normal", "--replays", "2",
+                  "--resamples", "60", "--n-items", "30"]):
+        args = bed._build_parser().parse_args(bed._with_default_command(argv))
+        before = dict(vars(args))
+        assert args.run(args) == 0
+        capsys.readouterr()
+        assert vars(args) == before, argv
