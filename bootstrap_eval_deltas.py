@@ -5436,21 +5436,25 @@ def _lacking(lacks, has, count, key, first, verb="compares"):
 def _shared_ids(runs, key, allow_partial, verb="compares"):
     """Return (the ids every run has, in the first run's order; how many
     ids some run lacks) of runs [(path, ids in order)], raising the join's
-    errors (see above)."""
+    errors: without allow_partial the run that lacks the most ids (the
+    later on a tie) is named, beside the first run holding ids it lacks.
+    The two-run streaming join (_read_joined, _check_join) names the same
+    run in the same words."""
     sets = [set(ids) for _, ids in runs]
     shared = set.intersection(*sets)
-    for (path, _), mine in zip(runs, sets):
-        for (other, theirs), their_set in zip(runs, sets):
-            if mine is their_set or their_set <= mine or allow_partial:
-                continue
-            first = [i for i in theirs if i not in mine][:3]
-            raise _lacking(path, other, len(their_set - mine), key, first,
-                           verb)
+    every = set.union(*sets)
+    if not allow_partial and len(shared) < len(every):
+        lacks = max(range(len(runs)),
+                    key=lambda k: (len(every - sets[k]), k))
+        mine = sets[lacks]
+        other = next(k for k in range(len(runs)) if sets[k] - mine)
+        first = [i for i in runs[other][1] if i not in mine][:3]
+        raise _lacking(runs[lacks][0], runs[other][0],
+                       len(sets[other] - mine), key, first, verb)
     if not shared:
         raise EvalDeltaError(f"{runs[-1][0]}: no {key} in common with "
                              f"{', '.join(path for path, _ in runs[:-1])}")
     order = [i for i in runs[0][1] if i in shared]
-    every = set.union(*sets)
     return order, Dropped(len(every) - len(shared), {
         path: len(every - mine) for (path, _), mine in zip(runs, sets)})
 
