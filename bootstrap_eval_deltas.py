@@ -572,6 +572,15 @@ def _nonzero(values, counts):
 # label: pair tally}; Columns, the pairs item by item, where most are
 # distinct (a continuous metric); a joint tally, a Counter of S-tuples,
 # one value per system, for rank.
+#
+# A value's path, once: a reader gives floats (or ints and bools), which
+# hold a file of millions of rows in flat arrays; where a statistic must
+# be exact it reads each distinct value once as the decimal it prints as
+# (_ratio, _exact: "0.8" is 8/10, since a float's repr is the shortest
+# text that reads back as it), then sums integers and Fractions.  A 0/1
+# metric is never a float in a result: its means and differences are
+# Fractions of counts.  Whether a metric is binary is read from its
+# values (_kind_of) unless --metric-type declares it.
 
 class Interval(NamedTuple):
     """A two-sided interval [lo, hi] of exact values."""
