@@ -47,6 +47,9 @@ part of section X):
                     (by resampling or saddlepoint, BCa, clusters); subsets
                     and their macro average; clustered standard errors
     Ranking         rank_systems: the joint bootstrap of several systems
+    Pairwise preferences  a verdict as a score on a pair: win rates, ties,
+                    positions (preference_counts); Bradley-Terry ratings
+                    with bootstrap intervals over battles (rank_preferences)
     Resampling: many resamples' sums, in parallel (resample_sums)
     Simulation: coverage and calibration (the article's replay loop)
     Corpus statistics  F1, precision, recall, MCC and ratios from per-item
@@ -192,6 +195,32 @@ _MISSING = _Missing()
 def _missing(value):
     """Return True for a value that is absent, null or empty."""
     return value is _MISSING or value is None or value == ""
+
+
+def _ranks(values):
+    """Return each value's rank, 1 for the largest, ties taking the mean.
+
+    >>> _ranks([3, 5, 3, 1])
+    [2.5, 1, 2.5, 4]
+    """
+    out = []
+    for v in values:
+        above = sum(1 for w in values if w > v)
+        ties = sum(1 for w in values if w == v)
+        rank = above + (ties + 1) / 2
+        out.append(int(rank) if rank == int(rank) else rank)
+    return out
+
+
+def _some(names, most=10):
+    """Return up to *most* names, and how many more there are.
+
+    >>> _some(list("abcdefghijkl"))
+    'a, b, c, d, e, f, g, h, i, j and 2 more'
+    """
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more"
+                    if len(names) > most else "")
 
 
 def _items(n, noun="item"):
@@ -2543,27 +2572,308 @@ def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
                    top, Fraction(critical, unit), resamples, method)
 
 
-def _ranks(values):
-    """Return each value's rank, 1 for the largest, ties taking the mean.
-
-    >>> _ranks([3, 5, 3, 1])
-    [2.5, 1, 2.5, 4]
-    """
-    out = []
-    for v in values:
-        above = sum(1 for w in values if w > v)
-        ties = sum(1 for w in values if w == v)
-        rank = above + (ties + 1) / 2
-        out.append(int(rank) if rank == int(rank) else rank)
-    return out
-
-
 def pair_tally(tally, i, j):
     """Return the Counter of (system i, system j) pairs of an S-tuple tally."""
     out = collections.Counter()
     for key, count in tally.items():
         out[key[i], key[j]] += count
     return out
+
+
+## Pairwise preferences #######################################################
+
+# A preference is a score on a pair: the second system's share x of a
+# verdict (1 a win, 0 a loss, 1/2 a tie, a judge's probability as its
+# value).  Two systems: compare reads the shares as a paired metric (the
+# first system's 1 - x, the second's x: see Input), and preference_counts
+# gives the figures the projects publish beside it: the win rate with
+# ties as half, the wins, losses and ties, AlpacaEval's standard error
+# (the plain standard error of the mean share, metrics/winrate.py), the
+# exact sign test on the decisive verdicts (McNemar's tails: the same
+# binomial test) and, where each verdict is two games with the positions
+# swapped, how often the first position won.
+
+class PreferenceCounts(NamedTuple):
+    """The verdicts of one pair of systems (b's share), counted."""
+    a: str
+    b: str
+    n: int                   # items judged
+    wins: int                # b's share above one half
+    losses: int
+    ties: int                # exactly one half
+    win_rate: Fraction       # b's mean share: ties as half
+    discrete: Fraction       # (wins + ties / 2) / n: each verdict whole
+    se: float                # standard error of the mean share (ddof 1)
+    sign_p: Fraction         # exact two-sided sign test, wins vs losses
+    games: int = 0           # decisive games, where there are games
+    first_won: int = 0       # of them, won by the first position
+    flipped: int = 0         # verdicts whose games disagree
+    whole: bool = True       # every share is 0, 1/2 or 1
+
+
+def preference_counts(a, b, shares, games=()):
+    """Return the PreferenceCounts of b's shares of the verdicts against a
+    (and, per verdict, its games as (b's share, b first) pairs).
+
+    >>> c = preference_counts("x", "y", [1, 1, 0.5, 0, 1])
+    >>> c.win_rate, c.wins, c.losses, c.ties, c.sign_p
+    (Fraction(7, 10), 3, 1, 1, Fraction(5, 8))
+    """
+    counted = collections.Counter(map(_exact, shares))
+    n = sum(counted.values())
+    if not n:
+        raise EvalDeltaError(f"no verdicts of {b} against {a}")
+    half = Fraction(1, 2)
+    wins = sum(c for x, c in counted.items() if x > half)
+    losses = sum(c for x, c in counted.items() if x < half)
+    ties = counted.get(half, 0)
+    total = sum(x * c for x, c in counted.items())
+    mean = total / n
+    square = sum(x * x * c for x, c in counted.items())
+    se = (math.sqrt((square - n * mean * mean) / (n - 1) / n)
+          if n > 1 else math.nan)
+    decisive = [(share, first) for played in games for share, first
+                in played if share != half]
+    return PreferenceCounts(
+        a, b, n, wins, losses, ties, mean, (wins + half * ties) / n, se,
+        _mcnemar_p(losses, wins) if wins + losses else Fraction(1),
+        len(decisive), sum(1 for share, first in decisive
+                           if (share > half) == first),
+        sum(1 for played in games
+            if len({share for share, _ in played}) > 1),
+        set(counted) <= {0, half, 1})
+
+
+# Many systems: Bradley-Terry strengths (Bradley & Terry 1952; ties as
+# half a win each, as Chatbot Arena's compute_mle_elo counts them), fitted
+# by Hunter's (2004) MM iteration, gamma_i <- W_i / sum_j n_ij / (gamma_i +
+# gamma_j), which climbs the likelihood to its maximum where one exists:
+# where every split of the systems in two has a win (or a tie) across it
+# both ways.  Ratings are on the Elo scale, 400 log10(gamma) (Chatbot
+# Arena's), centred at 1000 or anchored where the user says.  Intervals
+# come from a bootstrap over battles drawn as multinomial counts of the
+# (pair, verdict) cells, so a round costs the cells, not the battles, each
+# fit warm-started from the full data's; ranks and the top group follow
+# rank_systems (the joint bootstrap of the largest centred difference).
+
+def bradley_terry(size, cells, start=None, tol=1e-10):
+    """Return the Bradley-Terry log-strengths (summing to 0) of *size*
+    systems from *cells* [(i, j, j's share, count)]: battles of i and j.
+
+    >>> [round(x, 6) for x in bradley_terry(2, [(0, 1, 1.0, 3), (0, 1, 0.0, 1)])]
+    [-0.549306, 0.549306]
+    """
+    wins, games = [0.0] * size, {}
+    for i, j, share, count in cells:
+        wins[j] += share * count
+        wins[i] += (1 - share) * count
+        key = (i, j) if i < j else (j, i)
+        games[key] = games.get(key, 0) + count
+    return _bt_fit(size, wins, [(i, j, n) for (i, j), n in games.items()
+                                if n], start, tol)
+
+
+def _bt_fit(size, wins, pairs, start=None, tol=1e-10):
+    """Return the log-strengths maximising the Bradley-Terry likelihood of
+    total wins *wins* (ties as half) over battles *pairs* [(i, j, n)]:
+    Newton's method on the concave log-likelihood, each step halved until
+    the likelihood rises (the system 0 held fixed, then centred), for up
+    to 40 systems; Hunter's MM iteration beyond, whose steps are cheaper."""
+    theta = list(start) if start else [0.0] * size
+    if size > 40:
+        gamma = [math.exp(x) for x in theta]
+        for _ in range(100000):
+            denominator = [0.0] * size
+            for i, j, n in pairs:
+                share = n / (gamma[i] + gamma[j])
+                denominator[i] += share
+                denominator[j] += share
+            new = [max(w / d, 1e-300) if d else g
+                   for w, d, g in zip(wins, denominator, gamma)]
+            logs = [math.log(x) for x in new]
+            centre = sum(logs) / size
+            logs = [x - centre for x in logs]
+            change = max(abs(x - y) for x, y in zip(logs, theta))
+            theta, gamma = logs, [math.exp(x) for x in logs]
+            if change < tol:
+                break
+        return theta
+
+    def loglik(t):
+        return (sum(w * x for w, x in zip(wins, t))
+                - sum(n * _log_add(t[i], t[j]) for i, j, n in pairs))
+    current = loglik(theta)
+    for _ in range(200):
+        grad = list(wins)
+        hess = [[0.0] * size for _ in range(size)]
+        for i, j, n in pairs:
+            p = 1 / (1 + math.exp(theta[j] - theta[i]))
+            grad[i] -= n * p
+            grad[j] -= n * (1 - p)
+            v = n * p * (1 - p)
+            hess[i][i] += v
+            hess[j][j] += v
+            hess[i][j] -= v
+            hess[j][i] -= v
+        step = _solve([row[1:] for row in hess[1:]], grad[1:])
+        if step is None:
+            break
+        step = [0.0] + step
+        scale = 1.0
+        while True:
+            trial = [x + scale * d for x, d in zip(theta, step)]
+            value = loglik(trial)
+            if value >= current - 1e-12 * abs(current) or scale < 1e-6:
+                break
+            scale /= 2
+        change = max(abs(scale * d) for d in step)
+        theta, current = trial, value
+        if change < tol:
+            break
+    centre = sum(theta) / size
+    return [x - centre for x in theta]
+
+
+def _log_add(x, y):
+    """Return log(e**x + e**y) without overflow."""
+    top = max(x, y)
+    return top + math.log1p(math.exp(min(x, y) - top))
+
+
+def _solve(matrix, vector):
+    """Return x with matrix x = vector (Gaussian elimination, partial
+    pivoting), or None where the matrix is singular."""
+    size = len(vector)
+    rows = [list(row) + [v] for row, v in zip(matrix, vector)]
+    for k in range(size):
+        pivot = max(range(k, size), key=lambda r: abs(rows[r][k]))
+        if abs(rows[pivot][k]) < 1e-300:
+            return None
+        rows[k], rows[pivot] = rows[pivot], rows[k]
+        top = rows[k]
+        for r in range(k + 1, size):
+            factor = rows[r][k] / top[k]
+            if factor:
+                row = rows[r]
+                for c in range(k, size + 1):
+                    row[c] -= factor * top[c]
+    x = [0.0] * size
+    for k in reversed(range(size)):
+        x[k] = (rows[k][size] - sum(rows[k][c] * x[c]
+                                    for c in range(k + 1, size))) / rows[k][k]
+    return x
+
+
+def _connected(size, cells):
+    """Return the systems not reached from system 0 by wins, or not
+    reaching it: empty when the Bradley-Terry fit exists."""
+    beats = [set() for _ in range(size)]
+    for i, j, share, count in cells:
+        if count and share > 0:
+            beats[j].add(i)
+        if count and share < 1:
+            beats[i].add(j)
+
+    def reach(edges):
+        seen, todo = {0}, [0]
+        while todo:
+            for k in edges[todo.pop()] - seen:
+                seen.add(k)
+                todo.append(k)
+        return seen
+    back = [set() for _ in range(size)]
+    for i in range(size):
+        for j in beats[i]:
+            back[j].add(i)
+    return set(range(size)) - (reach(beats) & reach(back))
+
+
+ELO = 400 / math.log(10)       # rating points per unit of log-strength
+
+
+def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
+                     confidence=CONFIDENCE, alpha=0.05, anchor=None):
+    """Return the Ranking of systems *names* by Bradley-Terry rating, from
+    *cells* [(i, j, j's share, count)], with bootstrap intervals over the
+    battles; *anchor* (name, rating) fixes one system's rating, else the
+    ratings average 1000.
+
+    >>> r = rank_preferences([(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0,
+    ...     5), (1, 2, 0.0, 25), (0, 2, 0.5, 10)], random.Random(1),
+    ...     names=["a", "b", "c"], resamples=200)
+    >>> [round(x) for x in r.means], r.ranks
+    ([947, 1153, 900], [2, 1, 3])
+    """
+    size = len(names)
+    if size < 2:
+        raise EvalDeltaError("ranking needs two systems or more")
+    _check_resamples(resamples, confidence)
+    cells = [cell for cell in cells if cell[3]]
+    apart = _connected(size, cells)
+    if apart:
+        raise EvalDeltaError(
+            f"no Bradley-Terry rating exists: {_some([names[k] for k in sorted(apart)])} "
+            f"never won (or never lost) against the others, in a chain of "
+            f"battles; rank the systems that played each other")
+    if anchor is not None and anchor[0] not in names:
+        raise EvalDeltaError(f"--anchor {anchor[0]!r} is none of the "
+                             f"systems: {_some(names)}")
+
+    def ratings(logs):
+        shift = (anchor[1] - ELO * logs[names.index(anchor[0])]
+                 if anchor else 1000)
+        return [ELO * x + shift for x in logs]
+    observed = bradley_terry(size, cells)
+    rated = ratings(observed)
+    counts = [count for *_, count in cells]
+    n = sum(counts)
+    pair_of, shares = {}, []       # a round's wins and battles, pair by pair
+    for k, (i, j, share, _) in enumerate(cells):
+        pair_of.setdefault((min(i, j), max(i, j)), []).append(k)
+        shares.append(share if j > i else 1 - share)   # the higher's share
+    groups = [(i, j, at, [shares[k] for k in at])
+              for (i, j), at in pair_of.items()]
+    drawn = []
+    for _ in range(resamples):
+        again = multinomial(rng, n, counts)
+        wins, pairs = [0.0] * size, []
+        for i, j, at, x in groups:
+            got = [again[k] for k in at]
+            games = sum(got)
+            if games:
+                won = sum(map(mul, x, got))
+                wins[j] += won
+                wins[i] += games - won
+                pairs.append((i, j, games))
+        drawn.append(ratings(_bt_fit(size, wins, pairs, observed, 1e-8)))
+    cis = [Interval(*percentile_interval([row[s] for row in drawn],
+                                         confidence)) for s in range(size)]
+    ranked = [_ranks(row) for row in drawn]
+    rank_cis = [percentile_interval([row[s] for row in ranked], confidence)
+                for s in range(size)]
+    spread = sorted(max(u) - min(u) for u in (
+        [x - y for x, y in zip(row, rated)] for row in drawn))
+    critical = spread[min(resamples - 1,
+                          math.floor(resamples * (1 - _exact(alpha))))]
+    best = max(rated)
+    return Ranking("Bradley-Terry rating", "preferences", "higher", n,
+                   list(names), rated, cis, _ranks(rated), rank_cis,
+                   [best - x <= critical for x in rated], critical,
+                   resamples, "bradley-terry")
+
+
+def win_rates(size, cells):
+    """Return the matrix of observed win rates (ties as half): row i's
+    share of its battles with column j, None where they never met."""
+    won = [[0.0] * size for _ in range(size)]
+    met = [[0] * size for _ in range(size)]
+    for i, j, share, count in cells:
+        won[j][i] += share * count
+        won[i][j] += (1 - share) * count
+        met[i][j] += count
+        met[j][i] += count
+    return [[won[i][j] / met[i][j] if met[i][j] else None
+             for j in range(size)] for i in range(size)]
 
 
 ## Resampling: many resamples' sums, in parallel ##############################
@@ -4463,6 +4773,7 @@ class Source(NamedTuple):
     corpus: tuple = ()       # fields of [gold, pred] pairs (lm-eval's f1)
     metrics: tuple = ()      # a framework's metrics, in every record
     forkable: bool = True    # its batches may be read in a helper process
+    measure: str = "success"  # what a file of several systems' columns holds
 
     def run(self):
         """Return a Run holding the first record only, for header checks."""
@@ -7091,37 +7402,276 @@ def _read_aggregate(head, how):
     raise EvalDeltaError(f"{head.path}: {_aggregate_message(head)}")
 
 
-# Pairwise preferences (a verdict per item between two outputs) are not
-# per-item scores: their layouts are recognised so as to say so, rather
-# than to be read as a table with no systems' columns.
+# Pairwise preferences: a verdict per item between two outputs, read as a
+# score on a pair: the second system's share of the verdict, 1 a win, 0 a
+# loss, 1/2 a tie, a judge's probability as its value.  Each layout gives
+# Verdicts in a Source of kind "preferences"; preference_pair() turns the
+# two systems compared into a wide file of their shares (the first's
+# 1 - x, the second's x), so compare's intervals, tests and verdicts are
+# those of any paired metric: the candidate's mean is its win rate with
+# ties as half, and the paired test of 2x - 1 is the sign test on the
+# decisive verdicts where the verdicts are whole.  Layouts, from each
+# project's source:
+#   AlpacaEval annotations.json (alpaca_eval metrics/winrate.py): a list of
+#     {instruction, generator_1 (the baseline), generator_2, preference}:
+#     1 the baseline, 2 the model, 1.5 or 0 a draw, between them the
+#     judge's probability; None or NaN not annotated (left out, said).
+#   MT-Bench pairwise judgments (FastChat llm_judge, show_result.py):
+#     {question_id, model_1, model_2, g1_winner, g2_winner, turn}; the
+#     second game has the positions swapped, its winner already named by
+#     model; a verdict that flips with the position (or a tie in the
+#     first game) is a tie, as display_result_pairwise counts it; rows
+#     with an error in either game are left out, as there.
+#   Arena-Hard judgments (arena-hard-auto show_result.py): {question_id,
+#     model, games: [{score}, {score}]}, scores A>>B, A>B, A=B, B>A, B>>A;
+#     game 1 has the baseline as A, game 2 the model; an item's share is
+#     the mean of its games (a strong verdict is a win here; Arena-Hard's
+#     Bradley-Terry counts it three times).
+#   Chatbot Arena battles and plain tables: {model_a, model_b, winner},
+#     winner model_a, model_b, tie or tie (bothbad) (or a system's name,
+#     a, b); each battle is an item, its question_id (if any) a cluster.
+
+class Verdict(NamedTuple):
+    """One judgment of two systems: the second's share of it, and where."""
+    item: str            # what was judged (a question, and its turn)
+    question: str        # the question it belongs to: a cluster
+    a: str               # the system in the pair's first place
+    b: str
+    share: float         # b's share of the verdict, in [0, 1]
+    place: str
+    games: tuple = ()    # (b's share, b in the first position) per game
+    fields: tuple = ()   # (name, value) of short labels: dataset, turn
+
 
 _PREFERENCE_KEYS = (
-    ({"generator_1", "generator_2", "preference"}, "AlpacaEval annotations"),
-    ({"model_1", "model_2", "g1_winner"}, "MT-Bench pairwise judgments"),
-    ({"model_a", "model_b", "winner"}, "Chatbot Arena battles"),
-    ({"question_id", "model", "games"}, "Arena-Hard judgments"),
+    ({"generator_1", "generator_2", "preference"}, "alpaca-eval"),
+    ({"model_1", "model_2", "g1_winner", "g2_winner"}, "mt-bench"),
+    ({"model", "games"}, "arena-hard"),
+    ({"model_a", "model_b", "winner"}, "battles"),
 )
+_VERDICT_FIELDS = {"instruction", "output_1", "output_2", "generator_1",
+                   "generator_2", "preference", "model_1", "model_2",
+                   "g1_winner", "g2_winner", "g1_judgment", "g2_judgment",
+                   "g1_user_prompt", "g2_user_prompt", "model", "games",
+                   "model_a", "model_b", "winner", "question_id", "uid",
+                   "raw_completion", "conversation_a", "conversation_b"}
+
+
+def _head_keys(head):
+    """Return the field names of a file's first record (JSON or a header)."""
+    first = head.first()
+    if first is not None:
+        return set(first)
+    if head.text.startswith("["):
+        found = re.search(r"\{[^{}]*", head.text)   # the first record's
+        return set(re.findall(r'"(\w+)"\s*:', found.group())) if found \
+            else set()
+    if head.text.startswith("{"):
+        return set()
+    header = head.text.partition("\n")[0]
+    return {f.strip().strip('"') for f in re.split(r"[,\t;]", header)}
 
 
 def _preference_kind(head):
     """Return the name of a pairwise-preference layout, or None."""
-    first = head.first()
-    if first is None and head.text.startswith("["):
-        found = re.search(r"\{[^{}]*", head.text)   # the first record's
-        keys = set(re.findall(r'"(\w+)"\s*:', found.group())) if found \
-            else set()
-    else:
-        keys = set(first or ())
+    keys = _head_keys(head)
     return next((name for wanted, name in _PREFERENCE_KEYS
                  if wanted <= keys), None)
 
 
-def _read_preferences(head, how):
-    """Refuse pairwise preference judgments, saying what they are."""
-    raise EvalDeltaError(
-        f"{head.path}: {_preference_kind(head)}: a verdict per item between "
-        f"two outputs, not per-item scores; this tool compares scores, and "
-        f"does not read preference judgments yet")
+def _preference_records(path):
+    """Yield (place, record) of a JSON array, JSONL or CSV file."""
+    source = _table_source(path)
+    for numbers, rows in source.batches:
+        for number, row in zip(numbers, rows):
+            yield source.where(number), (
+                dict(zip(source.fields, row)) if source.fields else row)
+
+
+def _brief(value):
+    """Return a value's repr, cut to 60 characters, for a message."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _labels(record):
+    """Return the (name, value) pairs of a record's short labels (dataset,
+    category, turn, language): what --by can group by."""
+    return tuple((k, v) for k, v in record.items()
+                 if k not in _VERDICT_FIELDS and (
+                     isinstance(v, (int, str)) and not isinstance(v, bool))
+                 and len(str(v)) <= 40)
+
+
+def _system_name(value, place, field):
+    """Return a system's name from a record, or raise naming the place."""
+    if value is None or isinstance(value, (dict, list)) or str(value) == "":
+        raise EvalDeltaError(f"{place}: {field} names no system "
+                             f"({_brief(value)})")
+    return str(value)
+
+
+def _read_alpaca_eval(head, how):
+    """Return the Source of AlpacaEval annotations (see above)."""
+    verdicts, unannotated = [], 0
+    for place, record in _preference_records(head.path):
+        a = _system_name(record.get("generator_1"), place, "generator_1")
+        b = _system_name(record.get("generator_2"), place, "generator_2")
+        value = record.get("preference")
+        if value is None or value == "" or (
+                isinstance(value, float) and math.isnan(value)):
+            unannotated += 1
+            continue
+        try:
+            number = finite_number(value)
+        except ValueError:
+            number = -1.0
+        if not 0 <= number <= 2 or 0 < number < 1:
+            raise EvalDeltaError(f"{place}: preference {_brief(value)} is "
+                                 f"not 1 (generator_1 better) to 2 "
+                                 f"(generator_2 better), or 0 for a draw")
+        share = Fraction(1, 2) if number == 0 else _exact(number) - 1
+        item = str(record.get("instruction", place))
+        verdicts.append(Verdict(item, item, a, b, float(share), place,
+                                fields=_labels(record)))
+    notes = ["AlpacaEval annotations: generator_2's share of each verdict "
+             "is preference - 1 (a draw, 0 or 1.5, half; a probability as "
+             "its value)"]
+    if unannotated:
+        notes.append(f"{_items(unannotated, 'instruction')} with no "
+                     f"preference (None or NaN) left out, as AlpacaEval "
+                     f"does")
+    return _preference_source(head.path, verdicts, notes)
+
+
+_GAME_WINNERS = {"model_1": 0.0, "model_2": 1.0, "tie": 0.5}
+
+
+def _read_mt_bench(head, how):
+    """Return the Source of MT-Bench pairwise judgments (see above)."""
+    verdicts, errors, turns = [], 0, set()
+    for place, record in _preference_records(head.path):
+        a = _system_name(record.get("model_1"), place, "model_1")
+        b = _system_name(record.get("model_2"), place, "model_2")
+        g1, g2 = record.get("g1_winner"), record.get("g2_winner")
+        if "error" in (g1, g2):
+            errors += 1
+            continue
+        for name, value in (("g1_winner", g1), ("g2_winner", g2)):
+            if value not in _GAME_WINNERS:
+                raise EvalDeltaError(
+                    f"{place}: {name} {_brief(value)} is not model_1, "
+                    f"model_2, tie or error")
+        share = 0.5 if g1 == "tie" or g1 != g2 else _GAME_WINNERS[g1]
+        question, turn = str(record.get("question_id", place)), \
+            record.get("turn", 1)
+        turns.add(turn)
+        verdicts.append(Verdict(
+            f"{question}/turn {turn}", question, a, b, share, place,
+            ((_GAME_WINNERS[g1], False), (_GAME_WINNERS[g2], True)),
+            _labels(record)))
+    notes = ["MT-Bench pairwise judgments: a verdict that flips with the "
+             "position, or a tie in the first game, is a tie (as FastChat's "
+             "show_result counts them)"]
+    if errors:
+        notes.append(f"{_items(errors, 'judgment')} with an error in either "
+                     f"game left out, as FastChat does")
+    return _preference_source(head.path, verdicts, notes)
+
+
+def _arena_hard_share(score, model_first):
+    """Return the model's share of one Arena-Hard game's verdict, or None
+    where the judge's verdict could not be read (Arena-Hard drops it)."""
+    if not isinstance(score, str):
+        return None
+    verdict = score.replace(" ", "")
+    first = {"A>>B": 1.0, "A>B": 1.0, "A=B": 0.5, "B>A": 0.0, "B>>A": 0.0}
+    if verdict not in first:
+        return None
+    return first[verdict] if model_first else 1 - first[verdict]
+
+
+def _read_arena_hard(head, how):
+    """Return the Source of Arena-Hard judgments (see above)."""
+    verdicts, unread, named = [], 0, True
+    for place, record in _preference_records(head.path):
+        b = _system_name(record.get("model"), place, "model")
+        a = record.get("baseline")
+        if a is None:
+            named, a = False, "baseline"
+        a = _system_name(a, place, "baseline")
+        games = record.get("games")
+        if not isinstance(games, list) or not games:
+            raise EvalDeltaError(f"{place}: games {_brief(games)} is not a "
+                                 f"list of judged games")
+        played = []
+        for k, game in enumerate(games[:2]):
+            share = _arena_hard_share(
+                game.get("score") if isinstance(game, dict) else None, k == 1)
+            if share is None:
+                unread += 1
+            else:
+                played.append((share, k == 1))
+        if not played:
+            continue
+        question = str(record.get("question_id", record.get("uid", place)))
+        verdicts.append(Verdict(question, question, a, b,
+                                sum(s for s, _ in played) / len(played),
+                                place, tuple(played), _labels(record)))
+    notes = ["Arena-Hard judgments: an item's share is the mean of its "
+             "games (the second with the positions swapped); A>>B counts "
+             "as A>B here"]
+    if not named:
+        notes.append("the baseline is not named in the file (Arena-Hard "
+                     "v0.1's is gpt-4-0314): called 'baseline'")
+    if unread:
+        notes.append(f"{_items(unread, 'game')} whose verdict the judge "
+                     f"did not give in a readable form left out, as "
+                     f"Arena-Hard does")
+    return _preference_source(head.path, verdicts, notes)
+
+
+def _read_battles(head, how):
+    """Return the Source of battles: Chatbot Arena's, or any table with
+    model_a, model_b and winner (see above)."""
+    verdicts = []
+    for place, record in _preference_records(head.path):
+        a = _system_name(record.get("model_a"), place, "model_a")
+        b = _system_name(record.get("model_b"), place, "model_b")
+        winner = record.get("winner")
+        text = str(winner).strip() if winner is not None else ""
+        share = ({"model_a": 0.0, "a": 0.0, "model_b": 1.0, "b": 1.0}.get(
+            text.lower()) if text not in (a, b) else float(text == b))
+        if share is None and text.lower().startswith("tie"):
+            share = 0.5
+        if share is None:
+            raise EvalDeltaError(f"{place}: winner {_brief(winner)} is not "
+                                 f"model_a, model_b, tie or a system's name")
+        question = record.get("question_id")
+        item = place.rpartition(": ")[2] if ": " in place else place
+        verdicts.append(Verdict(item, item if question is None
+                                else str(question), a, b, share, place,
+                                fields=_labels(record)))
+    return _preference_source(head.path, verdicts, [
+        "battles: each is an item, a tie half a win (as Chatbot Arena counts "
+        "it)"])
+
+
+def _preference_source(path, verdicts, notes):
+    """Return the Source of a file's Verdicts (kind "preferences")."""
+    if not verdicts:
+        raise EvalDeltaError(f"{path}: no judgments to read")
+    systems = tuple(dict.fromkeys(s for v in verdicts for s in (v.a, v.b)))
+    same = next((v for v in verdicts if v.a == v.b), None)
+    if same:
+        raise EvalDeltaError(f"{same.place}: a system judged against "
+                             f"itself ({same.a})")
+
+    def where(number):
+        return verdicts[number - 1].place
+    return Source(path, "preferences", None, verdicts[0]._asdict(), 1,
+                  iter([(list(range(1, len(verdicts) + 1)), verdicts)]),
+                  where, tuple(notes), systems, forkable=False)
 
 
 def _is_lfs_pointer(head):
@@ -7215,10 +7765,18 @@ _READERS = (
     _Reader("opencompass", "OpenCompass predictions/ or results/ "
             "<model>/<dataset>.json, or the outputs/<date>/ directory",
             _is_opencompass, _read_opencompass, _opencompass_runs),
-    _Reader("preferences", "pairwise preference judgments (AlpacaEval, "
-            "MT-Bench, Arena-Hard, Chatbot Arena): says they are not read "
-            "yet", lambda h: _preference_kind(h) is not None,
-            _read_preferences),
+    _Reader("alpaca-eval", "AlpacaEval annotations.json (generator_1, "
+            "generator_2, preference)",
+            lambda h: _preference_kind(h) == "alpaca-eval", _read_alpaca_eval),
+    _Reader("mt-bench", "MT-Bench pairwise judgments (model_1, model_2, "
+            "g1_winner, g2_winner)",
+            lambda h: _preference_kind(h) == "mt-bench", _read_mt_bench),
+    _Reader("arena-hard", "Arena-Hard judgments (model, games with A>B "
+            "verdicts)", lambda h: _preference_kind(h) == "arena-hard",
+            _read_arena_hard),
+    _Reader("battles", "pairwise battles: Chatbot Arena's, or any CSV or "
+            "JSON(L) with model_a, model_b, winner",
+            lambda h: _preference_kind(h) == "battles", _read_battles),
     _Reader("aggregate", "files of aggregates only (lm-eval results_*.json, "
             "HELM stats.json, simple-evals): says where the per-item file is",
             lambda h: _aggregate_message(h) is not None, _read_aggregate),
@@ -7273,6 +7831,7 @@ class _Compared(NamedTuple):
     dropped: int
     reading: list
     margins: dict
+    preferences: object = None   # PreferenceCounts of a preference file
 
 
 def compare_run(options, path, rng):
@@ -7280,6 +7839,11 @@ def compare_run(options, path, rng):
     CompareOptions say, and compare them; the _Compared, not yet judged."""
     baseline = open_source(options.baseline, options.reading)
     candidate = open_source(path, options.reading) if path else None
+    preferences = None
+    if "preferences" in (baseline.kind, candidate and candidate.kind):
+        baseline, options, preferences = preference_pair(options, baseline,
+                                                         candidate)
+        candidate = None
     named = [m for m in options.metric or () if m in baseline.corpus and (
         candidate is None or m in candidate.corpus)]
     if named:                # --metric mcc: lm-eval's [gold, pred] pairs
@@ -7347,8 +7911,95 @@ def compare_run(options, path, rng):
                 f"left out (--allow-partial)"
                 for source, (n,) in zip((baseline, candidate), left) if n]
     reading += missing.notes() if isinstance(missing, Dropped) else []
+    if preferences is not None:    # one verdict's two shares: never unpaired
+        results = [r._replace(ci_unpaired=None) for r in results]
+        r = results[0]
+        if preferences.whole and r.clusters is None and r.mcnemar is None:
+            # a sign flip of -1, 0, +1 is the sign test: its exact p
+            results[0] = r._replace(p=preferences.sign_p,
+                                    test="sign test exact")
+        subsets = [(label, r._replace(ci_unpaired=None))
+                   for label, r in subsets]
     return _Compared(names, results, subsets, max(dropped, missing), reading,
-                     margins)
+                     margins, preferences)
+
+
+def preference_pair(options, source, other=None):
+    """Return (Source, options, PreferenceCounts) of the two systems of a
+    preference file that compare compares: one wide file of their shares
+    of each verdict (the first system's 1 - x, the second's x), its items
+    the judged items (several verdicts of one item averaged, said), the
+    options settled for it (--cluster question where a question holds
+    several items).  --a-col and --b-col pick the systems; by default the
+    file's two, in the order of its first verdict."""
+    if other is not None:
+        paths = [s.path for s in (source, other) if s.kind == "preferences"]
+        raise EvalDeltaError(f"{paths[0]}: a preference file holds both "
+                             f"systems' verdicts: compare it alone (--a-col "
+                             f"and --b-col pick two systems), or rank the "
+                             f"files together")
+    if options.metric or options.stat or options.macro:
+        flag = "--metric" if options.metric else "--stat" if options.stat \
+            else "--macro"
+        raise EvalDeltaError(f"{flag} does not go with a preference file: "
+                             f"its one measure is the win rate")
+    verdicts = [v for _, batch in source.batches for v in batch]
+    systems = source.systems
+    if options.a_col is None and options.b_col is None and len(systems) > 2:
+        raise EvalDeltaError(f"{source.path}: {len(systems)} systems in this "
+                             f"file ({_some(systems)}); pick two with --a-col "
+                             f"and --b-col, or rank them")
+    a = options.a_col or (verdicts[0].a if options.b_col != verdicts[0].a
+                          else verdicts[0].b)
+    b = options.b_col or next(s for s in systems if s != a)
+    for name in (a, b):
+        if name not in systems:
+            raise EvalDeltaError(f"no system {name!r}; the systems are "
+                                 f"{_some(systems)}")
+    if a == b:
+        raise EvalDeltaError(f"--a-col and --b-col both name {a}")
+    items, shares, games, labels, questions = {}, {}, {}, {}, {}
+    for v in verdicts:
+        if {v.a, v.b} != {a, b}:
+            continue
+        flip = v.a != a
+        shares.setdefault(v.item, []).append(1 - v.share if flip
+                                             else v.share)
+        games.setdefault(v.item, []).extend(
+            (1 - share if flip else share, first != flip)
+            for share, first in v.games)
+        questions[v.item] = v.question
+        labels.setdefault(v.item, dict(v.fields))
+        items.setdefault(v.item, v.place)
+    if not shares:
+        raise EvalDeltaError(f"{source.path}: no verdicts between {a} and {b}")
+    taken = {"id", "question"} & {a, b}
+    if taken:
+        raise EvalDeltaError(f"{source.path}: a system named {min(taken)!r} "
+                             f"is not supported; rename it in the file")
+    notes = list(source.notes)
+    twice = sum(1 for x in shares.values() if len(x) > 1)
+    if twice:
+        notes.append(f"{_items(twice)} judged more than once: "
+                     f"{'its' if twice == 1 else 'their'} shares averaged")
+    labelled = []
+    for item, x in shares.items():
+        share = float(sum(map(_exact, x)) / len(x))
+        labelled.append((items[item], {
+            **labels[item], "id": item, "question": questions[item],
+            a: float(1 - _exact(share)), b: share}))
+    counts = preference_counts(a, b, [r[b] for _, r in labelled],
+                               [tuple(g) for g in games.values() if g])
+    clustered = len(set(questions.values())) < len(questions)
+    if clustered and not (options.cluster or options.by):
+        options = options._replace(cluster="question")
+        notes.append(f"{len(questions)} items of "
+                     f"{len(set(questions.values()))} questions: resampled "
+                     f"by question (--cluster question)")
+    wide = _listed_source(source.path, labelled, notes, "preferences",
+                          (a, b))
+    return wide._replace(measure="win rate"), \
+        options._replace(a_col=a, b_col=b), counts
 
 
 def _compare_stat(options, path, stat, rng):
@@ -7470,7 +8121,7 @@ def _metric_fields(options, baseline, candidate, said=None):
     to the list *said*."""
     if candidate is None:
         if baseline.systems:
-            return [_system_columns(options, baseline.path, baseline.systems)]
+            return [_system_columns(options, baseline)]
         a = options.a_col or CSV_HEADER[1]
         b = options.b_col or CSV_HEADER[2]
         suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
@@ -7498,11 +8149,12 @@ def _metric_fields(options, baseline, candidate, said=None):
     return [(name, name, name) for name in names]
 
 
-def _system_columns(options, path, systems):
+def _system_columns(options, source):
     """Return (metric, A's column, B's column) of a file holding several
     systems (promptfoo): column SYSTEM is its success, SYSTEM.NAME its
     other measures.  --a-col and --b-col pick the systems (the two there
     are, by default), --metric the measure (success by default)."""
+    path, systems = source.path, source.systems
     if len(systems) == 1:
         raise EvalDeltaError(f"{path}: one system in this file ({systems[0]})"
                              f": compare it with another run's file, "
@@ -7516,8 +8168,8 @@ def _system_columns(options, path, systems):
         if name not in systems:
             raise EvalDeltaError(f"no system {name!r}; the systems are "
                                  f"{', '.join(systems)}")
-    measure = options.metric[0] if options.metric else "success"
-    if measure == "success":
+    measure = options.metric[0] if options.metric else source.measure
+    if measure == source.measure:
         return measure, a, b
     return measure, f"{a}.{measure}", f"{b}.{measure}"
 
@@ -7591,6 +8243,47 @@ def rank_input(options, sources):
         raise EvalDeltaError(f"--names gives {len(names)} names for "
                              f"{len(options.systems or sources)} systems")
     return metric, tally, dropped, names
+
+
+def preference_battles(options, sources):
+    """Return (cells, names, notes) of rank on preference files: every
+    verdict of every file a battle, counted by (first system, second,
+    the second's share) into cells [(i, j, share, count)] for
+    rank_preferences; --systems keeps the battles among the systems it
+    names."""
+    if not all(s.kind == "preferences" for s in sources):
+        other = next(s for s in sources if s.kind != "preferences")
+        raise EvalDeltaError(f"{other.path}: per-item scores, not "
+                             f"preferences; rank preference files together, "
+                             f"or score files together")
+    for flag, given in (("--names", options.names), ("--metric",
+                        options.metric), ("--by", options.by),
+                        ("--pairs", options.pairs), ("--baseline",
+                        options.baseline), ("--id", options.id_col)):
+        if given:
+            raise EvalDeltaError(f"{flag} does not go with preference files "
+                                 f"(compare FILE --a-col X --b-col Y "
+                                 f"compares two of their systems)")
+    verdicts = [v for s in sources for _, batch in s.batches for v in batch]
+    names = list(dict.fromkeys(x for v in verdicts for x in (v.a, v.b)))
+    if options.systems:
+        unknown = [x for x in options.systems if x not in names]
+        if unknown:
+            raise EvalDeltaError(f"--systems: no system {unknown[0]!r}; the "
+                                 f"systems are {_some(names)}")
+        names = list(options.systems)
+    index = {name: k for k, name in enumerate(names)}
+    counted = collections.Counter(
+        (index[v.a], index[v.b], v.share) for v in verdicts
+        if v.a in index and v.b in index)
+    notes = [f"{source.path}: {note}" for source in sources
+             for note in source.notes]
+    left = len(verdicts) - sum(counted.values())
+    if left:
+        notes.append(f"{_items(left, 'verdict')} with a system not in "
+                     f"--systems left out")
+    return [(i, j, share, c) for (i, j, share), c in counted.items()], \
+        names, notes
 
 
 class PilotOptions(NamedTuple):
@@ -7718,7 +8411,7 @@ def format_simulation(result, cov, *, acc_a, acc_b, confidence,
 def _metric_json(r):
     """Return the JSON object of one MetricResult's figures."""
     def pair(ci):
-        return [float(ci.lo), float(ci.hi)]
+        return None if ci is None else [float(ci.lo), float(ci.hi)]
     return {
         "observed": {"a": float(r.a), "b": float(r.b), "gap": float(r.gap)},
         "ci": {"a": pair(r.ci_a), "b": pair(r.ci_b),
@@ -7829,13 +8522,14 @@ def _sentence(r, j, *, confidence):
         m = r.mcnemar
         wins = ((m.b_only, m.a_only) if r.direction == "higher"
                 else (m.a_only, m.b_only))
-        parts.append(f"Unpaired CI {_ci_pts(r.ci_unpaired)}; discordant "
-                     f"pairs: the candidate is better on "
+        unpaired = ("Discordant" if r.ci_unpaired is None else
+                    f"Unpaired CI {_ci_pts(r.ci_unpaired)}; discordant")
+        parts.append(f"{unpaired} pairs: the candidate is better on "
                      f"{_items(wins[0])}, the baseline on {wins[1]}; "
                      f"McNemar exact p={_fixed(m.p_exact, 4)}, "
                      f"mid-p={_fixed(r.mid_p, 4)}; Newcombe score CI "
                      f"[{_pts(r.score_ci.lo)}, {_pts(r.score_ci.hi)}] pts.")
-    else:
+    elif r.ci_unpaired is not None:      # None: shares of one verdict
         unpaired = (_ci_pts(r.ci_unpaired) if binary
                     else _span(r.ci_unpaired, False))
         parts.append(f"Unpaired CI {unpaired}.")
@@ -7925,13 +8619,15 @@ def _header(names, n_items, dropped, clusters=None):
 def format_compare(results, judgements, *, names, dropped=0,
                    confidence=CONFIDENCE, markdown=False, reading=(),
                    by=None, subsets=(), subset_judgements=(), alpha=0.05,
-                   macro=False):
+                   macro=False, preferences=None):
     """Return the text (or markdown) report of compare: table, words.
 
     *reading* holds lines on how the files were read (epochs averaged,
     filters), shown under the header.  With *by*, the field that splits
     the items, *subsets* holds (label, MetricResult) pairs and their
-    Judgements, shown as a table after the overall report.
+    Judgements, shown as a table after the overall report.  With
+    *preferences*, the PreferenceCounts of a preference file, its figures
+    follow the words.
     """
     head = _header(names, results[0].n_items, dropped, results[0].clusters)
     if macro:
@@ -7950,6 +8646,9 @@ def format_compare(results, judgements, *, names, dropped=0,
         lines = [head] + read
     lines += _table(_rows(results, judgements, confidence), markdown)
     lines += [""] + [("- " if markdown else "") + mark(w) for w in words]
+    if preferences is not None:
+        lines += [("- " if markdown else "") + mark(w) for w in
+                  _preference_lines(preferences, results[0], confidence)]
     if notes:
         lines += (["", "Notes:"] if markdown else ["notes:"])
         lines += [("- " if markdown else "  ") + mark(n) for n in notes]
@@ -7957,6 +8656,59 @@ def format_compare(results, judgements, *, names, dropped=0,
         lines += [""] + _subset_lines(by, subsets, subset_judgements,
                                       confidence, alpha, markdown)
     return "\n".join(lines)
+
+
+def _percent(count, total):
+    """Return count / total as a percentage to one decimal: '47.9%'."""
+    return f"{_fixed(Fraction(100 * count, total), 1)}%"
+
+
+def _win_interval(r):
+    """Return the win rate's interval from a preference result's paired one:
+    the difference of the shares is 2 x win rate - 1."""
+    return Interval(*((1 + _exact(x)) / 2 for x in r.ci_paired))
+
+
+def _preference_lines(c, r, confidence):
+    """Return the lines of a pair's PreferenceCounts: the win rate with its
+    interval (from the paired result r) and the counts behind it."""
+    level = _decimal(_exact(confidence) * 100) + "%"
+    lo, hi = _win_interval(r)
+    decisive = c.wins + c.losses
+    lines = [
+        f"win rate of {c.b} against {c.a}: {_fixed(c.win_rate * 100, 2)}% "
+        f"({level} CI [{_fixed(lo * 100, 2)}, {_fixed(hi * 100, 2)}]%, ties "
+        f"as half; standard error {c.se * 100:.4g} pts, of the mean share "
+        f"as AlpacaEval gives it); {_items(c.wins, 'win')}, "
+        f"{c.losses} loss{'es' * (c.losses != 1)}, "
+        f"{_items(c.ties, 'tie')} ({_percent(c.ties, c.n)}) of "
+        f"{_items(c.n)}; sign test on the {decisive} decisive verdicts: "
+        f"p = {_p_text(c.sign_p)}."]
+    if c.discrete != c.win_rate:
+        lines.append(f"each verdict taken whole (a share above one half a "
+                     f"win): win rate {_fixed(c.discrete * 100, 2)}%.")
+    if c.games:
+        lines.append(f"position: the first position won {c.first_won} of "
+                     f"the {c.games} decisive games ("
+                     f"{_percent(c.first_won, c.games)}); {c.flipped} of "
+                     f"{c.n} verdicts changed with the position.")
+    lines.append("(the table's difference is the candidate's win rate less "
+                 "the baseline's: 2 x win rate - 1)")
+    return lines
+
+
+def preference_json(c, r):
+    """Return the JSON object of a pair's PreferenceCounts."""
+    lo, hi = _win_interval(r)
+    out = {"a": c.a, "b": c.b, "n_items": c.n, "win_rate": float(c.win_rate),
+           "ci": [float(lo), float(hi)], "standard_error": c.se,
+           "wins": c.wins, "losses": c.losses, "ties": c.ties,
+           "discrete_win_rate": float(c.discrete),
+           "sign_test_p": float(c.sign_p)}
+    if c.games:
+        out.update(decisive_games=c.games, first_position_won=c.first_won,
+                   changed_with_position=c.flipped)
+    return out
 
 
 def _table(rows, markdown):
@@ -7996,17 +8748,6 @@ def _subset_lines(by, subsets, judgements, confidence, alpha, markdown):
                         f"{_some(before)}"]
     return [_markdown(line) if markdown and not line.startswith("|")
             else line for line in lines]
-
-
-def _some(names, most=10):
-    """Return up to *most* names, and how many more there are.
-
-    >>> _some(list("abcdefghijkl"))
-    'a, b, c, d, e, f, g, h, i, j and 2 more'
-    """
-    shown = ", ".join(names[:most])
-    return shown + (f" and {len(names) - most} more"
-                    if len(names) > most else "")
 
 
 _MARKDOWN = {c: "\\" + c for c in "\\`*_[]|~#"}
@@ -8079,38 +8820,58 @@ def _compare_entries(results, judgements, interval):
 
 def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
                 confidence=CONFIDENCE, dropped=0, markdown=False,
-                reading=()):
+                reading=(), anchor=None, matrix=None):
     """Return the text (or markdown) report of rank; *reading* holds lines
-    on how the files were read."""
+    on how the files were read.  A Ranking of preferences (Bradley-Terry
+    ratings) is said so, with its *anchor* and its win-rate *matrix*."""
     r = ranking
     binary = r.kind == "binary"
+    rated = r.kind == "preferences"
     level = _decimal(_exact(confidence) * 100) + "%"
-    head = (f"{len(r.names)} systems, {_items(r.n_items)}, metric "
-            f"{r.metric} ({r.direction} is better), {r.resamples} joint "
-            f"resamples" + (f" ({dropped} ids not in every run, left out)"
-                            if dropped else ""))
+    if rated:
+        head = (f"{len(r.names)} systems, {_items(r.n_items, 'battle')}, "
+                f"Bradley-Terry ratings on the Elo scale (400 log10 of "
+                f"strength, ties as half a win), "
+                + (f"{anchor[0]} at {anchor[1]:g}" if anchor else
+                   "averaging 1000")
+                + f", {r.resamples} bootstrap rounds over battles")
+    else:
+        head = (f"{len(r.names)} systems, {_items(r.n_items)}, metric "
+                f"{r.metric} ({r.direction} is better), {r.resamples} joint "
+                f"resamples" + (f" ({dropped} ids not in every run, left "
+                                f"out)" if dropped else ""))
     if r.method == "saddlepoint":
         head += "; means' intervals by saddlepoint"
-    rows = [["system", f"mean [{level} CI]", f"rank ({level} CI)",
-             "top group"]]
+    rows = [["system", f"{'rating' if rated else 'mean'} [{level} CI]",
+             f"rank ({level} CI)", "top group"]]
     order = sorted(range(len(r.names)), key=lambda s: (r.ranks[s], s))
     for s in order:
         lo, hi = r.rank_cis[s]
         rows.append([r.names[s],
+                     f"{r.means[s]:.1f} [{r.cis[s].lo:.1f}, "
+                     f"{r.cis[s].hi:.1f}]" if rated else
                      f"{_num(r.means[s], binary=binary)} "
                      f"{_span(r.cis[s], binary, False)}",
                      f"{r.ranks[s]:g} ({lo:g}-{hi:g})",
                      "yes" if r.top[s] else ""])
     top = [r.names[s] for s in order if r.top[s]]
+    most = (f"{r.critical:.1f} rating points" if rated else
+            _gap_words(r.critical, binary).lstrip('+'))
     words = (f"top group, not detectably worse than the best at alpha "
              f"{alpha:g} (joint bootstrap of the largest difference, "
-             f"{_gap_words(r.critical, binary).lstrip('+')} at most): "
-             f"{', '.join(top)}")
+             f"{most} at most): {', '.join(top)}")
     if len(top) == 1:
         words += "; it stands alone"
     mark = _markdown if markdown else str
     lines = [mark(head)] + [mark(f"read: {line}") for line in reading]
     lines += [""] * markdown + _table(rows, markdown) + ["", mark(words)]
+    if matrix is not None and len(r.names) <= 12:
+        table = [["win rate of row vs column"] + [r.names[s] for s in order]]
+        for s in order:
+            table.append([r.names[s]] + [
+                "" if matrix[s][t] is None else f"{matrix[s][t]:.3f}"
+                for t in order])
+        lines += [""] + _table(table, markdown)
     if pairs:
         rows = [["pair (second - first)", "difference", f"{level} CI (paired)", "p",
                  "p (Holm)", "verdict"]]
@@ -8166,10 +8927,11 @@ def joined_reports(reports, *, fmt, baseline):
 
 
 def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
-              confidence=CONFIDENCE, dropped=0):
-    """Return the JSON object of rank."""
+              confidence=CONFIDENCE, dropped=0, anchor=None, matrix=None):
+    """Return the JSON object of rank (a system's "mean" is its
+    Bradley-Terry rating where the Ranking is of preferences)."""
     r = ranking
-    return {
+    report = {
         "n_items": r.n_items, "seed": seed, "resamples": r.resamples,
         "confidence": float(confidence), "alpha": float(alpha),
         "metric": r.metric, "type": r.kind, "direction": r.direction,
@@ -8187,6 +8949,11 @@ def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
                    "p_holm": float(j.p_holm), "verdict": j.verdict,
                    "method": res.method}
                   for (a, b, res), j in zip(pairs, judgements)]}
+    if r.kind == "preferences":
+        report.update(anchor=None if anchor is None else
+                      {"system": anchor[0], "rating": anchor[1]},
+                      win_rates=matrix)
+    return report
 
 
 class Plan(NamedTuple):
@@ -9158,6 +9925,9 @@ def _add_rank(commands):
     rank.add_argument("--by", metavar="FIELD",
                       help="also rank within each subset of items sharing "
                            "this field's value (taken from the first run)")
+    rank.add_argument("--anchor", type=_anchor_spec, metavar="NAME=RATING",
+                      help="preference files: the Bradley-Terry rating of "
+                           "one system (default: the ratings average 1000)")
     rank.add_argument("--pairs", action="store_true",
                       help="also every pair's paired difference with its "
                            "CI and Holm-adjusted p")
@@ -9462,11 +10232,15 @@ def _run_compare(args):
                 dropped=run.dropped, confidence=args.confidence,
                 alpha=args.alpha, **by)
             report["reading"] = run.reading
+            if run.preferences is not None:
+                report["preferences"] = preference_json(run.preferences,
+                                                        run.results[0])
         else:
             report = format_compare(
                 run.results, j, names=run.names, dropped=run.dropped,
                 confidence=args.confidence, reading=run.reading,
-                markdown=args.format == "markdown", alpha=args.alpha, **by)
+                markdown=args.format == "markdown", alpha=args.alpha,
+                preferences=run.preferences, **by)
         reports.append(report)
     print(joined_reports(reports, fmt=args.format, baseline=args.baseline))
     if args.plot:
@@ -9632,6 +10406,11 @@ def _run_rank(args):
         _check_plot(args.plot)
     how = _reading(args)
     sources = [open_source(path, how) for path in args.runs]
+    if any(source.kind == "preferences" for source in sources):
+        return _rank_preferences(args, sources)
+    if args.anchor:
+        raise EvalDeltaError("--anchor fixes a Bradley-Terry rating: it "
+                             "goes with preference files")
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
     metric, tally, dropped, names = rank_input(args, sources)
@@ -9688,6 +10467,49 @@ def _run_rank(args):
         _write_atomic(args.plot, forest_svg(ranking,
                                             confidence=args.confidence))
     return 0
+
+
+def _rank_preferences(args, sources):
+    """Run rank on preference files: Bradley-Terry ratings; return 0."""
+    cells, names, reading = preference_battles(args, sources)
+    ranking = rank_preferences(cells, random.Random(args.seed), names=names,
+                               resamples=args.resamples,
+                               confidence=args.confidence, alpha=args.alpha,
+                               anchor=args.anchor)
+    matrix = win_rates(len(names), cells)
+
+    def data():
+        report = rank_json(ranking, seed=args.seed, alpha=args.alpha,
+                           confidence=args.confidence, anchor=args.anchor,
+                           matrix=matrix)
+        report["reading"] = reading
+        return report
+
+    def text(markdown=False):
+        return format_rank(ranking, alpha=args.alpha,
+                           confidence=args.confidence, markdown=markdown,
+                           reading=reading, anchor=args.anchor,
+                           matrix=matrix)
+    print(render(args.format, text=text, data=data,
+                 markdown=lambda: text(markdown=True)))
+    if args.plot:
+        _write_atomic(args.plot, forest_svg(ranking,
+                                            confidence=args.confidence))
+    return 0
+
+
+def _anchor_spec(text):
+    """argparse type of --anchor: NAME=RATING."""
+    name, _, value = text.rpartition("=")
+    try:
+        rating = float(value)
+    except ValueError:
+        rating = math.nan
+    if not name or not math.isfinite(rating):
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=RATING (a system and a finite number), not "
+            f"{text!r}")
+    return name, rating
 
 
 def _rank_direction(args, name, said):

@@ -105,3 +105,48 @@ for model, date, shift in (("model-a", "2025-01-10T09-12-44.120331", 0.0),
                    "configs": {t: {"task": t} for t in tasks},
                    "versions": {t: 1.0 for t in tasks},
                    "n-shot": {t: 0 for t in tasks}}, f, indent=2)
+
+# pairwise preferences (tests/fixtures/preferences/): Chatbot Arena
+# battles among four systems of known Elo ratings, a plain CSV of battles,
+# and Arena-Hard judgments of one model against the baseline
+pf = os.path.join(top, "tests", "fixtures", "preferences")
+os.makedirs(pf, exist_ok=True)
+elo = {"alpha-7b": 1100, "beta-13b": 1050, "gamma-2b": 1000, "delta-1b": 900}
+names = list(elo)
+battles = []
+for k in range(400):
+    a, b = rng.sample(names, 2)
+    p_b = 1 / (1 + 10 ** ((elo[a] - elo[b]) / 400))
+    u = rng.random()
+    winner = ("tie" if u < 0.1 else "tie (bothbad)" if u < 0.15 else
+              "model_b" if rng.random() < p_b else "model_a")
+    battles.append({"model_a": a, "model_b": b, "winner": winner,
+                    "judge": f"arena_user_{k % 37}", "turn": 1,
+                    "anony": True, "language": "English",
+                    "tstamp": 1700000000.0 + 60 * k,
+                    "question_id": f"q{k:04d}"})
+with open(os.path.join(pf, "battles.json"), "w") as f:
+    json.dump(battles, f, indent=1)
+with open(os.path.join(pf, "battles.csv"), "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["model_a", "model_b", "winner"])
+    for r in battles[:120]:
+        w.writerow([r["model_a"], r["model_b"],
+                    {"model_a": r["model_a"], "model_b": r["model_b"]}.get(
+                        r["winner"], "tie")])
+verdicts = ["A>>B", "A>B", "A=B", "B>A", "B>>A"]
+with open(os.path.join(pf, "arena-hard-model-x.jsonl"), "w") as f:
+    for q in range(30):
+        games = []
+        for g in range(2):
+            model_better = rng.random() < 0.6
+            score = (None if rng.random() < 0.04 else
+                     rng.choice(verdicts[3:] if model_better != bool(g)
+                                else verdicts[:2]) if rng.random() > 0.2
+                     else "A=B")
+            games.append({"user_prompt": "...", "judgment": "...",
+                          "score": score})
+        f.write(json.dumps({"question_id": f"{q:032x}", "model": "model-x",
+                            "judge": "gpt-4-1106-preview",
+                            "category": "hard_prompt", "games": games})
+                + "\n")

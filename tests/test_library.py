@@ -148,9 +148,8 @@ def test_the_readmes_five_minute_recipes_use_shipped_files():
 def test_every_readme_command_runs_as_written(capsys, monkeypatch):
     # Each command in the README, run in-process from the repository's top
     # at small settings (fewer resamples and replays, no CSV rewritten):
-    # exit 0, a report on stdout and nothing on stderr but the gate's line.
+    # exit 0, a report on stdout and nothing on stderr.
     import io
-    import os
     import sys
     top, commands = _readme_commands()
     monkeypatch.chdir(top)

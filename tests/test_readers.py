@@ -762,15 +762,15 @@ def test_every_reader_is_one_row_of_the_registry():
                for r in bed._READERS)
 
 
-def test_pairwise_preferences_are_named_not_misread(capsys):
+def test_pairwise_preferences_are_read_as_verdicts(capsys):
     # AlpacaEval annotations and MT-Bench pairwise judgments once got
-    # "no column 'system_a_correct'": they are verdicts, not scores.
-    for name, kind in (("annotations.json", "AlpacaEval annotations"),
-                       ("gpt-4_pair.jsonl", "MT-Bench pairwise judgments")):
-        path = fixture("preferences", name)
-        err = fail(capsys, path, path)
-        assert f"{path}: {kind}: a verdict per item between two outputs" \
-            in err
+    # "no column 'system_a_correct'": they are verdicts between two
+    # systems, read as such (tests/test_preferences.py checks the figures).
+    for name, systems in (("annotations.json", ("gpt4_1106_preview",
+                                                "model-x")),
+                          ("gpt-4_pair.jsonl", ("phi-3", "phi-3-dpo"))):
+        source = bed.open_source(fixture("preferences", name))
+        assert (source.kind, source.systems) == ("preferences", systems)
 
 
 def test_a_metric_one_run_lacks_is_named_not_dropped(capsys, tmp_path):

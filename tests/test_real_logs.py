@@ -143,6 +143,60 @@ def test_opencompass_means_are_its_results_accuracy(capsys):
     assert report["n_items"] == 135
 
 
+def _leaderboard(path):
+    import csv
+    with open(path, newline="") as f:
+        return {row[""] or row.get("name"): row for row in csv.DictReader(f)}
+
+
+@pytest.mark.parametrize("version", ["AlpacaEval_1_alpaca_eval_gpt4",
+                                     "AlpacaEval_2_weighted_alpaca_eval_gpt4_"
+                                     "turbo"])
+def test_alpaca_eval_win_rates_are_its_leaderboards(capsys, version):
+    # The win rate, its standard error, the wins, losses, draws and items,
+    # and the discrete win rate, as the leaderboard CSV publishes them.
+    here = real("preferences", "alpaca_eval", version)
+    (board,) = glob.glob(os.path.join(here, "*leaderboard.csv"))
+    published = _leaderboard(board)
+    models = sorted(glob.glob(os.path.join(here, "*", "annotations.json")))
+    assert len(models) >= 2
+    for path in models:
+        model = os.path.basename(os.path.dirname(path))
+        row = published[model]
+        got = compare(capsys, path)["preferences"]
+        assert got["b"] == model
+        assert got["win_rate"] * 100 == pytest.approx(
+            float(row["win_rate"]), abs=1e-9)
+        assert got["standard_error"] * 100 == pytest.approx(
+            float(row["standard_error"]), abs=1e-9)
+        assert (got["wins"], got["losses"], got["ties"], got["n_items"]) == (
+            int(row["n_wins"]), int(row["n_wins_base"]),
+            int(row["n_draws"]), int(row["n_total"]))
+        if row.get("discrete_win_rate"):
+            assert got["discrete_win_rate"] * 100 == pytest.approx(
+                float(row["discrete_win_rate"]), abs=1e-9)
+
+
+def test_mt_bench_pairwise_is_fastchats_adjusted_win_rate(capsys):
+    # FastChat's display_result_pairwise: errors dropped, a position-
+    # inconsistent verdict a tie; recomputed here from the rows.
+    path = real("preferences", "fastchat_mt_bench_Stefanstud",
+                "gpt-4_pair.jsonl")
+    with open(path) as f:
+        rows = [json.loads(line) for line in f]
+    rows = [r for r in rows if "error" not in (r["g1_winner"],
+                                               r["g2_winner"])]
+    win = sum(r["g1_winner"] == r["g2_winner"] == "model_2" for r in rows)
+    loss = sum(r["g1_winner"] == r["g2_winner"] == "model_1" for r in rows)
+    tie = len(rows) - win - loss
+    got = compare(capsys, path)["preferences"]
+    assert (got["wins"], got["losses"], got["ties"]) == (win, loss, tie) \
+        == (20, 18, 35)
+    assert Fraction(got["win_rate"]).limit_denominator(1000) == Fraction(
+        2 * win + tie, 2 * len(rows))
+    assert round(got["win_rate"], 4) == 0.5137
+
+
 @pytest.mark.parametrize("parts, said", [
     (("lighteval", "details_gsm8k_test|0_2025-11-05T14-43-47.148527.parquet"),
      "a git-lfs pointer"),

@@ -1,0 +1,299 @@
+"""Pairwise preferences: the layouts read, win rates and their counts, the
+sign test, Bradley-Terry ratings and the calibration of both intervals.
+
+Expected figures are computed here the plain way from the fixtures' JSON;
+Bradley-Terry is checked against a maximum-likelihood fit written apart
+(plain gradient ascent) and against the two-system closed form.
+"""
+import csv
+import json
+import math
+import os
+import random
+from fractions import Fraction
+
+import pytest
+
+import bootstrap_eval_deltas as bed
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "fixtures", "preferences")
+
+
+def fixture(name):
+    return os.path.join(FIXTURES, name)
+
+
+def run(capsys, *argv):
+    status = bed.main([*argv, "--json", "--resamples", "300"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    return json.loads(out)
+
+
+def refused(capsys, *argv):
+    status = bed.main(list(argv))
+    out, err = capsys.readouterr()
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    return err
+
+
+# The layouts, read ########################################################
+
+def test_alpaca_eval_annotations_give_its_win_rate(capsys):
+    with open(fixture("annotations.json")) as f:
+        rows = json.load(f)
+    shares = [Fraction(str(r["preference"])) - 1 for r in rows
+              if r["preference"] is not None]
+    shares = [Fraction(1, 2) if s == -1 else s for s in shares]  # 0: draw
+    got = run(capsys, "compare", fixture("annotations.json"))
+    prefs = got["preferences"]
+    assert prefs["n_items"] == len(shares)
+    assert prefs["win_rate"] == float(sum(shares) / len(shares))
+    assert prefs["wins"] == sum(s > Fraction(1, 2) for s in shares)
+    assert prefs["ties"] == sum(s == Fraction(1, 2) for s in shares)
+    entry = got["metrics"][0]
+    assert entry["metric"] == "win rate"
+    assert entry["observed"]["b"] == prefs["win_rate"]
+    assert entry["ci"]["unpaired_gap"] is None   # one verdict, two shares
+
+
+def test_mt_bench_flipped_verdicts_are_ties(capsys):
+    with open(fixture("gpt-4_pair.jsonl")) as f:
+        rows = [json.loads(line) for line in f]
+    kept = [r for r in rows if "error" not in (r["g1_winner"],
+                                               r["g2_winner"])]
+    win = sum(r["g1_winner"] == r["g2_winner"] == "model_2" for r in kept)
+    loss = sum(r["g1_winner"] == r["g2_winner"] == "model_1" for r in kept)
+    got = run(capsys, "compare", fixture("gpt-4_pair.jsonl"))
+    prefs = got["preferences"]
+    assert (prefs["wins"], prefs["losses"], prefs["ties"]) == (
+        win, loss, len(kept) - win - loss)
+    flipped = sum(r["g1_winner"] != r["g2_winner"] for r in kept)
+    assert prefs["changed_with_position"] == flipped
+    first = sum((r["g1_winner"] == "model_1") + (r["g2_winner"] == "model_2")
+                for r in kept)
+    decisive = sum((r["g1_winner"] != "tie") + (r["g2_winner"] != "tie")
+                   for r in kept)
+    assert (prefs["first_position_won"], prefs["decisive_games"]) == (
+        first, decisive)
+
+
+def test_arena_hard_games_are_averaged_per_question(capsys):
+    model_share = {"A>>B": 0, "A>B": 0, "A=B": Fraction(1, 2), "B>A": 1,
+                   "B>>A": 1}
+    with open(fixture("arena-hard-model-x.jsonl")) as f:
+        rows = [json.loads(line) for line in f]
+    shares = []
+    for r in rows:
+        played = [model_share[g["score"]] if k == 0
+                  else 1 - model_share[g["score"]]
+                  for k, g in enumerate(r["games"]) if g["score"]]
+        if played:
+            shares.append(Fraction(sum(played), len(played)))
+    got = run(capsys, "compare", fixture("arena-hard-model-x.jsonl"))
+    prefs = got["preferences"]
+    assert (prefs["a"], prefs["b"]) == ("baseline", "model-x")
+    assert Fraction(prefs["win_rate"]).limit_denominator(10 ** 6) == sum(
+        shares) / len(shares)
+    assert any("not named in the file" in line for line in got["reading"])
+
+
+def test_battles_of_a_pair_in_either_order(capsys):
+    with open(fixture("battles.json")) as f:
+        rows = json.load(f)
+    pair = {"alpha-7b", "beta-13b"}
+    share = {"model_a": 0, "model_b": 1}
+    shares = [Fraction(share.get(r["winner"], Fraction(1, 2)))
+              for r in rows if {r["model_a"], r["model_b"]} == pair]
+    flipped = [s if r["model_b"] == "alpha-7b" else 1 - s
+               for s, r in zip(shares, [r for r in rows if {
+                   r["model_a"], r["model_b"]} == pair])]
+    got = run(capsys, "compare", fixture("battles.json"), "--a-col",
+              "beta-13b", "--b-col", "alpha-7b")
+    assert got["preferences"]["n_items"] == len(shares)
+    assert got["preferences"]["win_rate"] == float(sum(flipped)
+                                                   / len(flipped))
+    # a plain CSV: the winner named by the system
+    with open(fixture("battles.csv"), newline="") as f:
+        table = list(csv.DictReader(f))
+    got = run(capsys, "rank", fixture("battles.csv"))
+    assert got["n_items"] == len(table)
+    assert got["type"] == "preferences"
+
+
+def test_preference_errors_are_one_line(capsys, tmp_path):
+    bad = tmp_path / "annotations.json"
+    bad.write_text(json.dumps([{"instruction": "q", "generator_1": "a",
+                                "generator_2": "b", "preference": 3}]))
+    assert "record 1: preference 3 is not 1" in refused(
+        capsys, "compare", str(bad))
+    battles = tmp_path / "battles.jsonl"
+    battles.write_text(json.dumps({"model_a": "x", "model_b": "y",
+                                   "winner": "nobody"}) + "\n")
+    assert "battles.jsonl:1: winner 'nobody' is not model_a" in refused(
+        capsys, "compare", str(battles))
+    assert "holds both systems' verdicts" in refused(
+        capsys, "compare", fixture("annotations.json"),
+        fixture("annotations.json"))
+    assert "4 systems in this file" in refused(
+        capsys, "compare", fixture("battles.json"))
+    assert "--metric does not go with a preference file" in refused(
+        capsys, "compare", fixture("annotations.json"), "--metric", "x")
+    assert "per-item scores, not preferences" in refused(
+        capsys, "rank", fixture("battles.json"),
+        os.path.join(FIXTURES, os.pardir, os.pardir, os.pardir, "datasets",
+                     "examples", "base.jsonl"))
+    assert "--anchor 'nobody' is none of the systems" in refused(
+        capsys, "rank", fixture("battles.json"), "--anchor", "nobody=1000")
+    lone = tmp_path / "lone.jsonl"       # c never wins: no finite rating
+    lone.write_text("".join(json.dumps(
+        {"model_a": a, "model_b": b, "winner": w}) + "\n" for a, b, w in (
+        ("a", "b", "model_a"), ("b", "a", "model_a"), ("a", "c", "model_a"),
+        ("c", "b", "model_b"))))
+    assert "no Bradley-Terry rating exists: c never won" in refused(
+        capsys, "rank", str(lone))
+
+
+# The sign test ############################################################
+
+@pytest.mark.parametrize("wins, losses", [(0, 0), (3, 1), (7, 2), (10, 10),
+                                          (1, 12)])
+def test_sign_test_is_the_binomial_enumeration(wins, losses):
+    n = wins + losses
+    shares = [1] * wins + [0] * losses + [0.5] * 3
+    got = bed.preference_counts("a", "b", shares).sign_p
+    if not n:
+        assert got == 1
+        return
+    pmf = [Fraction(math.comb(n, k), 2 ** n) for k in range(n + 1)]
+    assert got == min(1, sum(p for p in pmf if p <= pmf[wins]))
+
+
+# Bradley-Terry ############################################################
+
+def ml_fit(size, cells, steps=20000, rate=0.5):
+    """The Bradley-Terry maximum-likelihood log-strengths by plain
+    gradient ascent (ties as half a win each), centred."""
+    theta = [0.0] * size
+    total = sum(c for *_, c in cells)
+    for _ in range(steps):
+        grad = [0.0] * size
+        for i, j, share, count in cells:
+            p_j = 1 / (1 + math.exp(theta[i] - theta[j]))
+            grad[j] += count * (share - p_j)
+            grad[i] -= count * (share - p_j)
+        theta = [t + rate * g / total * size for t, g in zip(theta, grad)]
+        centre = sum(theta) / size
+        theta = [t - centre for t in theta]
+    return theta
+
+
+def random_cells(rng, strengths, battles, tie=0.1):
+    cells = {}
+    size = len(strengths)
+    for _ in range(battles):
+        i, j = rng.sample(range(size), 2)
+        p_j = 1 / (1 + math.exp(strengths[i] - strengths[j]))
+        share = 0.5 if rng.random() < tie else float(rng.random() < p_j)
+        cells[i, j, share] = cells.get((i, j, share), 0) + 1
+    return [(i, j, s, c) for (i, j, s), c in cells.items()]
+
+
+@pytest.mark.parametrize("size", [3, 6, 42])
+def test_bradley_terry_is_the_maximum_likelihood_fit(size):
+    # 3 and 6 systems by Newton's method, 42 by the MM iteration
+    rng = random.Random(size)
+    strengths = [rng.gauss(0, 1) for _ in range(size)]
+    cells = random_cells(rng, strengths, 60 * size)
+    got = bed.bradley_terry(size, cells)
+    want = ml_fit(size, cells, steps=4000 if size > 10 else 20000)
+    assert max(abs(x - y) for x, y in zip(got, want)) < 1e-4
+    # and it solves the likelihood equations: wins = expected wins
+    wins = [0.0] * size
+    expected = [0.0] * size
+    for i, j, share, count in cells:
+        p_j = 1 / (1 + math.exp(got[i] - got[j]))
+        wins[j] += share * count
+        wins[i] += (1 - share) * count
+        expected[j] += p_j * count
+        expected[i] += (1 - p_j) * count
+    assert max(abs(w - e) for w, e in zip(wins, expected)) < 1e-6
+
+
+def test_two_systems_are_the_closed_form():
+    # gamma_b / gamma_a = W_b / W_a: ratings differ by 400 log10 of it
+    cells = [(0, 1, 1.0, 13), (0, 1, 0.0, 6), (1, 0, 0.5, 4)]
+    logs = bed.bradley_terry(2, cells)
+    assert logs[1] - logs[0] == pytest.approx(math.log(15 / 8), abs=1e-9)
+    r = bed.rank_preferences(cells, random.Random(3), names=["a", "b"],
+                             resamples=100, anchor=("a", 1000))
+    assert r.means[0] == 1000
+    assert r.means[1] == pytest.approx(1000 + 400 * math.log10(15 / 8))
+
+
+def test_the_count_bootstrap_is_the_battle_bootstrap():
+    # Drawing multinomial counts of the cells is resampling the battles:
+    # the rating intervals agree with a battle-at-a-time bootstrap (written
+    # here with the oracle fit) within Monte Carlo error.
+    rng = random.Random(11)
+    strengths = [0.4, 0.0, -0.5]
+    cells = random_cells(rng, strengths, 240)
+    names = ["a", "b", "c"]
+    ours = bed.rank_preferences(cells, random.Random(5), names=names,
+                                resamples=1000)
+    battles = [(i, j, s) for i, j, s, c in cells for _ in range(c)]
+    draws = []
+    pick = random.Random(6)
+    for _ in range(300):
+        again = {}
+        for _ in battles:
+            key = battles[pick.randrange(len(battles))]
+            again[key] = again.get(key, 0) + 1
+        logs = bed.bradley_terry(3, [(*k, c) for k, c in again.items()])
+        draws.append([1000 + bed.ELO * x for x in logs])
+    for s in range(3):
+        column = sorted(row[s] for row in draws)
+        lo, hi = column[7], column[292]
+        width = hi - lo
+        assert abs(ours.cis[s].lo - lo) < 0.15 * width
+        assert abs(ours.cis[s].hi - hi) < 0.15 * width
+
+
+def test_rating_intervals_cover_and_the_top_group_keeps_the_best():
+    # Known strengths (Elo 1100, 1040, 1000, 900, centred), no ties (a
+    # tie drawn apart from the strengths would pull the fit, ties as half,
+    # toward equal): each rating's 95% interval covers its true centred
+    # rating in >= 93% of replays, and the top group keeps the true best
+    # in >= 95%.
+    elo = [1100, 1040, 1000, 900]
+    centre = sum(elo) / 4
+    truth = [x - centre + 1000 for x in elo]
+    strengths = [x / bed.ELO for x in elo]
+    rng = random.Random(2024)
+    covered = kept = 0
+    replays = 120
+    for _ in range(replays):
+        cells = random_cells(rng, strengths, 300, tie=0)
+        r = bed.rank_preferences(cells, rng, names=list("abcd"),
+                                 resamples=200)
+        covered += sum(ci.lo <= t <= ci.hi for ci, t in zip(r.cis, truth))
+        kept += r.top[0]
+    assert covered / (4 * replays) >= 0.93
+    assert kept / replays >= 0.95
+
+
+def test_win_rate_interval_covers():
+    # Verdicts with P(win) 0.5, P(tie) 0.2: win rate 0.6 with ties as
+    # half.  The interval compare reports (the paired one, halved and
+    # shifted) covers it in >= 93% of replays.
+    rng = random.Random(7)
+    covered, replays = 0, 150
+    for _ in range(replays):
+        shares = [1.0 if u < 0.5 else 0.5 if u < 0.7 else 0.0
+                  for u in (rng.random() for _ in range(150))]
+        c = bed.compare([1 - x for x in shares], shares,
+                        seed=rng.randrange(10 ** 6), resamples=400)
+        lo, hi = ((1 + x) / 2 for x in c.result.ci_paired)
+        covered += lo <= Fraction(3, 5) <= hi
+    assert covered / replays >= 0.93
