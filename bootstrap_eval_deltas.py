@@ -8683,7 +8683,11 @@ def _preference_lines(c, r, confidence):
         f"{c.losses} loss{'es' * (c.losses != 1)}, "
         f"{_items(c.ties, 'tie')} ({_percent(c.ties, c.n)}) of "
         f"{_items(c.n)}; sign test on the {decisive} decisive verdicts: "
-        f"p = {_p_text(c.sign_p)}."]
+        f"p = {_p_text(c.sign_p)}"
+        + (" (the standard error and the sign test take the items as "
+           "independent; the table's interval and test resample the "
+           f"{r.clusters} clusters)" if r.clusters is not None else "")
+        + "."]
     if c.discrete != c.win_rate:
         lines.append(f"each verdict taken whole (a share above one half a "
                      f"win): win rate {_fixed(c.discrete * 100, 2)}%.")
@@ -9305,7 +9309,8 @@ def forest_svg(ranking, *, confidence=CONFIDENCE):
     rows = len(order)
     frame = _Frame(xticks[0], xticks[-1], 0, rows, 0)
     level = _decimal(_exact(confidence) * 100)
-    body = _axes(frame, xticks, [], f"{r.metric}: mean and {level}% CI, "
+    what = "rating" if r.kind == "preferences" else "mean"
+    body = _axes(frame, xticks, [], f"{r.metric}: {what} and {level}% CI, "
                  f"{r.direction} is better", r.metric, "")
     esc = _xml_escape
     for row, s in enumerate(order):

@@ -150,3 +150,25 @@ with open(os.path.join(pf, "arena-hard-model-x.jsonl"), "w") as f:
                             "judge": "gpt-4-1106-preview",
                             "category": "hard_prompt", "games": games})
                 + "\n")
+
+# MT-Bench pairwise judgments: 80 questions, two turns each, a judge that
+# favours the first position
+with open(os.path.join(pf, "mt-bench-pair.jsonl"), "w") as f:
+    for q in range(81, 161):
+        for turn in (1, 2):
+            better = rng.random() < 0.58      # model_2's answer is better
+            games = []
+            for g in (1, 2):                  # g2: the positions swapped
+                first = "model_1" if g == 1 else "model_2"
+                second = "model_2" if g == 1 else "model_1"
+                u = rng.random()
+                games.append("tie" if u < 0.15 else first if u < 0.35 else
+                             ("model_2" if better else "model_1"))
+                if games[-1] == second and rng.random() < 0.1:
+                    games[-1] = "error"
+            f.write(json.dumps({
+                "question_id": q, "model_1": "vicuna-13b-v1.3",
+                "model_2": "llama-2-13b-chat", "g1_winner": games[0],
+                "g2_winner": games[1], "judge": ["gpt-4", "pair-v2"
+                                                 + "-multi-turn" * (turn == 2)],
+                "turn": turn, "tstamp": 1687000000.0 + q}) + "\n")
