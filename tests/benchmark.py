@@ -8,6 +8,7 @@
     python3 tests/benchmark.py --part rank     # 10 systems, ~2 minutes
     python3 tests/benchmark.py --part saddle   # saddlepoint, ~6 minutes
     python3 tests/benchmark.py --part corpus   # binary F1, ~2 minutes
+    python3 tests/benchmark.py --part preferences --battles 200000
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -546,6 +547,87 @@ def corpus_cases(folder, resamples):
         os.remove(path)
 
 
+NUMPY_BT = r"""
+import json, sys
+import numpy as np
+from scipy.optimize import minimize
+path, rounds = sys.argv[1], int(sys.argv[2])
+a, b, w = [], [], []
+names = {}
+with open(path) as f:
+    for line in f:
+        r = json.loads(line)
+        a.append(names.setdefault(r["model_a"], len(names)))
+        b.append(names.setdefault(r["model_b"], len(names)))
+        w.append({"model_a": 0.0, "model_b": 1.0}.get(r["winner"], 0.5))
+a, b, w = np.array(a), np.array(b), np.array(w)
+S, N = len(names), len(a)
+code = (a * S + b) * 3 + (w * 2).astype(int)     # a (pair, outcome) cell
+cells, inverse = np.unique(code, return_inverse=True)
+ca, cb = cells // 3 // S, cells // 3 % S
+cw = (cells % 3) / 2.0
+def fit(counts, x0):
+    def loss(theta):
+        d = theta[cb] - theta[ca]
+        p = 1 / (1 + np.exp(-d))
+        ll = counts * (cw * np.log(p) + (1 - cw) * np.log1p(-p))
+        g = np.zeros(S)
+        r = counts * (cw - p)
+        np.add.at(g, cb, r)
+        np.add.at(g, ca, -r)
+        return -ll.sum(), -g
+    x = minimize(loss, x0, jac=True, method="L-BFGS-B",
+                 options={"gtol": 1e-9}).x
+    return x - x.mean()
+counts = np.bincount(inverse, minlength=len(cells)).astype(float)
+observed = fit(counts, np.zeros(S))
+rng = np.random.default_rng(1)
+draws = []
+for _ in range(rounds):           # the notebook: battles.sample(replace=True)
+    pick = rng.integers(0, N, N)
+    again = np.bincount(inverse[pick], minlength=len(cells)).astype(float)
+    draws.append(fit(again, observed))
+lo, hi = np.percentile(np.array(draws) * 400 / np.log(10), [2.5, 97.5], axis=0)
+print(S, N, float(lo.mean()), float(hi.mean()))
+"""
+
+
+def preference_cases(folder, battles, systems, rounds):
+    """Bradley-Terry rank of a Chatbot Arena-sized battles file: ours,
+    whole process, against numpy and scipy doing the notebook's recipe
+    (battles resampled with replacement each round, a logistic fit)."""
+    rng = random.Random(8)
+    elo = [rng.gauss(1000, 150) for _ in range(systems)]
+    names = [f"model-{k:03d}" for k in range(systems)]
+    path = os.path.join(folder, "battles.jsonl")
+    with open(path, "w") as f:
+        for _ in range(battles):
+            i, j = rng.sample(range(systems), 2)
+            p_b = 1 / (1 + 10 ** ((elo[i] - elo[j]) / 400))
+            u = rng.random()
+            winner = ("tie" if u < 0.12 else "model_b"
+                      if rng.random() < p_b else "model_a")
+            f.write(f'{{"model_a": "{names[i]}", "model_b": "{names[j]}", '
+                    f'"winner": "{winner}"}}\n')
+    print(f"preferences: {battles} battles among {systems} systems, "
+          f"{rounds} bootstrap rounds (whole processes)", flush=True)
+    ours, _ = run_process([sys.executable, bed.__file__, "rank", path,
+                           "--resamples", str(rounds), "--json"])
+    theirs = None
+    if importlib.util.find_spec("numpy") and importlib.util.find_spec(
+            "scipy"):
+        script = os.path.join(folder, "numpy_bt.py")
+        with open(script, "w") as f:
+            f.write(NUMPY_BT)
+        theirs, _ = run_process([sys.executable, script, path,
+                                 str(rounds)])
+    if theirs is None:
+        print(f"  ours {ours:.1f}s (numpy or scipy not importable)")
+    else:
+        row("  Bradley-Terry rank", ours, theirs)
+    os.remove(path)
+
+
 def _patterns_of(table):
     """The (gold, A, B) pattern of each row of a binary CorpusTable."""
     out = []
@@ -558,8 +640,14 @@ def _patterns_of(table):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
-                                           "saddle", "corpus", "all"),
+                                           "saddle", "corpus", "preferences",
+                                           "all"),
                         default="all")
+    parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
+                        help="battles of the preferences part")
+    parser.add_argument("--systems", type=int, default=150)
+    parser.add_argument("--rounds", type=int, default=1000,
+                        help="bootstrap rounds of the preferences part")
     parser.add_argument("--replays", type=int, default=bed.REPLAYS)
     parser.add_argument("--resamples", type=int, default=10000,
                         help="resamples of the scale part")
@@ -592,6 +680,9 @@ def main(argv=None):
     if args.part in ("corpus", "all"):
         with tempfile.TemporaryDirectory() as folder:
             corpus_cases(folder, args.resamples)
+    if args.part in ("preferences", "all"):
+        with tempfile.TemporaryDirectory() as folder:
+            preference_cases(folder, args.battles, args.systems, args.rounds)
     if args.part in ("scale", "all"):
         resampling_only(args.resamples)
         with tempfile.TemporaryDirectory() as folder:
