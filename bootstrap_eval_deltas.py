@@ -50,6 +50,9 @@ part of section X):
     Pairwise preferences  a verdict as a score on a pair: win rates, ties,
                     positions (preference_counts); Bradley-Terry ratings
                     with bootstrap intervals over battles (rank_preferences)
+    Anytime-valid comparison  confidence sequences and anytime p-values
+                    valid however often one looks (sequential_binary,
+                    sequential_bounded)
     Resampling: many resamples' sums, in parallel (resample_sums)
     Simulation: coverage and calibration (the article's replay loop)
     Corpus statistics  F1, precision, recall, MCC and ratios from per-item
@@ -2883,6 +2886,166 @@ def win_rates(size, cells):
              for j in range(size)] for i in range(size)]
 
 
+## Anytime-valid comparison ###################################################
+
+# Looking at a fixed-sample interval after every item and stopping once it
+# excludes zero turns a 5% false-positive rate into several times that.
+# A confidence sequence holds at every look at once: each is built from a
+# nonnegative supermartingale that starts at 1, which by Ville's (1939)
+# inequality ever reaches 1/alpha with chance at most alpha.
+#   Binary metrics: only the discordant pairs carry the difference.  With
+#   s of k discordant pairs favouring the candidate, the Beta(1/2, 1/2)
+#   mixture of likelihood ratios M_k(p) = B(1/2 + s, 1/2 + k - s) / B(1/2,
+#   1/2) / (p^s (1 - p)^(k - s)) is a test martingale of "each discordant
+#   pair favours the candidate with chance p" (Robbins 1970's mixture; the
+#   beta-binomial one, whatever the order of the items), so {p: M_k(p) <
+#   2/alpha} holds p at every look with chance 1 - alpha/2; the same
+#   mixture over all items holds the discordance q, and the box bounds the
+#   difference q (2p - 1).  The difference is zero exactly where p = 1/2:
+#   the sequence excludes zero once M_k(1/2) reaches 2/alpha, and the
+#   anytime p-value is 2 / max_k M_k(1/2).  The sequence reported is the
+#   intersection of the boxes at the looks (items 1, 2, 4, ..., every
+#   n/32-th, the first exclusion of zero and the last): an intersection
+#   of intervals that all hold at once holds too, and a zero once excluded
+#   stays excluded.
+#   Bounded continuous metrics (values in [lo, hi]): a paired difference
+#   lies in [lo - hi, hi - lo], so the centred sum S_t is sub-Gaussian with
+#   variance proxy V_t = t (hi - lo)^2 (Hoeffding), and the normal mixture
+#   sqrt(rho / (V + rho)) exp(S^2 / (2 (V + rho))) is a test martingale
+#   (Robbins 1970; Howard, Ramdas, McAuliffe & Sekhon 2021, eq. (14)): the
+#   sequence is the mean +- sqrt(2 (V + rho) log(sqrt((V + rho) / rho) /
+#   alpha)) / t.  rho, the mixture's spread, is set from the number of
+#   items alone (so that the boundary is near its tightest at the last
+#   item), before any outcome is seen: the validity does not depend on it.
+
+class Sequential(NamedTuple):
+    """An anytime-valid comparison of two systems, items in file order."""
+    method: str
+    ci: Interval             # the confidence sequence at the last item
+    stopped_at: object       # the first item at which it excluded zero
+    direction: object        # "better" or "worse" there, or None
+    p: Fraction              # anytime-valid p-value: valid however often
+    n_items: int             # one looked
+
+
+def _log_beta(a, b):
+    """Return log B(a, b)."""
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+def _mixture_bounds(hits, n, level):
+    """Return the interval {p: M_n(p) < level} of the Beta(1/2, 1/2)
+    mixture of hits in n Bernoulli(p) trials, by bisection."""
+    if not n:
+        return 0.0, 1.0
+    mixed = _log_beta(0.5 + hits, 0.5 + n - hits) - _log_beta(0.5, 0.5)
+    bound = math.log(level)
+
+    def over(p):                    # log M_n(p) >= log level
+        if p <= 0 or p >= 1:
+            return True
+        return mixed - hits * math.log(p) - (n - hits) * math.log1p(-p) \
+            >= bound
+    centre = hits / n
+    ends = []
+    for inside, outside in ((centre, 0.0), (centre, 1.0)):
+        if not over(outside) or (outside == 0.0 and hits == 0) or (
+                outside == 1.0 and hits == n):
+            ends.append(outside)
+            continue
+        for _ in range(52):
+            middle = (inside + outside) / 2
+            if over(middle):
+                outside = middle
+            else:
+                inside = middle
+        ends.append(outside)
+    return ends[0], ends[1]
+
+
+def sequential_binary(a, b, *, alpha=0.05, direction="higher"):
+    """Return the Sequential of paired 0/1 values a, b in the order run.
+
+    >>> s = sequential_binary([0] * 200, [1] * 60 + [0] * 140)
+    >>> s.stopped_at, s.direction, s.p < 0.05
+    (8, 'better', True)
+    """
+    level = 2 / alpha
+    log_level = math.log(level)
+    log2 = math.log(2)
+    n = len(a)
+    every = max(1, n // 32)
+    looks = []                          # (s, k, t) where the box is taken
+    s = k = 0
+    log_m, best, stopped, way = 0.0, 0.0, None, None
+    for t, (x, y) in enumerate(zip(a, b), 1):
+        if x != y:
+            up = y > x
+            log_m += math.log(((0.5 + s) if up else (0.5 + k - s))
+                              / (1 + k)) + log2
+            s += up
+            k += 1
+            if log_m > best:
+                best = log_m
+                if stopped is None and best >= log_level:
+                    stopped = t
+                    way = (2 * s > k) == (direction == "higher")
+                    looks.append((s, k, t))
+        if t % every == 0 or not t & (t - 1):
+            looks.append((s, k, t))
+    looks.append((s, k, n))
+
+    def box(s, k, t):
+        p_lo, p_hi = _mixture_bounds(s, k, level)
+        q_lo, q_hi = _mixture_bounds(k, t, level)
+        lo, hi = 2 * p_lo - 1, 2 * p_hi - 1
+        return (q_hi * lo if lo < 0 else q_lo * lo,
+                q_hi * hi if hi > 0 else q_lo * hi)
+    boxes = [box(*look) for look in looks]
+    lo, hi = max(x for x, _ in boxes), min(y for _, y in boxes)
+    ci = Interval(lo, hi) if lo <= hi else Interval(*boxes[-1])
+    return Sequential(
+        "beta-binomial mixture of the discordant pairs (Ville)", ci, stopped,
+        None if stopped is None else ("better" if way else "worse"),
+        min(Fraction(1), _from_log(log2 - best)), n)
+
+
+def sequential_bounded(a, b, lo, hi, *, alpha=0.05, direction="higher"):
+    """Return the Sequential of paired values in [lo, hi], in the order run
+    (a normal-mixture boundary on the sub-Gaussian sum, see above)."""
+    n = len(a)
+    if not n:
+        raise EvalDeltaError("no items to compare")
+    width = (hi - lo) ** 2                 # variance proxy of a difference
+    log_alpha = math.log(1 / alpha)
+    rho = n * width / (2 * log_alpha + math.log1p(2 * log_alpha))
+    total, best, stopped, way = 0.0, 0.0, None, None
+    low, high = -math.inf, math.inf    # the running intersection
+    for t, (x, y) in enumerate(zip(a, b), 1):
+        d = y - x
+        if not lo - hi <= d <= hi - lo:
+            raise EvalDeltaError(f"item {t}: a value outside --bounds "
+                                 f"{lo:g},{hi:g}")
+        total += d
+        v = t * width + rho
+        log_m = 0.5 * math.log(rho / v) + total * total / (2 * v)
+        radius = math.sqrt(2 * v * (0.5 * math.log(v / rho) + log_alpha))
+        low, high = max(low, (total - radius) / t), min(high,
+                                                        (total + radius) / t)
+        if log_m > best:
+            best = log_m
+            if stopped is None and best >= log_alpha:
+                stopped = t
+                way = (total > 0) == (direction == "higher")
+    if low > high:                      # crossed: a chance below alpha
+        low = high = total / n
+    return Sequential("normal mixture of the bounded differences (Ville)",
+                      Interval(low, high), stopped,
+                      None if stopped is None else
+                      ("better" if way else "worse"),
+                      min(Fraction(1), _from_log(-best)), n)
+
+
 ## Resampling: many resamples' sums, in parallel ##############################
 
 # Resample sums.  A resample draws `draws` units (items, or clusters) with
@@ -5274,7 +5437,7 @@ class Metric(NamedTuple):
 
 def read_tallies(baseline, candidate, metrics, *, id_field=None,
                  cluster=None, allow_partial=False, role="cluster", jobs=1,
-                 columns=False):
+                 columns=False, ordered=False):
     """Return ([tally per metric], dropped) of one wide file or two runs.
 
     A tally counts the items with each (a, b) pair of values, or with
@@ -5290,12 +5453,14 @@ def read_tallies(baseline, candidate, metrics, *, id_field=None,
     since keeping every id takes memory for every row.
     *role* names the label field in messages (cluster, or subset).  With
     jobs > 1 a large candidate file is parsed in a helper process while
-    the baseline is read (_candidate_batches): the same tallies.
+    the baseline is read (_candidate_batches): the same tallies.  With
+    *ordered* (and *columns*) a wide file's Columns keep its rows' order
+    from the first row on, as two runs' keep the baseline's.
     """
     columns = columns and cluster is None
     if candidate is None:
         return _read_wide(baseline, metrics, cluster, id_field, role,
-                          columns), 0
+                          columns, ordered and columns), 0
     key = id_field or shared_id_field(baseline.run(), candidate.run())
     return _read_joined(baseline, candidate, metrics, key, cluster,
                         allow_partial, role, jobs, columns)
@@ -5373,7 +5538,7 @@ def _count(tally, labels, a, b):
 
 
 def _read_wide(source, metrics, cluster, id_field, role="cluster",
-               columns=False):
+               columns=False, ordered=False):
     """Return [tally] of the one metric of a wide file (both systems' columns
     in each row), checking its ids for repeats (see read_tallies)."""
     (_, a_field, b_field, kind), = metrics
@@ -5390,6 +5555,8 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
                                       or source.kind == "jsonl")
     seen, rows, rising = set(), 0, _Rising(source, key, again)
     tally = collections.Counter() if cluster is None else {}
+    if ordered:
+        tally = Columns(array("d"), array("d"))
     for numbers, records in source.batches:
         rows += len(numbers)
         if ids and id_field:
@@ -7827,6 +7994,9 @@ class CompareOptions(NamedTuple):
     method: str = "auto"
     jobs: int = 1
     plot: object = None              # a file: keep the densities to draw
+    sequential: bool = False         # anytime-valid, items in file order
+    bounds: object = None            # (lo, hi) of a bounded metric
+    alpha: float = 0.05
     reading: Reading = Reading()     # how to read the files
 
 
@@ -7839,6 +8009,7 @@ class _Compared(NamedTuple):
     reading: list
     margins: dict
     preferences: object = None   # PreferenceCounts of a preference file
+    sequential: tuple = ()       # a Sequential per result, with --sequential
 
 
 def compare_run(options, path, rng):
@@ -7895,7 +8066,8 @@ def compare_run(options, path, rng):
                                     cluster=options.cluster or options.by,
                                     allow_partial=options.allow_partial,
                                     role="subset" if options.by else "cluster",
-                                    jobs=options.jobs, columns=True)
+                                    jobs=options.jobs, columns=True,
+                                    ordered=options.sequential)
     settings = [dict(metric=m.name, kind=m.kind, resamples=options.resamples,
                      confidence=options.confidence, interval=options.interval,
                      jobs=options.jobs, method=options.method,
@@ -7903,6 +8075,9 @@ def compare_run(options, path, rng):
                      direction=_direction(options, m.name, said))
                 for m in metrics]
     reading += said
+    sequential = tuple(_sequential(options, m, t, o["direction"], said)
+                       for m, t, o in zip(metrics, tallies, settings)
+                       ) if options.sequential else ()
     results = [compare_macro(t, rng, **o) if options.macro else
                compare_tally(merged_tally(t) if options.by else t, rng,
                              clustered=bool(options.cluster), **o)
@@ -7928,7 +8103,35 @@ def compare_run(options, path, rng):
         subsets = [(label, r._replace(ci_unpaired=None))
                    for label, r in subsets]
     return _Compared(names, results, subsets, max(dropped, missing), reading,
-                     margins, preferences)
+                     margins, preferences, sequential)
+
+
+def _sequential(options, metric, columns, direction, said):
+    """Return the Sequential of one metric's Columns (items in the
+    baseline's file order): binary by the discordant pairs' mixture, else
+    bounded by --bounds, or by [0, 1] where every value lies there (said)."""
+    values = set(columns.a) | set(columns.b)
+    if metric.kind != "continuous" and values <= {0.0, 1.0}:
+        return sequential_binary(columns.a, columns.b, alpha=options.alpha,
+                                 direction=direction)
+    bounds = options.bounds
+    if bounds is None:
+        if not (min(values) >= 0 and max(values) <= 1):
+            raise EvalDeltaError(
+                f"--sequential: {metric.name} is not 0/1 and has values "
+                f"outside [0, 1]; give the range its values can take with "
+                f"--bounds LO,HI")
+        bounds = (0.0, 1.0)
+        said.append(f"{metric.name}: --sequential takes its values to lie "
+                    f"in [0, 1], as all of them do (--bounds LO,HI says "
+                    f"otherwise)")
+    outside = [x for x in values if not bounds[0] <= x <= bounds[1]]
+    if outside:
+        raise EvalDeltaError(f"--sequential: {metric.name} has a value "
+                             f"{outside[0]:g} outside --bounds "
+                             f"{bounds[0]:g},{bounds[1]:g}")
+    return sequential_bounded(columns.a, columns.b, *bounds,
+                              alpha=options.alpha, direction=direction)
 
 
 def preference_pair(options, source, other=None):
@@ -8633,7 +8836,7 @@ def _header(names, n_items, dropped, clusters=None):
 def format_compare(results, judgements, *, names, dropped=0,
                    confidence=CONFIDENCE, markdown=False, reading=(),
                    by=None, subsets=(), subset_judgements=(), alpha=0.05,
-                   macro=False, preferences=None):
+                   macro=False, preferences=None, sequential=()):
     """Return the text (or markdown) report of compare: table, words.
 
     *reading* holds lines on how the files were read (epochs averaged,
@@ -8649,6 +8852,8 @@ def format_compare(results, judgements, *, names, dropped=0,
                  f"{len({label for label, _ in subsets})} {by} subsets")
     words = [_sentence(r, j, confidence=confidence)
              for r, j in zip(results, judgements)]
+    for k, q in enumerate(sequential):
+        words[k] += " " + _sequential_words(results[k], q, confidence)
     notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
              for note in j.notes]
     mark = _markdown if markdown else str
@@ -8675,6 +8880,28 @@ def format_compare(results, judgements, *, names, dropped=0,
 def _percent(count, total):
     """Return count / total as a percentage to one decimal: '47.9%'."""
     return f"{_fixed(Fraction(100 * count, total), 1)}%"
+
+
+def _sequential_words(r, q, confidence):
+    """Return the sentence of an anytime-valid comparison."""
+    binary = r.kind == "binary"
+    level = _decimal(_exact(confidence) * 100) + "%"
+    ci = Interval(_exact(q.ci.lo), _exact(q.ci.hi))
+    span = _ci_pts(ci) if binary else _span(ci, False)
+    when = (f"it excluded zero at item {q.stopped_at} of {q.n_items} (the "
+            f"candidate {q.direction}): the eval could have stopped there"
+            if q.stopped_at else f"it never excluded zero in "
+            f"{_items(q.n_items)}")
+    return (f"Anytime-valid, however often you looked: the {level} "
+            f"confidence sequence ends at {span}; {when}; anytime p = "
+            f"{_p_text(q.p)} ({q.method}).")
+
+
+def sequential_json(q):
+    """Return the JSON object of a Sequential."""
+    return {"method": q.method, "ci": [float(q.ci.lo), float(q.ci.hi)],
+            "stopped_at": q.stopped_at, "direction": q.direction,
+            "p": float(q.p), "p_text": _p_text(q.p), "n_items": q.n_items}
 
 
 def _win_interval(r):
@@ -9798,6 +10025,17 @@ def _add_compare(commands):
     cmp.add_argument("--alpha", type=_PROBABILITY, default=0.05,
                      help="significance level after Holm's adjustment "
                           "(default %(default)s)")
+    cmp.add_argument("--sequential", action="store_true",
+                     help="also an anytime-valid comparison, valid however "
+                          "often the eval was looked at while it ran: the "
+                          "confidence sequence at the end, the item at "
+                          "which it first excluded zero, an anytime "
+                          "p-value; items in the baseline's file order; "
+                          "--fail-on then uses its verdict")
+    cmp.add_argument("--bounds", type=_bounds_spec, metavar="LO,HI",
+                     help="with --sequential, the range a continuous "
+                          "metric's values can take (default: [0, 1] "
+                          "where every value lies in it)")
     cmp.add_argument("--margin", action="append", type=_margin_spec,
                      metavar="[NAME=]M",
                      help="non-inferiority margin in the metric's units "
@@ -10251,6 +10489,8 @@ def _run_compare(args):
                 dropped=run.dropped, confidence=args.confidence,
                 alpha=args.alpha, **by)
             report["reading"] = run.reading
+            for entry, q in zip(report["metrics"], run.sequential):
+                entry["sequential"] = sequential_json(q)
             if run.preferences is not None:
                 report["preferences"] = preference_json(run.preferences,
                                                         run.results[0])
@@ -10259,7 +10499,8 @@ def _run_compare(args):
                 run.results, j, names=run.names, dropped=run.dropped,
                 confidence=args.confidence, reading=run.reading,
                 markdown=args.format == "markdown", alpha=args.alpha,
-                preferences=run.preferences, **by)
+                preferences=run.preferences, sequential=run.sequential,
+                **by)
         reports.append(report)
     print(joined_reports(reports, fmt=args.format, baseline=args.baseline))
     if args.plot:
@@ -10267,7 +10508,11 @@ def _run_compare(args):
                                                confidence=args.confidence))
     tripped = [(f"{run.names[1]}: {metric}" if several else metric, why)
                for run, j in zip(runs, judgements)
-               for metric, why in failures(run.results, j, args.fail_on)]
+               for metric, why in failures(run.results, [
+                   jj._replace(verdict=q.direction or
+                               "no detectable difference")
+                   for jj, q in zip(j, run.sequential)] + j[len(
+                       run.sequential):], args.fail_on)]
     for metric, why in tripped:
         print(f"bootstrap-eval-deltas: --fail-on {args.fail_on}: {metric} "
               f"{why}", file=sys.stderr)
@@ -10343,6 +10588,14 @@ def _check_compare_options(args):
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise EvalDeltaError(f"--stat {twice[0]} is named twice")
+    if args.sequential:
+        for flag, given in (("--cluster", args.cluster), ("--by", args.by),
+                            ("--margin", args.margin), ("--stat", stats)):
+            if given:
+                raise EvalDeltaError(f"--sequential with {flag} is not "
+                                     f"supported yet")
+    elif args.bounds is not None:
+        raise EvalDeltaError("--bounds goes with --sequential")
     if args.fail_on == "inferior" and not args.margin:
         raise EvalDeltaError("--fail-on inferior needs --margin: "
                              "non-inferiority is judged against a margin")
@@ -10366,6 +10619,18 @@ def _settled(args, defaults=(), **values):
     for name, value in values.items():
         setattr(settled, name, value)
     return settled
+
+
+def _bounds_spec(text):
+    """argparse type of --bounds: LO,HI with LO < HI, both finite."""
+    try:
+        lo, hi = (float(x) for x in text.split(","))
+    except ValueError:
+        lo = hi = math.nan
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise argparse.ArgumentTypeError(
+            f"expected LO,HI with LO < HI, not {text!r}")
+    return lo, hi
 
 
 def _margin_spec(text):

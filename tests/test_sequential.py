@@ -1,0 +1,132 @@
+"""Anytime-valid comparison: the mixture martingale against enumeration,
+and the false-positive rate and coverage of the confidence sequences when
+one looks after every item (seeded, small settings)."""
+import itertools
+import json
+import math
+import random
+
+import pytest
+
+import bootstrap_eval_deltas as bed
+
+
+def mixture(s, k):
+    """M_k(1/2) of the Beta(1/2, 1/2) mixture, from the Beta function."""
+    log_b = (math.lgamma(0.5 + s) + math.lgamma(0.5 + k - s)
+             - math.lgamma(1 + k))
+    return math.exp(log_b - math.log(math.pi) + k * math.log(2))
+
+
+@pytest.mark.parametrize("k", [8, 14])
+def test_ville_holds_exactly_over_every_order(k):
+    # Every sequence of k discordant pairs is equally likely under no
+    # difference: the share whose mixture ever reaches 2/alpha is at most
+    # alpha/2, and sequential_binary stops at the first such pair.
+    alpha = 0.05
+    crossed = 0
+    for signs in itertools.product((0, 1), repeat=k):
+        s, first = 0, None
+        for t, up in enumerate(signs, 1):
+            s += up
+            if first is None and mixture(s, t) >= 2 / alpha:
+                first = t
+        crossed += first is not None
+        if first is not None and signs[:3] in ((1, 1, 1), (0, 0, 0)):
+            a = [0 if up else 1 for up in signs]
+            got = bed.sequential_binary(a, [1 - x for x in a], alpha=alpha)
+            assert got.stopped_at == first
+    assert crossed / 2 ** k <= alpha / 2
+
+
+def draw_pairs(rng, n, p_a_only, p_b_only):
+    a, b = [], []
+    for _ in range(n):
+        u = rng.random()
+        if u < p_a_only:
+            a.append(1), b.append(0)
+        elif u < p_a_only + p_b_only:
+            a.append(0), b.append(1)
+        else:
+            x = int(rng.random() < 0.6)
+            a.append(x), b.append(x)
+    return a, b
+
+
+@pytest.mark.parametrize("n", [100, 400])
+def test_binary_false_positives_under_peeking_stay_below_alpha(n):
+    # No true difference, looked at after every item: the sequence ever
+    # excludes zero in at most alpha of replays (plus Monte Carlo error);
+    # a fixed-sample McNemar test checked at every item does far worse.
+    rng = random.Random(n)
+    replays, ever, naive = 300, 0, 0
+    for _ in range(replays):
+        a, b = draw_pairs(rng, n, 0.15, 0.15)
+        ever += bed.sequential_binary(a, b).stopped_at is not None
+        if n == 100:                    # the naive look, every 5 items
+            a_only = b_only = 0
+            for t, (x, y) in enumerate(zip(a, b), 1):
+                a_only += x > y
+                b_only += y > x
+                if t % 5 == 0 and bed._mcnemar_p(a_only, b_only) < 0.05:
+                    naive += 1
+                    break
+    se = math.sqrt(0.05 * 0.95 / replays)
+    assert ever / replays <= 0.05 + 2 * se
+    if n == 100:
+        assert naive / replays > 0.08     # peeking at a fixed test inflates
+
+
+def test_binary_sequence_covers_and_stops_under_a_gap():
+    # A true gap of +10 points (discordance 0.3): the final sequence
+    # covers it in >= 95% of replays, and stops before the end in most.
+    rng = random.Random(5)
+    replays, covered, stopped = 200, 0, 0
+    for _ in range(replays):
+        a, b = draw_pairs(rng, 600, 0.10, 0.20)
+        q = bed.sequential_binary(a, b)
+        covered += q.ci.lo <= 0.10 <= q.ci.hi
+        stopped += q.stopped_at is not None and q.stopped_at < 600
+    assert covered / replays >= 0.95
+    assert stopped / replays > 0.5
+
+
+def test_bounded_false_positives_and_coverage():
+    # Values in [0, 1]: under no difference (two independent uniform runs)
+    # the sequence ever excludes zero in at most alpha of replays; with a
+    # known difference (b = 0.8 a + 0.2 w, w ~ Bernoulli(0.9): +0.08) the
+    # final sequence covers it in >= 95%.
+    rng = random.Random(9)
+    replays, ever, covered = 300, 0, 0
+    for _ in range(replays):
+        a = [rng.random() for _ in range(200)]
+        b = [rng.random() for _ in range(200)]
+        ever += bed.sequential_bounded(a, b, 0, 1).stopped_at is not None
+        c = [0.8 * x + 0.2 * (rng.random() < 0.9) for x in a]
+        q = bed.sequential_bounded(a, c, 0, 1)
+        covered += q.ci.lo <= 0.08 <= q.ci.hi
+    assert ever / replays <= 0.05
+    assert covered / replays >= 0.95
+
+
+def test_compare_sequential_reports_and_gates(capsys, tmp_path):
+    rows = [{"id": i, "acc": int(i % 3 == 0)} for i in range(300)]
+    better = [{"id": i, "acc": int(i % 3 != 2)} for i in range(300)]
+    paths = []
+    for name, data in (("a.jsonl", rows), ("b.jsonl", better)):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in data))
+        paths.append(str(path))
+    status = bed.main(["compare", *paths, "--sequential", "--json",
+                       "--resamples", "200"])
+    out, _ = capsys.readouterr()
+    seq = json.loads(out)["metrics"][0]["sequential"]
+    assert status == 0 and seq["direction"] == "better"
+    assert seq["stopped_at"] < 300 and seq["p"] < 0.05 and seq["ci"][0] > 0
+    # the gate uses the sequential verdict: worse, reversed
+    assert bed.main(["compare", paths[1], paths[0], "--sequential",
+                     "--fail-on", "worse", "--resamples", "200"]) == 1
+    capsys.readouterr()
+    status = bed.main(["compare", *paths, "--sequential", "--cluster", "id"])
+    err = capsys.readouterr().err
+    assert status == 2 and "--sequential with --cluster" in err
