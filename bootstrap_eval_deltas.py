@@ -4790,6 +4790,7 @@ class Judgement(NamedTuple):
     margin_ci: object = None     # the interval it was judged on
     margin_method: object = None  # that interval's name
     caution: object = None       # a warning shown beside the verdict
+    equivalence: object = None   # an Equivalence, with --equivalence
 
 
 # Non-inferiority is judged on an interval whose coverage holds at the
@@ -4818,8 +4819,44 @@ def margin_interval(r, confidence=CONFIDENCE):
             f"t interval, {df} degrees of freedom")
 
 
+class Equivalence(NamedTuple):
+    """Two one-sided tests of |b - a| < margin (Schuirmann 1987)."""
+    margin: float
+    verdict: str             # "equivalent", "not equivalent", "cannot tell"
+    ci: object               # the 1 - 2 alpha interval, or None
+    method: str              # its name, or why there is none
+
+
+# Equivalence within a margin M, by two one-sided tests at alpha
+# (Schuirmann 1987): equivalent exactly where the 1 - 2 alpha interval of
+# the paired difference lies inside (-M, M), the interval of
+# non-inferiority (margin_interval) at that level; not equivalent where it
+# lies wholly beyond a margin; else the data cannot tell.  A difference
+# that is not significant is not equivalence: this is the test of it.
+
+def equivalence(r, margin, alpha=0.05):
+    """Return the Equivalence of a MetricResult within +-margin."""
+    level = 1 - 2 * _exact(alpha)
+    if r.mcnemar is not None:
+        m = r.mcnemar
+        both = int(_exact(r.a) * r.n_items) - m.a_only
+        ci = newcombe_interval(both, m.a_only, m.b_only,
+                               r.n_items - both - m.a_only - m.b_only,
+                               confidence=level)
+        name = "Newcombe score interval"
+    else:
+        ci, name = margin_interval(r, level)
+    if ci is None:
+        return Equivalence(margin, "cannot tell", None, name)
+    lo, hi = float(ci.lo), float(ci.hi)
+    verdict = ("equivalent" if -margin < lo and hi < margin else
+               "not equivalent" if lo >= margin or hi <= -margin else
+               "cannot tell")
+    return Equivalence(margin, verdict, ci, name)
+
+
 def judge(results, *, alpha=0.05, margin=None, power=POWER,
-          confidence=CONFIDENCE, family="metrics"):
+          confidence=CONFIDENCE, family="metrics", equivalent=None):
     """Return a Judgement for each MetricResult, in order.
 
     A metric is better or worse when its Holm-adjusted p is below alpha,
@@ -4835,9 +4872,14 @@ def judge(results, *, alpha=0.05, margin=None, power=POWER,
     margins = (margin if isinstance(margin, dict)
                else {r.metric: margin for r in results})
     family = f"{len(results)} {family}"
-    return [_judge_one(r, p, alpha, margins.get(r.metric), power, family,
-                       confidence)
-            for r, p in zip(results, adjusted)]
+    out = [_judge_one(r, p, alpha, margins.get(r.metric), power, family,
+                      confidence)
+           for r, p in zip(results, adjusted)]
+    for k, r in enumerate(results):       # *equivalent*: {metric: margin}
+        if (equivalent or {}).get(r.metric) is not None:
+            out[k] = out[k]._replace(equivalence=equivalence(
+                r, equivalent[r.metric], alpha))
+    return out
 
 
 def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
@@ -7994,6 +8036,7 @@ class CompareOptions(NamedTuple):
     method: str = "auto"
     jobs: int = 1
     plot: object = None              # a file: keep the densities to draw
+    equivalence: tuple = ()          # (name or None, M) pairs: TOST
     sequential: bool = False         # anytime-valid, items in file order
     bounds: object = None            # (lo, hi) of a bounded metric
     alpha: float = 0.05
@@ -8010,6 +8053,7 @@ class _Compared(NamedTuple):
     margins: dict
     preferences: object = None   # PreferenceCounts of a preference file
     sequential: tuple = ()       # a Sequential per result, with --sequential
+    equivalence: dict = {}       # {metric: equivalence margin}
 
 
 def compare_run(options, path, rng):
@@ -8046,7 +8090,10 @@ def compare_run(options, path, rng):
         return _Compared(names, [c[0] for c in corpus],
                          [row for c in corpus for row in c[1]], dropped,
                          reading, _margins(options.margin,
-                                           [s.name for s in stats]))
+                                           [s.name for s in stats]),
+                         equivalence=_margins(options.equivalence,
+                                              [s.name for s in stats],
+                                              "--equivalence"))
     said = []
     metrics, baseline, candidate = chosen_metrics(options, baseline,
                                                   candidate, said)
@@ -8103,7 +8150,9 @@ def compare_run(options, path, rng):
         subsets = [(label, r._replace(ci_unpaired=None))
                    for label, r in subsets]
     return _Compared(names, results, subsets, max(dropped, missing), reading,
-                     margins, preferences, sequential)
+                     margins, preferences, sequential,
+                     _margins(options.equivalence, [r.metric for r in results],
+                              "--equivalence"))
 
 
 def _sequential(options, metric, columns, direction, said):
@@ -8287,21 +8336,22 @@ def _wide_names(stat):
     return "/".join(fields[:half]), "/".join(fields[half:])
 
 
-def _margins(specs, metrics):
-    """Return {metric: margin} from --margin's (name or None, M) values."""
+def _margins(specs, metrics, flag="--margin"):
+    """Return {metric: margin} from --margin's (name or None, M) values
+    (or --equivalence's, *flag*)."""
     if not specs:
         return {}
     default = [m for name, m in specs if name is None]
     named = [name for name, _ in specs if name is not None]
     if len(default) > 1:
-        raise EvalDeltaError("--margin without a name is given twice; name "
-                             "the metric: --margin NAME=M")
+        raise EvalDeltaError(f"{flag} without a name is given twice; name "
+                             f"the metric: {flag} NAME=M")
     for name in named:
         if name not in metrics:
-            raise EvalDeltaError(f"--margin {name}=...: no metric {name!r}; "
+            raise EvalDeltaError(f"{flag} {name}=...: no metric {name!r}; "
                                  f"the metrics are {', '.join(metrics)}")
         if named.count(name) > 1:
-            raise EvalDeltaError(f"--margin {name}=... is given twice")
+            raise EvalDeltaError(f"{flag} {name}=... is given twice")
     out = {m: default[0] for m in metrics} if default else {}
     out.update((name, m) for name, m in specs if name is not None)
     return out
@@ -8854,6 +8904,10 @@ def format_compare(results, judgements, *, names, dropped=0,
              for r, j in zip(results, judgements)]
     for k, q in enumerate(sequential):
         words[k] += " " + _sequential_words(results[k], q, confidence)
+    words += [_equivalence_words(r, j, alpha) for r, j
+              in zip(results, judgements) if j.equivalence is not None]
+    words += [_churn_words(r, confidence) for r in results
+              if r.mcnemar is not None and r.ci_unpaired is not None]
     notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
              for note in j.notes]
     mark = _markdown if markdown else str
@@ -8895,6 +8949,50 @@ def _sequential_words(r, q, confidence):
     return (f"Anytime-valid, however often you looked: the {level} "
             f"confidence sequence ends at {span}; {when}; anytime p = "
             f"{_p_text(q.p)} ({q.method}).")
+
+
+def _equivalence_words(r, j, alpha):
+    """Return the sentence of a metric's two one-sided tests."""
+    e = j.equivalence
+    binary = r.kind == "binary"
+    bound = _gap_words(e.margin, binary).lstrip("+")
+    if e.ci is None:
+        return (f"{r.metric}: equivalence within +-{bound} cannot be "
+                f"judged: {e.method}.")
+    level = _decimal((1 - 2 * _exact(alpha)) * 100) + "%"
+    ci = Interval(_exact(e.ci.lo), _exact(e.ci.hi))
+    span = _ci_pts(ci) if binary else _span(ci, False)
+    where = {"equivalent": "lies inside", "not equivalent": "lies beyond",
+             "cannot tell": "reaches past"}[e.verdict]
+    return (f"{r.metric}: {e.verdict} within +-{bound}: the {level} "
+            f"{e.method} {span} {where} the margins (two one-sided tests "
+            f"at alpha {float(alpha):g}, Schuirmann 1987).")
+
+
+def churn(r, confidence=CONFIDENCE):
+    """Return ((improved, Interval), (regressed, Interval)) of a binary
+    MetricResult: the items on which the candidate alone was right (or,
+    lower being better, alone was not 1) and those on which it alone was
+    wrong, with Wilson intervals of their shares of the items."""
+    m = r.mcnemar
+    up, down = ((m.b_only, m.a_only) if r.direction == "higher"
+                else (m.a_only, m.b_only))
+    return tuple((k, wilson_interval(k, r.n_items, confidence))
+                 for k in (up, down))
+
+
+def _churn_words(r, confidence):
+    """Return the churn line of a binary metric."""
+    (up, up_ci), (down, down_ci) = churn(r, confidence)
+    level = _decimal(_exact(confidence) * 100) + "%"
+
+    def share(k, ci):
+        return (f"{_fixed(Fraction(100 * k, r.n_items), 1)}%, {level} CI "
+                f"[{_fixed(ci.lo * 100, 1)}, {_fixed(ci.hi * 100, 1)}]%")
+    return (f"{r.metric} churn: the candidate gained {_items(up)} "
+            f"({share(up, up_ci)}) and lost {down} ({share(down, down_ci)}) "
+            f"of {r.n_items}; McNemar exact p = {_p_text(r.mcnemar.p_exact)}"
+            f".")
 
 
 def sequential_json(q):
@@ -9059,6 +9157,17 @@ def _compare_entries(results, judgements, interval):
             margin_ci=j.margin_ci and [float(x) for x in j.margin_ci],
             margin_interval=j.margin_method, verdict=j.verdict,
             caution=j.caution, notes=j.notes)
+        if j.equivalence is not None:
+            e = j.equivalence
+            entry["equivalence"] = {
+                "margin": e.margin, "verdict": e.verdict, "method": e.method,
+                "ci": e.ci and [float(e.ci.lo), float(e.ci.hi)]}
+        if r.mcnemar is not None and r.ci_unpaired is not None:
+            (up, up_ci), (down, down_ci) = churn(r)
+            entry["churn"] = {
+                "gained": up, "lost": down,
+                "gained_ci": [float(up_ci.lo), float(up_ci.hi)],
+                "lost_ci": [float(down_ci.lo), float(down_ci.hi)]}
         entries.append(entry)
     return entries
 
@@ -10025,6 +10134,12 @@ def _add_compare(commands):
     cmp.add_argument("--alpha", type=_PROBABILITY, default=0.05,
                      help="significance level after Holm's adjustment "
                           "(default %(default)s)")
+    cmp.add_argument("--equivalence", action="append", type=_margin_spec,
+                     metavar="[NAME=]M",
+                     help="equivalence margin in the metric's units, for "
+                          "every metric or, as NAME=M, for one: two "
+                          "one-sided tests at --alpha, equivalent where the "
+                          "1 - 2 alpha interval lies within +-M")
     cmp.add_argument("--sequential", action="store_true",
                      help="also an anytime-valid comparison, valid however "
                           "often the eval was looked at while it ran: the "
@@ -10049,11 +10164,13 @@ def _add_compare(commands):
                           "distribution with its CI and zero, as SVG")
     _add_reading(cmp)
     cmp.add_argument("--fail-on", choices=("worse", "not-better",
-                                           "inferior"),
+                                           "inferior", "changed",
+                                           "not-equivalent"),
                      help="exit 1 when some metric is worse, is not "
-                          "better, or (with --margin) is not shown "
-                          "non-inferior, to gate a CI job; stderr names "
-                          "the metrics")
+                          "better, (with --margin) is not shown "
+                          "non-inferior, changed detectably either way, or "
+                          "(with --equivalence) is not shown equivalent, to "
+                          "gate a CI job; stderr names the metrics")
     _add_common(cmp)
     _add_jobs(cmp, "index resampling (metrics with many distinct values)")
     cmp.set_defaults(run=_run_compare)
@@ -10470,7 +10587,7 @@ def _run_compare(args):
             for path in args.candidates or [None]]
     several = len(runs) > 1
     judged = dict(alpha=args.alpha, confidence=args.confidence,
-                  margin=runs[0].margins)
+                  margin=runs[0].margins, equivalent=runs[0].equivalence)
     family = "candidates x " if several else ""
     judgements = _per_run(judge([r for run in runs for r in run.results],
                                 family=family + "metrics", **judged),
@@ -10536,6 +10653,12 @@ def failures(results, judgements, fail_on):
             out.append((r.metric, "is worse"))
         elif fail_on == "not-better" and j.verdict != "better":
             out.append((r.metric, f"is not better ({j.verdict})"))
+        elif fail_on == "changed" and j.verdict in ("better", "worse"):
+            out.append((r.metric, f"changed detectably ({j.verdict})"))
+        elif fail_on == "not-equivalent" and j.equivalence is not None \
+                and j.equivalence.verdict != "equivalent":
+            out.append((r.metric, f"is not shown equivalent "
+                                  f"({j.equivalence.verdict})"))
         elif fail_on == "inferior" and j.margin is not None and \
                 not j.non_inferior:
             out.append((r.metric, "is not shown non-inferior"))
@@ -10596,6 +10719,9 @@ def _check_compare_options(args):
                                      f"supported yet")
     elif args.bounds is not None:
         raise EvalDeltaError("--bounds goes with --sequential")
+    if args.fail_on == "not-equivalent" and not args.equivalence:
+        raise EvalDeltaError("--fail-on not-equivalent needs --equivalence: "
+                             "equivalence is judged against a margin")
     if args.fail_on == "inferior" and not args.margin:
         raise EvalDeltaError("--fail-on inferior needs --margin: "
                              "non-inferiority is judged against a margin")

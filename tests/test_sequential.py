@@ -130,3 +130,68 @@ def test_compare_sequential_reports_and_gates(capsys, tmp_path):
     status = bed.main(["compare", *paths, "--sequential", "--cluster", "id"])
     err = capsys.readouterr().err
     assert status == 2 and "--sequential with --cluster" in err
+
+
+# Equivalence (two one-sided tests) and churn ##############################
+
+def test_tost_is_the_interval_inside_the_margins_and_keeps_its_level():
+    # At a true difference exactly at the margin, "equivalent" comes out
+    # in at most alpha of replays (binary: Newcombe's 90% interval;
+    # continuous: the t interval), and the verdict is the inclusion of the
+    # 1 - 2 alpha interval in (-M, M), computed here apart.
+    rng = random.Random(12)
+    replays, found_b, found_c = 150, 0, 0
+    for _ in range(replays):
+        a, b = draw_pairs(rng, 400, 0.10, 0.15)      # difference +0.05
+        r = bed.compare(a, b, resamples=100).result
+        e = bed.equivalence(r, 0.05)
+        m = r.mcnemar
+        both = sum(x == y == 1 for x, y in zip(a, b))
+        ci = bed.newcombe_interval(both, m.a_only, m.b_only,
+                                   400 - both - m.a_only - m.b_only,
+                                   confidence=0.9)
+        assert (e.verdict == "equivalent") == (-0.05 < ci.lo and
+                                               ci.hi < 0.05)
+        found_b += e.verdict == "equivalent"
+        xs = [rng.gauss(0, 1) for _ in range(60)]
+        ys = [x + rng.gauss(0.3, 0.5) for x in xs]     # difference +0.3
+        found_c += bed.equivalence(bed.compare(xs, ys, resamples=100).result,
+                                   0.3).verdict == "equivalent"
+    se = math.sqrt(0.05 * 0.95 / replays)
+    assert found_b / replays <= 0.05 + 2 * se
+    assert found_c / replays <= 0.05 + 2 * se
+
+
+def test_churn_counts_and_gates(capsys, tmp_path):
+    rows = [{"id": i, "acc": int(i % 4 != 0)} for i in range(200)]
+    other = [{"id": i, "acc": int(i % 5 != 0)} for i in range(200)]
+    paths = []
+    for name, data in (("a.jsonl", rows), ("b.jsonl", other)):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in data))
+        paths.append(str(path))
+    gained = sum(r["acc"] < o["acc"] for r, o in zip(rows, other))
+    lost = sum(r["acc"] > o["acc"] for r, o in zip(rows, other))
+    status = bed.main(["compare", *paths, "--json", "--resamples", "200",
+                       "--equivalence", "0.1"])
+    entry = json.loads(capsys.readouterr().out)["metrics"][0]
+    assert status == 0
+    assert (entry["churn"]["gained"], entry["churn"]["lost"]) == (gained,
+                                                                  lost)
+    ci = bed.wilson_interval(gained, 200)
+    assert entry["churn"]["gained_ci"] == [float(ci.lo), float(ci.hi)]
+    assert entry["equivalence"]["verdict"] in ("equivalent", "cannot tell")
+    # --fail-on changed trips on a detectable change either way
+    status = bed.main(["compare", paths[0], paths[0], "--fail-on", "changed",
+                       "--resamples", "200"])
+    capsys.readouterr()
+    assert status == 0
+    big = tmp_path / "c.jsonl"
+    big.write_text("".join(json.dumps({"id": i, "acc": 0}) + "\n"
+                           for i in range(200)))
+    for order in ((paths[0], str(big)), (str(big), paths[0])):
+        assert bed.main(["compare", *order, "--fail-on", "changed",
+                         "--resamples", "200"]) == 1
+        assert "changed detectably" in capsys.readouterr().err
+    status = bed.main(["compare", *paths, "--fail-on", "not-equivalent"])
+    assert status == 2 and "needs --equivalence" in capsys.readouterr().err
