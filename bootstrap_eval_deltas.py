@@ -3284,6 +3284,56 @@ def _index_lists(rng, n, count, batch_indices=1 << 20):
 
 ## Simulation: coverage and calibration #######################################
 
+# Peeking: the article's two systems with no true gap (B as good as A),
+# looked at after every item.  The naive look is the fixed-sample paired
+# interval (the mean difference +- z se, Wald's, which the percentile
+# bootstrap tracks at these sizes) checked again at each item from the
+# 20th (before that it is too rough for anyone to act on); the
+# anytime-valid look is sequential_binary's confidence sequence.  Both are
+# counted the first time they exclude zero.
+
+class Peeking(NamedTuple):
+    """How often each look has excluded zero by each item, over replays."""
+    looks: list              # items seen
+    naive: list              # replays whose fixed-sample interval had
+    sequence: list           # ... and whose confidence sequence had
+    replays: int
+    n_items: int
+    once: int = 0            # replays whose interval at the end alone did
+
+
+def peeking(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
+            acc_a=ACC_A, alpha=0.05, progress=None):
+    """Return the Peeking of *replays* simulated evals with no true gap
+    (both systems at accuracy acc_a), each looked at after every item."""
+    z = statistics.NormalDist().inv_cdf(1 - alpha / 2)
+    looks = sorted({max(1, n_items * k // 10) for k in range(1, 11)})
+    naive, sequence = [0] * len(looks), [0] * len(looks)
+    once = 0
+    for done in range(replays):
+        pairs = simulate(rng, n_items, corr=corr, acc_a=acc_a, acc_b=acc_a)
+        first = None
+        total = squares = 0
+        for t, (a, b) in enumerate(pairs, 1):
+            d = b - a
+            total += d
+            squares += d * d
+            if t >= 20 and (first is None or t == n_items):
+                var = (squares - total * total / t) / (t - 1)
+                if var > 0 and abs(total / t) > z * math.sqrt(var / t):
+                    first = t if first is None else first
+                    once += t == n_items
+        stop = sequential_binary([a for a, _ in pairs],
+                                 [b for _, b in pairs],
+                                 alpha=alpha).stopped_at
+        for k, look in enumerate(looks):
+            naive[k] += first is not None and first <= look
+            sequence[k] += stop is not None and stop <= look
+        if progress:
+            progress(done + 1)
+    return Peeking(looks, naive, sequence, replays, n_items, once)
+
+
 def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
              acc_a=ACC_A, acc_b=ACC_B, resamples=RESAMPLES,
              confidence=CONFIDENCE, jobs=1, progress=None):
@@ -8690,6 +8740,40 @@ def _metric_json(r):
     }
 
 
+def format_peeking(seen, *, seed, acc_a, corr):
+    """Return the text report of simulate --peeking."""
+    lines = [f"peeking: {seen.replays} replays of {_items(seen.n_items)}, "
+             f"both systems at accuracy {acc_a:g} (no true gap), latent "
+             f"correlation {corr:g}, seed {seed}; looked at after every item "
+             f"(the fixed-sample interval from the 20th)",
+             "share of replays that had excluded zero by then (a false "
+             "positive each):"]
+    rows = [["items seen", "fixed-sample 95% CI, looked at every item",
+             "confidence sequence (compare --sequential)"]]
+    for look, naive, seq in zip(seen.looks, seen.naive, seen.sequence):
+        rows.append([str(look), _percent(naive, seen.replays),
+                     _percent(seq, seen.replays)])
+    widths = [max(len(r[k]) for r in rows) for k in range(3)]
+    lines += ["  ".join(cell.rjust(w) for cell, w in zip(row, widths))
+              for row in rows]
+    lines.append(f"a fixed-sample interval looked at once, at the end, "
+                 f"excluded zero in {_percent(seen.once, seen.replays)} of "
+                 f"replays; looked at after "
+                 f"every item it did in {_percent(seen.naive[-1], seen.replays)}"
+                 f"; the confidence sequence, valid however often one "
+                 f"looks, in {_percent(seen.sequence[-1], seen.replays)}")
+    return "\n".join(lines)
+
+
+def peeking_json(seen, *, seed, acc_a, corr):
+    """Return the JSON object of simulate --peeking."""
+    return {"replays": seen.replays, "n_items": seen.n_items, "seed": seed,
+            "acc": acc_a, "corr": corr, "looks": seen.looks,
+            "naive_excluded_zero": seen.naive,
+            "naive_at_the_end_alone": seen.once,
+            "sequence_excluded_zero": seen.sequence}
+
+
 def format_calibration(cal, *, alpha=0.05, binary=True):
     """Return the calibration table of simulate --intervals (binary) or
     --differences."""
@@ -10035,6 +10119,12 @@ def _add_simulate(commands):
                      help="the true mean difference of --differences, in "
                           "sds (default 0: excluding zero is then a false "
                           "positive)")
+    sim.add_argument("--peeking", action="store_true",
+                     help="replay the article's systems with no true gap "
+                          "(B as good as A), looking after every item: how "
+                          "often a fixed-sample interval excludes zero at "
+                          "some look, against the anytime-valid confidence "
+                          "sequence of compare --sequential; no CSV")
     sim.set_defaults(run=_run_simulate)
 
 
@@ -10474,6 +10564,29 @@ def _write_atomic(path, text):
         raise
 
 
+def _run_peeking(args):
+    """Run simulate --peeking and print how often each look excluded zero;
+    return 0."""
+    for flag, given in (("--intervals", args.intervals),
+                        ("--out", args.out), ("--acc-b", args.acc_b
+                                              != ACC_B)):
+        if given:
+            raise EvalDeltaError(f"--peeking does not go with {flag}: it "
+                                 f"replays the article's systems with no "
+                                 f"true gap (B at --acc-a) and writes no CSV")
+    if not args.replays:
+        raise EvalDeltaError("--peeking counts over the replays; give "
+                             "--replays of at least 1")
+    seen = peeking(random.Random(args.seed), replays=args.replays,
+                   n_items=args.n_items, corr=args.corr, acc_a=args.acc_a,
+                   progress=_progress(args.replays, args.quiet))
+    print(render(args.format, text=lambda: format_peeking(
+        seen, seed=args.seed, acc_a=args.acc_a, corr=args.corr),
+        data=lambda: peeking_json(seen, seed=args.seed, acc_a=args.acc_a,
+                                  corr=args.corr)))
+    return 0
+
+
 def _run_simulate(args):
     """Run simulate (the article's run, or a calibration) and print its report;
     return 0."""
@@ -10484,6 +10597,8 @@ def _run_simulate(args):
         raise EvalDeltaError("--gap goes with --differences (the binary "
                              "design's gap is --acc-b minus --acc-a)")
     args = _settled(args, dict(corr=CORR, acc_a=ACC_A, acc_b=ACC_B))
+    if args.peeking:
+        return _run_peeking(args)
     if args.intervals and not args.replays:
         raise EvalDeltaError("--intervals calibrates over the replays; give "
                              "--replays of at least 1")

@@ -272,11 +272,11 @@ def test_rating_intervals_cover_and_the_top_group_keeps_the_best():
     strengths = [x / bed.ELO for x in elo]
     rng = random.Random(2024)
     covered = kept = 0
-    replays = 120
+    replays = 100
     for _ in range(replays):
         cells = random_cells(rng, strengths, 300, tie=0)
         r = bed.rank_preferences(cells, rng, names=list("abcd"),
-                                 resamples=200)
+                                 resamples=160)
         covered += sum(ci.lo <= t <= ci.hi for ci, t in zip(r.cis, truth))
         kept += r.top[0]
     assert covered / (4 * replays) >= 0.93

@@ -138,25 +138,36 @@ def test_tost_is_the_interval_inside_the_margins_and_keeps_its_level():
     # At a true difference exactly at the margin, "equivalent" comes out
     # in at most alpha of replays (binary: Newcombe's 90% interval;
     # continuous: the t interval), and the verdict is the inclusion of the
-    # 1 - 2 alpha interval in (-M, M), computed here apart.
+    # 1 - 2 alpha interval in (-M, M), computed here apart.  The results
+    # are given as compare's MetricResult fields that equivalence() reads.
+    from types import SimpleNamespace
+    from fractions import Fraction
     rng = random.Random(12)
-    replays, found_b, found_c = 150, 0, 0
+    replays, found_b, found_c = 300, 0, 0
+    t90 = 1.6711                         # Student's t, 59 df, upper 5%
     for _ in range(replays):
         a, b = draw_pairs(rng, 400, 0.10, 0.15)      # difference +0.05
-        r = bed.compare(a, b, resamples=100).result
-        e = bed.equivalence(r, 0.05)
-        m = r.mcnemar
+        a_only = sum(x > y for x, y in zip(a, b))
+        b_only = sum(y > x for x, y in zip(a, b))
         both = sum(x == y == 1 for x, y in zip(a, b))
-        ci = bed.newcombe_interval(both, m.a_only, m.b_only,
-                                   400 - both - m.a_only - m.b_only,
+        r = SimpleNamespace(mcnemar=bed.McNemar(a_only, b_only, 1),
+                            a=Fraction(sum(a), 400), n_items=400)
+        e = bed.equivalence(r, 0.05)
+        ci = bed.newcombe_interval(both, a_only, b_only,
+                                   400 - both - a_only - b_only,
                                    confidence=0.9)
         assert (e.verdict == "equivalent") == (-0.05 < ci.lo and
                                                ci.hi < 0.05)
         found_b += e.verdict == "equivalent"
-        xs = [rng.gauss(0, 1) for _ in range(60)]
-        ys = [x + rng.gauss(0.3, 0.5) for x in xs]     # difference +0.3
-        found_c += bed.equivalence(bed.compare(xs, ys, resamples=100).result,
-                                   0.3).verdict == "equivalent"
+        d = [rng.gauss(0.3, 0.5) for _ in range(60)]   # difference +0.3
+        mean = sum(d) / 60
+        se = math.sqrt(sum((x - mean) ** 2 for x in d) / 59 / 60)
+        r = SimpleNamespace(mcnemar=None, n_items=60, clusters=None, se=se,
+                            gap=mean)
+        e = bed.equivalence(r, 0.3)
+        inside = -0.3 < mean - t90 * se and mean + t90 * se < 0.3
+        assert (e.verdict == "equivalent") == inside
+        found_c += inside
     se = math.sqrt(0.05 * 0.95 / replays)
     assert found_b / replays <= 0.05 + 2 * se
     assert found_c / replays <= 0.05 + 2 * se
@@ -195,3 +206,15 @@ def test_churn_counts_and_gates(capsys, tmp_path):
         assert "changed detectably" in capsys.readouterr().err
     status = bed.main(["compare", *paths, "--fail-on", "not-equivalent"])
     assert status == 2 and "needs --equivalence" in capsys.readouterr().err
+
+
+def test_simulate_peeking_shows_the_naive_rate_beside_the_sequence(capsys):
+    assert bed.main(["--peeking", "--replays", "150", "--n-items", "200",
+                     "--json"]) == 0
+    seen = json.loads(capsys.readouterr().out)
+    naive, sequence = seen["naive_excluded_zero"], seen["sequence_excluded_zero"]
+    assert naive == sorted(naive) and sequence == sorted(sequence)
+    assert sequence[-1] / 150 <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 150)
+    assert naive[-1] > 2 * max(sequence[-1], seen["naive_at_the_end_alone"])
+    assert bed.main(["--peeking", "--acc-b", "0.8"]) == 2
+    assert "--peeking does not go with --acc-b" in capsys.readouterr().err
