@@ -641,9 +641,10 @@ def _binary_replays(n, p10, p01, replays, seed):
              (0, 0): rest - both})
 
 
-@pytest.mark.parametrize("n, p10, p01, seed", [(100, 0.1, 0.05, 4),
-                                               (100, 0.03, 0.01, 5),
-                                               (50, 0.1, 0.05, 6)])
+@pytest.mark.parametrize("n, p10, p01, seed", [
+    pytest.param(100, 0.1, 0.05, 4, marks=pytest.mark.slow),
+    (100, 0.03, 0.01, 5),
+    pytest.param(50, 0.1, 0.05, 6, marks=pytest.mark.slow)])
 def test_binary_non_inferiority_holds_its_level_at_the_margin(n, p10, p01,
                                                               seed):
     # The true gap is exactly -margin, so "non-inferior" is a false
