@@ -54,17 +54,20 @@ part of section X):
                     valid however often one looks (sequential_binary,
                     sequential_bounded)
     Resampling: many resamples' sums, in parallel (resample_sums)
-    Simulation: coverage and calibration (the article's replay loop)
+    Simulation: coverage and calibration (the article's replay loop;
+                    peeking; when compare --sequential stops)
     Corpus statistics  F1, precision, recall, MCC and ratios from per-item
                     column sums, the approximate randomization test, pass@k
     Power           McNemar's exact power, items needed, Student's t,
                     detection() (what an eval can detect), judge()
-                    (verdicts and non-inferiority)
+                    (verdicts, non-inferiority and equivalence)
     Input           files to records and tallies; which fields are metrics;
                     the one join of runs; the reader registry (_READERS:
                     lm-eval, Inspect, HELM, OpenAI evals, promptfoo,
-                    DeepEval, OpenCompass, ...); runs compared and ranked
-                    (CompareOptions, compare_run, rank_input)
+                    DeepEval, OpenCompass, AlpacaEval, MT-Bench, Arena-Hard,
+                    battles, ...); runs compared and ranked (CompareOptions,
+                    compare_run, preference_pair, rank_input,
+                    preference_battles)
     Report          text, markdown, JSON and SVG, as strings
     Library use     compare() and rank() on plain sequences, for notebooks
     Command line    argparse, option checks, main(): simulate, compare,
@@ -159,7 +162,8 @@ class EvalDeltaError(ValueError):
 
 # Used by several sections: exact numbers, missing values, class labels,
 # the normal quantile, percentile positions and the resamples they need,
-# numbers and counts in words, whether a helper process can be forked.
+# ranks with ties, numbers, counts and lists of names in words, whether a
+# helper process can be forked.
 # No section reaches into another's private names but these.
 
 def _exact(x):
@@ -3300,6 +3304,35 @@ class Peeking(NamedTuple):
     replays: int
     n_items: int
     once: int = 0            # replays whose interval at the end alone did
+
+
+class Stopping(NamedTuple):
+    """When compare --sequential stopped, over replays of a design."""
+    stops: list              # the stopping item of each replay that did
+    replays: int
+    most: int                # items per replay: the rest never stopped
+    fixed: object            # the fixed-sample items needed, for scale
+
+
+def sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
+                        alpha=0.05, progress=None):
+    """Return the Stopping of *replays* evals of the paired binary Design
+    (its cells drawn item by item), each run to *most* items and looked at
+    after every one by sequential_binary."""
+    stops = []
+    cut_a, cut_b = design.p10, design.p10 + design.p01
+    for done in range(replays):
+        a, b = [], []
+        for _ in range(most):
+            u = rng.random()
+            a.append(1 if u < cut_a else 0)
+            b.append(1 if cut_a <= u < cut_b else 0)
+        stop = sequential_binary(a, b, alpha=alpha).stopped_at
+        if stop is not None:
+            stops.append(stop)
+        if progress:
+            progress(done + 1)
+    return Stopping(sorted(stops), replays, most, fixed)
 
 
 def peeking(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
@@ -8088,6 +8121,7 @@ class CompareOptions(NamedTuple):
     plot: object = None              # a file: keep the densities to draw
     equivalence: tuple = ()          # (name or None, M) pairs: TOST
     sequential: bool = False         # anytime-valid, items in file order
+    order: object = None             # ... or in the order of this field
     bounds: object = None            # (lo, hi) of a bounded metric
     alpha: float = 0.05
     reading: Reading = Reading()     # how to read the files
@@ -8172,8 +8206,10 @@ def compare_run(options, path, rng):
                      direction=_direction(options, m.name, said))
                 for m in metrics]
     reading += said
-    sequential = tuple(_sequential(options, m, t, o["direction"], said)
-                       for m, t, o in zip(metrics, tallies, settings)
+    ordered = (_in_order(options, tallies, reading) if options.order
+               else tallies)
+    sequential = tuple(_sequential(options, m, t, o["direction"], reading)
+                       for m, t, o in zip(metrics, ordered, settings)
                        ) if options.sequential else ()
     results = [compare_macro(t, rng, **o) if options.macro else
                compare_tally(merged_tally(t) if options.by else t, rng,
@@ -8203,6 +8239,42 @@ def compare_run(options, path, rng):
                      margins, preferences, sequential,
                      _margins(options.equivalence, [r.metric for r in results],
                               "--equivalence"))
+
+
+def _in_order(options, tallies, said):
+    """Return the Columns *tallies* (in the baseline's file order) sorted
+    by the baseline's field --order (numbers, or text such as ISO 8601
+    timestamps; ties keep the file's order), the order the items ran."""
+    field, source = options.order, open_source(options.baseline,
+                                               options.reading)
+    keys, kinds = [], set()
+    for numbers, records in source.batches:
+        for number, record in zip(numbers, records):
+            if source.fields is not None:
+                record = dict(zip(source.fields, record))
+            value = _field(record, field)
+            if _missing(value):
+                raise EvalDeltaError(f"{source.where(number)}: no --order "
+                                     f"field {field!r}")
+            try:
+                keys.append(finite_number(value))
+                kinds.add("number")
+            except ValueError:
+                keys.append(str(value))
+                kinds.add("text")
+    if len(kinds) > 1:
+        raise EvalDeltaError(f"{source.path}: --order {field} holds both "
+                             f"numbers and text; give one kind")
+    if len(keys) != len(tallies[0].a):
+        raise EvalDeltaError(f"--order: {source.path} has {len(keys)} "
+                             f"records for {len(tallies[0].a)} items "
+                             f"compared; give runs of one record per item")
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    said.append(f"--sequential: items taken in the order of {field} (ties "
+                f"in file order)")
+    return [Columns(array("d", map(t.a.__getitem__, order)),
+                    array("d", map(t.b.__getitem__, order)))
+            for t in tallies]
 
 
 def _sequential(options, metric, columns, direction, said):
@@ -8763,6 +8835,46 @@ def format_peeking(seen, *, seed, acc_a, corr):
                  f"; the confidence sequence, valid however often one "
                  f"looks, in {_percent(seen.sequence[-1], seen.replays)}")
     return "\n".join(lines)
+
+
+def _stop_quantile(stopping, q):
+    """Return the q-quantile of the stopping item over all replays, or
+    None where more than 1 - q of them never stopped."""
+    k = math.ceil(q * stopping.replays) - 1
+    return stopping.stops[k] if k < len(stopping.stops) else None
+
+
+def format_stopping(stopping, *, seed, power):
+    """Return the text lines of plan --sequential."""
+    st = stopping
+    median, p90 = _stop_quantile(st, 0.5), _stop_quantile(st, 0.9)
+
+    def item(x):
+        return f"beyond {st.most}" if x is None else str(x)
+    by_fixed = (sum(1 for x in st.stops if x <= st.fixed)
+                if st.fixed else None)
+    lines = [f"sequential (compare --sequential, a look after every item), "
+             f"{st.replays} replays of up to {_items(st.most)}, seed {seed}:",
+             f"  stopping item: median {item(median)}, 90th percentile "
+             f"{item(p90)}; {_percent(st.replays - len(st.stops), st.replays)}"
+             f" never stopped within {st.most}"]
+    if by_fixed is not None:
+        lines.append(f"  stopped by the fixed-sample size {st.fixed} "
+                     f"({power:.0%} power) in "
+                     f"{_percent(by_fixed, st.replays)} of replays")
+    return lines
+
+
+def stopping_json(stopping, *, seed):
+    """Return the JSON object of plan --sequential."""
+    st = stopping
+    return {"replays": st.replays, "max_items": st.most, "seed": seed,
+            "median": _stop_quantile(st, 0.5),
+            "p90": _stop_quantile(st, 0.9),
+            "never_stopped": st.replays - len(st.stops),
+            "fixed_sample_items": st.fixed,
+            "stopped_by_fixed": (sum(1 for x in st.stops if x <= st.fixed)
+                                 if st.fixed else None)}
 
 
 def peeking_json(seen, *, seed, acc_a, corr):
@@ -10237,6 +10349,10 @@ def _add_compare(commands):
                           "which it first excluded zero, an anytime "
                           "p-value; items in the baseline's file order; "
                           "--fail-on then uses its verdict")
+    cmp.add_argument("--order", metavar="FIELD",
+                     help="with --sequential, the baseline's field that "
+                          "orders the items as they ran (a timestamp or a "
+                          "number; default: the file's order)")
     cmp.add_argument("--bounds", type=_bounds_spec, metavar="LO,HI",
                      help="with --sequential, the range a continuous "
                           "metric's values can take (default: [0, 1] "
@@ -10481,6 +10597,12 @@ def _add_plan(commands):
     plan.add_argument("--n-items", type=_n_list, metavar="N,N,...",
                       help="item counts for the power table (default: a "
                            "range around the answer)")
+    plan.add_argument("--sequential", action="store_true",
+                      help="also simulate compare --sequential on the "
+                           "design, looked at after every item: the "
+                           "stopping item's median and 90th percentile "
+                           "against the fixed-sample items needed "
+                           "(--replays, --seed)")
     plan.add_argument("--simulate", action="store_true",
                       help="also replay the article's simulator at the "
                            "planned n (needs --corr) and report how often "
@@ -10832,8 +10954,12 @@ def _check_compare_options(args):
             if given:
                 raise EvalDeltaError(f"--sequential with {flag} is not "
                                      f"supported yet")
-    elif args.bounds is not None:
-        raise EvalDeltaError("--bounds goes with --sequential")
+        if args.order and args.allow_partial:
+            raise EvalDeltaError("--order with --allow-partial is not "
+                                 "supported yet")
+    elif args.bounds is not None or args.order:
+        raise EvalDeltaError(f"{'--bounds' if args.bounds else '--order'} "
+                             f"goes with --sequential")
     if args.fail_on == "not-equivalent" and not args.equivalence:
         raise EvalDeltaError("--fail-on not-equivalent needs --equivalence: "
                              "equivalence is judged against a margin")
@@ -10891,7 +11017,7 @@ _PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
                "choice_scores")
 _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
                    "n_items", "simulate", "replays", "seed", "plot",
-                   "within_var")
+                   "within_var", "sequential")
 
 
 def _flag(name):
@@ -10911,10 +11037,11 @@ def _check_plan_options(args):
             f"{_flag(given[0])} " + ("does not go with --from: the pilot "
                                      "data set the design" if args.pilot
                                      else "goes with --from (pilot data)"))
-    if not args.simulate:
+    if not (args.simulate or args.sequential):
         for name in ("replays", "seed"):
             if getattr(args, name) is not None:
-                raise EvalDeltaError(f"{_flag(name)} goes with --simulate")
+                raise EvalDeltaError(f"{_flag(name)} goes with --simulate "
+                                     f"or --sequential")
     return _settled(args, dict(acc_a=ACC_A, confidence=CONFIDENCE,
                                replays=REPLAYS, seed=SEED))
 
@@ -11112,6 +11239,13 @@ def _run_plan(args):
             progress=_progress(args.replays, args.quiet))
         simulated[n] = (hits, args.replays)
     plan = plan._replace(simulated=simulated)
+    stopping = None
+    if args.sequential:
+        most = 3 * (needed or max(ns))
+        stopping = sequential_stopping(
+            random.Random(args.seed), plan.design, replays=args.replays,
+            most=most, fixed=needed, alpha=args.alpha,
+            progress=_progress(args.replays, args.quiet))
     if args.plot:
         _write_atomic(args.plot, _plan_svg(plan, max(ns + [needed or 0])))
     def data():
@@ -11119,9 +11253,14 @@ def _run_plan(args):
         if repeats:
             report["items_needed_by_repeats"] = {
                 "inf" if k is None else str(k): v for k, v in repeats.items()}
+        if stopping:
+            report["sequential"] = stopping_json(stopping, seed=args.seed)
         return report
     print(render(args.format, data=data, text=lambda: format_plan(plan) + (
-        "\n" + format_repeats(repeats, args.within_var) if repeats else "")))
+        "\n" + format_repeats(repeats, args.within_var) if repeats else "")
+        + ("\n" + "\n".join(format_stopping(stopping, seed=args.seed,
+                                             power=args.power))
+           if stopping else "")))
     return 0
 
 

@@ -218,3 +218,52 @@ def test_simulate_peeking_shows_the_naive_rate_beside_the_sequence(capsys):
     assert naive[-1] > 2 * max(sequence[-1], seen["naive_at_the_end_alone"])
     assert bed.main(["--peeking", "--acc-b", "0.8"]) == 2
     assert "--peeking does not go with --acc-b" in capsys.readouterr().err
+
+
+def test_plan_sequential_against_the_fixed_sample_size(capsys):
+    # The stopping item's quantiles, counted here from the replays: a big
+    # gap stops well before the fixed-sample size most of the time.
+    design = bed.Design(0.6, 0.8, 0.05, 0.25)
+    st = bed.sequential_stopping(random.Random(3), design, replays=120,
+                                 most=300, fixed=100)
+    assert st.stops == sorted(st.stops) and len(st.stops) <= 120
+    assert all(1 <= x <= 300 for x in st.stops)
+    assert bed._stop_quantile(st, 0.5) == st.stops[59]
+    assert sum(x <= 100 for x in st.stops) / 120 > 0.5
+    assert bed.main(["plan", "--acc-a", "0.6", "--acc-b", "0.8",
+                     "--discordance", "0.3", "--sequential", "--replays",
+                     "40", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["sequential"]
+    assert got["replays"] == 40 and got["max_items"] == 3 * got[
+        "fixed_sample_items"]
+    assert bed.main(["plan", "--replays", "10"]) == 2
+    assert "goes with --simulate or --sequential" in capsys.readouterr().err
+
+
+def test_order_takes_the_items_as_they_ran(capsys, tmp_path):
+    # Items written in one order, run in another (a timestamp): --order
+    # gives the sequence of the run's order, found here by sorting.
+    rng = random.Random(8)
+    n = 200
+    stamps = [f"2025-01-01T{(i * 7) % 24:02d}:{(i * 13) % 60:02d}:00.{i:03d}"
+              for i in range(n)]
+    a = [int(rng.random() < 0.5) for _ in range(n)]
+    b = [int(rng.random() < 0.75) for _ in range(n)]
+    rows = [{"id": i, "acc": a[i], "ts": stamps[i]} for i in range(n)]
+    paths = []
+    for name, data in (("a.jsonl", rows), ("b.jsonl", [
+            {"id": i, "acc": b[i]} for i in range(n)])):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in data))
+        paths.append(str(path))
+    ran = sorted(range(n), key=stamps.__getitem__)
+    want = bed.sequential_binary([a[i] for i in ran], [b[i] for i in ran])
+    status = bed.main(["compare", *paths, "--metric", "acc", "--sequential",
+                       "--order", "ts", "--json", "--resamples", "200"])
+    got = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert got["metrics"][0]["sequential"]["stopped_at"] == want.stopped_at
+    assert got["metrics"][0]["sequential"]["ci"] == [want.ci.lo, want.ci.hi]
+    assert any("in the order of ts" in line for line in got["reading"])
+    assert bed.main(["compare", *paths, "--order", "ts"]) == 2
+    assert "--order goes with --sequential" in capsys.readouterr().err
