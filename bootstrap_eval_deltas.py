@@ -11016,8 +11016,7 @@ _PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
                "from_format", "records", "task", "filter", "scorer",
                "choice_scores")
 _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
-                   "n_items", "simulate", "replays", "seed", "plot",
-                   "within_var", "sequential")
+                   "n_items", "simulate", "plot", "within_var")
 
 
 def _flag(name):
@@ -11216,8 +11215,25 @@ def _run_plan(args):
                                             or ()), args.gap, args.alpha,
             args.power, args.repeats, _reading(args)))
         sizing = dict(gap=args.gap, alpha=args.alpha, power=args.power)
-        print(render(args.format, text=lambda: format_pilot(rows, **sizing),
-                     data=lambda: pilot_json(rows, **sizing)))
+        stops = _pilot_stopping(args, rows) if args.sequential else {}
+
+        def data():
+            report = pilot_json(rows, **sizing)
+            for entry in report["metrics"]:
+                if entry["metric"] in stops:
+                    entry["sequential"] = stopping_json(
+                        stops[entry["metric"]], seed=args.seed)
+            return report
+
+        def text():
+            lines = [format_pilot(rows, **sizing)]
+            for name, st in stops.items():
+                lines += [f"{name}: " + format_stopping(
+                    st, seed=args.seed, power=args.power)[0]]
+                lines += format_stopping(st, seed=args.seed,
+                                         power=args.power)[1:]
+            return "\n".join(lines)
+        print(render(args.format, text=text, data=data))
         return 0
     acc_a, acc_b = args.acc_a, _plan_checks(args)
     plan = plan_design(acc_a, acc_b, corr=args.corr,
@@ -11262,6 +11278,31 @@ def _run_plan(args):
                                              power=args.power))
            if stopping else "")))
     return 0
+
+
+def _pilot_stopping(args, rows):
+    """Return {metric: Stopping} of plan --from --sequential: each 0/1
+    metric's pilot discordance, at the gap seen (or --gap), replayed."""
+    stops = {}
+    for row in rows:
+        r, found = row
+        if r.mcnemar is None or r.clusters is not None:
+            raise EvalDeltaError(f"--sequential: {r.metric} is not a 0/1 "
+                                 f"metric of independent items; plan "
+                                 f"--sequential replays those only")
+        d = Fraction(r.mcnemar.a_only + r.mcnemar.b_only, r.n_items)
+        g = _exact(r.gap if args.gap is None else args.gap)
+        if not d or abs(g) > d:
+            raise EvalDeltaError(f"--sequential: {r.metric}: a gap of "
+                                 f"{float(g):g} cannot arise at the pilot's "
+                                 f"discordance {float(d):g}")
+        design = Design(0.0, 0.0, float((d - g) / 2), float((d + g) / 2))
+        most = 3 * (found.items_needed or r.n_items)
+        stops[r.metric] = sequential_stopping(
+            random.Random(args.seed), design, replays=args.replays,
+            most=most, fixed=found.items_needed, alpha=args.alpha,
+            progress=_progress(args.replays, args.quiet))
+    return stops
 
 
 def _plan_svg(plan, largest):

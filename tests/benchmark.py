@@ -9,6 +9,7 @@
     python3 tests/benchmark.py --part saddle   # saddlepoint, ~6 minutes
     python3 tests/benchmark.py --part corpus   # binary F1, ~2 minutes
     python3 tests/benchmark.py --part preferences --battles 200000
+    python3 tests/benchmark.py --part sequential   # 10^6 items, ~10 seconds
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -628,6 +629,27 @@ def preference_cases(folder, battles, systems, rounds):
     os.remove(path)
 
 
+def sequential_cases(folder, n=10 ** 6):
+    """compare --sequential against plain compare on one 10^6-row wide
+    file of 0/1 scores, whole processes, three runs each (medians)."""
+    rng = random.Random(6)
+    path = os.path.join(folder, "wide.csv")
+    with open(path, "w") as f:
+        f.write("id,system_a_correct,system_b_correct\n")
+        for i in range(n):
+            a = int(rng.random() < 0.7)
+            b = a if rng.random() < 0.7 else int(rng.random() < 0.72)
+            f.write(f"{i},{a},{b}\n")
+    argv = [sys.executable, bed.__file__, "compare", path]
+    plain = sorted(run_process(argv)[0] for _ in range(3))[1]
+    seq = sorted(run_process(argv + ["--sequential"])[0]
+                 for _ in range(3))[1]
+    print(f"sequential: {n} binary items, whole processes (median of 3)")
+    print(f"  compare {plain:.2f} s, compare --sequential {seq:.2f} s: "
+          f"{seq / plain:.2f}x", flush=True)
+    os.remove(path)
+
+
 def _patterns_of(table):
     """The (gold, A, B) pattern of each row of a binary CorpusTable."""
     out = []
@@ -641,7 +663,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
                                            "saddle", "corpus", "preferences",
-                                           "all"),
+                                           "sequential", "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -680,6 +702,9 @@ def main(argv=None):
     if args.part in ("corpus", "all"):
         with tempfile.TemporaryDirectory() as folder:
             corpus_cases(folder, args.resamples)
+    if args.part in ("sequential", "all"):
+        with tempfile.TemporaryDirectory() as folder:
+            sequential_cases(folder)
     if args.part in ("preferences", "all"):
         with tempfile.TemporaryDirectory() as folder:
             preference_cases(folder, args.battles, args.systems, args.rounds)

@@ -267,3 +267,18 @@ def test_order_takes_the_items_as_they_ran(capsys, tmp_path):
     assert any("in the order of ts" in line for line in got["reading"])
     assert bed.main(["compare", *paths, "--order", "ts"]) == 2
     assert "--order goes with --sequential" in capsys.readouterr().err
+
+
+def test_plan_sequential_from_a_pilot(capsys):
+    # the article's CSV as a pilot: its discordance at the gap seen
+    import os
+    csv = os.path.join(os.path.dirname(__file__), os.pardir, "datasets",
+                       "bootstrap-eval-deltas.csv")
+    assert bed.main(["plan", "--from", csv, "--sequential", "--replays",
+                     "30", "--json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)["metrics"]
+    seq = entry["sequential"]
+    assert seq["fixed_sample_items"] == entry["items_needed"] == 1890
+    assert seq["max_items"] == 3 * 1890 and seq["replays"] == 30
+    assert bed.main(["plan", "--from", csv, "--simulate"]) == 2
+    capsys.readouterr()
