@@ -2516,6 +2516,7 @@ class Ranking(NamedTuple):
     critical: object         # c, in the metric's units
     resamples: int
     method: str = "resample"  # of the means' intervals (see compare_tally)
+    draws: object = None     # Bradley-Terry: each round's ratings
 
 
 def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
@@ -2873,7 +2874,7 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     return Ranking("Bradley-Terry rating", "preferences", "higher", n,
                    list(names), rated, cis, _ranks(rated), rank_cis,
                    [best - x <= critical for x in rated], critical,
-                   resamples, "bradley-terry")
+                   resamples, "bradley-terry", drawn)
 
 
 def win_rates(size, cells):
