@@ -88,6 +88,7 @@ import argparse
 import bisect
 import collections
 import csv
+import difflib
 import functools
 import gzip
 import io
@@ -240,17 +241,20 @@ def _items(n, noun="item"):
 
 
 def _fixed(x, places, *, sign=False):
-    """Return exact x rounded half-even to *places* decimals.
+    """Return exact x rounded half-even to *places* decimals; a value below
+    zero keeps its sign even where it rounds to zero.
 
     >>> _fixed(Fraction(-7, 500) * 100, 1, sign=True)
     '-1.4'
     >>> _fixed(Fraction(3, 4), 3), _fixed(Fraction(1, 40), 1)
     ('0.750', '0.0')
+    >>> _fixed(-1.05e-05 * 100, 1, sign=True), _fixed(0, 1, sign=True)
+    ('-0.0', '+0.0')
     """
     scaled = round(Fraction(x) * 10 ** places)      # exact, ties to even
     digits = f"{abs(scaled):0{places + 1}d}"
     body = digits[:-places] + "." + digits[-places:] if places else digits
-    if scaled < 0:
+    if scaled < 0 or x < 0:
         return "-" + body
     return ("+" if sign else "") + body
 
@@ -4875,6 +4879,8 @@ class Judgement(NamedTuple):
     margin_method: object = None  # that interval's name
     caution: object = None       # a warning shown beside the verdict
     equivalence: object = None   # an Equivalence, with --equivalence
+    family: str = "1 metric"     # the Holm family, as it was formed
+    family_size: int = 1
 
 
 # Non-inferiority is judged on an interval whose coverage holds at the
@@ -4955,9 +4961,11 @@ def judge(results, *, alpha=0.05, margin=None, power=POWER,
     adjusted = holm([r.p for r in results])
     margins = (margin if isinstance(margin, dict)
                else {r.metric: margin for r in results})
-    family = f"{len(results)} {family}"
+    if not family[:1].isdigit():       # "metrics": counted here
+        family = f"{len(results)} {family}"
     out = [_judge_one(r, p, alpha, margins.get(r.metric), power, family,
-                      confidence)
+                      confidence)._replace(family=family,
+                                           family_size=len(results))
            for r, p in zip(results, adjusted)]
     for k, r in enumerate(results):       # *equivalent*: {metric: margin}
         if (equivalent or {}).get(r.metric) is not None:
@@ -8990,8 +8998,8 @@ def _sentence(r, j, *, confidence):
                     f"Unpaired CI {_ci_pts(r.ci_unpaired)}; discordant")
         parts.append(f"{unpaired} pairs: the candidate is better on "
                      f"{_items(wins[0])}, the baseline on {wins[1]}; "
-                     f"McNemar exact p={_fixed(m.p_exact, 4)}, "
-                     f"mid-p={_fixed(r.mid_p, 4)}; Newcombe score CI "
+                     f"McNemar exact p={_p_text(m.p_exact)}, "
+                     f"mid-p={_p_text(r.mid_p)}; Newcombe score CI "
                      f"[{_pts(r.score_ci.lo)}, {_pts(r.score_ci.hi)}] pts.")
     elif r.ci_unpaired is not None:      # None: shares of one verdict
         unpaired = (_ci_pts(r.ci_unpaired) if binary
@@ -9055,8 +9063,10 @@ def _detection_words(r, found, gap, binary):
 def _rows(results, judgements, confidence):
     """Return the table rows of compare's report, a row per metric."""
     level = _decimal(_exact(confidence) * 100) + "%"
+    adjusted = any(j.family_size > 1 for j in judgements)
     rows = [["metric", "type", "baseline", "candidate", "difference",
-             f"{level} CI (paired)", "p", "verdict"]]
+             f"{level} CI (paired)", "p"] + ["p (Holm)"] * adjusted
+            + ["verdict"]]
     for r, j in zip(results, judgements):
         binary = r.kind == "binary"
         rows.append([
@@ -9064,7 +9074,8 @@ def _rows(results, judgements, confidence):
             r.kind, f"{_num(r.a, binary=binary)} {_span(r.ci_a, binary, False)}",
             f"{_num(r.b, binary=binary)} {_span(r.ci_b, binary, False)}",
             _num(r.gap, sign=True, binary=binary),
-            _span(r.ci_paired, binary), _p_text(r.p), _verdict_words(j)])
+            _span(r.ci_paired, binary), _p_text(r.p)]
+            + [_p_text(j.p_holm)] * adjusted + [_verdict_words(j)])
     return rows
 
 
@@ -9115,6 +9126,10 @@ def format_compare(results, judgements, *, names, dropped=0,
     else:
         lines = [head] + read
     lines += _table(_rows(results, judgements, confidence), markdown)
+    if any(j.family_size > 1 for j in judgements):
+        lines += [""] * markdown + [mark(
+            f"p (Holm): each p adjusted across {judgements[0].family}, the "
+            f"verdicts decided on it")]
     lines += [""] + [("- " if markdown else "") + mark(w) for w in words]
     if preferences is not None:
         lines += [("- " if markdown else "") + mark(w) for w in
@@ -9276,8 +9291,10 @@ def _subset_lines(by, subsets, judgements, confidence, alpha, markdown):
                      _span(r.ci_paired, binary), _p_text(r.p),
                      _p_text(j.p_holm), _verdict_words(j)])
     gap = [""] * markdown                # markdown: blocks apart
-    lines = [f"by {by}: {len(subsets)} subsets x metrics, each p Holm-"
-             f"adjusted across all of them"] + gap + _table(rows, markdown)
+    family = judgements[0].family if judgements else ""
+    lines = [f"by {by}: {len({label for label, _ in subsets})} subsets, "
+             f"each p Holm-adjusted across {family}"] + gap + _table(rows,
+                                                                    markdown)
     small = sorted({label for label, r in subsets if r.n_items < 20})
     if small:
         lines += gap + [f"fewer than 20 items, so rough: {_some(small)}"]
@@ -9432,7 +9449,9 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
                          _span(res.ci_paired, binary), _p_text(res.p),
                          _p_text(j.p_holm), _verdict_words(j)])
         lines += ["", mark(f"paired differences, Holm-adjusted across "
-                           f"these {len(pairs)}:")] + _table(rows, markdown)
+                           f"these {len(pairs)}:" if len(pairs) > 1 else
+                           "the paired difference (one pair: no "
+                           "adjustment):")] + _table(rows, markdown)
     return "\n".join(lines)
 
 
@@ -9461,7 +9480,7 @@ def render(fmt, *, text, data, markdown=None):
     return OUTPUT_FORMATS[fmt](text, markdown, data)
 
 
-def joined_reports(reports, *, fmt, baseline):
+def joined_reports(reports, *, fmt, baseline, family="candidates x metrics"):
     """Return the printed report of compare: one comparison's, or several
     joined (JSON: {"baseline", "comparisons"}; text: the sections in turn).
     *reports* are compare_json objects or format_compare texts, in *fmt*
@@ -9470,11 +9489,11 @@ def joined_reports(reports, *, fmt, baseline):
         return render(fmt, text=lambda: reports[0],
                       markdown=lambda: reports[0], data=lambda: reports[0])
     head = (f"{len(reports)} candidates against the baseline {baseline}; "
-            f"p-values Holm-adjusted across candidates x metrics")
+            f"p-values Holm-adjusted across {family}")
     return render(fmt, text=lambda: "\n\n".join([head] + reports),
                   markdown=lambda: "\n\n".join([_markdown(head)] + reports),
-                  data=lambda: {"baseline": baseline, "holm": "candidates x "
-                                "metrics", "comparisons": reports})
+                  data=lambda: {"baseline": baseline, "holm": family,
+                                "comparisons": reports})
 
 
 def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
@@ -10162,10 +10181,28 @@ def _add_jobs(parser, work):
                              f"are identical (default %(default)s here)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors are one line on stderr (the
+    command, the problem, where the options are listed) and exit 2, not
+    the whole usage block before the line that matters."""
+
+    _MISSING = {"compare": "give the baseline's run, then the candidate's "
+                           "(or one file holding both)",
+                "rank": "give the runs to rank (or one wide file with "
+                        "--systems)"}
+
+    def error(self, message):
+        message = " ".join(message.split())
+        if message.startswith("the following arguments are required"):
+            message = self._MISSING.get(self.prog.split()[-1], message)
+        self.exit(2, f"{self.prog}: error: {message}; see {self.prog} "
+                     f"--help\n")
+
+
 def _build_parser():
     """Return the argparse parser of the four commands: simulate, compare,
     rank, plan."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="bootstrap-eval-deltas",
         description="Is system B really better than system A on your eval "
                     "set, or is the gap noise?  With no command, runs "
@@ -10625,6 +10662,13 @@ def _with_default_command(argv):
     """Return argv with simulate in front when it names no command (the
     article's run)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and not argv[0].startswith("-") and argv[0] not in _COMMANDS:
+        near = difflib.get_close_matches(argv[0], _COMMANDS, 1, 0.6)
+        print(f"bootstrap-eval-deltas: error: no command {argv[0]!r}; the "
+              f"commands are {', '.join(_COMMANDS)}"
+              + (f" (did you mean {near[0]}?)" if near else "")
+              + "; see bootstrap-eval-deltas --help", file=sys.stderr)
+        raise SystemExit(2)
     if not argv or argv[0] not in _COMMANDS + ("-h", "--help", "--version"):
         argv.insert(0, "simulate")
     return argv
@@ -10663,11 +10707,22 @@ def _check_writable(path):
 
 
 def _check_plot(path):
-    """Refuse a --plot file that is not .svg, or cannot be written."""
+    """Refuse a --plot file that is not .svg, is in a folder that does not
+    exist, or cannot be written."""
     if not path.lower().endswith(".svg"):
         raise EvalDeltaError(f"--plot draws SVG: give a file name ending in "
                              f".svg, not {path}")
+    parent = os.path.dirname(path)
+    if parent and not os.path.isdir(parent):
+        raise EvalDeltaError(f"--plot {path}: no folder {parent}; make it "
+                             f"first")
     _check_writable(path)
+
+
+def _write_plot(path, svg):
+    """Write a --plot file and say so on stderr."""
+    _write_atomic(path, svg)
+    print(f"bootstrap-eval-deltas: wrote {path}", file=sys.stderr)
 
 
 def _write_atomic(path, text):
@@ -10826,13 +10881,17 @@ def _run_compare(args):
     several = len(runs) > 1
     judged = dict(alpha=args.alpha, confidence=args.confidence,
                   margin=runs[0].margins, equivalent=runs[0].equivalence)
-    family = "candidates x " if several else ""
-    judgements = _per_run(judge([r for run in runs for r in run.results],
-                                family=family + "metrics", **judged),
-                          [len(run.results) for run in runs])
-    subsets = _per_run(judge([r for run in runs for _, r in run.subsets],
-                             family=family + "subsets x metrics", **judged),
-                       [len(run.subsets) for run in runs])
+    count = (f"{len(runs)} candidates x " if several else "")
+    metrics = len(runs[0].results)
+    labels = len({label for label, _ in runs[0].subsets})
+    judgements = _per_run(judge(
+        [r for run in runs for r in run.results], family=count + _items(
+            metrics, "metric"), **judged), [len(run.results) for run in runs])
+    subsets = _per_run(judge(
+        [r for run in runs for _, r in run.subsets], family=count + _items(
+            labels, "subset") + " x " + _items(
+                len(runs[0].subsets) // max(labels, 1), "metric"),
+        **judged), [len(run.subsets) for run in runs])
     reports = []
     for run, j, sj in zip(runs, judgements, subsets):
         by = dict(by=args.by, subsets=run.subsets, subset_judgements=sj,
@@ -10857,9 +10916,11 @@ def _run_compare(args):
                 preferences=run.preferences, sequential=run.sequential,
                 **by)
         reports.append(report)
-    print(joined_reports(reports, fmt=args.format, baseline=args.baseline))
+    print(joined_reports(reports, fmt=args.format, baseline=args.baseline,
+                         family=judgements[0][0].family
+                         if judgements[0] else ""))
     if args.plot:
-        _write_atomic(args.plot, histogram_svg(runs[0].results,
+        _write_plot(args.plot, histogram_svg(runs[0].results,
                                                confidence=args.confidence))
     tripped = [(f"{run.names[1]}: {metric}" if several else metric, why)
                for run, j in zip(runs, judgements)
@@ -11116,7 +11177,7 @@ def _run_rank(args):
     print(render(args.format, text=text, data=data,
                  markdown=lambda: text(markdown=True)))
     if args.plot:
-        _write_atomic(args.plot, forest_svg(ranking,
+        _write_plot(args.plot, forest_svg(ranking,
                                             confidence=args.confidence))
     return 0
 
@@ -11145,7 +11206,7 @@ def _rank_preferences(args, sources):
     print(render(args.format, text=text, data=data,
                  markdown=lambda: text(markdown=True)))
     if args.plot:
-        _write_atomic(args.plot, forest_svg(ranking,
+        _write_plot(args.plot, forest_svg(ranking,
                                             confidence=args.confidence))
     return 0
 
@@ -11264,7 +11325,7 @@ def _run_plan(args):
             most=most, fixed=needed, alpha=args.alpha,
             progress=_progress(args.replays, args.quiet))
     if args.plot:
-        _write_atomic(args.plot, _plan_svg(plan, max(ns + [needed or 0])))
+        _write_plot(args.plot, _plan_svg(plan, max(ns + [needed or 0])))
     def data():
         report = plan_json(plan)
         if repeats:

@@ -333,3 +333,54 @@ def test_commands_leave_their_parsed_arguments_as_parsed(capsys):
         assert args.run(args) == 0
         capsys.readouterr()
         assert vars(args) == before, argv
+
+
+# What the user reads (issue 22) ###########################################
+
+def test_usage_errors_are_one_line_and_name_the_commands(capsys):
+    for argv, said in ((["compre", "x"], "no command 'compre'; the commands "
+                        "are simulate, compare, plan, rank (did you mean "
+                        "compare?)"),
+                       (["compare"], "compare: error: give the baseline's "
+                        "run, then the candidate's"),
+                       (["compare", "a.csv", "--confidence", "1.5"],
+                        "argument --confidence: must be in (0, 1)")):
+        with pytest.raises(SystemExit) as end:
+            bed.main(argv)
+        err = capsys.readouterr().err
+        assert end.value.code == 2 and err.count("\n") == 1, err
+        assert said in err and err.rstrip().endswith("--help")
+
+
+def test_plot_into_a_missing_folder_is_an_error_and_a_plot_is_said(
+        capsys, tmp_path):
+    csv = os.path.join(os.path.dirname(__file__), os.pardir, "datasets",
+                       "bootstrap-eval-deltas.csv")
+    missing = tmp_path / "no" / "such" / "plot.svg"
+    assert bed.main(["compare", csv, "--plot", str(missing)]) == 2
+    assert "no folder" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
+    target = tmp_path / "plot.svg"
+    assert bed.main(["compare", csv, "--plot", str(target), "--resamples",
+                     "200"]) == 0
+    assert capsys.readouterr().err == f"bootstrap-eval-deltas: wrote {target}\n"
+
+
+def test_adjusted_p_beside_the_raw_one_with_its_family(capsys):
+    ex = os.path.join(os.path.dirname(__file__), os.pardir, "datasets",
+                      "examples")
+    assert bed.main(["compare", os.path.join(ex, "base.jsonl"),
+                     os.path.join(ex, "cand.jsonl"), os.path.join(
+                         ex, "cand3.jsonl"), "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 candidates against the baseline ")
+    assert "Holm-adjusted across 2 candidates x 2 metrics" in out
+    header = next(line for line in out.splitlines()
+                  if line.startswith("metric "))
+    assert "  p  " in header and "p (Holm)" in header
+    assert "p (Holm): each p adjusted across 2 candidates x 2 metrics" in out
+
+
+def test_a_value_below_zero_keeps_its_sign():
+    assert bed._pts(-1.05e-07) == "-0.0"
+    assert bed._pts(0) == "+0.0" and bed._pts(1.05e-07) == "+0.0"

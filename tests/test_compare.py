@@ -761,8 +761,10 @@ def test_by_subset_text_flags_small_subsets_and_holm(capsys, tmp_path):
     status, out, _ = run(capsys, a, b, "--by", "subject", "--metric", "acc",
                          "--resamples", "100", "--alpha", "0.2")
     lines = out.splitlines()
-    at = lines.index("by subject: 3 subsets x metrics, each p "
-                     "Holm-adjusted across all of them")
+    # the family named as it was formed (it once said "3 subsets x
+    # metrics ... across all of them" of 3 subsets x 1 metric)
+    at = lines.index("by subject: 3 subsets, each p Holm-adjusted across "
+                     "3 subsets x 1 metric")
     assert status == 0 and lines[at + 1].split()[:3] == ["metric", "subject",
                                                         "items"]
     assert [l.split()[1] for l in lines[at + 2:at + 5]] == [
