@@ -8192,8 +8192,7 @@ def compare_run(options, path, rng):
                                                   candidate, said)
     margins = _margins(options.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
-    reading = [f"{source.path}: {note}" for source in (baseline, candidate)
-               if source for note in source.notes]
+    reading = source_notes(options, (baseline, candidate))
     left = [[0], [0]]
     if options.allow_partial:
         baseline = complete_rows(baseline, [f for m in metrics for f in (
@@ -8392,6 +8391,26 @@ def preference_pair(options, source, other=None):
         options._replace(a_col=a, b_col=b), counts
 
 
+def source_notes(options, sources):
+    """Return the read: lines of the Sources' notes: a note every run has
+    said once ("both runs: ..."), and lm-eval's note on corpus-level
+    fields left out once --stat or --metric names what to compare."""
+    sources = [s for s in sources if s]
+    named = bool(options.stat or options.metric)
+    said = []
+    for source in sources:
+        for note in source.notes:
+            if named and "unless --metric or --stat names" in note:
+                continue
+            everywhere = len(sources) > 1 and all(
+                note in other.notes for other in sources)
+            line = (f"{'both' if len(sources) == 2 else 'all'} runs: {note}"
+                    if everywhere else f"{source.path}: {note}")
+            if line not in said:
+                said.append(line)
+    return said
+
+
 def _compare_stat(options, path, stat, rng):
     """Return (MetricResult, [(subset, MetricResult)], dropped ids, the
     files' reading notes, note) of one corpus Stat, with --by's subsets
@@ -8406,8 +8425,7 @@ def _compare_stat(options, path, stat, rng):
     items, dropped, note = read_corpus(
         baseline, candidate, stat, id_field=options.id_col,
         allow_partial=options.allow_partial, group=group, jobs=options.jobs)
-    notes = [f"{source.path}: {line}" for source in (baseline, candidate)
-             if source for line in source.notes]
+    notes = source_notes(options, (baseline, candidate))
     direction = _direction(options, stat.name, notes)
     if passes:
         settings = dict(metric=stat.name, kind="continuous",
@@ -8609,7 +8627,10 @@ def rank_input(options, sources):
                                  "yet; give the runs as files")
         names = options.systems
         tally = read_systems(sources[0], names)
-        metric = Metric((options.metric or ["metric"])[0], None, None)
+        suffix = os.path.commonprefix([x[::-1] for x in names])[::-1] \
+            .strip("_. -")
+        metric = Metric((options.metric or [suffix or "score"])[0], None,
+                        None)
         dropped = 0
     else:
         if options.systems:
@@ -10086,7 +10107,7 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     return Comparison(result, judgement, ("baseline", "candidate"), settings)
 
 
-def rank(systems, *, metric="metric", direction="higher",
+def rank(systems, *, metric="score", direction="higher",
          confidence=CONFIDENCE, alpha=0.05, resamples=RESAMPLES,
          method="auto", seed=SEED, jobs=1):
     """Return the Standings of several systems' per-item scores: *systems*

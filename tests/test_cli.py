@@ -384,3 +384,25 @@ def test_adjusted_p_beside_the_raw_one_with_its_family(capsys):
 def test_a_value_below_zero_keeps_its_sign():
     assert bed._pts(-1.05e-07) == "-0.0"
     assert bed._pts(0) == "+0.0" and bed._pts(1.05e-07) == "+0.0"
+
+
+def test_notes_every_run_has_are_said_once_and_a_wide_rank_names_its_metric(
+        capsys):
+    here = os.path.dirname(__file__)
+    cola = [os.path.join(here, "fixtures", "lm-eval", f"samples_cola_{x}"
+                         ".jsonl") for x in ("base", "cand")]
+    assert bed.main(["compare", *cola, "--resamples", "200"]) == 0
+    read = [l for l in capsys.readouterr().out.splitlines()
+            if l.startswith("read:")]
+    assert sum("corpus-level" in l for l in read) == 1
+    assert read[0].startswith("read: both runs: mcc: corpus-level")
+    assert bed.main(["compare", *cola, "--stat", "mcc(mcc)", "--resamples",
+                     "200"]) == 0
+    assert "unless --metric or --stat" not in capsys.readouterr().out
+    csv = os.path.join(here, os.pardir, "datasets",
+                       "bootstrap-eval-deltas.csv")
+    assert bed.main(["rank", csv, "--systems",
+                     "system_a_correct,system_b_correct", "--resamples",
+                     "200"]) == 0
+    assert capsys.readouterr().out.startswith(
+        "2 systems, 500 items, metric correct (higher is better)")

@@ -222,5 +222,6 @@ def test_markdown_read_lines_are_a_list(capsys):
                      os.path.join(fixtures, "eval-a-rerun.json"),
                      "--format", "markdown", "--resamples", "100"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[1] == "" and lines[2].startswith("- read: ")
-    assert lines[3].startswith("- read: ") and lines[4] == ""
+    end = lines.index("", 2)
+    assert lines[1] == "" and end > 2
+    assert all(line.startswith("- read: ") for line in lines[2:end])
