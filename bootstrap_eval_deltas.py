@@ -8987,7 +8987,29 @@ def _gap_words(x, binary):
     return f"{_pts(x)} pts" if binary else _num(x, sign=True)
 
 
-def _sentence(r, j, *, confidence):
+def _at_limit(r, resamples):
+    """Return True where a resampled p is the least *resamples* can give,
+    1 / (resamples + 1): no resample was as extreme, and the p is a bound."""
+    return bool(resamples) and r.test.endswith(
+        ("monte carlo", "randomization")) and r.p == Fraction(
+            1, resamples + 1)
+
+
+def _p_cell(r, resamples=None):
+    """Return a table's p: '<= 0.0004998' at the resampling limit."""
+    return ("<= " if _at_limit(r, resamples) else "") + _p_text(r.p)
+
+
+def _p_words(r, resamples=None):
+    """Return 'p = X', or 'p <= X' with why where X is the least p the
+    resamples can give."""
+    if _at_limit(r, resamples):
+        return (f"p <= {_p_text(r.p)}, the least {resamples} resamples can "
+                f"give")
+    return f"p = {_p_text(r.p)}"
+
+
+def _sentence(r, j, *, confidence, resamples=None):
     """Return the plain-words verdict on one metric."""
     binary = r.kind == "binary"
     level = _decimal(_exact(confidence) * 100) + "%"
@@ -8998,16 +9020,16 @@ def _sentence(r, j, *, confidence):
     verdict = _verdict_words(j)
     if j.verdict in ("better", "worse"):
         head = (f"the candidate is {verdict}: {gap} ({level} CI {ci}), "
-                f"p = {_p_text(r.p)} ({r.test}), {_p_text(j.p_holm)} "
+                f"{_p_words(r, resamples)} ({r.test}), {_p_text(j.p_holm)} "
                 f"after Holm")
     elif j.verdict == "non-inferior":
         head = (f"{verdict} within the margin of "
                 f"{_gap_words(j.margin, binary).lstrip('+')}: {gap} "
-                f"({level} CI {ci}); not shown better (p = {_p_text(r.p)}, "
-                f"{r.test})")
+                f"({level} CI {ci}); not shown better "
+                f"({_p_words(r, resamples)}, {r.test})")
     else:
         head = (f"{verdict}: {gap} ({level} CI {ci}), "
-                f"p = {_p_text(r.p)} ({r.test})")
+                f"{_p_words(r, resamples)} ({r.test})")
     parts = [f"{r.metric}: {head}."]
     if j.margin is not None:
         parts.append(_margin_words(r, j, binary))
@@ -9081,7 +9103,7 @@ def _detection_words(r, found, gap, binary):
     return words + "."
 
 
-def _rows(results, judgements, confidence):
+def _rows(results, judgements, confidence, resamples=None):
     """Return the table rows of compare's report, a row per metric."""
     level = _decimal(_exact(confidence) * 100) + "%"
     adjusted = any(j.family_size > 1 for j in judgements)
@@ -9095,7 +9117,7 @@ def _rows(results, judgements, confidence):
             r.kind, f"{_num(r.a, binary=binary)} {_span(r.ci_a, binary, False)}",
             f"{_num(r.b, binary=binary)} {_span(r.ci_b, binary, False)}",
             _num(r.gap, sign=True, binary=binary),
-            _span(r.ci_paired, binary), _p_text(r.p)]
+            _span(r.ci_paired, binary), _p_cell(r, resamples)]
             + [_p_text(j.p_holm)] * adjusted + [_verdict_words(j)])
     return rows
 
@@ -9115,7 +9137,8 @@ def _header(names, n_items, dropped, clusters=None):
 def format_compare(results, judgements, *, names, dropped=0,
                    confidence=CONFIDENCE, markdown=False, reading=(),
                    by=None, subsets=(), subset_judgements=(), alpha=0.05,
-                   macro=False, preferences=None, sequential=()):
+                   macro=False, preferences=None, sequential=(),
+                   resamples=None):
     """Return the text (or markdown) report of compare: table, words.
 
     *reading* holds lines on how the files were read (epochs averaged,
@@ -9129,7 +9152,7 @@ def format_compare(results, judgements, *, names, dropped=0,
     if macro:
         head += (f"; overall: the macro average over the "
                  f"{len({label for label, _ in subsets})} {by} subsets")
-    words = [_sentence(r, j, confidence=confidence)
+    words = [_sentence(r, j, confidence=confidence, resamples=resamples)
              for r, j in zip(results, judgements)]
     for k, q in enumerate(sequential):
         words[k] += " " + _sequential_words(results[k], q, confidence)
@@ -9146,7 +9169,8 @@ def format_compare(results, judgements, *, names, dropped=0,
         lines += [""] * bool(read)
     else:
         lines = [head] + read
-    lines += _table(_rows(results, judgements, confidence), markdown)
+    lines += _table(_rows(results, judgements, confidence, resamples),
+                    markdown)
     if any(j.family_size > 1 for j in judgements):
         lines += [""] * markdown + [mark(
             f"p (Holm): each p adjusted across {judgements[0].family}, the "
@@ -9348,7 +9372,7 @@ def compare_json(results, judgements, *, names, seed, resamples,
                  macro=False):
     """Return the JSON object of a compare run, with the settings that
     produced it; with *by*, its per-subset results under "subsets"."""
-    out = _compare_entries(results, judgements, interval)
+    out = _compare_entries(results, judgements, interval, resamples)
     report = {"n_items": results[0].n_items, "seed": seed,
               "resamples": resamples, "confidence": float(confidence),
               "alpha": float(alpha), "power": judgements[0].detection.power
@@ -9357,7 +9381,7 @@ def compare_json(results, judgements, *, names, seed, resamples,
               "dropped_ids": dropped, "metrics": out}
     if by is not None:
         rows = _compare_entries([r for _, r in subsets], subset_judgements,
-                                interval)
+                                interval, resamples)
         for (label, r), row in zip(subsets, rows):
             row.update(subset=label, n_items=r.n_items)
         report.update(by=by, subsets=rows,
@@ -9365,7 +9389,7 @@ def compare_json(results, judgements, *, names, seed, resamples,
     return report
 
 
-def _compare_entries(results, judgements, interval):
+def _compare_entries(results, judgements, interval, resamples=None):
     """Return compare_json's entry of each result."""
     entries = []
     for r, j in zip(results, judgements):
@@ -9374,7 +9398,8 @@ def _compare_entries(results, judgements, interval):
         entry.update(_metric_json(r))
         entry["test"] = {"name": r.test, "p": float(r.p),
                          "p_holm": float(j.p_holm),
-                         "p_text": _p_text(r.p)}    # survives underflow
+                         "p_text": _p_text(r.p),     # survives underflow
+                         "at_resampling_limit": _at_limit(r, resamples)}
         if r.mcnemar is None:
             del entry["mcnemar"]
         else:
@@ -10935,7 +10960,7 @@ def _run_compare(args):
                 confidence=args.confidence, reading=run.reading,
                 markdown=args.format == "markdown", alpha=args.alpha,
                 preferences=run.preferences, sequential=run.sequential,
-                **by)
+                resamples=args.resamples, **by)
         reports.append(report)
     print(joined_reports(reports, fmt=args.format, baseline=args.baseline,
                          family=judgements[0][0].family

@@ -406,3 +406,18 @@ def test_notes_every_run_has_are_said_once_and_a_wide_rank_names_its_metric(
                      "200"]) == 0
     assert capsys.readouterr().out.startswith(
         "2 systems, 500 items, metric correct (higher is better)")
+
+
+def test_a_p_at_the_resampling_limit_is_a_bound(capsys):
+    # 1 / (R + 1) is the least p R resamples can give: a bound, not a value
+    ex = os.path.join(os.path.dirname(__file__), os.pardir, "datasets",
+                      "examples")
+    argv = ["compare", os.path.join(ex, "tagger-base.jsonl"),
+            os.path.join(ex, "tagger-cand.jsonl"), "--stat",
+            "f1(label,prediction)", "--resamples", "200"]
+    assert bed.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "p <= 0.004975, the least 200 resamples can give" in out
+    assert bed.main(argv + ["--json"]) == 0
+    test = json.loads(capsys.readouterr().out)["metrics"][0]["test"]
+    assert test["at_resampling_limit"] and test["p"] == 1 / 201
