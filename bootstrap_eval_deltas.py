@@ -9761,7 +9761,8 @@ def _axes(frame, xticks, yticks, title, xlabel, ylabel):
     bottom, top = frame.y(frame.y0), frame.y(frame.y1)
     left, right = frame.x(frame.x0), frame.x(frame.x1)
     out = [f'<text x="{_W / 2:.1f}" y="{frame.top + 24:.1f}" '
-           f'text-anchor="middle" font-size="16">{esc(title)}</text>',
+           f'text-anchor="middle" font-size="{_fitted(title, 16, _W - 16)}">'
+           f'{esc(title)}</text>',
            f'<line x1="{left:.1f}" y1="{bottom:.1f}" x2="{right:.1f}" '
            f'y2="{bottom:.1f}" stroke="black"/>',
            f'<line x1="{left:.1f}" y1="{bottom:.1f}" x2="{left:.1f}" '
@@ -9773,8 +9774,10 @@ def _axes(frame, xticks, yticks, title, xlabel, ylabel):
     for t in yticks:
         y = frame.y(t)
         out.append(_tick((left - 5, y, left, y), (left - 8, y + 4), "end", t))
+    fit = 2 * min((left + right) / 2, _W - (left + right) / 2) - 8
     out.append(f'<text x="{(left + right) / 2:.1f}" y="{bottom + 40:.1f}" '
-               f'text-anchor="middle" font-size="13">{esc(xlabel)}</text>')
+               f'text-anchor="middle" font-size="{_fitted(xlabel, 13, fit)}">'
+               f'{esc(xlabel)}</text>')
     out.append(f'<text transform="translate(18 {(top + bottom) / 2:.1f}) '
                f'rotate(-90)" text-anchor="middle" font-size="13">'
                f'{esc(ylabel)}</text>')
@@ -9940,13 +9943,45 @@ def forest_svg(ranking, *, confidence=CONFIDENCE):
                     f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" '
                     f'text-anchor="end" font-size="12">{esc(r.names[s])}'
                     f'</text>')
-    low = _H - _TOP - 42                 # the legend under the axis
-    body.append(_legend(low, [("#1f5fa8", "", f"mean, {level}% CI")])
-                + f'<rect x="{_W - _RIGHT - 110}" y="{low + _TOP + 23}" '
-                  f'width="24" height="10" fill="#e8eef7" stroke="#888"/>'
-                  f'<text x="{_W - _RIGHT - 80}" y="{low + _TOP + 32}" '
-                  f'font-size="12">top group</text>')
-    return _svg(1, body)
+    y = _H + 12                          # the legend in a row of its own
+    body.append(f'<line x1="{_LEFT}" y1="{y}" x2="{_LEFT + 24}" y2="{y}" '
+                f'stroke="#1f5fa8" stroke-width="2"/>'
+                f'<text x="{_LEFT + 30}" y="{y + 4}" font-size="12">'
+                f'{what}, {level}% CI</text>'
+                f'<rect x="{_LEFT + 160}" y="{y - 5}" width="24" height="10" '
+                f'fill="#e8eef7" stroke="#888"/>'
+                f'<text x="{_LEFT + 190}" y="{y + 4}" font-size="12">top '
+                f'group</text>')
+    # the names' margin as wide as the longest name needs
+    extra = math.ceil(max(0.0, max(_text_width(name) for name in r.names)
+                          - (_LEFT - 12)))
+    width, height = _W + extra, _H + 30
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+            f'height="{height}" viewBox="0 0 {width} {height}" '
+            f'font-family="sans-serif">\n<rect width="100%" height="100%" '
+            f'fill="white"/>\n<g transform="translate({extra} 0)">\n'
+            + "\n".join(body) + "\n</g>\n</svg>\n")
+
+
+# Text widths of sans-serif at 12 px, by character class (from the advance
+# widths of Helvetica and DejaVu Sans, rounded up): enough to size margins
+# so that no label runs off the canvas.
+_NARROW, _WIDE = set("iljtfrI.,;:'!|()[] "), set("mwMW@%")
+
+
+def _fitted(text, size, room):
+    """Return the font size, at most *size*, at which *text* fits *room*
+    px (one decimal; never below 7)."""
+    width = _text_width(text, size)
+    return size if width <= room else max(7.0, math.floor(
+        10 * size * room / width) / 10)
+
+
+def _text_width(text, size=12):
+    """Return an upper estimate of the width of *text* in px."""
+    em = sum(0.34 if c in _NARROW else 0.9 if c in _WIDE else
+             0.7 if c.isupper() else 0.6 for c in text)
+    return em * size
 
 
 def _xml_escape(text):

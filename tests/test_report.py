@@ -1,6 +1,7 @@
 """Report: verdict words, sizing in words, markdown, SVG, JSON settings."""
 import json
 import os
+import random
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -225,3 +226,50 @@ def test_markdown_read_lines_are_a_list(capsys):
     end = lines.index("", 2)
     assert lines[1] == "" and end > 2
     assert all(line.startswith("- read: ") for line in lines[2:end])
+
+
+def _texts_outside(svg):
+    """The <text> elements of an SVG that run outside its canvas, from
+    its own geometry (the tool's width estimate of each label)."""
+    import re
+    width = float(re.search(r'width="([\d.]+)"', svg).group(1))
+    height = float(re.search(r'height="([\d.]+)"', svg).group(1))
+    shift = re.search(r'<g transform="translate\(([\d.]+) 0\)">', svg)
+    dx = float(shift.group(1)) if shift else 0.0
+    out = []
+    for attrs, text in re.findall(r"<text ([^>]*)>([^<]*)</text>", svg):
+        if "rotate" in attrs or not text:
+            continue
+        x = float(re.search(r'\bx="([-\d.]+)"', attrs).group(1)) + dx
+        y = float(re.search(r'\by="([-\d.]+)"', attrs).group(1))
+        size = float(re.search(r'font-size="([\d.]+)"', attrs).group(1))
+        w = bed._text_width(text.replace("&amp;", "&"), size)
+        anchor = re.search(r'text-anchor="(\w+)"', attrs)
+        left = {"end": x - w, "middle": x - w / 2}.get(
+            anchor and anchor.group(1), x)
+        if left < 0 or left + w > width or not 0 < y <= height:
+            out.append(text)
+    return out
+
+
+def test_plots_keep_their_text_on_the_canvas(capsys, tmp_path):
+    # rank --plot once cut long names to "instruct-q4" (a fixed 70 px
+    # margin), and its legend ran over the axis and past the right edge.
+    names = ["llama-3.1-8b-instruct-q4", "mistral-7b-instruct-v0.2-awq", "a"]
+    rng = random.Random(2)
+    wide = tmp_path / "wide.csv"
+    wide.write_text("id," + ",".join(names) + "\n" + "".join(
+        f"{i}," + ",".join(str(int(rng.random() < p)) for p in (.6, .7, .5))
+        + "\n" for i in range(100)))
+    plots = []
+    for argv in (["rank", str(wide), "--systems", ",".join(names)],
+                 ["compare", str(wide), "--a-col", names[0], "--b-col",
+                  names[1]],
+                 ["plan", "--acc-a", "0.72", "--acc-b", "0.76"]):
+        path = tmp_path / f"{argv[0]}.svg"
+        extra = [] if argv[0] == "plan" else ["--resamples", "200"]
+        assert bed.main(argv + extra + ["--plot", str(path)]) == 0
+        capsys.readouterr()
+        plots.append(path.read_text())
+    for svg in plots:
+        assert _texts_outside(svg) == []
