@@ -9053,7 +9053,7 @@ def _sentence(r, j, *, confidence, resamples=None):
                      f"{_gap_words(r.se, binary).lstrip('+')} over "
                      f"{r.clusters} clusters.")
     parts.append(_detection_words(r, j.detection, gap, binary))
-    return " ".join(parts)
+    return "\n  ".join(parts)        # the verdict first, the rest below
 
 
 def _verdict_words(j):
@@ -9155,7 +9155,7 @@ def format_compare(results, judgements, *, names, dropped=0,
     words = [_sentence(r, j, confidence=confidence, resamples=resamples)
              for r, j in zip(results, judgements)]
     for k, q in enumerate(sequential):
-        words[k] += " " + _sequential_words(results[k], q, confidence)
+        words[k] += "\n  " + _sequential_words(results[k], q, confidence)
     words += [_equivalence_words(r, j, alpha) for r, j
               in zip(results, judgements) if j.equivalence is not None]
     words += [_churn_words(r, confidence) for r in results
@@ -9175,7 +9175,11 @@ def format_compare(results, judgements, *, names, dropped=0,
         lines += [""] * markdown + [mark(
             f"p (Holm): each p adjusted across {judgements[0].family}, the "
             f"verdicts decided on it")]
-    lines += [""] + [("- " if markdown else "") + mark(w) for w in words]
+    lines += [""]
+    for w in words:                  # markdown: the rest as nested items
+        first, *rest = w.split("\n  ")
+        lines += [("- " if markdown else "") + mark(first)] + [
+            ("  - " if markdown else "  ") + mark(x) for x in rest]
     if preferences is not None:
         lines += [("- " if markdown else "") + mark(w) for w in
                   _preference_lines(preferences, results[0], confidence)]
