@@ -659,6 +659,8 @@ class MetricResult(NamedTuple):
                              # in metric units, or the saddlepoint's Density
     method: str = "resample"  # how the intervals were had: "resample" or
                               # "saddlepoint" (the ideal bootstrap)
+    paired_method: object = None  # the paired CI's, where it is another:
+                                  # "t" on the clustered standard error
 
     def __repr__(self):
         """One short line: the figures, not the 2,000 draws behind them."""
@@ -2387,10 +2389,16 @@ def _compare_clustered(tally, exact, scale, rng, settings):
                           method)
     se = _clustered_se([s[0] for s in stats], [s[2] - s[1] for s in stats],
                        scale)
+    paired = None
+    if len(stats) > 1 and se:       # CR1 t, G - 1 df: covers at few clusters
+        gap = float(Fraction(totals[2], scale * n))
+        half = student_t_upper(float((1 - _exact(confidence)) / 2),
+                               len(stats) - 1) * se
+        ci[2], paired = Interval(gap - half, gap + half), "t"
     return MetricResult(metric, kind, direction, n,
                         *(t / (scale * n) for t in totals), *ci,
                         f"cluster sign-flip {how}", p, None, None, None, se,
-                        len(stats), draws, method)
+                        len(stats), draws, method, paired)
 
 
 def _ratio_interval(sums, sizes, counts, scale, confidence, interval):
@@ -4790,12 +4798,46 @@ def detection(r, *, gap=None, alpha=0.05, power=POWER):
     if units < floor:
         return Detection(None, None, _too_few(units, noun, floor, alpha),
                          method, power=power)
+    if r.clusters is not None:         # t with G - 1 df, not the normal
+        return _clustered_detection(r, target, floor, alpha, power)
     mde = detectable_difference(r.se, alpha=alpha, power=power)
     needed = None
     if target:
         need = max(floor, math.ceil(units * (mde / target) ** 2 - 1e-9))
         needed = math.ceil(need * r.n_items / units - 1e-9)
     return Detection(mde, needed, None, method, power=power)
+
+
+def _t_sum(alpha, power, df):
+    """Return t_{df, 1 - alpha/2} + t_{df, power}: the factor of a t test's
+    detectable difference, the usual approximation to its noncentral-t
+    power (Student's t where the clustered standard error has G - 1
+    degrees of freedom)."""
+    return (student_t_upper(alpha / 2, df)
+            + student_t_upper(1 - power, df))
+
+
+def _clustered_detection(r, target, floor, alpha, power):
+    """detection() of clustered data: the detectable difference and the
+    clusters needed by t with G - 1 degrees of freedom (the normal's
+    z-values called 62% power at 10 clusters 80%)."""
+    g = r.clusters
+    mde = _t_sum(alpha, power, g - 1) * r.se
+    needed = None
+    if target:                          # the se shrinks as sqrt(g / G)
+        def enough(k):
+            return _t_sum(alpha, power, k - 1) * r.se * math.sqrt(g / k) \
+                <= target
+        hi = max(floor, 2)
+        while not enough(hi):
+            hi *= 2
+        lo = max(floor, 2) - 1
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+        needed = math.ceil(hi * r.n_items / g - 1e-9)
+    return Detection(mde, needed, None, f"t, {g - 1} degrees of freedom",
+                     power=power)
 
 
 def _too_few(units, noun, floor, alpha):
@@ -4998,10 +5040,11 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
         notes.append(f"only {_items(r.n_items)}: intervals and p-values are "
                      f"rough")
     caution = None
-    if r.clusters is not None and r.clusters < 20:
+    if r.clusters is not None and r.clusters < 5:
         caution = f"only {r.clusters} clusters"
-        notes.append(f"{caution}: the clustered standard error, intervals "
-                     f"and p-values are rough (about 20 or more are needed)")
+        notes.append(f"{caution}: the clustered standard error and "
+                     f"intervals are rough (the t interval covered 95% or "
+                     f"so from 5 clusters on, in the tests)")
     if r.clusters is not None and r.kind == "binary":
         notes.append("McNemar's test is not used: it takes items as "
                      "independent, and clustered items are not")
@@ -9014,7 +9057,10 @@ def _sentence(r, j, *, confidence, resamples=None):
     binary = r.kind == "binary"
     level = _decimal(_exact(confidence) * 100) + "%"
     ci = (_ci_pts(r.ci_paired) if binary else _span(r.ci_paired, False))
-    if r.method == "saddlepoint":
+    if r.paired_method == "t":
+        ci += (f" by t on the clustered standard error, {r.clusters - 1} "
+               f"degrees of freedom")
+    elif r.method == "saddlepoint":
         ci += " by saddlepoint"
     gap = _gap_words(r.gap, binary)
     verdict = _verdict_words(j)
@@ -9398,7 +9444,11 @@ def _compare_entries(results, judgements, interval, resamples=None):
     entries = []
     for r, j in zip(results, judgements):
         entry = {"metric": r.metric, "type": r.kind, "direction": r.direction,
-                 "interval": interval, "method": r.method}
+                 "interval": interval, "method": r.method,
+                 "paired_interval": ("t on the clustered standard error"
+                                     if r.paired_method == "t" else
+                                     "saddlepoint" if r.method ==
+                                     "saddlepoint" else interval)}
         entry.update(_metric_json(r))
         entry["test"] = {"name": r.test, "p": float(r.p),
                          "p_holm": float(j.p_holm),
