@@ -8576,6 +8576,16 @@ def _metric_fields(options, baseline, candidate, said=None):
             return [_system_columns(options, baseline)]
         a = options.a_col or CSV_HEADER[1]
         b = options.b_col or CSV_HEADER[2]
+        if options.a_col is None and options.b_col is None and all(
+                _field(baseline.first, x) is _MISSING for x in (a, b)):
+            columns = ", ".join(map(str, baseline.first))
+            raise EvalDeltaError(
+                f"{baseline.where(baseline.first_number)}: no column {a!r} "
+                f"or {b!r}, so one run's results, not a file holding both "
+                f"systems (the columns are {_some(columns.split(', '))}): "
+                f"compare it with another run's, compare "
+                f"{shlex.quote(baseline.path)} OTHER, or name the two "
+                f"systems' columns with --a-col and --b-col")
         suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
         name = (options.metric[0] if options.metric
                 else suffix or f"{b} - {a}")

@@ -147,8 +147,12 @@ HEADER = "item,system_a_correct,system_b_correct\n"
 @pytest.mark.parametrize("content, message", [
     ("", ": empty file"),
     (HEADER, ": no records"),
-    ("item,a,b\n1,0,1\n", ":2: no column 'system_a_correct'; the columns "
-                          "are item, a, b"),
+    ("item,a,b\n1,0,1\n", ":2: no column 'system_a_correct' or "
+                          "'system_b_correct', so one run's results, not a "
+                          "file holding both systems (the columns are item, "
+                          "a, b): compare it with another run's, compare "
+                          "{path} OTHER, or name the two systems' columns "
+                          "with --a-col and --b-col"),
     (HEADER + "1,0,1\n2,x,1\n", ":3: system_a_correct: not a number: 'x'"),
     (HEADER + "1,0,\n", ":2: system_b_correct: missing value; "
                        "--allow-partial leaves out the items missing one, "
