@@ -39,6 +39,16 @@ def test_ville_holds_exactly_over_every_order(k):
     assert crossed / 2 ** k <= alpha / 2
 
 
+def two_runs(tmp_path, a_rows, b_rows):
+    """Write two JSONL runs; return their paths."""
+    paths = []
+    for name, rows in (("a.jsonl", a_rows), ("b.jsonl", b_rows)):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        paths.append(str(path))
+    return paths
+
+
 def draw_pairs(rng, n, p_a_only, p_b_only):
     a, b = [], []
     for _ in range(n):
@@ -112,11 +122,7 @@ def test_bounded_false_positives_and_coverage():
 def test_compare_sequential_reports_and_gates(capsys, tmp_path):
     rows = [{"id": i, "acc": int(i % 3 == 0)} for i in range(300)]
     better = [{"id": i, "acc": int(i % 3 != 2)} for i in range(300)]
-    paths = []
-    for name, data in (("a.jsonl", rows), ("b.jsonl", better)):
-        path = tmp_path / name
-        path.write_text("".join(json.dumps(r) + "\n" for r in data))
-        paths.append(str(path))
+    paths = two_runs(tmp_path, rows, better)
     status = bed.main(["compare", *paths, "--sequential", "--json",
                        "--resamples", "200"])
     out, _ = capsys.readouterr()
@@ -176,11 +182,7 @@ def test_tost_is_the_interval_inside_the_margins_and_keeps_its_level():
 def test_churn_counts_and_gates(capsys, tmp_path):
     rows = [{"id": i, "acc": int(i % 4 != 0)} for i in range(200)]
     other = [{"id": i, "acc": int(i % 5 != 0)} for i in range(200)]
-    paths = []
-    for name, data in (("a.jsonl", rows), ("b.jsonl", other)):
-        path = tmp_path / name
-        path.write_text("".join(json.dumps(r) + "\n" for r in data))
-        paths.append(str(path))
+    paths = two_runs(tmp_path, rows, other)
     gained = sum(r["acc"] < o["acc"] for r, o in zip(rows, other))
     lost = sum(r["acc"] > o["acc"] for r, o in zip(rows, other))
     status = bed.main(["compare", *paths, "--json", "--resamples", "200",
@@ -250,12 +252,8 @@ def test_order_takes_the_items_as_they_ran(capsys, tmp_path):
     a = [int(rng.random() < 0.5) for _ in range(n)]
     b = [int(rng.random() < 0.75) for _ in range(n)]
     rows = [{"id": i, "acc": a[i], "ts": stamps[i]} for i in range(n)]
-    paths = []
-    for name, data in (("a.jsonl", rows), ("b.jsonl", [
-            {"id": i, "acc": b[i]} for i in range(n)])):
-        path = tmp_path / name
-        path.write_text("".join(json.dumps(r) + "\n" for r in data))
-        paths.append(str(path))
+    paths = two_runs(tmp_path, rows, [{"id": i, "acc": b[i]}
+                                      for i in range(n)])
     ran = sorted(range(n), key=stamps.__getitem__)
     want = bed.sequential_binary([a[i] for i in ran], [b[i] for i in ran])
     status = bed.main(["compare", *paths, "--metric", "acc", "--sequential",
