@@ -160,7 +160,7 @@ def test_every_readme_command_runs_as_written(capsys, monkeypatch):
                 argv.append("--no-csv")
         elif argv[0] in ("compare", "rank"):
             argv = argv + ["--resamples", "200"]
-        elif "--simulate" in argv:
+        elif "--simulate" in argv or "--sequential" in argv:
             argv = argv + ["--replays", "40"]
         if stdin:
             with open(stdin, "rb") as f:
