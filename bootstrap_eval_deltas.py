@@ -9433,6 +9433,8 @@ def compare_json(results, judgements, *, names, seed, resamples,
     """Return the JSON object of a compare run, with the settings that
     produced it; with *by*, its per-subset results under "subsets"."""
     out = _compare_entries(results, judgements, interval, resamples)
+    if results and all(r.kind == "corpus" for r in results):
+        interval = "percentile"      # --interval bca is for means (read:)
     report = {"n_items": results[0].n_items, "seed": seed,
               "resamples": resamples, "confidence": float(confidence),
               "alpha": float(alpha), "power": judgements[0].detection.power
@@ -9453,12 +9455,13 @@ def _compare_entries(results, judgements, interval, resamples=None):
     """Return compare_json's entry of each result."""
     entries = []
     for r, j in zip(results, judgements):
+        kind = "percentile" if r.kind == "corpus" else interval  # as read:
         entry = {"metric": r.metric, "type": r.kind, "direction": r.direction,
-                 "interval": interval, "method": r.method,
+                 "interval": kind, "method": r.method,
                  "paired_interval": ("t on the clustered standard error"
                                      if r.paired_method == "t" else
                                      "saddlepoint" if r.method ==
-                                     "saddlepoint" else interval)}
+                                     "saddlepoint" else kind)}
         entry.update(_metric_json(r))
         entry["test"] = {"name": r.test, "p": float(r.p),
                          "p_holm": float(j.p_holm),

@@ -667,3 +667,18 @@ def test_corpus_reading_errors_name_their_lines(capsys, tmp_path,
             _, err = capsys.readouterr()
             assert status == 2 and err.count("\n") == 1
             assert f"{tmp_path}/{message}" in err
+
+
+def test_json_names_the_interval_a_corpus_statistic_had(capsys):
+    # --interval bca is for means: a corpus statistic's intervals are
+    # percentile ones, as its read: line says, and the JSON says so too.
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        os.pardir, "datasets", "examples")
+    assert bed.main(["compare", os.path.join(here, "tagger-base.jsonl"),
+                     os.path.join(here, "tagger-cand.jsonl"), "--stat",
+                     "f1(label,prediction)", "--interval", "bca",
+                     "--resamples", "200", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    entry = report["metrics"][0]
+    assert report["interval"] == entry["interval"] == "percentile"
+    assert any("percentile intervals" in line for line in report["reading"])
