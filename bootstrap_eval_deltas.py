@@ -2529,6 +2529,46 @@ class Ranking(NamedTuple):
     resamples: int
     method: str = "resample"  # of the means' intervals (see compare_tally)
     draws: object = None     # Bradley-Terry: each round's ratings
+    joint_rank_cis: object = None  # rank sets that hold all at once
+
+
+def joint_rank_sets(observed, drawn, confidence=CONFIDENCE):
+    """Return each system's rank set, all holding at once with probability
+    *confidence* (Mogstad, Romano, Shaikh & Wilhelm 2024, Rev. Econ. Stud.,
+    the simultaneous sets by the max statistic): every pairwise difference
+    d_jk studentized by its bootstrap standard error; c the *confidence*
+    quantile over the resamples of max_jk |d*_jk - d_jk| / se_jk; j is
+    above k where d_jk > c se_jk; j's ranks run from 1 + the systems
+    surely above it to S - the systems surely below.  *observed* holds the
+    systems' values (larger better), *drawn* a row of them per resample.
+
+    >>> joint_rank_sets([3.0, 2.0, 0.0], [[3.1, 1.9, 0.1], [2.9, 2.1, -0.1],
+    ...                                   [3.0, 2.2, 0.0]] * 20)
+    [Interval(lo=1, hi=1), Interval(lo=2, hi=2), Interval(lo=3, hi=3)]
+    """
+    size, rows = len(observed), len(drawn)
+    pairs = [(j, k) for j in range(size) for k in range(j + 1, size)]
+    spread = {}
+    for j, k in pairs:
+        d = [row[j] - row[k] for row in drawn]
+        mean = sum(d) / rows
+        spread[j, k] = math.sqrt(sum((x - mean) ** 2 for x in d)
+                                 / max(1, rows - 1))
+    stats = sorted(max((abs((row[j] - row[k]) - (observed[j] - observed[k]))
+                        / spread[j, k] for j, k in pairs if spread[j, k]),
+                       default=0.0) for row in drawn)
+    c = stats[min(rows - 1, math.ceil(rows * _exact(confidence)) - 1)]
+    above = [0] * size                  # systems surely above each one
+    below = [0] * size
+    for j, k in pairs:
+        gap, se = observed[j] - observed[k], spread[j, k]
+        if (gap > c * se) if se else gap > 0:
+            below[j] += 1
+            above[k] += 1
+        elif (-gap > c * se) if se else gap < 0:
+            below[k] += 1
+            above[j] += 1
+    return [Interval(1 + above[s], size - below[s]) for s in range(size)]
 
 
 def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
@@ -2579,6 +2619,9 @@ def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
              for r in range(resamples)]
     rank_cis = [percentile_interval([row[s] for row in drawn], confidence)
                 for s in range(size)]
+    joint = joint_rank_sets([sign * total for total in observed],
+                            [[sign * column[r] for column in sums]
+                             for r in range(resamples)], confidence)
     spread = sorted(max(u) - min(u) for u in (
         [sign * (column[r] - total) for column, total in zip(sums, observed)]
         for r in range(resamples)))
@@ -2589,7 +2632,8 @@ def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
     return Ranking(metric, _kind_of(keys), direction, n, list(names),
                    [Fraction(total, unit) for total in observed], cis,
                    _ranks([sign * total for total in observed]), rank_cis,
-                   top, Fraction(critical, unit), resamples, method)
+                   top, Fraction(critical, unit), resamples, method,
+                   joint_rank_cis=joint)
 
 
 def pair_tally(tally, i, j):
@@ -2886,7 +2930,8 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     return Ranking("Bradley-Terry rating", "preferences", "higher", n,
                    list(names), rated, cis, _ranks(rated), rank_cis,
                    [best - x <= critical for x in rated], critical,
-                   resamples, "bradley-terry", drawn)
+                   resamples, "bradley-terry", drawn,
+                   joint_rank_sets(rated, drawn, confidence))
 
 
 def win_rates(size, cells):
@@ -9501,9 +9546,11 @@ def _compare_entries(results, judgements, interval, resamples=None):
 
 def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
                 confidence=CONFIDENCE, dropped=0, markdown=False,
-                reading=(), anchor=None, matrix=None):
+                reading=(), anchor=None, matrix=None, marginal=False):
     """Return the text (or markdown) report of rank; *reading* holds lines
-    on how the files were read.  A Ranking of preferences (Bradley-Terry
+    on how the files were read.  The rank column holds the joint rank sets
+    (all true ranks inside them at once, at the confidence), or with
+    *marginal* each rank's own percentile interval.  A Ranking of preferences (Bradley-Terry
     ratings) is said so, with its *anchor* and its win-rate *matrix*."""
     r = ranking
     binary = r.kind == "binary"
@@ -9523,11 +9570,13 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
                                 f"out)" if dropped else ""))
     if r.method == "saddlepoint":
         head += "; means' intervals by saddlepoint"
+    joint = r.joint_rank_cis is not None and not marginal
     rows = [["system", f"{'rating' if rated else 'mean'} [{level} CI]",
-             f"rank ({level} CI)", "top group"]]
+             f"rank ({level} {'joint set' if joint else 'CI'})",
+             "top group"]]
     order = sorted(range(len(r.names)), key=lambda s: (r.ranks[s], s))
     for s in order:
-        lo, hi = r.rank_cis[s]
+        lo, hi = r.joint_rank_cis[s] if joint else r.rank_cis[s]
         rows.append([r.names[s],
                      f"{r.means[s]:.1f} [{r.cis[s].lo:.1f}, "
                      f"{r.cis[s].hi:.1f}]" if rated else
@@ -9546,6 +9595,12 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
     mark = _markdown if markdown else str
     lines = [mark(head)] + [mark(f"read: {line}") for line in reading]
     lines += [""] * markdown + _table(rows, markdown) + ["", mark(words)]
+    lines.append(mark(
+        f"ranks: {level} sets that hold for every system at once (Mogstad, "
+        f"Romano, Shaikh and Wilhelm 2024); --marginal-ranks shows each "
+        f"rank's own interval" if joint else
+        f"ranks: each system's own {level} interval, not jointly: all of "
+        f"them hold at once less often"))
     if matrix is not None and len(r.names) <= 12:
         table = [["win rate of row vs column"] + [r.names[s] for s in order]]
         for s in order:
@@ -9610,7 +9665,8 @@ def joined_reports(reports, *, fmt, baseline, family="candidates x metrics"):
 
 
 def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
-              confidence=CONFIDENCE, dropped=0, anchor=None, matrix=None):
+              confidence=CONFIDENCE, dropped=0, anchor=None, matrix=None,
+              marginal=False):
     """Return the JSON object of rank (a system's "mean" is its
     Bradley-Terry rating where the Ranking is of preferences)."""
     r = ranking
@@ -9620,12 +9676,18 @@ def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
         "metric": r.metric, "type": r.kind, "direction": r.direction,
         "dropped_ids": dropped, "critical": float(r.critical),
         "method": r.method,
+        "rank_intervals": ("marginal" if marginal or r.joint_rank_cis is None
+                           else "joint"),
         "systems": [{"name": name, "mean": float(mean),
                      "ci": [float(ci.lo), float(ci.hi)], "rank": rank,
-                     "rank_ci": [rci.lo, rci.hi], "top_group": top}
-                    for name, mean, ci, rank, rci, top in zip(
+                     "rank_ci": list(joint if joint and not marginal
+                                     else rci),
+                     "rank_ci_marginal": [rci.lo, rci.hi],
+                     "rank_set_joint": joint and list(joint),
+                     "top_group": top}
+                    for name, mean, ci, rank, rci, top, joint in zip(
                         r.names, r.means, r.cis, r.ranks, r.rank_cis,
-                        r.top)],
+                        r.top, r.joint_rank_cis or [None] * len(r.names))],
         "pairs": [{"a": a, "b": b, "difference": float(res.gap),
                    "ci": [float(res.ci_paired.lo), float(res.ci_paired.hi)],
                    "test": res.test, "p": float(res.p),
@@ -10691,6 +10753,10 @@ def _add_rank(commands):
     rank.add_argument("--by", metavar="FIELD",
                       help="also rank within each subset of items sharing "
                            "this field's value (taken from the first run)")
+    rank.add_argument("--marginal-ranks", action="store_true",
+                      help="show each rank's own interval instead of the "
+                           "joint rank sets (which hold for every system at "
+                           "once)")
     rank.add_argument("--anchor", type=_anchor_spec, metavar="NAME=RATING",
                       help="preference files: the Bradley-Terry rating of "
                            "one system (default: the ratings average 1000)")
@@ -11305,22 +11371,26 @@ def _run_rank(args):
     def data():
         report = rank_json(ranking, pairs, judged, seed=args.seed,
                            alpha=args.alpha, dropped=dropped,
-                           confidence=args.confidence)
+                           confidence=args.confidence,
+                           marginal=args.marginal_ranks)
         report["reading"] = reading
         if args.by:
             report.update(by=args.by, subsets=[
                 dict(rank_json(r, seed=args.seed, alpha=args.alpha,
-                               confidence=args.confidence), subset=label)
+                               confidence=args.confidence,
+                               marginal=args.marginal_ranks), subset=label)
                 for label, r in subsets])
         return report
 
     def text(markdown=False):
         parts = [format_rank(ranking, pairs, judged, alpha=args.alpha,
                              confidence=args.confidence, dropped=dropped,
-                             markdown=markdown, reading=reading)]
+                             markdown=markdown, reading=reading,
+                             marginal=args.marginal_ranks)]
         parts += [f"{args.by} {label}:\n" + format_rank(
             r, alpha=args.alpha, confidence=args.confidence,
-            markdown=markdown) for label, r in subsets]
+            markdown=markdown, marginal=args.marginal_ranks)
+            for label, r in subsets]
         return "\n\n".join(parts)
     print(render(args.format, text=text, data=data,
                  markdown=lambda: text(markdown=True)))
@@ -11342,7 +11412,7 @@ def _rank_preferences(args, sources):
     def data():
         report = rank_json(ranking, seed=args.seed, alpha=args.alpha,
                            confidence=args.confidence, anchor=args.anchor,
-                           matrix=matrix)
+                           matrix=matrix, marginal=args.marginal_ranks)
         report["reading"] = reading
         return report
 
@@ -11350,7 +11420,7 @@ def _rank_preferences(args, sources):
         return format_rank(ranking, alpha=args.alpha,
                            confidence=args.confidence, markdown=markdown,
                            reading=reading, anchor=args.anchor,
-                           matrix=matrix)
+                           matrix=matrix, marginal=args.marginal_ranks)
     print(render(args.format, text=text, data=data,
                  markdown=lambda: text(markdown=True)))
     if args.plot:
