@@ -9262,7 +9262,8 @@ def format_compare(results, judgements, *, names, dropped=0,
     words += [_churn_words(r, confidence) for r in results
               if r.mcnemar is not None and r.ci_unpaired is not None]
     notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
-             for note in j.notes]
+             for note in j.notes + (_macro_notes(r, subsets) if macro
+                                    else [])]
     mark = _markdown if markdown else str
     read = [f"read: {line}" for line in reading]
     if markdown:                 # the read: lines a list, not one paragraph
@@ -9416,6 +9417,20 @@ def preference_json(c, r):
     return out
 
 
+def _macro_notes(r, subsets):
+    """Return the caution of a macro average whose subsets are too small
+    for its stratified bootstrap: a subset of one item is resampled into
+    itself, so the interval says nothing of its spread."""
+    small = sorted(label for label, s in subsets
+                   if s.metric == r.metric and s.n_items < 2)
+    if not small:
+        return []
+    return [f"the macro interval cannot see the spread within "
+            f"{_items(len(small), 'subset')} of one item ({_some(small)}): "
+            f"their stratified resamples are the item itself, so it is too "
+            f"narrow; read the test, not the interval"]
+
+
 def _table(rows, markdown):
     """Return the lines of a table: aligned text, or markdown."""
     if markdown:
@@ -9478,6 +9493,9 @@ def compare_json(results, judgements, *, names, seed, resamples,
     """Return the JSON object of a compare run, with the settings that
     produced it; with *by*, its per-subset results under "subsets"."""
     out = _compare_entries(results, judgements, interval, resamples)
+    if macro:
+        for r, entry in zip(results, out):
+            entry["notes"] = entry["notes"] + _macro_notes(r, subsets)
     if results and all(r.kind == "corpus" for r in results):
         interval = "percentile"      # --interval bca is for means (read:)
     report = {"n_items": results[0].n_items, "seed": seed,

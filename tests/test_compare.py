@@ -1058,3 +1058,18 @@ def test_clustered_interval_covers_at_few_clusters(clusters):
         covered += gap - t * spread.se <= 0 <= gap + t * spread.se
     se = math.sqrt(0.95 * 0.05 / replays)
     assert covered / replays >= 0.95 - 3 * se
+
+
+def test_a_macro_over_one_item_subsets_is_said_too_narrow(capsys, tmp_path):
+    # Five one-item subsets once gave "95% CI [+84.0, +88.7] pts" with no
+    # caution on the macro row: the stratified bootstrap has nothing to
+    # resample within them.
+    a = jsonl(tmp_path, "a.jsonl", [{"id": i, "s": f"s{i}", "m": i % 2 * 0.8}
+                                    for i in range(5)])
+    b = jsonl(tmp_path, "b.jsonl", [{"id": i, "s": f"s{i}", "m": 0.9}
+                                    for i in range(5)])
+    status, out, _ = run(capsys, a, b, "--by", "s", "--macro", "--metric",
+                         "m", "--resamples", "100", "--json")
+    notes = json.loads(out)["metrics"][0]["notes"]
+    assert status == 0 and any("cannot see the spread within 5 subsets"
+                               in n for n in notes)
