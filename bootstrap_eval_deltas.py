@@ -9613,6 +9613,7 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
     mark = _markdown if markdown else str
     lines = [mark(head)] + [mark(f"read: {line}") for line in reading]
     lines += [""] * markdown + _table(rows, markdown) + ["", mark(words)]
+    lines += [""] * markdown         # markdown: a paragraph of its own
     lines.append(mark(
         f"ranks: {level} sets that hold for every system at once (Mogstad, "
         f"Romano, Shaikh and Wilhelm 2024); --marginal-ranks shows each "
