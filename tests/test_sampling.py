@@ -176,7 +176,8 @@ def test_sign_flip_grouped_against_exact_enumeration():
     assert abs(float(p) - exact) < 4.5 * math.sqrt(exact * (1 - exact) / 20000)
 
 
-@pytest.mark.parametrize("n", [1, 7, 255, 65535, 65536, 70001, 2 ** 20 + 1])
+@pytest.mark.parametrize("n", [1, 7, 255, 65535, 65536, 70001, pytest.param(
+    2 ** 20 + 1, marks=pytest.mark.slow)])
 def test_pick_sums_match_one_randrange_at_a_time(n):
     # Sizes around the 16-bit table and the 17-bit and 21-bit lanes, with
     # chunks small enough that resamples straddle them.
