@@ -2396,7 +2396,7 @@ def _compare_clustered(tally, exact, scale, rng, settings):
                                len(stats) - 1) * se
         ci[2], paired = Interval(gap - half, gap + half), "t"
     return MetricResult(metric, kind, direction, n,
-                        *(t / (scale * n) for t in totals), *ci,
+                        *(Fraction(t, scale * n) for t in totals), *ci,
                         f"cluster sign-flip {how}", p, None, None, None, se,
                         len(stats), draws, method, paired)
 
