@@ -1711,15 +1711,8 @@ def sign_flip(values, counts, rng, resamples, exact_limit=20):
     if not m:
         return Fraction(1), "exact"
     if m <= exact_limit:
-        sums = {0: 1}
-        for x in _expand(values, counts):
-            spread = collections.Counter()
-            for total, count in sums.items():
-                spread[total + x] += count
-                spread[total - x] += count
-            sums = spread
-        hits = sum(c for total, c in sums.items() if abs(total) >= observed)
-        return Fraction(hits, 2 ** m), "exact"
+        return Fraction(_flip_hits(_expand(values, counts), observed),
+                        2 ** m), "exact"
     if _FLIP_GROUPED * len(values) <= m:
         def flipped():
             return sum(v * binomial(rng, c, 0.5) for v, c in zip(values,
@@ -1730,6 +1723,39 @@ def sign_flip(values, counts, rng, resamples, exact_limit=20):
     hits = sum(abs(whole - 2 * flipped()) >= observed
                for _ in range(resamples))
     return Fraction(1 + hits, 1 + resamples), "monte carlo"
+
+
+def _signed_sums(values):
+    """Return the Counter of sum(+-x) over every sign pattern of values."""
+    sums = {0: 1}
+    for x in values:
+        spread = collections.Counter()
+        for total, count in sums.items():
+            spread[total + x] += count
+            spread[total - x] += count
+        sums = spread
+    return sums
+
+
+def _flip_hits(values, observed):
+    """Return how many of the 2^m sign patterns of the integers *values*
+    have |sum| >= observed, exactly: meet in the middle, the patterns of
+    each half's values counted apart and the second half's sums sorted, so
+    20 distinct values take two sets of 2^10 sums, not one of 2^20."""
+    if not observed:
+        return 2 ** len(values)
+    half = len(values) // 2
+    left, right = _signed_sums(values[:half]), _signed_sums(values[half:])
+    keys = sorted(right)
+    running = list(itertools.accumulate(right[k] for k in keys))
+    total = running[-1]
+
+    def at_most(y):                     # right's patterns with sum <= y
+        k = bisect.bisect_right(keys, y)
+        return running[k - 1] if k else 0
+    return sum(c * (total - at_most(observed - x - 1)
+                    + at_most(-observed - x))
+               for x, c in left.items())
 
 
 def paired_flip(values, counts, rng, resamples, method="resample"):

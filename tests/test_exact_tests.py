@@ -122,3 +122,21 @@ def test_decimal_ints_fast_path_engages_on_scores_and_declines_finer():
     assert bed._decimal_ints([values[:4000], values[4000:]]) is None
     assert bed._exact_ints(values)[1] == 100000
     assert bed._decimal_ints([values + [1]]) is None     # not all floats
+
+
+def test_meet_in_the_middle_counts_every_sign_pattern():
+    # The exact sign flip counts patterns by halves (no cliff at 16-20
+    # distinct differences); here against all 2^m patterns, one by one,
+    # including thresholds other than the observed sum.
+    import itertools
+    rng = random.Random(20)
+    for _ in range(200):
+        m = rng.randint(1, 13)
+        values = [rng.choice([1, 2, 3, 5, -4, 7, 10, -1, 123457])
+                  for _ in range(m)]
+        observed = (abs(sum(values)) if rng.random() < 0.7
+                    else rng.randint(0, 30))
+        every = sum(1 for signs in itertools.product((1, -1), repeat=m)
+                    if abs(sum(s * v for s, v in zip(signs, values)))
+                    >= observed)
+        assert bed._flip_hits(values, observed) == every
