@@ -2641,25 +2641,35 @@ def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
         cis = [Interval(*(Fraction(x, unit) for x in
                           percentile_interval(column, confidence)))
                for column in sums]
-    drawn = [_ranks([sign * column[r] for column in sums])
-             for r in range(resamples)]
-    rank_cis = [percentile_interval([row[s] for row in drawn], confidence)
-                for s in range(size)]
-    joint = joint_rank_sets([sign * total for total in observed],
-                            [[sign * column[r] for column in sums]
-                             for r in range(resamples)], confidence)
-    spread = sorted(max(u) - min(u) for u in (
-        [sign * (column[r] - total) for column, total in zip(sums, observed)]
-        for r in range(resamples)))
-    critical = spread[min(resamples - 1,
-                          math.floor(resamples * (1 - _exact(alpha))))]
-    best = max(sign * total for total in observed)
-    top = [best - sign * total <= critical for total in observed]
+    rank_cis, joint, critical, top = rank_summary(
+        [sign * total for total in observed],
+        [[sign * column[r] for column in sums] for r in range(resamples)],
+        confidence=confidence, alpha=alpha)
     return Ranking(metric, _kind_of(keys), direction, n, list(names),
                    [Fraction(total, unit) for total in observed], cis,
                    _ranks([sign * total for total in observed]), rank_cis,
                    top, Fraction(critical, unit), resamples, method,
                    joint_rank_cis=joint)
+
+
+def rank_summary(observed, drawn, *, confidence=CONFIDENCE, alpha=0.05):
+    """Return (rank intervals, joint rank sets, c, top group) of systems'
+    *observed* values (larger better) and a row of them per resample:
+    each rank's percentile interval over the resamples, the sets that hold
+    at once (joint_rank_sets), c the 1 - alpha quantile of the largest
+    centred difference max_s u_s - min_s u_s, and whether each system
+    trails the best by at most c (see above)."""
+    size, resamples = len(observed), len(drawn)
+    ranked = [_ranks(row) for row in drawn]
+    rank_cis = [percentile_interval([row[s] for row in ranked], confidence)
+                for s in range(size)]
+    spread = sorted(max(u) - min(u) for u in (
+        [x - y for x, y in zip(row, observed)] for row in drawn))
+    critical = spread[min(resamples - 1,
+                          math.floor(resamples * (1 - _exact(alpha))))]
+    best = max(observed)
+    return (rank_cis, joint_rank_sets(observed, drawn, confidence), critical,
+            [best - x <= critical for x in observed])
 
 
 def pair_tally(tally, i, j):
@@ -2945,19 +2955,11 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
         drawn.append(ratings(_bt_fit(size, pairs, observed, 1e-7)))
     cis = [Interval(*percentile_interval([row[s] for row in drawn],
                                          confidence)) for s in range(size)]
-    ranked = [_ranks(row) for row in drawn]
-    rank_cis = [percentile_interval([row[s] for row in ranked], confidence)
-                for s in range(size)]
-    spread = sorted(max(u) - min(u) for u in (
-        [x - y for x, y in zip(row, rated)] for row in drawn))
-    critical = spread[min(resamples - 1,
-                          math.floor(resamples * (1 - _exact(alpha))))]
-    best = max(rated)
+    rank_cis, joint, critical, top = rank_summary(
+        rated, drawn, confidence=confidence, alpha=alpha)
     return Ranking("Bradley-Terry rating", "preferences", "higher", n,
-                   list(names), rated, cis, _ranks(rated), rank_cis,
-                   [best - x <= critical for x in rated], critical,
-                   resamples, "bradley-terry", drawn,
-                   joint_rank_sets(rated, drawn, confidence))
+                   list(names), rated, cis, _ranks(rated), rank_cis, top,
+                   critical, resamples, "bradley-terry", drawn, joint)
 
 
 def win_rates(size, cells):
