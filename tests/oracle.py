@@ -182,18 +182,74 @@ def unit_bootstraps(a, b, labels, rng, resamples, blocks=8):
             [means[r][1] - means[r + 1][0] for r in range(resamples)])
 
 
+def _inverse(m):
+    """Gauss-Jordan inverse of a square list-of-lists matrix."""
+    k = len(m)
+    rows = [list(r) + [float(i == j) for j in range(k)] for i, r in
+            enumerate(m)]
+    for c in range(k):
+        pivot = max(range(c, k), key=lambda r: abs(rows[r][c]))
+        rows[c], rows[pivot] = rows[pivot], rows[c]
+        top = rows[c][c]
+        rows[c] = [x / top for x in rows[c]]
+        for r in range(k):
+            if r != c and rows[r][c]:
+                f = rows[r][c]
+                rows[r] = [x - f * y for x, y in zip(rows[r], rows[c])]
+    return [r[k:] for r in rows]
+
+
+def _inverse_root(m):
+    """M^(-1/2) of a symmetric positive definite matrix by the
+    Denman-Beavers iteration (Y -> M^(1/2), Z -> M^(-1/2))."""
+    k = len(m)
+    y = [list(r) for r in m]
+    z = [[float(i == j) for j in range(k)] for i in range(k)]
+    for _ in range(60):
+        yi, zi = _inverse(y), _inverse(z)
+        y, z = ([[(a + b) / 2 for a, b in zip(r, s)] for r, s in zip(y, zi)],
+                [[(a + b) / 2 for a, b in zip(r, s)] for r, s in zip(z, yi)])
+    return z
+
+
+def _cr2_forms(labels):
+    """The CR2 variance of a mean, the long way: y' M y with
+    M = sum over clusters g of c_g c_g' / n^2, c_g = (I - P)' E_g' A_g' 1,
+    P = 11'/n the hat matrix of the mean, E_g picking cluster g's rows and
+    A_g = (I - H_gg)^(-1/2) (Bell and McCaffrey 2002).  Returns the c_g."""
+    n = len(labels)
+    forms = []
+    for g in sorted(set(labels), key=str):
+        rows = [i for i in range(n) if labels[i] == g]
+        k = len(rows)
+        a = _inverse_root([[float(i == j) - 1 / n for j in range(k)]
+                           for i in range(k)])
+        weights = [sum(a[i][j] for i in range(k)) for j in range(k)]  # A'1
+        c = [0.0] * n
+        for w, i in zip(weights, rows):     # E_g' A_g' 1
+            c[i] += w
+        mean = sum(c) / n                   # then (I - P)'
+        forms.append([x - mean for x in c])
+    return forms
+
+
 def clustered_se(values, labels):
-    """CR1 the long way: G/(G-1) times the double loop over pairs of items
-    in one cluster (i == j included) of their deviations from the mean."""
+    """CR2 the long way (_cr2_forms); CR1 for clusters of one size."""
     n = len(values)
-    mean = sum(values) / n
-    total = 0.0
-    for i in range(n):
-        for j in range(n):
-            if labels[i] == labels[j]:
-                total += (values[i] - mean) * (values[j] - mean)
-    g = len(set(labels))
-    return math.sqrt(max(0.0, g / (g - 1) * total / n ** 2)) if g > 1 else 0.0
+    if len(set(labels)) < 2:
+        return 0.0
+    total = sum(sum(c * v for c, v in zip(form, values)) ** 2
+                for form in _cr2_forms(labels))
+    return math.sqrt(max(0.0, total)) / n
+
+
+def cluster_df(labels):
+    """Bell-McCaffrey degrees of freedom the long way: tr(M)^2 / tr(M^2)
+    of the CR2 form under independent items."""
+    forms = _cr2_forms(labels)
+    dot = [[sum(x * y for x, y in zip(f, h)) for h in forms] for f in forms]
+    return (sum(dot[g][g] for g in range(len(forms))) ** 2
+            / sum(x * x for row in dot for x in row))
 
 
 def bca(replicates, estimate, data, statistic, confidence):
