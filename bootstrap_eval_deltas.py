@@ -185,6 +185,53 @@ def _can_fork():
             and (os.cpu_count() or 1) > 1)
 
 
+class _Progress:
+    """Long work's progress and time left, on one stderr line.
+
+    The command line installs one (_watch) where stderr is a terminal;
+    loops that may run for seconds call _step(what, done, total) as they
+    go, and nothing shows for a step quicker than _PROGRESS_AFTER.
+    """
+
+    def __init__(self, stream):
+        self.stream, self.what, self.start, self.shown = stream, None, 0, 0
+        self.width = self.done = 0
+
+    def __call__(self, what, done, total):
+        now = time.monotonic()
+        if what != self.what or done < self.done:     # a new step
+            self.what, self.start, self.shown = what, now, now
+        self.done = done
+        if done >= total:
+            self.clear()
+            return
+        if now - self.start < _PROGRESS_AFTER or now - self.shown < 0.25:
+            return
+        self.shown = now
+        left = (now - self.start) / max(done, 1) * (total - done)
+        line = (f"\r{what}: {done / total:.0%}, {now - self.start:.0f} s "
+                f"so far, about {left:.0f} s left ")
+        self.width = max(self.width, len(line))
+        self.stream.write(line)
+        self.stream.flush()
+
+    def clear(self):
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
+
+
+_WATCH = []          # the _Progress the command line installed, if any
+
+
+def _step(what, done, total):
+    """Report *done* of *total* steps of *what* to the installed _Progress
+    (none in a library call, a helper process or a non-terminal)."""
+    if _WATCH:
+        _WATCH[0](what, done, total)
+
+
 class _Missing:
     """The value of a field a record lacks: one object, itself again when
     unpickled (a helper process sends the values it read back pickled)."""
@@ -2165,7 +2212,7 @@ def tally_spread(tally, *, metric="metric", kind=None, clustered=False):
         sizes = [s[0] for s in stats]
         return Spread(metric, kind, n, Fraction(sum(diffs), scale * n),
                       _clustered_se(sizes, diffs, scale), None, len(stats),
-                      cluster_df(sizes))
+                      cluster_df(sizes, _cluster_icc(tally, exact, scale)))
     d = [exact[k][1] - exact[k][0] for k in pairs]
     counts = list(pairs.values())
     mcnemar = None
@@ -2457,7 +2504,7 @@ def _compare_clustered(tally, exact, scale, rng, settings):
     totals = [sum(map(mul, v, counts)) for v in (sum_a, sum_b, sum_d)]
     se = _clustered_se([s[0] for s in stats], [s[2] - s[1] for s in stats],
                        scale)
-    df = cluster_df([s[0] for s in stats])
+    df = cluster_df([s[0] for s in stats], _cluster_icc(tally, exact, scale))
     if len(stats) > 1 and se:
         # The t interval on the CR2 standard error with cluster_df's
         # degrees of freedom covers at few and unequal clusters, where the
@@ -2565,29 +2612,69 @@ def _clustered_se(size, sums, scale=1):
     return _root(squares / (n * scale * scale * n * n))
 
 
-def cluster_df(sizes):
+def cluster_df(sizes, icc=0.0):
     """Return the degrees of freedom of the clustered standard error of a
     mean over clusters of these *sizes*: Bell and McCaffrey's (2002)
-    Satterthwaite approximation, tr(B)^2 / tr(B^2) for the quadratic form
-    B of the CR2 variance under independent items, as Imbens and Kolesar
-    (2016, Review of Economics and Statistics 98:701-712) recommend for
-    few or unequal clusters.  G - 1 for clusters of one size; fewer where
-    a few clusters hold most items (clusters of 2 to 30 items: the t
-    interval on G - 1 covered 86-89% at 5 to 10 clusters, on these 94-95%).
+    Satterthwaite approximation tr(B Omega)^2 / tr((B Omega)^2), B the
+    quadratic form of the CR2 variance and Omega the working covariance
+    of the items, one within cluster correlation *icc* (Imbens and Kolesar
+    2016, Review of Economics and Statistics 98:701-712, who recommend it
+    for few or unequal clusters).  G - 1 for clusters of one size at any
+    icc; fewer where a few clusters hold most items.  In closed form, in
+    O(G): with z_g the mean's residual maker applied to cluster g's
+    indicator, z_g' Omega z_h = [g = h] m_g - (n_g m_h + n_h m_g) / n
+    + n_g n_h M / n^2, m_g = n_g (1 - icc + icc n_g), M their sum.
 
-    >>> cluster_df([6] * 10), round(cluster_df([1, 1, 1, 30]), 3)
-    (9.0, 1.135)
+    >>> cluster_df([6] * 10), cluster_df([6] * 10, 0.4)
+    (9.0, 9.0)
+    >>> round(cluster_df([1, 1, 1, 30]), 3), round(cluster_df([1, 1, 1, 30], 0.5), 3)
+    (1.135, 1.058)
     """
-    n = sum(sizes)
-    if len(sizes) < 2:
+    n, g = sum(sizes), len(sizes)
+    if g < 2:
         return 0.0
     w = [n / (n - k) for k in sizes]          # 1 / (1 - leverage)
-    trace = math.fsum(v * (k - k * k / n) for v, k in zip(w, sizes))
-    cross = math.fsum(v * k * k for v, k in zip(w, sizes)) / n
-    square = math.fsum(v * v * ((k - k * k / n) ** 2 - (k * k / n) ** 2)
-                       for v, k in zip(w, sizes)) + cross * cross
+    m = [k * (1 - icc + icc * k) for k in sizes]
+    c = sum(m) / (n * n)
+
+    def moment(x, y):
+        return math.fsum(v * a * b for v, a, b in zip(w, x, y))
+    alpha = [-x / n for x in m]               # E_gh = alpha_g n_h + n_g
+    ns = list(sizes)                          # alpha_h + c n_g n_h
+    e_diag = [2 * a * k + c * k * k for a, k in zip(alpha, ns)]
+    trace = math.fsum(v * (x + e) for v, x, e in zip(w, m, e_diag))
+    nn, an, aa = moment(ns, ns), moment(alpha, ns), moment(alpha, alpha)
+    square = (math.fsum(v * v * x * (x + 2 * e)
+                        for v, x, e in zip(w, m, e_diag))
+              + 2 * aa * nn + c * c * nn * nn + 2 * an * an
+              + 4 * c * an * nn)
     df = trace * trace / square
     return float(round(df)) if abs(df - round(df)) < 1e-9 * df else df
+
+
+def _cluster_icc(tally, exact, scale):
+    """Return the one-way ANOVA estimate of the within-cluster correlation
+    of the paired differences (Searle, Casella and McCulloch 1992, 3.6),
+    truncated to [0, 1): cluster_df's working correlation."""
+    stats = []
+    for counts in tally.values():
+        k = t = q = 0
+        for pair, c in counts.items():
+            x, y = exact[pair]
+            d = (y - x) / scale
+            k, t, q = k + c, t + c * d, q + c * d * d
+        stats.append((k, t, q))
+    n, g = sum(k for k, _, _ in stats), len(stats)
+    if g < 2 or n <= g:
+        return 0.0
+    mean = sum(t for _, t, _ in stats) / n
+    between = sum(k * (t / k - mean) ** 2 for k, t, _ in stats) / (g - 1)
+    within = sum(q - t * t / k for k, t, q in stats) / (n - g)
+    n0 = (n - sum(k * k for k, _, _ in stats) / n) / (g - 1)
+    spread = max(0.0, (between - within) / n0)
+    if spread + within <= 0:
+        return 0.0
+    return min(spread / (spread + within), 1 - 1e-9)
 
 
 def _root(x):
@@ -3024,7 +3111,8 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     groups = [(i, j, at, [shares[k] for k in at])
               for (i, j), at in pair_of.items()]
     drawn = []
-    for _ in range(resamples):
+    for done in range(1, resamples + 1):
+        _step("Bradley-Terry rounds", done, resamples)
         again = multinomial(rng, n, counts)
         pairs = []
         for i, j, at, x in groups:
@@ -3263,36 +3351,48 @@ def resample_columns(rng, columns, counts, resamples, jobs=1):
         weights = [counts[j] for j in order]
         ordered = [[column[j] for j in order] for column in columns]
         out = [[] for _ in columns]
-        for _ in range(total):
+        for done in range(1, total + 1):
             x = multinomial(rng, draws, weights)
             for sums, column in zip(out, ordered):
                 sums.append(sum(map(mul, x, column)))
+            _step("resampling", done, total)
         return out
     seeds = [rng.getrandbits(128) for _ in range(_BLOCKS)]
     table = _packed([_expand(column, counts) for column in columns])
     tasks = [(random.Random(seed), draws, total // _BLOCKS
               + (j < total % _BLOCKS), table)
              for j, seed in enumerate(seeds)]
-    blocks = in_parallel(_pick_sums, tasks, jobs)
+    blocks = in_parallel(_pick_sums, tasks, jobs, "resampling")
     return [[x for block in blocks for x in block[i]]
             for i in range(len(columns))]
 
 
-def in_parallel(func, tasks, jobs):
+def in_parallel(func, tasks, jobs, what=None):
     """Return [func(*task) for task in tasks], the second half of the
     tasks in a forked helper process when jobs > 1 and fork is there.
+    With *what*, the tasks this process runs are its progress (_step).
 
     The helper sends its results back pickled through a pipe; if it fails,
     or this process is interrupted, the helper is stopped and waited for.
     """
+    def run(mine):
+        done = []
+        if what:
+            _step(what, 0, len(mine))
+        for task in mine:
+            done.append(func(*task))
+            if what:
+                _step(what, len(done), len(mine))
+        return done
     half = len(tasks) // 2
     if jobs < 2 or not half or not _can_fork():
-        return [func(*task) for task in tasks]
+        return run(tasks)
     readable, writable = os.pipe()
     pid = os.fork()
     if pid == 0:                                    # pragma: no cover
         os.close(readable)
         status = 1
+        _WATCH.clear()                              # one progress line
         try:
             data = pickle.dumps([func(*task) for task in tasks[half:]])
             with open(writable, "wb") as pipe:
@@ -3302,7 +3402,7 @@ def in_parallel(func, tasks, jobs):
             os._exit(status)
     os.close(writable)
     try:
-        mine = [func(*task) for task in tasks[:half]]
+        mine = run(tasks[:half])
         with open(readable, "rb") as pipe:
             data = pipe.read()
     except BaseException:
@@ -4149,7 +4249,8 @@ def randomization_test(table, rng, *, rounds=RESAMPLES):
             return [plane() for plane in planes]
     slack = 1e-12 if table.stat == "mcc" else 0
     hits = 0
-    for _ in range(rounds):
+    for done in range(1, rounds + 1):
+        _step("randomization rounds", done, rounds)
         delta = shift()
         swapped = list(sums)
         for i, j, x in zip(table.a_cols, table.b_cols, delta):
@@ -11820,6 +11921,9 @@ def _plan_svg(plan, largest):
 def main(argv=None) -> int:
     """Run the command line; return the exit status."""
     args = _build_parser().parse_args(_with_default_command(argv))
+    watch = sys.stderr.isatty() and not getattr(args, "quiet", False)
+    if watch:                            # long resampling says how long
+        _WATCH.append(_Progress(sys.stderr))
     try:
         return args.run(args)
     except BrokenPipeError:              # e.g. | head: end quietly
@@ -11834,6 +11938,9 @@ def main(argv=None) -> int:
         print("bootstrap-eval-deltas: interrupted; nothing written",
               file=sys.stderr)
         return 130
+    finally:
+        if watch:
+            _WATCH.pop().clear()
 
 
 if __name__ == "__main__":

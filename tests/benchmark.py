@@ -10,6 +10,7 @@
     python3 tests/benchmark.py --part corpus   # binary F1, ~2 minutes
     python3 tests/benchmark.py --part preferences --battles 200000
     python3 tests/benchmark.py --part sequential   # 10^6 items, ~10 seconds
+    python3 tests/benchmark.py --part calibration  # coverage and power
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -24,6 +25,7 @@ here, not in assertions.
 """
 import argparse
 import bisect
+import collections
 import importlib.util
 import json
 import math
@@ -659,11 +661,158 @@ def _patterns_of(table):
     return out
 
 
+# Calibration: coverage and power where data are thin (issue 24) ###########
+
+def _clusters(rng, count, gap, kind):
+    """One clustered eval: {cluster: Counter of (a, b)} of a design."""
+    tally = {}
+    for g in range(count):
+        c = collections.Counter()
+        if kind == "binary":
+            p = min(0.95, max(0.05, rng.gauss(0.6, 0.15)))
+            for _ in range(8):
+                u = rng.random()
+                c[(int(u < p), int((u if rng.random() < 0.5 else
+                                    rng.random()) < p + gap))] += 1
+        else:
+            size = rng.choice((2, 4, 8, 16, 30)) if kind == "unequal" else 6
+            u = (rng.lognormvariate(0, 1) - math.exp(0.5) if kind == "skewed"
+                 else rng.gauss(0, 1))
+            for _ in range(size):
+                c[(0.0, round(gap + u + rng.gauss(0, 1), 9))] += 1
+        tally[g] = c
+    return tally
+
+
+def _binary_truth(gap, rng, draws=200000):
+    """The binary design's true mean difference at *gap*, by simulation
+    of its cluster accuracies (the clipping makes it no closed form)."""
+    total = 0.0
+    for _ in range(draws):
+        p = min(0.95, max(0.05, rng.gauss(0.6, 0.15)))
+        total += min(1.0, p + gap) - p
+    return total / draws
+
+
+def calibration_cases(replays):
+    """Print coverage of the cluster t interval at 3-50 clusters (null and
+    gap, symmetric, unequal, skewed, binary), power at the detectable
+    difference compare reports and at the clusters plan --from plans,
+    joint rank coverage, and macro coverage with small subsets."""
+    print(f"\ncalibration, {replays} replays a cell, nominal 95% (power "
+          f"nominal 80%); Monte Carlo se about "
+          f"{100 * math.sqrt(0.05 * 0.95 / replays):.1f} points "
+          f"({100 * math.sqrt(0.16 / replays):.1f} for power)")
+    counts = (3, 5, 10, 20, 50)
+    print(f"{'cluster t interval covers':<34}"
+          + "".join(f"{g:>7}" for g in counts))
+    for kind in ("continuous", "unequal", "skewed", "binary"):
+        # a shift of continuous scores moves the interval with it: one row
+        for gap in (0.0, 0.1) if kind == "binary" else (0.5,):
+            truth = (_binary_truth(gap, random.Random(1)) if kind == "binary"
+                     else gap)
+            cells = []
+            for g in counts:
+                rng = random.Random(g * 101 + len(kind))
+                hits = 0
+                for _ in range(replays):
+                    r = bed.compare_tally(_clusters(rng, g, gap, kind), rng,
+                                          clustered=True, resamples=41)
+                    hits += r.ci_paired.lo <= truth <= r.ci_paired.hi
+                cells.append(f"{100 * hits / replays:6.1f}%")
+            print(f"  {kind + ', gap ' + format(gap, 'g'):<32}"
+                  + "".join(f"{c:>7}" for c in cells))
+    print(f"{'power at the reported difference':<34}"
+          + "".join(f"{g:>7}" for g in (6, 10, 20, 50)))
+    cells = []
+    for g in (6, 10, 20, 50):
+        rng = random.Random(g)
+        hits = 0
+        for _ in range(replays):
+            pilot = bed.tally_spread(_clusters(rng, g, 0.0, "continuous"),
+                                     clustered=True)
+            mde = bed.detection(pilot, gap=0).mde
+            r = bed.compare_tally(_clusters(rng, g, mde, "continuous"), rng,
+                                  clustered=True, resamples=41)
+            hits += r.p < 0.05
+        cells.append(f"{100 * hits / replays:6.1f}%")
+    print(f"  {'continuous, 6 items a cluster':<32}"
+          + "".join(f"{c:>7}" for c in cells))
+    print(f"{'power at the planned clusters':<34}"
+          + "".join(f"{g:>7}" for g in (10, 20)) + "   (pilot clusters, "
+          "gap 0.5)")
+    cells = []
+    for g in (10, 20):
+        rng = random.Random(g + 7)
+        hits = 0
+        for _ in range(replays):
+            pilot = bed.tally_spread(_clusters(rng, g, 0.5, "continuous"),
+                                     clustered=True)
+            items = bed.detection(pilot, gap=0.5).items_needed
+            r = bed.compare_tally(_clusters(rng, items // 6, 0.5,
+                                            "continuous"), rng,
+                                  clustered=True, resamples=41)
+            hits += r.p < 0.05
+        cells.append(f"{100 * hits / replays:6.1f}%")
+    print(f"  {'continuous, 6 items a cluster':<32}"
+          + "".join(f"{c:>7}" for c in cells))
+    sizes = (3, 5, 10)
+    print(f"{'rank intervals all hold at once':<34}"
+          + "".join(f"{k:>7}" for k in sizes) + "   (systems, 1,000 items)")
+    joint, marginal = [], []
+    for k in sizes:
+        rng = random.Random(k)
+        truth = [0.6 + 0.01 * j for j in range(k)]
+        ranks = [k - j for j in range(k)]
+        hits = [0, 0]
+        for _ in range(max(50, replays // 5)):
+            tally = collections.Counter(tuple(int(rng.random() < p)
+                                              for p in truth)
+                                        for _ in range(1000))
+            r = bed.rank_systems(tally, rng, names=list(range(k)),
+                                 resamples=400)
+            hits[0] += all(s.lo <= t <= s.hi
+                           for s, t in zip(r.joint_rank_cis, ranks))
+            hits[1] += all(lo <= t <= hi
+                           for (lo, hi), t in zip(r.rank_cis, ranks))
+        joint.append(f"{100 * hits[0] / max(50, replays // 5):6.1f}%")
+        marginal.append(f"{100 * hits[1] / max(50, replays // 5):6.1f}%")
+    print(f"  {'joint (the default)':<32}" + "".join(f"{c:>7}" for c in joint))
+    print(f"  {'marginal (--marginal-ranks)':<32}"
+          + "".join(f"{c:>7}" for c in marginal))
+    print("macro average's paired interval covers")
+    for design in ("20 subsets x 6 continuous", "0/1 subsets of 10-200"):
+        rng = random.Random(len(design))
+        hits = 0
+        for _ in range(replays):
+            tally, truth = {}, 0.0
+            if design.startswith("20"):
+                for j in range(20):
+                    shift = 0.1 * (j % 3)
+                    tally[j] = collections.Counter(
+                        (0.0, round(shift + rng.gauss(0, 1), 6))
+                        for _ in range(6))
+                    truth += shift / 20
+            else:
+                for j, n in enumerate((10, 20, 40, 80, 200)):
+                    pa, pb = 0.5 + 0.08 * j, 0.55 + 0.08 * j
+                    c = collections.Counter()
+                    for _ in range(n):
+                        u = rng.random()
+                        c[(int(u < pa), int((u if rng.random() < 0.6 else
+                                             rng.random()) < pb))] += 1
+                    tally[j] = c
+                    truth += (pb - pa) / 5
+            r = bed.compare_macro(tally, rng, resamples=41)
+            hits += r.ci_paired.lo <= truth <= r.ci_paired.hi
+        print(f"  {design:<32}{100 * hits / replays:6.1f}%")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
                                            "saddle", "corpus", "preferences",
-                                           "sequential", "all"),
+                                           "sequential", "calibration", "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -705,6 +854,8 @@ def main(argv=None):
     if args.part in ("sequential", "all"):
         with tempfile.TemporaryDirectory() as folder:
             sequential_cases(folder)
+    if args.part in ("calibration", "all"):
+        calibration_cases(args.replays)
     if args.part in ("preferences", "all"):
         with tempfile.TemporaryDirectory() as folder:
             preference_cases(folder, args.battles, args.systems, args.rounds)

@@ -243,13 +243,42 @@ def clustered_se(values, labels):
     return math.sqrt(max(0.0, total)) / n
 
 
-def cluster_df(labels):
-    """Bell-McCaffrey degrees of freedom the long way: tr(M)^2 / tr(M^2)
-    of the CR2 form under independent items."""
+def cluster_df(labels, icc=0.0):
+    """Bell-McCaffrey degrees of freedom the long way: tr(M W)^2 /
+    tr((M W)^2) of the CR2 form M = sum c_g c_g', W the items' working
+    covariance (1 on the diagonal, icc within a cluster): with F the
+    matrix of the c_g, tr(MW) = tr(F'WF) and tr((MW)^2) = |F'WF|^2."""
     forms = _cr2_forms(labels)
-    dot = [[sum(x * y for x, y in zip(f, h)) for h in forms] for f in forms]
+    n = len(labels)
+
+    def weighted(h):                        # W h
+        return [sum((1.0 if i == j else icc if labels[i] == labels[j]
+                     else 0.0) * h[j] for j in range(n)) for i in range(n)]
+    moved = [weighted(h) for h in forms]
+    dot = [[sum(x * y for x, y in zip(f, h)) for h in moved] for f in forms]
     return (sum(dot[g][g] for g in range(len(forms))) ** 2
             / sum(x * x for row in dot for x in row))
+
+
+def icc(values, labels):
+    """The one-way ANOVA within-cluster correlation, by its textbook sums
+    of squares, truncated to [0, 1)."""
+    groups = {}
+    for label, x in zip(labels, values):
+        groups.setdefault(label, []).append(x)
+    n, g = len(values), len(groups)
+    if g < 2 or n <= g:
+        return 0.0
+    mean = sum(values) / n
+    msb = sum(len(v) * (sum(v) / len(v) - mean) ** 2
+              for v in groups.values()) / (g - 1)
+    msw = sum((x - sum(v) / len(v)) ** 2 for v in groups.values()
+              for x in v) / (n - g)
+    n0 = (n - sum(len(v) ** 2 for v in groups.values()) / n) / (g - 1)
+    between = max(0.0, (msb - msw) / n0)
+    if between + msw <= 0:
+        return 0.0
+    return min(between / (between + msw), 1 - 1e-9)
 
 
 def bca(replicates, estimate, data, statistic, confidence):

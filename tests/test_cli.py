@@ -1,6 +1,9 @@
 """The command line, called in-process: golden run, JSON, bad input."""
+import io
 import json
 import os
+import random
+import types
 
 import pytest
 
@@ -425,3 +428,23 @@ def test_a_p_at_the_resampling_limit_is_a_bound(capsys):
     assert bed.main(argv + ["--json"]) == 0
     test = json.loads(capsys.readouterr().out)["metrics"][0]["test"]
     assert test["at_resampling_limit"] and test["p"] == 1 / 201
+
+
+def test_long_resampling_shows_progress_and_time_left(monkeypatch):
+    # compare --method resample at 10^5 items ran two minutes in silence
+    # (issue 22): the loops now report to the progress line the command
+    # line installs on a terminal, after _PROGRESS_AFTER seconds.
+    clock = iter(range(0, 10 ** 6, 1))            # a second per look
+    monkeypatch.setattr(bed, "time", types.SimpleNamespace(
+        monotonic=lambda: next(clock)))
+    stream = io.StringIO()
+    watch = bed._Progress(stream)
+    monkeypatch.setattr(bed, "_WATCH", [watch])
+    sums = bed.resample_columns(random.Random(1), [[0, 1], [1, 1]], [60, 40],
+                                9)
+    shown = stream.getvalue()
+    assert "resampling: " in shown and "s left" in shown
+    assert shown.endswith("\r")              # the line cleared at the end
+    monkeypatch.setattr(bed, "_WATCH", [])
+    assert bed.resample_columns(random.Random(1), [[0, 1], [1, 1]], [60, 40],
+                                9) == sums  # the same numbers either way

@@ -250,7 +250,8 @@ def test_index_resampling_matches_oracle(rows, clustered, seed, resamples,
         mean = sum(d) / len(d)
         se = oracle.clustered_se(d, labels)
         if se > 1e-12:
-            t = bed.student_t_upper(0.025, oracle.cluster_df(labels))
+            t = bed.student_t_upper(0.025, oracle.cluster_df(
+                labels, oracle.icc(d, labels)))
             intervals[2] = (mean - t * se, mean + t * se)
     got_cis = [tuple(map(float, ci)) for ci in (
         got.ci_a, got.ci_b, got.ci_paired, got.ci_unpaired)]
@@ -344,9 +345,11 @@ def test_clustered_se_matches_the_matrix_form(rows):
                             oracle.clustered_se(values, labels),
                             rel_tol=1e-7, abs_tol=1e-12)
     if len(set(labels)) > 1:
-        sizes = list(collections.Counter(labels).values())
-        assert bed.math.isclose(bed.cluster_df(sizes),
-                                oracle.cluster_df(labels), rel_tol=1e-7)
+        sizes = [collections.Counter(labels)[g]
+                 for g in sorted(set(labels), key=str)]
+        rho = oracle.icc(values, labels)
+        assert bed.math.isclose(bed.cluster_df(sizes, rho),
+                                oracle.cluster_df(labels, rho), rel_tol=1e-7)
 
 
 def test_clustered_se_of_equal_clusters_is_cr1():
@@ -1065,26 +1068,27 @@ def test_ids_left_out_are_named_run_by_run(capsys, tmp_path):
             sorted(wanted), argv
 
 
-@pytest.mark.parametrize("clusters", [5, 10, 20])
-def test_clustered_interval_covers_at_few_clusters(clusters):
+@pytest.mark.parametrize("clusters, sizes", [(5, (6,)), (10, (6,)),
+                                             (20, (6,)),
+                                             (10, (2, 4, 8, 16, 30))])
+def test_clustered_interval_covers_at_few_clusters(clusters, sizes):
     # The cluster bootstrap's percentile interval covered 85-91% at 5-20
-    # clusters (issue 24); the t interval on the CR1 clustered standard
-    # error with G - 1 degrees of freedom, which compare now reports for a
-    # clustered paired difference, covers 95% within Monte Carlo error.
-    rng = random.Random(clusters)
+    # clusters (issue 24), and the t on CR1 with G - 1 df 86-89% at 5-10
+    # clusters of 2 to 30 items; compare's paired interval of clustered
+    # data, the t on CR2 with Bell-McCaffrey df, covers 95% within Monte
+    # Carlo error.
+    rng = random.Random(clusters + len(sizes))
     replays, covered = 400, 0
-    t = bed.student_t_upper(0.025, clusters - 1)
     for _ in range(replays):
         tally = {}
         for g in range(clusters):
             u = rng.gauss(0, 1)
             c = bed.collections.Counter()
-            for _ in range(6):
+            for _ in range(rng.choice(sizes)):
                 c[(0.0, round(u + rng.gauss(0, 1), 6))] += 1
             tally[g] = c
-        spread = bed.tally_spread(tally, clustered=True)
-        gap = float(spread.gap)
-        covered += gap - t * spread.se <= 0 <= gap + t * spread.se
+        r = bed.compare_tally(tally, rng, clustered=True, resamples=41)
+        covered += r.ci_paired.lo <= 0 <= r.ci_paired.hi
     se = math.sqrt(0.95 * 0.05 / replays)
     assert covered / replays >= 0.95 - 3 * se
 
