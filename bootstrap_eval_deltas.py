@@ -303,14 +303,17 @@ def _fixed(x, places, *, sign=False):
     >>> _fixed(Fraction(3, 4), 3), _fixed(Fraction(1, 40), 1)
     ('0.750', '0.0')
     >>> _fixed(-1.05e-05 * 100, 1, sign=True), _fixed(0, 1, sign=True)
-    ('-0.0', '+0.0')
+    ('-0.0', '0.0')
+
+    (A sign is kept where the value is not zero, even where it rounds to
+    zero; zero itself takes none.)
     """
     scaled = round(Fraction(x) * 10 ** places)      # exact, ties to even
     digits = f"{abs(scaled):0{places + 1}d}"
     body = digits[:-places] + "." + digits[-places:] if places else digits
     if scaled < 0 or x < 0:
         return "-" + body
-    return ("+" if sign else "") + body
+    return ("+" if sign and x else "") + body
 
 
 def _decimal(x):
@@ -9363,28 +9366,82 @@ def simulation_json(result, cov, *, seed, resamples, acc_a, acc_b):
     return out
 
 
-def _num(x, *, sign=False, binary=False):
-    """Return a value for the table: 3 decimals if binary, else 4 digits.
+class _Units(NamedTuple):
+    """How one metric's values print, the same in every line of a report:
+    a 0/1 metric's means as percentages and its differences as points,
+    any other metric in its own units; *places* decimals throughout (see
+    _units)."""
+    binary: bool
+    places: int
+    digits: "int | None" = None   # scientific notation, this many digits
+                                  # after the point (values past 1e9 or
+                                  # below 1e-4)
 
-    >>> _num(Fraction(9, 250), sign=True, binary=True), _num(-12.3456)
-    ('+0.036', '-12.35')
+    def value(self, x, sign=False):
+        """Return x in these units: '+6.7', '258.5', '-0.0', '1.23e+300'."""
+        if self.digits is not None:
+            return (f"{float(x):{'+' if sign and x else ''}.{self.digits}e}"
+                    if math.isfinite(float(x)) else f"{float(x)}")
+        x = _exact(x) if isinstance(x, float) else Fraction(x)
+        return _fixed(x * 100 if self.binary else x, self.places, sign=sign)
+
+    def mean(self, x):
+        """Return a mean: '57.9%' of a 0/1 metric, else '258.5'."""
+        return self.value(x) + "%" * self.binary
+
+    def gap(self, x, sign=True):
+        """Return a difference: '+6.7 pts' of a 0/1 metric, else '-11.7';
+        unsigned with *sign* False (a size, a margin, a standard error)."""
+        return self.value(x, sign) + " pts" * self.binary
+
+    def span(self, interval, sign=True):
+        """Return an interval's ends: '[-0.6, +13.9]'."""
+        return (f"[{self.value(interval.lo, sign)}, "
+                f"{self.value(interval.hi, sign)}]")
+
+    def span_words(self, interval):
+        """Return an interval of differences for a sentence:
+        '[-0.6, +13.9] pts' of a 0/1 metric."""
+        return self.span(interval) + " pts" * self.binary
+
+
+def _units(binary, intervals, values=()):
+    """Return the _Units of a metric whose report shows these intervals
+    (and values): two significant digits of the narrowest interval with
+    width, as measurements are quoted (JCGM 100:2008, 7.2.6), so that a
+    mean and its interval end at the same decimal place; without any
+    width, four significant digits of the largest value.  A 0/1 metric
+    keeps at least one decimal of a point.
+
+    >>> _units(True, [Interval(-0.006, 0.139)]).places
+    1
+    >>> u = _units(False, [Interval(-25.91, 2.481)])
+    >>> u.places, u.span(Interval(-25.91, 2.481)), u.value(258.46)
+    (0, '[-26, +2]', '258')
+    >>> _units(False, [Interval(0.4, 0.4)], [0.8125]).places
+    4
     """
-    if binary:
-        return _fixed(x, 3, sign=sign)
-    return f"{float(x):{'+' if sign else ''}.4g}"
+    unit = 100 if binary else 1
+    intervals = [ci for ci in intervals if ci is not None]
+    widths = [abs(float(ci.hi) - float(ci.lo)) * unit for ci in intervals]
+    widths = [w for w in widths if w > 0 and math.isfinite(w)]
+    sizes = [abs(float(x)) * unit for x in list(values) + [
+        end for ci in intervals for end in ci] if x is not None]
+    top = max([x for x in sizes if x > 0 and math.isfinite(x)], default=0)
+    if widths:
+        places = 1 - math.floor(math.log10(min(widths)))
+    else:
+        places = 3 - math.floor(math.log10(top)) if top else 1
+    if not binary and top and not 1e-4 <= top < 1e9:
+        return _Units(binary, 0, max(1, min(
+            math.floor(math.log10(top)) + places - 1, 15)))
+    return _Units(binary, max(1 if binary else 0, min(places, 12)))
 
 
-def _span(interval, binary, sign=True):
-    """Return an interval as text in the metric's units (points for a 0/1
-    metric)."""
-    return (f"[{_num(interval.lo, sign=sign, binary=binary)}, "
-            f"{_num(interval.hi, sign=sign, binary=binary)}]")
-
-
-def _gap_words(x, binary):
-    """Return a difference as text: points for a 0/1 metric, else the metric's
-    units."""
-    return f"{_pts(x)} pts" if binary else _num(x, sign=True)
+def _units_of(r):
+    """Return the _Units of one MetricResult's report: from its paired
+    interval, else its means."""
+    return _units(r.kind == "binary", [r.ci_paired], [r.a, r.b])
 
 
 def _at_limit(r, resamples):
@@ -9411,14 +9468,14 @@ def _p_words(r, resamples=None):
 
 def _sentence(r, j, *, confidence, resamples=None):
     """Return the plain-words verdict on one metric."""
-    binary = r.kind == "binary"
+    u = _units_of(r)
     level = _decimal(_exact(confidence) * 100) + "%"
-    ci = (_ci_pts(r.ci_paired) if binary else _span(r.ci_paired, False))
+    ci = u.span_words(r.ci_paired)
     if r.paired_method:
         ci += f" by {r.paired_method}, {_df_words(r.df)}"
     elif r.method == "saddlepoint":
         ci += " by saddlepoint"
-    gap = _gap_words(r.gap, binary)
+    gap = u.gap(r.gap)
     verdict = _verdict_words(j)
     if j.verdict in ("better", "worse"):
         head = (f"the candidate is {verdict}: {gap} ({level} CI {ci}), "
@@ -9426,7 +9483,7 @@ def _sentence(r, j, *, confidence, resamples=None):
                 f"after Holm")
     elif j.verdict == "non-inferior":
         head = (f"{verdict} within the margin of "
-                f"{_gap_words(j.margin, binary).lstrip('+')}: {gap} "
+                f"{u.gap(j.margin, sign=False)}: {gap} "
                 f"({level} CI {ci}); not shown better "
                 f"({_p_words(r, resamples)}, {r.test})")
     else:
@@ -9434,27 +9491,24 @@ def _sentence(r, j, *, confidence, resamples=None):
                 f"{_p_words(r, resamples)} ({r.test})")
     parts = [f"{r.metric}: {head}."]
     if j.margin is not None:
-        parts.append(_margin_words(r, j, binary))
+        parts.append(_margin_words(r, j, u))
     if r.mcnemar:
         m = r.mcnemar
         wins = ((m.b_only, m.a_only) if r.direction == "higher"
                 else (m.a_only, m.b_only))
         unpaired = ("Discordant" if r.ci_unpaired is None else
-                    f"Unpaired CI {_ci_pts(r.ci_unpaired)}; discordant")
+                    f"Unpaired CI {u.span_words(r.ci_unpaired)}; discordant")
         parts.append(f"{unpaired} pairs: the candidate is better on "
                      f"{_items(wins[0])}, the baseline on {wins[1]}; "
                      f"McNemar exact p={_p_text(m.p_exact)}, "
                      f"mid-p={_p_text(r.mid_p)}; Newcombe score CI "
-                     f"[{_pts(r.score_ci.lo)}, {_pts(r.score_ci.hi)}] pts.")
+                     f"{u.span_words(r.score_ci)}.")
     elif r.ci_unpaired is not None:      # None: shares of one verdict
-        unpaired = (_ci_pts(r.ci_unpaired) if binary
-                    else _span(r.ci_unpaired, False))
-        parts.append(f"Unpaired CI {unpaired}.")
+        parts.append(f"Unpaired CI {u.span_words(r.ci_unpaired)}.")
     if r.clusters is not None:
-        parts.append(f"Clustered standard error "
-                     f"{_gap_words(r.se, binary).lstrip('+')} over "
-                     f"{r.clusters} clusters.")
-    parts.append(_detection_words(r, j.detection, gap, binary))
+        parts.append(f"Clustered standard error {u.gap(r.se, sign=False)} "
+                     f"over {r.clusters} clusters.")
+    parts.append(_detection_words(r, j.detection, gap, u))
     return "\n  ".join(parts)        # the verdict first, the rest below
 
 
@@ -9468,16 +9522,15 @@ def _verdict_words(j):
     return words
 
 
-def _margin_words(r, j, binary):
+def _margin_words(r, j, u):
     """Return the sentence on the non-inferiority margin, in the metric's
-    units and direction."""
+    units (_Units *u*) and direction."""
     sign = "-" if r.direction == "higher" else "+"
-    bound = sign + _gap_words(j.margin, binary).lstrip("+")
+    bound = sign + u.gap(j.margin, sign=False)
     if j.margin_ci is None:
         return (f"Non-inferiority within the margin ({bound}) is not "
                 f"judged: the paired differences have no spread.")
-    span = (f"[{_pts(j.margin_ci.lo)}, {_pts(j.margin_ci.hi)}] pts"
-            if binary else _span(j.margin_ci, False))
+    span = u.span_words(j.margin_ci)
     side = "above" if r.direction == "higher" else "below"
     if j.non_inferior:
         return (f"Non-inferior: the {j.margin_method} {span} stays {side} "
@@ -9486,7 +9539,7 @@ def _margin_words(r, j, binary):
             f"stay {side} the margin {bound}.")
 
 
-def _detection_words(r, found, gap, binary):
+def _detection_words(r, found, gap, u):
     """Return the sentence on what the eval's size detects."""
     size = (_items(r.n_items) if r.clusters is None
             else f"{_items(r.n_items)} in {r.clusters} clusters")
@@ -9495,7 +9548,7 @@ def _detection_words(r, found, gap, binary):
     how = (" at the observed discordance (McNemar exact)"
            if found.method == "McNemar exact" else "")
     words = (f"With {size} this eval detects a difference of about "
-             f"{_gap_words(found.mde, binary).lstrip('+')} with "
+             f"{u.gap(found.mde, sign=False)} with "
              f"{_decimal(_exact(found.power) * 100)}% power{how}")
     if found.items_needed:
         words += (f"; detecting {gap} would take about "
@@ -9513,13 +9566,12 @@ def _rows(results, judgements, confidence, resamples=None):
              f"{level} CI (paired)", "p"] + ["p (Holm)"] * adjusted
             + ["verdict"]]
     for r, j in zip(results, judgements):
-        binary = r.kind == "binary"
+        u = _units_of(r)
         rows.append([
             r.metric + ("" if r.direction == "higher" else " (lower better)"),
-            r.kind, f"{_num(r.a, binary=binary)} {_span(r.ci_a, binary, False)}",
-            f"{_num(r.b, binary=binary)} {_span(r.ci_b, binary, False)}",
-            _num(r.gap, sign=True, binary=binary),
-            _span(r.ci_paired, binary), _p_cell(r, resamples)]
+            r.kind, f"{u.mean(r.a)} {u.span(r.ci_a, False)}",
+            f"{u.mean(r.b)} {u.span(r.ci_b, False)}", u.gap(r.gap),
+            u.span(r.ci_paired), _p_cell(r, resamples)]
             + [_p_text(j.p_holm)] * adjusted + [_verdict_words(j)])
     return rows
 
@@ -9591,7 +9643,9 @@ def format_compare(results, judgements, *, names, dropped=0,
         lines += [("- " if markdown else "  ") + mark(n) for n in notes]
     if by is not None:
         lines += [""] + _subset_lines(by, subsets, subset_judgements,
-                                      confidence, alpha, markdown)
+                                      confidence, alpha, markdown,
+                                      {r.metric: _units_of(r)
+                                       for r in results})
     return "\n".join(lines)
 
 
@@ -9602,10 +9656,9 @@ def _percent(count, total):
 
 def _sequential_words(r, q, confidence):
     """Return the sentence of an anytime-valid comparison."""
-    binary = r.kind == "binary"
     level = _decimal(_exact(confidence) * 100) + "%"
-    ci = Interval(_exact(q.ci.lo), _exact(q.ci.hi))
-    span = _ci_pts(ci) if binary else _span(ci, False)
+    span = _units_of(r).span_words(Interval(_exact(q.ci.lo),
+                                            _exact(q.ci.hi)))
     when = (f"it excluded zero at item {q.stopped_at} of {q.n_items} (the "
             f"candidate {q.direction}): the eval could have stopped there"
             if q.stopped_at else f"it never excluded zero in "
@@ -9618,14 +9671,13 @@ def _sequential_words(r, q, confidence):
 def _equivalence_words(r, j, alpha):
     """Return the sentence of a metric's two one-sided tests."""
     e = j.equivalence
-    binary = r.kind == "binary"
-    bound = _gap_words(e.margin, binary).lstrip("+")
+    u = _units_of(r)
+    bound = u.gap(e.margin, sign=False)
     if e.ci is None:
         return (f"{r.metric}: equivalence within +-{bound} cannot be "
                 f"judged: {e.method}.")
     level = _decimal((1 - 2 * _exact(alpha)) * 100) + "%"
-    ci = Interval(_exact(e.ci.lo), _exact(e.ci.hi))
-    span = _ci_pts(ci) if binary else _span(ci, False)
+    span = u.span_words(Interval(_exact(e.ci.lo), _exact(e.ci.hi)))
     where = {"equivalent": "lies inside", "not equivalent": "lies beyond",
              "cannot tell": "reaches past"}[e.verdict]
     return (f"{r.metric}: {e.verdict} within +-{bound}: the {level} "
@@ -9744,18 +9796,25 @@ def _table(rows, markdown):
             for row in rows]
 
 
-def _subset_lines(by, subsets, judgements, confidence, alpha, markdown):
-    """Return the lines of the per-subset table and its flags."""
+def _subset_lines(by, subsets, judgements, confidence, alpha, markdown,
+                  units=None):
+    """Return the lines of the per-subset table and its flags; each
+    metric's values in its overall result's _Units, where *units* has
+    them."""
     level = _decimal(_exact(confidence) * 100) + "%"
     rows = [["metric", by, "items", "baseline", "candidate", "difference",
              f"{level} CI (paired)", "p", "p (Holm)", "verdict"]]
+    units = dict(units or {})
+    for _, r in subsets:                 # one metric prints one way
+        if r.metric not in units:
+            units[r.metric] = _units(r.kind == "binary", [
+                x.ci_paired for _, x in subsets if x.metric == r.metric],
+                [r.a, r.b])
     for (label, r), j in zip(subsets, judgements):
-        binary = r.kind == "binary"
-        rows.append([r.metric, label, str(r.n_items),
-                     _num(r.a, binary=binary), _num(r.b, binary=binary),
-                     _num(r.gap, sign=True, binary=binary),
-                     _span(r.ci_paired, binary), _p_text(r.p),
-                     _p_text(j.p_holm), _verdict_words(j)])
+        u = units[r.metric]
+        rows.append([r.metric, label, str(r.n_items), u.mean(r.a),
+                     u.mean(r.b), u.gap(r.gap), u.span(r.ci_paired),
+                     _p_text(r.p), _p_text(j.p_holm), _verdict_words(j)])
     gap = [""] * markdown                # markdown: blocks apart
     family = judgements[0].family if judgements else ""
     lines = [f"by {by}: {len({label for label, _ in subsets})} subsets, "
@@ -9873,8 +9932,9 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
     *marginal* each rank's own percentile interval.  A Ranking of preferences (Bradley-Terry
     ratings) is said so, with its *anchor* and its win-rate *matrix*."""
     r = ranking
-    binary = r.kind == "binary"
     rated = r.kind == "preferences"
+    u = _units(r.kind == "binary", list(r.cis) + [res.ci_paired for _, _,
+                                                  res in pairs], r.means)
     level = _decimal(_exact(confidence) * 100) + "%"
     if rated:
         head = (f"{len(r.names)} systems, {_items(r.n_items, 'battle')}, "
@@ -9900,13 +9960,12 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
         rows.append([r.names[s],
                      f"{r.means[s]:.1f} [{r.cis[s].lo:.1f}, "
                      f"{r.cis[s].hi:.1f}]" if rated else
-                     f"{_num(r.means[s], binary=binary)} "
-                     f"{_span(r.cis[s], binary, False)}",
+                     f"{u.mean(r.means[s])} {u.span(r.cis[s], False)}",
                      f"{r.ranks[s]:g} ({lo:g}-{hi:g})",
                      "yes" if r.top[s] else ""])
     top = [r.names[s] for s in order if r.top[s]]
     most = (f"{r.critical:.1f} rating points" if rated else
-            _gap_words(r.critical, binary).lstrip('+'))
+            u.gap(r.critical, sign=False))
     words = (f"top group, not detectably worse than the best at alpha "
              f"{alpha:g} (joint bootstrap of the largest difference, "
              f"{most} at most): {', '.join(top)}")
@@ -9933,9 +9992,8 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
         rows = [["pair (second - first)", "difference", f"{level} CI (paired)", "p",
                  "p (Holm)", "verdict"]]
         for (a, b, res), j in zip(pairs, judgements):
-            rows.append([f"{b} - {a}", _num(res.gap, sign=True,
-                                            binary=binary),
-                         _span(res.ci_paired, binary), _p_text(res.p),
+            rows.append([f"{b} - {a}", u.gap(res.gap),
+                         u.span(res.ci_paired), _p_text(res.p),
                          _p_text(j.p_holm), _verdict_words(j)])
         lines += ["", mark(f"paired differences, Holm-adjusted across "
                            f"these {len(pairs)}:" if len(pairs) > 1 else

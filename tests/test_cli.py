@@ -58,8 +58,8 @@ def test_compare_shipped_csv_gives_article_counts(capsys):
     lines = out.splitlines()
     assert status == 0
     assert lines[0].endswith("500 items")
-    assert lines[2].split()[:3] == ["correct", "binary", "0.712"]
-    assert "0.748" in lines[2] and " +0.036 " in lines[2]
+    assert lines[2].split()[:3] == ["correct", "binary", "71.2%"]
+    assert "74.8%" in lines[2] and " +3.6 pts " in lines[2]
     assert lines[2].split()[-4:] == ["0.1677", "no", "detectable",
                                      "difference"]
     assert ("discordant pairs: the candidate is better on 85 items, the "
@@ -389,8 +389,14 @@ def test_adjusted_p_beside_the_raw_one_with_its_family(capsys):
 
 
 def test_a_value_below_zero_keeps_its_sign():
+    # A Newcombe lower end of -1.05e-05 printed "+0.0", a sign that
+    # matters to a verdict; a value that is not zero keeps its sign where
+    # it rounds to zero, and zero itself takes none.
     assert bed._pts(-1.05e-07) == "-0.0"
-    assert bed._pts(0) == "+0.0" and bed._pts(1.05e-07) == "+0.0"
+    assert bed._pts(0) == "0.0" and bed._pts(1.05e-07) == "+0.0"
+    u = bed._units(False, [bed.Interval(-1e-9, 0.5)])
+    assert u.span(bed.Interval(-1e-9, 0.5)) == "[-0.00, +0.50]"
+    assert u.gap(0) == "0.00"
 
 
 def test_notes_every_run_has_are_said_once_and_a_wide_rank_names_its_metric(

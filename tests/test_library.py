@@ -184,3 +184,22 @@ def test_plan_is_the_command_lines_plan(capsys):
                          *argv]) == 0
         assert str(lib) + "\n" == capsys.readouterr().out
         assert len(repr(lib)) < 500
+
+
+@pytest.mark.parametrize("command", [
+    "compare datasets/bootstrap-eval-deltas.csv",
+    "rank datasets/examples/base.jsonl datasets/examples/cand.jsonl "
+    "datasets/examples/cand2.jsonl datasets/examples/cand3.jsonl --names "
+    "A,B,C,D --metric acc",
+    "rank tests/fixtures/preferences/battles.json --anchor gamma-2b=1000"])
+def test_the_readme_shows_what_its_commands_print(command, capsys,
+                                                  monkeypatch):
+    # The README's shown outputs drifted from what the commands printed;
+    # these three are checked verbatim.
+    import os
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
+    monkeypatch.chdir(top)
+    assert bed.main(command.split()) == 0
+    out = capsys.readouterr().out.strip()
+    with open("README.md") as f:
+        assert out in f.read()

@@ -73,7 +73,7 @@ def test_three_clusters_are_sized_by_t_and_flagged(capsys, tmp_path):
     assert status == 0
     assert "p = 0.2254 (cluster t)" in out
     assert "by t on the clustered standard error, 2 degrees of freedom" in out
-    assert "detects a difference of about 0.5064 with 80% power" in out
+    assert "detects a difference of about 0.51 with 80% power" in out
     assert "(only 3 clusters)" in out.splitlines()[2]     # in the verdict
 
 
@@ -296,4 +296,4 @@ def test_a_value_prints_the_same_with_and_without_clusters(capsys, tmp_path):
         row = next(line for line in capsys.readouterr().out.splitlines()
                    if line.startswith("acc "))
         cells.append([row.split()[k] for k in (2, 8)])  # A, the gap
-    assert cells[0] == cells[1] == ["0.712", "+0.038"]
+    assert cells[0] == cells[1] == ["71.2%", "+3.8"]
