@@ -140,7 +140,8 @@ CSV_HEADER = ("item", "system_a_correct", "system_b_correct")
 
 _REJECT = 15         # code of a rejected draw in the fast sampler
 _CHUNK = 1 << 15     # 32-bit words per getrandbits() call: stays in cache
-_RING_BYTES = 1 << 24  # shared memory between coverage() and its helper
+_RING_BYTES = 1 << 24  # shared memory between coverage() and its helper,
+_RING_MOST = 1 << 27   # or room for three replays' words, up to this
 _SADDLE_LEAST = 100    # items from which method "auto" takes the saddlepoint
 _FORK_LEAST = 1 << 15  # distinct pairs from which a helper process shares it
 _PREFETCH_BYTES = 1 << 23  # a joined run's size from which a helper parses it
@@ -754,6 +755,7 @@ class Coverage(NamedTuple):
     replays: int
     covered: int
     excludes_zero: int
+    method: str = "item by item"    # or "by counts" (coverage_by_counts)
 
 
 ## Simulation #################################################################
@@ -808,20 +810,24 @@ def outcomes(draws, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
 # never overshoots while m indices are still wanted, since each index
 # takes at least one word.
 
-def _reject_count(top, data, n, k):
-    """Return how many of the drawn words give an index >= n.
+def _reject_count(top, low, n, k):
+    """Return how many of the drawn words give an index >= n (k <= 16).
 
-    *top* holds the words' top bytes; *data* the words themselves.
+    *top* holds the words' top bytes, *low* their second bytes.  A word
+    rejects where its top 16 bits reach n << (16 - k): its top byte is
+    above that threshold's, or equal to it with the second byte at or
+    above the threshold's second (found one by one: 1 word in 256).
     """
     if k <= 8:
         return len(top.translate(None, bytes(range(n << (8 - k)))))
-    half = (n + 1) // 2                   # top bytes from here on reject
-    count = len(top.translate(None, bytes(range(half))))
-    if n % 2:                             # top byte (n-1)/2: the 9th bit decides
-        i = top.find(n // 2)
-        while i >= 0:
-            count += data[4 * i + 2] >= 128
-            i = top.find(n // 2, i + 1)
+    first, second = divmod(n << (16 - k), 256)
+    if not second:
+        return len(top.translate(None, bytes(range(first))))
+    count = len(top.translate(None, bytes(range(first + 1))))
+    i = top.find(first)
+    while i >= 0:
+        count += low[i] >= second
+        i = top.find(first, i + 1)
     return count
 
 
@@ -842,10 +848,11 @@ def _draw_chunks(rng, count, take):
 
 
 def draw_words(rng, n, count, keep=None):
-    """Consume rng as count calls of rng.randrange(n) (n < 512) would.
+    """Consume rng as count calls of rng.randrange(n) (n < 2**16) would.
 
-    Return the words drawn as (data, top) chunks: data holds the 32-bit
-    words little-endian, top their top bytes.  If given, keep(data, top)
+    Return the words drawn as (low, top) chunks: the words' second and
+    top bytes, all that an index of up to 16 bits reads (low is empty for
+    n <= 256, whose index is in the top byte).  If given, keep(low, top)
     is called on each chunk while it is fresh, and its result is listed
     instead.
     """
@@ -853,19 +860,29 @@ def draw_words(rng, n, count, keep=None):
     chunks = []
 
     def take(data):
-        top = data[3::4]
-        chunks.append(keep(data, top) if keep else (data, top))
-        return len(top) - _reject_count(top, data, n, k)
+        top, low = data[3::4], data[2::4] if k > 8 else b""
+        chunks.append(keep(low, top) if keep else (low, top))
+        return len(top) - _reject_count(top, low, n, k)
 
     _draw_chunks(rng, count, take)
     return chunks
 
 
+_PLANE_BITS = 4      # index bits below the top byte mapped by planes;
+                     # past them (n >= 4096) a 16-bit table, slower
+
+
+@functools.lru_cache(maxsize=8)
 def _code_tables(n, codes):
     """Return the translate tables mapping word bytes to item codes.
 
-    bytes.translate deletes by input byte, so the last table's rejected
-    inputs come along as the delete set.
+    For n <= 256 one table maps the top byte (its rejected inputs the
+    delete set).  For an index of k = 8 + j bits (j <= _PLANE_BITS), the
+    index is 2^j top + low, low the top j bits of the second byte: the
+    planes are 2^(j - 1) tables of the top byte, each holding two codes a
+    byte (low even in the low nibble, odd in the high one), and the masks
+    one per bit of low, 0xFF where it is set, to pick between planes and
+    then nibbles.  Beyond, None: the words' top 16 bits index a table.
     """
     k = n.bit_length()
 
@@ -875,12 +892,14 @@ def _code_tables(n, codes):
     if k <= 8:
         top = bytes(code(b >> (8 - k)) for b in range(256))
         return top, None, bytes(b for b in range(256) if top[b] == _REJECT)
-    # 9-bit index 2*top + bit: low nibble is the code for bit 0, high
-    # nibble the XOR of both codes; the mask plane selects it for bit 1.
-    pair = bytes(code(2 * b) | (code(2 * b) ^ code(2 * b + 1)) << 4
-                 for b in range(256))
-    mask = bytes(0xF0 if b & 0x80 else 0 for b in range(256))
-    return pair, mask, _LOW_REJECT
+    j = k - 8
+    if j > _PLANE_BITS:
+        return None
+    planes = [bytes(code(t << j | 2 * half) | code(t << j | 2 * half + 1) << 4
+                    for t in range(256)) for half in range(1 << (j - 1))]
+    masks = [bytes(0xFF if b >> (8 - j) >> bit & 1 else 0 for b in range(256))
+             for bit in range(j)]
+    return planes, masks, _LOW_REJECT
 
 
 _LOW_NIBBLE = bytes(b & 15 for b in range(256))
@@ -889,17 +908,45 @@ _LOW_REJECT = bytes(b for b in range(256) if b & 15 == _REJECT)
 
 def codes_from_words(chunks, n, codes):
     """Return the codes of the accepted draws in the chunks, in order."""
-    top_table, mask_table, rejected = _code_tables(n, codes)
+    tables = _code_tables(n, bytes(codes))
     out = []
-    for data, top in chunks:
-        if mask_table is None:
-            out.append(top.translate(top_table, rejected))
+    if tables is None:                      # n >= 2^(8 + _PLANE_BITS)
+        table = _index_codes(n, bytes(codes))
+        reject = bytes([_REJECT])
+        for low, top in chunks:
+            both = bytearray(2 * len(top))
+            both[0::2], both[1::2] = low, top
+            hi = array("H")
+            hi.frombytes(both)
+            if sys.byteorder == "big":               # pragma: no cover
+                hi.byteswap()
+            out.append(bytes(itemgetter(*hi)(table) if len(hi) > 1 else
+                             (table[hi[0]],)).translate(None, reject))
+        return b"".join(out)
+    planes, masks, rejected = tables
+    for low, top in chunks:
+        if masks is None:
+            out.append(top.translate(planes, rejected))
             continue
-        u = int.from_bytes(top.translate(top_table), "little")
-        m = int.from_bytes(data[2::4].translate(mask_table), "little")
-        picked = (u ^ (u & m) >> 4).to_bytes(len(top), "little")
+        level = [int.from_bytes(top.translate(p), "little") for p in planes]
+        for bit in range(1, len(masks)):    # pick a plane, bit by bit
+            m = int.from_bytes(low.translate(masks[bit]), "little")
+            level = [x ^ ((x ^ y) & m) for x, y in zip(level[::2],
+                                                         level[1::2])]
+        u = level[0]                        # then the nibble, by bit 0
+        m = int.from_bytes(low.translate(masks[0]), "little")
+        picked = ((u ^ (u & m)) | (u >> 4 & m)).to_bytes(len(top), "little")
         out.append(picked.translate(_LOW_NIBBLE, rejected))
     return b"".join(out)
+
+
+@functools.lru_cache(maxsize=8)
+def _index_codes(n, codes):
+    """Map the top 16 bits of a word to the code of randrange(n)'s index
+    (n < 2**16), _REJECT if none."""
+    shift = 16 - n.bit_length()
+    return bytes(codes[h >> shift] if h >> shift < n else _REJECT
+                 for h in range(1 << 16))
 
 
 def _hi16(data):
@@ -973,16 +1020,9 @@ def draw_codes(rng, n, count, codes):
     *codes* is a bytes of n small codes (below 15).  The generator ends in
     the same state as after the one-at-a-time loop.
     """
-    if n < 512:
-        return codes_from_words(draw_words(rng, n, count), n, codes)
-    if n < 1 << 16:
-        shift = 16 - n.bit_length()
-        table = bytes(codes[h >> shift] if h >> shift < n else _REJECT
-                      for h in range(1 << 16))
-        reject = bytes([_REJECT])
-        return b"".join(_draw_mapped(
-            rng, n, count, table,
-            lambda m: bytes(m).translate(None, reject)))
+    if n < 1 << 16:                 # each chunk mapped while it is fresh
+        return b"".join(draw_words(rng, n, count, lambda low, top:
+                                   codes_from_words([(low, top)], n, codes)))
     return bytes(map(codes.__getitem__, draw_indices(rng, n, count)))
 
 
@@ -3650,7 +3690,7 @@ def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
     called with the number of replays done.
 
     >>> coverage(random.Random(5), replays=3, n_items=50, resamples=100)
-    Coverage(replays=3, covered=3, excludes_zero=0)
+    Coverage(replays=3, covered=3, excludes_zero=0, method='item by item')
     """
     gap = _exact(acc_b) - _exact(acc_a)
     design = dict(corr=corr, acc_a=acc_a, acc_b=acc_b)
@@ -3668,6 +3708,52 @@ def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
     return Coverage(replays, covered, excludes)
 
 
+def coverage_by_counts(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
+                       acc_a=ACC_A, acc_b=ACC_B, confidence=CONFIDENCE,
+                       progress=None):
+    """coverage() at a cost that does not grow with n_items: each replay
+    draws its eval's cells at once, the A-only and B-only counts as one
+    multinomial of the design's cell probabilities (copula_design: the
+    same law as n simulated items), and takes the ideal bootstrap's
+    percentile interval of the paired difference (B = infinity, by
+    saddlepoint: law_interval) in place of 2,000 resamples.  Not the
+    article's random stream, so not its numbers; within Monte Carlo error
+    of them (tests/test_simulation.py).
+
+    >>> coverage_by_counts(random.Random(5), replays=3, n_items=50)
+    Coverage(replays=3, covered=2, excludes_zero=0, method='by counts')
+    """
+    design = copula_design(acc_a, acc_b, corr)
+    gap = _exact(acc_b) - _exact(acc_a)
+    share = design.p01 / (1 - design.p10) if design.p10 < 1 else 0.0
+    covered = excludes = 0
+    for done in range(1, replays + 1):
+        a_only = binomial(rng, n_items, design.p10)
+        b_only = binomial(rng, n_items - a_only, share)
+        lo, hi = ideal_paired_interval(a_only, b_only, n_items, confidence)
+        covered += lo <= gap <= hi
+        excludes += lo > 0
+        if progress:
+            progress(done)
+    return Coverage(replays, covered, excludes, "by counts")
+
+
+def ideal_paired_interval(a_only, b_only, n, confidence=CONFIDENCE):
+    """Return the ideal bootstrap's percentile interval of the paired
+    difference of two 0/1 systems on n items, a_only of them right for A
+    alone and b_only for B alone (the rest count 0): the law of the mean
+    of n draws from those differences, by saddlepoint (SumLaw).
+
+    >>> ideal_paired_interval(67, 85, 500)      # the article's [-1.2, +8.4]
+    Interval(lo=Fraction(-3, 250), hi=Fraction(21, 250))
+    """
+    if not a_only and not b_only:
+        return Interval(Fraction(0), Fraction(0))
+    part = law_part(collections.Counter(
+        {-1: a_only, 0: n - a_only - b_only, 1: b_only}))
+    return law_interval(SumLaw([(part, 1)]), n, confidence)
+
+
 def _replays(rng, replays, n, resamples, design, jobs, judge):
     """Yield judge(latent, draws) for each replay, in order.
 
@@ -3683,11 +3769,12 @@ def _replays(rng, replays, n, resamples, design, jobs, judge):
 def _replay_draws(rng, n, resamples, design, keep=None):
     """Draw one replay: the latent values, then the bootstrap's words.
 
-    For n < 512 the words are kept raw (see draw_words) for
-    _replay_bounds to map; larger n maps them here, to paired codes.
+    For n < 2**16 the words are kept raw (see draw_words) for
+    _replay_bounds to map (in the helper, with two processes); larger n
+    maps them here, to paired codes.
     """
     latent = latent_draws(rng, n)
-    if n < 512:
+    if n < 1 << 16:
         return latent, draw_words(rng, n, resamples * n, keep)
     codes = _paired_codes(outcomes(latent, **design))
     return latent, draw_codes(rng, n, resamples * n, codes)
@@ -3914,7 +4001,8 @@ def _pipelined(rng, replays, n, resamples, design, bounds_of):
     """
     context = multiprocessing.get_context("fork")
     ours, theirs = context.Pipe()
-    ring = _Ring(_RING_BYTES)
+    per_replay = resamples * n * (1 if n <= 256 else 2) * 17 // 16
+    ring = _Ring(max(_RING_BYTES, min(3 * per_replay, _RING_MOST)))
     helper = context.Process(target=_helper_loop, daemon=True,
                              args=(theirs, ours, ring.memory, bounds_of))
     helper.start()
@@ -3925,14 +4013,15 @@ def _pipelined(rng, replays, n, resamples, design, bounds_of):
         results.append(ours.recv())
         ring.release()
 
-    def keep(data, top):
+    def keep(low, top):
         # The helper answers for a replay only once it has read the next
         # one, so waiting here for the last replay sent would deadlock.
+        data = low + top
         at = ring.place(data)
         while at is None and len(ring.ends) > 1:
             collect()
             at = ring.place(data)
-        return data if at is None else (at, len(data))
+        return (low, top) if at is None else (at, len(low), len(top))
 
     try:
         for _ in range(replays):
@@ -3959,9 +4048,10 @@ def _helper_loop(conn, parent_end, memory, bounds_of):
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's
 
     def words(place):
-        if not isinstance(place, bytes):
-            place = memory[place[0]:place[0] + place[1]]
-        return place, place[3::4]
+        if isinstance(place[0], bytes):              # came through the pipe
+            return place
+        at, low, top = place
+        return memory[at:at + low], memory[at + low:at + low + top]
 
     try:
         current = conn.recv()
@@ -9185,7 +9275,8 @@ def _metric_lines(r, confidence):
         f"  paired bootstrap {level} CI:   {_ci_pts(r.ci_paired)}",
         f"  unpaired bootstrap {level} CI: {_ci_pts(r.ci_unpaired)}",
         f"  discordant pairs: B-only correct={m.b_only}, A-only correct="
-        f"{m.a_only}; McNemar exact p={_fixed(m.p_exact, 4)}",
+        f"{m.a_only}; McNemar exact p="
+        f"{_fixed(m.p_exact, 4) if m.p_exact >= Fraction(1, 10 ** 4) else _p_text(m.p_exact)}",
     ]
 
 
@@ -9219,8 +9310,11 @@ def format_simulation(result, cov, *, acc_a, acc_b, confidence,
     if calibration:
         lines.append(format_calibration(calibration))
     elif cov.replays:
+        how = ("" if cov.method == "item by item" else
+               " by counts (each replay's cells one multinomial draw, its "
+               "interval the ideal bootstrap's by saddlepoint)")
         lines += [
-            f"over {cov.replays} replays: paired CI covers the true gap "
+            f"over {cov.replays} replays{how}: paired CI covers the true gap "
             f"{_share(cov.covered, cov.replays)};",
             f"CI excludes zero (a 'significant' +gap) "
             f"{_share(cov.excludes_zero, cov.replays)}",
@@ -10858,6 +10952,12 @@ def _add_simulate(commands):
                      help="the true mean difference of --differences, in "
                           "sds (default 0: excluding zero is then a false "
                           "positive)")
+    sim.add_argument("--by-counts", action="store_true",
+                     help="replay the coverage loop by counts: each "
+                          "replay's cells one multinomial draw and its "
+                          "interval the ideal bootstrap's, at a cost that "
+                          "does not grow with --n-items (a power study at a "
+                          "new size; not the article's random stream)")
     sim.add_argument("--peeking", action="store_true",
                      help="replay the article's systems with no true gap "
                           "(B as good as A), looking after every item: how "
@@ -11389,8 +11489,16 @@ def _run_simulate(args):
                 resamples=args.resamples, confidence=args.confidence,
                 jobs=args.jobs, progress=_progress(args.replays, args.quiet),
                 **design)
+    if args.by_counts and args.intervals:
+        raise EvalDeltaError("--intervals calibrates resampled intervals "
+                             "item by item; --by-counts replays only the "
+                             "paired percentile interval")
     if args.intervals:
         cal, cov = calibration(rng, methods=args.intervals, **loop), None
+    elif args.by_counts:
+        cal, cov = None, coverage_by_counts(
+            rng, **{k: loop[k] for k in ("replays", "n_items", "confidence",
+                                         "progress")}, **design)
     else:
         cal, cov = None, coverage(rng, **loop)
     if out:

@@ -11,6 +11,7 @@
     python3 tests/benchmark.py --part preferences --battles 200000
     python3 tests/benchmark.py --part sequential   # 10^6 items, ~10 seconds
     python3 tests/benchmark.py --part calibration  # coverage and power
+    python3 tests/benchmark.py --part bycounts     # simulate --by-counts
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -808,11 +809,66 @@ def calibration_cases(replays):
         print(f"  {design:<32}{100 * hits / replays:6.1f}%")
 
 
+# By counts: the coverage loop whose cost does not grow with N ##############
+
+def _numpy_counts_loop(n, replays, design, resamples=2000):
+    """The recipe one writes in numpy: each replay's cells a multinomial,
+    its paired bootstrap as resamples multinomial draws of the cells."""
+    import numpy as np
+    rng = np.random.default_rng(1)
+    cells = [design.p10, design.p01, 1 - design.p10 - design.p01]
+    gap, covered = design.acc_b - design.acc_a, 0
+    for _ in range(replays):
+        a_only, b_only, rest = rng.multinomial(n, cells)
+        draws = rng.multinomial(n, [a_only / n, b_only / n, rest / n],
+                                size=resamples)
+        diffs = np.sort((draws[:, 1] - draws[:, 0]) / n)
+        lo, hi = diffs[int(0.025 * resamples)], diffs[int(0.975 * resamples)]
+        covered += lo <= gap <= hi
+    return covered
+
+
+def by_counts_cases(replays):
+    """Time simulate's coverage loop by counts (1,000 replays) at N from 100
+    to 10^6, beside the item-by-item loop at small N and numpy's recipe."""
+    have_numpy = importlib.util.find_spec("numpy") is not None
+    print(f"\ncoverage loop, {replays} replays: by counts (ideal bootstrap "
+          f"by saddlepoint) beside item by item and numpy's multinomial "
+          f"recipe (2,000 resamples); CPU seconds in-process")
+    print(f"{'N':>9} {'by counts':>10} {'item by item':>13} "
+          f"{'numpy':>8} {'coverage (counts, items)':>26}")
+    design = bed.copula_design(bed.ACC_A, bed.ACC_B, bed.CORR)
+    for n in (100, 500, 2000, 10000, 10 ** 6):
+        start = time.process_time()
+        fast = bed.coverage_by_counts(random.Random(1), replays=replays,
+                                      n_items=n)
+        t_fast = time.process_time() - start
+        slow = t_slow = None
+        if n <= 2000:
+            start = time.process_time()
+            slow = bed.coverage(random.Random(1), replays=replays // 10,
+                                n_items=n)
+            t_slow = (time.process_time() - start) * 10
+        t_numpy = None
+        if have_numpy:
+            start = time.process_time()
+            _numpy_counts_loop(n, replays, design)
+            t_numpy = time.process_time() - start
+        cover = f"{fast.covered / fast.replays:.3f}" + (
+            f", {slow.covered / slow.replays:.3f}" if slow else "")
+        print(f"{n:>9} {t_fast:>9.2f}s "
+              + (f"{t_slow:>11.1f}s*" if t_slow else f"{'-':>13}")
+              + (f" {t_numpy:>7.2f}s" if t_numpy else f" {'-':>8}")
+              + f" {cover:>26}", flush=True)
+    print("* timed over a tenth of the replays, times ten")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
                                            "saddle", "corpus", "preferences",
-                                           "sequential", "calibration", "all"),
+                                           "sequential", "calibration", "bycounts",
+                                           "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -854,6 +910,8 @@ def main(argv=None):
     if args.part in ("sequential", "all"):
         with tempfile.TemporaryDirectory() as folder:
             sequential_cases(folder)
+    if args.part in ("bycounts", "all"):
+        by_counts_cases(args.replays)
     if args.part in ("calibration", "all"):
         calibration_cases(args.replays)
     if args.part in ("preferences", "all"):

@@ -11,8 +11,11 @@ from hypothesis import strategies as st
 import bootstrap_eval_deltas as bed
 import oracle
 
-SIZES = st.one_of(st.integers(1, 600), st.sampled_from(
-    [255, 256, 257, 499, 500, 501, 511, 512, 513, 1024, 70000]))
+SIZES = st.one_of(st.integers(1, 600), st.integers(600, 70000),
+                  st.sampled_from([255, 256, 257, 499, 500, 501, 511, 512,
+                                   513, 1000, 1023, 1024, 1025, 2000, 2047,
+                                   2048, 4095, 4096, 4097, 10000, 65535,
+                                   65536, 70000]))
 
 
 @settings(max_examples=150, deadline=None)
@@ -20,6 +23,9 @@ SIZES = st.one_of(st.integers(1, 600), st.sampled_from(
 @example(n=1, count=50, seed=0)      # k = 1: half the words are rejected
 @example(n=256, count=3000, seed=7)  # k = 9 though every top byte is valid
 @example(n=501, count=3000, seed=1)  # odd n: the 9th bit decides top byte 250
+@example(n=1025, count=5000, seed=2)  # 11 bits: planes, half the words rejected
+@example(n=4095, count=5000, seed=3)  # 12 bits: the most planes
+@example(n=4097, count=5000, seed=4)  # 13 bits: the 16-bit table
 def test_draw_codes_matches_randrange(n, count, seed):
     codes = bytes(random.Random(n).randrange(15) for _ in range(n))
     fast, slow = random.Random(seed), random.Random(seed)
@@ -115,12 +121,15 @@ def test_percentile_positions_are_exact():
 
 
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 2 ** 32), n=st.integers(1, 520),
+@given(seed=st.integers(0, 2 ** 32),
+       n=st.one_of(st.integers(1, 520), st.integers(520, 5000)),
        corr=st.floats(0, 0.95), acc=st.tuples(st.floats(0.05, 0.95),
                                               st.floats(0.05, 0.95)),
        resamples=st.integers(1, 60), replays=st.integers(0, 4))
 @example(seed=2026, n=500, corr=0.6, acc=(0.72, 0.76), resamples=200,
          replays=3)
+@example(seed=7, n=2000, corr=0.6, acc=(0.72, 0.76), resamples=20,
+         replays=2)                  # 11-bit indices: the planes
 def test_coverage_matches_oracle(seed, n, corr, acc, resamples, replays):
     acc_a, acc_b = (round(x, 3) for x in acc)
     fast = bed.coverage(random.Random(seed), replays=replays, n_items=n,
@@ -132,7 +141,7 @@ def test_coverage_matches_oracle(seed, n, corr, acc, resamples, replays):
 
 
 @pytest.mark.skipif(not bed._can_fork(), reason="needs fork and 2 CPUs")
-@pytest.mark.parametrize("n", [7, 300, 500, 600])
+@pytest.mark.parametrize("n", [7, 300, 500, 600, 2000, 5000])
 def test_helper_process_gives_identical_coverage(n):
     args = dict(replays=6, n_items=n, resamples=150, acc_a=0.6, acc_b=0.7)
     alone = bed.coverage(random.Random(n), jobs=1, **args)
@@ -148,6 +157,7 @@ def test_helper_process_gives_identical_coverage(n):
 ])
 def test_helper_ring_full_or_too_small(monkeypatch, ring, chunk):
     monkeypatch.setattr(bed, "_RING_BYTES", ring)
+    monkeypatch.setattr(bed, "_RING_MOST", ring)
     monkeypatch.setattr(bed, "_CHUNK", chunk)
     args = dict(replays=5, n_items=301, resamples=40, corr=0.3)
     assert (bed.coverage(random.Random(9), jobs=2, **args)

@@ -35,3 +35,47 @@ def test_rates_and_agreement_are_as_designed():
     both = sum(x and y for x, y in pairs) / len(pairs)
     assert abs(a - 0.72) < 0.01 and abs(b - 0.76) < 0.01
     assert both > a * b + 0.03
+
+
+@pytest.mark.parametrize("acc_b", [0.72, 0.8])
+def test_replays_by_counts_agree_with_item_by_item(acc_b):
+    # simulate --by-counts draws each replay's cells as one multinomial
+    # and takes the ideal bootstrap's interval; its coverage and its share
+    # excluding zero (power, or the false-positive rate at no gap) agree
+    # with the item-by-item loop's within Monte Carlo error.
+    import math
+    design = dict(n_items=120, acc_a=0.72, acc_b=acc_b, corr=0.6)
+    slow = bed.coverage(random.Random(1), replays=300, resamples=400,
+                        **design)
+    fast = bed.coverage_by_counts(random.Random(2), replays=1500, **design)
+    assert fast.method == "by counts" and slow.method == "item by item"
+    for a, b in ((slow.covered, fast.covered),
+                 (slow.excludes_zero, fast.excludes_zero)):
+        p, q = a / slow.replays, b / fast.replays
+        se = math.sqrt(p * (1 - p) / slow.replays + q * (1 - q) / fast.replays)
+        assert abs(p - q) <= 3 * max(se, 0.01)
+
+
+def test_the_ideal_paired_interval_against_enumeration():
+    # 12 items, 3 right for A alone and 4 for B alone: the exact law of the
+    # resampled sum of differences by enumerating the multinomial, against
+    # the saddlepoint's percentile interval: the same ends, -4 and +6.
+    import collections
+    import math
+    n, a_only, b_only = 12, 3, 4
+    law = collections.Counter()
+    for x in range(n + 1):
+        for y in range(n - x + 1):
+            law[y - x] += (math.factorial(n) // (math.factorial(x)
+                           * math.factorial(y) * math.factorial(n - x - y))
+                           * a_only ** x * b_only ** y
+                           * (n - a_only - b_only) ** (n - x - y))
+    total, run, lo, hi = sum(law.values()), 0, None, None
+    for d in sorted(law):
+        run += law[d]
+        if lo is None and run >= 0.025 * total:
+            lo = d
+        if hi is None and run >= 0.975 * total:
+            hi = d
+    got = bed.ideal_paired_interval(a_only, b_only, n)
+    assert (got.lo * n, got.hi * n) == (lo, hi) == (-4, 6)
