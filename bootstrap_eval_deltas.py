@@ -2812,8 +2812,9 @@ def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
                  jobs=1, method="auto"):
     """Return the Ranking of a tally of S-tuples (one value per system per
     item; names the S systems).  Each system's mean interval is the
-    saddlepoint's where *method* says so (see compare_tally); the ranks
-    and the top group always come from the joint resamples.
+    saddlepoint's where *method* says so (see compare_tally), and the
+    ranks and the top group then come from draws of the means' joint
+    normal law (_normal_sums); else all of them from joint resamples.
 
     >>> tally = collections.Counter({(1, 1, 0): 50, (1, 0, 0): 30,
     ...                              (0, 1, 0): 5, (0, 0, 0): 15})
@@ -2833,8 +2834,6 @@ def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
     _check_resamples(resamples, confidence)
     ints, scale = _exact_ints([x for k in keys for x in k])
     columns = [ints[s::size] for s in range(size)]
-    sums = [column[:-1] for column in
-            resample_columns(rng, columns, counts, resamples, jobs)]
     sign = 1 if direction == "higher" else -1
     observed = [sum(map(mul, column, counts)) for column in columns]
     unit = scale * n
@@ -2844,6 +2843,11 @@ def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
              if method == "saddlepoint" else [])
     if requested == "auto" and any(p.lumpy() for p in parts):
         method = "resample"
+    if method == "saddlepoint":      # no pass over the items per resample
+        sums = _normal_sums(rng, columns, counts, observed, resamples)
+    else:
+        sums = [column[:-1] for column in
+                resample_columns(rng, columns, counts, resamples, jobs)]
     if method == "saddlepoint":
         cis = [law_interval(SumLaw([(p, 1)]), unit, confidence)
                for p in parts]
@@ -2858,8 +2862,51 @@ def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
     return Ranking(metric, _kind_of(keys), direction, n, list(names),
                    [Fraction(total, unit) for total in observed], cis,
                    _ranks([sign * total for total in observed]), rank_cis,
-                   top, Fraction(critical, unit), resamples, method,
+                   top, Fraction(critical) / unit, resamples, method,
                    joint_rank_cis=joint)
+
+
+def _normal_sums(rng, columns, counts, observed, resamples):
+    """Return resamples draws of the systems' totals from their joint
+    normal law: mean the observed totals, covariance n times the items'
+    (the central limit law of the paired bootstrap's totals, whose
+    covariance it is exactly), by a Cholesky factor and rng.gauss.  What
+    rank takes for continuous metrics of 100 items or more (method
+    "saddlepoint"), in place of resamples of every item: the cost is the
+    systems' covariance, once, not resamples x items picks.  Calibrated
+    in tests/test_rank.py; its rank intervals and top group against the
+    resampled ones there."""
+    size, n = len(columns), sum(counts)
+    means = [total / n for total in observed]
+    centred = [[x - m for x in column] for column, m in zip(columns, means)]
+    cov = [[math.fsum(map(mul, map(mul, centred[i], centred[j]), counts))
+            for j in range(size)] for i in range(size)]   # n x the items'
+    factor = _cholesky(cov)
+    out = [[] for _ in range(size)]
+    for done in range(1, resamples + 1):
+        z = [rng.gauss(0.0, 1.0) for _ in range(size)]
+        for i, row in enumerate(factor):
+            out[i].append(observed[i] + math.fsum(map(mul, row, z)))
+        _step("normal draws", done, resamples)
+    return out
+
+
+def _cholesky(cov):
+    """Return the lower Cholesky factor of a covariance matrix, rows of
+    lists; a direction with no variance (a system constant, or one the
+    sum of others) gets zeros rather than a square root of rounding."""
+    size = len(cov)
+    low = [[0.0] * size for _ in range(size)]
+    scale = max((cov[i][i] for i in range(size)), default=0.0)
+    for i in range(size):
+        for j in range(i + 1):
+            rest = cov[i][j] - math.fsum(low[i][k] * low[j][k]
+                                         for k in range(j))
+            if i == j:
+                low[i][i] = math.sqrt(rest) if rest > 1e-12 * scale else 0.0
+            elif low[j][j]:
+                low[i][j] = rest / low[j][j]
+    return low
 
 
 def rank_summary(observed, drawn, *, confidence=CONFIDENCE, alpha=0.05):
@@ -10038,10 +10085,13 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
                    "averaging 1000")
                 + f", {r.resamples} bootstrap rounds over battles")
     else:
+        drawn = (f"{r.resamples} draws of the means' joint normal law"
+                 if r.method == "saddlepoint" else
+                 f"{r.resamples} joint resamples")
         head = (f"{len(r.names)} systems, {_items(r.n_items)}, metric "
-                f"{r.metric} ({r.direction} is better), {r.resamples} joint "
-                f"resamples" + (f" ({dropped} ids not in every run, left "
-                                f"out)" if dropped else ""))
+                f"{r.metric} ({r.direction} is better), {drawn}"
+                + (f" ({dropped} ids not in every run, left out)" if dropped
+                   else ""))
     if r.method == "saddlepoint":
         head += "; means' intervals by saddlepoint"
     joint = r.joint_rank_cis is not None and not marginal
@@ -10060,8 +10110,9 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
     top = [r.names[s] for s in order if r.top[s]]
     most = (f"{r.critical:.1f} rating points" if rated else
             u.gap(r.critical, sign=False))
+    law = "normal law" if r.method == "saddlepoint" else "bootstrap"
     words = (f"top group, not detectably worse than the best at alpha "
-             f"{alpha:g} (joint bootstrap of the largest difference, "
+             f"{alpha:g} (joint {law} of the largest difference, "
              f"{most} at most): {', '.join(top)}")
     if len(top) == 1:
         words += "; it stands alone"

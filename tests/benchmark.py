@@ -898,7 +898,9 @@ def main(argv=None):
     if args.part in ("rank", "all"):
         with tempfile.TemporaryDirectory() as folder:
             rank_cases(folder, args.resamples,
-                       [("binary", 10 ** 5, 10), ("continuous", 10 ** 4, 10)])
+                       [("binary", 10 ** 5, 10), ("continuous", 10 ** 4, 10),
+                        ("continuous", 10 ** 5, 3),
+                        ("continuous", 10 ** 5, 10)])
     if args.part in ("saddle", "all"):
         saddle_accuracy()
         saddle_coverage()
