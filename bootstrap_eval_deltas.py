@@ -3159,11 +3159,14 @@ ELO = 400 / math.log(10)       # rating points per unit of log-strength
 
 
 def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
-                     confidence=CONFIDENCE, alpha=0.05, anchor=None):
+                     confidence=CONFIDENCE, alpha=0.05, anchor=None,
+                     questions=None):
     """Return the Ranking of systems *names* by Bradley-Terry rating, from
     *cells* [(i, j, j's share, count)], with bootstrap intervals over the
-    battles; *anchor* (name, rating) fixes one system's rating, else the
-    ratings average 1000.
+    battles, or with *questions* (a Counter of each question's cells, as
+    tuples of (cell index, count)) over the questions, a question's
+    battles drawn together; *anchor* (name, rating) fixes one system's
+    rating, else the ratings average 1000.
 
     >>> r = rank_preferences([(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0,
     ...     5), (1, 2, 0.0, 25), (0, 2, 0.5, 10)], random.Random(1),
@@ -3201,9 +3204,19 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     groups = [(i, j, at, [shares[k] for k in at])
               for (i, j), at in pair_of.items()]
     drawn = []
+    patterns = sorted(questions) if questions else None
+    many = [questions[p] for p in patterns] if questions else None
     for done in range(1, resamples + 1):
         _step("Bradley-Terry rounds", done, resamples)
-        again = multinomial(rng, n, counts)
+        if questions:                  # whole questions, their battles
+            again = [0] * len(cells)   # together
+            for pattern, times in zip(patterns, multinomial(
+                    rng, sum(many), many)):
+                if times:
+                    for k, c in pattern:
+                        again[k] += times * c
+        else:
+            again = multinomial(rng, n, counts)
         pairs = []
         for i, j, at, x in groups:
             got = [again[k] for k in at]
@@ -3217,7 +3230,8 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
         rated, drawn, confidence=confidence, alpha=alpha)
     return Ranking("Bradley-Terry rating", "preferences", "higher", n,
                    list(names), rated, cis, _ranks(rated), rank_cis, top,
-                   critical, resamples, "bradley-terry", drawn, joint)
+                   critical, resamples, "bradley-terry" + (
+                       " by question" if questions else ""), drawn, joint)
 
 
 def win_rates(size, cells):
@@ -9204,11 +9218,13 @@ def holds_preferences(sources):
 
 
 def preference_battles(options, sources):
-    """Return (cells, names, notes) of rank on preference files: every
-    verdict of every file a battle, counted by (first system, second,
-    the second's share) into cells [(i, j, share, count)] for
-    rank_preferences; --systems keeps the battles among the systems it
-    names."""
+    """Return (cells, names, notes, questions) of rank on preference
+    files: every verdict of every file a battle, counted by (first
+    system, second, the second's share) into cells [(i, j, share,
+    count)] for rank_preferences; --systems keeps the battles among the
+    systems it names.  Where a question (of one file) holds several
+    battles, *questions* counts each question's pattern of cells (a tuple
+    of (cell, count)), for a bootstrap over questions; else None."""
     if not all(s.kind == "preferences" for s in sources):
         other = next(s for s in sources if s.kind != "preferences")
         raise EvalDeltaError(f"{other.path}: per-item scores, not "
@@ -9231,18 +9247,32 @@ def preference_battles(options, sources):
                                  f"systems are {_some(names)}")
         names = list(options.systems)
     index = {name: k for k, name in enumerate(names)}
-    counted = collections.Counter(     # a pair counted once, either order
-        (index[v.a], index[v.b], v.share) if index[v.a] < index[v.b] else
-        (index[v.b], index[v.a], 1 - v.share) for v in verdicts
-        if v.a in index and v.b in index)
+    def key(v):                        # a pair counted once, either order
+        return ((index[v.a], index[v.b], v.share) if index[v.a] < index[v.b]
+                else (index[v.b], index[v.a], 1 - v.share))
+    kept = [v for v in verdicts if v.a in index and v.b in index]
+    counted = collections.Counter(map(key, kept))
     notes = [f"{source.path}: {note}" for source in sources
              for note in source.notes]
-    left = len(verdicts) - sum(counted.values())
+    left = len(verdicts) - len(kept)
     if left:
         notes.append(f"{_items(left, 'verdict')} with a system not in "
                      f"--systems left out")
-    return [(i, j, share, c) for (i, j, share), c in counted.items()], \
-        names, notes
+    cells = [(i, j, share, c) for (i, j, share), c in counted.items()]
+    at = {cell[:3]: k for k, cell in enumerate(cells)}
+    by_question = {}
+    for v in kept:
+        by_question.setdefault((v.place.rsplit(":", 1)[0], v.question),
+                               collections.Counter())[at[key(v)]] += 1
+    questions = None
+    if len(by_question) < len(kept):  # a question judged more than once
+        questions = collections.Counter(tuple(sorted(c.items()))
+                                        for c in by_question.values())
+        notes.append(f"{_items(len(kept), 'battle')} of "
+                     f"{_items(len(by_question), 'question')}: resampled by "
+                     f"question, its battles together (they share the "
+                     f"question)")
+    return cells, names, notes, questions
 
 
 class PilotOptions(NamedTuple):
@@ -10083,7 +10113,9 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
                 f"strength, ties as half a win), "
                 + (f"{anchor[0]} at {anchor[1]:g}" if anchor else
                    "averaging 1000")
-                + f", {r.resamples} bootstrap rounds over battles")
+                + f", {r.resamples} bootstrap rounds over "
+                + ("questions" if r.method.endswith("by question")
+                   else "battles"))
     else:
         drawn = (f"{r.resamples} draws of the means' joint normal law"
                  if r.method == "saddlepoint" else
@@ -11940,11 +11972,11 @@ def _run_rank(args):
 
 def _rank_preferences(args, sources):
     """Run rank on preference files: Bradley-Terry ratings; return 0."""
-    cells, names, reading = preference_battles(args, sources)
+    cells, names, reading, questions = preference_battles(args, sources)
     ranking = rank_preferences(cells, random.Random(args.seed), names=names,
                                resamples=args.resamples,
                                confidence=args.confidence, alpha=args.alpha,
-                               anchor=args.anchor)
+                               anchor=args.anchor, questions=questions)
     matrix = win_rates(len(names), cells)
 
     def data():
