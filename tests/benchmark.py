@@ -41,6 +41,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir))
 sys.path.insert(0, os.path.dirname(__file__))
 
 import bootstrap_eval_deltas as bed  # noqa: E402
+import designs  # noqa: E402
 import oracle  # noqa: E402
 
 
@@ -664,27 +665,6 @@ def _patterns_of(table):
 
 # Calibration: coverage and power where data are thin (issue 24) ###########
 
-def _clusters(rng, count, gap, kind):
-    """One clustered eval: {cluster: Counter of (a, b)} of a design."""
-    tally = {}
-    for g in range(count):
-        c = collections.Counter()
-        if kind == "binary":
-            p = min(0.95, max(0.05, rng.gauss(0.6, 0.15)))
-            for _ in range(8):
-                u = rng.random()
-                c[(int(u < p), int((u if rng.random() < 0.5 else
-                                    rng.random()) < p + gap))] += 1
-        else:
-            size = rng.choice((2, 4, 8, 16, 30)) if kind == "unequal" else 6
-            u = (rng.lognormvariate(0, 1) - math.exp(0.5) if kind == "skewed"
-                 else rng.gauss(0, 1))
-            for _ in range(size):
-                c[(0.0, round(gap + u + rng.gauss(0, 1), 9))] += 1
-        tally[g] = c
-    return tally
-
-
 def _binary_truth(gap, rng, draws=200000):
     """The binary design's true mean difference at *gap*, by simulation
     of its cluster accuracies (the clipping makes it no closed form)."""
@@ -717,8 +697,9 @@ def calibration_cases(replays):
                 rng = random.Random(g * 101 + len(kind))
                 hits = 0
                 for _ in range(replays):
-                    r = bed.compare_tally(_clusters(rng, g, gap, kind), rng,
-                                          clustered=True, resamples=41)
+                    r = bed.compare_tally(designs.clustered(rng, g, gap,
+                                                            kind),
+                                          rng, clustered=True, resamples=41)
                     hits += r.ci_paired.lo <= truth <= r.ci_paired.hi
                 cells.append(f"{100 * hits / replays:6.1f}%")
             print(f"  {kind + ', gap ' + format(gap, 'g'):<32}"
@@ -730,10 +711,10 @@ def calibration_cases(replays):
         rng = random.Random(g)
         hits = 0
         for _ in range(replays):
-            pilot = bed.tally_spread(_clusters(rng, g, 0.0, "continuous"),
+            pilot = bed.tally_spread(designs.clustered(rng, g, 0.0),
                                      clustered=True)
             mde = bed.detection(pilot, gap=0).mde
-            r = bed.compare_tally(_clusters(rng, g, mde, "continuous"), rng,
+            r = bed.compare_tally(designs.clustered(rng, g, mde), rng,
                                   clustered=True, resamples=41)
             hits += r.p < 0.05
         cells.append(f"{100 * hits / replays:6.1f}%")
@@ -747,12 +728,11 @@ def calibration_cases(replays):
         rng = random.Random(g + 7)
         hits = 0
         for _ in range(replays):
-            pilot = bed.tally_spread(_clusters(rng, g, 0.5, "continuous"),
+            pilot = bed.tally_spread(designs.clustered(rng, g, 0.5),
                                      clustered=True)
             items = bed.detection(pilot, gap=0.5).items_needed
-            r = bed.compare_tally(_clusters(rng, items // 6, 0.5,
-                                            "continuous"), rng,
-                                  clustered=True, resamples=41)
+            r = bed.compare_tally(designs.clustered(rng, items // 6, 0.5),
+                                  rng, clustered=True, resamples=41)
             hits += r.p < 0.05
         cells.append(f"{100 * hits / replays:6.1f}%")
     print(f"  {'continuous, 6 items a cluster':<32}"
@@ -782,28 +762,11 @@ def calibration_cases(replays):
     print(f"  {'marginal (--marginal-ranks)':<32}"
           + "".join(f"{c:>7}" for c in marginal))
     print("macro average's paired interval covers")
-    for design in ("20 subsets x 6 continuous", "0/1 subsets of 10-200"):
+    for design in ("20 x 6 continuous", "0/1 of 10 to 200"):
         rng = random.Random(len(design))
         hits = 0
         for _ in range(replays):
-            tally, truth = {}, 0.0
-            if design.startswith("20"):
-                for j in range(20):
-                    shift = 0.1 * (j % 3)
-                    tally[j] = collections.Counter(
-                        (0.0, round(shift + rng.gauss(0, 1), 6))
-                        for _ in range(6))
-                    truth += shift / 20
-            else:
-                for j, n in enumerate((10, 20, 40, 80, 200)):
-                    pa, pb = 0.5 + 0.08 * j, 0.55 + 0.08 * j
-                    c = collections.Counter()
-                    for _ in range(n):
-                        u = rng.random()
-                        c[(int(u < pa), int((u if rng.random() < 0.6 else
-                                             rng.random()) < pb))] += 1
-                    tally[j] = c
-                    truth += (pb - pa) / 5
+            tally, truth = designs.macro(rng, design)
             r = bed.compare_macro(tally, rng, resamples=41)
             hits += r.ci_paired.lo <= truth <= r.ci_paired.hi
         print(f"  {design:<32}{100 * hits / replays:6.1f}%")

@@ -12,6 +12,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 import bootstrap_eval_deltas as bed
+import designs
 import oracle
 
 
@@ -1068,26 +1069,21 @@ def test_ids_left_out_are_named_run_by_run(capsys, tmp_path):
             sorted(wanted), argv
 
 
-@pytest.mark.parametrize("clusters, sizes", [(5, (6,)), (10, (6,)),
-                                             (20, (6,)),
-                                             (10, (2, 4, 8, 16, 30))])
-def test_clustered_interval_covers_at_few_clusters(clusters, sizes):
+@pytest.mark.parametrize("clusters, kind", [(5, "continuous"),
+                                            (10, "continuous"),
+                                            (20, "continuous"),
+                                            (10, "unequal")])
+def test_clustered_interval_covers_at_few_clusters(clusters, kind):
     # The cluster bootstrap's percentile interval covered 85-91% at 5-20
     # clusters (issue 24), and the t on CR1 with G - 1 df 86-89% at 5-10
     # clusters of 2 to 30 items; compare's paired interval of clustered
     # data, the t on CR2 with Bell-McCaffrey df, covers 95% within Monte
     # Carlo error.
-    rng = random.Random(clusters + len(sizes))
+    rng = random.Random(clusters + len(kind))
     replays, covered = 400, 0
     for _ in range(replays):
-        tally = {}
-        for g in range(clusters):
-            u = rng.gauss(0, 1)
-            c = bed.collections.Counter()
-            for _ in range(rng.choice(sizes)):
-                c[(0.0, round(u + rng.gauss(0, 1), 6))] += 1
-            tally[g] = c
-        r = bed.compare_tally(tally, rng, clustered=True, resamples=41)
+        r = bed.compare_tally(designs.clustered(rng, clusters, 0.0, kind),
+                              rng, clustered=True, resamples=41)
         covered += r.ci_paired.lo <= 0 <= r.ci_paired.hi
     se = math.sqrt(0.95 * 0.05 / replays)
     assert covered / replays >= 0.95 - 3 * se
@@ -1117,23 +1113,7 @@ def test_macro_interval_covers_with_small_subsets(design):
     rng = random.Random(len(design))
     replays, covered = 300, 0
     for _ in range(replays):
-        tally, truth = {}, 0.0
-        if design.startswith("20"):
-            for s in range(20):
-                shift = 0.1 * (s % 3)
-                tally[s] = collections.Counter(
-                    (0.0, round(shift + rng.gauss(0, 1), 6)) for _ in range(6))
-                truth += shift / 20
-        else:
-            for k, n in enumerate((10, 20, 40, 80, 200)):
-                pa, pb = 0.5 + 0.08 * k, 0.55 + 0.08 * k
-                c = collections.Counter()
-                for _ in range(n):
-                    u = rng.random()
-                    c[(int(u < pa), int((u if rng.random() < 0.6 else
-                                         rng.random()) < pb))] += 1
-                tally[k] = c
-                truth += (pb - pa) / 5
+        tally, truth = designs.macro(rng, design)
         r = bed.compare_macro(tally, rng, resamples=41)
         covered += r.ci_paired.lo <= truth <= r.ci_paired.hi
     se = math.sqrt(0.95 * 0.05 / replays)

@@ -6,6 +6,7 @@ import random
 import pytest
 
 import bootstrap_eval_deltas as bed
+import designs
 import oracle
 
 
@@ -444,20 +445,10 @@ def test_expected_power_is_the_mean_over_the_spreads_chi_square():
     rng = random.Random(3)
     for k, shift in ((4, 3.0), (9, 3.5)):
         draws = [bed.t_power(shift * math.sqrt(2 * rng.gammavariate(
-            k / 2, 1) / k), k) for _ in range(3000)]
+            k / 2, 1) / k), k) for _ in range(1500)]
         mean = sum(draws) / len(draws)
         se = math.sqrt(sum((d - mean) ** 2 for d in draws)) / len(draws)
         assert abs(bed.t_power(shift, k, spread_df=k) - mean) < 4 * se
-
-
-def _clustered_eval(rng, clusters, gap, size=6):
-    """A clustered tally: each cluster's effect N(0, 1), items N(0, 1)."""
-    tally = {}
-    for g in range(clusters):
-        u = rng.gauss(0, 1)
-        tally[g] = bed.collections.Counter(
-            (0.0, round(gap + u + rng.gauss(0, 1), 9)) for _ in range(size))
-    return tally
 
 
 def _detected(tally, rng):
@@ -474,23 +465,41 @@ def test_the_reported_detectable_difference_has_its_power(clusters):
     rng = random.Random(clusters)
     replays, hits = 500, 0
     for _ in range(replays):
-        pilot = bed.tally_spread(_clustered_eval(rng, clusters, 0.0),
+        pilot = bed.tally_spread(designs.clustered(rng, clusters, 0.0),
                                  clustered=True)
         mde = bed.detection(pilot, gap=0).mde
-        hits += _detected(_clustered_eval(rng, clusters, mde), rng)
+        hits += _detected(designs.clustered(rng, clusters, mde), rng)
     se = math.sqrt(0.8 * 0.2 / replays)
     assert abs(hits / replays - 0.8) < 3 * se
 
 
+def test_the_clusters_planned_are_the_fewest_that_reach_the_power():
+    # detection()'s clusters needed, against stepping k up from 2: the
+    # first k whose expected t power at the shrunken standard error
+    # reaches 80%.
+    rng = random.Random(5)
+    for clusters in (6, 12):
+        pilot = bed.tally_spread(designs.clustered(rng, clusters, 0.5),
+                                 clustered=True)
+        got = bed.detection(pilot, gap=0.5).items_needed
+        k = 2
+        while bed.t_power(0.5 / (pilot.se * math.sqrt(clusters / k)),
+                          pilot.df * (k - 1) / (clusters - 1),
+                          spread_df=pilot.df) < 0.8:
+            k += 1
+        assert got == math.ceil(k * pilot.n_items / clusters - 1e-9)
+
+
+@pytest.mark.slow
 def test_plan_from_a_clustered_pilot_reaches_its_power():
     # A 10-cluster pilot at a true gap of 0.5 plans the clusters to detect
     # 0.5; evals of that many clusters detect it in 80% of replays.
     rng = random.Random(12)
     replays, hits = 300, 0
     for _ in range(replays):
-        pilot = bed.tally_spread(_clustered_eval(rng, 10, 0.5),
+        pilot = bed.tally_spread(designs.clustered(rng, 10, 0.5),
                                  clustered=True)
         items = bed.detection(pilot, gap=0.5).items_needed
-        hits += _detected(_clustered_eval(rng, items // 6, 0.5), rng)
+        hits += _detected(designs.clustered(rng, items // 6, 0.5), rng)
     se = math.sqrt(0.8 * 0.2 / replays)
     assert abs(hits / replays - 0.8) < 3 * se

@@ -1,0 +1,57 @@
+"""Simulated evals with a known truth, shared by the calibration tests and
+tests/benchmark.py --part calibration."""
+import collections
+import math
+
+
+def clustered(rng, count, gap, kind="continuous"):
+    """One clustered eval {cluster: Counter of (a, b)}: *count* clusters.
+
+    "continuous": 6 items a cluster, the difference gap + a cluster
+    effect N(0, 1) + noise N(0, 1); "unequal": the same with 2, 4, 8, 16
+    or 30 items a cluster; "skewed": 6 items, the cluster effect a centred
+    lognormal (sigma 1); "binary": 8 items of 0/1 scores, the cluster's
+    accuracy N(0.6, 0.15) clipped to [0.05, 0.95], B's that plus *gap*.
+    """
+    tally = {}
+    for g in range(count):
+        c = collections.Counter()
+        if kind == "binary":
+            p = min(0.95, max(0.05, rng.gauss(0.6, 0.15)))
+            for _ in range(8):
+                u = rng.random()
+                c[(int(u < p), int((u if rng.random() < 0.5 else
+                                    rng.random()) < p + gap))] += 1
+        else:
+            size = rng.choice((2, 4, 8, 16, 30)) if kind == "unequal" else 6
+            u = (rng.lognormvariate(0, 1) - math.exp(0.5) if kind == "skewed"
+                 else rng.gauss(0, 1))
+            for _ in range(size):
+                c[(0.0, round(gap + u + rng.gauss(0, 1), 9))] += 1
+        tally[g] = c
+    return tally
+
+
+def macro(rng, design):
+    """Return (tally by subset, the true macro difference) of a design:
+    "20 x 6 continuous" (20 subsets of 6 items, true shifts 0, 0.1, 0.2)
+    or "0/1 of 10 to 200" (five 0/1 subsets of 10, 20, 40, 80 and 200
+    items, B 5 points above A in each)."""
+    tally, truth = {}, 0.0
+    if design.startswith("20"):
+        for s in range(20):
+            shift = 0.1 * (s % 3)
+            tally[s] = collections.Counter(
+                (0.0, round(shift + rng.gauss(0, 1), 6)) for _ in range(6))
+            truth += shift / 20
+        return tally, truth
+    for k, n in enumerate((10, 20, 40, 80, 200)):
+        pa, pb = 0.5 + 0.08 * k, 0.55 + 0.08 * k
+        c = collections.Counter()
+        for _ in range(n):
+            u = rng.random()
+            c[(int(u < pa), int((u if rng.random() < 0.6 else
+                                 rng.random()) < pb))] += 1
+        tally[k] = c
+        truth += (pb - pa) / 5
+    return tally, truth
