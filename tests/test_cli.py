@@ -271,7 +271,7 @@ def test_ctrl_c_ends_quietly_with_status_130(tmp_path):
     run_ = subprocess.Popen([sys.executable, script, "--out", str(out_csv)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
-    time.sleep(2)
+    time.sleep(1)                      # inside the replay loop by then
     os.killpg(run_.pid, signal.SIGINT)        # what a terminal's Ctrl-C does
     _, err = run_.communicate(timeout=30)
     assert run_.returncode == 130

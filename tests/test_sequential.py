@@ -63,7 +63,8 @@ def draw_pairs(rng, n, p_a_only, p_b_only):
     return a, b
 
 
-@pytest.mark.parametrize("n", [100, 400])
+@pytest.mark.parametrize("n", [100, pytest.param(400,
+                                                 marks=pytest.mark.slow)])
 def test_binary_false_positives_under_peeking_stay_below_alpha(n):
     # No true difference, looked at after every item: the sequence ever
     # excludes zero in at most alpha of replays (plus Monte Carlo error);
