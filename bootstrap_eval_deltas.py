@@ -2766,6 +2766,7 @@ class Ranking(NamedTuple):
     method: str = "resample"  # of the means' intervals (see compare_tally)
     draws: object = None     # Bradley-Terry: each round's ratings
     joint_rank_cis: object = None  # rank sets that hold all at once
+    ties: object = None      # Davidson's (nu, its Interval), if fitted
 
 
 def joint_rank_sets(observed, drawn, confidence=CONFIDENCE):
@@ -3101,6 +3102,107 @@ def _bt_fit(size, pairs, start=None, tol=1e-10):
     return [x - centre for x in theta]
 
 
+def davidson(size, cells, start=None, tol=1e-10):
+    """Return (log-strengths summing to 0, log nu) of Davidson's (1970,
+    JASA 65:317-328) tie model from *cells* [(i, j, j's share, count)]:
+    P(i beats j) = pi_i / D, P(tie) = nu sqrt(pi_i pi_j) / D, D = pi_i +
+    pi_j + nu sqrt(pi_i pi_j).  A share of 1/2 is a tie; any other share
+    x is x of a win for j and 1 - x for i.  Newton's method on the
+    concave log-likelihood (a multinomial logit in (log pi, log nu)),
+    each step halved until it rises, from the Bradley-Terry fit; log nu
+    is -inf where no battle is a tie (the model is then Bradley-Terry's).
+
+    Two systems fit the counts exactly: pi_j / pi_i = W_j / W_i and nu =
+    T / sqrt(W_i W_j):
+
+    >>> logs, log_nu = davidson(2, [(0, 1, 1.0, 6), (0, 1, 0.0, 3),
+    ...                            (0, 1, 0.5, 4)])
+    >>> round(math.exp(logs[1] - logs[0]), 9), round(math.exp(log_nu), 9)
+    (2.0, 0.942809042)
+    """
+    games = {}
+    for i, j, share, count in cells:
+        if i > j:
+            i, j, share = j, i, 1 - share
+        w_i, w_j, ties = games.get((i, j), (0.0, 0.0, 0.0))
+        if share == 0.5:
+            ties += count
+        else:
+            w_i, w_j = w_i + (1 - share) * count, w_j + share * count
+        games[i, j] = (w_i, w_j, ties)
+    return _davidson_fit(size, [(i, j, *v) for (i, j), v in games.items()
+                                if sum(v)], start, tol)
+
+
+def _davidson_fit(size, pairs, start=None, tol=1e-10):
+    """davidson() of battles *pairs* [(i, j, i's wins, j's wins, ties)];
+    *start* a (log-strengths, log nu) to begin from."""
+    ties = sum(t for *_, t in pairs)
+    if not ties:
+        return _bt_fit(size, [(i, j, a + b, b) for i, j, a, b, _ in pairs],
+                       start and start[0], tol), -math.inf
+    if start and math.isfinite(start[1]):
+        x = list(start[0]) + [start[1]]
+    else:
+        theta = _bt_fit(size, [(i, j, a + b + t, b + t / 2)
+                               for i, j, a, b, t in pairs])
+        share = ties / sum(a + b + t for _, _, a, b, t in pairs)
+        x = theta + [math.log(2 * share / (1 - share)) if share < 1
+                     else 0.0]
+    last = size                             # log nu's place
+
+    def loglik(v):
+        total = 0.0
+        for i, j, a, b, t in pairs:
+            mid = v[last] + (v[i] + v[j]) / 2
+            top = max(v[i], v[j], mid)
+            log_d = top + math.log(math.exp(v[i] - top) + math.exp(v[j] - top)
+                                   + math.exp(mid - top))
+            total += (a * v[i] + b * v[j] + t * mid
+                      - (a + b + t) * log_d)
+        return total
+    current = loglik(x)
+    for _ in range(200):
+        grad = [0.0] * (size + 1)
+        hess = [[0.0] * (size + 1) for _ in range(size + 1)]
+        for i, j, a, b, t in pairs:
+            n = a + b + t
+            mid = x[last] + (x[i] + x[j]) / 2
+            top = max(x[i], x[j], mid)
+            e = [math.exp(x[i] - top), math.exp(x[j] - top),
+                 math.exp(mid - top)]
+            d = sum(e)
+            p_i, p_j, p_t = (v / d for v in e)
+            mean = (p_i + p_t / 2, p_j + p_t / 2, p_t)
+            second = ((p_i + p_t / 4, p_t / 4, p_t / 2),
+                      (p_t / 4, p_j + p_t / 4, p_t / 2),
+                      (p_t / 2, p_t / 2, p_t))
+            at = (i, j, last)
+            seen = (a + t / 2, b + t / 2, t)
+            for r in range(3):
+                grad[at[r]] += seen[r] - n * mean[r]
+                for c in range(3):
+                    hess[at[r]][at[c]] += n * (second[r][c]
+                                               - mean[r] * mean[c])
+        step = _solve([row[1:] for row in hess[1:]], grad[1:])
+        if step is None:
+            break
+        step = [0.0] + step
+        scale = 1.0
+        while True:
+            trial = [v + scale * dv for v, dv in zip(x, step)]
+            value = loglik(trial)
+            if value >= current - 1e-12 * abs(current) or scale < 1e-6:
+                break
+            scale /= 2
+        change = max(abs(scale * dv) for dv in step)
+        x, current = trial, value
+        if change < tol:
+            break
+    centre = sum(x[:size]) / size
+    return [v - centre for v in x[:size]], x[last]
+
+
 def _log_add(x, y):
     """Return log(e**x + e**y) without overflow."""
     top = max(x, y)
@@ -3160,13 +3262,16 @@ ELO = 400 / math.log(10)       # rating points per unit of log-strength
 
 def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
                      confidence=CONFIDENCE, alpha=0.05, anchor=None,
-                     questions=None):
+                     questions=None, ties="half"):
     """Return the Ranking of systems *names* by Bradley-Terry rating, from
     *cells* [(i, j, j's share, count)], with bootstrap intervals over the
     battles, or with *questions* (a Counter of each question's cells, as
     tuples of (cell index, count)) over the questions, a question's
     battles drawn together; *anchor* (name, rating) fixes one system's
-    rating, else the ratings average 1000.
+    rating, else the ratings average 1000.  *ties* "half" counts a tie
+    half a win for each side (as Chatbot Arena does); "davidson" fits
+    Davidson's tie model instead (davidson()), its nu and interval in the
+    Ranking's *ties*.
 
     >>> r = rank_preferences([(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0,
     ...     5), (1, 2, 0.0, 25), (0, 2, 0.5, 10)], random.Random(1),
@@ -3193,7 +3298,13 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
         shift = (anchor[1] - ELO * logs[names.index(anchor[0])]
                  if anchor else 1000)
         return [ELO * x + shift for x in logs]
-    observed = bradley_terry(size, cells)
+    if ties not in ("half", "davidson"):
+        raise ValueError(f"ties must be 'half' or 'davidson', not {ties!r}")
+    if ties == "davidson":
+        fitted = davidson(size, cells)
+        observed = fitted[0]
+    else:
+        observed = bradley_terry(size, cells)
     rated = ratings(observed)
     counts = [count for *_, count in cells]
     n = sum(counts)
@@ -3203,7 +3314,7 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
         shares.append(share if j > i else 1 - share)   # the higher's share
     groups = [(i, j, at, [shares[k] for k in at])
               for (i, j), at in pair_of.items()]
-    drawn = []
+    drawn, nus = [], []
     patterns = sorted(questions) if questions else None
     many = [questions[p] for p in patterns] if questions else None
     for done in range(1, resamples + 1):
@@ -3221,17 +3332,34 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
         for i, j, at, x in groups:
             got = [again[k] for k in at]
             games = sum(got)
-            if games:
+            if not games:
+                continue
+            if ties == "half":
                 pairs.append((i, j, games, sum(map(mul, x, got))))
-        drawn.append(ratings(_bt_fit(size, pairs, observed, 1e-7)))
+                continue
+            tied = sum(c for c, v in zip(got, x) if v == 0.5)
+            won = sum(c * v for c, v in zip(got, x) if v != 0.5)
+            pairs.append((i, j, games - tied - won, won, tied))
+        if ties == "half":
+            drawn.append(ratings(_bt_fit(size, pairs, observed, 1e-7)))
+        else:
+            logs, log_nu = _davidson_fit(size, pairs, fitted, 1e-7)
+            drawn.append(ratings(logs))
+            nus.append(math.exp(log_nu))
     cis = [Interval(*percentile_interval([row[s] for row in drawn],
                                          confidence)) for s in range(size)]
     rank_cis, joint, critical, top = rank_summary(
         rated, drawn, confidence=confidence, alpha=alpha)
+    tie_model = None
+    if ties == "davidson":
+        tie_model = (math.exp(fitted[1]),
+                     Interval(*percentile_interval(nus, confidence)))
     return Ranking("Bradley-Terry rating", "preferences", "higher", n,
                    list(names), rated, cis, _ranks(rated), rank_cis, top,
-                   critical, resamples, "bradley-terry" + (
-                       " by question" if questions else ""), drawn, joint)
+                   critical, resamples, ("davidson" if ties == "davidson"
+                                         else "bradley-terry") + (
+                       " by question" if questions else ""), drawn, joint,
+                   tie_model)
 
 
 def win_rates(size, cells):
@@ -8505,8 +8633,7 @@ def _read_battles(head, how):
                                 else str(question), a, b, share, place,
                                 fields=_labels(record)))
     return _preference_source(head.path, verdicts, [
-        "battles: each is an item, a tie half a win (as Chatbot Arena counts "
-        "it)"])
+        "battles: each is an item, a tie a share of 1/2"])
 
 
 def _preference_source(path, verdicts, notes):
@@ -10108,9 +10235,15 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
                                                   res in pairs], r.means)
     level = _decimal(_exact(confidence) * 100) + "%"
     if rated:
+        model = ("Bradley-Terry ratings on the Elo scale (400 log10 of "
+                 "strength, ties as half a win)")
+        if r.ties is not None:
+            nu, span = r.ties
+            model = (f"Davidson ratings on the Elo scale (400 log10 of "
+                     f"strength; ties by Davidson's 1970 model, nu = "
+                     f"{nu:.3g} [{span.lo:.3g}, {span.hi:.3g}])")
         head = (f"{len(r.names)} systems, {_items(r.n_items, 'battle')}, "
-                f"Bradley-Terry ratings on the Elo scale (400 log10 of "
-                f"strength, ties as half a win), "
+                f"{model}, "
                 + (f"{anchor[0]} at {anchor[1]:g}" if anchor else
                    "averaging 1000")
                 + f", {r.resamples} bootstrap rounds over "
@@ -10253,7 +10386,10 @@ def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
     if r.kind == "preferences":
         report.update(anchor=None if anchor is None else
                       {"system": anchor[0], "rating": anchor[1]},
-                      win_rates=matrix)
+                      win_rates=matrix, ties={"model": "half"}
+                      if r.ties is None else {
+                          "model": "davidson", "nu": r.ties[0],
+                          "nu_ci": [r.ties[1].lo, r.ties[1].hi]})
     return report
 
 
@@ -11322,6 +11458,10 @@ def _add_rank(commands):
     rank.add_argument("--anchor", type=_anchor_spec, metavar="NAME=RATING",
                       help="preference files: the Bradley-Terry rating of "
                            "one system (default: the ratings average 1000)")
+    rank.add_argument("--ties", choices=("half", "davidson"),
+                      help="preference files: a tie as half a win for each "
+                           "side (half, the default, as Chatbot Arena "
+                           "counts it) or by Davidson's tie model")
     rank.add_argument("--pairs", action="store_true",
                       help="also every pair's paired difference with its "
                            "CI and Holm-adjusted p")
@@ -11908,6 +12048,9 @@ def _run_rank(args):
     if args.anchor:
         raise EvalDeltaError("--anchor fixes a Bradley-Terry rating: it "
                              "goes with preference files")
+    if args.ties:
+        raise EvalDeltaError("--ties says how a preference's tie counts: "
+                             "it goes with preference files")
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
     metric, tally, dropped, names = rank_input(args, sources)
@@ -11976,7 +12119,8 @@ def _rank_preferences(args, sources):
     ranking = rank_preferences(cells, random.Random(args.seed), names=names,
                                resamples=args.resamples,
                                confidence=args.confidence, alpha=args.alpha,
-                               anchor=args.anchor, questions=questions)
+                               anchor=args.anchor, questions=questions,
+                               ties=args.ties or "half")
     matrix = win_rates(len(names), cells)
 
     def data():

@@ -16,6 +16,7 @@ from fractions import Fraction
 import pytest
 
 import bootstrap_eval_deltas as bed
+import oracle
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                         "fixtures", "preferences")
@@ -366,3 +367,56 @@ def test_a_bootstrap_over_questions_covers_where_battles_share_them():
                 by_battle += hits
     assert by_question / (size * replays) >= 0.93
     assert by_battle < by_question
+
+
+def test_davidson_against_a_direct_maximum_likelihood_fit():
+    # Newton's fit of Davidson's tie model against coordinate ascent by
+    # golden-section search, on hand-made battles of three systems.
+    cells = [(0, 1, 1.0, 12), (0, 1, 0.0, 7), (0, 1, 0.5, 5),
+             (1, 2, 1.0, 4), (1, 2, 0.0, 9), (1, 2, 0.5, 3),
+             (0, 2, 1.0, 6), (0, 2, 0.0, 6), (0, 2, 0.5, 8)]
+    games = {}
+    for i, j, share, count in cells:
+        a, b, t = games.get((i, j), (0, 0, 0))
+        games[i, j] = ((a + count, b, t) if share == 0 else
+                       (a, b + count, t) if share == 1 else (a, b, t + count))
+    logs, log_nu = bed.davidson(3, cells)
+    want, want_nu = oracle.davidson_mle(3, games, sweeps=150)
+    assert logs == pytest.approx(want, abs=1e-5)
+    assert log_nu == pytest.approx(want_nu, abs=1e-5)
+    assert oracle.davidson_loglik(3, games, logs, log_nu) >= \
+        oracle.davidson_loglik(3, games, want, want_nu) - 1e-9
+
+
+def test_davidson_without_ties_is_bradley_terry():
+    cells = [(0, 1, 1.0, 8), (0, 1, 0.0, 3), (1, 2, 1.0, 2), (1, 2, 0.0, 6)]
+    logs, log_nu = bed.davidson(3, cells)
+    assert log_nu == -math.inf
+    assert logs == pytest.approx(bed.bradley_terry(3, cells), abs=1e-9)
+
+
+def test_davidson_rating_intervals_cover():
+    # Battles drawn from Davidson's model (Elo 1100, 1040, 1000, 900, nu
+    # 0.6): with --ties davidson each rating's 95% interval covers its true
+    # centred rating, and nu's interval nu, in >= 93% of replays.
+    elo = [1100, 1040, 1000, 900]
+    truth = [x - sum(elo) / 4 + 1000 for x in elo]
+    pis = [math.exp(x / bed.ELO) for x in elo]
+    nu = 0.6
+    rng = random.Random(19)
+    replays, covered, nu_covered = 50, 0, 0
+    for _ in range(replays):
+        counted = collections.Counter()
+        for _ in range(400):
+            i, j = sorted(rng.sample(range(4), 2))
+            tie = nu * math.sqrt(pis[i] * pis[j])
+            u = rng.random() * (pis[i] + pis[j] + tie)
+            counted[i, j, 0.0 if u < pis[i] else 1.0 if u < pis[i] + pis[j]
+                    else 0.5] += 1
+        cells = [(i, j, share, c) for (i, j, share), c in counted.items()]
+        r = bed.rank_preferences(cells, rng, names=list("abcd"),
+                                 resamples=120, ties="davidson")
+        covered += sum(ci.lo <= t <= ci.hi for ci, t in zip(r.cis, truth))
+        nu_covered += r.ties[1].lo <= nu <= r.ties[1].hi
+    assert covered / (4 * replays) >= 0.93
+    assert nu_covered / replays >= 0.9
