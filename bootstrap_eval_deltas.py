@@ -4791,6 +4791,7 @@ def _binomial_cdf(t, n, p):
     return 1.0 - total
 
 
+@functools.lru_cache(maxsize=4096)
 def student_t_upper(tail, df):
     """Return t with P(T > t) = tail, T Student's t with df > 0 degrees
     of freedom (Student 1908, Biometrika 6:1-25).
@@ -5025,14 +5026,18 @@ def items_for_power(design, *, alpha=0.05, power=POWER):
     def reaches(n):
         return mcnemar_power(n, design, alpha=alpha) >= power
 
-    hi = max(1, connor_items(design, alpha=alpha, power=power))
-    while not reaches(hi):
-        if hi > 10 ** 12:
-            raise EvalDeltaError("more than 10^12 items would be needed")
-        hi *= 2
-    lo = hi // 2
-    while lo and reaches(lo):
-        hi, lo = lo, lo // 2
+    guess = max(1, connor_items(design, alpha=alpha, power=power))
+    if reaches(guess):                  # bracket within 10% of Connor's n,
+        hi, lo = guess, guess * 10 // 11   # which is seldom further off
+        while lo and reaches(lo):
+            hi, lo = lo, lo * 10 // 11
+    else:
+        lo, hi = guess, guess * 11 // 10 + 1
+        while not reaches(hi):
+            if hi > 10 ** 12:
+                raise EvalDeltaError("more than 10^12 items would be "
+                                     "needed")
+            lo, hi = hi, hi * 11 // 10 + 1
     while hi - lo > 1:                  # lo falls short (or is 0), hi reaches
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if reaches(mid) else (mid, hi)
@@ -5389,20 +5394,13 @@ def t_power(shift, df, *, alpha=0.05, spread_df=None):
     >>> round(t_power(3.0, 9), 4), round(t_power(3.0, 9, spread_df=9), 4)
     (0.7612, 0.7049)
     """
-    crit = _t_critical(alpha, df)
+    crit = student_t_upper(alpha / 2, df)
     outer = _chi_nodes(spread_df, True) if spread_df else ((1.0, 1.0),)
     root = math.sqrt(2)
     return math.fsum(
         w * v * (math.erfc((crit * s - shift * r) / root)
                  + math.erfc((crit * s + shift * r) / root)) / 2
         for s, w in _chi_nodes(df) for r, v in outer)
-
-
-@functools.lru_cache(maxsize=1024)
-def _t_critical(alpha, df):
-    """Return t_{df, 1 - alpha/2}, remembered: t_power asks it again and
-    again."""
-    return student_t_upper(alpha / 2, df)
 
 
 @functools.lru_cache(maxsize=1024)
