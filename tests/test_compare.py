@@ -1069,10 +1069,9 @@ def test_ids_left_out_are_named_run_by_run(capsys, tmp_path):
             sorted(wanted), argv
 
 
-@pytest.mark.parametrize("clusters, kind", [(5, "continuous"),
-                                            (10, "continuous"),
-                                            (20, "continuous"),
-                                            (10, "unequal")])
+@pytest.mark.parametrize("clusters, kind", [
+    (5, "continuous"), (10, "continuous"),
+    pytest.param(20, "continuous", marks=pytest.mark.slow), (10, "unequal")])
 def test_clustered_interval_covers_at_few_clusters(clusters, kind):
     # The cluster bootstrap's percentile interval covered 85-91% at 5-20
     # clusters (issue 24), and the t on CR1 with G - 1 df 86-89% at 5-10
