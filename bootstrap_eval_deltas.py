@@ -3070,8 +3070,8 @@ def _bt_fit(size, pairs, start=None, tol=1e-10):
     def loglik(t):
         return (sum(w * x for w, x in zip(wins, t))
                 - sum(n * _log_add(t[i], t[j]) for i, j, n, _ in pairs))
-    current = loglik(theta)
-    for _ in range(200):
+
+    def slopes(theta):
         grad = list(wins)
         hess = [[0.0] * size for _ in range(size)]
         for i, j, n, _ in pairs:
@@ -3083,23 +3083,36 @@ def _bt_fit(size, pairs, start=None, tol=1e-10):
             hess[j][j] += v
             hess[i][j] -= v
             hess[j][i] -= v
+        return grad, hess
+    theta = _ascend(theta, loglik, slopes, tol)
+    centre = sum(theta) / size
+    return [x - centre for x in theta]
+
+
+def _ascend(x, loglik, slopes, tol):
+    """Return x maximising the concave *loglik* by Newton's method with
+    x[0] held fixed: slopes(x) gives the gradient and the negative
+    Hessian; each step is halved until the likelihood rises, and the
+    steps stop once none moves a coordinate by *tol*."""
+    current = loglik(x)
+    for _ in range(200):
+        grad, hess = slopes(x)
         step = _solve([row[1:] for row in hess[1:]], grad[1:])
         if step is None:
             break
         step = [0.0] + step
         scale = 1.0
         while True:
-            trial = [x + scale * d for x, d in zip(theta, step)]
+            trial = [v + scale * d for v, d in zip(x, step)]
             value = loglik(trial)
             if value >= current - 1e-12 * abs(current) or scale < 1e-6:
                 break
             scale /= 2
         change = max(abs(scale * d) for d in step)
-        theta, current = trial, value
+        x, current = trial, value
         if change < tol:
             break
-    centre = sum(theta) / size
-    return [x - centre for x in theta]
+    return x
 
 
 def davidson(size, cells, start=None, tol=1e-10):
@@ -3161,8 +3174,7 @@ def _davidson_fit(size, pairs, start=None, tol=1e-10):
             total += (a * v[i] + b * v[j] + t * mid
                       - (a + b + t) * log_d)
         return total
-    current = loglik(x)
-    for _ in range(200):
+    def slopes(x):
         grad = [0.0] * (size + 1)
         hess = [[0.0] * (size + 1) for _ in range(size + 1)]
         for i, j, a, b, t in pairs:
@@ -3184,21 +3196,8 @@ def _davidson_fit(size, pairs, start=None, tol=1e-10):
                 for c in range(3):
                     hess[at[r]][at[c]] += n * (second[r][c]
                                                - mean[r] * mean[c])
-        step = _solve([row[1:] for row in hess[1:]], grad[1:])
-        if step is None:
-            break
-        step = [0.0] + step
-        scale = 1.0
-        while True:
-            trial = [v + scale * dv for v, dv in zip(x, step)]
-            value = loglik(trial)
-            if value >= current - 1e-12 * abs(current) or scale < 1e-6:
-                break
-            scale /= 2
-        change = max(abs(scale * dv) for dv in step)
-        x, current = trial, value
-        if change < tol:
-            break
+        return grad, hess
+    x = _ascend(x, loglik, slopes, tol)
     centre = sum(x[:size]) / size
     return [v - centre for v in x[:size]], x[last]
 
