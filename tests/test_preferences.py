@@ -353,7 +353,7 @@ def test_a_bootstrap_over_questions_covers_where_battles_share_them():
                                                      10 ** 6 * (1 - p))]
     logs = bed.bradley_terry(size, expected)
     truth = [bed.ELO * x - bed.ELO * sum(logs) / size + 1000 for x in logs]
-    replays, by_question, by_battle = 60, 0, 0
+    replays, by_question, by_battle = 45, 0, 0
     for _ in range(replays):
         cells, questions = _questions(rng, strengths, 150, shock=shock)
         for clustered in (True, False):
