@@ -10279,7 +10279,11 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
     if len(top) == 1:
         words += "; it stands alone"
     mark = _markdown if markdown else str
-    lines = [mark(head)] + [mark(f"read: {line}") for line in reading]
+    if markdown:                 # the read: lines a list, as compare's
+        lines = [mark(head)] + [""] * bool(reading) + [
+            f"- {mark(f'read: {line}')}" for line in reading]
+    else:
+        lines = [head] + [f"read: {line}" for line in reading]
     lines += [""] * markdown + _table(rows, markdown) + ["", mark(words)]
     lines += [""] * markdown         # markdown: a paragraph of its own
     lines.append(mark(
@@ -10305,7 +10309,8 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
         lines += ["", mark(f"paired differences, Holm-adjusted across "
                            f"these {len(pairs)}:" if len(pairs) > 1 else
                            "the paired difference (one pair: no "
-                           "adjustment):")] + _table(rows, markdown)
+                           "adjustment):")] + [""] * markdown + _table(
+                               rows, markdown)
     return "\n".join(lines)
 
 

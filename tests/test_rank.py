@@ -373,3 +373,20 @@ def test_continuous_joint_rank_sets_and_top_group_are_calibrated(size):
     se = math.sqrt(0.05 * 0.95 / replays)
     assert joint / replays >= 0.95 - 2 * se
     assert best / replays >= 0.95 - 2 * se
+
+
+def test_rank_markdown_keeps_read_lines_and_tables_apart(capsys):
+    # The read: lines ran into the header as one paragraph, and the pairs'
+    # table followed its sentence with no blank line, which markdown reads
+    # as a paragraph, not a table.
+    import os
+    top = os.path.join(os.path.dirname(__file__), os.pardir, "datasets",
+                       "examples")
+    runs = [os.path.join(top, f"{name}.jsonl") for name in ("base", "cand")]
+    assert bed.main(["rank", *runs, "--metric", "latency", "--pairs",
+                     "--format", "markdown", "--resamples", "100"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "" and lines[2].startswith("- read: latency")
+    at = next(k for k, line in enumerate(lines)
+              if line.startswith("the paired difference"))
+    assert lines[at + 1] == "" and lines[at + 2].startswith("| pair")
