@@ -3123,7 +3123,8 @@ def davidson(size, cells, start=None, tol=1e-10):
     x is x of a win for j and 1 - x for i.  Newton's method on the
     concave log-likelihood (a multinomial logit in (log pi, log nu)),
     each step halved until it rises, from the Bradley-Terry fit; log nu
-    is -inf where no battle is a tie (the model is then Bradley-Terry's).
+    is -inf where no battle is a tie (the model is then Bradley-Terry's)
+    and +inf where every battle is one (the strengths then equal).
 
     Two systems fit the counts exactly: pi_j / pi_i = W_j / W_i and nu =
     T / sqrt(W_i W_j):
@@ -3154,6 +3155,8 @@ def _davidson_fit(size, pairs, start=None, tol=1e-10):
     if not ties:
         return _bt_fit(size, [(i, j, a + b, b) for i, j, a, b, _ in pairs],
                        start and start[0], tol), -math.inf
+    if not sum(a + b for _, _, a, b, _ in pairs):
+        return [0.0] * size, math.inf   # every battle a tie: nu unbounded
     if start and math.isfinite(start[1]):
         x = list(start[0]) + [start[1]]
     else:
@@ -3937,7 +3940,7 @@ def ideal_paired_interval(a_only, b_only, n, confidence=CONFIDENCE):
     """
     if not a_only and not b_only:
         return Interval(Fraction(0), Fraction(0))
-    part = law_part(collections.Counter(
+    part = law_part(+collections.Counter(      # no empty cells
         {-1: a_only, 0: n - a_only - b_only, 1: b_only}))
     return law_interval(SumLaw([(part, 1)]), n, confidence)
 
@@ -9525,6 +9528,19 @@ def format_simulation(result, cov, *, acc_a, acc_b, confidence,
     return "\n".join(lines)
 
 
+def _finite(value):
+    """Return *value* (JSON data) with every infinite or NaN float as
+    None: JSON has no Infinity, and a strict reader refuses it (the words
+    say why a figure is unbounded)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
 def _metric_json(r):
     """Return the JSON object of one MetricResult's figures."""
     def pair(ci):
@@ -10238,7 +10254,12 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
             nu, span = r.ties
             model = (f"Davidson ratings on the Elo scale (400 log10 of "
                      f"strength; ties by Davidson's 1970 model, nu = "
-                     f"{nu:.3g} [{span.lo:.3g}, {span.hi:.3g}])")
+                     f"{nu:.3g} [{span.lo:.3g}, {span.hi:.3g}]"
+                     + ("; every battle a tie, so nu has no finite "
+                        "estimate" if math.isinf(nu) else
+                        "; some rounds drew no decisive battle, so nu's "
+                        "interval is unbounded" if math.isinf(span.hi)
+                        else "") + ")")
         head = (f"{len(r.names)} systems, {_items(r.n_items, 'battle')}, "
                 f"{model}, "
                 + (f"{anchor[0]} at {anchor[1]:g}" if anchor else
@@ -10328,7 +10349,8 @@ OUTPUT_FORMATS = {
     "text": lambda text, markdown, data: text(),
     "markdown": lambda text, markdown, data: (markdown or (
         lambda: _fenced(text())))(),
-    "json": lambda text, markdown, data: json.dumps(data()),
+    "json": lambda text, markdown, data: json.dumps(_finite(data()),
+                                                    allow_nan=False),
 }
 
 
@@ -10391,7 +10413,12 @@ def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
                       win_rates=matrix, ties={"model": "half"}
                       if r.ties is None else {
                           "model": "davidson", "nu": r.ties[0],
-                          "nu_ci": [r.ties[1].lo, r.ties[1].hi]})
+                          "nu_ci": [r.ties[1].lo, r.ties[1].hi],
+                          "nu_note": "every battle a tie: no finite "
+                          "estimate (null)" if math.isinf(r.ties[0]) else
+                          "some rounds drew no decisive battle: the "
+                          "interval is unbounded (null)"
+                          if math.isinf(r.ties[1].hi) else None})
     return report
 
 

@@ -420,3 +420,21 @@ def test_davidson_rating_intervals_cover():
         nu_covered += r.ties[1].lo <= nu <= r.ties[1].hi
     assert covered / (4 * replays) >= 0.93
     assert nu_covered / replays >= 0.9
+
+
+def test_davidson_when_every_battle_is_a_tie(capsys, tmp_path):
+    # nu has no finite estimate: said in words, null in strict JSON (the
+    # fit once returned nu = 3.7e16 and JSON would have said Infinity).
+    path = tmp_path / "ties.csv"
+    path.write_text("model_a,model_b,winner\nx,y,tie\nx,y,tie\ny,z,tie\n"
+                    "x,z,tie\n")
+    assert bed.main(["rank", str(path), "--ties", "davidson",
+                     "--resamples", "50"]) == 0
+    assert "every battle a tie, so nu has no finite estimate" in \
+        capsys.readouterr().out
+    assert bed.main(["rank", str(path), "--ties", "davidson",
+                     "--resamples", "50", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out,
+                        parse_constant=lambda name: pytest.fail(name))
+    assert report["ties"]["nu"] is None and "no finite" in \
+        report["ties"]["nu_note"]

@@ -79,3 +79,11 @@ def test_the_ideal_paired_interval_against_enumeration():
             hi = d
     got = bed.ideal_paired_interval(a_only, b_only, n)
     assert (got.lo * n, got.hi * n) == (lo, hi) == (-4, 6)
+
+
+def test_replays_by_counts_at_one_item():
+    # A one-item eval has empty cells; the ideal interval once took the
+    # log of a zero count.
+    cov = bed.coverage_by_counts(random.Random(3), replays=20, n_items=1)
+    assert cov.replays == 20 and cov.method == "by counts"
+    assert bed.ideal_paired_interval(0, 1, 1) == bed.Interval(1, 1)
