@@ -282,6 +282,8 @@ def _some(names, most=10):
 def _df_words(df):
     """Return "9 degrees of freedom" (or "5.2 ...": cluster_df's need not
     be whole)."""
+    if df == 1:
+        return "1 degree of freedom"
     return f"{df:.3g} degrees of freedom" if df != int(df) else \
         f"{int(df)} degrees of freedom"
 
