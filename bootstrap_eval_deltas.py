@@ -2115,14 +2115,17 @@ def compare_macro(tally, rng, *, metric="metric", kind=None,
     whole = scale * len(labels)
     means = [m / whole for m in means]
 
+    common = math.lcm(*sizes)          # each subset's mean over one
+    weights = [common // n for n in sizes]      # denominator: integers
+
     def macro(columns):
-        return [sum(Fraction(column[r], n) for column, n in zip(columns,
-                                                                sizes))
-                / whole for r in range(resamples + 1)]
+        totals = [0] * (resamples + 1)
+        for column, w in zip(columns, weights):
+            totals = list(map(add, totals, map(mul, column, repeat(w))))
+        return [Fraction(t, common) / whole for t in totals]
 
     replicates = _shifted(macro(sums[0]), macro(sums[1]), sub)
     ci = [percentile_interval(reps, confidence) for reps in replicates]
-    common = math.lcm(*sizes)
     values, counts = [], []
     for d, c, n in diffs:
         values += [x * (common // n) for x in d]
