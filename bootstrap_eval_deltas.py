@@ -213,7 +213,7 @@ class _Progress:
         line = (f"\r{what}: {done / total:.0%}, {now - self.start:.0f} s "
                 f"so far, about {left:.0f} s left ")
         self.width = max(self.width, len(line))
-        self.stream.write(line)
+        self.stream.write(line.ljust(self.width))     # over a longer one
         self.stream.flush()
 
     def clear(self):
