@@ -1970,8 +1970,9 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
     "binary" (values 0/1: McNemar's test) or "continuous" (the sign-flip
     test); by default binary when every value is 0 or 1.  Clusters are
     resampled whole, the standard error is the clustered one (CR2), and
-    the paired interval and test are the cluster t on it (cluster_df).  *interval* is "percentile" or "bca" (the unpaired
-    interval is always a percentile one).  rng is consumed by the
+    the paired interval and test are the cluster t on it (cluster_df).
+    *interval* is "percentile" or "bca" (the unpaired interval is always
+    a percentile one).  rng is consumed by the
     resamples (see resample_sums), then by a Monte Carlo sign-flip test.
     Nothing depends on the order of the items, nor on *jobs*, the number
     of processes that may share the resampling.  *method* "saddlepoint"
@@ -2853,13 +2854,11 @@ def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
         method = "resample"
     if method == "saddlepoint":      # no pass over the items per resample
         sums = _normal_sums(rng, columns, counts, observed, resamples)
-    else:
-        sums = [column[:-1] for column in
-                resample_columns(rng, columns, counts, resamples, jobs)]
-    if method == "saddlepoint":
         cis = [law_interval(SumLaw([(p, 1)]), unit, confidence)
                for p in parts]
     else:
+        sums = [column[:-1] for column in
+                resample_columns(rng, columns, counts, resamples, jobs)]
         cis = [Interval(*(Fraction(x, unit) for x in
                           percentile_interval(column, confidence)))
                for column in sums]
@@ -3174,27 +3173,29 @@ def _davidson_fit(size, pairs, start=None, tol=1e-10):
                      else 0.0]
     last = size                             # log nu's place
 
+    def outcome(v, i, j):
+        """(log D, P(i wins), P(j wins), P(tie)) of the pair at v."""
+        mid = v[last] + (v[i] + v[j]) / 2
+        top = max(v[i], v[j], mid)
+        e = (math.exp(v[i] - top), math.exp(v[j] - top),
+             math.exp(mid - top))
+        d = sum(e)
+        return (top + math.log(d), *(x / d for x in e))
+
     def loglik(v):
         total = 0.0
         for i, j, a, b, t in pairs:
             mid = v[last] + (v[i] + v[j]) / 2
-            top = max(v[i], v[j], mid)
-            log_d = top + math.log(math.exp(v[i] - top) + math.exp(v[j] - top)
-                                   + math.exp(mid - top))
             total += (a * v[i] + b * v[j] + t * mid
-                      - (a + b + t) * log_d)
+                      - (a + b + t) * outcome(v, i, j)[0])
         return total
+
     def slopes(x):
         grad = [0.0] * (size + 1)
         hess = [[0.0] * (size + 1) for _ in range(size + 1)]
         for i, j, a, b, t in pairs:
             n = a + b + t
-            mid = x[last] + (x[i] + x[j]) / 2
-            top = max(x[i], x[j], mid)
-            e = [math.exp(x[i] - top), math.exp(x[j] - top),
-                 math.exp(mid - top)]
-            d = sum(e)
-            p_i, p_j, p_t = (v / d for v in e)
+            _, p_i, p_j, p_t = outcome(x, i, j)
             mean = (p_i + p_t / 2, p_j + p_t / 2, p_t)
             second = ((p_i + p_t / 4, p_t / 4, p_t / 2),
                       (p_t / 4, p_j + p_t / 4, p_t / 2),
@@ -5115,21 +5116,30 @@ def detectable_gap(n, make_design, acc_a, *, alpha=0.05, power=POWER,
                 f = short(end)
                 lo, f_lo, hi, f_hi = ((end, f, hi, f_hi) if f < 0
                                       else (lo, f_lo, end, f))
+    return _false_position(short, lo, hi, f_lo, f_hi,
+                           lambda lo, hi: hi - lo <= 1e-6) - float(acc_a)
+
+
+def _false_position(f, lo, hi, f_lo, f_hi, close):
+    """Return the upper end of a bracket [lo, hi] of the crossing of an
+    increasing f (f(lo) = f_lo < 0 <= f_hi = f(hi)), narrowed by false
+    position with the Illinois rule (Dowell and Jarratt 1971: the end that
+    stays twice running has its value halved) until close(lo, hi)."""
     side = 0
-    while hi - lo > 1e-6:
+    while not close(lo, hi):
         x = hi - f_hi * (hi - lo) / (f_hi - f_lo)
         if not lo + (hi - lo) / 64 < x < hi - (hi - lo) / 64:
             x = (lo + hi) / 2           # guard: false position stalls
-        f = short(x)
-        if f >= 0:
-            hi, f_hi = x, f
+        value = f(x)
+        if value >= 0:
+            hi, f_hi = x, value
             f_lo = f_lo / 2 if side == 1 else f_lo
             side = 1
         else:
-            lo, f_lo = x, f
+            lo, f_lo = x, value
             f_hi = f_hi / 2 if side == -1 else f_hi
             side = -1
-    return hi - float(acc_a)
+    return hi
 
 
 def simulated_power(rng, n, *, replays=REPLAYS, corr=CORR, acc_a=ACC_A,
@@ -5419,8 +5429,8 @@ def t_power(shift, df, *, alpha=0.05, spread_df=None):
 @functools.lru_cache(maxsize=1024)
 def _t_factor(df, spread_df, alpha, power):
     """Return the shift, in standard errors, that t_power detects with
-    *power* (the t analogue of _z_sum), by the Illinois variant of regula
-    falsi on the bracket from 0 (Dowell and Jarratt 1971) to 1e-10."""
+    *power* (the t analogue of _z_sum), by false position from the
+    bracket [0, z-sum] (doubled until it brackets) to 1e-10 of it."""
     def excess(shift):
         return t_power(shift, df, alpha=alpha, spread_df=spread_df) - power
     lo, hi = 0.0, _z_sum(alpha, power)
@@ -5428,25 +5438,8 @@ def _t_factor(df, spread_df, alpha, power):
     while f_hi < 0:
         lo, f_lo, hi = hi, f_hi, 2 * hi
         f_hi = excess(hi)
-    side = 0
-    while hi - lo > 1e-10 * hi:
-        mid = hi - f_hi * (hi - lo) / (f_hi - f_lo)
-        if not lo < mid < hi:
-            mid = (lo + hi) / 2
-        f_mid = excess(mid)
-        if f_mid == 0:
-            return mid
-        if f_mid < 0:
-            lo, f_lo = mid, f_mid
-            if side == -1:
-                f_hi /= 2
-            side = -1
-        else:
-            hi, f_hi = mid, f_mid
-            if side == 1:
-                f_lo /= 2
-            side = 1
-    return hi
+    return _false_position(excess, lo, hi, f_lo, f_hi,
+                           lambda lo, hi: hi - lo <= 1e-10 * hi)
 
 
 def _clustered_detection(r, target, alpha, power):
@@ -5586,7 +5579,6 @@ def margin_interval(r, confidence=CONFIDENCE):
     half = student_t_upper(float((1 - _exact(confidence)) / 2), df) * r.se
     return (Interval(float(r.gap) - half, float(r.gap) + half),
             f"t interval, {_df_words(df)}")
-
 
 
 class Equivalence(NamedTuple):
@@ -9484,14 +9476,15 @@ def _metric_lines(r, confidence):
     acc = [f"{name}={_fixed(x, 3)} [{_fixed(ci.lo, 3)}, {_fixed(ci.hi, 3)}]"
            for name, x, ci in (("A", r.a, r.ci_a), ("B", r.b, r.ci_b))]
     m = r.mcnemar
+    p = (_fixed(m.p_exact, 4) if m.p_exact >= Fraction(1, 10 ** 4)
+         else _p_text(m.p_exact))        # 0.0000 said nothing
     return [
         f"observed: {acc[0]}   {acc[1]}",
         f"observed gap: {_pts(r.gap)} pts",
         f"  paired bootstrap {level} CI:   {_ci_pts(r.ci_paired)}",
         f"  unpaired bootstrap {level} CI: {_ci_pts(r.ci_unpaired)}",
         f"  discordant pairs: B-only correct={m.b_only}, A-only correct="
-        f"{m.a_only}; McNemar exact p="
-        f"{_fixed(m.p_exact, 4) if m.p_exact >= Fraction(1, 10 ** 4) else _p_text(m.p_exact)}",
+        f"{m.a_only}; McNemar exact p={p}",
     ]
 
 
