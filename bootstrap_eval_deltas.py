@@ -9532,6 +9532,17 @@ def format_simulation(result, cov, *, acc_a, acc_b, confidence,
     return "\n".join(lines)
 
 
+def _nu_words(ties):
+    """Return why Davidson's (nu, interval) is unbounded, or None."""
+    nu, span = ties
+    if math.isinf(nu):
+        return "every battle a tie, so nu has no finite estimate"
+    if math.isinf(span.hi):
+        return ("some rounds drew no decisive battle, so nu's interval is "
+                "unbounded")
+    return None
+
+
 def _finite(value):
     """Return *value* (JSON data) with every infinite or NaN float as
     None: JSON has no Infinity, and a strict reader refuses it (the words
@@ -10256,14 +10267,11 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
                  "strength, ties as half a win)")
         if r.ties is not None:
             nu, span = r.ties
+            why = _nu_words(r.ties)
             model = (f"Davidson ratings on the Elo scale (400 log10 of "
                      f"strength; ties by Davidson's 1970 model, nu = "
                      f"{nu:.3g} [{span.lo:.3g}, {span.hi:.3g}]"
-                     + ("; every battle a tie, so nu has no finite "
-                        "estimate" if math.isinf(nu) else
-                        "; some rounds drew no decisive battle, so nu's "
-                        "interval is unbounded" if math.isinf(span.hi)
-                        else "") + ")")
+                     + (f"; {why}" if why else "") + ")")
         head = (f"{len(r.names)} systems, {_items(r.n_items, 'battle')}, "
                 f"{model}, "
                 + (f"{anchor[0]} at {anchor[1]:g}" if anchor else
@@ -10418,11 +10426,7 @@ def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
                       if r.ties is None else {
                           "model": "davidson", "nu": r.ties[0],
                           "nu_ci": [r.ties[1].lo, r.ties[1].hi],
-                          "nu_note": "every battle a tie: no finite "
-                          "estimate (null)" if math.isinf(r.ties[0]) else
-                          "some rounds drew no decisive battle: the "
-                          "interval is unbounded (null)"
-                          if math.isinf(r.ties[1].hi) else None})
+                          "nu_note": _nu_words(r.ties)})
     return report
 
 
@@ -11696,7 +11700,8 @@ def _run_peeking(args):
     return 0."""
     for flag, given in (("--intervals", args.intervals),
                         ("--out", args.out), ("--acc-b", args.acc_b
-                                              != ACC_B)):
+                                              != ACC_B),
+                        ("--by-counts", args.by_counts)):
         if given:
             raise EvalDeltaError(f"--peeking does not go with {flag}: it "
                                  f"replays the article's systems with no "
@@ -11787,6 +11792,10 @@ def _run_differences(args):
     if args.no_csv:
         raise EvalDeltaError("--differences writes no CSV; --no-csv is not "
                              "needed")
+    if args.by_counts:
+        raise EvalDeltaError("--by-counts replays the binary design's "
+                             "coverage loop; --differences draws "
+                             "continuous ones item by item")
     if not args.replays:
         raise EvalDeltaError("--differences calibrates over the replays; "
                              "give --replays of at least 1")

@@ -87,3 +87,13 @@ def test_replays_by_counts_at_one_item():
     cov = bed.coverage_by_counts(random.Random(3), replays=20, n_items=1)
     assert cov.replays == 20 and cov.method == "by counts"
     assert bed.ideal_paired_interval(0, 1, 1) == bed.Interval(1, 1)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--peeking", "--by-counts"], "--peeking does not go with --by-counts"),
+    (["--differences", "normal", "--by-counts"],
+     "--by-counts replays the binary design's coverage loop")])
+def test_by_counts_is_refused_where_no_binary_loop_runs(argv, words, capsys):
+    # --peeking and --differences ignored --by-counts without a word.
+    assert bed.main(argv + ["--replays", "5"]) == 2
+    assert words in capsys.readouterr().err
