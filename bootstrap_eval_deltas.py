@@ -92,6 +92,7 @@ import difflib
 import functools
 import gzip
 import io
+import gc
 import itertools
 import json
 import math
@@ -114,6 +115,7 @@ from array import array
 from fractions import Fraction
 from itertools import repeat
 from operator import add
+from operator import attrgetter
 from operator import itemgetter
 from operator import lt
 from operator import methodcaller
@@ -177,6 +179,23 @@ def _exact(x):
     if isinstance(x, float):
         return Fraction(repr(x))
     return Fraction(x)
+
+
+class _CollectorPaused:
+    """Pause the cyclic garbage collector while reading builds millions of
+    small objects that hold no cycles (records, verdicts, tallies): each
+    full collection walks every object alive, and a file's objects set
+    off one at every quarter more, a third of the reading time at 10^6
+    records.  Plain reference counting still frees them; the collector
+    runs again, as it was, once the block ends."""
+
+    def __enter__(self):
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        if self.was:
+            gc.enable()
 
 
 def _can_fork():
@@ -259,13 +278,27 @@ def _ranks(values):
     >>> _ranks([3, 5, 3, 1])
     [2.5, 1, 2.5, 4]
     """
-    out = []
-    for v in values:
-        above = sum(1 for w in values if w > v)
-        ties = sum(1 for w in values if w == v)
-        rank = above + (ties + 1) / 2
-        out.append(int(rank) if rank == int(rank) else rank)
+    if any(v != v for v in values):      # NaN: no order to sort by
+        return [_rank_of(v, values) for v in values]
+    order = sorted(range(len(values)), key=values.__getitem__, reverse=True)
+    out = [0] * len(values)
+    first = 0
+    while first < len(order):            # a run of equal values
+        end = first + 1
+        while end < len(order) and values[order[end]] == values[order[first]]:
+            end += 1
+        rank = (first + end + 1) / 2     # above + (ties + 1) / 2
+        for k in order[first:end]:
+            out[k] = int(rank) if rank == int(rank) else rank
+        first = end
     return out
+
+
+def _rank_of(v, values):
+    """Return v's rank among *values* by counting (see _ranks)."""
+    rank = (sum(1 for w in values if w > v)
+            + (sum(1 for w in values if w == v) + 1) / 2)
+    return int(rank) if rank == int(rank) else rank
 
 
 def _some(names, most=10):
@@ -2793,15 +2826,18 @@ def joint_rank_sets(observed, drawn, confidence=CONFIDENCE):
     """
     size, rows = len(observed), len(drawn)
     pairs = [(j, k) for j in range(size) for k in range(j + 1, size)]
-    spread = {}
-    for j, k in pairs:
-        d = [row[j] - row[k] for row in drawn]
-        mean = sum(d) / rows
-        spread[j, k] = math.sqrt(sum((x - mean) ** 2 for x in d)
-                                 / max(1, rows - 1))
-    stats = sorted(max((abs((row[j] - row[k]) - (observed[j] - observed[k]))
-                        / spread[j, k] for j, k in pairs if spread[j, k]),
-                       default=0.0) for row in drawn)
+    columns = [list(column) for column in zip(*drawn)]
+    centred = [[x - m for x in column] for column, m in
+               zip(columns, (sum(column) / rows for column in columns))]
+    moved = [[x - o for x in column] for column, o in zip(columns, observed)]
+    spread, stats = {}, [0.0] * rows     # each resample's largest statistic
+    for j, k in pairs:                   # a pair's column at a time
+        d = list(map(sub, centred[j], centred[k]))
+        se = spread[j, k] = math.sqrt(sum(map(mul, d, d)) / max(1, rows - 1))
+        if se:
+            stats = list(map(max, stats, map(
+                truediv, map(abs, map(sub, moved[j], moved[k])), repeat(se))))
+    stats.sort()
     c = stats[min(rows - 1, math.ceil(rows * _exact(confidence)) - 1)]
     above = [0] * size                  # systems surely above each one
     below = [0] * size
@@ -3272,7 +3308,7 @@ ELO = 400 / math.log(10)       # rating points per unit of log-strength
 
 def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
                      confidence=CONFIDENCE, alpha=0.05, anchor=None,
-                     questions=None, ties="half"):
+                     questions=None, ties="half", jobs=1):
     """Return the Ranking of systems *names* by Bradley-Terry rating, from
     *cells* [(i, j, j's share, count)], with bootstrap intervals over the
     battles, or with *questions* (a Counter of each question's cells, as
@@ -3293,8 +3329,8 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     if size < 2:
         raise EvalDeltaError("ranking needs two systems or more")
     _check_resamples(resamples, confidence)
-    cells = [cell for cell in cells if cell[3]]
-    apart = _connected(size, cells)
+    played = [cell for cell in cells if cell[3]]
+    apart = _connected(size, played)
     if apart:
         raise EvalDeltaError(
             f"no Bradley-Terry rating exists: {_some([names[k] for k in sorted(apart)])} "
@@ -3311,51 +3347,73 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     if ties not in ("half", "davidson"):
         raise ValueError(f"ties must be 'half' or 'davidson', not {ties!r}")
     if ties == "davidson":
-        fitted = davidson(size, cells)
+        fitted = davidson(size, played)
         observed = fitted[0]
     else:
-        observed = bradley_terry(size, cells)
+        observed = bradley_terry(size, played)
     rated = ratings(observed)
-    counts = [count for *_, count in cells]
-    n = sum(counts)
-    pair_of, shares = {}, []       # a round's wins and battles, pair by pair
-    for k, (i, j, share, _) in enumerate(cells):
-        pair_of.setdefault((min(i, j), max(i, j)), []).append(k)
-        shares.append(share if j > i else 1 - share)   # the higher's share
-    groups = [(i, j, at, [shares[k] for k in at])
-              for (i, j), at in pair_of.items()]
-    drawn, nus = [], []
+    n = sum(count for *_, count in cells)
+    # The cells in pair order, each as the higher system's share, so that
+    # a round's battles of a pair are one slice of its counts.
+    order = sorted(range(len(cells)), key=lambda k: sorted(cells[k][:2]))
+    place = {k: at for at, k in enumerate(order)}
+    counts = [cells[k][3] for k in order]
+    shares = [cells[k][2] if cells[k][1] > cells[k][0] else 1 - cells[k][2]
+              for k in order]
+    tied = [share == 0.5 for share in shares]
+    spans = []                               # (i, j, first cell, end)
+    for at, k in enumerate(order):
+        i, j = sorted(cells[k][:2])
+        if spans and spans[-1][:2] == [i, j]:
+            spans[-1][3] = at + 1
+        else:
+            spans.append([i, j, at, at + 1])
     patterns = sorted(questions) if questions else None
     many = [questions[p] for p in patterns] if questions else None
-    for done in range(1, resamples + 1):
-        _step("Bradley-Terry rounds", done, resamples)
-        if questions:                  # whole questions, their battles
-            again = [0] * len(cells)   # together
-            for pattern, times in zip(patterns, multinomial(
-                    rng, sum(many), many)):
-                if times:
-                    for k, c in pattern:
-                        again[k] += times * c
-        else:
-            again = multinomial(rng, n, counts)
-        pairs = []
-        for i, j, at, x in groups:
-            got = [again[k] for k in at]
-            games = sum(got)
-            if not games:
-                continue
+    patterns = patterns and [[(place[k], c) for k, c in p] for p in patterns]
+
+    def block(rng, rounds):
+        """Draw *rounds* rounds from rng: (ratings, nu) of each."""
+        out = []
+        for _ in range(rounds):
+            if questions:              # whole questions, their battles
+                again = [0] * len(counts)            # together
+                for pattern, times in zip(patterns, multinomial(
+                        rng, sum(many), many)):
+                    if times:
+                        for k, c in pattern:
+                            again[k] += times * c
+            else:
+                again = multinomial(rng, n, counts)
+            pairs = []
+            for i, j, first, end in spans:
+                got = again[first:end]
+                games = sum(got)
+                if not games:
+                    continue
+                won = sum(map(mul, shares[first:end], got))
+                if ties == "half":
+                    pairs.append((i, j, games, won))
+                    continue
+                draw = sum(itertools.compress(got, tied[first:end]))
+                won -= draw / 2
+                pairs.append((i, j, games - draw - won, won, draw))
             if ties == "half":
-                pairs.append((i, j, games, sum(map(mul, x, got))))
-                continue
-            tied = sum(c for c, v in zip(got, x) if v == 0.5)
-            won = sum(c * v for c, v in zip(got, x) if v != 0.5)
-            pairs.append((i, j, games - tied - won, won, tied))
-        if ties == "half":
-            drawn.append(ratings(_bt_fit(size, pairs, observed, 1e-7)))
-        else:
-            logs, log_nu = _davidson_fit(size, pairs, fitted, 1e-7)
-            drawn.append(ratings(logs))
-            nus.append(math.exp(log_nu))
+                out.append((ratings(_bt_fit(size, pairs, observed, 1e-7)),
+                            None))
+            else:
+                logs, log_nu = _davidson_fit(size, pairs, fitted, 1e-7)
+                out.append((ratings(logs), math.exp(log_nu)))
+        return out
+    # Rounds in _BLOCKS blocks, each from its own generator seeded from
+    # rng, so that two processes share them (jobs) with the same result.
+    seeds = [rng.getrandbits(128) for _ in range(_BLOCKS)]
+    rounds = in_parallel(block, [
+        (random.Random(seed), resamples // _BLOCKS
+         + (k < resamples % _BLOCKS)) for k, seed in enumerate(seeds)],
+        jobs, "Bradley-Terry rounds")
+    drawn = [r for b in rounds for r, _ in b]
+    nus = [nu for b in rounds for _, nu in b]
     cis = [Interval(*percentile_interval([row[s] for row in drawn],
                                          confidence)) for s in range(size)]
     rank_cis, joint, critical, top = rank_summary(
@@ -7350,7 +7408,8 @@ def open_source(path, how=None):
         raise EvalDeltaError(f"{path}: cannot read: No such file or "
                              f"directory")       # before a name claims it
     head = _Head(path)
-    return _reader_of(head, how).read(head, how)
+    with _CollectorPaused():
+        return _reader_of(head, how).read(head, how)
 
 
 def _reader_of(head, how):
@@ -8480,6 +8539,8 @@ def _brief(value):
 def _labels(record):
     """Return the (name, value) pairs of a record's short labels (dataset,
     category, turn, language): what --by can group by."""
+    if not record.keys() - _VERDICT_FIELDS:
+        return ()
     return tuple((k, v) for k, v in record.items()
                  if k not in _VERDICT_FIELDS and (
                      isinstance(v, (int, str)) and not isinstance(v, bool))
@@ -8618,20 +8679,29 @@ def _read_battles(head, how):
     """Return the Source of battles: Chatbot Arena's, or any table with
     model_a, model_b and winner (see above)."""
     verdicts = []
+    plain = {"model_a": 0.0, "model_b": 1.0, "tie": 0.5,
+             "tie (bothbad)": 0.5}          # Chatbot Arena's words
     for place, record in _preference_records(head.path):
-        a = _system_name(record.get("model_a"), place, "model_a")
-        b = _system_name(record.get("model_b"), place, "model_b")
-        winner = record.get("winner")
-        text = str(winner).strip() if winner is not None else ""
-        share = ({"model_a": 0.0, "a": 0.0, "model_b": 1.0, "b": 1.0}.get(
-            text.lower()) if text not in (a, b) else float(text == b))
-        if share is None and text.lower().startswith("tie"):
-            share = 0.5
-        if share is None:
-            raise EvalDeltaError(f"{place}: winner {_brief(winner)} is not "
-                                 f"model_a, model_b, tie or a system's name")
+        a, b, winner = (record.get("model_a"), record.get("model_b"),
+                        record.get("winner"))
+        if a.__class__ is not str or not a:
+            a = _system_name(a, place, "model_a")
+        if b.__class__ is not str or not b:
+            b = _system_name(b, place, "model_b")
+        share = plain.get(winner) if winner.__class__ is str else None
+        if share is None or winner == a or winner == b:
+            text = str(winner).strip() if winner is not None else ""
+            share = ({"model_a": 0.0, "a": 0.0, "model_b": 1.0, "b": 1.0}
+                     .get(text.lower()) if text not in (a, b)
+                     else float(text == b))
+            if share is None and text.lower().startswith("tie"):
+                share = 0.5
+            if share is None:
+                raise EvalDeltaError(f"{place}: winner {_brief(winner)} is "
+                                     f"not model_a, model_b, tie or a "
+                                     f"system's name")
         question = record.get("question_id")
-        item = place.rpartition(": ")[2] if ": " in place else place
+        item = place.rpartition(": ")[2]
         verdicts.append(Verdict(item, item if question is None
                                 else str(question), a, b, share, place,
                                 fields=_labels(record)))
@@ -9368,8 +9438,16 @@ def preference_battles(options, sources):
             raise EvalDeltaError(f"{flag} does not go with preference files "
                                  f"(compare FILE --a-col X --b-col Y "
                                  f"compares two of their systems)")
-    verdicts = [v for s in sources for _, batch in s.batches for v in batch]
-    names = list(dict.fromkeys(x for v in verdicts for x in (v.a, v.b)))
+    with _CollectorPaused():
+        return _battles(options, sources)
+
+
+def _battles(options, sources):
+    """preference_battles() of sources of preferences (see there)."""
+    files = [(s.path, [v for _, batch in s.batches for v in batch])
+             for s in sources]
+    verdicts = [v for _, of in files for v in of]
+    names = list(dict.fromkeys(x for s in sources for x in s.systems))
     if options.systems:
         unknown = [x for x in options.systems if x not in names]
         if unknown:
@@ -9377,11 +9455,18 @@ def preference_battles(options, sources):
                                  f"systems are {_some(names)}")
         names = list(options.systems)
     index = {name: k for k, name in enumerate(names)}
-    def key(v):                        # a pair counted once, either order
-        return ((index[v.a], index[v.b], v.share) if index[v.a] < index[v.b]
-                else (index[v.b], index[v.a], 1 - v.share))
-    kept = [v for v in verdicts if v.a in index and v.b in index]
-    counted = collections.Counter(map(key, kept))
+    def key(a, b, share):              # a pair counted once, either order
+        return ((index[a], index[b], share) if index[a] < index[b]
+                else (index[b], index[a], 1 - share))
+    files = [(path, [v for v in of if v.a in index and v.b in index])
+             for path, of in files]
+    kept = [v for _, of in files for v in of]
+    triples = list(zip(map(attrgetter("a"), kept), map(attrgetter("b"), kept),
+                       map(attrgetter("share"), kept)))
+    cell_of, counted = {}, {}          # in the order cells first appear
+    for triple, count in collections.Counter(triples).items():
+        cell = cell_of[triple] = key(*triple)
+        counted[cell] = counted.get(cell, 0) + count
     notes = [f"{source.path}: {note}" for source in sources
              for note in source.notes]
     left = len(verdicts) - len(kept)
@@ -9389,13 +9474,15 @@ def preference_battles(options, sources):
         notes.append(f"{_items(left, 'verdict')} with a system not in "
                      f"--systems left out")
     cells = [(i, j, share, c) for (i, j, share), c in counted.items()]
-    at = {cell[:3]: k for k, cell in enumerate(cells)}
-    by_question = {}
-    for v in kept:
-        by_question.setdefault((v.place.rsplit(":", 1)[0], v.question),
-                               collections.Counter())[at[key(v)]] += 1
     questions = None
-    if len(by_question) < len(kept):  # a question judged more than once
+    if any(len(set(map(attrgetter("question"), of))) < len(of)
+           for _, of in files):       # a question judged more than once
+        asked = [(path, v.question) for path, of in files for v in of]
+        at = {cell[:3]: k for k, cell in enumerate(cells)}
+        by_question = {}
+        for question, triple in zip(asked, triples):
+            by_question.setdefault(question, collections.Counter())[
+                at[cell_of[triple]]] += 1
         questions = collections.Counter(tuple(sorted(c.items()))
                                         for c in by_question.values())
         notes.append(f"{_items(len(kept), 'battle')} of "
@@ -12162,7 +12249,7 @@ def _rank_preferences(args, sources):
                                resamples=args.resamples,
                                confidence=args.confidence, alpha=args.alpha,
                                anchor=args.anchor, questions=questions,
-                               ties=args.ties or "half")
+                               ties=args.ties or "half", jobs=args.jobs)
     matrix = win_rates(len(names), cells)
 
     def data():

@@ -9,6 +9,7 @@
     python3 tests/benchmark.py --part saddle   # saddlepoint, ~6 minutes
     python3 tests/benchmark.py --part corpus   # binary F1, ~2 minutes
     python3 tests/benchmark.py --part preferences --battles 200000
+    python3 tests/benchmark.py --part preferences --peer-python venv/bin/python
     python3 tests/benchmark.py --part sequential   # 10^6 items, ~10 seconds
     python3 tests/benchmark.py --part calibration  # coverage and power
     python3 tests/benchmark.py --part bycounts     # simulate --by-counts
@@ -597,10 +598,67 @@ print(S, N, float(lo.mean()), float(hi.mean()))
 """
 
 
-def preference_cases(folder, battles, systems, rounds):
+NOTEBOOK_BT = r"""
+import math, sys, time, warnings
+import numpy as np, pandas as pd
+from sklearn.linear_model import LogisticRegression
+warnings.simplefilter("ignore", FutureWarning)   # penalty=None's spelling
+path, rounds = sys.argv[1], int(sys.argv[2])
+start = time.perf_counter()
+battles = pd.read_json(path, lines=True)
+def mle_elo(df):
+    # The notebook's steps: win and tie tables by model pair, a win counted
+    # twice and a tie once for each side, a weighted logistic regression
+    # on +-log(10) columns, no intercept, no penalty.  (Its design matrix is
+    # built here by numpy, not by its loop over the pairs.)
+    models = sorted(set(df["model_a"]) | set(df["model_b"]))
+    def table(rows):
+        return pd.crosstab(rows["model_a"], rows["model_b"]).reindex(
+            index=models, columns=models, fill_value=0)
+    tie = df["winner"].str.startswith("tie")
+    a_won = table(df[df["winner"] == "model_a"])
+    b_won = table(df[df["winner"] == "model_b"])
+    tied = table(df[tie])
+    won = (2 * a_won + 2 * b_won.T + tied + tied.T).to_numpy(float)
+    p = len(models)
+    i, j = np.nonzero(~np.eye(p, dtype=bool))
+    keep = won[i, j] + won[j, i] > 0
+    i, j = i[keep], j[keep]
+    x = np.zeros((2 * len(i), p))
+    for r in (2 * np.arange(len(i)), 2 * np.arange(len(i)) + 1):
+        x[r, i], x[r, j] = math.log(10), -math.log(10)
+    y = np.tile([1.0, 0.0], len(i))
+    w = np.empty(2 * len(i))
+    w[0::2], w[1::2] = won[i, j], won[j, i]
+    fit = LogisticRegression(fit_intercept=False, penalty=None, tol=1e-6)
+    fit.fit(x, y, sample_weight=w)
+    return pd.Series(400 * fit.coef_[0] + 1000, index=models)
+observed = mle_elo(battles)
+ready = time.perf_counter()
+rows = [mle_elo(battles.sample(frac=1.0, replace=True, random_state=k))
+        for k in range(rounds)]
+bounds = pd.DataFrame(rows).quantile([0.025, 0.975])
+done = time.perf_counter()
+print(ready - start, (done - ready) / rounds)
+"""
+
+
+def _importable(python, *modules):
+    """Return True if interpreter *python* imports every module."""
+    probe = "import " + ", ".join(modules)
+    return subprocess.run([python, "-c", probe], capture_output=True
+                          ).returncode == 0
+
+
+def preference_cases(folder, battles, systems, rounds, peer=sys.executable,
+                     notebook_rounds=5):
     """Bradley-Terry rank of a Chatbot Arena-sized battles file: ours,
-    whole process, against numpy and scipy doing the notebook's recipe
-    (battles resampled with replacement each round, a logistic fit)."""
+    whole process, against the Chatbot Arena notebook's recipe (pandas
+    and scikit-learn: battles resampled each round, pivot tables, a
+    weighted logistic regression), timed over *notebook_rounds* rounds
+    and projected, and against numpy and scipy doing the same on the
+    (pair, verdict) cells (a leaner recipe than the notebook's), both run
+    by the interpreter *peer*."""
     rng = random.Random(8)
     elo = [rng.gauss(1000, 150) for _ in range(systems)]
     names = [f"model-{k:03d}" for k in range(systems)]
@@ -618,18 +676,31 @@ def preference_cases(folder, battles, systems, rounds):
           f"{rounds} bootstrap rounds (whole processes)", flush=True)
     ours, _ = run_process([sys.executable, bed.__file__, "rank", path,
                            "--resamples", str(rounds), "--json"])
-    theirs = None
-    if importlib.util.find_spec("numpy") and importlib.util.find_spec(
-            "scipy"):
+    print(f"  ours (--jobs 2 where it can fork)   {ours:9.1f} s", flush=True)
+    if _importable(peer, "numpy", "pandas", "sklearn"):
+        script = os.path.join(folder, "notebook_bt.py")
+        with open(script, "w") as f:
+            f.write(NOTEBOOK_BT)
+        took, out = run_process([peer, script, path, str(notebook_rounds)])
+        setup, per_round = map(float, out.split())
+        projected = setup + rounds * per_round
+        print(f"  the notebook's recipe, pandas and scikit-learn: "
+              f"{per_round:.2f} s a round over {notebook_rounds} rounds, "
+              f"{setup:.1f} s to read and fit once: {projected:.0f} s "
+              f"projected for {rounds} rounds, {projected / ours:.0f}x ours",
+              flush=True)
+    else:
+        print("  the notebook's recipe: pandas or scikit-learn not "
+              "importable (--peer-python names an interpreter that has "
+              "them)")
+    if _importable(peer, "numpy", "scipy"):
         script = os.path.join(folder, "numpy_bt.py")
         with open(script, "w") as f:
             f.write(NUMPY_BT)
-        theirs, _ = run_process([sys.executable, script, path,
-                                 str(rounds)])
-    if theirs is None:
-        print(f"  ours {ours:.1f}s (numpy or scipy not importable)")
+        theirs, _ = run_process([peer, script, path, str(rounds)])
+        row("  numpy and scipy on the cells", ours, theirs)
     else:
-        row("  Bradley-Terry rank", ours, theirs)
+        print("  numpy and scipy on the cells: not importable")
     os.remove(path)
 
 
@@ -838,6 +909,10 @@ def main(argv=None):
     parser.add_argument("--systems", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=1000,
                         help="bootstrap rounds of the preferences part")
+    parser.add_argument("--notebook-rounds", type=int, default=5,
+                        help="rounds the notebook's recipe is timed over")
+    parser.add_argument("--peer-python", default=sys.executable,
+                        help="the interpreter that runs the peers' scripts")
     parser.add_argument("--replays", type=int, default=bed.REPLAYS)
     parser.add_argument("--resamples", type=int, default=10000,
                         help="resamples of the scale part")
@@ -881,7 +956,8 @@ def main(argv=None):
         calibration_cases(args.replays)
     if args.part in ("preferences", "all"):
         with tempfile.TemporaryDirectory() as folder:
-            preference_cases(folder, args.battles, args.systems, args.rounds)
+            preference_cases(folder, args.battles, args.systems, args.rounds,
+                             args.peer_python, args.notebook_rounds)
     if args.part in ("scale", "all"):
         resampling_only(args.resamples)
         with tempfile.TemporaryDirectory() as folder:

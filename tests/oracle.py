@@ -517,3 +517,42 @@ def davidson_mle(size, games, sweeps=400):
             x[k] = (lo + hi) / 2
     centre = sum(x[:size]) / size
     return [v - centre for v in x[:size]], x[size]
+
+
+def ranks(values):
+    """Each value's rank, 1 for the largest, ties the mean: by counting."""
+    out = []
+    for v in values:
+        rank = (sum(1 for w in values if w > v)
+                + (sum(1 for w in values if w == v) + 1) / 2)
+        out.append(int(rank) if rank == int(rank) else rank)
+    return out
+
+
+def joint_rank_sets(observed, drawn, confidence):
+    """Mogstad et al.'s simultaneous rank sets, a pair and a row at a time:
+    every difference's bootstrap se, the confidence quantile of each row's
+    largest studentized deviation, and the systems surely above and below."""
+    size, rows = len(observed), len(drawn)
+    pairs = [(j, k) for j in range(size) for k in range(j + 1, size)]
+    se = {}
+    for j, k in pairs:
+        d = [row[j] - row[k] for row in drawn]
+        mean = sum(d) / rows
+        se[j, k] = math.sqrt(sum((x - mean) ** 2 for x in d)
+                             / max(1, rows - 1))
+    stats = sorted(max((abs((row[j] - row[k]) - (observed[j] - observed[k]))
+                        / se[j, k] for j, k in pairs if se[j, k]),
+                       default=0.0) for row in drawn)
+    c = stats[min(rows - 1, math.ceil(rows * Fraction(repr(confidence)))
+                  - 1)]
+    above, below = [0] * size, [0] * size
+    for j, k in pairs:
+        gap = observed[j] - observed[k]
+        if (gap > c * se[j, k]) if se[j, k] else gap > 0:
+            below[j] += 1
+            above[k] += 1
+        elif (-gap > c * se[j, k]) if se[j, k] else gap < 0:
+            below[k] += 1
+            above[j] += 1
+    return [(1 + above[s], size - below[s]) for s in range(size)]
