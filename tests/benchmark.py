@@ -13,6 +13,7 @@
     python3 tests/benchmark.py --part sequential   # 10^6 items, ~10 seconds
     python3 tests/benchmark.py --part calibration  # coverage and power
     python3 tests/benchmark.py --part bycounts     # simulate --by-counts
+    python3 tests/benchmark.py --part grouped      # --by and --macro
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -264,6 +265,72 @@ def scale_cases(folder, resamples, largest):
             os.remove(path)
     if not have_scipy:
         print("scipy is not importable: its column is left out")
+
+
+NUMPY_GROUPED = r"""
+import csv, sys
+import numpy as np
+from scipy.stats import binomtest
+path, resamples, macro = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+cells = {}
+with open(path) as f:
+    for row in csv.DictReader(f):
+        key = (int(row["system_a_correct"]), int(row["system_b_correct"]))
+        counts = cells.setdefault(row["subset"], {})
+        counts[key] = counts.get(key, 0) + 1
+rng = np.random.default_rng(1)
+order = [(0, 0), (0, 1), (1, 0), (1, 1)]
+gain = np.array([0, 1, -1, 0])
+means = []
+for subset, counts in cells.items():       # each subset: count resamples
+    c = np.array([counts.get(k, 0) for k in order])
+    n = c.sum()
+    draws = rng.multinomial(n, c / n, size=resamples)
+    diff = draws @ gain / n
+    lo, hi = np.percentile(diff, [2.5, 97.5])
+    b, a = c[1], c[2]
+    p = binomtest(int(b), int(a + b)).pvalue if a + b else 1.0
+    means.append(diff)
+if macro:                                  # the subsets' mean, stratified
+    lo, hi = np.percentile(np.mean(means, axis=0), [2.5, 97.5])
+print(len(cells), lo, hi)
+"""
+
+
+def grouped_cases(folder, subsets=57, items=250, resamples=2000):
+    """compare --by and --macro of 0/1 scores in *subsets* subsets, whole
+    processes (median of 3), against numpy and scipy counting each
+    subset's cells (multinomial resamples, a binomial test), where they
+    are importable."""
+    rng = random.Random(4)
+    path = os.path.join(folder, "subsets.csv")
+    with open(path, "w") as f:
+        f.write("id,subset,system_a_correct,system_b_correct\n")
+        for s in range(subsets):
+            p = rng.uniform(0.4, 0.9)
+            for i in range(items):
+                a = int(rng.random() < p)
+                b = a if rng.random() < 0.7 else int(rng.random() < p + 0.02)
+                f.write(f"{s * items + i},task{s:02d},{a},{b}\n")
+    have = all(importlib.util.find_spec(m) for m in ("numpy", "scipy"))
+    script = os.path.join(folder, "numpy_grouped.py")
+    with open(script, "w") as f:
+        f.write(NUMPY_GROUPED)
+    print(f"\ngrouped 0/1 scores, {subsets} subsets of {items} items, "
+          f"{resamples} resamples, whole processes (median of 3)")
+    for flag, macro in (("--by subset", "0"), ("--by subset --macro", "1")):
+        argv = [sys.executable, bed.__file__, "compare", path,
+                "--resamples", str(resamples), *flag.split()]
+        ours = sorted(run_process(argv)[0] for _ in range(3))[1]
+        if have:
+            theirs = sorted(run_process([sys.executable, script, path,
+                                         str(resamples), macro])[0]
+                            for _ in range(3))[1]
+            row(f"  compare {flag}", ours, theirs)
+        else:
+            print(f"  compare {flag}: {ours:.2f} s (numpy or scipy not "
+                  f"importable)")
+    os.remove(path)
 
 
 def wide_csv_memory(folder, rows):
@@ -902,7 +969,7 @@ def main(argv=None):
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
                                            "saddle", "corpus", "preferences",
                                            "sequential", "calibration", "bycounts",
-                                           "all"),
+                                           "grouped", "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -950,6 +1017,9 @@ def main(argv=None):
     if args.part in ("sequential", "all"):
         with tempfile.TemporaryDirectory() as folder:
             sequential_cases(folder)
+    if args.part in ("grouped", "all"):
+        with tempfile.TemporaryDirectory() as folder:
+            grouped_cases(folder)
     if args.part in ("bycounts", "all"):
         by_counts_cases(args.replays)
     if args.part in ("calibration", "all"):
