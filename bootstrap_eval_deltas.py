@@ -1230,6 +1230,8 @@ def multinomial(rng, n, weights):
     [8, 0, 2]
     """
     counts, left, rest = [], n, sum(weights)
+    if n and not rest:
+        raise EvalDeltaError(f"no weight to draw {n} from")
     for w in weights:
         if not left or not w:
             x = 0

@@ -105,7 +105,13 @@ def test_multinomial_goodness_of_fit():
                                                 min_size=1, max_size=8),
        seed=st.integers(0, 99))
 def test_multinomial_sums_to_n_and_skips_empty_groups(n, weights, seed):
-    if not sum(weights):
+    if not sum(weights):            # nothing to draw from: words, or none
+        if n:
+            with pytest.raises(bed.EvalDeltaError, match="no weight"):
+                bed.multinomial(random.Random(seed), n, weights)
+        else:
+            assert bed.multinomial(random.Random(seed), 0, weights) == \
+                [0] * len(weights)
         return
     counts = bed.multinomial(random.Random(seed), n, weights)
     assert sum(counts) == n
