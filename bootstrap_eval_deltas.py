@@ -903,8 +903,9 @@ def draw_words(rng, n, count, keep=None):
     return chunks
 
 
-_PLANE_BITS = 4      # index bits below the top byte mapped by planes;
-                     # past them (n >= 4096) a 16-bit table, slower
+_PLANE_BITS = 4      # index bits below the top byte mapped by planes of
+_CRUMB_BITS = 6      # nibbles, and of crumbs (codes below 3); past them a
+                     # 16-bit table, slower
 
 
 @functools.lru_cache(maxsize=8)
@@ -912,12 +913,17 @@ def _code_tables(n, codes):
     """Return the translate tables mapping word bytes to item codes.
 
     For n <= 256 one table maps the top byte (its rejected inputs the
-    delete set).  For an index of k = 8 + j bits (j <= _PLANE_BITS), the
-    index is 2^j top + low, low the top j bits of the second byte: the
-    planes are 2^(j - 1) tables of the top byte, each holding two codes a
-    byte (low even in the low nibble, odd in the high one), and the masks
-    one per bit of low, 0xFF where it is set, to pick between planes and
-    then nibbles.  Beyond, None: the words' top 16 bits index a table.
+    delete set).  For an index of k = 8 + j bits, the index is 2^j top +
+    low, low the top j bits of the second byte, and the tables are
+    "planes" of the top byte that hold several codes a byte: with codes
+    below 3 (a paired bootstrap's 0, 1, 2 and a 0/1 metric's; j <=
+    _CRUMB_BITS), four 2-bit crumbs, low's two lowest bits picking one, a
+    rejected draw 3, in 2^(j - 2) planes; else (j <= _PLANE_BITS) two
+    nibbles, low's lowest bit picking one, in 2^(j - 1) planes.  The
+    masks, one per bit of low, 0xFF where it is set, pick between planes
+    and then within the byte.  Return (planes, masks, the delete set, the
+    bits a code takes), or None past both: the words' top 16 bits then
+    index a table.
     """
     k = n.bit_length()
 
@@ -926,26 +932,35 @@ def _code_tables(n, codes):
 
     if k <= 8:
         top = bytes(code(b >> (8 - k)) for b in range(256))
-        return top, None, bytes(b for b in range(256) if top[b] == _REJECT)
+        return top, None, bytes(b for b in range(256) if top[b] == _REJECT), 8
     j = k - 8
+    masks = [bytes(0xFF if b >> (8 - j) >> bit & 1 else 0 for b in range(256))
+             for bit in range(j)]
+    if 2 <= j <= _CRUMB_BITS and max(codes) < 3:
+        def crumb(i):
+            return 3 if i >= n else codes[i]
+        planes = [bytes(sum(crumb(t << j | 4 * quarter + c) << 2 * c
+                            for c in range(4)) for t in range(256))
+                  for quarter in range(1 << (j - 2))]
+        return planes, masks, _CRUMB_REJECT, 2
     if j > _PLANE_BITS:
         return None
     planes = [bytes(code(t << j | 2 * half) | code(t << j | 2 * half + 1) << 4
                     for t in range(256)) for half in range(1 << (j - 1))]
-    masks = [bytes(0xFF if b >> (8 - j) >> bit & 1 else 0 for b in range(256))
-             for bit in range(j)]
-    return planes, masks, _LOW_REJECT
+    return planes, masks, _LOW_REJECT, 4
 
 
 _LOW_NIBBLE = bytes(b & 15 for b in range(256))
 _LOW_REJECT = bytes(b for b in range(256) if b & 15 == _REJECT)
+_LOW_CRUMB = bytes(b & 3 for b in range(256))
+_CRUMB_REJECT = bytes(b for b in range(256) if b & 3 == 3)
 
 
 def codes_from_words(chunks, n, codes):
     """Return the codes of the accepted draws in the chunks, in order."""
     tables = _code_tables(n, bytes(codes))
     out = []
-    if tables is None:                      # n >= 2^(8 + _PLANE_BITS)
+    if tables is None:                      # past the planes: a 16-bit table
         table = _index_codes(n, bytes(codes))
         reject = bytes([_REJECT])
         for low, top in chunks:
@@ -958,20 +973,24 @@ def codes_from_words(chunks, n, codes):
             out.append(bytes(itemgetter(*hi)(table) if len(hi) > 1 else
                              (table[hi[0]],)).translate(None, reject))
         return b"".join(out)
-    planes, masks, rejected = tables
+    planes, masks, rejected, width = tables
+    first = 2 if width == 2 else 1          # low's bits that pick in a byte
     for low, top in chunks:
         if masks is None:
             out.append(top.translate(planes, rejected))
             continue
         level = [int.from_bytes(top.translate(p), "little") for p in planes]
-        for bit in range(1, len(masks)):    # pick a plane, bit by bit
+        for bit in range(first, len(masks)):    # pick a plane, bit by bit
             m = int.from_bytes(low.translate(masks[bit]), "little")
             level = [x ^ ((x ^ y) & m) for x, y in zip(level[::2],
                                                          level[1::2])]
-        u = level[0]                        # then the nibble, by bit 0
-        m = int.from_bytes(low.translate(masks[0]), "little")
-        picked = ((u ^ (u & m)) | (u >> 4 & m)).to_bytes(len(top), "little")
-        out.append(picked.translate(_LOW_NIBBLE, rejected))
+        u = level[0]                        # then within the byte: the
+        for bit in reversed(range(first)):  # nibble, the crumb
+            m = int.from_bytes(low.translate(masks[bit]), "little")
+            u = (u ^ (u & m)) | (u >> (4 >> (first - 1 - bit)) & m)
+        picked = u.to_bytes(len(top), "little")
+        out.append(picked.translate(_LOW_CRUMB if width == 2 else
+                                    _LOW_NIBBLE, rejected))
     return b"".join(out)
 
 

@@ -14,20 +14,29 @@ import oracle
 SIZES = st.one_of(st.integers(1, 600), st.integers(600, 70000),
                   st.sampled_from([255, 256, 257, 499, 500, 501, 511, 512,
                                    513, 1000, 1023, 1024, 1025, 2000, 2047,
-                                   2048, 4095, 4096, 4097, 10000, 65535,
-                                   65536, 70000]))
+                                   2048, 4095, 4096, 4097, 8191, 8192,
+                                   10000, 16383, 16384, 65535, 65536,
+                                   70000]))
 
 
-@settings(max_examples=90, deadline=None)
-@given(n=SIZES, count=st.integers(0, 3000), seed=st.integers(0, 2 ** 64))
-@example(n=1, count=50, seed=0)      # k = 1: half the words are rejected
-@example(n=256, count=3000, seed=7)  # k = 9 though every top byte is valid
-@example(n=501, count=3000, seed=1)  # odd n: the 9th bit decides top byte 250
-@example(n=1025, count=5000, seed=2)  # 11 bits: planes, half the words rejected
-@example(n=4095, count=5000, seed=3)  # 12 bits: the most planes
-@example(n=4097, count=5000, seed=4)  # 13 bits: the 16-bit table
-def test_draw_codes_matches_randrange(n, count, seed):
-    codes = bytes(b % 15 for b in random.Random(n).randbytes(n))
+@settings(max_examples=120, deadline=None)
+@given(n=SIZES, count=st.integers(0, 3000), seed=st.integers(0, 2 ** 64),
+       few=st.booleans())
+@example(n=1, count=50, seed=0, few=False)   # k = 1: half the words rejected
+@example(n=256, count=3000, seed=7, few=False)   # k = 9, every top byte valid
+@example(n=501, count=3000, seed=1, few=False)   # the 9th bit decides byte 250
+@example(n=1025, count=5000, seed=2, few=False)  # 11 bits: nibble planes
+@example(n=4095, count=5000, seed=3, few=False)  # 12 bits: the most of them
+@example(n=4097, count=5000, seed=4, few=False)  # 13 bits: the 16-bit table
+@example(n=513, count=5000, seed=5, few=True)    # 10 bits: one crumb plane
+@example(n=4097, count=5000, seed=6, few=True)   # 13 bits: crumb planes
+@example(n=16383, count=5000, seed=8, few=True)  # 14 bits: the most of them
+@example(n=16385, count=5000, seed=9, few=True)  # 15 bits: the 16-bit table
+def test_draw_codes_matches_randrange(n, count, seed, few):
+    # few: codes below 3, as a paired bootstrap's and a 0/1 metric's are,
+    # which planes of 2-bit crumbs map to 14 bits; else 4-bit nibbles
+    codes = bytes(b % (3 if few else 15)
+                  for b in random.Random(n).randbytes(n))
     fast, slow = random.Random(seed), random.Random(seed)
     got = bed.draw_codes(fast, n, count, codes)
     assert got == bytes(codes[slow.randrange(n)] for _ in range(count))
