@@ -3338,7 +3338,9 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     rating, else the ratings average 1000.  *ties* "half" counts a tie
     half a win for each side (as Chatbot Arena does); "davidson" fits
     Davidson's tie model instead (davidson()), its nu and interval in the
-    Ranking's *ties*.
+    Ranking's *ties*.  The rounds are drawn in _BLOCKS blocks, each from
+    a generator seeded from rng; with *jobs* > 1 a forked helper draws
+    half of them, and the result is the same.
 
     >>> r = rank_preferences([(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0,
     ...     5), (1, 2, 0.0, 25), (0, 2, 0.5, 10)], random.Random(1),
