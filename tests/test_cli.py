@@ -29,39 +29,28 @@ def run(capsys, *argv):
     return status, out, err
 
 
-def test_default_run_at_a_quarter_of_the_replays(capsys, tmp_path):
-    # The article's six lines and its CSV as the full run gives them, and
-    # the first 250 replays' figures (the replay loop is checked against
-    # the straightforward one in test_resampling.py and test_simulation.py;
-    # the full 1000 replays, 20 s, run with -m slow).
-    out_csv = tmp_path / "items.csv"
-    status, out, err = run(capsys, "--out", str(out_csv), "--jobs", "1",
-                           "--replays", "250")
-    assert status == 0 and err == ""
-    assert out.startswith(ARTICLE)
-    assert out[len(ARTICLE):] == (
-        "over 250 replays: paired CI covers the true gap 95.2% of the time "
-        "(Monte Carlo s.e. 1.4%);\n"
-        "CI excludes zero (a 'significant' +gap) 35.2% of the time "
-        "(Monte Carlo s.e. 3.0%)\n"
-        f"wrote {out_csv} (500 items)\n")
-    with open(SHIPPED_CSV, "rb") as f:
-        assert out_csv.read_bytes() == f.read()
-
-
-@pytest.mark.slow
-def test_golden_default_run(capsys, tmp_path):
+@pytest.mark.parametrize("replays, figures", [
+    # the first 250 replays in the suite (the replay loop is checked
+    # against the straightforward one in test_resampling.py and
+    # test_simulation.py); the article's 1000, 20 s, with -m slow
+    (250, "covers the true gap 95.2% of the time (Monte Carlo s.e. 1.4%);\n"
+          "CI excludes zero (a 'significant' +gap) 35.2% of the time "
+          "(Monte Carlo s.e. 3.0%)"),
+    pytest.param(1000, "covers the true gap 95.6% of the time (Monte Carlo "
+                 "s.e. 0.6%);\nCI excludes zero (a 'significant' +gap) 35.7% "
+                 "of the time (Monte Carlo s.e. 1.5%)",
+                 marks=pytest.mark.slow)])
+def test_golden_default_run(capsys, tmp_path, replays, figures):
+    # The article's six lines, its CSV's bytes and the replays' figures.
     # One process: the suite's other worker has the second core, and the
     # helper's numbers are the same (test_resampling.py checks them).
     out_csv = tmp_path / "items.csv"
-    status, out, err = run(capsys, "--out", str(out_csv), "--jobs", "1")
+    status, out, err = run(capsys, "--out", str(out_csv), "--jobs", "1",
+                           "--replays", str(replays))
     assert status == 0 and err == ""
     assert out.startswith(ARTICLE)
     assert out[len(ARTICLE):] == (
-        "over 1000 replays: paired CI covers the true gap 95.6% of the time "
-        "(Monte Carlo s.e. 0.6%);\n"
-        "CI excludes zero (a 'significant' +gap) 35.7% of the time "
-        "(Monte Carlo s.e. 1.5%)\n"
+        f"over {replays} replays: paired CI {figures}\n"
         f"wrote {out_csv} (500 items)\n")
     with open(SHIPPED_CSV, "rb") as f:
         assert out_csv.read_bytes() == f.read()
