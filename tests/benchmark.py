@@ -14,6 +14,7 @@
     python3 tests/benchmark.py --part calibration  # coverage and power
     python3 tests/benchmark.py --part bycounts     # simulate --by-counts
     python3 tests/benchmark.py --part grouped      # --by and --macro
+    python3 tests/benchmark.py --part sizes        # the loop at other N
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -964,12 +965,69 @@ def by_counts_cases(replays):
     print("* timed over a tenth of the replays, times ten")
 
 
+SIZES = (100, 256, 500, 1000, 2000, 4000, 4097, 8000, 10000)
+
+
+def word_floor(words, chunk=1 << 15):
+    """Return the seconds the standard library takes to generate *words*
+    32-bit Mersenne Twister words, getrandbits in chunks: all the words
+    the coverage loop consumes, and nothing done with them."""
+    rng, best = random.Random(1), float("inf")
+    for _ in range(3):
+        start, left = time.perf_counter(), words
+        while left:
+            take = min(chunk, left)
+            rng.getrandbits(32 * take)
+            left -= take
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def size_cases(sizes, budget=16 * 10 ** 7, resamples=2000):
+    """The article's coverage loop at other N_ITEMS: ours (two processes
+    where fork exists) beside the straightforward loop and the floor.
+
+    Ours runs max(8, budget / (resamples * n)) replays, the faster of two
+    runs; the straightforward loop (tests/oracle.py) one replay of 100
+    resamples, scaled per draw (its cost per draw does not depend on the
+    resamples); the floor is word_floor of the words the replays consume
+    on average (n / 2^k of them give an index).  Each size first checks
+    one replay's numbers against the straightforward loop's.
+    """
+    jobs = 2 if bed._can_fork() else 1
+    print(f"coverage loop, {resamples} resamples a replay, jobs={jobs}: "
+          "wall time per draw")
+    print(f"{'n':>6} {'replays':>7} {'ours':>8} {'straightf.':>10} "
+          f"{'ratio':>6} {'floor':>7} {'ours/floor':>10}")
+    for n in sizes:
+        fast = bed.coverage(random.Random(n), replays=1, n_items=n,
+                            resamples=100, jobs=jobs)
+        slow = oracle.coverage(random.Random(n), 1, n, bed.CORR, bed.ACC_A,
+                               bed.ACC_B, 100, bed.CONFIDENCE)
+        assert (fast.covered, fast.excludes_zero) == slow, f"n={n} differs"
+        replays = max(8, budget // (resamples * n))
+        draws = replays * resamples * n
+        ours = min(timed(bed.coverage, random.Random(1), replays=replays,
+                         n_items=n, resamples=resamples, jobs=jobs)[1]
+                   for _ in range(2))
+        _, t_slow = timed(oracle.coverage, random.Random(1), 1, n, bed.CORR,
+                          bed.ACC_A, bed.ACC_B, 100, bed.CONFIDENCE)
+        slow_per = t_slow / (100 * n)
+        words = round(draws * (1 << n.bit_length()) / n)
+        floor = word_floor(words)
+        print(f"{n:>6} {replays:>7} {ours / draws * 1e9:>6.1f}ns "
+              f"{slow_per * 1e9:>8.1f}ns {slow_per * draws / ours:>5.1f}x "
+              f"{floor / draws * 1e9:>5.1f}ns {ours / floor:>9.2f}x",
+              flush=True)
+    print("floor: generating the same words with getrandbits alone")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
                                            "saddle", "corpus", "preferences",
                                            "sequential", "calibration", "bycounts",
-                                           "grouped", "all"),
+                                           "grouped", "sizes", "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -986,6 +1044,8 @@ def main(argv=None):
     parser.add_argument("--largest", type=int, default=10 ** 6,
                         help="skip scale cases with more items")
     parser.add_argument("--wide-rows", type=int, default=10 ** 7)
+    parser.add_argument("--sizes", type=int, nargs="+", default=SIZES,
+                        help="N_ITEMS of the sizes part")
     args = parser.parse_args(argv)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     if args.part in ("article", "all"):
@@ -998,6 +1058,8 @@ def main(argv=None):
             assert same_numbers(fast, slow), "default run numbers differ"
             row(f"default run, jobs={jobs}", t_fast, t_slow)
         print("all numbers identical to the straightforward implementation")
+    if args.part in ("sizes", "all"):
+        size_cases(args.sizes)
     if args.part in ("plan", "all"):
         plan_cases()
     if args.part in ("rank", "all"):

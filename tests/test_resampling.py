@@ -160,8 +160,8 @@ def test_helper_process_gives_identical_coverage(n):
 
 @pytest.mark.skipif(not bed._can_fork(), reason="needs fork and 2 CPUs")
 @pytest.mark.parametrize("ring, chunk", [
-    (3000, 256),     # room for two chunks: the drawer waits on the helper
-    (500, 256),      # no room at all: every chunk goes through the pipe
+    (3000, 256),     # room for two chunks: the drawer maps the rest
+    (500, 256),      # no room at all: the drawer maps every chunk
     (70000, 1000),   # wraps round many times
 ])
 def test_helper_ring_full_or_too_small(monkeypatch, ring, chunk):
