@@ -164,11 +164,12 @@ def test_helper_process_gives_identical_coverage(n):
     (500, 256),      # no room at all: the drawer maps every chunk
     (70000, 1000),   # wraps round many times
 ])
-def test_helper_ring_full_or_too_small(monkeypatch, ring, chunk):
+@pytest.mark.parametrize("n", [301, 5000])      # nibble and crumb planes
+def test_helper_ring_full_or_too_small(monkeypatch, ring, chunk, n):
     monkeypatch.setattr(bed, "_RING_BYTES", ring)
     monkeypatch.setattr(bed, "_RING_MOST", ring)
     monkeypatch.setattr(bed, "_CHUNK", chunk)
-    args = dict(replays=5, n_items=301, resamples=40, corr=0.3)
+    args = dict(replays=5, n_items=n, resamples=40, corr=0.3)
     assert (bed.coverage(random.Random(9), jobs=2, **args)
             == bed.coverage(random.Random(9), jobs=1, **args))
 
