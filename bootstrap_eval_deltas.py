@@ -4397,8 +4397,8 @@ def _helper_loop(conn, parent_end, memory, bounds_of):
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's
 
     def words(place):
-        if not isinstance(place[0], int):   # came through the pipe: words,
-            return place                    # or (None, codes) mapped there
+        if place[0] is None:                # (None, codes): mapped there
+            return place
         at, low, top = place
         return memory[at:at + low], memory[at + low:at + low + top]
 

@@ -983,14 +983,14 @@ def word_floor(words, chunk=1 << 15):
     return best
 
 
-def size_cases(sizes, budget=16 * 10 ** 7, resamples=2000):
+def size_cases(sizes, budget=32 * 10 ** 7, resamples=2000):
     """The article's coverage loop at other N_ITEMS: ours (two processes
     where fork exists) beside the straightforward loop and the floor.
 
-    Ours runs max(8, budget / (resamples * n)) replays, the faster of two
-    runs; the straightforward loop (tests/oracle.py) one replay of 100
-    resamples, scaled per draw (its cost per draw does not depend on the
-    resamples); the floor is word_floor of the words the replays consume
+    Ours runs max(16, budget / (resamples * n)) replays, the faster of two
+    runs; the straightforward loop (tests/oracle.py) one replay of 2e6
+    draws, the faster of two, scaled per draw (its cost per draw does not
+    depend on the resamples); the floor is word_floor of the words the replays consume
     on average (n / 2^k of them give an index).  Each size first checks
     one replay's numbers against the straightforward loop's.
     """
@@ -1005,14 +1005,15 @@ def size_cases(sizes, budget=16 * 10 ** 7, resamples=2000):
         slow = oracle.coverage(random.Random(n), 1, n, bed.CORR, bed.ACC_A,
                                bed.ACC_B, 100, bed.CONFIDENCE)
         assert (fast.covered, fast.excludes_zero) == slow, f"n={n} differs"
-        replays = max(8, budget // (resamples * n))
+        replays = max(16, budget // (resamples * n))
         draws = replays * resamples * n
         ours = min(timed(bed.coverage, random.Random(1), replays=replays,
                          n_items=n, resamples=resamples, jobs=jobs)[1]
                    for _ in range(2))
-        _, t_slow = timed(oracle.coverage, random.Random(1), 1, n, bed.CORR,
-                          bed.ACC_A, bed.ACC_B, 100, bed.CONFIDENCE)
-        slow_per = t_slow / (100 * n)
+        few = max(100, 2 * 10 ** 6 // n)       # resamples: 2e6 draws
+        slow_per = min(timed(oracle.coverage, random.Random(1), 1, n,
+                             bed.CORR, bed.ACC_A, bed.ACC_B, few,
+                             bed.CONFIDENCE)[1] for _ in range(2)) / (few * n)
         words = round(draws * (1 << n.bit_length()) / n)
         floor = word_floor(words)
         print(f"{n:>6} {replays:>7} {ours / draws * 1e9:>6.1f}ns "
