@@ -1304,6 +1304,91 @@ def multinomial(rng, n, weights):
     return counts
 
 
+def multinomials(rng, n, weights, count):
+    """Yield multinomial(rng, n, weights) count times: the same draws from
+    the same stream (taken as each is yielded), faster, since each
+    group's binomial has a fixed chance and so its constants are worked
+    out once for each number of draws left (binomials), not on every
+    draw.  Many draws from 4 groups: 2.3 us each against 3.7."""
+    if n and not sum(weights):
+        raise EvalDeltaError(f"no weight to draw {n} from")
+    plan, rest = [], sum(weights)
+    for w in weights:                   # each group: all left, none, or
+        plan.append(None if not w else True if w >= rest else
+                    binomials(rng, w / rest))   # a binomial of what is left
+        rest -= w
+    last = max((j for j, w in enumerate(weights) if w), default=None)
+    for _ in range(count):
+        counts, left = [], n
+        for step in plan:
+            x = (0 if not left or step is None else left if step is True
+                 else step(left))
+            counts.append(x)
+            left -= x
+        if left:                         # float weights: rounding left some
+            counts[last] += left
+        yield counts
+
+
+def binomials(rng, p):
+    """Return draw(n), binomial(rng, n, p) for this p: the same uses of
+    rng.random(), with the constants of inversion and of BTRS kept for
+    each n already seen."""
+    if p <= 0.0 or p >= 1.0:
+        return functools.partial(binomial, rng, p=p)
+    flip, q = (True, 1.0 - p) if p > 0.5 else (False, p)
+    random = rng.random
+    jump = math.log2(1.0 - q)
+    kept = {}
+
+    def inversion(n):
+        x = y = 0
+        if not jump:
+            return x
+        while True:
+            y += math.floor(math.log2(random()) / jump) + 1
+            if y > n:
+                return x
+            x += 1
+
+    def btrs(n):
+        try:
+            spq, b, a, c, vr, setup = kept[n]
+        except KeyError:
+            spq = math.sqrt(n * q * (1.0 - q))
+            b = 1.15 + 2.53 * spq
+            a = -0.0873 + 0.0248 * b + 0.01 * q
+            c = n * q + 0.5
+            vr = 0.92 - 4.2 / b
+            m = math.floor((n + 1) * q)                 # the mode
+            setup = ((2.83 + 5.1 / b) * spq, math.log(q / (1.0 - q)), m,
+                     math.lgamma(m + 1) + math.lgamma(n - m + 1))
+            kept[n] = spq, b, a, c, vr, setup
+        while True:
+            u = random() - 0.5
+            us = 0.5 - abs(u)
+            k = math.floor((2.0 * a / us + b) * u + c)
+            if k < 0 or k > n:
+                continue
+            v = random()
+            if us >= 0.07 and v <= vr:
+                return k
+            alpha, lpq, m, h = setup
+            v *= alpha / (a / (us * us) + b)
+            if math.log(v) <= (h - math.lgamma(k + 1)
+                               - math.lgamma(n - k + 1) + (k - m) * lpq):
+                return k
+
+    def draw(n):
+        if n < 0:
+            raise EvalDeltaError(f"no Binomial({n}, {p})")
+        if n == 1:
+            return int(random() < p)
+        x = inversion(n) if n * q < 10.0 else btrs(n)
+        return n - x if flip else x
+    return draw
+
+
 ## Saddlepoint ################################################################
 
 # The ideal bootstrap, with no resamples.  A resample of n items is n draws
@@ -3436,16 +3521,16 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     def block(rng, rounds):
         """Draw *rounds* rounds from rng: (ratings, nu) of each."""
         out = []
-        for _ in range(rounds):
+        for drawn in (multinomials(rng, sum(many), many, rounds) if questions
+                      else multinomials(rng, n, counts, rounds)):
             if questions:              # whole questions, their battles
                 again = [0] * len(counts)            # together
-                for pattern, times in zip(patterns, multinomial(
-                        rng, sum(many), many)):
+                for pattern, times in zip(patterns, drawn):
                     if times:
                         for k, c in pattern:
                             again[k] += times * c
             else:
-                again = multinomial(rng, n, counts)
+                again = drawn
             pairs = []
             for i, j, first, end in spans:
                 got = again[first:end]
@@ -3712,8 +3797,8 @@ def resample_columns(rng, columns, counts, resamples, jobs=1):
         weights = [counts[j] for j in order]
         ordered = [[column[j] for j in order] for column in columns]
         out = [[] for _ in columns]
-        for done in range(1, total + 1):
-            x = multinomial(rng, draws, weights)
+        for done, x in enumerate(multinomials(rng, draws, weights, total),
+                                 1):
             for sums, column in zip(out, ordered):
                 sums.append(sum(map(mul, x, column)))
             _step("resampling", done, total)
@@ -5307,8 +5392,8 @@ def simulated_power(rng, n, *, replays=REPLAYS, corr=CORR, acc_a=ACC_A,
     design = copula_design(acc_a, acc_b, corr)
     cells = [design.p10, design.p01, 1.0 - design.p10 - design.p01]
     rejected = discordant = 0
-    for done in range(1, replays + 1):
-        a_only, b_only, _ = multinomial(rng, n, cells)
+    for done, (a_only, b_only, _) in enumerate(
+            multinomials(rng, n, cells, replays), 1):
         rejected += _mcnemar_p(a_only, b_only) <= _exact(alpha)
         discordant += a_only + b_only
         if progress:
