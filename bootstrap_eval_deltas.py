@@ -1313,16 +1313,24 @@ def multinomials(rng, n, weights, count):
     if n and not sum(weights):
         raise EvalDeltaError(f"no weight to draw {n} from")
     plan, rest = [], sum(weights)
+    few = sum(map(bool, weights)) <= _FEW_GROUPS
     for w in weights:                   # each group: all left, none, or
         plan.append(None if not w else True if w >= rest else
-                    binomials(rng, w / rest))   # a binomial of what is left
-        rest -= w
+                    binomials(rng, w / rest) if few or rest == sum(weights)
+                    else w / rest)
+        rest -= w                       # a binomial of what is left
     last = max((j for j, w in enumerate(weights) if w), default=None)
     for _ in range(count):
         counts, left = [], n
         for step in plan:
-            x = (0 if not left or step is None else left if step is True
-                 else step(left))
+            if not left or step is None:
+                x = 0
+            elif step is True:
+                x = left
+            elif step.__class__ is float:      # a chance: binomial itself
+                x = binomial(rng, left, step)
+            else:                               # binomials, constants kept
+                x = step(left)
             counts.append(x)
             left -= x
         if left:                         # float weights: rounding left some
@@ -1330,10 +1338,19 @@ def multinomials(rng, n, weights, count):
         yield counts
 
 
+_KEPT_BINOMIALS = 64   # numbers of draws whose BTRS constants binomials keeps
+_FEW_GROUPS = 16       # past this many groups, multinomials keeps the first
+                       # group's constants only: the others' are drawn with
+                       # a different number left nearly every time, and
+                       # keeping them all costs more in memory traffic
+
+
 def binomials(rng, p):
     """Return draw(n), binomial(rng, n, p) for this p: the same uses of
     rng.random(), with the constants of inversion and of BTRS kept for
-    each n already seen."""
+    the first _KEPT_BINOMIALS values of n seen (a group's share of many
+    groups is left a different number of draws nearly every time; the
+    first group, and the few of a 0/1 metric's cells, are not)."""
     if p <= 0.0 or p >= 1.0:
         return functools.partial(binomial, rng, p=p)
     flip, q = (True, 1.0 - p) if p > 0.5 else (False, p)
@@ -1352,18 +1369,15 @@ def binomials(rng, p):
             x += 1
 
     def btrs(n):
-        try:
-            spq, b, a, c, vr, setup = kept[n]
-        except KeyError:
+        got = kept.get(n)
+        if got is None:
             spq = math.sqrt(n * q * (1.0 - q))
             b = 1.15 + 2.53 * spq
-            a = -0.0873 + 0.0248 * b + 0.01 * q
-            c = n * q + 0.5
-            vr = 0.92 - 4.2 / b
-            m = math.floor((n + 1) * q)                 # the mode
-            setup = ((2.83 + 5.1 / b) * spq, math.log(q / (1.0 - q)), m,
-                     math.lgamma(m + 1) + math.lgamma(n - m + 1))
-            kept[n] = spq, b, a, c, vr, setup
+            got = [spq, b, -0.0873 + 0.0248 * b + 0.01 * q, n * q + 0.5,
+                   0.92 - 4.2 / b, None]
+            if len(kept) < _KEPT_BINOMIALS:
+                kept[n] = got
+        spq, b, a, c, vr, setup = got
         while True:
             u = random() - 0.5
             us = 0.5 - abs(u)
@@ -1373,6 +1387,11 @@ def binomials(rng, p):
             v = random()
             if us >= 0.07 and v <= vr:
                 return k
+            if setup is None:
+                m = math.floor((n + 1) * q)                 # the mode
+                setup = got[5] = (
+                    (2.83 + 5.1 / b) * spq, math.log(q / (1.0 - q)), m,
+                    math.lgamma(m + 1) + math.lgamma(n - m + 1))
             alpha, lpq, m, h = setup
             v *= alpha / (a / (us * us) + b)
             if math.log(v) <= (h - math.lgamma(k + 1)

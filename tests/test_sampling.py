@@ -10,6 +10,7 @@ import random
 from fractions import Fraction
 
 import pytest
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -121,15 +122,16 @@ def test_multinomial_sums_to_n_and_skips_empty_groups(n, weights, seed):
 @settings(max_examples=150, deadline=None)
 @given(n=st.sampled_from([0, 1, 2, 3, 9, 40, 250, 1001, 10 ** 5, 10 ** 7]),
        weights=st.lists(st.sampled_from([0, 0, 1, 2, 7, 60, 500, 10 ** 4]),
-                        min_size=1, max_size=6),
+                        min_size=1, max_size=30),     # past _FEW_GROUPS
        scale=st.sampled_from([1, 3, 0.1]), count=st.integers(1, 40),
        seed=st.integers(0, 10 ** 6))
+@example(n=10 ** 5, weights=[7, 60, 500, 1] * 8, scale=1, count=5, seed=3)
 def test_multinomials_are_multinomial_draw_for_draw(n, weights, scale,
                                                     count, seed):
-    # The batched draws keep each group's binomial constants; the draws,
-    # and the generator's state after them, must be the one-at-a-time
-    # chain's (inversion below n p = 10, BTRS above, p > 1/2 flipped,
-    # float weights rounding).
+    # The batched draws keep each group's binomial constants (of few
+    # groups; of many, the first's); the draws, and the generator's state
+    # after them, must be the one-at-a-time chain's (inversion below
+    # n p = 10, BTRS above, p > 1/2 flipped, float weights rounding).
     weights = [w / scale if scale != 1 else w for w in weights]
     if n and not sum(weights):
         with pytest.raises(bed.EvalDeltaError, match="no weight"):
