@@ -6544,8 +6544,10 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False,
     tables, labels = [], {}
     for k, source in enumerate(sources):
         label = by if by and not k else None
-        ids, _, values, marks = _read_baseline(source, [metric], key, label,
-                                               "subset")
+        order, _, values, marks = _read_baseline(source, [metric], key,
+                                                 label, "subset")
+        ids = dict(zip(order, range(len(order))))
+        del order
         tables.append((ids, values[0]))
         if label:
             labels = {item: marks[at] for item, at in ids.items()}
@@ -6753,26 +6755,29 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
     fields = [m.b_field for m in metrics] + ([cluster] if cluster else [])
     stream = _candidate_batches(candidate, key, fields, jobs)
     try:
-        ids, numbers, values, labels = _read_baseline(baseline, metrics, key,
-                                                      cluster, role)
+        order, numbers, values, labels = _read_baseline(
+            baseline, metrics, key, cluster, role)
     except BaseException:
         stream.close()
         raise
-    seen = array("q", bytes(8 * len(numbers)))      # candidate's number
+    places = None                     # {id: position}, made if needed
+    seen = array("q", [0]) * len(numbers)      # candidate's number
     only, first_only = 0, []
     readers = [_Column(candidate, m.b_field, m.kind == "binary")
                for m in metrics]
     tallies = [collections.Counter() if cluster is None else {}
                for _ in metrics]
     if columns:                     # B's values at A's positions
-        tallies = [Columns(a, array("d", bytes(8 * len(numbers))))
+        tallies = [Columns(a, array("d", [0.0]) * len(numbers))
                    for a in values]
-    order, expected = list(ids), 0    # the baseline's ids, in its order
+    expected = 0
     for batch_numbers, items, raws in stream:
         start = expected              # where the last batch ended?
         end = start + len(items)
         if items != order[start:end]:
-            ats = list(map(ids.get, items))
+            if places is None:        # the candidate's order differs
+                places = dict(zip(order, range(len(order))))
+            ats = list(map(places.get, items))
             start = ats[0]
             if start is not None:
                 end = start + len(ats)
@@ -6811,7 +6816,7 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
                     tally.b[at] = y
             else:
                 _count(tally, mine, a, b)
-    _check_join(baseline, candidate, key, ids, seen, only, first_only,
+    _check_join(baseline, candidate, key, order, seen, only, first_only,
                 allow_partial)
     missing = seen.count(0)
     if columns and missing:           # the items in both runs
@@ -6939,8 +6944,12 @@ def _check_labels(baseline, candidate, field, numbers, keep, mine, theirs,
 
 
 def _read_baseline(source, metrics, key, cluster, role="cluster"):
-    """Return the baseline's ids, record numbers, values and labels."""
-    ids, numbers = {}, array("q")
+    """Return the baseline's ids (a list, in its order), record numbers,
+    values and labels.  The ids are checked for repeats as they come, in
+    a dict of them alone (no positions: a million position ints take 30
+    MB), freed on return; the record numbers are a range while they run
+    on by one, as a file's lines do."""
+    known, order, numbers = {}, [], range(0)
     values = [array("d") for _ in metrics]
     columns = [_Column(source, m.a_field, m.kind == "binary")
                for m in metrics]
@@ -6949,19 +6958,34 @@ def _read_baseline(source, metrics, key, cluster, role="cluster"):
     get_id = _Column(source, key, role="id")
     for batch_numbers, records in source.batches:
         items = get_id.labels(batch_numbers, records)
-        fresh = dict(zip(items, range(len(numbers),
-                                      len(numbers) + len(items))))
+        fresh = dict.fromkeys(items)
         # views on both sides: isdisjoint walks the smaller, this batch
-        if len(fresh) < len(items) or not ids.keys().isdisjoint(fresh.keys()):
-            _first_repeat(source, key, items, batch_numbers, ids, numbers)
-        ids.update(fresh)
-        numbers.extend(batch_numbers)
+        if (len(fresh) < len(items)
+                or not known.keys().isdisjoint(fresh.keys())):
+            _first_repeat(source, key, items, batch_numbers,
+                          dict(zip(order, range(len(order)))), numbers)
+        known.update(fresh)
+        order.extend(items)
+        numbers = _numbers_on(numbers, batch_numbers)
         for column, reader in zip(values, columns):
             column.extend(reader.numbers(batch_numbers, records))
         if label:
             labels.extend(map(sys.intern, label.labels(batch_numbers,
                                                        records)))
-    return ids, numbers, values, labels
+    return order, numbers, values, labels
+
+
+def _numbers_on(numbers, batch):
+    """Return record numbers extended by a batch's: a range while they run
+    on by one, else an array."""
+    if isinstance(numbers, range):
+        start = numbers.stop if numbers else batch[0] if batch else 0
+        if batch == list(range(start, start + len(batch))):
+            return range(numbers.start if numbers else start,
+                         start + len(batch))
+        numbers = array("q", numbers)
+    numbers.extend(batch)
+    return numbers
 
 
 # Every join of runs (two runs' metrics streamed into tallies, their corpus
@@ -7018,13 +7042,15 @@ def _shared_ids(runs, key, allow_partial, verb="compares"):
         path: len(every - mine) for (path, _), mine in zip(runs, sets)})
 
 
-def _check_join(baseline, candidate, key, ids, seen, only, first_only,
+def _check_join(baseline, candidate, key, order, seen, only, first_only,
                 allow_partial):
-    """Raise EvalDeltaError for ids in one run only, or none shared."""
+    """Raise EvalDeltaError for ids in one run only, or none shared;
+    *order* is the baseline's ids, *seen* the candidate's line of each."""
     missing = seen.count(0)
     if (missing or only) and not allow_partial:
         if missing >= only:
-            first = [item for item, at in ids.items() if not seen[at]][:3]
+            first = list(itertools.islice(itertools.compress(
+                order, map(operator.not_, seen)), 3))
             raise _lacking(candidate.path, baseline.path, missing, key,
                            first)
         raise _lacking(baseline.path, candidate.path, only, key, first_only)

@@ -466,3 +466,33 @@ def test_long_resampling_shows_progress_and_time_left(monkeypatch):
     monkeypatch.setattr(bed, "_WATCH", [])
     assert bed.resample_columns(random.Random(1), [[0, 1], [1, 1]], [60, 40],
                                 9) == sums  # the same numbers either way
+
+
+@pytest.mark.parametrize("order", ["same", "shuffled"])
+def test_baseline_lines_after_a_blank_line_are_named_right(tmp_path, capsys,
+                                                          order):
+    # The baseline's record numbers are kept as a range while they run on
+    # by one; a blank line breaks the run, and the lines named after it
+    # (a repeat, a cluster label that differs) must still be the file's.
+    base = tmp_path / "base.jsonl"
+    base.write_text('{"id": "a", "score": 1, "c": "x"}\n\n'
+                    '{"id": "b", "score": 0, "c": "y"}\n'
+                    '{"id": "c", "score": 1, "c": "y"}\n')
+    rows = ['{"id": "a", "score": 1, "c": "x"}',
+            '{"id": "b", "score": 1, "c": "y"}',
+            '{"id": "c", "score": 0, "c": "z"}']
+    if order == "shuffled":
+        rows = rows[::-1]
+    cand = tmp_path / "cand.jsonl"
+    cand.write_text("\n".join(rows) + "\n")
+    status, _, err = run(capsys, "compare", str(base), str(cand),
+                         "--cluster", "c")
+    line = 1 if order == "shuffled" else 3
+    assert status == 2
+    assert err.strip().endswith(f"{cand}:{line}: c 'z' differs from 'y' at "
+                                f"{base}:4"), err
+    base.write_text(base.read_text() + '{"id": "b", "score": 1, "c": "y"}\n')
+    status, _, err = run(capsys, "compare", str(base), str(cand))
+    assert status == 2
+    assert err.strip().endswith(f"{base}:5: id 'b' repeated (first at "
+                                f"{base}:3)"), err
