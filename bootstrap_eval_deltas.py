@@ -6945,11 +6945,12 @@ def _check_labels(baseline, candidate, field, numbers, keep, mine, theirs,
 
 def _read_baseline(source, metrics, key, cluster, role="cluster"):
     """Return the baseline's ids (a list, in its order), record numbers,
-    values and labels.  The ids are checked for repeats as they come, in
-    a dict of them alone (no positions: a million position ints take 30
-    MB), freed on return; the record numbers are a range while they run
-    on by one, as a file's lines do."""
-    known, order, numbers = {}, [], range(0)
+    values and labels.  The ids are checked for repeats as they come:
+    none can repeat while they rise (_rise_keys), and none is kept for
+    it; once they stop rising, in a dict of them alone (no positions: a
+    million position ints take 30 MB), freed on return.  The record
+    numbers are a range while they run on by one, as a file's lines do."""
+    known, last, order, numbers = None, None, [], range(0)
     values = [array("d") for _ in metrics]
     columns = [_Column(source, m.a_field, m.kind == "binary")
                for m in metrics]
@@ -6958,13 +6959,23 @@ def _read_baseline(source, metrics, key, cluster, role="cluster"):
     get_id = _Column(source, key, role="id")
     for batch_numbers, records in source.batches:
         items = get_id.labels(batch_numbers, records)
-        fresh = dict.fromkeys(items)
-        # views on both sides: isdisjoint walks the smaller, this batch
-        if (len(fresh) < len(items)
-                or not known.keys().isdisjoint(fresh.keys())):
-            _first_repeat(source, key, items, batch_numbers,
-                          dict(zip(order, range(len(order)))), numbers)
-        known.update(fresh)
+        if known is None and items:         # still rising?
+            keys = _rise_keys(items)
+            try:
+                up = ((last is None or last < keys[0])
+                      and all(map(lt, keys, keys[1:])))
+            except TypeError:                # numbers, then text
+                up = False
+            last, known = (keys[-1], None) if up else (None,
+                                                       dict.fromkeys(order))
+        if known is not None:
+            fresh = dict.fromkeys(items)
+            # views on both sides: isdisjoint walks the smaller, this batch
+            if (len(fresh) < len(items)
+                    or not known.keys().isdisjoint(fresh.keys())):
+                _first_repeat(source, key, items, batch_numbers,
+                              dict(zip(order, range(len(order)))), numbers)
+            known.update(fresh)
         order.extend(items)
         numbers = _numbers_on(numbers, batch_numbers)
         for column, reader in zip(values, columns):
@@ -6973,6 +6984,17 @@ def _read_baseline(source, metrics, key, cluster, role="cluster"):
             labels.extend(map(sys.intern, label.labels(batch_numbers,
                                                        records)))
     return order, numbers, values, labels
+
+
+def _rise_keys(items):
+    """Return the keys ids are seen to rise by: whole numbers where every
+    id is one (0, 1, ..., 10), else (length, text) (q1, ..., q10, and ids
+    of one length in text order).  Ids whose keys strictly rise are
+    distinct."""
+    try:
+        return list(map(int, items))
+    except ValueError:
+        return list(zip(map(len, items), items))
 
 
 def _numbers_on(numbers, batch):

@@ -496,3 +496,27 @@ def test_baseline_lines_after_a_blank_line_are_named_right(tmp_path, capsys,
     assert status == 2
     assert err.strip().endswith(f"{base}:5: id 'b' repeated (first at "
                                 f"{base}:3)"), err
+
+
+@pytest.mark.parametrize("ids, line, first", [
+    (["q1", "q2", "q9", "q10", "q2", "q11"], 5, 2),   # (length, text)
+    (["0", "1", "2", "3", "1", "5"], 5, 2),           # whole numbers
+    (["ab", "b", "c", "ab"], 4, 1),       # text order only: a dict at once
+    (["1", "2", "x", "y", "2", "z"], 5, 2),   # numbers, then text: a dict
+    (["a", "b", "d", "c", "b", "e"], 5, 2),   # a fall, then the repeat
+])
+def test_a_repeat_after_rising_ids_is_found(tmp_path, capsys, monkeypatch,
+                                            ids, line, first):
+    # While the baseline's ids rise no dict of them is kept; batches of two
+    # rows put the repeat at the start of a batch that rises by itself.
+    monkeypatch.setattr(bed, "_BATCH", 2)
+    base, cand = tmp_path / "base.csv", tmp_path / "cand.csv"
+    base.write_text("id,score\n" + "".join(f"{i},1\n" for i in ids))
+    cand.write_text("id,score\n" + "".join(f"{i},0\n"
+                                            for i in dict.fromkeys(ids)))
+    status, _, err = run(capsys, "compare", str(base), str(cand),
+                         "--jobs", "1")
+    assert status == 2
+    assert err.strip().endswith(f"{base}:{line + 1}: id {ids[line - 1]!r} "
+                                f"repeated (first at {base}:{first + 1})"), \
+        err
