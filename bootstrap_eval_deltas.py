@@ -1309,28 +1309,26 @@ def multinomials(rng, n, weights, count):
     the same stream (taken as each is yielded), faster, since each
     group's binomial has a fixed chance and so its constants are worked
     out once for each number of draws left (binomials), not on every
-    draw.  Many draws from 4 groups: 2.3 us each against 3.7."""
-    if n and not sum(weights):
+    draw.  Many draws from 4 groups: 2.3 us each against 3.7.  Past
+    _FEW_GROUPS groups it is multinomial itself."""
+    total = sum(weights)
+    if n and not total:
         raise EvalDeltaError(f"no weight to draw {n} from")
-    plan, rest = [], sum(weights)
-    few = sum(map(bool, weights)) <= _FEW_GROUPS
+    if sum(map(bool, weights)) > _FEW_GROUPS:
+        for _ in range(count):
+            yield multinomial(rng, n, weights)
+        return
+    plan, rest = [], total
     for w in weights:                   # each group: all left, none, or
         plan.append(None if not w else True if w >= rest else
-                    binomials(rng, w / rest) if few or rest == sum(weights)
-                    else w / rest)
-        rest -= w                       # a binomial of what is left
+                    binomials(rng, w / rest))   # a binomial of what is left
+        rest -= w
     last = max((j for j, w in enumerate(weights) if w), default=None)
     for _ in range(count):
         counts, left = [], n
         for step in plan:
-            if not left or step is None:
-                x = 0
-            elif step is True:
-                x = left
-            elif step.__class__ is float:      # a chance: binomial itself
-                x = binomial(rng, left, step)
-            else:                               # binomials, constants kept
-                x = step(left)
+            x = (0 if not left or step is None else left if step is True
+                 else step(left))
             counts.append(x)
             left -= x
         if left:                         # float weights: rounding left some
@@ -1339,10 +1337,10 @@ def multinomials(rng, n, weights, count):
 
 
 _KEPT_BINOMIALS = 64   # numbers of draws whose BTRS constants binomials keeps
-_FEW_GROUPS = 16       # past this many groups, multinomials keeps the first
-                       # group's constants only: the others' are drawn with
-                       # a different number left nearly every time, and
-                       # keeping them all costs more in memory traffic
+_FEW_GROUPS = 16       # past this many groups multinomials draws as
+                       # multinomial does: all but the first group are drawn
+                       # with a different number left nearly every time, and
+                       # keeping their constants costs more than it saves
 
 
 def binomials(rng, p):
@@ -2971,6 +2969,7 @@ class Ranking(NamedTuple):
     draws: object = None     # Bradley-Terry: each round's ratings
     joint_rank_cis: object = None  # rank sets that hold all at once
     ties: object = None      # Davidson's (nu, its Interval), if fitted
+    unrated: int = 0         # Bradley-Terry rounds with no finite rating
 
 
 def joint_rank_sets(observed, drawn, confidence=CONFIDENCE):
@@ -3451,7 +3450,28 @@ def _connected(size, cells):
             beats[j].add(i)
         if count and share < 1:
             beats[i].add(j)
+    return _apart(size, beats)
 
+
+def _still_joined(degree, lost):
+    """Return True if the pairs played both ways still join every system
+    once the pairs *lost* (played one way, or not at all) are taken from
+    those of *degree* (each system's pairs): where every system keeps
+    pairs with at least half the others, no part of them can be cut off
+    (a part of at most half the systems would have fewer).  False means
+    only that this quick test cannot tell."""
+    half = (len(degree) - 1) / 2
+    if min(degree.values()) < half:         # too few pairs to tell
+        return False
+    cut = collections.Counter(k for i, j, _ in lost for k in (i, j))
+    return all(degree[k] - c >= half for k, c in cut.items())
+
+
+def _apart(size, beats):
+    """Return the systems not reached from system 0 along *beats* (the
+    systems each one beat at least once), or not reaching it (Zermelo
+    1929, Ford 1957: the Bradley-Terry ratings are finite exactly when
+    this is empty)."""
     def reach(edges):
         seen, todo = {0}, [0]
         while todo:
@@ -3482,7 +3502,10 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     Davidson's tie model instead (davidson()), its nu and interval in the
     Ranking's *ties*.  The rounds are drawn in _BLOCKS blocks, each from
     a generator seeded from rng; with *jobs* > 1 a forked helper draws
-    half of them, and the result is the same.
+    half of them, and the result is the same.  A round in which a system
+    won, or lost, every battle it drew against the others has no finite
+    rating (_apart); its fit stops where the steps do, and the Ranking's
+    *unrated* counts such rounds for the report to say so.
 
     >>> r = rank_preferences([(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0,
     ...     5), (1, 2, 0.0, 25), (0, 2, 0.5, 10)], random.Random(1),
@@ -3533,12 +3556,13 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
             spans[-1][3] = at + 1
         else:
             spans.append([i, j, at, at + 1])
+    degree = collections.Counter(k for i, j, *_ in spans for k in (i, j))
     patterns = sorted(questions) if questions else None
     many = [questions[p] for p in patterns] if questions else None
     patterns = patterns and [[(place[k], c) for k, c in p] for p in patterns]
 
     def block(rng, rounds):
-        """Draw *rounds* rounds from rng: (ratings, nu) of each."""
+        """Draw *rounds* rounds from rng: (ratings, nu, finite) of each."""
         out = []
         for drawn in (multinomials(rng, sum(many), many, rounds) if questions
                       else multinomials(rng, n, counts, rounds)):
@@ -3550,25 +3574,38 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
                             again[k] += times * c
             else:
                 again = drawn
-            pairs = []
+            pairs, one_way = [], []
             for i, j, first, end in spans:
                 got = again[first:end]
                 games = sum(got)
                 if not games:
+                    one_way.append((i, j, None))
                     continue
                 won = sum(map(mul, shares[first:end], got))
+                if not 0 < won < games:     # a tie counts both ways
+                    one_way.append((i, j, won))
                 if ties == "half":
                     pairs.append((i, j, games, won))
                     continue
                 draw = sum(itertools.compress(got, tied[first:end]))
                 won -= draw / 2
                 pairs.append((i, j, games - draw - won, won, draw))
+            finite = True           # as observed, unless pairs went one
+            if one_way and not _still_joined(degree, one_way):    # way
+                beats = [set() for _ in range(size)]    # or went unplayed
+                for i, j, *_ in pairs:
+                    beats[i].add(j)
+                    beats[j].add(i)
+                for i, j, won in one_way:     # won: j's share of games
+                    if won is not None:
+                        beats[i if won else j].discard(j if won else i)
+                finite = not _apart(size, beats)
             if ties == "half":
                 out.append((ratings(_bt_fit(size, pairs, observed, 1e-7)),
-                            None))
+                            None, finite))
             else:
                 logs, log_nu = _davidson_fit(size, pairs, fitted, 1e-7)
-                out.append((ratings(logs), math.exp(log_nu)))
+                out.append((ratings(logs), math.exp(log_nu), finite))
         return out
     # Rounds in _BLOCKS blocks, each from its own generator seeded from
     # rng, so that two processes share them (jobs) with the same result.
@@ -3577,8 +3614,9 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
         (random.Random(seed), resamples // _BLOCKS
          + (k < resamples % _BLOCKS)) for k, seed in enumerate(seeds)],
         jobs, "Bradley-Terry rounds")
-    drawn = [r for b in rounds for r, _ in b]
-    nus = [nu for b in rounds for _, nu in b]
+    drawn = [r for b in rounds for r, _, _ in b]
+    nus = [nu for b in rounds for _, nu, _ in b]
+    unrated = sum(not finite for b in rounds for *_, finite in b)
     cis = [Interval(*percentile_interval([row[s] for row in drawn],
                                          confidence)) for s in range(size)]
     rank_cis, joint, critical, top = rank_summary(
@@ -3592,7 +3630,7 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
                    critical, resamples, ("davidson" if ties == "davidson"
                                          else "bradley-terry") + (
                        " by question" if questions else ""), drawn, joint,
-                   tie_model)
+                   tie_model, unrated)
 
 
 def win_rates(size, cells):
@@ -10644,6 +10682,15 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
              f"{most} at most): {', '.join(top)}")
     if len(top) == 1:
         words += "; it stands alone"
+    caution = []
+    if rated and r.unrated:
+        caution = [(f"caution: {r.unrated} of the {r.resamples} rounds "
+                  f"({r.unrated / r.resamples:.0%}) have no finite rating: "
+                  f"in each, a system won, or lost, every battle it drew "
+                  f"against the rest, and its rating is where the fit "
+                  f"stopped, so the intervals and the top group above are "
+                  f"wider than the battles can support; more battles "
+                  f"between these systems would narrow them")]
     mark = _markdown if markdown else str
     if markdown:                 # the read: lines a list, as compare's
         lines = [mark(head)] + [""] * bool(reading) + [
@@ -10651,6 +10698,8 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
     else:
         lines = [head] + [f"read: {line}" for line in reading]
     lines += [""] * markdown + _table(rows, markdown) + ["", mark(words)]
+    for line in caution:
+        lines += [""] * markdown + [mark(line)]
     lines += [""] * markdown         # markdown: a paragraph of its own
     lines.append(mark(
         f"ranks: {level} sets that hold for every system at once (Mogstad, "
@@ -10755,6 +10804,7 @@ def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
     if r.kind == "preferences":
         report.update(anchor=None if anchor is None else
                       {"system": anchor[0], "rating": anchor[1]},
+                      unrated_rounds=r.unrated,
                       win_rates=matrix, ties={"model": "half"}
                       if r.ties is None else {
                           "model": "davidson", "nu": r.ties[0],

@@ -7,6 +7,7 @@ Bradley-Terry is checked against a maximum-likelihood fit written apart
 """
 import collections
 import csv
+import itertools
 import json
 import math
 import os
@@ -14,6 +15,9 @@ import random
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 import bootstrap_eval_deltas as bed
 import oracle
@@ -438,3 +442,54 @@ def test_davidson_when_every_battle_is_a_tie(capsys, tmp_path):
                         parse_constant=lambda name: pytest.fail(name))
     assert report["ties"]["nu"] is None and "no finite" in \
         report["ties"]["nu_note"]
+
+
+@pytest.mark.parametrize("ties", ["half", "davidson"])
+def test_rounds_with_no_finite_rating_are_counted(ties):
+    # Four battles, a-b each way and b-c each way, a tie-free example: a
+    # round of four battles drawn with replacement has finite ratings
+    # only where all four appear, 4!/4^4 of rounds, counted here from
+    # every equally likely round by the observed data's own check
+    # (_connected), against the rounds' count of what they lack.
+    cells = [(0, 1, 1.0, 1), (0, 1, 0.0, 1), (1, 2, 1.0, 1), (1, 2, 0.0, 1)]
+    finite = sum(not bed._connected(3, [(*cells[k][:3], 1) for k in pick])
+                 for pick in itertools.product(range(4), repeat=4))
+    share = 1 - Fraction(finite, 4 ** 4)
+    assert share == 1 - Fraction(24, 256)
+    rounds = 2000
+    r = bed.rank_preferences(cells, random.Random(3), names=list("abc"),
+                             resamples=rounds, ties=ties)
+    se = math.sqrt(share * (1 - share) / rounds)
+    assert abs(r.unrated / rounds - share) < 4 * se
+    assert (f"caution: {r.unrated} of the {rounds} rounds"
+            in bed.format_rank(r))
+
+
+def test_well_played_battles_have_every_round_rated():
+    cells = [(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0, 5),
+             (1, 2, 0.0, 25), (0, 2, 0.5, 10)]
+    r = bed.rank_preferences(cells, random.Random(1), names=list("abc"),
+                             resamples=300)
+    assert r.unrated == 0 and "caution" not in bed.format_rank(r)
+
+
+
+@settings(max_examples=200, deadline=None)
+@given(size=st.integers(2, 9), data=st.data())
+def test_still_joined_only_says_so_when_the_two_way_pairs_join(size, data):
+    # The quick test of a round (every system keeps two-way pairs with
+    # half the others) must never call a cut-off round joined: checked
+    # against the search itself on the pairs played both ways.
+    everyone = list(itertools.combinations(range(size), 2))
+    played = data.draw(st.lists(st.sampled_from(everyone), unique=True,
+                                min_size=1))
+    lost = data.draw(st.lists(st.sampled_from(played), unique=True))
+    degree = collections.Counter(k for pair in played for k in pair)
+    if len(degree) < size:
+        return                          # a system that never played
+    if bed._still_joined(degree, [(i, j, None) for i, j in lost]):
+        beats = [set() for _ in range(size)]
+        for i, j in set(played) - set(lost):
+            beats[i].add(j)
+            beats[j].add(i)
+        assert not bed._apart(size, beats)
