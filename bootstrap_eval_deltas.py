@@ -1247,14 +1247,19 @@ def _binomial_inversion(rng, n, p):
         x += 1
 
 
-def _binomial_btrs(rng, n, p):
-    """BTRS for n*p >= 10 and p <= 1/2 (see binomial)."""
-    spq = math.sqrt(n * p * (1.0 - p))
-    b = 1.15 + 2.53 * spq
-    a = -0.0873 + 0.0248 * b + 0.01 * p
-    c = n * p + 0.5
-    vr = 0.92 - 4.2 / b
-    setup = None
+def _binomial_btrs(rng, n, p, kept=None):
+    """BTRS for n*p >= 10 and p <= 1/2 (see binomial).  *kept*, a dict
+    (binomials'), keeps each n's constants from one call to the next."""
+    got = None if kept is None else kept.get(n)
+    if got is None:
+        spq = math.sqrt(n * p * (1.0 - p))
+        b = 1.15 + 2.53 * spq
+        a, c, vr, setup = (-0.0873 + 0.0248 * b + 0.01 * p, n * p + 0.5,
+                           0.92 - 4.2 / b, None)
+        if kept is not None and len(kept) < _KEPT_BINOMIALS:
+            got = kept[n] = [spq, b, a, c, vr, None]
+    else:
+        spq, b, a, c, vr, setup = got
     while True:
         u = rng.random() - 0.5
         us = 0.5 - abs(u)
@@ -1268,6 +1273,8 @@ def _binomial_btrs(rng, n, p):
             m = math.floor((n + 1) * p)                 # the mode
             setup = ((2.83 + 5.1 / b) * spq, math.log(p / (1.0 - p)), m,
                      math.lgamma(m + 1) + math.lgamma(n - m + 1))
+            if got is not None:
+                got[5] = setup
         alpha, lpq, m, h = setup
         v *= alpha / (a / (us * us) + b)
         if math.log(v) <= (h - math.lgamma(k + 1) - math.lgamma(n - k + 1)
@@ -1345,63 +1352,21 @@ _FEW_GROUPS = 16       # past this many groups multinomials draws as
 
 def binomials(rng, p):
     """Return draw(n), binomial(rng, n, p) for this p: the same uses of
-    rng.random(), with the constants of inversion and of BTRS kept for
-    the first _KEPT_BINOMIALS values of n seen (a group's share of many
-    groups is left a different number of draws nearly every time; the
-    first group, and the few of a 0/1 metric's cells, are not)."""
+    rng.random(), with BTRS's constants kept for the first
+    _KEPT_BINOMIALS values of n seen (multinomials' groups are drawn
+    with the same few numbers left again and again)."""
     if p <= 0.0 or p >= 1.0:
         return functools.partial(binomial, rng, p=p)
     flip, q = (True, 1.0 - p) if p > 0.5 else (False, p)
-    random = rng.random
-    jump = math.log2(1.0 - q)
     kept = {}
-
-    def inversion(n):
-        x = y = 0
-        if not jump:
-            return x
-        while True:
-            y += math.floor(math.log2(random()) / jump) + 1
-            if y > n:
-                return x
-            x += 1
-
-    def btrs(n):
-        got = kept.get(n)
-        if got is None:
-            spq = math.sqrt(n * q * (1.0 - q))
-            b = 1.15 + 2.53 * spq
-            got = [spq, b, -0.0873 + 0.0248 * b + 0.01 * q, n * q + 0.5,
-                   0.92 - 4.2 / b, None]
-            if len(kept) < _KEPT_BINOMIALS:
-                kept[n] = got
-        spq, b, a, c, vr, setup = got
-        while True:
-            u = random() - 0.5
-            us = 0.5 - abs(u)
-            k = math.floor((2.0 * a / us + b) * u + c)
-            if k < 0 or k > n:
-                continue
-            v = random()
-            if us >= 0.07 and v <= vr:
-                return k
-            if setup is None:
-                m = math.floor((n + 1) * q)                 # the mode
-                setup = got[5] = (
-                    (2.83 + 5.1 / b) * spq, math.log(q / (1.0 - q)), m,
-                    math.lgamma(m + 1) + math.lgamma(n - m + 1))
-            alpha, lpq, m, h = setup
-            v *= alpha / (a / (us * us) + b)
-            if math.log(v) <= (h - math.lgamma(k + 1)
-                               - math.lgamma(n - k + 1) + (k - m) * lpq):
-                return k
 
     def draw(n):
         if n < 0:
             raise EvalDeltaError(f"no Binomial({n}, {p})")
         if n == 1:
-            return int(random() < p)
-        x = inversion(n) if n * q < 10.0 else btrs(n)
+            return int(rng.random() < p)
+        x = (_binomial_inversion(rng, n, q) if n * q < 10.0 else
+             _binomial_btrs(rng, n, q, kept))
         return n - x if flip else x
     return draw
 
