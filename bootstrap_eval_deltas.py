@@ -3408,35 +3408,15 @@ def _solve(matrix, vector):
 
 def _connected(size, cells):
     """Return the systems not reached from system 0 by wins, or not
-    reaching it: empty when the Bradley-Terry fit exists."""
+    reaching it: empty exactly when the Bradley-Terry fit exists (Zermelo
+    1929, Ford 1957)."""
     beats = [set() for _ in range(size)]
     for i, j, share, count in cells:
         if count and share > 0:
             beats[j].add(i)
         if count and share < 1:
             beats[i].add(j)
-    return _apart(size, beats)
 
-
-def _still_joined(degree, lost):
-    """Return True if the pairs played both ways still join every system
-    once the pairs *lost* (played one way, or not at all) are taken from
-    those of *degree* (each system's pairs): where every system keeps
-    pairs with at least half the others, no part of them can be cut off
-    (a part of at most half the systems would have fewer).  False means
-    only that this quick test cannot tell."""
-    half = (len(degree) - 1) / 2
-    if min(degree.values()) < half:         # too few pairs to tell
-        return False
-    cut = collections.Counter(k for i, j, _ in lost for k in (i, j))
-    return all(degree[k] - c >= half for k, c in cut.items())
-
-
-def _apart(size, beats):
-    """Return the systems not reached from system 0 along *beats* (the
-    systems each one beat at least once), or not reaching it (Zermelo
-    1929, Ford 1957: the Bradley-Terry ratings are finite exactly when
-    this is empty)."""
     def reach(edges):
         seen, todo = {0}, [0]
         while todo:
@@ -3449,6 +3429,20 @@ def _apart(size, beats):
         for j in beats[i]:
             back[j].add(i)
     return set(range(size)) - (reach(beats) & reach(back))
+
+
+def _still_joined(degree, lost):
+    """Return True if the pairs played both ways still join every system
+    once the pairs *lost* (played one way, or not at all) are taken from
+    those of *degree* (each system's pairs): where every system keeps
+    pairs with at least half the others, no part of them can be cut off
+    (a part of at most half the systems would have fewer).  False means
+    only that this quick test cannot tell."""
+    half = (len(degree) - 1) / 2
+    if min(degree.values()) < half:         # too few pairs to tell
+        return False
+    cut = collections.Counter(k for pair in lost for k in pair)
+    return all(degree[k] - c >= half for k, c in cut.items())
 
 
 ELO = 400 / math.log(10)       # rating points per unit of log-strength
@@ -3469,7 +3463,7 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     a generator seeded from rng; with *jobs* > 1 a forked helper draws
     half of them, and the result is the same.  A round in which a system
     won, or lost, every battle it drew against the others has no finite
-    rating (_apart); its fit stops where the steps do, and the Ranking's
+    rating (_connected); its fit stops where the steps do, and the Ranking's
     *unrated* counts such rounds for the report to say so.
 
     >>> r = rank_preferences([(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0,
@@ -3544,27 +3538,24 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
                 got = again[first:end]
                 games = sum(got)
                 if not games:
-                    one_way.append((i, j, None))
+                    one_way.append((i, j))
                     continue
                 won = sum(map(mul, shares[first:end], got))
                 if not 0 < won < games:     # a tie counts both ways
-                    one_way.append((i, j, won))
+                    one_way.append((i, j))
                 if ties == "half":
                     pairs.append((i, j, games, won))
                     continue
                 draw = sum(itertools.compress(got, tied[first:end]))
                 won -= draw / 2
                 pairs.append((i, j, games - draw - won, won, draw))
-            finite = True           # as observed, unless pairs went one
-            if one_way and not _still_joined(degree, one_way):    # way
-                beats = [set() for _ in range(size)]    # or went unplayed
-                for i, j, *_ in pairs:
-                    beats[i].add(j)
-                    beats[j].add(i)
-                for i, j, won in one_way:     # won: j's share of games
-                    if won is not None:
-                        beats[i if won else j].discard(j if won else i)
-                finite = not _apart(size, beats)
+            # Finite as observed, unless pairs went one way or unplayed:
+            # then the quick test, else the search on the round's cells.
+            finite = not one_way or _still_joined(degree, one_way) or not \
+                _connected(size, [(i, j, sum(map(mul, shares[f:e],
+                                                 again[f:e])) / g, g)
+                                  for i, j, f, e in spans
+                                  if (g := sum(again[f:e]))])
             if ties == "half":
                 out.append((ratings(_bt_fit(size, pairs, observed, 1e-7)),
                             None, finite))

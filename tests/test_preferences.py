@@ -487,9 +487,17 @@ def test_still_joined_only_says_so_when_the_two_way_pairs_join(size, data):
     degree = collections.Counter(k for pair in played for k in pair)
     if len(degree) < size:
         return                          # a system that never played
-    if bed._still_joined(degree, [(i, j, None) for i, j in lost]):
-        beats = [set() for _ in range(size)]
-        for i, j in set(played) - set(lost):
-            beats[i].add(j)
-            beats[j].add(i)
-        assert not bed._apart(size, beats)
+    if bed._still_joined(degree, lost):
+        assert not bed._connected(size, [(i, j, 0.5, 1) for i, j in
+                                         set(played) - set(lost)])
+
+
+def test_still_joined_refuses_a_round_split_in_two_halves():
+    # Four systems each keeping one two-way pair (a-b, c-d) after losing
+    # one (a-c, b-d): two halves, cut off; one pair is below half of the
+    # other three, so the quick test must not call it joined.
+    degree = collections.Counter({0: 2, 1: 2, 2: 2, 3: 2})
+    assert not bed._still_joined(degree, [(0, 2), (1, 3)])
+    assert bed._connected(4, [(0, 1, 0.5, 1), (2, 3, 0.5, 1)])
+    assert bed._still_joined(collections.Counter({0: 3, 1: 3, 2: 3, 3: 3}),
+                             [(0, 2)])
