@@ -884,13 +884,15 @@ def _bytes_at_least(data, floor):
     if floor > 255:
         return 0
     if 10 * (256 - floor) <= 256:
-        return len(data.translate(None, _BELOW[floor]))
-    return int.from_bytes(data.translate(_AT_LEAST[floor]),
+        return len(data.translate(None, bytes(range(floor))))
+    return int.from_bytes(data.translate(_at_least_table(floor)),
                           "little").bit_count()
 
 
-_AT_LEAST = [bytes(b >= floor for b in range(256)) for floor in range(256)]
-_BELOW = [bytes(range(floor)) for floor in range(256)]
+@functools.lru_cache(maxsize=4)
+def _at_least_table(floor):
+    """Return the translate table of 1 for bytes >= floor, else 0."""
+    return bytes(b >= floor for b in range(256))
 
 
 def _draw_chunks(rng, count, take):
