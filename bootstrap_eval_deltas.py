@@ -6757,7 +6757,7 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
         stream.close()
         raise
     places = None                     # {id: position}, made if needed
-    seen = array("q", [0]) * len(numbers)      # candidate's number
+    seen = array("I", [0]) * len(numbers)      # candidate's number
     only, first_only = 0, []
     readers = [_Column(candidate, m.b_field, m.kind == "binary")
                for m in metrics]
@@ -6768,9 +6768,12 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
                    for a in values]
     expected = 0
     for batch_numbers, items, raws in stream:
+        if (seen.typecode == "I" and batch_numbers
+                and max(batch_numbers) >> 8 * seen.itemsize):
+            seen = array("q", seen)   # past 2^32 records: 8 bytes each
         start = expected              # where the last batch ended?
         end = start + len(items)
-        if items != order[start:end]:
+        if not order.same(start, items):
             if places is None:        # the candidate's order differs
                 places = dict(zip(order, range(len(order))))
             ats = list(map(places.get, items))
@@ -6783,7 +6786,7 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
             ats, expected = range(start, end), end
             if seen[start:end].count(0) < len(ats):
                 _match(candidate, key, seen, ats, batch_numbers, items)
-            seen[start:end] = array("q", batch_numbers)
+            seen[start:end] = array(seen.typecode, batch_numbers)
             if columns:
                 for tally, column, raw in zip(tallies, readers, raws):
                     tally.b[start:end] = array(
@@ -6939,14 +6942,74 @@ def _check_labels(baseline, candidate, field, numbers, keep, mine, theirs,
                 f"from {label!r} at {baseline.where(numbers[at])}")
 
 
+class _IdList:
+    """A run's ids in order, held compactly: each batch's ids as one str,
+    joined by newlines (a batch with an id holding a newline stays a
+    list), so 10^7 ids such as q1234567 take about 100 MB rather than the
+    640 MB of a list of str objects.  It is read as a list is: len,
+    iteration and slices (lists of the ids, made when asked for); same()
+    compares a batch with the ids at a place without making them.
+
+    >>> ids = _IdList()
+    >>> ids.extend(["q1", "q10", "é"]); ids.extend(["x\\ny"])
+    >>> len(ids), ids[1:4], list(ids)
+    (4, ['q10', 'é', 'x\\ny'], ['q1', 'q10', 'é', 'x\\ny'])
+    >>> ids.same(0, ["q1", "q10", "é"]), ids.same(0, ["q1", "q10\\né"])
+    (True, False)
+    """
+
+    def __init__(self):
+        self.batches, self.starts = [], [0]
+
+    def extend(self, items):
+        """Append a batch of ids (a list of str)."""
+        if items:
+            text = "\n".join(items)
+            plain = text.count("\n") == len(items) - 1
+            self.batches.append(text if plain else list(items))
+            self.starts.append(self.starts[-1] + len(items))
+
+    def __len__(self):
+        return self.starts[-1]
+
+    def _batch(self, k):
+        batch = self.batches[k]
+        return batch.split("\n") if type(batch) is str else batch
+
+    def __iter__(self):
+        for k in range(len(self.batches)):
+            yield from self._batch(k)
+
+    def __getitem__(self, part):
+        start, stop, step = part.indices(len(self))
+        if step != 1:                                  # pragma: no cover
+            raise TypeError("_IdList takes slices of step 1")
+        out = []
+        k = bisect.bisect_right(self.starts, start) - 1
+        while start < stop:
+            here, last = self.starts[k], min(stop, self.starts[k + 1])
+            out += self._batch(k)[start - here:last - here]
+            start, k = last, k + 1
+        return out
+
+    def same(self, start, items):
+        """Return True if the ids from *start* on are *items*."""
+        k = bisect.bisect_left(self.starts, start)
+        if (k < len(self.batches) and self.starts[k] == start
+                and self.starts[k + 1] - start == len(items)
+                and type(self.batches[k]) is str):   # a whole batch
+            return "\n".join(items) == self.batches[k]
+        return self[start:start + len(items)] == items
+
+
 def _read_baseline(source, metrics, key, cluster, role="cluster"):
-    """Return the baseline's ids (a list, in its order), record numbers,
+    """Return the baseline's ids (an _IdList, in its order), record numbers,
     values and labels.  The ids are checked for repeats as they come:
     none can repeat while they rise (_rise_keys), and none is kept for
     it; once they stop rising, in a dict of them alone (no positions: a
     million position ints take 30 MB), freed on return.  The record
     numbers are a range while they run on by one, as a file's lines do."""
-    known, last, order, numbers = None, None, [], range(0)
+    known, last, order, numbers = None, None, _IdList(), range(0)
     values = [array("d") for _ in metrics]
     columns = [_Column(source, m.a_field, m.kind == "binary")
                for m in metrics]

@@ -513,3 +513,73 @@ def test_the_streaming_join_and_the_many_run_join_agree(tmp_path, a_ids,
     assert dict(tallies[0]) == dict(joint)
     assert dropped == also
     assert dropped.lacking == also.lacking
+
+
+# The baseline's ids, held compactly ######################################
+
+_ID_TEXT = st.text(alphabet="ab\né1", max_size=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(batches=st.lists(st.lists(_ID_TEXT, max_size=5), max_size=5),
+       starts=st.lists(st.integers(-2, 30), min_size=2, max_size=6),
+       other=st.lists(_ID_TEXT, max_size=4))
+def test_the_id_list_reads_as_the_list_it_holds(batches, starts, other):
+    # Each batch is one newline-joined str unless an id holds a newline;
+    # slices, iteration and same() give what the plain list gives.
+    ids, plain = bed._IdList(), []
+    for batch in batches:
+        ids.extend(batch)
+        plain += batch
+    assert len(ids) == len(plain) and list(ids) == plain
+    for start, stop in zip(starts, starts[1:]):
+        assert ids[start:stop] == plain[start:stop]
+    for start in range(len(plain) + 2):
+        for items in (plain[start:start + len(other)], other,
+                      plain[start:start + len(batches[0])] if batches
+                      else []):
+            assert ids.same(start, items) == (
+                plain[start:start + len(items)] == items)
+
+
+@pytest.mark.parametrize("order", ["same", "reversed"])
+def test_ids_holding_newlines_join_item_by_item(tmp_path, order):
+    # A batch whose ids hold newlines is kept as a list; the join must
+    # still pair each item with its own, in either candidate order.
+    ids = ["a\nb", "a", "b", "c\nd", "d\nc", "c"]      # ids are stripped
+    rows = [[{"id": i, "s": k % 2} for k, i in enumerate(ids)],
+            [{"id": i, "s": int(k < 3)} for k, i in enumerate(ids)]]
+    if order == "reversed":
+        rows[1] = rows[1][::-1]
+    paths = [jsonl(tmp_path, f"{side}.jsonl", r)
+             for side, r in zip("ab", rows)]
+    (tally,), dropped = bed.read_tallies(*map(bed.open_source, paths),
+                                         [bed.Metric("s", "s", "s")])
+    assert dict(tally) == {(0.0, 1.0): 2, (1.0, 1.0): 1, (0.0, 0.0): 1,
+                           (1.0, 0.0): 2}
+    assert dropped == 0
+
+
+def test_record_numbers_past_four_bytes_widen_the_seen_array(tmp_path):
+    # The candidate's line of each baseline item is kept in 4 bytes; a
+    # record number past 2^32 must widen the array, not overflow it, and
+    # a repeat there is still named at its own place.
+    rows = [{"id": f"q{i}", "s": i % 2} for i in range(4)]
+    paths = [jsonl(tmp_path, f"{side}.jsonl", rows) for side in "ab"]
+    far = 1 << 33
+    for tail in ([], [rows[1]]):
+        cand = bed.open_source(paths[1])
+        records = [record for _, batch in cand.batches for record in batch]
+        records += tail
+        cand = cand._replace(batches=iter([(
+            list(range(far, far + len(records))), records)]))
+        read = lambda: bed.read_tallies(bed.open_source(paths[0]), cand,  # noqa: E731
+                                        [bed.Metric("s", "s", "s")])
+        if not tail:
+            (tally,), _ = read()
+            assert dict(tally) == {(0.0, 0.0): 2, (1.0, 1.0): 2}
+            continue
+        with pytest.raises(bed.EvalDeltaError) as caught:
+            read()
+        assert f"{paths[1]}:{far + 4}: id 'q1' repeated (first at " \
+            f"{paths[1]}:{far + 1})" in str(caught.value)
