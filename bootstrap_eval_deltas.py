@@ -5210,34 +5210,44 @@ def _rejection_chances(lo, count, q, alpha):
     carried from one m to the next by a few multiplications:
     P(X_{m+1} <= c) = P(X_m <= c) - s P(X_m = c) for success chance s,
     instead of being summed afresh.  The critical value is checked
-    exactly where the floating-point tail is too close to call.
+    exactly where the floating-point tail is too close to call.  (The
+    three are kept in plain variables, not lists: it is the inner loop
+    of every sizing.)
     """
-    chances = (0.5, q, 1 - q)
+    s1, s2 = q, 1 - q                   # and s0 = 1/2
+    u0, u1, u2 = 1 - 0.5, 1 - s1, 1 - s2
     out = []
     m, c = lo, _critical(lo, alpha)
-    tails = [_binomial_cdf(c, m, s) for s in chances]
-    terms = [_binomial_pmf(c, m, s) for s in chances]
+    t0, t1, t2 = (_binomial_cdf(c, m, s) for s in (0.5, s1, s2))
+    p0, p1, p2 = (_binomial_pmf(c, m, s) for s in (0.5, s1, s2))
+    close = 1e-9 * alpha
     while True:
-        out.append(tails[1] + tails[2])
+        out.append(t1 + t2)
         if len(out) == count:
             return out
         if c >= 0:                                   # m -> m + 1, same c
             grow = (m + 1) / (m + 1 - c)
-            for j, s in enumerate(chances):
-                tails[j] -= s * terms[j]
-                terms[j] *= grow * (1 - s)
+            t0 -= 0.5 * p0
+            p0 *= grow * u0
+            t1 -= s1 * p1
+            p1 *= grow * u1
+            t2 -= s2 * p2
+            p2 *= grow * u2
         m += 1
         if c + 1 >= m / 2:
             continue
         if c < 0:
-            step = [_binomial_pmf(0, m, s) for s in chances]
+            e0, e1, e2 = (_binomial_pmf(0, m, s) for s in (0.5, s1, s2))
         else:
-            step = [t * (m - c) * s / ((c + 1) * (1 - s)) if s < 1 else 0.0
-                    for t, s in zip(terms, chances)]
-        if _rejects(m, c + 1, alpha, 2 * (tails[0] + step[0])):
+            e0 = p0 * (m - c) * 0.5 / ((c + 1) * u0)
+            e1 = p1 * (m - c) * s1 / ((c + 1) * u1) if s1 < 1 else 0.0
+            e2 = p2 * (m - c) * s2 / ((c + 1) * u2) if s2 < 1 else 0.0
+        tail = 2 * (t0 + e0)
+        if (tail <= alpha if abs(tail - alpha) > close or m > _EXACT_LIMIT
+                else _rejects(m, c + 1, alpha, tail)):
             c += 1
-            tails = list(map(add, tails, step))
-            terms = step
+            t0, t1, t2 = t0 + e0, t1 + e1, t2 + e2
+            p0, p1, p2 = e0, e1, e2
 
 
 def mcnemar_power(n, design, *, alpha=0.05):
@@ -5280,31 +5290,46 @@ def items_for_power(design, *, alpha=0.05, power=POWER):
     """Return the smallest n whose exact McNemar power reaches *power*.
 
     None if the design has no gap.  The exact power is bracketed from
-    Connor's approximation and the crossing found by bisection in n; it
-    assumes the power does not fall back below the target once reached,
-    which the tests check against stepping n up from 1.
+    Connor's approximation and the crossing narrowed by false position
+    in n with the Illinois rule (as detectable_gap does in the gap),
+    which needs a handful of power evaluations where bisection needs a
+    dozen; it assumes the power does not fall back below the target once
+    reached, which the tests check against stepping n up from 1.
     """
     if design.p01 == design.p10:
         return None
 
-    def reaches(n):
-        return mcnemar_power(n, design, alpha=alpha) >= power
+    def short(n):
+        return mcnemar_power(n, design, alpha=alpha) - power
 
     guess = max(1, connor_items(design, alpha=alpha, power=power))
-    if reaches(guess):                  # bracket within 10% of Connor's n,
-        hi, lo = guess, guess * 10 // 11   # which is seldom further off
-        while lo and reaches(lo):
-            hi, lo = lo, lo * 10 // 11
+    f = short(guess)
+    if f >= 0:                          # bracket within 10% of Connor's n,
+        hi, f_hi, lo = guess, f, guess * 10 // 11   # seldom further off
+        while lo and (f := short(lo)) >= 0:
+            hi, f_hi, lo = lo, f, lo * 10 // 11
+        f_lo = f if lo else -power      # no items: no power
     else:
-        lo, hi = guess, guess * 11 // 10 + 1
-        while not reaches(hi):
+        lo, f_lo, hi = guess, f, guess * 11 // 10 + 1
+        while (f := short(hi)) < 0:
             if hi > 10 ** 12:
                 raise EvalDeltaError("more than 10^12 items would be "
                                      "needed")
-            lo, hi = hi, hi * 11 // 10 + 1
+            lo, f_lo, hi = hi, f, hi * 11 // 10 + 1
+        f_hi = f
+    side = 0
     while hi - lo > 1:                  # lo falls short (or is 0), hi reaches
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if reaches(mid) else (mid, hi)
+        x = round(hi - f_hi * (hi - lo) / (f_hi - f_lo))
+        x = min(hi - 1, max(lo + 1, x))
+        value = short(x)
+        if value >= 0:
+            hi, f_hi = x, value
+            f_lo = f_lo / 2 if side == 1 else f_lo
+            side = 1
+        else:
+            lo, f_lo = x, value
+            f_hi = f_hi / 2 if side == -1 else f_hi
+            side = -1
     return hi
 
 
