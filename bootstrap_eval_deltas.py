@@ -2092,7 +2092,9 @@ def _binary_result(cells, ci, paired, metric, direction, confidence):
         p_exact, McNemar(a_only, b_only, p_exact), mid_p,
         newcombe_interval(both, a_only, b_only, n - both - a_only - b_only,
                           confidence),
-        se, None, [float(unit(x)) for x in paired])
+        se, None, [x / n if type(x) is int else float(unit(x))
+                   for x in paired])   # int / int is rounded once, as a
+                                       # Fraction's float is
 
 
 def compare_metric(a, b, rng, *, clusters=None, **options):
