@@ -534,6 +534,13 @@ def test_the_id_list_reads_as_the_list_it_holds(batches, starts, other):
     assert len(ids) == len(plain) and list(ids) == plain
     for start, stop in zip(starts, starts[1:]):
         assert ids[start:stop] == plain[start:stop]
+    again, cut = bed._IdList(), len(other)   # the same ids, cut elsewhere
+    again.extend(plain[:cut])
+    again.extend(plain[cut:])
+    assert ids.matches(again) and again.matches(ids)
+    changed = bed._IdList()
+    changed.extend(plain[:cut] + other + plain[cut + len(other):])
+    assert ids.matches(changed) == (list(changed) == plain)
     for start in range(len(plain) + 2):
         for items in (plain[start:start + len(other)], other,
                       plain[start:start + len(batches[0])] if batches
@@ -583,3 +590,42 @@ def test_record_numbers_past_four_bytes_widen_the_seen_array(tmp_path):
             read()
         assert f"{paths[1]}:{far + 4}: id 'q1' repeated (first at " \
             f"{paths[1]}:{far + 1})" in str(caught.value)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(1, 12), runs=st.integers(2, 4), seed=st.integers(0, 99),
+       by=st.booleans(), batch=st.sampled_from([2, 3, 4096]))
+def test_runs_in_one_order_join_by_position_as_by_id(tmp_path, n, runs, seed,
+                                                     by, batch):
+    # rank's join pairs runs listing the same ids in the same order by
+    # position, with no dict of ids; shuffling a run's lines sends the
+    # join the dict way, and the tally must not change.
+    import random
+    rng = random.Random(seed)
+    ids = [f"q{i}" for i in rng.sample(range(100), n)]
+    tables = [[{"id": i, "s": rng.randint(0, 1), "t": f"t{rng.randint(0, 2)}"}
+               for i in ids] for _ in range(runs)]
+    tag = f"{seed}-{n}-{runs}-{batch}"
+    ordered = [jsonl(tmp_path, f"o{k}-{tag}.jsonl", t)
+               for k, t in enumerate(tables)]
+    shuffled = ordered[:1] + [jsonl(tmp_path, f"s{k}-{tag}.jsonl",
+                                    rng.sample(t, len(t)))
+                              for k, t in enumerate(tables[1:], 1)]
+    metric = bed.Metric("s", "s", "s")
+    old = bed._BATCH
+    bed._BATCH = batch                    # batches that line up or not
+    try:
+        got = [bed.read_joint(list(map(bed.open_source, paths)), metric,
+                              by="t" if by else None)
+               for paths in (ordered, shuffled)]
+    finally:
+        bed._BATCH = old
+    (fast, none), (slow, also) = got
+    assert fast == slow and none == also == 0 and none.lacking == {}
+    expected = bed.collections.Counter(
+        tuple(float(t[k]["s"]) for t in tables) for k in range(n))
+    if by:
+        assert sum(fast.values(), bed.collections.Counter()) == expected
+    else:
+        assert fast == expected
