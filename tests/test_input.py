@@ -580,8 +580,9 @@ def test_record_numbers_past_four_bytes_widen_the_seen_array(tmp_path):
         records += tail
         cand = cand._replace(batches=iter([(
             list(range(far, far + len(records))), records)]))
-        read = lambda: bed.read_tallies(bed.open_source(paths[0]), cand,  # noqa: E731
-                                        [bed.Metric("s", "s", "s")])
+        def read():
+            return bed.read_tallies(bed.open_source(paths[0]), cand,
+                                    [bed.Metric("s", "s", "s")])
         if not tail:
             (tally,), _ = read()
             assert dict(tally) == {(0.0, 0.0): 2, (1.0, 1.0): 2}
