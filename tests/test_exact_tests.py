@@ -106,7 +106,10 @@ def test_decimal_ints_by_float_arithmetic_equal_the_decimals(head, spread):
     split = [slow[0][:cut], slow[0][cut:]]
     fast = bed._decimal_ints(columns)
     assert fast is None or fast == (split, scale)
-    assert bed._exact_columns(columns) == (split, scale)
+    ints, also = bed._exact_columns(columns)   # 8-byte arrays on the fast
+    assert list(map(list, ints)) == split and also == scale      # path
+    assert all(type(c) is (list if fast is None else bed.array)
+               for c in ints)
 
 
 def test_decimal_ints_fast_path_engages_on_scores_and_declines_finer():

@@ -392,3 +392,24 @@ def test_auto_resamples_where_one_value_makes_the_law_lumpy():
     macro = bed.compare_macro({"s": collections.Counter(zip(a, b))},
                               random.Random(1), resamples=200)
     assert macro.method == "resample"
+
+
+@settings(max_examples=30, deadline=None)
+@given(pool=st.lists(st.integers(-50, 50) | st.floats(-3, 3, width=16),
+                     min_size=1, max_size=40),
+       size=st.integers(4090, 4100), seed=st.integers(0, 99),
+       compact=st.booleans())
+def test_counting_sorts_the_keys_as_sorting_the_values_did(pool, size, seed,
+                                                           compact):
+    # Past 4,096 values the Counter's keys go in sorted order: sorting the
+    # distinct keys gives the same keys, in the same order, with the same
+    # types (1 or 1.0: the first written) as counting the sorted values.
+    rng = random.Random(seed)
+    values = [rng.choice(pool) for _ in range(size)]
+    if compact:
+        values = bed.array("q", [int(v) for v in values])
+    old = collections.Counter(sorted(values) if len(values) > 4096
+                              else values)
+    new = bed._counted(values, None)
+    assert list(new.items()) == list(old.items())
+    assert list(map(type, new)) == list(map(type, old))
