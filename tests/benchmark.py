@@ -15,6 +15,7 @@
     python3 tests/benchmark.py --part bycounts     # simulate --by-counts
     python3 tests/benchmark.py --part grouped      # --by and --macro
     python3 tests/benchmark.py --part sizes        # the loop at other N
+    python3 tests/benchmark.py --part join --join-rows 10000000   # memory
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -361,6 +362,72 @@ def grouped_cases(folder, subsets=57, items=250, resamples=2000):
             print(f"  compare {flag}: {ours:.2f} s (numpy or scipy not "
                   f"importable)")
     os.remove(path)
+
+
+PLAIN_JOIN = r"""
+import collections, json, sys
+held = {}
+with open(sys.argv[1]) as f:                 # the baseline, held by id
+    for line in f:
+        record = json.loads(line)
+        held[record["id"]] = record["score"]
+cells = collections.Counter()
+with open(sys.argv[2]) as f:                 # the candidate, streamed
+    for line in f:
+        record = json.loads(line)
+        cells[held[record["id"]], record["score"]] += 1
+print(len(cells))
+"""
+
+
+def write_joined(folder, kind, rows, order="same"):
+    """Write two JSONL runs of *rows* items (ids q0, q1, ...; 0/1 scores,
+    or continuous ones of 4 decimals), a batch of lines at a time; the
+    candidate's lines in the baseline's order or shuffled."""
+    rng = random.Random(rows)
+    paths = [os.path.join(folder, f"join-{kind}-{side}.jsonl")
+             for side in ("base", "cand")]
+    with open(paths[0], "w") as base, open(paths[1], "w") as cand:
+        for start in range(0, rows, 10 ** 5):
+            lines = ([], [])
+            for i in range(start, min(rows, start + 10 ** 5)):
+                for out, p in zip(lines, (0.72, 0.76)):
+                    score = (int(rng.random() < p) if kind == "binary"
+                             else round(rng.random(), 4))
+                    out.append(f'{{"id": "q{i}", "score": {score}}}\n')
+            base.writelines(lines[0])
+            if order == "shuffled":
+                rng.shuffle(lines[1])     # within each block of 10^5
+            cand.writelines(lines[1])
+    return paths
+
+
+def join_cases(folder, rows):
+    """Peak memory and wall time of whole processes joining two runs:
+    compare and rank, beside a plain parse-and-join script (one dict of
+    the baseline's scores by id, the candidate streamed past it)."""
+    print(f"\ntwo JSONL runs of {rows:g} items joined on their ids, whole "
+          f"processes (compare and rank at 200 resamples)")
+    here = bed.__file__
+    for kind, order in (("binary", "same"), ("binary", "shuffled"),
+                        ("continuous", "same")):
+        paths = write_joined(folder, kind, rows, order)
+        cases = [("compare", [sys.executable, here, "compare", *paths,
+                              "--resamples", "200"])]
+        if kind == "binary":
+            cases.append(("rank", [sys.executable, here, "rank", *paths,
+                                   "--resamples", "200"]))
+            if order == "same":
+                cases.append(("plain parse-and-join",
+                              [sys.executable, "-c", PLAIN_JOIN, *paths]))
+        for name, argv in cases:
+            start = time.perf_counter()
+            peak = peak_megabytes(argv)
+            elapsed = time.perf_counter() - start
+            print(f"  {kind + ', ' + order + ' order':<26} {name:<22} "
+                  f"{peak:7.0f} MiB {elapsed:7.1f} s", flush=True)
+        for path in paths:
+            os.remove(path)
 
 
 def wide_csv_memory(folder, rows):
@@ -1066,7 +1133,8 @@ def main(argv=None):
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
                                            "saddle", "corpus", "preferences",
                                            "sequential", "calibration", "bycounts",
-                                           "grouped", "sizes", "all"),
+                                           "grouped", "sizes", "join",
+                                           "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -1083,6 +1151,8 @@ def main(argv=None):
     parser.add_argument("--largest", type=int, default=10 ** 6,
                         help="skip scale cases with more items")
     parser.add_argument("--wide-rows", type=int, default=10 ** 7)
+    parser.add_argument("--join-rows", type=int, default=10 ** 6,
+                        help="items of each run in the join part")
     parser.add_argument("--sizes", type=int, nargs="+", default=SIZES,
                         help="N_ITEMS of the sizes part")
     args = parser.parse_args(argv)
@@ -1129,6 +1199,9 @@ def main(argv=None):
         with tempfile.TemporaryDirectory() as folder:
             preference_cases(folder, args.battles, args.systems, args.rounds,
                              args.peer_python, args.notebook_rounds)
+    if args.part in ("join", "all"):
+        with tempfile.TemporaryDirectory() as folder:
+            join_cases(folder, args.join_rows)
     if args.part in ("scale", "all"):
         resampling_only(args.resamples)
         with tempfile.TemporaryDirectory() as folder:
