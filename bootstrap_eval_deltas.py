@@ -6571,7 +6571,10 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False,
     from each subset's label to its Counter.  Runs that list the same ids
     in the same order (one tool's runs of one eval, as a rule) are
     joined by position, with no dict of ids: ten runs of 10^6 items hold
-    their ids as ten _IdLists, not ten dicts of a million strings.
+    their ids as ten _IdLists, not ten dicts of a million strings; runs
+    with the same ids in other orders (written as items finished) are
+    placed in the first run's order through one dict of its ids; only
+    runs whose ids differ take a dict and a set each.
     """
     key = id_field or shared_id_field(sources[0].run(), sources[1].run())
     runs, marks = [], None
@@ -6581,31 +6584,48 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False,
                                                  label, "subset")
         runs.append((source.path, order, values[0]))
         marks = found if label else marks
-    if len(runs[0][1]) and all(order.matches(runs[0][1])
-                               for _, order, _ in runs[1:]):
-        rows, dropped = zip(*(values for _, _, values in runs)), Dropped(0, {})
-        if not by:
-            return collections.Counter(rows), dropped
-        tally = {}
-        for label, row in zip(marks, rows):
-            tally.setdefault(label, collections.Counter())[row] += 1
-        return tally, dropped
+    first = runs[0][1]
+    columns = [values for _, _, values in runs]
+    places = None                    # {id: position} of the first run
+    for k, (_, order, values) in enumerate(runs[1:], 1):
+        if order.matches(first):
+            continue
+        if places is None:
+            places = dict(zip(first, range(len(first))))
+        if len(order) != len(first) or not all(map(places.__contains__,
+                                                   order)):
+            break                    # not the same ids: the full join
+        columns[k] = aligned = array("d", bytes(8 * len(first)))
+        for at, x in zip(map(places.__getitem__, order), values):
+            aligned[at] = x          # in the first run's order
+    else:
+        if len(first):               # the same ids in every run
+            return _joint_tally(zip(*columns), marks), Dropped(0, {})
+    del columns
     tables = []
-    for path, order, values in runs:
-        tables.append((dict(zip(order, range(len(order)))), values))
-    del runs, order
+    for k, (path, order, values) in enumerate(runs):
+        ids = places if k == 0 and places is not None else dict(
+            zip(order, range(len(order))))
+        tables.append((ids, values))
+    del runs, order, places
     labels = marks and {item: marks[at] for item, at in tables[0][0].items()}
     order, dropped = _shared_ids([(s.path, ids) for s, (ids, _) in zip(
         sources, tables)], key, allow_partial, "ranks")
-    rows = ((item, tuple(values[ids[item]] for ids, values in tables))
+    rows = (tuple(values[ids[item]] for ids, values in tables)
             for item in order)
-    if by:
-        tally = {}
-        for item, row in rows:
-            tally.setdefault(labels[item], collections.Counter())[row] += 1
-    else:
-        tally = collections.Counter(row for _, row in rows)
-    return tally, dropped
+    return _joint_tally(rows, labels and list(map(labels.__getitem__,
+                                                  order))), dropped
+
+
+def _joint_tally(rows, labels=None):
+    """Return the Counter of the S-tuples *rows*, or with *labels* (one a
+    row) the dict from each label to the Counter of its rows."""
+    if labels is None:
+        return collections.Counter(rows)
+    tally = {}
+    for label, row in zip(labels, rows):
+        tally.setdefault(label, collections.Counter())[row] += 1
+    return tally
 
 
 def complete_rows(source, fields, left):

@@ -624,6 +624,17 @@ def test_runs_in_one_order_join_by_position_as_by_id(tmp_path, n, runs, seed,
         bed._BATCH = old
     (fast, none), (slow, also) = got
     assert fast == slow and none == also == 0 and none.lacking == {}
+    # an id in one run only sends the join the dict-and-set way
+    extra = jsonl(tmp_path, f"x-{tag}.jsonl", rng.sample(tables[-1], n)
+                  + [{"id": "zz", "s": 1, "t": "t0"}])
+    bed._BATCH = batch
+    try:
+        partial, dropped = bed.read_joint(
+            list(map(bed.open_source, shuffled[:-1] + [extra])), metric,
+            by="t" if by else None, allow_partial=True)
+    finally:
+        bed._BATCH = old
+    assert partial == fast and dropped == 1
     expected = bed.collections.Counter(
         tuple(float(t[k]["s"]) for t in tables) for k in range(n))
     if by:
