@@ -5326,20 +5326,9 @@ def items_for_power(design, *, alpha=0.05, power=POWER):
                                      "needed")
             lo, f_lo, hi = hi, f, hi * 11 // 10 + 1
         f_hi = f
-    side = 0
-    while hi - lo > 1:                  # lo falls short (or is 0), hi reaches
-        x = round(hi - f_hi * (hi - lo) / (f_hi - f_lo))
-        x = min(hi - 1, max(lo + 1, x))
-        value = short(x)
-        if value >= 0:
-            hi, f_hi = x, value
-            f_lo = f_lo / 2 if side == 1 else f_lo
-            side = 1
-        else:
-            lo, f_lo = x, value
-            f_hi = f_hi / 2 if side == -1 else f_hi
-            side = -1
-    return hi
+    return _false_position(             # lo falls short (or is 0), hi reaches
+        short, lo, hi, f_lo, f_hi, lambda lo, hi: hi - lo <= 1,
+        lambda x, lo, hi: min(hi - 1, max(lo + 1, round(x))))
 
 
 def expected_half_width(n, design, confidence=CONFIDENCE):
@@ -5404,15 +5393,19 @@ def detectable_gap(n, make_design, acc_a, *, alpha=0.05, power=POWER,
                            lambda lo, hi: hi - lo <= 1e-6) - float(acc_a)
 
 
-def _false_position(f, lo, hi, f_lo, f_hi, close):
+def _false_position(f, lo, hi, f_lo, f_hi, close, pick=None):
     """Return the upper end of a bracket [lo, hi] of the crossing of an
     increasing f (f(lo) = f_lo < 0 <= f_hi = f(hi)), narrowed by false
     position with the Illinois rule (Dowell and Jarratt 1971: the end that
-    stays twice running has its value halved) until close(lo, hi)."""
+    stays twice running has its value halved) until close(lo, hi).
+    pick(x, lo, hi), if given, turns the false-position point x into the
+    one f is taken at (a whole number inside the bracket, for n)."""
     side = 0
     while not close(lo, hi):
         x = hi - f_hi * (hi - lo) / (f_hi - f_lo)
-        if not lo + (hi - lo) / 64 < x < hi - (hi - lo) / 64:
+        if pick:
+            x = pick(x, lo, hi)
+        elif not lo + (hi - lo) / 64 < x < hi - (hi - lo) / 64:
             x = (lo + hi) / 2           # guard: false position stalls
         value = f(x)
         if value >= 0:
