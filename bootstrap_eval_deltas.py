@@ -501,7 +501,7 @@ def _decimal_ints(columns, compact=False):
     prints as, and a value that needs a finer scale than the sample's
     fails the check.  With *compact*, each column's integers are an
     array of 8-byte ints (they are below 10^15), not a list of int
-    objects: 16 MB against 72 MB a column of 10^6 values."""
+    objects: 8 MB against 40 MB a column of 10^6 values."""
     if not all(getattr(c, "typecode", "") == "d"
                or set(map(type, c)) == {float} for c in columns):
         return None
