@@ -580,6 +580,7 @@ def test_record_numbers_past_four_bytes_widen_the_seen_array(tmp_path):
         records += tail
         cand = cand._replace(batches=iter([(
             list(range(far, far + len(records))), records)]))
+
         def read():
             return bed.read_tallies(bed.open_source(paths[0]), cand,
                                     [bed.Metric("s", "s", "s")])
@@ -600,8 +601,9 @@ def test_record_numbers_past_four_bytes_widen_the_seen_array(tmp_path):
 def test_runs_in_one_order_join_by_position_as_by_id(tmp_path, n, runs, seed,
                                                      by, batch):
     # rank's join pairs runs listing the same ids in the same order by
-    # position, with no dict of ids; shuffling a run's lines sends the
-    # join the dict way, and the tally must not change.
+    # position, with no dict of ids; a run with its lines shuffled is
+    # placed through the first run's dict of positions, and one with an
+    # id of its own takes the full join: the tally must not change.
     import random
     rng = random.Random(seed)
     ids = [f"q{i}" for i in rng.sample(range(100), n)]
