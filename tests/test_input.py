@@ -541,6 +541,11 @@ def test_the_id_list_reads_as_the_list_it_holds(batches, starts, other):
     changed = bed._IdList()
     changed.extend(plain[:cut] + other + plain[cut + len(other):])
     assert ids.matches(changed) == (list(changed) == plain)
+    if len(set(plain)) == len(plain):     # a run's ids never repeat
+        where, places = dict(zip(plain, range(len(plain)))), ids.positions()
+        for item in plain + other + ["\n".join(plain)]:
+            assert places.get(item) == where.get(item)
+            assert (item in places) == (item in where)
     for start in range(len(plain) + 2):
         for items in (plain[start:start + len(other)], other,
                       plain[start:start + len(batches[0])] if batches
