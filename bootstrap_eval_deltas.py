@@ -6585,11 +6585,11 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False,
             continue
         if places is None:
             places = first.positions()
-        if len(order) != len(first) or not all(map(places.__contains__,
-                                                   order)):
+        ats = places.where(order) if len(order) == len(first) else [None]
+        if None in ats:
             break                    # not the same ids: the full join
         columns[k] = aligned = array("d", bytes(8 * len(first)))
-        for at, x in zip(map(places.__getitem__, order), values):
+        for at, x in zip(ats, values):
             aligned[at] = x          # in the first run's order
     else:
         if len(first):               # the same ids in every run
@@ -6834,7 +6834,7 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
         if not order.same(start, items):
             if places is None:        # the candidate's order differs
                 places = order.positions()
-            ats = list(map(places.get, items))
+            ats = places.where(items)
             start = ats[0]
             if start is not None:
                 end = start + len(ats)
@@ -7017,7 +7017,7 @@ class _IdList:
     """
 
     def __init__(self):
-        self.batches, self.starts = [], [0]
+        self.batches, self.starts, self.table = [], [0], None
 
     def extend(self, items):
         """Append a batch of ids (a list of str)."""
@@ -7061,8 +7061,13 @@ class _IdList:
         return all(map(operator.eq, self, other))
 
     def positions(self):
-        """Return a _Positions of these ids: where each one is."""
-        return _Positions(self)
+        """Return the _Positions of these ids, where each one is: made
+        once, then kept and brought up to date."""
+        if self.table is None:
+            self.table = _Positions(self)
+        else:
+            self.table.add()
+        return self.table
 
     def same(self, start, items):
         """Return True if the ids from *start* on are *items*."""
@@ -7075,73 +7080,115 @@ class _IdList:
 
 
 class _Positions:
-    """The position of each id of an _IdList, for a run in another order:
-    an open-addressing table of positions keyed by the ids' hashes (4
-    bytes a slot, at most half of them full, linear probing), each hit
-    checked against the id's own text, so that 10^7 ids take about 170
-    MB where a dict of them takes 1.1 GB.  get(id) is the position, None
-    for an id not there; `id in positions` and positions[id] as a dict's.
+    """The position of each id of an _IdList: an open-addressing table of
+    positions keyed by the ids' hashes (4 bytes a slot, at most half of
+    them full, linear probing), each hit checked against the id's own
+    text, so that 10^7 ids take about 170 MB where a dict of them takes
+    1.1 GB.  where(ids) gives the position of each, None for an id not
+    there, and get(id) one's.  It follows its _IdList as
+    that grows: add() takes in the ids appended since and names the first
+    that was there already (a repeat, after which the table is done).
 
     >>> ids = _IdList()
     >>> ids.extend(["q1", "q10"]); ids.extend(["x\\ny", "q2"])
     >>> p = ids.positions()
     >>> [p.get(i) for i in ("q2", "q1", "x\\ny", "q10", "q3", "q1\\nq10")]
     [3, 0, 2, 1, None, None]
+    >>> ids.extend(["q3", "q10"]); p.add()      # q10 again, first at 1
+    (5, 1)
     """
 
     def __init__(self, ids):
-        self.ids, count = ids, len(ids)
-        self.mask = mask = (1 << max(3, (2 * count).bit_length())) - 1
-        code = "I" if count < 1 << 31 else "q"
-        self.table = table = array(code, [0]) * (mask + 1)
-        self.starts = []              # where each id of a str batch starts
-        at = 0
-        for batch in ids.batches:
-            items = batch.split("\n") if type(batch) is str else batch
-            self.starts.append(array("I", itertools.accumulate(
-                map(len, items), lambda end, size: end + size + 1,
-                initial=0)) if type(batch) is str else None)
+        """Take in the ids *ids* holds, distinct (a run's ids checked for
+        repeats, or ids that rose) and so put in with no checks."""
+        self.ids, self.count, self.starts = ids, len(ids), []
+        for k in range(len(ids.batches)):
+            self._items(k)
+        self._resize(1 << max(3, (2 * self.count).bit_length()))
+
+    def _items(self, k):
+        """Return batch k's ids, noting where each starts in its text."""
+        batch = self.ids.batches[k]
+        if type(batch) is not str:
+            self.starts[k:] = [None]
+            return batch
+        items = batch.split("\n")
+        self.starts[k:] = [array("I", itertools.accumulate(
+            map(len, items), lambda end, size: end + size + 1, initial=0))]
+        return items
+
+    def _at(self, at):
+        """Return the id at position *at*."""
+        ids = self.ids
+        k = bisect.bisect_right(ids.starts, at) - 1
+        j, batch = at - ids.starts[k], ids.batches[k]
+        if type(batch) is str:
+            starts = self.starts[k]
+            return batch[starts[j]:starts[j + 1] - 1]
+        return batch[j]
+
+    def _resize(self, slots):
+        """Make the table *slots* (a power of two) long, its ids put in
+        again (they are distinct: no checks)."""
+        code = "I" if slots < 1 << 32 else "q"
+        table, mask, at = array(code, [0]) * slots, slots - 1, 0
+        for k in range(len(self.starts)):
+            batch = self.ids.batches[k]
+            items = batch.split("\n") if self.starts[k] else batch
             for slot in map(and_, map(hash, items), repeat(mask)):
                 while table[slot]:
                     slot = slot + 1 & mask
                 at += 1
                 table[slot] = at      # the position + 1: 0 is an empty slot
+        self.table, self.mask = table, mask
+
+    def add(self):
+        """Take in the ids the _IdList gained since; return (its position,
+        the earlier one's) of the first id that was there already, else
+        None."""
+        for k in range(len(self.starts), len(self.ids.batches)):
+            size = self.ids.starts[k + 1] - self.ids.starts[k]
+            if 2 * (self.count + size) > self.mask + 1:
+                self._resize(1 << (2 * (self.count + size) - 1).bit_length())
+            table, mask = self.table, self.mask
+            items = self._items(k)
+            for item, slot in zip(items, map(and_, map(hash, items),
+                                             repeat(mask))):
+                while table[slot]:
+                    if self._at(table[slot] - 1) == item:
+                        return self.count, table[slot] - 1
+                    slot = slot + 1 & mask
+                self.count += 1
+                table[slot] = self.count
+        return None
 
     def get(self, item):
         """Return the position of *item*, None if it is not there."""
-        table, mask, ids = self.table, self.mask, self.ids
-        slot = hash(item) & mask
-        while True:
-            at = table[slot] - 1
-            if at < 0:
-                return None
-            k = bisect.bisect_right(ids.starts, at) - 1
-            j, batch = at - ids.starts[k], ids.batches[k]
-            if type(batch) is str:
-                starts = self.starts[k]
-                if batch[starts[j]:starts[j + 1] - 1] == item:
-                    return at
-            elif batch[j] == item:
-                return at
-            slot = slot + 1 & mask
+        return self.where([item])[0]
 
-    def __contains__(self, item):
-        return self.get(item) is not None
-
-    def __getitem__(self, item):
-        at = self.get(item)
-        if at is None:
-            raise KeyError(item)
-        return at
+    def where(self, items):
+        """Return the position of each of *items*, None where not there."""
+        table, mask, out = self.table, self.mask, []
+        for item, slot in zip(items, map(and_, map(hash, items),
+                                         repeat(mask))):
+            at = None
+            while table[slot]:
+                if self._at(table[slot] - 1) == item:
+                    at = table[slot] - 1
+                    break
+                slot = slot + 1 & mask
+            out.append(at)
+        return out
 
 
 def _read_baseline(source, metrics, key, cluster, role="cluster"):
     """Return the baseline's ids (an _IdList, in its order), record numbers,
     values and labels.  The ids are checked for repeats as they come:
     none can repeat while they rise (_rise_keys), and none is kept for
-    it; once they stop rising, in a dict of them alone (no positions: a
-    million position ints take 30 MB), freed on return.  The record
-    numbers are a range while they run on by one, as a file's lines do."""
+    it; once they stop rising, in a _Positions table of them (4 bytes a
+    slot, where a dict of 10^7 ids takes a gigabyte), freed on return.
+    The record numbers are a range while they run on by one, as a file's
+    lines do."""
     known, last, order, numbers = None, None, _IdList(), range(0)
     values = [array("d") for _ in metrics]
     columns = [_Column(source, m.a_field, m.kind == "binary")
@@ -7159,16 +7206,14 @@ def _read_baseline(source, metrics, key, cluster, role="cluster"):
             except TypeError:                # numbers, then text
                 up = False
             last, known = (keys[-1], None) if up else (None,
-                                                       dict.fromkeys(order))
-        if known is not None:
-            fresh = dict.fromkeys(items)
-            # views on both sides: isdisjoint walks the smaller, this batch
-            if (len(fresh) < len(items)
-                    or not known.keys().isdisjoint(fresh.keys())):
-                _first_repeat(source, key, items, batch_numbers,
-                              dict(zip(order, range(len(order)))), numbers)
-            known.update(fresh)
+                                                       order.positions())
         order.extend(items)
+        repeat = known and known.add()
+        if repeat:                          # positions: this batch's from here
+            (at, first), here = repeat, len(numbers)
+            _repeated(source, key, items[at - here], batch_numbers[at - here],
+                      numbers[first] if first < here
+                      else batch_numbers[first - here])
         numbers = _numbers_on(numbers, batch_numbers)
         for column, reader in zip(values, columns):
             column.extend(reader.numbers(batch_numbers, records))

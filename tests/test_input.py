@@ -545,7 +545,8 @@ def test_the_id_list_reads_as_the_list_it_holds(batches, starts, other):
         where, places = dict(zip(plain, range(len(plain)))), ids.positions()
         for item in plain + other + ["\n".join(plain)]:
             assert places.get(item) == where.get(item)
-            assert (item in places) == (item in where)
+        assert places.where(plain + other) == list(map(where.get,
+                                                       plain + other))
     for start in range(len(plain) + 2):
         for items in (plain[start:start + len(other)], other,
                       plain[start:start + len(batches[0])] if batches
@@ -648,3 +649,38 @@ def test_runs_in_one_order_join_by_position_as_by_id(tmp_path, n, runs, seed,
         assert sum(fast.values(), bed.collections.Counter()) == expected
     else:
         assert fast == expected
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ids=st.lists(st.sampled_from(["a", "b", "c", "q1", "q10", "q2", "9",
+                                     "10", "x y"]), min_size=1, max_size=12),
+       batch=st.sampled_from([1, 2, 3, 4096]))
+def test_the_first_repeated_baseline_id_is_named_as_a_dict_finds_it(
+        tmp_path, ids, batch):
+    # Once the baseline's ids stop rising they are checked in a table of
+    # positions (_Positions), batch by batch: the repeat named is the first
+    # a plain dict meets, with its first line.
+    first, expected = {}, None
+    for line, item in enumerate(ids, 1):
+        if item in first:
+            expected = (line, item, first[item])
+            break
+        first[item] = line
+    tag = f"{batch}-{'_'.join(ids).replace(' ', '+')}"
+    base = jsonl(tmp_path, f"a{tag}.jsonl", [{"id": i, "s": 1} for i in ids])
+    cand = jsonl(tmp_path, f"b{tag}.jsonl",
+                 [{"id": i, "s": 0} for i in dict.fromkeys(ids)])
+    old = bed._BATCH
+    bed._BATCH = batch
+    try:
+        bed.read_tallies(bed.open_source(base), bed.open_source(cand),
+                         [bed.Metric("s", "s", "s")])
+    except bed.EvalDeltaError as exc:
+        line, item, at = expected
+        assert str(exc) == (f"{base}:{line}: id {item!r} repeated (first "
+                            f"at {base}:{at})")
+    else:
+        assert expected is None
+    finally:
+        bed._BATCH = old
