@@ -6585,12 +6585,9 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False,
             continue
         if places is None:
             places = first.positions()
-        ats = places.where(order) if len(order) == len(first) else [None]
-        if None in ats:
+        columns[k] = _placed(places, order, values)
+        if columns[k] is None:
             break                    # not the same ids: the full join
-        columns[k] = aligned = array("d", bytes(8 * len(first)))
-        for at, x in zip(ats, values):
-            aligned[at] = x          # in the first run's order
     else:
         if len(first):               # the same ids in every run
             return _joint_tally(zip(*columns), marks), Dropped(0, {})
@@ -6605,6 +6602,22 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False,
             for item in order)
     return _joint_tally(rows, labels and list(map(labels.__getitem__,
                                                   order))), dropped
+
+
+def _placed(places, order, values):
+    """Return *values*, of the ids *order* (an _IdList), in the order of
+    the ids of *places* (a _Positions), or None unless the ids are the
+    same; looked up a batch at a time."""
+    if len(order) != places.count:
+        return None
+    aligned = array("d", bytes(8 * places.count))
+    for k, start in enumerate(order.starts[:-1]):
+        ats = places.where(order._batch(k))
+        if None in ats:
+            return None
+        for at, x in zip(ats, values[start:start + len(ats)]):
+            aligned[at] = x
+    return aligned
 
 
 def _joint_tally(rows, labels=None):
