@@ -7199,9 +7199,9 @@ def _read_baseline(source, metrics, key, cluster, role="cluster"):
     values and labels.  The ids are checked for repeats as they come:
     none can repeat while they rise (_rise_keys), and none is kept for
     it; once they stop rising, in a _Positions table of them (4 bytes a
-    slot, where a dict of 10^7 ids takes a gigabyte), freed on return.
-    The record numbers are a range while they run on by one, as a file's
-    lines do."""
+    slot, where a dict of 10^7 ids takes a gigabyte), kept with the ids
+    for the join to find the candidate's in.  The record numbers are a
+    range while they run on by one, as a file's lines do."""
     known, last, order, numbers = None, None, _IdList(), range(0)
     values = [array("d") for _ in metrics]
     columns = [_Column(source, m.a_field, m.kind == "binary")
