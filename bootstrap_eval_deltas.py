@@ -6566,8 +6566,8 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False,
     joined by position, with no dict of ids: ten runs of 10^6 items hold
     their ids as ten _IdLists, not ten dicts of a million strings; runs
     with the same ids in other orders (written as items finished) are
-    placed in the first run's order through one dict of its ids; only
-    runs whose ids differ take a dict and a set each.
+    placed in the first run's order through its _Positions; only runs
+    whose ids differ take a dict and a set each.
     """
     key = id_field or shared_id_field(sources[0].run(), sources[1].run())
     runs, marks = [], None
@@ -7114,20 +7114,18 @@ class _Positions:
     def __init__(self, ids):
         """Take in the ids *ids* holds, distinct (a run's ids checked for
         repeats, or ids that rose) and so put in with no checks."""
-        self.ids, self.count, self.starts = ids, len(ids), []
-        for k in range(len(ids.batches)):
-            self._items(k)
-        self._resize(1 << max(3, (2 * self.count).bit_length()))
+        self.ids, self.count, self.offsets = ids, len(ids), []
+        self._resize(1 << max(3, (2 * self.count).bit_length()),
+                     len(ids.batches))
 
     def _items(self, k):
-        """Return batch k's ids, noting where each starts in its text."""
-        batch = self.ids.batches[k]
-        if type(batch) is not str:
-            self.starts[k:] = [None]
-            return batch
-        items = batch.split("\n")
-        self.starts[k:] = [array("I", itertools.accumulate(
-            map(len, items), lambda end, size: end + size + 1, initial=0))]
+        """Return batch k's ids; the first time, note where each starts
+        in the batch's text (offsets)."""
+        items = self.ids._batch(k)
+        if k == len(self.offsets):
+            self.offsets.append(array("I", itertools.accumulate(
+                map(len, items), lambda end, size: end + size + 1,
+                initial=0)) if type(self.ids.batches[k]) is str else None)
         return items
 
     def _at(self, at):
@@ -7136,18 +7134,17 @@ class _Positions:
         k = bisect.bisect_right(ids.starts, at) - 1
         j, batch = at - ids.starts[k], ids.batches[k]
         if type(batch) is str:
-            starts = self.starts[k]
-            return batch[starts[j]:starts[j + 1] - 1]
+            offsets = self.offsets[k]
+            return batch[offsets[j]:offsets[j + 1] - 1]
         return batch[j]
 
-    def _resize(self, slots):
-        """Make the table *slots* (a power of two) long, its ids put in
-        again (they are distinct: no checks)."""
+    def _resize(self, slots, batches):
+        """Make the table *slots* (a power of two) long, the ids of the
+        first *batches* batches in it (distinct: no checks)."""
         code = "I" if slots < 1 << 32 else "q"
         table, mask, at = array(code, [0]) * slots, slots - 1, 0
-        for k in range(len(self.starts)):
-            batch = self.ids.batches[k]
-            items = batch.split("\n") if self.starts[k] else batch
+        for k in range(batches):
+            items = self._items(k)
             for slot in map(and_, map(hash, items), repeat(mask)):
                 while table[slot]:
                     slot = slot + 1 & mask
@@ -7159,10 +7156,11 @@ class _Positions:
         """Take in the ids the _IdList gained since; return (its position,
         the earlier one's) of the first id that was there already, else
         None."""
-        for k in range(len(self.starts), len(self.ids.batches)):
+        for k in range(len(self.offsets), len(self.ids.batches)):
             size = self.ids.starts[k + 1] - self.ids.starts[k]
             if 2 * (self.count + size) > self.mask + 1:
-                self._resize(1 << (2 * (self.count + size) - 1).bit_length())
+                self._resize(1 << (2 * (self.count + size) - 1).bit_length(),
+                             k)
             table, mask = self.table, self.mask
             items = self._items(k)
             for item, slot in zip(items, map(and_, map(hash, items),
@@ -7221,9 +7219,9 @@ def _read_baseline(source, metrics, key, cluster, role="cluster"):
             last, known = (keys[-1], None) if up else (None,
                                                        order.positions())
         order.extend(items)
-        repeat = known and known.add()
-        if repeat:                          # positions: this batch's from here
-            (at, first), here = repeat, len(numbers)
+        again = known and known.add()
+        if again:                           # positions: this batch's from here
+            (at, first), here = again, len(numbers)
             _repeated(source, key, items[at - here], batch_numbers[at - here],
                       numbers[first] if first < here
                       else batch_numbers[first - here])
