@@ -30,15 +30,18 @@ usage or bad input, 130 on Ctrl-C, 141 when standard output is closed.
 Sections, in order (each banner ``## NAME ###`` names one; "X: Y" is a
 part of section X):
 
-    Constants       the article's setting and the tuning numbers
+    Constants       the article's setting (N_ITEMS, CORR, ...) and the
+                    tuning numbers
+    The article     the article's script on its own: the copula simulator,
+                    percentile, per-system, paired and unpaired bootstraps,
+                    McNemar's exact test, the coverage loop, its report
+                    and CSV
     Errors          EvalDeltaError, the one error for bad data or arguments
     Shared helpers  what several sections use: exact numbers and their
                     integer forms, missing values, class labels, McNemar's
                     binomial tails, BCa's acceleration, numbers in words
-    Data model      Interval, McNemar, MetricResult, Columns, Coverage
-    Simulation      the article's correlated systems
-    Resampling      index and count bootstraps, binomial and multinomial
-                    draws
+    Data model      MetricResult, Columns: what the statistics return
+    Resampling      binomial and multinomial draws from cell counts
     Saddlepoint     the ideal bootstrap of a mean without resamples
                     (SumLaw: Lugannani-Rice, Daniels's lattice correction),
                     the cluster ratio's, Robinson's sign-flip p
@@ -53,9 +56,8 @@ part of section X):
     Anytime-valid comparison  confidence sequences and anytime p-values
                     valid however often one looks (sequential_binary,
                     sequential_bounded)
-    Resampling: many resamples' sums, in parallel (resample_sums)
-    Simulation: coverage and calibration (the article's replay loop;
-                    peeking; when compare --sequential stops)
+    Simulation: coverage and calibration (peeking; when compare
+                    --sequential stops; intervals calibrated by replays)
     Corpus statistics  F1, precision, recall, MCC and ratios from per-item
                     column sums, the approximate randomization test, pass@k
     Power           McNemar's exact power, items needed, Student's t,
@@ -72,6 +74,13 @@ part of section X):
     Library use     compare() and rank() on plain sequences, for notebooks
     Command line    argparse, option checks, main(): simulate, compare,
                     rank, plan
+    Fast paths      second bodies of a few functions, for speed only:
+                    bulk index draws (draw_indices, draw_codes), many
+                    resamples' sums at once (resample_sums), the coverage
+                    loop's helper process (_replays), the join's compact
+                    id tables; each gives the straightforward code's
+                    results (tests/oracle.py keeps those) and says what it
+                    gains
 """
 __all__ = [            # the library surface the README documents
     "Comparison",
@@ -92,19 +101,14 @@ import difflib
 import functools
 import gzip
 import io
-import gc
 import itertools
 import json
 import math
 import operator
-import mmap
-import multiprocessing
 import os
-import pickle
 import random
 import re
 import shlex
-import signal
 import statistics
 import sys
 import tempfile
@@ -141,13 +145,10 @@ CONFIDENCE = 0.95    # two-sided confidence of every interval
 CSV_PATH = os.path.join("datasets", "bootstrap-eval-deltas.csv")
 CSV_HEADER = ("item", "system_a_correct", "system_b_correct")
 
-_REJECT = 15         # code of a rejected draw in the fast sampler
-_CHUNK = 1 << 15     # 32-bit words per getrandbits() call: stays in cache
-_RING_BYTES = 1 << 24  # shared memory between coverage() and its helper,
-_RING_MOST = 1 << 27   # or room for three replays' words, up to this
+
 _SADDLE_LEAST = 100    # items from which method "auto" takes the saddlepoint
-_FORK_LEAST = 1 << 15  # distinct pairs from which a helper process shares it
-_PREFETCH_BYTES = 1 << 23  # a joined run's size from which a helper parses it
+
+
 _BOOT_GROUPED = 16   # groups when 16 * groups <= draws: a binomial costs
 _FLIP_GROUPED = 128  # ~16 index draws or ~128 random sign bits
 _BLOCKS = 8          # blocks of index resamples, one generator each
@@ -155,6 +156,303 @@ _EXACT_LIMIT = 10 ** 5  # discordant pairs up to which McNemar is in integers
 _PROGRESS_AFTER = 2.0   # seconds of reading a file before showing progress
 _BATCH = 4096           # records read and checked together
 _WIDE_IDS = 1 << 20     # a wide file's rows whose found ids are checked
+
+
+## The article ################################################################
+
+# The article's script: two systems on the same N_ITEMS items, their errors
+# correlated through a shared latent difficulty (a Gaussian copula); each
+# system's percentile bootstrap interval, the paired and the unpaired
+# interval of the gap, McNemar's exact test on the discordant pairs, and
+# the loop that replays the whole experiment REPLAYS times to count how
+# often the paired interval covers the true gap.  Every index is one
+# rng.randrange(n), drawn in bulk by draw_codes (Fast paths) with the same
+# results as the one-at-a-time loop.  `python3 bootstrap_eval_deltas.py`
+# runs it (_run_simulate in Command line) and writes the per-item CSV.
+
+class Interval(NamedTuple):
+    """A two-sided interval [lo, hi] of exact values."""
+    lo: Fraction
+    hi: Fraction
+
+
+class McNemar(NamedTuple):
+    """Discordant pairs and the exact two-sided McNemar p-value."""
+    a_only: int
+    b_only: int
+    p_exact: Fraction
+
+
+class Coverage(NamedTuple):
+    """How often the paired CI covered the true gap and excluded zero."""
+    replays: int
+    covered: int
+    excludes_zero: int
+    method: str = "item by item"    # or "by counts" (coverage_by_counts)
+
+
+def simulate(rng, n_items=N_ITEMS, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
+    """Return n_items (a, b) pairs of 0/1 outcomes of two systems.
+
+    Each item has a latent difficulty d ~ N(0, 1) shared by both systems;
+    system X is right when corr*d + sqrt(1 - corr**2)*e_X < z_X, with
+    independent noise e_X ~ N(0, 1) and z_X = NormalDist().inv_cdf(acc_X),
+    so X is right with probability acc_X and the errors correlate.  Three
+    rng.gauss(0, 1) calls per item, in the order d, e_A, e_B.
+
+    >>> simulate(random.Random(1), 4)
+    [(0, 0), (1, 1), (1, 1), (1, 1)]
+    """
+    return outcomes(latent_draws(rng, n_items), corr=corr, acc_a=acc_a,
+                    acc_b=acc_b)
+
+
+def latent_draws(rng, n_items):
+    """Return the 3*n_items rng.gauss(0, 1) values simulate() consumes."""
+    return list(map(rng.gauss, repeat(0, 3 * n_items), repeat(1)))
+
+
+def outcomes(draws, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
+    """Return the (a, b) outcomes of latent draws d, e_A, e_B, d, ...
+
+    >>> outcomes([0.0, -1.0, 1.0], corr=0.6)
+    [(1, 0)]
+    """
+    za = NormalDist().inv_cdf(float(acc_a))
+    zb = NormalDist().inv_cdf(float(acc_b))
+    w = math.sqrt(1 - corr ** 2)
+    shared = [corr * d for d in draws[0::3]]
+    return list(zip([int(d + w * e < za) for d, e in zip(shared, draws[1::3])],
+                    [int(d + w * e < zb) for d, e in zip(shared, draws[2::3])]))
+
+
+def percentile_interval(values, confidence=CONFIDENCE):
+    """Return the percentile interval of a bootstrap distribution.
+
+    With B values sorted, lo is the one at position floor(B*(1-c)/2) and
+    hi the one at floor(B*(1+c)/2), positions counted from 0 and computed
+    in exact arithmetic (c = 0.95, B = 2000 gives 50 and 1950, the
+    article's int(0.025*B) and int(0.975*B)).
+
+    >>> percentile_interval(range(2000))
+    Interval(lo=50, hi=1950)
+    >>> percentile_interval([])
+    Traceback (most recent call last):
+      ...
+    bootstrap_eval_deltas.EvalDeltaError: no bootstrap values to take percentiles of
+    """
+    ordered = sorted(values)
+    if not ordered:
+        raise EvalDeltaError("no bootstrap values to take percentiles of")
+    lo, hi = _percentile_positions(len(ordered), confidence)
+    return Interval(ordered[lo], ordered[hi])
+
+
+def system_bootstrap(outcomes, rng, *, resamples=RESAMPLES):
+    """Return the resampled correct counts of one system's 0/1 outcomes.
+
+    Each resample draws len(outcomes) indices with rng.randrange; the
+    count of correct items divided by n is the resampled accuracy.
+
+    >>> system_bootstrap([1, 0, 1], random.Random(0), resamples=4)
+    [1, 1, 0, 2]
+    """
+    n = _check_items(outcomes)
+    codes = draw_codes(rng, n, resamples * n, bytes(outcomes))
+    return block_counts(codes, n, 1)
+
+
+def paired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
+    """Return n * (resampled accuracy of B - that of A) for each resample.
+
+    The same n indices pick both systems' outcomes, so items keep their
+    pairing and shared difficulty cancels.  Divide by n for the gap.
+
+    >>> paired_bootstrap([(0, 1), (1, 1), (1, 0)], random.Random(0),
+    ...                  resamples=4)
+    [1, -1, 0, 0]
+    """
+    n = _check_items(pairs)
+    codes = draw_codes(rng, n, resamples * n,
+                        bytes(1 + b - a for a, b in pairs))
+    plus = block_counts(codes, n, 2)
+    minus = block_counts(codes, n, 0)
+    return [p - m for p, m in zip(plus, minus)]
+
+
+def unpaired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
+    """Return n * (B's - A's resampled accuracy), resampling each alone.
+
+    Each resample draws n indices for A, then n fresh ones for B, which
+    ignores the pairing; it shows what pairing buys.
+
+    >>> unpaired_bootstrap([(0, 1), (1, 1), (1, 0)], random.Random(0),
+    ...                    resamples=4)
+    [0, -1, 0, -1]
+    """
+    n = _check_items(pairs)
+    codes = draw_codes(rng, n, 2 * resamples * n,
+                        bytes(2 * a + b for a, b in pairs))
+
+    def correct(wanted, offset):       # codes 2a + b where the system is right
+        counts = [block_counts(codes, n, c, offset, 2 * n) for c in wanted]
+        return [sum(column) for column in zip(*counts)]
+
+    return [b - a for a, b in zip(correct((2, 3), 0), correct((1, 3), n))]
+
+
+def block_counts(codes, n, code, offset=0, step=None):
+    """Count *code* in each block codes[offset + j*step : ... + n]."""
+    step = step or n
+    starts = range(offset, len(codes), step)
+    return list(map(codes.count, repeat(code), starts,
+                    range(offset + n, len(codes) + 1, step)))
+
+
+def mcnemar_exact(pairs):
+    """Return McNemar's exact test of paired 0/1 outcomes (a, b).
+
+    Under the null the b_only discordant pairs are Binomial(m, 1/2) with
+    m = a_only + b_only, and p = min(1, 2 * P(X <= min(a_only, b_only))),
+    summed in integers.  With no discordant pair p is 1.
+
+    >>> mcnemar_exact([(1, 0)] * 67 + [(0, 1)] * 85)
+    McNemar(a_only=67, b_only=85, p_exact=Fraction(...))
+    >>> round(float(mcnemar_exact([(1, 0)] * 67 + [(0, 1)] * 85).p_exact), 4)
+    0.1677
+    >>> mcnemar_exact([(1, 1), (0, 0)]).p_exact
+    Fraction(1, 1)
+    """
+    a_only = sum(1 for a, b in pairs if a and not b)
+    b_only = sum(1 for a, b in pairs if b and not a)
+    return McNemar(a_only, b_only, _mcnemar_p(a_only, b_only))
+
+
+def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
+             acc_a=ACC_A, acc_b=ACC_B, resamples=RESAMPLES,
+             confidence=CONFIDENCE, jobs=1, progress=None):
+    """Replay the simulation; count paired CIs covering the true gap.
+
+    Each replay simulates fresh items, then takes the paired bootstrap
+    interval, both from the same rng.  "Covers" is lo <= gap <= hi and
+    "excludes zero" is lo > 0, compared exactly, where the true gap is
+    acc_b - acc_a read as the decimals given.  With jobs > 1 a helper
+    process maps and counts one replay's draws while this one simulates
+    and draws the next (_replays, in Fast paths); the numbers are the
+    same.  *progress*, if given, is called with the number of replays
+    done.
+
+    >>> coverage(random.Random(5), replays=3, n_items=50, resamples=100)
+    Coverage(replays=3, covered=3, excludes_zero=0, method='item by item')
+    """
+    gap = _exact(acc_b) - _exact(acc_a)
+    design = dict(corr=corr, acc_a=acc_a, acc_b=acc_b)
+    if jobs > 1:
+        bounds = _replays(rng, replays, n_items, resamples, design, jobs,
+                          functools.partial(
+                              _replay_bounds, design=design,
+                              positions=_percentile_positions(resamples,
+                                                              confidence)))
+    else:
+        bounds = _article_replays(rng, replays, n_items, resamples,
+                                  confidence, design)
+    covered = excludes = 0
+    for done, (lo, hi) in enumerate(bounds, 1):
+        covered += lo <= gap * n_items <= hi
+        excludes += lo > 0
+        if progress:
+            progress(done)
+    return Coverage(replays, covered, excludes)
+
+
+def _article_replays(rng, replays, n_items, resamples, confidence, design):
+    """Yield each replay's paired percentile interval, in counts of items:
+    simulate the items, then resample them, as the article's loop does."""
+    for _ in range(replays):
+        pairs = simulate(rng, n_items, **design)
+        yield percentile_interval(paired_bootstrap(pairs, rng,
+                                                   resamples=resamples),
+                                  confidence)
+
+
+def _ci_pts(interval):
+    """Return an interval of fractions in signed percentage points."""
+    return f"[{_pts(interval.lo)}, {_pts(interval.hi)}] pts"
+
+
+def _metric_lines(r, confidence):
+    """Return the article's five lines of one binary MetricResult."""
+    level = _decimal(_exact(confidence) * 100) + "%"
+    acc = [f"{name}={_fixed(x, 3)} [{_fixed(ci.lo, 3)}, {_fixed(ci.hi, 3)}]"
+           for name, x, ci in (("A", r.a, r.ci_a), ("B", r.b, r.ci_b))]
+    m = r.mcnemar
+    p = (_fixed(m.p_exact, 4) if m.p_exact >= Fraction(1, 10 ** 4)
+         else _p_text(m.p_exact))        # 0.0000 said nothing
+    return [
+        f"observed: {acc[0]}   {acc[1]}",
+        f"observed gap: {_pts(r.gap)} pts",
+        f"  paired bootstrap {level} CI:   {_ci_pts(r.ci_paired)}",
+        f"  unpaired bootstrap {level} CI: {_ci_pts(r.ci_unpaired)}",
+        f"  discordant pairs: B-only correct={m.b_only}, A-only correct="
+        f"{m.a_only}; McNemar exact p={p}",
+    ]
+
+
+def _mc_se(count, total):
+    """Return the Monte Carlo standard error of the share count/total.
+
+    >>> round(_mc_se(357, 1000), 4)
+    0.0152
+    """
+    p = count / total
+    return math.sqrt(p * (1 - p) / total)
+
+
+def _share(count, total):
+    """Return 'x.x% of the time (Monte Carlo s.e. y.y%)' for count/total."""
+    return (f"{_fixed(Fraction(100 * count, total), 1)}% of the time "
+            f"(Monte Carlo s.e. {100 * _mc_se(count, total):.1f}%)")
+
+
+def format_simulation(result, cov, *, acc_a, acc_b, confidence,
+                      calibration=None):
+    """Return the text report of a simulate run (no trailing newline).
+
+    With a Calibration (and cov None) its table replaces the coverage
+    lines.
+    """
+    true_a, true_b = _exact(acc_a), _exact(acc_b)
+    lines = [f"n={result.n_items}, true accuracies A={_decimal(true_a)} "
+             f"B={_decimal(true_b)}, true gap={_pts(true_b - true_a)} pts"]
+    lines += _metric_lines(result, confidence)
+    if calibration:
+        lines.append(format_calibration(calibration))
+    elif cov.replays:
+        how = ("" if cov.method == "item by item" else
+               " by counts (each replay's cells one multinomial draw, its "
+               "interval the ideal bootstrap's by saddlepoint)")
+        lines += [
+            f"over {cov.replays} replays{how}: paired CI covers the true gap "
+            f"{_share(cov.covered, cov.replays)};",
+            f"CI excludes zero (a 'significant' +gap) "
+            f"{_share(cov.excludes_zero, cov.replays)}",
+        ]
+    else:
+        lines.append("coverage loop skipped (--replays 0)")
+    return "\n".join(lines)
+
+
+def csv_text(pairs):
+    """Return the per-item CSV of (a, b) pairs, items numbered from 1.
+
+    >>> print(csv_text([(1, 0), (1, 1)]), end="")
+    item,system_a_correct,system_b_correct
+    1,1,0
+    2,1,1
+    """
+    rows = [",".join(CSV_HEADER)]
+    rows += [f"{i},{a},{b}" for i, (a, b) in enumerate(pairs, 1)]
+    return "\n".join(rows) + "\n"
 
 
 ## Errors #####################################################################
@@ -180,30 +478,6 @@ def _exact(x):
     if isinstance(x, float):
         return Fraction(repr(x))
     return Fraction(x)
-
-
-class _CollectorPaused:
-    """Pause the cyclic garbage collector while reading builds millions of
-    small objects that hold no cycles (records, verdicts, tallies): each
-    full collection walks every object alive, and a file's objects set
-    off one at every quarter more, a third of the reading time at 10^6
-    records.  Plain reference counting still frees them; the collector
-    runs again, as it was, once the block ends."""
-
-    def __enter__(self):
-        self.was = gc.isenabled()
-        gc.disable()
-
-    def __exit__(self, *exc):
-        if self.was:
-            gc.enable()
-
-
-def _can_fork():
-    """Return True where a helper process can be forked: the fork start
-    method exists and there is more than one core to run it."""
-    return ("fork" in multiprocessing.get_all_start_methods()
-            and (os.cpu_count() or 1) > 1)
 
 
 class _Progress:
@@ -556,39 +830,6 @@ def _ones(size):
     return int.from_bytes(b"\x01" * size, "little")
 
 
-def _bit_plane_sum(ints, pattern):
-    """Return a function giving the sum of ints[i] over the set bits i of
-    pattern(), which has no bit from len(ints) on.
-
-    With the integers offset to be >= 0, bit b of each one forms a mask,
-    and the sum is sum over b of 2**b * popcount(pattern & mask_b): a few
-    dozen C-level operations on big integers instead of one per item.
-
-    >>> total = _bit_plane_sum([5, -2, 7], lambda: 0b101)
-    >>> total()
-    12
-    """
-    offset = max(0, -min(ints))
-    width = (max(ints) + offset).bit_length() // 8 + 1
-    data = b"".join(x.to_bytes(width, "little")
-                    for x in map(add, reversed(ints), repeat(offset)))
-    masks = []
-    for b in range(8 * width):
-        mask = int(data[b // 8::width].translate(_BIT_DIGITS[b % 8]), 2)
-        if mask:
-            masks.append((b, mask))
-
-    def total():
-        bits = pattern()
-        return (sum((bits & mask).bit_count() << b for b, mask in masks)
-                - offset * bits.bit_count())
-    return total
-
-
-_BIT_DIGITS = [bytes(b"01"[b >> t & 1] for b in range(256))   # bit t of a
-               for t in range(8)]                            # byte, as text
-
-
 def _binomial_head(a_only, b_only):
     """Return (m, sum of C(m, i) for i < k, C(m, k)), k = min(a_only, b_only).
 
@@ -726,18 +967,6 @@ def _nonzero(values, counts):
 # Fractions of counts.  Whether a metric is binary is read from its
 # values (_kind_of) unless --metric-type declares it.
 
-class Interval(NamedTuple):
-    """A two-sided interval [lo, hi] of exact values."""
-    lo: Fraction
-    hi: Fraction
-
-
-class McNemar(NamedTuple):
-    """Discordant pairs and the exact two-sided McNemar p-value."""
-    a_only: int
-    b_only: int
-    p_exact: Fraction
-
 
 class MetricResult(NamedTuple):
     """One metric of two systems (A the baseline, B the candidate)."""
@@ -796,416 +1025,7 @@ class Columns(NamedTuple):
         return collections.Counter(zip(self.a, self.b))
 
 
-class Coverage(NamedTuple):
-    """How often the paired CI covered the true gap and excluded zero."""
-    replays: int
-    covered: int
-    excludes_zero: int
-    method: str = "item by item"    # or "by counts" (coverage_by_counts)
-
-
-## Simulation #################################################################
-
-def simulate(rng, n_items=N_ITEMS, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
-    """Return n_items (a, b) pairs of 0/1 outcomes of two systems.
-
-    Each item has a latent difficulty d ~ N(0, 1) shared by both systems;
-    system X is right when corr*d + sqrt(1 - corr**2)*e_X < z_X, with
-    independent noise e_X ~ N(0, 1) and z_X = NormalDist().inv_cdf(acc_X),
-    so X is right with probability acc_X and the errors correlate.  Three
-    rng.gauss(0, 1) calls per item, in the order d, e_A, e_B.
-
-    >>> simulate(random.Random(1), 4)
-    [(0, 0), (1, 1), (1, 1), (1, 1)]
-    """
-    return outcomes(latent_draws(rng, n_items), corr=corr, acc_a=acc_a,
-                    acc_b=acc_b)
-
-
-def latent_draws(rng, n_items):
-    """Return the 3*n_items rng.gauss(0, 1) values simulate() consumes."""
-    return list(map(rng.gauss, repeat(0, 3 * n_items), repeat(1)))
-
-
-def outcomes(draws, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
-    """Return the (a, b) outcomes of latent draws d, e_A, e_B, d, ...
-
-    >>> outcomes([0.0, -1.0, 1.0], corr=0.6)
-    [(1, 0)]
-    """
-    za = NormalDist().inv_cdf(float(acc_a))
-    zb = NormalDist().inv_cdf(float(acc_b))
-    w = math.sqrt(1 - corr ** 2)
-    shared = [corr * d for d in draws[0::3]]
-    return list(zip([int(d + w * e < za) for d, e in zip(shared, draws[1::3])],
-                    [int(d + w * e < zb) for d, e in zip(shared, draws[2::3])]))
-
-
 ## Resampling #################################################################
-
-# Every bootstrap index is one rng.randrange(n), and the fast paths below
-# consume the generator exactly as those calls would, so a seed gives the
-# same numbers as the one-index-at-a-time loop (tests/ keeps that loop as
-# the oracle).  CPython's randrange(n) is getrandbits(k) with k =
-# n.bit_length(), retried while the value is >= n, and getrandbits(k) for
-# k <= 32 is the top k bits of one 32-bit Mersenne Twister word.  A single
-# getrandbits(32*m) returns the next m words, least significant first.  So
-# we draw the words in bulk, read their top bytes with C-level slicing,
-# map them to per-item codes with bytes.translate (deleting rejected
-# draws), and count codes per resample with bytes.count.  A draw of m words
-# never overshoots while m indices are still wanted, since each index
-# takes at least one word.
-
-def _reject_count(top, low, n, k):
-    """Return how many of the drawn words give an index >= n (k <= 16).
-
-    *top* holds the words' top bytes, *low* their second bytes.  A word
-    rejects where its top 16 bits reach n << (16 - k): its top byte is
-    above that threshold's, or equal to it with the second byte at or
-    above the threshold's second (found one by one: 1 word in 256).
-    """
-    if k <= 8:
-        return _bytes_at_least(top, n << (8 - k))
-    first, second = divmod(n << (16 - k), 256)
-    if not second:
-        return _bytes_at_least(top, first)
-    count = _bytes_at_least(top, first + 1)
-    i = top.find(first)
-    while i >= 0:
-        count += low[i] >= second
-        i = top.find(first, i + 1)
-    return count
-
-
-def _bytes_at_least(data, floor):
-    """Return how many bytes of data are >= floor.
-
-    Deleting them and counting what is left branches on every byte,
-    cheap while few are deleted but 3 to 4 ns a byte where a third of
-    them are; past a tenth, each byte becomes a bit counted by
-    int.bit_count instead, about 1.6 ns a byte at any share.
-    """
-    if floor > 255:
-        return 0
-    if 10 * (256 - floor) <= 256:
-        return len(data.translate(None, bytes(range(floor))))
-    return int.from_bytes(data.translate(_at_least_table(floor)),
-                          "little").bit_count()
-
-
-@functools.lru_cache(maxsize=4)
-def _at_least_table(floor):
-    """Return the translate table of 1 for bytes >= floor, else 0."""
-    return bytes(b >= floor for b in range(256))
-
-
-def _draw_chunks(rng, count, take):
-    """Draw the words of count rng.randrange(n) calls, chunk by chunk.
-
-    take(data) handles one chunk (32-bit words, little-endian bytes) and
-    returns how many of its words gave an accepted index.  Asking for as
-    many words as indices are still wanted never overshoots.
-    """
-    need = count
-    while need:
-        got = 0
-        for start in range(0, need, _CHUNK):
-            size = min(_CHUNK, need - start)
-            got += take(rng.getrandbits(32 * size).to_bytes(4 * size, "little"))
-        need -= got
-
-
-def draw_words(rng, n, count, keep=None):
-    """Consume rng as count calls of rng.randrange(n) (n < 2**16) would.
-
-    Return the words drawn as (low, top) chunks: the words' second and
-    top bytes, all that an index of up to 16 bits reads (low is empty for
-    n <= 256, whose index is in the top byte).  If given, keep(low, top)
-    is called on each chunk while it is fresh, and its result is listed
-    instead.
-    """
-    k = n.bit_length()
-    chunks = []
-
-    def take(data):
-        top, low = data[3::4], data[2::4] if k > 8 else b""
-        chunks.append(keep(low, top) if keep else (low, top))
-        return len(top) - _reject_count(top, low, n, k)
-
-    _draw_chunks(rng, count, take)
-    return chunks
-
-
-_PLANE_BITS = 4      # index bits below the top byte mapped by planes of
-_CRUMB_BITS = 6      # nibbles, and of crumbs (codes below 3); past them a
-                     # 16-bit table, slower
-
-
-@functools.lru_cache(maxsize=8)
-def _code_tables(n, codes):
-    """Return the translate tables mapping word bytes to item codes.
-
-    For n <= 256 one table maps the top byte (its rejected inputs the
-    delete set).  For an index of k = 8 + j bits, the index is 2^j top +
-    low, low the top j bits of the second byte, and the tables are
-    "planes" of the top byte that hold several codes a byte: with codes
-    below 3 (a paired bootstrap's 0, 1, 2 and a 0/1 metric's; j <=
-    _CRUMB_BITS), four 2-bit crumbs, low's two lowest bits picking one, a
-    rejected draw 3, in 2^(j - 2) planes; else (j <= _PLANE_BITS) two
-    nibbles, low's lowest bit picking one, in 2^(j - 1) planes.  The
-    masks, one per bit of low, 0xFF where it is set, pick between planes
-    and then within the byte; they are made from the second bytes as one
-    integer, so the tables give the shift that brings each bit of low to
-    a byte's lowest bit.  Return (planes, shifts, the delete set, the
-    bits a code takes), or None past both: the words' top 16 bits then
-    index a table.
-    """
-    k = n.bit_length()
-
-    def code(i):
-        return codes[i] if i < n else _REJECT
-
-    if k <= 8:
-        top = bytes(code(b >> (8 - k)) for b in range(256))
-        return top, None, bytes(b for b in range(256) if top[b] == _REJECT), 8
-    j = k - 8
-    shifts = [8 - j + bit for bit in range(j)]
-    if 2 <= j <= _CRUMB_BITS and max(codes) < 3:
-        def crumb(i):
-            return 3 if i >= n else codes[i]
-        planes = [bytes(sum(crumb(t << j | 4 * quarter + c) << 2 * c
-                            for c in range(4)) for t in range(256))
-                  for quarter in range(1 << (j - 2))]
-        return planes, shifts, _CRUMB_REJECT, 2
-    if j > _PLANE_BITS:
-        return None
-    planes = [bytes(code(t << j | 2 * half) | code(t << j | 2 * half + 1) << 4
-                    for t in range(256)) for half in range(1 << (j - 1))]
-    return planes, shifts, _LOW_REJECT, 4
-
-
-_LOW_NIBBLE = bytes(b & 15 for b in range(256))
-_LOW_REJECT = bytes(b for b in range(256) if b & 15 == _REJECT)
-_LOW_CRUMB = bytes(b & 3 for b in range(256))
-_CRUMB_REJECT = bytes(b for b in range(256) if b & 3 == 3)
-
-
-def codes_from_words(chunks, n, codes):
-    """Return the codes of the accepted draws in the chunks, in order.
-
-    A chunk (None, codes) was mapped already and is taken as it is.
-    """
-    tables = _code_tables(n, bytes(codes))
-    out = []
-    if tables is None:                      # past the planes: a 16-bit table
-        table = _index_codes(n, bytes(codes))
-        reject = bytes([_REJECT])
-        for low, top in chunks:
-            if low is None:
-                out.append(top)
-                continue
-            both = bytearray(2 * len(top))
-            both[0::2], both[1::2] = low, top
-            hi = array("H")
-            hi.frombytes(both)
-            if sys.byteorder == "big":               # pragma: no cover
-                hi.byteswap()
-            out.append(bytes(itemgetter(*hi)(table) if len(hi) > 1 else
-                             (table[hi[0]],)).translate(None, reject))
-        return b"".join(out)
-    planes, shifts, rejected, width = tables
-    first = 2 if width == 2 else 1          # low's bits that pick in a byte
-    for low, top in chunks:
-        if low is None:                     # mapped already
-            out.append(top)
-            continue
-        if shifts is None:
-            out.append(top.translate(planes, rejected))
-            continue
-        level = [int.from_bytes(top.translate(p), "little") for p in planes]
-        second, ones = int.from_bytes(low, "little"), _ones(len(low))
-        for shift in shifts[first:]:        # pick a plane, bit by bit
-            m = (second >> shift & ones) * 255
-            level = [x ^ ((x ^ y) & m) for x, y in zip(level[::2],
-                                                         level[1::2])]
-        u = level[0]                        # then within the byte: the
-        for bit in reversed(range(first)):  # nibble, the crumb
-            m = (second >> shifts[bit] & ones) * 255
-            u = (u ^ (u & m)) | (u >> (4 >> (first - 1 - bit)) & m)
-        picked = u.to_bytes(len(top), "little")
-        out.append(picked.translate(_LOW_CRUMB if width == 2 else
-                                    _LOW_NIBBLE, rejected))
-    return b"".join(out)
-
-
-@functools.lru_cache(maxsize=8)
-def _index_codes(n, codes):
-    """Map the top 16 bits of a word to the code of randrange(n)'s index
-    (n < 2**16), _REJECT if none."""
-    shift = 16 - n.bit_length()
-    return bytes(codes[h >> shift] if h >> shift < n else _REJECT
-                 for h in range(1 << 16))
-
-
-def _hi16(data):
-    """Return the top 16 bits of each little-endian 32-bit word of data."""
-    halves = array("H")
-    halves.frombytes(data)
-    if sys.byteorder == "big":                       # pragma: no cover
-        halves.byteswap()
-    return halves[1::2]
-
-
-def _draw_mapped(rng, n, count, table, accept):
-    """Draw the words of count rng.randrange(n) calls (512 <= n < 2**16).
-
-    Each word's top 16 bits go through *table* (one C-level itemgetter
-    call per chunk); accept(mapped) returns the accepted part.  Return the
-    list of accepted parts, in order.
-    """
-    parts = []
-
-    def take(data):
-        hi = _hi16(data)
-        parts.append(accept(itemgetter(*hi)(table) if len(hi) > 1
-                            else (table[hi[0]],)))
-        return len(parts[-1])
-
-    _draw_chunks(rng, count, take)
-    return parts
-
-
-def draw_indices(rng, n, count):
-    """Return [rng.randrange(n) for _ in range(count)], drawn in bulk."""
-    k = n.bit_length()
-    if k > 32 or array("I").itemsize != 4:          # pragma: no cover
-        return [rng.randrange(n) for _ in range(count)]
-    if k > 16:
-        return _draw_wide_indices(rng, n, count)
-    parts = _draw_mapped(rng, n, count, _index_table(n),
-                         lambda m: list(filter((-1).__ne__, m)))
-    return [i for part in parts for i in part]
-
-
-@functools.lru_cache(maxsize=8)
-def _index_table(n):
-    """Map the top 16 bits of a word to randrange(n)'s index, -1 if none."""
-    shift = 16 - n.bit_length()
-    return tuple(h >> shift if h >> shift < n else -1 for h in range(1 << 16))
-
-
-def _draw_wide_indices(rng, n, count):
-    """draw_indices for 2**16 <= n < 2**32: shift whole words."""
-    shift = 32 - n.bit_length()
-    out = []
-
-    def take(data):
-        words = array("I")
-        words.frombytes(data)
-        if sys.byteorder == "big":                   # pragma: no cover
-            words.byteswap()
-        before = len(out)
-        out.extend(filter(n.__gt__, map(rshift, words, repeat(shift))))
-        return len(out) - before
-
-    _draw_chunks(rng, count, take)
-    return out
-
-
-def draw_codes(rng, n, count, codes):
-    """Return bytes(codes[rng.randrange(n)] for _ in range(count)).
-
-    *codes* is a bytes of n small codes (below 15).  The generator ends in
-    the same state as after the one-at-a-time loop.
-    """
-    if n < 1 << 16:                 # each chunk mapped while it is fresh
-        return b"".join(draw_words(rng, n, count, lambda low, top:
-                                   codes_from_words([(low, top)], n, codes)))
-    return bytes(map(codes.__getitem__, draw_indices(rng, n, count)))
-
-
-def block_counts(codes, n, code, offset=0, step=None):
-    """Count *code* in each block codes[offset + j*step : ... + n]."""
-    step = step or n
-    starts = range(offset, len(codes), step)
-    return list(map(codes.count, repeat(code), starts,
-                    range(offset + n, len(codes) + 1, step)))
-
-
-def percentile_interval(values, confidence=CONFIDENCE):
-    """Return the percentile interval of a bootstrap distribution.
-
-    With B values sorted, lo is the one at position floor(B*(1-c)/2) and
-    hi the one at floor(B*(1+c)/2), positions counted from 0 and computed
-    in exact arithmetic (c = 0.95, B = 2000 gives 50 and 1950, the
-    article's int(0.025*B) and int(0.975*B)).
-
-    >>> percentile_interval(range(2000))
-    Interval(lo=50, hi=1950)
-    >>> percentile_interval([])
-    Traceback (most recent call last):
-      ...
-    bootstrap_eval_deltas.EvalDeltaError: no bootstrap values to take percentiles of
-    """
-    ordered = sorted(values)
-    if not ordered:
-        raise EvalDeltaError("no bootstrap values to take percentiles of")
-    lo, hi = _percentile_positions(len(ordered), confidence)
-    return Interval(ordered[lo], ordered[hi])
-
-
-def system_bootstrap(outcomes, rng, *, resamples=RESAMPLES):
-    """Return the resampled correct counts of one system's 0/1 outcomes.
-
-    Each resample draws len(outcomes) indices with rng.randrange; the
-    count of correct items divided by n is the resampled accuracy.
-
-    >>> system_bootstrap([1, 0, 1], random.Random(0), resamples=4)
-    [1, 1, 0, 2]
-    """
-    n = _check_items(outcomes)
-    codes = draw_codes(rng, n, resamples * n, bytes(outcomes))
-    return block_counts(codes, n, 1)
-
-
-def paired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
-    """Return n * (resampled accuracy of B - that of A) for each resample.
-
-    The same n indices pick both systems' outcomes, so items keep their
-    pairing and shared difficulty cancels.  Divide by n for the gap.
-
-    >>> paired_bootstrap([(0, 1), (1, 1), (1, 0)], random.Random(0),
-    ...                  resamples=4)
-    [1, -1, 0, 0]
-    """
-    n = _check_items(pairs)
-    codes = draw_codes(rng, n, resamples * n,
-                        bytes(1 + b - a for a, b in pairs))
-    plus = block_counts(codes, n, 2)
-    minus = block_counts(codes, n, 0)
-    return [p - m for p, m in zip(plus, minus)]
-
-
-def unpaired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
-    """Return n * (B's - A's resampled accuracy), resampling each alone.
-
-    Each resample draws n indices for A, then n fresh ones for B, which
-    ignores the pairing; it shows what pairing buys.
-
-    >>> unpaired_bootstrap([(0, 1), (1, 1), (1, 0)], random.Random(0),
-    ...                    resamples=4)
-    [0, -1, 0, -1]
-    """
-    n = _check_items(pairs)
-    codes = draw_codes(rng, n, 2 * resamples * n,
-                        bytes(2 * a + b for a, b in pairs))
-
-    def correct(wanted, offset):       # codes 2a + b where the system is right
-        counts = [block_counts(codes, n, c, offset, 2 * n) for c in wanted]
-        return [sum(column) for column in zip(*counts)]
-
-    return [b - a for a, b in zip(correct((2, 3), 0), correct((1, 3), n))]
-
 
 # Sampling from sufficient statistics.  A paired bootstrap of n items is
 # fixed by how many times each distinct (a, b) pair is drawn: a multinomial
@@ -1861,25 +1681,6 @@ def ratio_quantile(sums, sizes, counts, p, estimate):
 
 
 ## Exact tests ################################################################
-
-def mcnemar_exact(pairs):
-    """Return McNemar's exact test of paired 0/1 outcomes (a, b).
-
-    Under the null the b_only discordant pairs are Binomial(m, 1/2) with
-    m = a_only + b_only, and p = min(1, 2 * P(X <= min(a_only, b_only))),
-    summed in integers.  With no discordant pair p is 1.
-
-    >>> mcnemar_exact([(1, 0)] * 67 + [(0, 1)] * 85)
-    McNemar(a_only=67, b_only=85, p_exact=Fraction(...))
-    >>> round(float(mcnemar_exact([(1, 0)] * 67 + [(0, 1)] * 85).p_exact), 4)
-    0.1677
-    >>> mcnemar_exact([(1, 1), (0, 0)]).p_exact
-    Fraction(1, 1)
-    """
-    a_only = sum(1 for a, b in pairs if a and not b)
-    b_only = sum(1 for a, b in pairs if b and not a)
-    return McNemar(a_only, b_only, _mcnemar_p(a_only, b_only))
-
 
 def mcnemar_mid_p(a_only, b_only):
     """Return the two-sided mid-p of McNemar's test, exactly.
@@ -3774,254 +3575,6 @@ def sequential_bounded(a, b, lo, hi, *, alpha=0.05, direction="higher"):
                       min(Fraction(1), _from_log(-best)), n)
 
 
-## Resampling: many resamples' sums, in parallel ##############################
-
-# Resample sums.  A resample draws `draws` units (items, or clusters) with
-# replacement and adds up their A values, B values and sizes.  Units with
-# equal values form groups, and when there are few groups a multinomial
-# count over the groups gives the resample (cost independent of n); else
-# randrange indices are drawn in bulk and the values picked with one
-# C-level itemgetter call per resample.
-
-
-
-def resample_sums(rng, a, b, size, counts, resamples, jobs=1):
-    """Return the A, B and size sums of resamples + 1 resamples.
-
-    Unit group j has values a[j], b[j], size[j] (1 if size is None) and
-    counts[j] members; each resample draws sum(counts) units.  The last
-    resample serves _shifted.  See resample_columns.
-    """
-    columns = [a, b]
-    if size and len(set(size)) > 1:
-        columns.append(size)
-    sums = resample_columns(rng, columns, counts, resamples, jobs)
-    if len(sums) == 2:
-        sums.append([sum(counts) * (size[0] if size else 1)]
-                    * (resamples + 1))
-    return tuple(sums)
-
-
-def resample_columns(rng, columns, counts, resamples, jobs=1):
-    """Return each column's sums over resamples + 1 resamples.
-
-    Unit group j has the values columns[i][j] and counts[j] members; each
-    resample draws sum(counts) units with replacement, and every column
-    is summed over the same draws (the pairing of systems is kept).  With
-    few groups each resample is one multinomial draw from rng; else the
-    resamples are split in _BLOCKS blocks, each drawn by index from its
-    own generator seeded from rng, so that two processes can share the
-    work (jobs) with the same result.
-    """
-    draws = sum(counts)
-    total = resamples + 1
-    if _BOOT_GROUPED * len(counts) <= draws:
-        order = sorted(range(len(counts)), key=counts.__getitem__,
-                       reverse=True)         # large groups first: faster
-        weights = [counts[j] for j in order]
-        ordered = [[column[j] for j in order] for column in columns]
-        out = [[] for _ in columns]
-        for done, x in enumerate(multinomials(rng, draws, weights, total),
-                                 1):
-            for sums, column in zip(out, ordered):
-                sums.append(sum(map(mul, x, column)))
-            _step("resampling", done, total)
-        return out
-    seeds = [rng.getrandbits(128) for _ in range(_BLOCKS)]
-    table = _packed([_expand(column, counts) for column in columns])
-    tasks = [(random.Random(seed), draws, total // _BLOCKS
-              + (j < total % _BLOCKS), table)
-             for j, seed in enumerate(seeds)]
-    blocks = in_parallel(_pick_sums, tasks, jobs, "resampling")
-    return [[x for block in blocks for x in block[i]]
-            for i in range(len(columns))]
-
-
-def in_parallel(func, tasks, jobs, what=None):
-    """Return [func(*task) for task in tasks], the second half of the
-    tasks in a forked helper process when jobs > 1 and fork is there.
-    With *what*, the tasks this process runs are its progress (_step).
-
-    The helper sends its results back pickled through a pipe; if it fails,
-    or this process is interrupted, the helper is stopped and waited for.
-    """
-    def run(mine):
-        done = []
-        if what:
-            _step(what, 0, len(mine))
-        for task in mine:
-            done.append(func(*task))
-            if what:
-                _step(what, len(done), len(mine))
-        return done
-    half = len(tasks) // 2
-    if jobs < 2 or not half or not _can_fork():
-        return run(tasks)
-    readable, writable = os.pipe()
-    pid = os.fork()
-    if pid == 0:                                    # pragma: no cover
-        os.close(readable)
-        status = 1
-        _WATCH.clear()                              # one progress line
-        try:
-            data = pickle.dumps([func(*task) for task in tasks[half:]])
-            with open(writable, "wb") as pipe:
-                pipe.write(data)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(writable)
-    try:
-        mine = run(tasks[:half])
-        with open(readable, "rb") as pipe:
-            data = pipe.read()
-    except BaseException:
-        os.kill(pid, signal.SIGKILL)
-        raise
-    finally:
-        _, status = os.waitpid(pid, 0)
-    if status:
-        raise EvalDeltaError("the helper process failed; try --jobs 1")
-    return mine + pickle.loads(data)
-
-
-def _pick_sums(rng, n, count, table):
-    """Return each column's sums over the picks of count resamples.
-
-    The picks are count * n calls of rng.randrange(n), in order; *table*
-    is the _Packed columns of integers.  The words are drawn in bulk and
-    cut, exactly, into the words of each resample (rejected words
-    included), whose top bits pick from the table, padded with zeros for
-    the rejected values.  Each entry packs every column's value into one
-    integer, in lanes wide enough that n of them add up without carrying
-    into the next lane: one C-level itemgetter call and one sum() give all
-    the columns' sums of a resample.
-    """
-    if table.packed is None:                        # pragma: no cover
-        return _plain_pick_sums(rng, n, count, table.columns)
-    totals = [sum(pick(table.packed))
-              for pick in map(_picker, _windows(rng, n, count))]
-    return [[(t >> lane & (1 << end - lane) - 1) - n * offset
-             for t in totals]
-            for lane, end, offset in zip(table.lanes, table.lanes[1:]
-                                         + [table.width], table.offsets)]
-
-
-class _Packed(NamedTuple):
-    """Columns of integers packed one row per integer, for _pick_sums
-    (packed is None past 2**31 rows: too many for 32-bit words)."""
-    columns: list
-    packed: list
-    lanes: list
-    width: int
-    offsets: list
-
-
-def _packed(columns):
-    """Return the _Packed columns: each lane holds value + offset >= 0 and
-    room for the sum of n of them; the table is padded with zeros to 2**k
-    entries for the rejected draws of randrange(n)."""
-    n = len(columns[0])
-    k = n.bit_length()
-    if k > 31:                                      # pragma: no cover
-        return _Packed(columns, None, None, None, None)
-    offsets = [max(0, -min(c)) for c in columns]
-    lanes, at = [], 0
-    for c, offset in zip(columns, offsets):
-        lanes.append(at)
-        at += (max(c) + offset).bit_length() + k
-    packed = [0] * (1 << k)
-    for c, offset, lane in zip(columns, offsets, lanes):
-        packed[:n] = map(add, packed[:n], (x + offset << lane for x in c))
-    return _Packed(columns, packed, lanes, at, offsets)
-
-
-def _picker(window):
-    """Return a function picking the values at the positions of *window* from a
-    sequence."""
-    return itemgetter(*window) if len(window) > 1 else _one(window[0])
-
-
-def _windows(rng, n, count):
-    """Yield the words' top-k-bit values of count resamples of n
-    rng.randrange(n) calls, one array per resample, rejected draws in.
-
-    Drawing never runs ahead of the calls: each call takes at least one
-    word, so asking for as many words as indices are still unseen is safe.
-    """
-    k = n.bit_length()
-    shift = 32 - k
-    idx, flags, pos, ready = array("I"), b"", 0, 0
-    unseen = count * n
-    for _ in range(count):
-        while ready < n:
-            m = min(_CHUNK, unseen - ready)
-            mask, reject = _lane_masks(m, k, n)
-            words = rng.getrandbits(32 * m) >> shift & mask
-            fresh = array("I")
-            fresh.frombytes(words.to_bytes(4 * m, "little"))
-            if sys.byteorder == "big":               # pragma: no cover
-                fresh.byteswap()
-            idx = idx[pos:] + fresh
-            flags = flags[pos:] + (words + reject).to_bytes(
-                4 * m, "little")[3::4].translate(_TOP_BIT)
-            pos = 0
-            ready += m - flags.count(1, len(flags) - m)
-        end = pos + n
-        rejected = flags.count(1, pos, end)
-        while rejected:
-            end, rejected = end + rejected, flags.count(1, end,
-                                                        end + rejected)
-        yield idx[pos:end]
-        pos, ready, unseen = end, ready - n, unseen - n
-
-
-_TOP_BIT = bytes(b >> 7 for b in range(256))
-
-
-@functools.lru_cache(maxsize=4)
-def _lane_masks(m, k, n):
-    """Return (k low bits set in each of m 32-bit lanes, n's reject offset).
-
-    Adding 2**31 - n to a lane holding v < 2**31 sets its top bit exactly
-    when v >= n, without carrying into the next lane.
-    """
-    lanes = int.from_bytes(b"\1\0\0\0" * m, "little")
-    return lanes * ((1 << k) - 1), lanes * ((1 << 31) - n)
-
-
-def _plain_pick_sums(rng, n, count, columns):       # pragma: no cover
-    """Return each column's resample sums index by index: the oracle of
-    _pick_sums."""
-    out = [[] for _ in columns]
-    for picks in _index_lists(rng, n, count):
-        for sums, column in zip(out, columns):
-            sums.append(sum(map(column.__getitem__, picks)))
-    return out
-
-
-def _one(i):
-    """Return a function picking position *i* of a sequence, as a 1-tuple (as
-    itemgetter of several gives tuples)."""
-    def pick(values):
-        return (values[i],)
-    return pick
-
-
-def _index_lists(rng, n, count, batch_indices=1 << 20):
-    """Yield count lists of n rng.randrange(n) indices, in draw order.
-
-    Indices are drawn for many lists at a time; since the draws are one
-    sequence, that changes nothing but the speed.
-    """
-    per_batch = max(1, batch_indices // n)
-    for start in range(0, count, per_batch):
-        batch = min(per_batch, count - start)
-        drawn = draw_indices(rng, n, batch * n)
-        for i in range(0, batch * n, n):
-            yield drawn[i:i + n]
-
-
 ## Simulation: coverage and calibration #######################################
 
 # Peeking: the article's two systems with no true gap (B as good as A),
@@ -4103,38 +3656,6 @@ def peeking(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
     return Peeking(looks, naive, sequence, replays, n_items, once)
 
 
-def coverage(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
-             acc_a=ACC_A, acc_b=ACC_B, resamples=RESAMPLES,
-             confidence=CONFIDENCE, jobs=1, progress=None):
-    """Replay the simulation; count paired CIs covering the true gap.
-
-    Each replay simulates fresh items, then takes the paired bootstrap
-    interval, both from the same rng.  "Covers" is lo <= gap <= hi and
-    "excludes zero" is lo > 0, compared exactly, where the true gap is
-    acc_b - acc_a read as the decimals given.  With jobs > 1 a helper
-    process maps and counts the draws while this one simulates and draws
-    the next replay; the numbers are the same.  *progress*, if given, is
-    called with the number of replays done.
-
-    >>> coverage(random.Random(5), replays=3, n_items=50, resamples=100)
-    Coverage(replays=3, covered=3, excludes_zero=0, method='item by item')
-    """
-    gap = _exact(acc_b) - _exact(acc_a)
-    design = dict(corr=corr, acc_a=acc_a, acc_b=acc_b)
-    bounds = _replays(rng, replays, n_items, resamples, design, jobs,
-                      functools.partial(
-                          _replay_bounds, design=design,
-                          positions=_percentile_positions(resamples,
-                                                          confidence)))
-    covered = excludes = 0
-    for done, (lo, hi) in enumerate(bounds, 1):
-        covered += lo <= gap * n_items <= hi
-        excludes += lo > 0
-        if progress:
-            progress(done)
-    return Coverage(replays, covered, excludes)
-
-
 def coverage_by_counts(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
                        acc_a=ACC_A, acc_b=ACC_B, confidence=CONFIDENCE,
                        progress=None):
@@ -4179,18 +3700,6 @@ def ideal_paired_interval(a_only, b_only, n, confidence=CONFIDENCE):
     part = law_part(+collections.Counter(      # no empty cells
         {-1: a_only, 0: n - a_only - b_only, 1: b_only}))
     return law_interval(SumLaw([(part, 1)]), n, confidence)
-
-
-def _replays(rng, replays, n, resamples, design, jobs, judge):
-    """Yield judge(latent, draws) for each replay, in order.
-
-    With jobs > 1 (and fork) a helper process judges while this one
-    draws the next replay; the results are the same either way.
-    """
-    if jobs > 1 and _can_fork():
-        return _pipelined(rng, replays, n, resamples, design, judge)
-    return (judge(*_replay_draws(rng, n, resamples, design))
-            for _ in range(replays))
 
 
 def _replay_draws(rng, n, resamples, design, keeper=None):
@@ -4243,12 +3752,6 @@ def _replay_deltas(latent, drawn, design):
     if isinstance(drawn, list):
         drawn = codes_from_words(drawn, n, codes)
     return pairs, sorted(_paired_deltas(drawn, n))
-
-
-def _replay_bounds(latent, drawn, *, positions, design):
-    """Return one replay's paired deltas at the two percentile positions."""
-    _, deltas = _replay_deltas(latent, drawn, design)
-    return deltas[positions[0]], deltas[positions[1]]
 
 
 def _replay_intervals(latent, drawn, *, positions, design, methods,
@@ -4400,130 +3903,6 @@ def continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
         if progress:
             progress(done)
     return Calibration(replays, truth, *counts, rejected)
-
-
-class _Ring:
-    """Shared memory that a forked helper reads raw words from.
-
-    Chunks go in at increasing offsets, wrapping round.  The bytes from
-    *tail* to *head* (counted since the start) belong to replays still in
-    flight; a replay's bytes are released when its result comes back, and
-    results come back in order.
-    """
-
-    def __init__(self, size):
-        self.memory = mmap.mmap(-1, size)    # anonymous, shared across fork
-        self.size = size
-        self.head = self.tail = 0
-        self.ends = collections.deque()      # head after each replay in flight
-
-    def place(self, data):
-        """Copy data in and return its offset, or None if it cannot fit."""
-        at = self.head % self.size
-        skip = self.size - at if at + len(data) > self.size else 0
-        if self.head + skip + len(data) - self.tail > self.size:
-            return None
-        self.head += skip
-        at = self.head % self.size
-        self.memory[at:at + len(data)] = data
-        self.head += len(data)
-        return at
-
-    def sent(self):
-        """Mark the bytes placed so far as one replay in flight."""
-        self.ends.append(self.head)
-
-    def release(self):
-        """Free the oldest replay in flight."""
-        self.tail = self.ends.popleft()
-
-
-def _pipelined(rng, replays, n, resamples, design, bounds_of):
-    """Yield the bounds of each replay, computed in a forked helper.
-
-    This process draws (it owns rng) while the helper maps and counts.
-    Raw words go through a shared ring the moment they are drawn, and
-    only their offsets through the pipe.  Words that find the ring full
-    of replays in flight (the helper is behind, as it is where mapping
-    costs more than drawing, or a replay is too big for the whole ring)
-    are mapped to paired codes here, and the codes go through the pipe.
-    """
-    context = multiprocessing.get_context("fork")
-    ours, theirs = context.Pipe()
-    per_replay = resamples * n * (1 if n <= 256 else 2) * 17 // 16
-    ring = _Ring(max(_RING_BYTES, min(3 * per_replay, _RING_MOST)))
-    helper = context.Process(target=_helper_loop, daemon=True,
-                             args=(theirs, ours, ring.memory, bounds_of))
-    helper.start()
-    theirs.close()
-    results = collections.deque()
-
-    def collect():
-        results.append(ours.recv())
-        ring.release()
-
-    def keeper(latent):
-        codes = []
-
-        def keep(low, top):
-            # Words that find the ring full (the helper is behind) are
-            # mapped here, not waited on: the two processes share the
-            # mapping where it costs more than drawing (past 4,096 items).
-            data = low + top
-            at = ring.place(data)
-            while at is None and ours.poll():
-                collect()
-                at = ring.place(data)
-            if at is not None:
-                return at, len(low), len(top)
-            if not codes:
-                codes.append(_paired_codes(outcomes(latent, **design)))
-            return None, codes_from_words([(low, top)], n, codes[0])
-        return keep
-
-    try:
-        for _ in range(replays):
-            ours.send(_replay_draws(rng, n, resamples, design, keeper))
-            ring.sent()
-            while ours.poll():
-                collect()
-            while results:
-                yield results.popleft()
-        ours.send(None)                          # no more replays
-        while ring.ends:
-            collect()
-            yield results.popleft()
-    finally:
-        ours.close()
-        helper.join(timeout=5)
-        if helper.is_alive():                        # pragma: no cover
-            helper.terminate()
-
-
-def _helper_loop(conn, parent_end, memory, bounds_of):
-    """Serve _pipelined: read replays one ahead, send back their bounds."""
-    parent_end.close()          # else the parent closing it is no EOF here
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's
-
-    def words(place):
-        if place[0] is None:                # (None, codes): mapped there
-            return place
-        at, low, top = place
-        return memory[at:at + low], memory[at + low:at + low + top]
-
-    try:
-        current = conn.recv()
-        while current:
-            following = conn.recv()
-            latent, drawn = current
-            if isinstance(drawn, list):
-                drawn = [words(place) for place in drawn]
-            conn.send(bounds_of(latent, drawn))
-            current = following
-    except (EOFError, BrokenPipeError, ConnectionResetError):
-        pass                    # the parent stopped early (an error, Ctrl-C)
-    finally:
-        conn.close()
 
 
 ## Corpus statistics ##########################################################
@@ -6357,8 +5736,6 @@ def _json_object(line, place):
 _JSON = json.JSONDecoder(parse_constant=_no_constant)
 
 
-
-
 def _field(record, name):
     """Return record[name], following dots into nested objects if need be.
 
@@ -6735,60 +6112,6 @@ def _first_repeat(source, key, items, numbers, ids, places):
         here[item] = number
 
 
-class _Rising:
-    """Finds a repeated id among a wide file's rows.  While the ids rise
-    (as whole numbers, or as text) none can repeat and no memory is kept;
-    add() is False once they stop rising, and the file is read again for
-    the repeat (_find_repeat).  Where it cannot be read again (standard
-    input, records a reader built) the ids are kept from the start, for
-    the first _WIDE_IDS rows, and a repeat is raised with its lines."""
-
-    def __init__(self, source, key, again):
-        self.source, self.key = source, key
-        self.last, self.rows = None, 0
-        self.first = None if again else {}
-
-    def consecutive(self, raw):
-        """Return True for ids as read that go on 0, 1, 2, ... (or from 1)
-        as text: the common case, checked at C speed."""
-        if self.first is not None:
-            return False
-        if type(self.last) is int:
-            start = self.last + 1
-        elif self.last is None and raw[:1] in (["0"], ["1"]):
-            start = int(raw[0])
-        else:
-            return False
-        if raw != list(map(str, range(start, start + len(raw)))):
-            return False
-        self.last = start + len(raw) - 1
-        return True
-
-    def add(self, numbers, labels):
-        """Return False if *labels*, the next ids as text, may repeat."""
-        if self.first is not None:
-            for item, number in zip(labels, numbers):
-                if item in self.first:
-                    _repeated(self.source, self.key, item, number,
-                              self.first[item])
-                if self.rows < _WIDE_IDS:
-                    self.first[item] = number
-            self.rows += len(labels)
-            return True
-        try:
-            keys = list(map(int, labels))
-        except ValueError:
-            keys = labels
-        if self.last is not None:
-            keys.insert(0, self.last)
-        try:
-            up = all(map(lt, keys, keys[1:]))
-        except TypeError:                  # numbers, then text
-            up = False
-        self.last = keys[-1]
-        return up
-
-
 def _find_repeat(path, key, most=None):
     """Raise EvalDeltaError at the first repeated *key* of the file (of
     its first *most* records, if given): read again, since the fast pass
@@ -6900,38 +6223,17 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
 def _candidate_batches(source, key, fields, jobs):
     """Return an iterable of a joined run's batches as (numbers, ids, [raw
     values of each field]).  With jobs > 1 a large file (a table, not
-    standard input) is parsed in a forked helper meanwhile, while this
-    process reads the other run: the helper writes each batch pickled to
-    an unnamed temporary file, then the error that stopped it, if one
-    did, and this process reads them back in order once it is done, so
-    memory holds a batch at a time and errors come in the order a single
-    process would meet them."""
-    global _QUIET                  # set in the helper: one progress line
+    standard input) is parsed in a helper process meanwhile (_prefetched,
+    in Fast paths), while this process reads the other run; the batches
+    and errors come in the order a single process would meet them."""
     big = (source.kind in ("jsonl", "csv", "tsv") and source.path != STDIN
            and source.forkable
            and os.path.getsize(source.path) >= _PREFETCH_BYTES)
-    if jobs < 2 or not big or not _can_fork():
-        return _field_batches(source, key, fields)
-    try:
-        spool = tempfile.TemporaryFile()
-    except OSError:                          # no room for it: one process
-        return _field_batches(source, key, fields)
-    pid = os.fork()
-    if pid == 0:                                    # pragma: no cover
-        _QUIET, status = True, 1
-        try:
-            try:
-                for batch in _field_batches(source, key, fields):
-                    pickle.dump(batch, spool, pickle.HIGHEST_PROTOCOL)
-            except (EvalDeltaError, OSError) as exc:
-                pickle.dump(f"{source.path}: {exc.strerror}"
-                            if isinstance(exc, OSError) and exc.strerror
-                            else str(exc), spool)
-            spool.flush()
-            status = 0
-        finally:
-            os._exit(status)
-    return _Prefetched(pid, spool)
+    if jobs > 1 and big:
+        prefetched = _prefetched(source, key, fields)
+        if prefetched is not None:
+            return prefetched
+    return _field_batches(source, key, fields)
 
 
 def _field_batches(source, key, fields):
@@ -6943,42 +6245,6 @@ def _field_batches(source, key, fields):
     for numbers, records in source.batches:
         yield (numbers, get_id.labels(numbers, records) if key else numbers,
                [list(map(get, records)) for get in getters])
-
-
-class _Prefetched:
-    """The batches a forked helper parsed (see _candidate_batches), read
-    back when iterated; close() stops a helper whose work is not wanted."""
-
-    def __init__(self, pid, spool):
-        self.pid, self.spool = pid, spool
-
-    def __iter__(self):
-        try:
-            _, status = os.waitpid(self.pid, 0)
-        except BaseException:
-            self.close()
-            raise
-        self.pid = None
-        if status:
-            self.spool.close()
-            raise EvalDeltaError("the helper process failed; try --jobs 1")
-        with self.spool:
-            self.spool.seek(0)
-            while True:
-                try:
-                    batch = pickle.load(self.spool)
-                except EOFError:
-                    return
-                if isinstance(batch, str):
-                    raise EvalDeltaError(batch)
-                yield batch
-
-    def close(self):
-        if self.pid is not None:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            self.pid = None
-        self.spool.close()
 
 
 def _match(candidate, key, seen, ats, numbers, items, only=0,
@@ -7011,185 +6277,6 @@ def _check_labels(baseline, candidate, field, numbers, keep, mine, theirs,
             raise EvalDeltaError(
                 f"{candidate.where(number)}: {field} {str(other)!r} differs "
                 f"from {label!r} at {baseline.where(numbers[at])}")
-
-
-class _IdList:
-    """A run's ids in order, held compactly: each batch's ids as one str,
-    joined by newlines (a batch with an id holding a newline stays a
-    list), so 10^7 ids such as q1234567 take about 100 MB rather than the
-    640 MB of a list of str objects.  It is read as a list is: len,
-    iteration and slices (lists of the ids, made when asked for); same()
-    compares a batch with the ids at a place without making them.
-
-    >>> ids = _IdList()
-    >>> ids.extend(["q1", "q10", "é"]); ids.extend(["x\\ny"])
-    >>> len(ids), ids[1:4], list(ids)
-    (4, ['q10', 'é', 'x\\ny'], ['q1', 'q10', 'é', 'x\\ny'])
-    >>> ids.same(0, ["q1", "q10", "é"]), ids.same(0, ["q1", "q10\\né"])
-    (True, False)
-    """
-
-    def __init__(self):
-        self.batches, self.starts, self.table = [], [0], None
-
-    def extend(self, items):
-        """Append a batch of ids (a list of str)."""
-        if items:
-            text = "\n".join(items)
-            plain = text.count("\n") == len(items) - 1
-            self.batches.append(text if plain else list(items))
-            self.starts.append(self.starts[-1] + len(items))
-
-    def __len__(self):
-        return self.starts[-1]
-
-    def _batch(self, k):
-        batch = self.batches[k]
-        return batch.split("\n") if type(batch) is str else batch
-
-    def __iter__(self):
-        for k in range(len(self.batches)):
-            yield from self._batch(k)
-
-    def __getitem__(self, part):
-        start, stop, step = part.indices(len(self))
-        if step != 1:                                  # pragma: no cover
-            raise TypeError("_IdList takes slices of step 1")
-        out = []
-        k = bisect.bisect_right(self.starts, start) - 1
-        while start < stop:
-            here, last = self.starts[k], min(stop, self.starts[k + 1])
-            out += self._batch(k)[start - here:last - here]
-            start, k = last, k + 1
-        return out
-
-    def matches(self, other):
-        """Return True if *other*, an _IdList, holds the same ids in the
-        same order: batch by batch where the batches line up (equal ids
-        make equal batches), else id by id."""
-        if len(self) != len(other):
-            return False
-        if self.starts == other.starts:
-            return self.batches == other.batches
-        return all(map(operator.eq, self, other))
-
-    def positions(self):
-        """Return the _Positions of these ids, where each one is: made
-        once, then kept and brought up to date."""
-        if self.table is None:
-            self.table = _Positions(self)
-        else:
-            self.table.add()
-        return self.table
-
-    def same(self, start, items):
-        """Return True if the ids from *start* on are *items*."""
-        k = bisect.bisect_left(self.starts, start)
-        if (k < len(self.batches) and self.starts[k] == start
-                and self.starts[k + 1] - start == len(items)
-                and type(self.batches[k]) is str):   # a whole batch
-            return "\n".join(items) == self.batches[k]
-        return self[start:start + len(items)] == items
-
-
-class _Positions:
-    """The position of each id of an _IdList: an open-addressing table of
-    positions keyed by the ids' hashes (4 bytes a slot, at most half of
-    them full, linear probing), each hit checked against the id's own
-    text, so that 10^7 ids take about 170 MB where a dict of them takes
-    1.1 GB.  where(ids) gives the position of each, None for an id not
-    there, and get(id) one's.  It follows its _IdList as
-    that grows: add() takes in the ids appended since and names the first
-    that was there already (a repeat, after which the table is done).
-
-    >>> ids = _IdList()
-    >>> ids.extend(["q1", "q10"]); ids.extend(["x\\ny", "q2"])
-    >>> p = ids.positions()
-    >>> [p.get(i) for i in ("q2", "q1", "x\\ny", "q10", "q3", "q1\\nq10")]
-    [3, 0, 2, 1, None, None]
-    >>> ids.extend(["q3", "q10"]); p.add()      # q10 again, first at 1
-    (5, 1)
-    """
-
-    def __init__(self, ids):
-        """Take in the ids *ids* holds, distinct (a run's ids checked for
-        repeats, or ids that rose) and so put in with no checks."""
-        self.ids, self.count, self.offsets = ids, len(ids), []
-        self._resize(1 << max(3, (2 * self.count).bit_length()),
-                     len(ids.batches))
-
-    def _items(self, k):
-        """Return batch k's ids; the first time, note where each starts
-        in the batch's text (offsets)."""
-        items = self.ids._batch(k)
-        if k == len(self.offsets):
-            self.offsets.append(array("I", itertools.accumulate(
-                map(len, items), lambda end, size: end + size + 1,
-                initial=0)) if type(self.ids.batches[k]) is str else None)
-        return items
-
-    def _at(self, at):
-        """Return the id at position *at*."""
-        ids = self.ids
-        k = bisect.bisect_right(ids.starts, at) - 1
-        j, batch = at - ids.starts[k], ids.batches[k]
-        if type(batch) is str:
-            offsets = self.offsets[k]
-            return batch[offsets[j]:offsets[j + 1] - 1]
-        return batch[j]
-
-    def _resize(self, slots, batches):
-        """Make the table *slots* (a power of two) long, the ids of the
-        first *batches* batches in it (distinct: no checks)."""
-        code = "I" if slots < 1 << 32 else "q"
-        table, mask, at = array(code, [0]) * slots, slots - 1, 0
-        for k in range(batches):
-            items = self._items(k)
-            for slot in map(and_, map(hash, items), repeat(mask)):
-                while table[slot]:
-                    slot = slot + 1 & mask
-                at += 1
-                table[slot] = at      # the position + 1: 0 is an empty slot
-        self.table, self.mask = table, mask
-
-    def add(self):
-        """Take in the ids the _IdList gained since; return (its position,
-        the earlier one's) of the first id that was there already, else
-        None."""
-        for k in range(len(self.offsets), len(self.ids.batches)):
-            size = self.ids.starts[k + 1] - self.ids.starts[k]
-            if 2 * (self.count + size) > self.mask + 1:
-                self._resize(1 << (2 * (self.count + size) - 1).bit_length(),
-                             k)
-            table, mask = self.table, self.mask
-            items = self._items(k)
-            for item, slot in zip(items, map(and_, map(hash, items),
-                                             repeat(mask))):
-                while table[slot]:
-                    if self._at(table[slot] - 1) == item:
-                        return self.count, table[slot] - 1
-                    slot = slot + 1 & mask
-                self.count += 1
-                table[slot] = self.count
-        return None
-
-    def get(self, item):
-        """Return the position of *item*, None if it is not there."""
-        return self.where([item])[0]
-
-    def where(self, items):
-        """Return the position of each of *items*, None where not there."""
-        table, mask, out = self.table, self.mask, []
-        for item, slot in zip(items, map(and_, map(hash, items),
-                                         repeat(mask))):
-            at = None
-            while table[slot]:
-                if self._at(table[slot] - 1) == item:
-                    at = table[slot] - 1
-                    break
-                slot = slot + 1 & mask
-            out.append(at)
-        return out
 
 
 def _read_baseline(source, metrics, key, cluster, role="cluster"):
@@ -10046,73 +9133,6 @@ def _repeats_from_pilot(options, metrics, sizing):
 
 ## Report #####################################################################
 
-def _ci_pts(interval):
-    """Return an interval of fractions in signed percentage points."""
-    return f"[{_pts(interval.lo)}, {_pts(interval.hi)}] pts"
-
-
-def _metric_lines(r, confidence):
-    """Return the article's five lines of one binary MetricResult."""
-    level = _decimal(_exact(confidence) * 100) + "%"
-    acc = [f"{name}={_fixed(x, 3)} [{_fixed(ci.lo, 3)}, {_fixed(ci.hi, 3)}]"
-           for name, x, ci in (("A", r.a, r.ci_a), ("B", r.b, r.ci_b))]
-    m = r.mcnemar
-    p = (_fixed(m.p_exact, 4) if m.p_exact >= Fraction(1, 10 ** 4)
-         else _p_text(m.p_exact))        # 0.0000 said nothing
-    return [
-        f"observed: {acc[0]}   {acc[1]}",
-        f"observed gap: {_pts(r.gap)} pts",
-        f"  paired bootstrap {level} CI:   {_ci_pts(r.ci_paired)}",
-        f"  unpaired bootstrap {level} CI: {_ci_pts(r.ci_unpaired)}",
-        f"  discordant pairs: B-only correct={m.b_only}, A-only correct="
-        f"{m.a_only}; McNemar exact p={p}",
-    ]
-
-
-def _mc_se(count, total):
-    """Return the Monte Carlo standard error of the share count/total.
-
-    >>> round(_mc_se(357, 1000), 4)
-    0.0152
-    """
-    p = count / total
-    return math.sqrt(p * (1 - p) / total)
-
-
-def _share(count, total):
-    """Return 'x.x% of the time (Monte Carlo s.e. y.y%)' for count/total."""
-    return (f"{_fixed(Fraction(100 * count, total), 1)}% of the time "
-            f"(Monte Carlo s.e. {100 * _mc_se(count, total):.1f}%)")
-
-
-def format_simulation(result, cov, *, acc_a, acc_b, confidence,
-                      calibration=None):
-    """Return the text report of a simulate run (no trailing newline).
-
-    With a Calibration (and cov None) its table replaces the coverage
-    lines.
-    """
-    true_a, true_b = _exact(acc_a), _exact(acc_b)
-    lines = [f"n={result.n_items}, true accuracies A={_decimal(true_a)} "
-             f"B={_decimal(true_b)}, true gap={_pts(true_b - true_a)} pts"]
-    lines += _metric_lines(result, confidence)
-    if calibration:
-        lines.append(format_calibration(calibration))
-    elif cov.replays:
-        how = ("" if cov.method == "item by item" else
-               " by counts (each replay's cells one multinomial draw, its "
-               "interval the ideal bootstrap's by saddlepoint)")
-        lines += [
-            f"over {cov.replays} replays{how}: paired CI covers the true gap "
-            f"{_share(cov.covered, cov.replays)};",
-            f"CI excludes zero (a 'significant' +gap) "
-            f"{_share(cov.excludes_zero, cov.replays)}",
-        ]
-    else:
-        lines.append("coverage loop skipped (--replays 0)")
-    return "\n".join(lines)
-
-
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
     nu, span = ties
@@ -11455,19 +10475,6 @@ def _legend(top, entries):
     return "".join(out)
 
 
-def csv_text(pairs):
-    """Return the per-item CSV of (a, b) pairs, items numbered from 1.
-
-    >>> print(csv_text([(1, 0), (1, 1)]), end="")
-    item,system_a_correct,system_b_correct
-    1,1,0
-    2,1,1
-    """
-    rows = [",".join(CSV_HEADER)]
-    rows += [f"{i},{a},{b}" for i, (a, b) in enumerate(pairs, 1)]
-    return "\n".join(rows) + "\n"
-
-
 ## Library use ################################################################
 
 # compare() and rank() serve notebooks: plain sequences of per-item scores
@@ -11479,22 +10486,62 @@ def csv_text(pairs):
 # seeded random.Random, so to_dict() is the JSON of compare or rank --json
 # on that file, and str() its text report.  The seed is 2026 unless given.
 
-class Comparison(NamedTuple):
-    """What compare() found: str() is the text report, to_dict() the JSON
-    of compare --json."""
-    result: MetricResult
-    judgement: Judgement
-    names: tuple
-    settings: dict
+class Comparison:
+    """What compare() found, as plain numbers and words.
+
+    The fields a notebook reaches for are floats: *a* and *b* (each
+    system's mean), *gap* (b - a), *ci* (the paired interval of the gap,
+    a (low, high) tuple), *ci_a* and *ci_b* (each mean's interval), *p*
+    (the paired test's p-value) and *p_holm*; *verdict* is the verdict in
+    words, *metric*, *n_items* and *test* say what was compared and how.
+    str() is the text report and to_dict() the JSON of compare --json;
+    *result* (a MetricResult, exact Fractions where the figures are
+    exact) and *judgement* hold everything behind them.
+
+    >>> c = compare([1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40)
+    >>> c.gap, c.ci, c.verdict
+    (0.2, (0.1, 0.3), 'better')
+    >>> round(c.p, 6), c.n_items
+    (0.00033, 200)
+    """
+    __slots__ = ("result", "judgement", "names", "settings")
+
+    def __init__(self, result, judgement, names, settings):
+        self.result, self.judgement = result, judgement
+        self.names, self.settings = tuple(names), dict(settings)
+
+    metric = property(lambda self: self.result.metric,
+                      doc="the metric's name")
+    n_items = property(lambda self: self.result.n_items,
+                       doc="the number of paired items")
+    test = property(lambda self: self.result.test,
+                    doc="the paired test behind p")
+    a = property(lambda self: float(self.result.a),
+                 doc="the baseline's mean")
+    b = property(lambda self: float(self.result.b),
+                 doc="the candidate's mean")
+    gap = property(lambda self: float(self.result.gap),
+                   doc="the candidate's mean minus the baseline's")
+    ci = property(lambda self: _floats(self.result.ci_paired),
+                  doc="the paired interval of the gap, (low, high)")
+    ci_a = property(lambda self: _floats(self.result.ci_a),
+                    doc="the baseline mean's interval, (low, high)")
+    ci_b = property(lambda self: _floats(self.result.ci_b),
+                    doc="the candidate mean's interval, (low, high)")
+    p = property(lambda self: float(self.result.p),
+                 doc="the paired test's two-sided p-value")
+    p_holm = property(lambda self: float(self.judgement.p_holm),
+                      doc="p after Holm's adjustment (itself, for one metric)")
+    verdict = property(lambda self: self.judgement.verdict,
+                       doc="better, worse, no detectable difference, ...")
 
     def __repr__(self):
-        r, j = self.result, self.judgement
-        lo, hi = r.ci_paired
-        return (f"Comparison(metric={r.metric!r}, n_items={r.n_items}, "
-                f"a={float(r.a):.6g}, b={float(r.b):.6g}, "
-                f"gap={float(r.gap):+.6g}, ci=({float(lo):+.6g}, "
-                f"{float(hi):+.6g}), p={float(r.p):.4g}, "
-                f"verdict={j.verdict!r})")
+        lo, hi = self.ci
+        return (f"Comparison(metric={self.metric!r}, n_items={self.n_items}, "
+                f"a={self.a:.6g}, b={self.b:.6g}, "
+                f"gap={self.gap:+.6g}, ci=({lo:+.6g}, "
+                f"{hi:+.6g}), p={self.p:.4g}, "
+                f"verdict={self.verdict!r})")
 
     def __str__(self):
         s = self.settings
@@ -11511,11 +10558,45 @@ class Comparison(NamedTuple):
                             confidence=s["confidence"], alpha=s["alpha"])
 
 
-class Standings(NamedTuple):
-    """What rank() found: str() is the text report, to_dict() the JSON of
-    rank --json."""
-    ranking: Ranking
-    settings: dict
+def _floats(interval):
+    """Return an Interval of exact or float bounds as a (low, high) tuple
+    of floats."""
+    return float(interval.lo), float(interval.hi)
+
+
+class Standings:
+    """What rank() found, as plain numbers and words.
+
+    *names*, *means* (floats), *ranks* and *top* (whether each system is
+    in the top group) are lists in the systems' order; *best* names the
+    systems of the top group.  str() is the text report and to_dict() the
+    JSON of rank --json; *ranking* holds everything behind them.
+
+    >>> s = rank({"a": [1, 0, 1, 1] * 25, "b": [0, 0, 1, 0] * 25,
+    ...           "c": [1, 1, 1, 0] * 25}, resamples=500)
+    >>> s.means, s.best
+    ([0.75, 0.25, 0.75], ['a', 'c'])
+    """
+    __slots__ = ("ranking", "settings")
+
+    def __init__(self, ranking, settings):
+        self.ranking, self.settings = ranking, dict(settings)
+
+    metric = property(lambda self: self.ranking.metric,
+                      doc="the metric's name")
+    n_items = property(lambda self: self.ranking.n_items,
+                       doc="the number of items every system has")
+    names = property(lambda self: list(self.ranking.names),
+                     doc="the systems' names, in the order given")
+    means = property(lambda self: [float(m) for m in self.ranking.means],
+                     doc="each system's mean")
+    ranks = property(lambda self: list(self.ranking.ranks),
+                     doc="each system's rank (ties share the average)")
+    top = property(lambda self: list(self.ranking.top),
+                   doc="whether each system is in the top group")
+    best = property(lambda self: [n for n, t in zip(self.ranking.names,
+                                                    self.ranking.top) if t],
+                    doc="the names of the top group's systems")
 
     def __repr__(self):
         r = self.ranking
@@ -11523,9 +10604,8 @@ class Standings(NamedTuple):
                           for name, mean, rank in list(zip(
                               r.names, r.means, r.ranks))[:6])
         more = f", +{len(r.names) - 6} more" if len(r.names) > 6 else ""
-        top = [n for n, t in zip(r.names, r.top) if t]
         return (f"Standings(metric={r.metric!r}, n_items={r.n_items}, "
-                f"{shown}{more}; top group {top[:6]!r})"[:480])
+                f"{shown}{more}; top group {self.best[:6]!r})"[:480])
 
     def __str__(self):
         s = self.settings
@@ -12969,6 +12049,1059 @@ def main(argv=None) -> int:
     finally:
         if watch:
             _WATCH.pop().clear()
+
+
+## Fast paths #################################################################
+
+import gc                       # the modules only speed needs, imported
+import mmap                     # here so that no other section can use
+import multiprocessing          # them: processes, shared memory and the
+import pickle                   # collector stay behind these doors
+import signal
+
+# Speed only.  Each piece below is a second body for work a plain function
+# elsewhere describes, with the same results (tests/oracle.py keeps the
+# straightforward twins and the tests hold the two together); what each
+# gains is in its docstring and measured by tests/benchmark.py.  The other
+# sections call a few doors (draw_indices, draw_codes, resample_sums,
+# resample_columns, in_parallel, _replays, _prefetched, the join's _IdList
+# and _Positions) and never see processes, shared memory or the collector.
+
+_REJECT = 15         # code of a rejected draw in the fast sampler
+_CHUNK = 1 << 15     # 32-bit words per getrandbits() call: stays in cache
+_RING_BYTES = 1 << 24  # shared memory between coverage() and its helper,
+_RING_MOST = 1 << 27   # or room for three replays' words, up to this
+
+
+_FORK_LEAST = 1 << 15  # distinct pairs from which a helper process shares it
+_PREFETCH_BYTES = 1 << 23  # a joined run's size from which a helper parses it
+
+
+class _CollectorPaused:
+    """Pause the cyclic garbage collector while reading builds millions of
+    small objects that hold no cycles (records, verdicts, tallies): each
+    full collection walks every object alive, and a file's objects set
+    off one at every quarter more, a third of the reading time at 10^6
+    records.  Plain reference counting still frees them; the collector
+    runs again, as it was, once the block ends."""
+
+    def __enter__(self):
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        if self.was:
+            gc.enable()
+
+
+def _can_fork():
+    """Return True where a helper process can be forked: the fork start
+    method exists and there is more than one core to run it."""
+    return ("fork" in multiprocessing.get_all_start_methods()
+            and (os.cpu_count() or 1) > 1)
+
+
+# Every bootstrap index is one rng.randrange(n), and the fast paths below
+# consume the generator exactly as those calls would, so a seed gives the
+# same numbers as the one-index-at-a-time loop (tests/ keeps that loop as
+# the oracle).  CPython's randrange(n) is getrandbits(k) with k =
+# n.bit_length(), retried while the value is >= n, and getrandbits(k) for
+# k <= 32 is the top k bits of one 32-bit Mersenne Twister word.  A single
+# getrandbits(32*m) returns the next m words, least significant first.  So
+# we draw the words in bulk, read their top bytes with C-level slicing,
+# map them to per-item codes with bytes.translate (deleting rejected
+# draws), and count codes per resample with bytes.count.  A draw of m words
+# never overshoots while m indices are still wanted, since each index
+# takes at least one word.
+
+
+def draw_indices(rng, n, count):
+    """Return [rng.randrange(n) for _ in range(count)], drawn in bulk."""
+    k = n.bit_length()
+    if k > 32 or array("I").itemsize != 4:          # pragma: no cover
+        return [rng.randrange(n) for _ in range(count)]
+    if k > 16:
+        return _draw_wide_indices(rng, n, count)
+    parts = _draw_mapped(rng, n, count, _index_table(n),
+                         lambda m: list(filter((-1).__ne__, m)))
+    return [i for part in parts for i in part]
+
+
+def draw_codes(rng, n, count, codes):
+    """Return bytes(codes[rng.randrange(n)] for _ in range(count)).
+
+    *codes* is a bytes of n small codes (below 15).  The generator ends in
+    the same state as after the one-at-a-time loop.
+    """
+    if n < 1 << 16:                 # each chunk mapped while it is fresh
+        return b"".join(draw_words(rng, n, count, lambda low, top:
+                                   codes_from_words([(low, top)], n, codes)))
+    return bytes(map(codes.__getitem__, draw_indices(rng, n, count)))
+
+
+def _draw_chunks(rng, count, take):
+    """Draw the words of count rng.randrange(n) calls, chunk by chunk.
+
+    take(data) handles one chunk (32-bit words, little-endian bytes) and
+    returns how many of its words gave an accepted index.  Asking for as
+    many words as indices are still wanted never overshoots.
+    """
+    need = count
+    while need:
+        got = 0
+        for start in range(0, need, _CHUNK):
+            size = min(_CHUNK, need - start)
+            got += take(rng.getrandbits(32 * size).to_bytes(4 * size, "little"))
+        need -= got
+
+
+def draw_words(rng, n, count, keep=None):
+    """Consume rng as count calls of rng.randrange(n) (n < 2**16) would.
+
+    Return the words drawn as (low, top) chunks: the words' second and
+    top bytes, all that an index of up to 16 bits reads (low is empty for
+    n <= 256, whose index is in the top byte).  If given, keep(low, top)
+    is called on each chunk while it is fresh, and its result is listed
+    instead.
+    """
+    k = n.bit_length()
+    chunks = []
+
+    def take(data):
+        top, low = data[3::4], data[2::4] if k > 8 else b""
+        chunks.append(keep(low, top) if keep else (low, top))
+        return len(top) - _reject_count(top, low, n, k)
+
+    _draw_chunks(rng, count, take)
+    return chunks
+
+
+def _reject_count(top, low, n, k):
+    """Return how many of the drawn words give an index >= n (k <= 16).
+
+    *top* holds the words' top bytes, *low* their second bytes.  A word
+    rejects where its top 16 bits reach n << (16 - k): its top byte is
+    above that threshold's, or equal to it with the second byte at or
+    above the threshold's second (found one by one: 1 word in 256).
+    """
+    if k <= 8:
+        return _bytes_at_least(top, n << (8 - k))
+    first, second = divmod(n << (16 - k), 256)
+    if not second:
+        return _bytes_at_least(top, first)
+    count = _bytes_at_least(top, first + 1)
+    i = top.find(first)
+    while i >= 0:
+        count += low[i] >= second
+        i = top.find(first, i + 1)
+    return count
+
+
+def _bytes_at_least(data, floor):
+    """Return how many bytes of data are >= floor.
+
+    Deleting them and counting what is left branches on every byte,
+    cheap while few are deleted but 3 to 4 ns a byte where a third of
+    them are; past a tenth, each byte becomes a bit counted by
+    int.bit_count instead, about 1.6 ns a byte at any share.
+    """
+    if floor > 255:
+        return 0
+    if 10 * (256 - floor) <= 256:
+        return len(data.translate(None, bytes(range(floor))))
+    return int.from_bytes(data.translate(_at_least_table(floor)),
+                          "little").bit_count()
+
+
+@functools.lru_cache(maxsize=4)
+def _at_least_table(floor):
+    """Return the translate table of 1 for bytes >= floor, else 0."""
+    return bytes(b >= floor for b in range(256))
+
+
+_PLANE_BITS = 4      # index bits below the top byte mapped by planes of
+_CRUMB_BITS = 6      # nibbles, and of crumbs (codes below 3); past them a
+                     # 16-bit table, slower
+
+
+@functools.lru_cache(maxsize=8)
+def _code_tables(n, codes):
+    """Return the translate tables mapping word bytes to item codes.
+
+    For n <= 256 one table maps the top byte (its rejected inputs the
+    delete set).  For an index of k = 8 + j bits, the index is 2^j top +
+    low, low the top j bits of the second byte, and the tables are
+    "planes" of the top byte that hold several codes a byte: with codes
+    below 3 (a paired bootstrap's 0, 1, 2 and a 0/1 metric's; j <=
+    _CRUMB_BITS), four 2-bit crumbs, low's two lowest bits picking one, a
+    rejected draw 3, in 2^(j - 2) planes; else (j <= _PLANE_BITS) two
+    nibbles, low's lowest bit picking one, in 2^(j - 1) planes.  The
+    masks, one per bit of low, 0xFF where it is set, pick between planes
+    and then within the byte; they are made from the second bytes as one
+    integer, so the tables give the shift that brings each bit of low to
+    a byte's lowest bit.  Return (planes, shifts, the delete set, the
+    bits a code takes), or None past both: the words' top 16 bits then
+    index a table.
+    """
+    k = n.bit_length()
+
+    def code(i):
+        return codes[i] if i < n else _REJECT
+
+    if k <= 8:
+        top = bytes(code(b >> (8 - k)) for b in range(256))
+        return top, None, bytes(b for b in range(256) if top[b] == _REJECT), 8
+    j = k - 8
+    shifts = [8 - j + bit for bit in range(j)]
+    if 2 <= j <= _CRUMB_BITS and max(codes) < 3:
+        def crumb(i):
+            return 3 if i >= n else codes[i]
+        planes = [bytes(sum(crumb(t << j | 4 * quarter + c) << 2 * c
+                            for c in range(4)) for t in range(256))
+                  for quarter in range(1 << (j - 2))]
+        return planes, shifts, _CRUMB_REJECT, 2
+    if j > _PLANE_BITS:
+        return None
+    planes = [bytes(code(t << j | 2 * half) | code(t << j | 2 * half + 1) << 4
+                    for t in range(256)) for half in range(1 << (j - 1))]
+    return planes, shifts, _LOW_REJECT, 4
+
+
+_LOW_NIBBLE = bytes(b & 15 for b in range(256))
+_LOW_REJECT = bytes(b for b in range(256) if b & 15 == _REJECT)
+_LOW_CRUMB = bytes(b & 3 for b in range(256))
+_CRUMB_REJECT = bytes(b for b in range(256) if b & 3 == 3)
+
+
+def codes_from_words(chunks, n, codes):
+    """Return the codes of the accepted draws in the chunks, in order.
+
+    A chunk (None, codes) was mapped already and is taken as it is.
+    """
+    tables = _code_tables(n, bytes(codes))
+    out = []
+    if tables is None:                      # past the planes: a 16-bit table
+        table = _index_codes(n, bytes(codes))
+        reject = bytes([_REJECT])
+        for low, top in chunks:
+            if low is None:
+                out.append(top)
+                continue
+            both = bytearray(2 * len(top))
+            both[0::2], both[1::2] = low, top
+            hi = array("H")
+            hi.frombytes(both)
+            if sys.byteorder == "big":               # pragma: no cover
+                hi.byteswap()
+            out.append(bytes(itemgetter(*hi)(table) if len(hi) > 1 else
+                             (table[hi[0]],)).translate(None, reject))
+        return b"".join(out)
+    planes, shifts, rejected, width = tables
+    first = 2 if width == 2 else 1          # low's bits that pick in a byte
+    for low, top in chunks:
+        if low is None:                     # mapped already
+            out.append(top)
+            continue
+        if shifts is None:
+            out.append(top.translate(planes, rejected))
+            continue
+        level = [int.from_bytes(top.translate(p), "little") for p in planes]
+        second, ones = int.from_bytes(low, "little"), _ones(len(low))
+        for shift in shifts[first:]:        # pick a plane, bit by bit
+            m = (second >> shift & ones) * 255
+            level = [x ^ ((x ^ y) & m) for x, y in zip(level[::2],
+                                                         level[1::2])]
+        u = level[0]                        # then within the byte: the
+        for bit in reversed(range(first)):  # nibble, the crumb
+            m = (second >> shifts[bit] & ones) * 255
+            u = (u ^ (u & m)) | (u >> (4 >> (first - 1 - bit)) & m)
+        picked = u.to_bytes(len(top), "little")
+        out.append(picked.translate(_LOW_CRUMB if width == 2 else
+                                    _LOW_NIBBLE, rejected))
+    return b"".join(out)
+
+
+@functools.lru_cache(maxsize=8)
+def _index_codes(n, codes):
+    """Map the top 16 bits of a word to the code of randrange(n)'s index
+    (n < 2**16), _REJECT if none."""
+    shift = 16 - n.bit_length()
+    return bytes(codes[h >> shift] if h >> shift < n else _REJECT
+                 for h in range(1 << 16))
+
+
+def _hi16(data):
+    """Return the top 16 bits of each little-endian 32-bit word of data."""
+    halves = array("H")
+    halves.frombytes(data)
+    if sys.byteorder == "big":                       # pragma: no cover
+        halves.byteswap()
+    return halves[1::2]
+
+
+def _draw_mapped(rng, n, count, table, accept):
+    """Draw the words of count rng.randrange(n) calls (512 <= n < 2**16).
+
+    Each word's top 16 bits go through *table* (one C-level itemgetter
+    call per chunk); accept(mapped) returns the accepted part.  Return the
+    list of accepted parts, in order.
+    """
+    parts = []
+
+    def take(data):
+        hi = _hi16(data)
+        parts.append(accept(itemgetter(*hi)(table) if len(hi) > 1
+                            else (table[hi[0]],)))
+        return len(parts[-1])
+
+    _draw_chunks(rng, count, take)
+    return parts
+
+
+@functools.lru_cache(maxsize=8)
+def _index_table(n):
+    """Map the top 16 bits of a word to randrange(n)'s index, -1 if none."""
+    shift = 16 - n.bit_length()
+    return tuple(h >> shift if h >> shift < n else -1 for h in range(1 << 16))
+
+
+def _draw_wide_indices(rng, n, count):
+    """draw_indices for 2**16 <= n < 2**32: shift whole words."""
+    shift = 32 - n.bit_length()
+    out = []
+
+    def take(data):
+        words = array("I")
+        words.frombytes(data)
+        if sys.byteorder == "big":                   # pragma: no cover
+            words.byteswap()
+        before = len(out)
+        out.extend(filter(n.__gt__, map(rshift, words, repeat(shift))))
+        return len(out) - before
+
+    _draw_chunks(rng, count, take)
+    return out
+
+
+def _bit_plane_sum(ints, pattern):
+    """Return a function giving the sum of ints[i] over the set bits i of
+    pattern(), which has no bit from len(ints) on.
+
+    With the integers offset to be >= 0, bit b of each one forms a mask,
+    and the sum is sum over b of 2**b * popcount(pattern & mask_b): a few
+    dozen C-level operations on big integers instead of one per item.
+
+    >>> total = _bit_plane_sum([5, -2, 7], lambda: 0b101)
+    >>> total()
+    12
+    """
+    offset = max(0, -min(ints))
+    width = (max(ints) + offset).bit_length() // 8 + 1
+    data = b"".join(x.to_bytes(width, "little")
+                    for x in map(add, reversed(ints), repeat(offset)))
+    masks = []
+    for b in range(8 * width):
+        mask = int(data[b // 8::width].translate(_BIT_DIGITS[b % 8]), 2)
+        if mask:
+            masks.append((b, mask))
+
+    def total():
+        bits = pattern()
+        return (sum((bits & mask).bit_count() << b for b, mask in masks)
+                - offset * bits.bit_count())
+    return total
+
+
+_BIT_DIGITS = [bytes(b"01"[b >> t & 1] for b in range(256))   # bit t of a
+               for t in range(8)]                            # byte, as text
+
+
+class _Ring:
+    """Shared memory that a forked helper reads raw words from.
+
+    Chunks go in at increasing offsets, wrapping round.  The bytes from
+    *tail* to *head* (counted since the start) belong to replays still in
+    flight; a replay's bytes are released when its result comes back, and
+    results come back in order.
+    """
+
+    def __init__(self, size):
+        self.memory = mmap.mmap(-1, size)    # anonymous, shared across fork
+        self.size = size
+        self.head = self.tail = 0
+        self.ends = collections.deque()      # head after each replay in flight
+
+    def place(self, data):
+        """Copy data in and return its offset, or None if it cannot fit."""
+        at = self.head % self.size
+        skip = self.size - at if at + len(data) > self.size else 0
+        if self.head + skip + len(data) - self.tail > self.size:
+            return None
+        self.head += skip
+        at = self.head % self.size
+        self.memory[at:at + len(data)] = data
+        self.head += len(data)
+        return at
+
+    def sent(self):
+        """Mark the bytes placed so far as one replay in flight."""
+        self.ends.append(self.head)
+
+    def release(self):
+        """Free the oldest replay in flight."""
+        self.tail = self.ends.popleft()
+
+
+def _pipelined(rng, replays, n, resamples, design, bounds_of):
+    """Yield the bounds of each replay, computed in a forked helper.
+
+    This process draws (it owns rng) while the helper maps and counts.
+    Raw words go through a shared ring the moment they are drawn, and
+    only their offsets through the pipe.  Words that find the ring full
+    of replays in flight (the helper is behind, as it is where mapping
+    costs more than drawing, or a replay is too big for the whole ring)
+    are mapped to paired codes here, and the codes go through the pipe.
+    """
+    context = multiprocessing.get_context("fork")
+    ours, theirs = context.Pipe()
+    per_replay = resamples * n * (1 if n <= 256 else 2) * 17 // 16
+    ring = _Ring(max(_RING_BYTES, min(3 * per_replay, _RING_MOST)))
+    helper = context.Process(target=_helper_loop, daemon=True,
+                             args=(theirs, ours, ring.memory, bounds_of))
+    helper.start()
+    theirs.close()
+    results = collections.deque()
+
+    def collect():
+        results.append(ours.recv())
+        ring.release()
+
+    def keeper(latent):
+        codes = []
+
+        def keep(low, top):
+            # Words that find the ring full (the helper is behind) are
+            # mapped here, not waited on: the two processes share the
+            # mapping where it costs more than drawing (past 4,096 items).
+            data = low + top
+            at = ring.place(data)
+            while at is None and ours.poll():
+                collect()
+                at = ring.place(data)
+            if at is not None:
+                return at, len(low), len(top)
+            if not codes:
+                codes.append(_paired_codes(outcomes(latent, **design)))
+            return None, codes_from_words([(low, top)], n, codes[0])
+        return keep
+
+    try:
+        for _ in range(replays):
+            ours.send(_replay_draws(rng, n, resamples, design, keeper))
+            ring.sent()
+            while ours.poll():
+                collect()
+            while results:
+                yield results.popleft()
+        ours.send(None)                          # no more replays
+        while ring.ends:
+            collect()
+            yield results.popleft()
+    finally:
+        ours.close()
+        helper.join(timeout=5)
+        if helper.is_alive():                        # pragma: no cover
+            helper.terminate()
+
+
+def _helper_loop(conn, parent_end, memory, bounds_of):
+    """Serve _pipelined: read replays one ahead, send back their bounds."""
+    parent_end.close()          # else the parent closing it is no EOF here
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's
+
+    def words(place):
+        if place[0] is None:                # (None, codes): mapped there
+            return place
+        at, low, top = place
+        return memory[at:at + low], memory[at + low:at + low + top]
+
+    try:
+        current = conn.recv()
+        while current:
+            following = conn.recv()
+            latent, drawn = current
+            if isinstance(drawn, list):
+                drawn = [words(place) for place in drawn]
+            conn.send(bounds_of(latent, drawn))
+            current = following
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        pass                    # the parent stopped early (an error, Ctrl-C)
+    finally:
+        conn.close()
+
+
+def _prefetched(source, key, fields):
+    """Return _field_batches(source, key, fields) parsed by a forked
+    helper, or None where none can be forked (one core, no fork, no room
+    for its spool).  The helper writes each batch pickled to an unnamed
+    temporary file, then the error that stopped it, if one did; this
+    process reads them back in order once it is done, so memory holds a
+    batch at a time.  Gain: the two runs of a join parsed at once."""
+    global _QUIET                  # set in the helper: one progress line
+    if not _can_fork():
+        return None
+    try:
+        spool = tempfile.TemporaryFile()
+    except OSError:
+        return None
+    pid = os.fork()
+    if pid == 0:                                    # pragma: no cover
+        _QUIET, status = True, 1
+        try:
+            try:
+                for batch in _field_batches(source, key, fields):
+                    pickle.dump(batch, spool, pickle.HIGHEST_PROTOCOL)
+            except (EvalDeltaError, OSError) as exc:
+                pickle.dump(f"{source.path}: {exc.strerror}"
+                            if isinstance(exc, OSError) and exc.strerror
+                            else str(exc), spool)
+            spool.flush()
+            status = 0
+        finally:
+            os._exit(status)
+    return _Prefetched(pid, spool)
+
+
+class _Prefetched:
+    """The batches a forked helper parsed (see _candidate_batches), read
+    back when iterated; close() stops a helper whose work is not wanted."""
+
+    def __init__(self, pid, spool):
+        self.pid, self.spool = pid, spool
+
+    def __iter__(self):
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except BaseException:
+            self.close()
+            raise
+        self.pid = None
+        if status:
+            self.spool.close()
+            raise EvalDeltaError("the helper process failed; try --jobs 1")
+        with self.spool:
+            self.spool.seek(0)
+            while True:
+                try:
+                    batch = pickle.load(self.spool)
+                except EOFError:
+                    return
+                if isinstance(batch, str):
+                    raise EvalDeltaError(batch)
+                yield batch
+
+    def close(self):
+        if self.pid is not None:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = None
+        self.spool.close()
+
+
+class _IdList:
+    """A run's ids in order, held compactly: each batch's ids as one str,
+    joined by newlines (a batch with an id holding a newline stays a
+    list), so 10^7 ids such as q1234567 take about 100 MB rather than the
+    640 MB of a list of str objects.  It is read as a list is: len,
+    iteration and slices (lists of the ids, made when asked for); same()
+    compares a batch with the ids at a place without making them.
+
+    >>> ids = _IdList()
+    >>> ids.extend(["q1", "q10", "é"]); ids.extend(["x\\ny"])
+    >>> len(ids), ids[1:4], list(ids)
+    (4, ['q10', 'é', 'x\\ny'], ['q1', 'q10', 'é', 'x\\ny'])
+    >>> ids.same(0, ["q1", "q10", "é"]), ids.same(0, ["q1", "q10\\né"])
+    (True, False)
+    """
+
+    def __init__(self):
+        self.batches, self.starts, self.table = [], [0], None
+
+    def extend(self, items):
+        """Append a batch of ids (a list of str)."""
+        if items:
+            text = "\n".join(items)
+            plain = text.count("\n") == len(items) - 1
+            self.batches.append(text if plain else list(items))
+            self.starts.append(self.starts[-1] + len(items))
+
+    def __len__(self):
+        return self.starts[-1]
+
+    def _batch(self, k):
+        batch = self.batches[k]
+        return batch.split("\n") if type(batch) is str else batch
+
+    def __iter__(self):
+        for k in range(len(self.batches)):
+            yield from self._batch(k)
+
+    def __getitem__(self, part):
+        start, stop, step = part.indices(len(self))
+        if step != 1:                                  # pragma: no cover
+            raise TypeError("_IdList takes slices of step 1")
+        out = []
+        k = bisect.bisect_right(self.starts, start) - 1
+        while start < stop:
+            here, last = self.starts[k], min(stop, self.starts[k + 1])
+            out += self._batch(k)[start - here:last - here]
+            start, k = last, k + 1
+        return out
+
+    def matches(self, other):
+        """Return True if *other*, an _IdList, holds the same ids in the
+        same order: batch by batch where the batches line up (equal ids
+        make equal batches), else id by id."""
+        if len(self) != len(other):
+            return False
+        if self.starts == other.starts:
+            return self.batches == other.batches
+        return all(map(operator.eq, self, other))
+
+    def positions(self):
+        """Return the _Positions of these ids, where each one is: made
+        once, then kept and brought up to date."""
+        if self.table is None:
+            self.table = _Positions(self)
+        else:
+            self.table.add()
+        return self.table
+
+    def same(self, start, items):
+        """Return True if the ids from *start* on are *items*."""
+        k = bisect.bisect_left(self.starts, start)
+        if (k < len(self.batches) and self.starts[k] == start
+                and self.starts[k + 1] - start == len(items)
+                and type(self.batches[k]) is str):   # a whole batch
+            return "\n".join(items) == self.batches[k]
+        return self[start:start + len(items)] == items
+
+
+class _Positions:
+    """The position of each id of an _IdList: an open-addressing table of
+    positions keyed by the ids' hashes (4 bytes a slot, at most half of
+    them full, linear probing), each hit checked against the id's own
+    text, so that 10^7 ids take about 170 MB where a dict of them takes
+    1.1 GB.  where(ids) gives the position of each, None for an id not
+    there, and get(id) one's.  It follows its _IdList as
+    that grows: add() takes in the ids appended since and names the first
+    that was there already (a repeat, after which the table is done).
+
+    >>> ids = _IdList()
+    >>> ids.extend(["q1", "q10"]); ids.extend(["x\\ny", "q2"])
+    >>> p = ids.positions()
+    >>> [p.get(i) for i in ("q2", "q1", "x\\ny", "q10", "q3", "q1\\nq10")]
+    [3, 0, 2, 1, None, None]
+    >>> ids.extend(["q3", "q10"]); p.add()      # q10 again, first at 1
+    (5, 1)
+    """
+
+    def __init__(self, ids):
+        """Take in the ids *ids* holds, distinct (a run's ids checked for
+        repeats, or ids that rose) and so put in with no checks."""
+        self.ids, self.count, self.offsets = ids, len(ids), []
+        self._resize(1 << max(3, (2 * self.count).bit_length()),
+                     len(ids.batches))
+
+    def _items(self, k):
+        """Return batch k's ids; the first time, note where each starts
+        in the batch's text (offsets)."""
+        items = self.ids._batch(k)
+        if k == len(self.offsets):
+            self.offsets.append(array("I", itertools.accumulate(
+                map(len, items), lambda end, size: end + size + 1,
+                initial=0)) if type(self.ids.batches[k]) is str else None)
+        return items
+
+    def _at(self, at):
+        """Return the id at position *at*."""
+        ids = self.ids
+        k = bisect.bisect_right(ids.starts, at) - 1
+        j, batch = at - ids.starts[k], ids.batches[k]
+        if type(batch) is str:
+            offsets = self.offsets[k]
+            return batch[offsets[j]:offsets[j + 1] - 1]
+        return batch[j]
+
+    def _resize(self, slots, batches):
+        """Make the table *slots* (a power of two) long, the ids of the
+        first *batches* batches in it (distinct: no checks)."""
+        code = "I" if slots < 1 << 32 else "q"
+        table, mask, at = array(code, [0]) * slots, slots - 1, 0
+        for k in range(batches):
+            items = self._items(k)
+            for slot in map(and_, map(hash, items), repeat(mask)):
+                while table[slot]:
+                    slot = slot + 1 & mask
+                at += 1
+                table[slot] = at      # the position + 1: 0 is an empty slot
+        self.table, self.mask = table, mask
+
+    def add(self):
+        """Take in the ids the _IdList gained since; return (its position,
+        the earlier one's) of the first id that was there already, else
+        None."""
+        for k in range(len(self.offsets), len(self.ids.batches)):
+            size = self.ids.starts[k + 1] - self.ids.starts[k]
+            if 2 * (self.count + size) > self.mask + 1:
+                self._resize(1 << (2 * (self.count + size) - 1).bit_length(),
+                             k)
+            table, mask = self.table, self.mask
+            items = self._items(k)
+            for item, slot in zip(items, map(and_, map(hash, items),
+                                             repeat(mask))):
+                while table[slot]:
+                    if self._at(table[slot] - 1) == item:
+                        return self.count, table[slot] - 1
+                    slot = slot + 1 & mask
+                self.count += 1
+                table[slot] = self.count
+        return None
+
+    def get(self, item):
+        """Return the position of *item*, None if it is not there."""
+        return self.where([item])[0]
+
+    def where(self, items):
+        """Return the position of each of *items*, None where not there."""
+        table, mask, out = self.table, self.mask, []
+        for item, slot in zip(items, map(and_, map(hash, items),
+                                         repeat(mask))):
+            at = None
+            while table[slot]:
+                if self._at(table[slot] - 1) == item:
+                    at = table[slot] - 1
+                    break
+                slot = slot + 1 & mask
+            out.append(at)
+        return out
+
+
+class _Rising:
+    """Finds a repeated id among a wide file's rows.  While the ids rise
+    (as whole numbers, or as text) none can repeat and no memory is kept;
+    add() is False once they stop rising, and the file is read again for
+    the repeat (_find_repeat).  Where it cannot be read again (standard
+    input, records a reader built) the ids are kept from the start, for
+    the first _WIDE_IDS rows, and a repeat is raised with its lines."""
+
+    def __init__(self, source, key, again):
+        self.source, self.key = source, key
+        self.last, self.rows = None, 0
+        self.first = None if again else {}
+
+    def consecutive(self, raw):
+        """Return True for ids as read that go on 0, 1, 2, ... (or from 1)
+        as text: the common case, checked at C speed."""
+        if self.first is not None:
+            return False
+        if type(self.last) is int:
+            start = self.last + 1
+        elif self.last is None and raw[:1] in (["0"], ["1"]):
+            start = int(raw[0])
+        else:
+            return False
+        if raw != list(map(str, range(start, start + len(raw)))):
+            return False
+        self.last = start + len(raw) - 1
+        return True
+
+    def add(self, numbers, labels):
+        """Return False if *labels*, the next ids as text, may repeat."""
+        if self.first is not None:
+            for item, number in zip(labels, numbers):
+                if item in self.first:
+                    _repeated(self.source, self.key, item, number,
+                              self.first[item])
+                if self.rows < _WIDE_IDS:
+                    self.first[item] = number
+            self.rows += len(labels)
+            return True
+        try:
+            keys = list(map(int, labels))
+        except ValueError:
+            keys = labels
+        if self.last is not None:
+            keys.insert(0, self.last)
+        try:
+            up = all(map(lt, keys, keys[1:]))
+        except TypeError:                  # numbers, then text
+            up = False
+        self.last = keys[-1]
+        return up
+
+
+# Resample sums.  A resample draws `draws` units (items, or clusters) with
+# replacement and adds up their A values, B values and sizes.  Units with
+# equal values form groups, and when there are few groups a multinomial
+# count over the groups gives the resample (cost independent of n); else
+# randrange indices are drawn in bulk and the values picked with one
+# C-level itemgetter call per resample.
+
+
+def resample_sums(rng, a, b, size, counts, resamples, jobs=1):
+    """Return the A, B and size sums of resamples + 1 resamples.
+
+    Unit group j has values a[j], b[j], size[j] (1 if size is None) and
+    counts[j] members; each resample draws sum(counts) units.  The last
+    resample serves _shifted.  See resample_columns.
+    """
+    columns = [a, b]
+    if size and len(set(size)) > 1:
+        columns.append(size)
+    sums = resample_columns(rng, columns, counts, resamples, jobs)
+    if len(sums) == 2:
+        sums.append([sum(counts) * (size[0] if size else 1)]
+                    * (resamples + 1))
+    return tuple(sums)
+
+
+def resample_columns(rng, columns, counts, resamples, jobs=1):
+    """Return each column's sums over resamples + 1 resamples.
+
+    Unit group j has the values columns[i][j] and counts[j] members; each
+    resample draws sum(counts) units with replacement, and every column
+    is summed over the same draws (the pairing of systems is kept).  With
+    few groups each resample is one multinomial draw from rng; else the
+    resamples are split in _BLOCKS blocks, each drawn by index from its
+    own generator seeded from rng, so that two processes can share the
+    work (jobs) with the same result.
+    """
+    draws = sum(counts)
+    total = resamples + 1
+    if _BOOT_GROUPED * len(counts) <= draws:
+        order = sorted(range(len(counts)), key=counts.__getitem__,
+                       reverse=True)         # large groups first: faster
+        weights = [counts[j] for j in order]
+        ordered = [[column[j] for j in order] for column in columns]
+        out = [[] for _ in columns]
+        for done, x in enumerate(multinomials(rng, draws, weights, total),
+                                 1):
+            for sums, column in zip(out, ordered):
+                sums.append(sum(map(mul, x, column)))
+            _step("resampling", done, total)
+        return out
+    seeds = [rng.getrandbits(128) for _ in range(_BLOCKS)]
+    table = _packed([_expand(column, counts) for column in columns])
+    tasks = [(random.Random(seed), draws, total // _BLOCKS
+              + (j < total % _BLOCKS), table)
+             for j, seed in enumerate(seeds)]
+    blocks = in_parallel(_pick_sums, tasks, jobs, "resampling")
+    return [[x for block in blocks for x in block[i]]
+            for i in range(len(columns))]
+
+
+def in_parallel(func, tasks, jobs, what=None):
+    """Return [func(*task) for task in tasks], the second half of the
+    tasks in a forked helper process when jobs > 1 and fork is there.
+    With *what*, the tasks this process runs are its progress (_step).
+
+    The helper sends its results back pickled through a pipe; if it fails,
+    or this process is interrupted, the helper is stopped and waited for.
+    """
+    def run(mine):
+        done = []
+        if what:
+            _step(what, 0, len(mine))
+        for task in mine:
+            done.append(func(*task))
+            if what:
+                _step(what, len(done), len(mine))
+        return done
+    half = len(tasks) // 2
+    if jobs < 2 or not half or not _can_fork():
+        return run(tasks)
+    readable, writable = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                    # pragma: no cover
+        os.close(readable)
+        status = 1
+        _WATCH.clear()                              # one progress line
+        try:
+            data = pickle.dumps([func(*task) for task in tasks[half:]])
+            with open(writable, "wb") as pipe:
+                pipe.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(writable)
+    try:
+        mine = run(tasks[:half])
+        with open(readable, "rb") as pipe:
+            data = pipe.read()
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)
+        raise
+    finally:
+        _, status = os.waitpid(pid, 0)
+    if status:
+        raise EvalDeltaError("the helper process failed; try --jobs 1")
+    return mine + pickle.loads(data)
+
+
+def _pick_sums(rng, n, count, table):
+    """Return each column's sums over the picks of count resamples.
+
+    The picks are count * n calls of rng.randrange(n), in order; *table*
+    is the _Packed columns of integers.  The words are drawn in bulk and
+    cut, exactly, into the words of each resample (rejected words
+    included), whose top bits pick from the table, padded with zeros for
+    the rejected values.  Each entry packs every column's value into one
+    integer, in lanes wide enough that n of them add up without carrying
+    into the next lane: one C-level itemgetter call and one sum() give all
+    the columns' sums of a resample.
+    """
+    if table.packed is None:                        # pragma: no cover
+        return _plain_pick_sums(rng, n, count, table.columns)
+    totals = [sum(pick(table.packed))
+              for pick in map(_picker, _windows(rng, n, count))]
+    return [[(t >> lane & (1 << end - lane) - 1) - n * offset
+             for t in totals]
+            for lane, end, offset in zip(table.lanes, table.lanes[1:]
+                                         + [table.width], table.offsets)]
+
+
+class _Packed(NamedTuple):
+    """Columns of integers packed one row per integer, for _pick_sums
+    (packed is None past 2**31 rows: too many for 32-bit words)."""
+    columns: list
+    packed: list
+    lanes: list
+    width: int
+    offsets: list
+
+
+def _packed(columns):
+    """Return the _Packed columns: each lane holds value + offset >= 0 and
+    room for the sum of n of them; the table is padded with zeros to 2**k
+    entries for the rejected draws of randrange(n)."""
+    n = len(columns[0])
+    k = n.bit_length()
+    if k > 31:                                      # pragma: no cover
+        return _Packed(columns, None, None, None, None)
+    offsets = [max(0, -min(c)) for c in columns]
+    lanes, at = [], 0
+    for c, offset in zip(columns, offsets):
+        lanes.append(at)
+        at += (max(c) + offset).bit_length() + k
+    packed = [0] * (1 << k)
+    for c, offset, lane in zip(columns, offsets, lanes):
+        packed[:n] = map(add, packed[:n], (x + offset << lane for x in c))
+    return _Packed(columns, packed, lanes, at, offsets)
+
+
+def _picker(window):
+    """Return a function picking the values at the positions of *window* from a
+    sequence."""
+    return itemgetter(*window) if len(window) > 1 else _one(window[0])
+
+
+def _windows(rng, n, count):
+    """Yield the words' top-k-bit values of count resamples of n
+    rng.randrange(n) calls, one array per resample, rejected draws in.
+
+    Drawing never runs ahead of the calls: each call takes at least one
+    word, so asking for as many words as indices are still unseen is safe.
+    """
+    k = n.bit_length()
+    shift = 32 - k
+    idx, flags, pos, ready = array("I"), b"", 0, 0
+    unseen = count * n
+    for _ in range(count):
+        while ready < n:
+            m = min(_CHUNK, unseen - ready)
+            mask, reject = _lane_masks(m, k, n)
+            words = rng.getrandbits(32 * m) >> shift & mask
+            fresh = array("I")
+            fresh.frombytes(words.to_bytes(4 * m, "little"))
+            if sys.byteorder == "big":               # pragma: no cover
+                fresh.byteswap()
+            idx = idx[pos:] + fresh
+            flags = flags[pos:] + (words + reject).to_bytes(
+                4 * m, "little")[3::4].translate(_TOP_BIT)
+            pos = 0
+            ready += m - flags.count(1, len(flags) - m)
+        end = pos + n
+        rejected = flags.count(1, pos, end)
+        while rejected:
+            end, rejected = end + rejected, flags.count(1, end,
+                                                        end + rejected)
+        yield idx[pos:end]
+        pos, ready, unseen = end, ready - n, unseen - n
+
+
+_TOP_BIT = bytes(b >> 7 for b in range(256))
+
+
+@functools.lru_cache(maxsize=4)
+def _lane_masks(m, k, n):
+    """Return (k low bits set in each of m 32-bit lanes, n's reject offset).
+
+    Adding 2**31 - n to a lane holding v < 2**31 sets its top bit exactly
+    when v >= n, without carrying into the next lane.
+    """
+    lanes = int.from_bytes(b"\1\0\0\0" * m, "little")
+    return lanes * ((1 << k) - 1), lanes * ((1 << 31) - n)
+
+
+def _plain_pick_sums(rng, n, count, columns):       # pragma: no cover
+    """Return each column's resample sums index by index: the oracle of
+    _pick_sums."""
+    out = [[] for _ in columns]
+    for picks in _index_lists(rng, n, count):
+        for sums, column in zip(out, columns):
+            sums.append(sum(map(column.__getitem__, picks)))
+    return out
+
+
+def _one(i):
+    """Return a function picking position *i* of a sequence, as a 1-tuple (as
+    itemgetter of several gives tuples)."""
+    def pick(values):
+        return (values[i],)
+    return pick
+
+
+def _index_lists(rng, n, count, batch_indices=1 << 20):
+    """Yield count lists of n rng.randrange(n) indices, in draw order.
+
+    Indices are drawn for many lists at a time; since the draws are one
+    sequence, that changes nothing but the speed.
+    """
+    per_batch = max(1, batch_indices // n)
+    for start in range(0, count, per_batch):
+        batch = min(per_batch, count - start)
+        drawn = draw_indices(rng, n, batch * n)
+        for i in range(0, batch * n, n):
+            yield drawn[i:i + n]
+
+
+def _replays(rng, replays, n, resamples, design, jobs, judge):
+    """Yield judge(latent, draws) for each replay, in order.
+
+    With jobs > 1 (and fork) a helper process judges while this one
+    draws the next replay; the results are the same either way.
+    """
+    if jobs > 1 and _can_fork():
+        return _pipelined(rng, replays, n, resamples, design, judge)
+    return (judge(*_replay_draws(rng, n, resamples, design))
+            for _ in range(replays))
+
+
+def _replay_bounds(latent, drawn, *, positions, design):
+    """Return one replay's paired deltas at the two percentile positions."""
+    _, deltas = _replay_deltas(latent, drawn, design)
+    return deltas[positions[0]], deltas[positions[1]]
 
 
 if __name__ == "__main__":

@@ -271,19 +271,37 @@ def test_intervals_need_replays(capsys):
 
 
 @pytest.mark.skipif(os.name != "posix", reason="needs process groups")
+def _cpu_seconds(pid):
+    """Return the CPU seconds a process has used, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc")
 def test_ctrl_c_ends_quietly_with_status_130(tmp_path):
     import signal
     import subprocess
     import sys
     import time
-    script = os.path.join(HERE, os.pardir, "bootstrap_eval_deltas.py")
     out_csv = tmp_path / "never.csv"
-    run_ = subprocess.Popen([sys.executable, script, "--out", str(out_csv)],
+    # The child says when main() is about to run and the test waits for
+    # its own CPU work past that, so the interrupt lands inside the run
+    # however slowly a loaded machine imports the module.
+    start = ("import sys; sys.path.insert(0, sys.argv[1]); "
+             "import bootstrap_eval_deltas as bed; "
+             "sys.stderr.write('ready\\n'); sys.stderr.flush(); "
+             "sys.exit(bed.main(['--out', sys.argv[2]]))")
+    run_ = subprocess.Popen([sys.executable, "-c", start,
+                             os.path.join(HERE, os.pardir), str(out_csv)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
-    time.sleep(1)                      # inside the replay loop by then
+    assert run_.stderr.readline() == b"ready\n"
+    ready = _cpu_seconds(run_.pid)
+    while _cpu_seconds(run_.pid) < ready + 0.3:      # in the replay loop
+        time.sleep(0.02)                  # (a poll, not a wait for time)
     os.killpg(run_.pid, signal.SIGINT)        # what a terminal's Ctrl-C does
-    _, err = run_.communicate(timeout=30)
+    _, err = run_.communicate(timeout=60)
     assert run_.returncode == 130
     assert err.decode() == ("bootstrap-eval-deltas: interrupted; nothing "
                             "written\n")

@@ -12,7 +12,8 @@ with open(bed.__file__) as f:
     SOURCE = f.read()
 TREE = ast.parse(SOURCE)
 BANNER = re.compile(r"^## (.+?) #+$", re.M)
-SHARED = ("Constants", "Shared helpers")
+SHARED = ("Constants", "The article", "Shared helpers", "Fast paths")
+SPEED_ONLY = {"gc", "mmap", "multiprocessing", "pickle", "signal"}
 
 
 def sections():
@@ -36,7 +37,10 @@ def defined(node):
 
 def test_no_section_uses_another_sections_private_names():
     # A helper several sections need lives in Shared helpers (or is a
-    # tuning number in Constants); otherwise a section's _names are its own.
+    # tuning number in Constants); the article's and Fast paths' doors may
+    # be called from anywhere; otherwise a section's _names are its own.
+    # Fast paths alone may reach in, since it holds second bodies of other
+    # sections' functions.
     found = sections()
     home = {name: section_of(node.lineno, found)
             for node in TREE.body if hasattr(node, "lineno")
@@ -49,9 +53,37 @@ def test_no_section_uses_another_sections_private_names():
         for sub in ast.walk(node):
             if isinstance(sub, ast.Name) and sub.id.startswith("_"):
                 there = home.get(sub.id)
-                if there and there != here and there not in SHARED:
+                if (there and there != here and there not in SHARED
+                        and here != "Fast paths"):
                     reaches.add(f"{here} uses {there}'s {sub.id}")
     assert sorted(reaches) == []
+
+
+def test_only_fast_paths_imports_processes_forks_or_sets_globals():
+    # Speed tricks stay behind one door: no other section imports the
+    # process, shared-memory or collector modules, forks, or sets a global.
+    found = sections()
+    fast = [start for start, name in found if name == "Fast paths"]
+    assert fast, "no Fast paths section"
+    outside = []
+    for node in TREE.body:
+        if not hasattr(node, "lineno") or node.lineno >= fast[0]:
+            continue
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.Import, ast.ImportFrom)):
+                names = {a.name.split(".")[0] for a in sub.names}
+                names.add((getattr(sub, "module", None) or "").split(".")[0])
+                if names & SPEED_ONLY:
+                    outside.append(f"line {sub.lineno} imports {names & SPEED_ONLY}")
+            elif isinstance(sub, ast.Global):
+                outside.append(f"line {sub.lineno} sets globals {sub.names}")
+            elif (isinstance(sub, ast.Attribute) and sub.attr == "fork"
+                    and isinstance(sub.value, ast.Name)
+                    and sub.value.id == "os"):
+                outside.append(f"line {sub.lineno} forks")
+            elif isinstance(sub, ast.Name) and sub.id in SPEED_ONLY:
+                outside.append(f"line {sub.lineno} uses {sub.id}")
+    assert outside == []
 
 
 def test_the_module_map_names_every_section_in_order():
