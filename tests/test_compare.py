@@ -221,7 +221,7 @@ def test_unknown_metric_lists_the_numeric_fields(capsys, tmp_path):
     assert status == 2 and "no metric 'bleu' to set" in err
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=13, deadline=None)
 @given(rows=st.lists(st.tuples(st.integers(0, 5),
                                st.sampled_from([0.0, 1.0, 0.5, 2.75, -1.0]),
                                st.floats(-5, 5)), min_size=1, max_size=40),
@@ -273,7 +273,7 @@ def test_two_processes_give_the_same_result():
         assert one == two
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(diffs=st.lists(st.sampled_from([0, 0.5, -0.5, 1, -1, 0.25, 3, -2.75,
                                        0.1, -0.3]), max_size=12))
 def test_sign_flip_exact_matches_enumeration(diffs):
@@ -281,7 +281,7 @@ def test_sign_flip_exact_matches_enumeration(diffs):
     assert how == "exact" and p == oracle.sign_flip_exact(diffs)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(diffs=st.lists(st.floats(-3, 3), min_size=25, max_size=60),
        seed=st.integers(0, 2 ** 32))
 def test_sign_flip_monte_carlo_matches_oracle(diffs, seed):
@@ -334,7 +334,7 @@ def test_holm_by_hand():
     assert bed.holm([]) == []
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=13, deadline=None)
 @given(rows=st.lists(st.tuples(st.integers(0, 4), st.floats(-2, 2)),
                      min_size=2, max_size=30))
 def test_clustered_se_matches_the_matrix_form(rows):
@@ -404,7 +404,7 @@ def test_cluster_labels_must_agree(capsys, tmp_path):
     assert err.strip().endswith(f"{b}:2: c 'z' differs from 'y' at {a}:2")
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(data=st.lists(st.integers(0, 10000).map(lambda i: i / 1000),
                      min_size=3, max_size=30),
        seed=st.integers(0, 2 ** 16))
@@ -499,7 +499,7 @@ def test_newcombe_in_compare_json(capsys, tmp_path):
     assert (round(lo, 4), round(hi, 4)) == (0.0046, 0.1186)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=16, deadline=None)
 @given(cells=st.tuples(*[st.integers(0, 40)] * 4).filter(lambda c: sum(c)))
 def test_newcombe_contains_the_estimate_and_flips_with_the_systems(cells):
     both, a_only, b_only, neither = cells
@@ -812,7 +812,7 @@ def test_by_subset_text_flags_small_subsets_and_holm(capsys, tmp_path):
 
 # The macro average: stratified bootstrap and sign flip ###################
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(subsets=st.dictionaries(
     st.sampled_from(["a", "b", "c", "d"]),
     st.lists(st.tuples(st.sampled_from([0.0, 1.0, 0.5, 0.25]),
@@ -1070,7 +1070,7 @@ def test_ids_left_out_are_named_run_by_run(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("clusters, kind", [
-    (5, "continuous"), (10, "continuous"),
+    (5, "continuous"), pytest.param(10, "continuous", marks=pytest.mark.slow),
     pytest.param(20, "continuous", marks=pytest.mark.slow), (10, "unequal")])
 def test_clustered_interval_covers_at_few_clusters(clusters, kind):
     # The cluster bootstrap's percentile interval covered 85-91% at 5-20
@@ -1079,7 +1079,7 @@ def test_clustered_interval_covers_at_few_clusters(clusters, kind):
     # data, the t on CR2 with Bell-McCaffrey df, covers 95% within Monte
     # Carlo error.
     rng = random.Random(clusters + len(kind))
-    replays, covered = 400, 0
+    replays, covered = 250, 0
     for _ in range(replays):
         r = bed.compare_tally(designs.clustered(rng, clusters, 0.0, kind),
                               rng, clustered=True, resamples=41)
@@ -1110,7 +1110,7 @@ def test_macro_interval_covers_with_small_subsets(design):
     # short.  The t interval on the stratified standard error, with Welch
     # and Satterthwaite's degrees of freedom, covers 95%.
     rng = random.Random(len(design))
-    replays, covered = 300, 0
+    replays, covered = 150, 0
     for _ in range(replays):
         tally, truth = designs.macro(rng, design)
         r = bed.compare_macro(tally, rng, resamples=41)

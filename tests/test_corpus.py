@@ -62,7 +62,7 @@ def values(stat, gold, a, b):
     return bed.corpus_values(t, bed._column_sums(t))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.sampled_from(["f1", "precision", "recall", "mcc"]),
        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3),
                           st.integers(0, 3)), min_size=1, max_size=30),
@@ -221,7 +221,7 @@ def test_identical_systems_give_p_one_and_a_zero_interval():
 
 # -- pass@k ------------------------------------------------------------------
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(st.integers(1, 9), st.data())
 def test_pass_at_k_equals_counting_k_subsets(n, data):
     c = data.draw(st.integers(0, n))
@@ -442,7 +442,7 @@ JSON_VALUES = st.recursive(
     max_leaves=5)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(st.lists(st.tuples(JSON_VALUES, JSON_VALUES, JSON_VALUES),
                 min_size=1, max_size=6),
        st.sampled_from(["f1(gold,pred)", "mcc(pair)", "ratio(gold,pred)",

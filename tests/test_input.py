@@ -252,7 +252,7 @@ def _outcome(capsys, path, other=None, extra=()):
         assert out and err == ""
 
 
-_FUZZ = settings(max_examples=60, deadline=None,
+_FUZZ = settings(max_examples=20, deadline=None,
                  suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -418,7 +418,7 @@ _ABSENT = object()     # a field the generated record leaves out
 
 
 @pytest.mark.skipif(not bed._can_fork(), reason="needs fork")
-@settings(max_examples=50, deadline=None,
+@settings(max_examples=16, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(runs=st.lists(st.lists(st.fixed_dictionaries({
     "id": st.integers(0, 4) | st.sampled_from(["a", " b"]),
@@ -475,7 +475,7 @@ def test_missing_values_left_out_are_counted_with_a_helper(capsys, tmp_path,
 
 # One join, walked two ways ##############################################
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=20, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(a_ids=st.lists(st.integers(0, 12), unique=True, max_size=10),
        b_ids=st.lists(st.integers(0, 12), unique=True, max_size=10),
@@ -520,7 +520,7 @@ def test_the_streaming_join_and_the_many_run_join_agree(tmp_path, a_ids,
 _ID_TEXT = st.text(alphabet="ab\né1", max_size=3)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=66, deadline=None)
 @given(batches=st.lists(st.lists(_ID_TEXT, max_size=5), max_size=5),
        starts=st.lists(st.integers(-2, 30), min_size=2, max_size=6),
        other=st.lists(_ID_TEXT, max_size=4))
@@ -600,7 +600,7 @@ def test_record_numbers_past_four_bytes_widen_the_seen_array(tmp_path):
             f"{paths[1]}:{far + 1})" in str(caught.value)
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=13, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(n=st.integers(1, 12), runs=st.integers(2, 4), seed=st.integers(0, 99),
        by=st.booleans(), batch=st.sampled_from([2, 3, 4096]))
@@ -651,7 +651,7 @@ def test_runs_in_one_order_join_by_position_as_by_id(tmp_path, n, runs, seed,
         assert fast == expected
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=20, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ids=st.lists(st.sampled_from(["a", "b", "c", "q1", "q10", "q2", "9",
                                      "10", "x y"]), min_size=1, max_size=12),

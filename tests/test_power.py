@@ -252,7 +252,7 @@ from hypothesis import settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(k=st.integers(0, 400), n=st.integers(0, 400),
        p=st.sampled_from([0.5, 0.3, 0.01, 0.999, 0.125, 0.7]))
 def test_binomial_pmf_against_exact_fractions(k, n, p):
@@ -263,7 +263,7 @@ def test_binomial_pmf_against_exact_fractions(k, n, p):
     assert got == pytest.approx(float(exact), rel=1e-12, abs=1e-300)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(n=st.integers(1, 9), p10=st.integers(0, 10), p01=st.integers(0, 10),
        alpha=st.sampled_from([0.05, 0.01, 0.0625, 0.1]))
 @example(n=5, p10=2, p01=6, alpha=0.0625)      # 2 P(X <= 0) = alpha at m=5
@@ -284,7 +284,7 @@ def test_power_against_the_sum_over_every_m(n, p10, p01):
         abs=1e-10)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(p10=st.integers(0, 15), extra=st.integers(8, 40),
        alpha=st.sampled_from([0.05, 0.01]),
        power=st.sampled_from([0.5, 0.8, 0.9]))
@@ -456,7 +456,8 @@ def _detected(tally, rng):
     return r.p < 0.05
 
 
-@pytest.mark.parametrize("clusters", [6, 10])
+@pytest.mark.parametrize("clusters", [
+    6, pytest.param(10, marks=pytest.mark.slow)])
 def test_the_reported_detectable_difference_has_its_power(clusters):
     # The detectable difference an eval of few clusters reports, then a
     # fresh eval of the same design with that true difference: the cluster

@@ -456,7 +456,7 @@ def test_rounds_with_no_finite_rating_are_counted(ties):
                  for pick in itertools.product(range(4), repeat=4))
     share = 1 - Fraction(finite, 4 ** 4)
     assert share == 1 - Fraction(24, 256)
-    rounds = 2000
+    rounds = 1000
     r = bed.rank_preferences(cells, random.Random(3), names=list("abc"),
                              resamples=rounds, ties=ties)
     se = math.sqrt(share * (1 - share) / rounds)
@@ -474,7 +474,7 @@ def test_well_played_battles_have_every_round_rated():
 
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=66, deadline=None)
 @given(size=st.integers(2, 9), data=st.data())
 def test_still_joined_only_says_so_when_the_two_way_pairs_join(size, data):
     # The quick test of a round (every system keeps two-way pairs with

@@ -19,7 +19,7 @@ SIZES = st.one_of(st.integers(1, 600), st.integers(600, 70000),
                                    70000]))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(n=SIZES, count=st.integers(0, 3000), seed=st.integers(0, 2 ** 64),
        few=st.booleans())
 @example(n=1, count=50, seed=0, few=False)   # k = 1: half the words rejected
@@ -43,7 +43,7 @@ def test_draw_codes_matches_randrange(n, count, seed, few):
     assert fast.getstate() == slow.getstate()
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=26, deadline=None)
 @given(n=st.one_of(SIZES, st.integers(2 ** 20, 2 ** 31)),
        count=st.integers(0, 2000), seed=st.integers(0, 2 ** 32))
 @example(n=2 ** 32 + 5, count=10, seed=3)   # beyond 32 bits: plain randrange
@@ -69,7 +69,7 @@ pairs_strategy = st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)),
                           min_size=1, max_size=300)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(pairs=pairs_strategy, seed=st.integers(0, 2 ** 32),
        resamples=st.integers(1, 40))
 def test_bootstraps_match_oracle(pairs, seed, resamples):
@@ -84,7 +84,7 @@ def test_bootstraps_match_oracle(pairs, seed, resamples):
     assert fast.getstate() == slow.getstate()
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(pairs=pairs_strategy, seed=st.integers(0, 2 ** 32))
 def test_swapping_systems_flips_paired_deltas(pairs, seed):
     swapped = [(b, a) for a, b in pairs]
@@ -129,7 +129,7 @@ def test_percentile_positions_are_exact():
         assert lo == size // 40 and hi == (39 * size) // 40
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2 ** 32),
        n=st.one_of(st.integers(1, 520), st.integers(520, 5000)),
        corr=st.floats(0, 0.95), acc=st.tuples(st.floats(0.05, 0.95),

@@ -36,7 +36,7 @@ def probability_miss(law, end, p):
 
 # -- exact enumeration: the bootstrap distribution of n <= 8 items -----------
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(st.integers(1, 300), st.data())
 def test_binomial_ends_are_the_exact_binomial_quantiles(n, data):
     # k ones among n items: the resampled count is Binomial(n, k/n).
@@ -52,7 +52,7 @@ def test_binomial_ends_are_the_exact_binomial_quantiles(n, data):
             abs(upto - p) < p / 100
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=26, deadline=None)
 @given(st.lists(st.integers(-1, 1), min_size=2, max_size=8))
 def test_lattice_ends_equal_enumeration(values):
     # Differences in {-1, 0, 1}: Daniels's continuity correction and the
@@ -85,7 +85,7 @@ def test_spread_values_miss_by_a_stated_probability():
     assert max(worst[n] for n in (6, 7, 8)) < 0.01
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=13, deadline=None)
 @given(st.lists(st.integers(0, 2), min_size=2, max_size=5),
        st.lists(st.integers(0, 2), min_size=2, max_size=5))
 def test_unpaired_lattice_ends_equal_enumeration(a, b):
@@ -394,7 +394,7 @@ def test_auto_resamples_where_one_value_makes_the_law_lumpy():
     assert macro.method == "resample"
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(pool=st.lists(st.integers(-50, 50) | st.floats(-3, 3, width=16),
                      min_size=1, max_size=40),
        size=st.integers(4090, 4100), seed=st.integers(0, 99),

@@ -48,7 +48,7 @@ def binomial_pmf(n, p):
 
 @pytest.mark.skipif(not hasattr(random.Random, "binomialvariate"),
                     reason="random.binomialvariate is Python 3.12+")
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=66, deadline=None)
 @given(n=st.integers(0, 10 ** 6), p=st.floats(0, 1), seed=st.integers(0, 99))
 def test_binomial_is_cpythons_draw_for_draw(n, p, seed):
     ours, theirs = random.Random(seed), random.Random(seed)
@@ -101,7 +101,7 @@ def test_multinomial_goodness_of_fit():
     assert chi_square_z([draws[o] for o in outcomes], expected) < 4.5
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=33, deadline=None)
 @given(n=st.integers(0, 1000), weights=st.lists(st.integers(0, 50),
                                                 min_size=1, max_size=8),
        seed=st.integers(0, 99))
@@ -119,7 +119,7 @@ def test_multinomial_sums_to_n_and_skips_empty_groups(n, weights, seed):
     assert all(c == 0 for c, w in zip(counts, weights) if w == 0)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(n=st.sampled_from([0, 1, 2, 3, 9, 40, 250, 1001, 10 ** 5, 10 ** 7]),
        weights=st.lists(st.sampled_from([0, 0, 1, 2, 7, 60, 500, 10 ** 4]),
                         min_size=1, max_size=30),     # past _FEW_GROUPS
@@ -143,7 +143,7 @@ def test_multinomials_are_multinomial_draw_for_draw(n, weights, scale,
     assert one.getstate() == many.getstate()
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=33, deadline=None)
 @given(p=st.sampled_from([0.0, 1e-9, 0.01, 0.3, 0.5, 0.5000001, 0.9, 1.0]),
        ns=st.lists(st.integers(0, 5000), min_size=1, max_size=30),
        seed=st.integers(0, 10 ** 6))
@@ -238,7 +238,7 @@ def test_pick_sums_match_one_randrange_at_a_time(n):
     assert fast == slow
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=16, deadline=None)
 @given(ints=st.lists(st.integers(-2 ** 70, 2 ** 70), min_size=1,
                      max_size=60),
        pattern=st.integers(0, 2 ** 60))
