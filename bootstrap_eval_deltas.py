@@ -10504,7 +10504,10 @@ class Comparison:
     >>> round(c.p, 6), c.n_items
     (0.00033, 200)
     """
-    __slots__ = ("result", "judgement", "names", "settings")
+    __slots__ = {"result": "the MetricResult behind every figure",
+                 "judgement": "the Judgement: verdict, Holm's p, notes",
+                 "names": "the two systems' names, baseline first",
+                 "settings": "the options the figures were computed with"}
 
     def __init__(self, result, judgement, names, settings):
         self.result, self.judgement = result, judgement
@@ -10577,7 +10580,8 @@ class Standings:
     >>> s.means, s.best
     ([0.75, 0.25, 0.75], ['a', 'c'])
     """
-    __slots__ = ("ranking", "settings")
+    __slots__ = {"ranking": "the Ranking behind every figure",
+                 "settings": "the options the figures were computed with"}
 
     def __init__(self, ranking, settings):
         self.ranking, self.settings = ranking, dict(settings)

@@ -27,6 +27,280 @@ scipy.stats.bootstrap on the same files and resamples, reading and
 joining included; then the peak memory of a 10^7-row wide CSV.  Not part
 of the test suite: timings on a shared machine are noisy, so they belong
 here, not in assertions.
+
+What these parts measured when they were last run (moved here from the
+README, which keeps only what helps a user choose; a 2-core shared
+machine, so read the ratios, not the absolute times):
+
+## Speed, and why the numbers are still exact
+
+Drawn one index at a time, the coverage loop makes 10^9 calls of
+`randrange(500)`. CPython's `randrange(n)` takes one 32-bit Mersenne Twister
+word per attempt, keeps its top `k = n.bit_length()` bits, and tries again if
+they are `>= n`; and `getrandbits(32*m)` hands out the next `m` words at once.
+So the tool draws the words in blocks of 16,384, reads their top bytes with
+byte-string slicing, maps them to per-item codes with `bytes.translate`
+(dropping rejected words), and counts codes per resample with `bytes.count`.
+It consumes the generator exactly as the one-at-a-time loop does, so every
+number, and the generator's state afterwards, is identical; the tests check
+that against the slow loop (`tests/oracle.py`) for many sizes and seeds. For
+sizes of 257 to 16,383 items, whose indices take 9 to 14 bits, the bits
+below the top byte pick among "planes": tables of the top byte holding
+four 2-bit codes a byte where the codes are below 3 (a paired bootstrap's
+three, a 0/1 metric's two), else two 4-bit codes (up to 4,095 items),
+chosen bit by bit with masks over whole blocks as big integers; past them
+the top 16 bits of each word go through a lookup table instead, one
+C-level `itemgetter` call per block. On two cores the
+coverage loop splits in two: the main process, which owns the generator,
+draws the Gaussian values and the words and notes where draws were rejected,
+and a forked helper process maps the words to codes and counts them. The
+words' top two bytes (one below 257 items) pass through an anonymous
+shared memory mapping with room for three replays, only their offsets
+through the pipe. When the mapping is full (the helper is behind, as it
+is past 4,096 items), the main process maps the words itself and sends
+their codes, so both cores share the mapping. A block's paired delta is
+counted from its codes read as one integer (B's wins in one bit, A's in
+the other; `int.bit_count` does not branch on every byte as
+`bytes.count` of a common byte does).
+
+```sh
+python3 tests/benchmark.py --part article                 # ~5 minutes
+python3 tests/benchmark.py --part article --replays 100   # a tenth of the loop
+```
+
+prints each case's time beside the straightforward implementation's, and
+stops with an error if any number differs. On the 2-core machine this was
+written on (Python 3.11):
+
+```
+case                                          ours straightforward     ratio
+paired bootstrap, n=100, B=2000            0.006 s      0.048 s      8.6x
+paired bootstrap, n=500, B=2000            0.021 s      0.251 s     11.9x
+paired bootstrap, n=2000, B=2000           0.193 s      0.992 s      5.1x
+default run, jobs=1                       21.426 s    250.702 s     11.7x
+default run, jobs=2                       11.733 s    250.702 s     21.4x
+all numbers identical to the straightforward implementation
+```
+
+Most of what is left is the generator itself: `getrandbits` plus
+`int.to_bytes` cost about 9 ms of the 12 ms per replay, and only the process
+that owns the generator can do them.
+
+At other sizes (`python3 tests/benchmark.py --part sizes`, ~3 minutes):
+the whole coverage loop, two processes, wall time per draw, the faster
+of two runs, beside the straightforward loop (one `randrange` per index,
+one replay of 2x10^6 draws) and the floor, the standard library's
+`getrandbits` alone producing the same number of words:
+
+```
+     n replays     ours straightf.  ratio   floor ours/floor
+   100    1600   14.8ns    282.1ns  19.0x   6.5ns      2.27x
+   256     625   23.3ns    294.8ns  12.6x  10.2ns      2.30x
+   500     320   10.7ns    252.1ns  23.6x   5.2ns      2.04x
+  1000     160   10.7ns    242.0ns  22.5x   5.2ns      2.06x
+  2000      80   11.0ns    251.8ns  22.8x   5.2ns      2.14x
+  4000      40   13.0ns    248.6ns  19.1x   5.3ns      2.47x
+  4097      39   39.7ns    330.5ns   8.3x  10.2ns      3.89x
+  8000      20   19.3ns    256.3ns  13.3x   5.2ns      3.69x
+ 10000      16   41.8ns    294.0ns   7.0x   8.3ns      5.01x
+```
+
+So 18x holds from 100 to 4,096 items except just past a power of two
+(256 to about 400 items), and not past 4,096. Two things cost there.
+Just past a power of two up to half the words are rejected (256 items
+take 9 bits, 4,097 take 13): twice the words to draw, as the floor
+column shows, and to map. And past 4,096 items an index has 13 or 14
+bits, so the planes double with each bit: 8 planes of crumbs at 13 bits,
+16 at 14, each a translate and a conversion to an integer per word,
+where 11 bits need 2. Where mapping costs more than drawing, the drawing
+process maps the words that find the ring full itself instead of
+waiting, so both cores map (10,000 items: 41.6 ns a draw against 83.2
+before, 8,000 items 19.3 against 24.0, 30 replays). Past the planes
+(16,384 items and up) the 16-bit table takes over. From 100 to 4,000
+items about half of our time is the generator's: `getrandbits` plus
+`int.to_bytes`, 7.8 ns a word, in the process that owns it. Whole default
+runs, medians of paired runs: 1,000 items 28.1 s against 103.0 s before
+the helper mapped past 512 items; 2,000 items (`--n-items 2000 --no-csv`)
+48.1 s (46.9 and 49.3) against 59.0 s before the changes above (one
+paired run) and 67.5 s before the 2-bit planes; the straightforward loop
+would take about 1,000 s (4x10^9 draws at 250 ns). `--by-counts` (see *Change the
+setting*) takes 0.10 s of CPU for 1,000 replays at any N from 100 to
+10^6 (`python3 tests/benchmark.py --part bycounts`), against 0.24-0.72 s
+for numpy's multinomial recipe with 2,000 resamples and 21 s for the
+item-by-item loop at 500 items in one process.
+
+### Subsets
+
+`python3 tests/benchmark.py --part grouped` times `compare --by` and
+`--by --macro` on 57 subsets of 250 0/1 items (2,000 resamples, whole
+processes, medians of 3) beside numpy and scipy counting each subset's
+cells the same way (multinomial resamples, a binomial test). Paired
+runs, medians of 5 on this 2-core machine: 1.25 s against 1.31 s for
+`--by`, 1.72 s against 1.08 s with `--macro` (`--by` took 1.56 s with
+the sizing by bisection and a Fraction made for each replicate, 1.96 s
+before the batched multinomial draws). The
+resamples' multinomial counts are one binomial draw per cell
+in Python, in the article's random stream (`multinomials` keeps each
+cell's binomial constants from one resample to the next: 2.3 us a draw
+of four cells against 3.7); `--macro` draws every subset a second time
+for the stratified interval, which is why it stays behind numpy. What
+the numpy script does not do is each subset's exact McNemar power sizing
+(the difference it detects, the items a gap would take): the items
+needed are found by false position in n (4.6 power evaluations on
+average, where bisection took 9), about 6 ms a subset; with two jobs a
+helper process sizes half the subsets.
+
+### compare at scale
+
+`compare` does not follow the article's random stream (see *How compare
+resamples*), which is what lets it resample from counts.
+
+```sh
+python3 tests/benchmark.py --part scale                   # ~15 minutes
+python3 tests/benchmark.py --part scale --largest 10000   # the small cases
+```
+
+writes its own files and times whole processes: `compare` with 10,000
+resamples; the first loop one would write (parse, join, one `randrange`
+per pick, float sums; timed on fewer resamples and scaled, marked `*`); and,
+when scipy is importable (it is no dependency of this tool),
+`scipy.stats.bootstrap(paired=True, vectorized=True, method="percentile")`
+on the same files and resamples, its script reading and joining them too.
+Then the peak memory of a 10^7-row wide CSV. On the same machine:
+
+```
+binary, 10000 resamples from the four cell counts: resampling alone, and all of compare_tally (McNemar in integers up to 10^5 discordant items)
+  n=500           0.030 s    0.042 s
+  n=100000        0.027 s    0.086 s
+  n=1e+06         0.027 s    0.040 s
+  n=1e+07         0.027 s    0.040 s
+
+compare, whole process, 10000 resamples (straightforward: * = timed on fewer resamples, scaled)
+case                                    ours  straightf.   ratio     scipy   ratio
+binary n=500                           0.20s       0.9s*      5x     1.03s    5.2x
+binary n=100000                        0.49s     216.0s*    440x    14.95s   30.4x
+continuous n=500                       0.14s       1.0s*      7x     0.78s    5.7x
+continuous n=10000                     0.22s      22.9s*    102x     2.73s   12.2x
+continuous n=100000                    0.74s     309.8s*    419x    14.72s   19.9x
+binary n=100000 in 10000 clusters      1.57s     216.3s*    137x     3.65s    2.3x
+
+wide CSV of 1e+07 rows of 0/1 scores: compare took 5.6 s, peak resident memory 41 MB
+```
+
+(Since a wide file's ids are checked for repeats, the same 10^7-row file
+takes 1.19 times as long, median of five paired whole-process runs on a
+loaded 2-core machine, and 41.6 MiB at its peak against 40.0 before; the
+benchmark printed 8.3 s and 42 MB there, against 8.3 s and 40 MB for the
+code before the check on the same machine.)
+
+(`--largest 100000`, rerun after the Columns reader. The 10^6-item binary
+case, from an
+earlier run: ours 4.31 s, scipy 357 s, the JSON parse alone 4.09 s; after
+the chunked JSONL parse and helper-parsed candidate, 2.57 s, against
+3.45 s before them, medians of five paired whole-process runs; later, with
+the candidate's ids compared in place and its values kept beside the
+baseline's, 1.95 s against 2.22 s the same day.) The
+continuous rows are now the saddlepoint's (the default `--method auto` for
+continuous metrics of 100 items or more; at 500 items and more it has no
+resamples to draw); before it, resampling took 7.6 s at 10^4 and 64.9 s at
+10^5 items, 0.6 and 0.4 times scipy's speed.
+
+A 0/1 metric costs the same at any n once read, so the run is mostly
+parsing (the JSON parse of the 10^6-item files varied between 2.7 and 4.1 s
+from run to run here; `compare` took 1.05 to 1.8 times as long).
+Continuous scores with 10^5 distinct values cannot be grouped: every
+resample picks 10^5 values, and Python does per pick what numpy does per
+batch. The saddlepoint draws no resamples (`python3 tests/benchmark.py
+--part saddle`, same files, one run each; `--method resample` for the
+resampled line):
+
+```
+continuous compare, whole process: the saddlepoint (auto) against 10000 resamples (ours and scipy's)
+n=100000: saddlepoint    0.54s   paired CI [0.039256, 0.041009]
+        resampled     49.74s   paired CI [0.039261, 0.041011]   saddlepoint 91.6x faster
+        scipy         14.09s   paired CI [0.039263, 0.041000]   saddlepoint 26.0x faster
+n=1e+06: saddlepoint    3.47s   paired CI [0.039712, 0.040266]
+        just parsing the two files 2.40s (compare takes 1.45x that)
+```
+
+The part now also starts at 10^4 items and adds a line for scipy doing
+all the work `compare --method resample` does (`SCIPY_SAME_WORK`: one
+paired bootstrap giving both systems' intervals and the paired one, an
+unpaired bootstrap, a sign-flip `permutation_test`; the `scipy` line
+above is the paired interval alone). At 10^4 items and 10^4 resamples,
+medians of three whole-process runs: ours 6.9 s wall (13.1 s of CPU in
+two processes, 54 MB peak), scipy 13.5 s (13.7 s of CPU, 719 MB), so
+resampling takes about half scipy's time for the same output, and the
+same CPU.
+
+At 10^6 items (about 460,000 distinct values a column) the time is
+reading and joining (about 1.4 s: JSONL parsed a chunk of lines per call,
+the candidate's file by a helper process while the baseline's is read,
+the candidate's values put in an array beside the baseline's), the exact
+integers (0.3 s) and the laws themselves (about 1.6 s in each of two
+processes: the two systems' laws in one, the difference's and the
+sign-flip test's in the other; counting a column's distinct values, in
+sorted order, is a third of it), each pass over the distinct values
+costing what a loop of C-level `map` calls costs in Python. Timed as
+whole processes against the bare parse, pair by pair over five runs, the
+ratio's median was 1.52 (3.61 s against 2.38 s; peak memory 219 MiB).
+It was 2.00 to 2.13 while the reader counted the (baseline, candidate)
+pairs of a continuous metric as it does a 0/1 metric's: a Counter of a
+million distinct pairs, flattened again for the exact integers, then
+counted once more per column.
+
+## How it is fast
+
+Files are read a batch of lines at a time. A wide file's values go into a
+count of (baseline, candidate) pairs while the pairs repeat, so a wide
+file of 0/1 scores takes the same memory at any length (41.6 MiB peak for
+10^7 rows); once most pairs are distinct (a continuous score) they are
+kept item by item instead, two arrays of floats, which is what the
+saddlepoint reads (as two arrays of 8-byte integers, each value as
+written over the least common denominator, and the differences in a
+third:
+two JSONL runs of 10^7 continuous scores of 4 decimals peak at 462 MiB
+and take 27.7 s, against 1,498 MiB and 37.0 s with lists of Python
+integers). Its ids are checked for repeats with no memory while
+they rise (0, 1, 2, ... as most tools number rows: checked as text at C
+speed), else over the first 2^20 rows, read again to name the repeat's
+two lines. Of two joined runs, the baseline's ids and values are kept (its
+ids a batch at a time as one newline-joined string, about 9 bytes an id
+of 8 characters where a list of strings takes 65, and its values as
+arrays of floats; its ids are checked for repeats with no
+memory while they rise as whole numbers or by length and text, as 0, 1,
+..., 10 or q1, ..., q10 do, else in a table of their positions, below:
+two JSONL runs of 10^7 0/1 items peak at about 340 MiB, where a plain
+parse-and-join script, one dict of the baseline, takes 861 MiB, and
+this tool took 967 MiB while it kept a list of the ids, 1,616 MiB while
+it kept a dict of positions) and the candidate's values are placed
+beside them as it streams past (a batch in the baseline's order is matched
+by comparing its ids with the baseline's at the place the last batch
+ended, before any is looked up); with `--jobs 2` (the default where `fork`
+exists) a candidate file of 8 MB or more is parsed by a helper process
+meanwhile, which spools its batches to an unnamed temporary file for this
+one to read back in order (the same counts, the same errors in the same
+order). Where the candidate's order differs, the baseline's positions
+come from a table of 4-byte slots keyed by the ids' hashes, each hit
+checked against the id's own text, not from a dict of every id (a dict
+of 10^7 ids takes a gigabyte); the same table checks a baseline's ids
+for repeats once they stop rising. `rank` holds every run the same way
+and, where the runs list the same ids in the same order (one tool's runs
+of one eval, as a rule), pairs them by position; runs with the same ids
+in other orders are placed in the first run's order through its table,
+and only runs whose ids differ take a dict and a set each.
+`python3 tests/benchmark.py --part join --join-rows 10000000` measures
+the join beside the plain script; on this machine, two runs of 10^7 0/1
+items in the same order: `compare` 328 MiB and 23.2 s, `rank` 392 MiB
+and 32.7 s, the plain script 861 MiB and 63.9 s; the candidate shuffled
+in blocks of 10^5 lines: `compare` 494 MiB and 69.1 s (1,508 MiB with a
+dict of positions), `rank` 796 MiB and 94.6 s (4,621 MiB and 110 s with
+a dict and set of each run's ids); continuous scores in the same order:
+`compare` 481 MiB and 37.3 s. The table is Python, not C: a baseline
+whose ids do not rise costs more time than a dict did (10^7 ids
+shuffled in blocks: 55 s against 45 s) for a third of the memory (635
+MiB against 1,567).
+
 """
 import argparse
 import bisect

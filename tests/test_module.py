@@ -3,6 +3,7 @@ reaching into another's private names, every definition documented, the
 top level of the repository as the user asked for it.
 """
 import ast
+import inspect
 import os
 import re
 
@@ -125,3 +126,23 @@ def test_the_repository_top_level_is_as_asked():
                "pyproject.toml", "__pycache__", "build", "dist"}
     extra = {n for n in names - allowed if not n.endswith(".egg-info")}
     assert extra == set()
+
+
+def test_every_public_name_and_result_field_has_a_docstring():
+    # What __all__ offers a notebook is documented, down to the fields a
+    # result carries: Comparison's and Standings' properties included.
+    for name in bed.__all__:
+        assert getattr(bed, name).__doc__, name
+    for record in (bed.Comparison, bed.Standings):
+        public = [n for n in vars(record) if not n.startswith("_")]
+        assert public, record
+        for field in public:
+            assert inspect.getdoc(getattr(record, field)), (record.__name__,
+                                                              field)
+
+
+def test_the_readme_is_a_short_guide():
+    with open(os.path.join(os.path.dirname(bed.__file__), "README.md")) as f:
+        lines = f.read().splitlines()
+    assert len(lines) <= 600
+    assert "## In five minutes" in lines[:60]
