@@ -140,9 +140,10 @@ runs, medians of 5 on this 2-core machine: 1.25 s against 1.31 s for
 the sizing by bisection and a Fraction made for each replicate, 1.96 s
 before the batched multinomial draws). The
 resamples' multinomial counts are one binomial draw per cell
-in Python, in the article's random stream (`multinomials` keeps each
-cell's binomial constants from one resample to the next: 2.3 us a draw
-of four cells against 3.7); `--macro` draws every subset a second time
+in Python, in the article's random stream (keeping each cell's binomial
+constants from one resample to the next gained 1.1-1.4x and was removed
+as short of the 1.5x a fast path must earn, so these figures are a little
+better than today's); `--macro` draws every subset a second time
 for the stratified interval, which is why it stays behind numpy. What
 the numpy script does not do is each subset's exact McNemar power sizing
 (the difference it detects, the items a gap would take): the items
