@@ -36,9 +36,10 @@ def run(capsys, *argv):
     (60, "covers the true gap 98.3% of the time (Monte Carlo s.e. 1.7%);\n"
          "CI excludes zero (a 'significant' +gap) 33.3% of the time "
          "(Monte Carlo s.e. 6.1%)"),
-    pytest.param(250, "covers the true gap 95.2% of the time (Monte Carlo s.e. 1.4%);\n"
-          "CI excludes zero (a 'significant' +gap) 35.2% of the time "
-          "(Monte Carlo s.e. 3.0%)", marks=pytest.mark.slow),
+    pytest.param(250, "covers the true gap 95.2% of the time (Monte Carlo "
+                 "s.e. 1.4%);\nCI excludes zero (a 'significant' +gap) 35.2% "
+                 "of the time (Monte Carlo s.e. 3.0%)",
+                 marks=pytest.mark.slow),
     pytest.param(1000, "covers the true gap 95.6% of the time (Monte Carlo "
                  "s.e. 0.6%);\nCI excludes zero (a 'significant' +gap) 35.7% "
                  "of the time (Monte Carlo s.e. 1.5%)",
