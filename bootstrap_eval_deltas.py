@@ -6531,14 +6531,19 @@ def watched(source, exclude):
     first = source.first
     place = source.where(source.first_number)
     table = source.fields is not None
-    empty = {name for name, value in first.items()
-             if _missing(value)} - set(exclude)
-    getters = {name: _getter(source, name) for name in empty}
+    exclude = set(exclude)
+    getters = {name: _getter(source, name) for name, value in first.items()
+               if _missing(value) and name not in exclude}
 
     def batches():
         for numbers, records in source.batches:
             if not table:
-                new = set().union(*records) - first.keys() - set(exclude)
+                # new fields in the order met, not a set's order, so that
+                # the field refused is the same on every run
+                new = dict.fromkeys(
+                    name for record in records for name in record
+                    if name not in first and name not in exclude
+                    and name not in getters)
                 getters.update((name, _getter(source, name)) for name in new)
             for name, get in getters.items():
                 values = list(map(get, records))

@@ -133,6 +133,20 @@ def test_metric_appearing_after_the_first_record_is_refused(capsys, tmp_path):
     assert status == 0                    # named metrics: bleu not asked for
 
 
+def test_the_field_refused_is_the_first_met_on_every_run(capsys, tmp_path):
+    # Several late fields at once: the one named is the first in the
+    # record, not whichever a set of names (ordered by string hashes,
+    # which change from run to run) happens to give first.
+    late = [f"m{k}" for k in (7, 3, 9, 1, 5, 8, 2, 6)]
+    base = [{"id": i, "acc": i % 2} for i in range(6)]
+    base[4].update({name: 0.5 for name in late})
+    cand = [{"id": i, "acc": 1} for i in range(6)]
+    a, b = jsonl(tmp_path, "a.jsonl", base), jsonl(tmp_path, "b.jsonl", cand)
+    status, _, err = run(capsys, a, b, "--resamples", "50")
+    assert status == 2
+    assert f"{a}:5: m7 holds a number here but is missing at {a}:1" in err
+
+
 def test_a_field_null_first_and_text_later_is_no_metric(capsys, tmp_path):
     rows = [{"id": i, "acc": i % 2, "error": None if i else "timeout"}
             for i in range(12)]
