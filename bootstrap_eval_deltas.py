@@ -40,56 +40,69 @@ part of section X):
     Shared helpers  what several sections use: exact numbers and their
                     integer forms, missing values, class labels, McNemar's
                     binomial tails, BCa's acceleration, numbers in words
-    Data model      MetricResult, Columns: what the statistics return
+    Data model      _MetricResult, _Columns: what the statistics return
     Resampling      binomial and multinomial draws from cell counts
     Saddlepoint     the ideal bootstrap of a mean without resamples
-                    (SumLaw: Lugannani-Rice, Daniels's lattice correction),
+                    (_SumLaw: Lugannani-Rice, Daniels's lattice correction),
                     the cluster ratio's, Robinson's sign-flip p
     Exact tests     McNemar, Wilson, Newcombe, sign flips, Holm
-    Comparing two systems  compare_tally and the exact values behind it
+    Comparing two systems  _compare_tally and the exact values behind it
                     (by resampling or saddlepoint, BCa, clusters); subsets
                     and their macro average; clustered standard errors
-    Ranking         rank_systems: the joint bootstrap of several systems
+    Ranking         _rank_systems: the joint bootstrap of several systems
     Pairwise preferences  a verdict as a score on a pair: win rates, ties,
-                    positions (preference_counts); Bradley-Terry ratings
-                    with bootstrap intervals over battles (rank_preferences)
+                    positions (_preference_counts); Bradley-Terry ratings
+                    with bootstrap intervals over battles (_rank_preferences)
     Anytime-valid comparison  confidence sequences and anytime p-values
-                    valid however often one looks (sequential_binary,
-                    sequential_bounded)
+                    valid however often one looks (_sequential_binary,
+                    _sequential_bounded)
     Simulation: coverage and calibration (peeking; when compare
                     --sequential stops; intervals calibrated by replays)
     Corpus statistics  F1, precision, recall, MCC and ratios from per-item
                     column sums, the approximate randomization test, pass@k
     Power           McNemar's exact power, items needed, Student's t,
-                    detection() (what an eval can detect), judge()
+                    _detection() (what an eval can detect), _judge()
                     (verdicts, non-inferiority and equivalence)
     Input           files to records and tallies; which fields are metrics;
                     the one join of runs; the reader registry (_READERS:
                     lm-eval, Inspect, HELM, OpenAI evals, promptfoo,
                     DeepEval, OpenCompass, AlpacaEval, MT-Bench, Arena-Hard,
-                    battles, ...); runs compared and ranked (CompareOptions,
-                    compare_run, preference_pair, rank_input,
-                    preference_battles)
+                    battles, ...); runs compared and ranked (_CompareOptions,
+                    _compare_run, _preference_pair, _rank_input,
+                    _preference_battles)
     Report          text, markdown, JSON and SVG, as strings
     Library use     compare() and rank() on plain sequences, for notebooks
     Command line    argparse, option checks, main(): simulate, compare,
                     rank, plan
     Fast paths      second bodies of a few functions, for speed only:
-                    bulk index draws (draw_indices, draw_codes), many
-                    resamples' sums at once (resample_sums), the coverage
+                    bulk index draws (_draw_indices, _draw_codes), many
+                    resamples' sums at once (_resample_sums), the coverage
                     loop's helper process (_replays), the join's compact
                     id tables; each gives the straightforward code's
                     results (tests/oracle.py keeps those) and says what it
                     gains
 """
-__all__ = [            # the library surface the README documents
+__all__ = [
+    # the library the README documents
     "Comparison",
     "EvalDeltaError",
+    "Plan",
     "Standings",
     "compare",
     "main",
     "plan",
     "rank",
+    # the article's script (The article)
+    "Coverage",
+    "Interval",
+    "McNemar",
+    "coverage",
+    "mcnemar_exact",
+    "paired_bootstrap",
+    "percentile_interval",
+    "simulate",
+    "system_bootstrap",
+    "unpaired_bootstrap",
 ]
 __version__ = "0.1.0"
 
@@ -166,7 +179,7 @@ _WIDE_IDS = 1 << 20     # a wide file's rows whose found ids are checked
 # interval of the gap, McNemar's exact test on the discordant pairs, and
 # the loop that replays the whole experiment REPLAYS times to count how
 # often the paired interval covers the true gap.  Every index is one
-# rng.randrange(n), drawn in bulk by draw_codes (Fast paths) with the same
+# rng.randrange(n), drawn in bulk by _draw_codes (Fast paths) with the same
 # results as the one-at-a-time loop.  `python3 bootstrap_eval_deltas.py`
 # runs it (_run_simulate in Command line) and writes the per-item CSV.
 
@@ -188,7 +201,7 @@ class Coverage(NamedTuple):
     replays: int
     covered: int
     excludes_zero: int
-    method: str = "item by item"    # or "by counts" (coverage_by_counts)
+    method: str = "item by item"    # or "by counts" (_coverage_by_counts)
 
 
 def simulate(rng, n_items=N_ITEMS, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
@@ -203,19 +216,19 @@ def simulate(rng, n_items=N_ITEMS, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
     >>> simulate(random.Random(1), 4)
     [(0, 0), (1, 1), (1, 1), (1, 1)]
     """
-    return outcomes(latent_draws(rng, n_items), corr=corr, acc_a=acc_a,
+    return _outcomes(_latent_draws(rng, n_items), corr=corr, acc_a=acc_a,
                     acc_b=acc_b)
 
 
-def latent_draws(rng, n_items):
+def _latent_draws(rng, n_items):
     """Return the 3*n_items rng.gauss(0, 1) values simulate() consumes."""
     return list(map(rng.gauss, repeat(0, 3 * n_items), repeat(1)))
 
 
-def outcomes(draws, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
+def _outcomes(draws, *, corr=CORR, acc_a=ACC_A, acc_b=ACC_B):
     """Return the (a, b) outcomes of latent draws d, e_A, e_B, d, ...
 
-    >>> outcomes([0.0, -1.0, 1.0], corr=0.6)
+    >>> _outcomes([0.0, -1.0, 1.0], corr=0.6)
     [(1, 0)]
     """
     za = NormalDist().inv_cdf(float(acc_a))
@@ -258,8 +271,8 @@ def system_bootstrap(outcomes, rng, *, resamples=RESAMPLES):
     [1, 1, 0, 2]
     """
     n = _check_items(outcomes)
-    codes = draw_codes(rng, n, resamples * n, bytes(outcomes))
-    return block_counts(codes, n, 1)
+    codes = _draw_codes(rng, n, resamples * n, bytes(outcomes))
+    return _block_counts(codes, n, 1)
 
 
 def paired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
@@ -273,10 +286,10 @@ def paired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
     [1, -1, 0, 0]
     """
     n = _check_items(pairs)
-    codes = draw_codes(rng, n, resamples * n,
+    codes = _draw_codes(rng, n, resamples * n,
                         bytes(1 + b - a for a, b in pairs))
-    plus = block_counts(codes, n, 2)
-    minus = block_counts(codes, n, 0)
+    plus = _block_counts(codes, n, 2)
+    minus = _block_counts(codes, n, 0)
     return [p - m for p, m in zip(plus, minus)]
 
 
@@ -291,17 +304,17 @@ def unpaired_bootstrap(pairs, rng, *, resamples=RESAMPLES):
     [0, -1, 0, -1]
     """
     n = _check_items(pairs)
-    codes = draw_codes(rng, n, 2 * resamples * n,
+    codes = _draw_codes(rng, n, 2 * resamples * n,
                         bytes(2 * a + b for a, b in pairs))
 
     def correct(wanted, offset):       # codes 2a + b where the system is right
-        counts = [block_counts(codes, n, c, offset, 2 * n) for c in wanted]
+        counts = [_block_counts(codes, n, c, offset, 2 * n) for c in wanted]
         return [sum(column) for column in zip(*counts)]
 
     return [b - a for a, b in zip(correct((2, 3), 0), correct((1, 3), n))]
 
 
-def block_counts(codes, n, code, offset=0, step=None):
+def _block_counts(codes, n, code, offset=0, step=None):
     """Count *code* in each block codes[offset + j*step : ... + n]."""
     step = step or n
     starts = range(offset, len(codes), step)
@@ -381,7 +394,7 @@ def _ci_pts(interval):
 
 
 def _metric_lines(r, confidence):
-    """Return the article's five lines of one binary MetricResult."""
+    """Return the article's five lines of one binary _MetricResult."""
     level = _decimal(_exact(confidence) * 100) + "%"
     acc = [f"{name}={_fixed(x, 3)} [{_fixed(ci.lo, 3)}, {_fixed(ci.hi, 3)}]"
            for name, x, ci in (("A", r.a, r.ci_a), ("B", r.b, r.ci_b))]
@@ -414,11 +427,11 @@ def _share(count, total):
             f"(Monte Carlo s.e. {100 * _mc_se(count, total):.1f}%)")
 
 
-def format_simulation(result, cov, *, acc_a, acc_b, confidence,
+def _format_simulation(result, cov, *, acc_a, acc_b, confidence,
                       calibration=None):
     """Return the text report of a simulate run (no trailing newline).
 
-    With a Calibration (and cov None) its table replaces the coverage
+    With a _Calibration (and cov None) its table replaces the coverage
     lines.
     """
     true_a, true_b = _exact(acc_a), _exact(acc_b)
@@ -426,7 +439,7 @@ def format_simulation(result, cov, *, acc_a, acc_b, confidence,
              f"B={_decimal(true_b)}, true gap={_pts(true_b - true_a)} pts"]
     lines += _metric_lines(result, confidence)
     if calibration:
-        lines.append(format_calibration(calibration))
+        lines.append(_format_calibration(calibration))
     elif cov.replays:
         how = ("" if cov.method == "item by item" else
                " by counts (each replay's cells one multinomial draw, its "
@@ -442,10 +455,10 @@ def format_simulation(result, cov, *, acc_a, acc_b, confidence,
     return "\n".join(lines)
 
 
-def csv_text(pairs):
+def _csv_text(pairs):
     """Return the per-item CSV of (a, b) pairs, items numbered from 1.
 
-    >>> print(csv_text([(1, 0), (1, 1)]), end="")
+    >>> print(_csv_text([(1, 0), (1, 1)]), end="")
     item,system_a_correct,system_b_correct
     1,1,0
     2,1,1
@@ -588,7 +601,7 @@ def _some(names, most=10):
 
 
 def _df_words(df):
-    """Return "9 degrees of freedom" (or "5.2 ...": cluster_df's need not
+    """Return "9 degrees of freedom" (or "5.2 ...": _cluster_df's need not
     be whole)."""
     if df == 1:
         return "1 degree of freedom"
@@ -723,7 +736,7 @@ def _check_items(items):
 def _counted(values, counts):
     """Return the Counter of values, counts[j] of values[j] (not zero), or
     one of each if counts is None; in sorted order when there are many
-    (law_part then finds its values sorted already)."""
+    (_law_part then finds its values sorted already)."""
     if counts is None or counts.count(1) == len(counts):
         counter = collections.Counter(values)
         if len(values) > 4096:          # the keys sorted, not the values
@@ -904,8 +917,8 @@ def _method_for(method, kind, units, clustered):
     resampling is slow), and keeps resampling binary metrics (four cells,
     already fast), clusters, and small sets (whose lumpy bootstrap
     distributions a smooth approximation misses by more)."""
-    if method not in METHODS:
-        raise EvalDeltaError(f"method is one of {', '.join(METHODS)}, not "
+    if method not in _METHODS:
+        raise EvalDeltaError(f"method is one of {', '.join(_METHODS)}, not "
                              f"{method!r}")
     if method != "auto":
         return method
@@ -950,11 +963,13 @@ def _nonzero(values, counts):
 
 ## Data model #################################################################
 
+# Doors (called from other sections): _Columns, _MetricResult.
+
 # A tally is what the readers give the statistics, in one of four shapes,
 # each named so where it is meant: a pair tally, a Counter of (a, b)
 # values of the two systems to the number of items with them (a 0/1
 # metric's takes four keys at any size); a clustered tally, {cluster
-# label: pair tally}; Columns, the pairs item by item, where most are
+# label: pair tally}; _Columns, the pairs item by item, where most are
 # distinct (a continuous metric); a joint tally, a Counter of S-tuples,
 # one value per system, for rank.
 #
@@ -968,7 +983,7 @@ def _nonzero(values, counts):
 # values (_kind_of) unless --metric-type declares it.
 
 
-class MetricResult(NamedTuple):
+class _MetricResult(NamedTuple):
     """One metric of two systems (A the baseline, B the candidate)."""
     metric: str
     kind: str                # "binary" or "continuous"
@@ -988,15 +1003,15 @@ class MetricResult(NamedTuple):
     score_ci: "Interval | None"    # Newcombe's score interval of b - a
     se: float                # standard error of the mean paired difference
     clusters: "int | None"   # number of clusters, None if unclustered
-    draws: "list | Density | None" = None  # the paired bootstrap values,
-                             # in metric units, or the saddlepoint's Density
+    draws: "list | _Density | None" = None  # the paired bootstrap values,
+                             # in metric units, or the saddlepoint's _Density
     method: str = "resample"  # how the intervals were had: "resample" or
                               # "saddlepoint" (the ideal bootstrap)
     paired_method: object = None  # the paired CI's, where it is another:
                                   # "t on the clustered standard error"
                                   # (or the stratified one, of a macro)
     df: "float | None" = None     # that standard error's degrees of
-                                  # freedom (cluster_df, _strata_df)
+                                  # freedom (_cluster_df, _strata_df)
 
     def __repr__(self):
         """One short line: the figures, not the 2,000 draws behind them."""
@@ -1009,10 +1024,10 @@ class MetricResult(NamedTuple):
                 f"method={self.method!r})")
 
 
-class Columns(NamedTuple):
+class _Columns(NamedTuple):
     """Paired values item by item: item i has a[i] for A and b[i] for B.
 
-    A tally in another form (see compare_tally): what read_tallies gives,
+    A tally in another form (see _compare_tally): what _read_tallies gives,
     asked for columns, where a continuous metric has about as many
     distinct pairs as items, so that counting the pairs costs more than
     it saves.  counter() gives the tally as counts of (a, b) pairs.
@@ -1027,13 +1042,15 @@ class Columns(NamedTuple):
 
 ## Resampling #################################################################
 
+# Doors (called from other sections): _binomial, _multinomials.
+
 # Sampling from sufficient statistics.  A paired bootstrap of n items is
 # fixed by how many times each distinct (a, b) pair is drawn: a multinomial
 # count over the distinct pairs.  With few distinct pairs (a 0/1 metric has
 # four) one multinomial per resample replaces n index draws, so the cost no
 # longer grows with n.  The multinomial is drawn as a chain of binomials.
 
-def binomial(rng, n, p):
+def _binomial(rng, n, p):
     """Return a Binomial(n, p) variate drawn from rng.
 
     The algorithm and the uses of rng.random() are those of CPython 3.12's
@@ -1041,10 +1058,10 @@ def binomial(rng, n, p):
     exist: inversion by geometric jumps when n*p < 10 (Devroye 1986,
     Non-Uniform Random Variate Generation, ch. X.4), else Hörmann's BTRS
     transformed rejection with squeeze ("The generation of binomial random
-    variates", J. Stat. Comput. Simul. 46 (1993) 101-110), with p > 1/2
+    variates", J. _Stat. Comput. Simul. 46 (1993) 101-110), with p > 1/2
     drawn as n - Binomial(n, 1 - p).
 
-    >>> binomial(random.Random(1), 1000, 0.3), binomial(None, 7, 1.0)
+    >>> _binomial(random.Random(1), 1000, 0.3), _binomial(None, 7, 1.0)
     (282, 7)
     """
     if p <= 0.0 or p >= 1.0 or n < 0:
@@ -1054,7 +1071,7 @@ def binomial(rng, n, p):
     if n == 1:
         return int(rng.random() < p)
     if p > 0.5:
-        return n - binomial(rng, n, 1.0 - p)
+        return n - _binomial(rng, n, 1.0 - p)
     if n * p < 10.0:
         return _binomial_inversion(rng, n, p)
     return _binomial_btrs(rng, n, p)
@@ -1101,7 +1118,7 @@ def _binomial_btrs(rng, n, p):
             return k
 
 
-def multinomial(rng, n, weights):
+def _multinomial(rng, n, weights):
     """Return how many of n draws fall in each group, chance in proportion
     to the *weights* (integers, or probabilities).
 
@@ -1109,7 +1126,7 @@ def multinomial(rng, n, weights):
     still left, which has the joint multinomial distribution; the last
     group with weight gets all that are left.
 
-    >>> multinomial(random.Random(2), 10, [3, 0, 1])
+    >>> _multinomial(random.Random(2), 10, [3, 0, 1])
     [8, 0, 2]
     """
     counts, left, rest = [], n, sum(weights)
@@ -1121,7 +1138,7 @@ def multinomial(rng, n, weights):
         elif w >= rest:
             x = left
         else:
-            x = binomial(rng, left, w / rest)
+            x = _binomial(rng, left, w / rest)
         counts.append(x)
         left -= x
         rest -= w
@@ -1130,16 +1147,19 @@ def multinomial(rng, n, weights):
     return counts
 
 
-def multinomials(rng, n, weights, count):
+def _multinomials(rng, n, weights, count):
     """Yield multinomial(rng, n, weights) count times, each draw taken
     from the stream as it is yielded.  (A version that kept each
     binomial's BTRS constants from one draw to the next gained 1.1-1.4x,
     measured on 4 to 6 groups, short of what a second body must earn.)"""
     for _ in range(count):
-        yield multinomial(rng, n, weights)
+        yield _multinomial(rng, n, weights)
 
 
 ## Saddlepoint ################################################################
+
+# Doors (called from other sections): _bca_levels, _law_interval, _law_part,
+# _ratio_law, _ratio_quantile, _saddlepoint_sign_flip, _SumLaw.
 
 # The ideal bootstrap, with no resamples.  A resample of n items is n draws
 # with replacement, so its sum S has the cumulant generating function
@@ -1183,7 +1203,7 @@ def _lower_normal(w):
 
 
 class _Part(NamedTuple):
-    """A resampled sum inside a SumLaw: *total* values drawn with
+    """A resampled sum inside a _SumLaw: *total* values drawn with
     replacement from distinct integers *values* (counts[j] copies of
     values[j], total in all); x holds them as floats relative to their
     mean, wx and wxx times the counts (and x); weights is None when every
@@ -1215,7 +1235,7 @@ class _Part(NamedTuple):
         return len(self.values) > 2 and self.peak > _LUMPY
 
 
-def law_part(counter, exact=True):
+def _law_part(counter, exact=True):
     """Return the _Part of a Counter of integers (or of floats, not
     *exact*: no lattice); a resample draws as many values as it counts.
     The values are taken in sorted order, so that the float sums, and so
@@ -1250,7 +1270,7 @@ def _gcd(ints):
     return step if step == 1 else math.gcd(step, *ints)
 
 
-class SumLaw:
+class _SumLaw:
     """The law of S = sum of sign * (the sum of a _Part's draws) over
     (part, sign) pairs: an ideal bootstrap distribution, as infinitely
     many resamples would give it.  S is an integer, on the lattice
@@ -1432,20 +1452,20 @@ def _bracketed(t, lo, hi, scale):
     return (lo + hi) / 2
 
 
-def saddlepoint_interval(values, counts=None, *, confidence=CONFIDENCE):
+def _saddlepoint_interval(values, counts=None, *, confidence=CONFIDENCE):
     """Return the ideal bootstrap's percentile interval of a mean.
 
     The ends are the quantiles (1 -+ c) / 2 of the mean of a resample of
     all the values with replacement, as infinitely many resamples would
-    give them, by the saddlepoint (see SumLaw); counts[j] is how many
+    give them, by the saddlepoint (see _SumLaw); counts[j] is how many
     items have values[j].  On a coarse lattice the ends are exact means.
 
     Forty 1s among 100 items: the resampled count of 1s is exactly
     Binomial(100, 2/5), whose 2.5% and 97.5% points are 31 and 50:
 
-    >>> saddlepoint_interval([0, 1], [60, 40])
+    >>> _saddlepoint_interval([0, 1], [60, 40])
     Interval(lo=Fraction(31, 100), hi=Fraction(1, 2))
-    >>> saddlepoint_interval([0.31, 0.12, 0.95, 0.44, 0.58] * 4)
+    >>> _saddlepoint_interval([0.31, 0.12, 0.95, 0.44, 0.58] * 4)
     Interval(lo=Fraction(361, 1000), hi=Fraction(1211, 2000))
     """
     counts = list(counts or repeat(1, len(values)))
@@ -1454,11 +1474,11 @@ def saddlepoint_interval(values, counts=None, *, confidence=CONFIDENCE):
     merged = _counted(ints, counts)
     if not n:
         raise EvalDeltaError("no values to take an interval of")
-    return law_interval(SumLaw([(law_part(merged), 1)]),
+    return _law_interval(_SumLaw([(_law_part(merged), 1)]),
                          scale * n, confidence)
 
 
-def law_interval(law, unit, confidence, levels=None):
+def _law_interval(law, unit, confidence, levels=None):
     """Return the interval of S / unit between the quantiles *levels* of
     S (by default the percentile ones of *confidence*)."""
     if law.low == law.high:
@@ -1471,10 +1491,10 @@ def law_interval(law, unit, confidence, levels=None):
                       for x in ends))
 
 
-def bca_levels(law, jackknife, confidence, counts=None):
+def _bca_levels(law, jackknife, confidence, counts=None):
     """Return the BCa interval's two quantile levels from the ideal
     bootstrap: z0 = Phi^-1(P(S < s) + P(S = s) / 2) at the observed sum
-    s, the acceleration from the jackknife (see bca_interval)."""
+    s, the acceleration from the jackknife (see _bca_interval)."""
     z0 = NormalDist().inv_cdf(law.mid_share())
     accel = _acceleration(jackknife, counts)
     levels = []
@@ -1486,19 +1506,19 @@ def bca_levels(law, jackknife, confidence, counts=None):
     return levels
 
 
-def saddlepoint_sign_flip(values, counts):
+def _saddlepoint_sign_flip(values, counts):
     """Return the two-sided p of the paired sign-flip test of nonzero
     integers *values* (counts[j] copies of values[j]) by Robinson's
     saddlepoint: S = sum of +-|d| with fair signs has K(t) = sum
     log cosh(t d), and p = 2 P(S >= |observed sum|), taken on S's lattice
     (steps of 2 gcd(d)) half a step down when it is coarse, as in
-    SumLaw.  Every sign the same gives 2 ** (1 - m) exactly, and a p
+    _SumLaw.  Every sign the same gives 2 ** (1 - m) exactly, and a p
     far in the tail is a Fraction, even below the floats' range.
 
     50 of 80 differences +1, 30 -1: exactly 2 P(Binomial(80, 1/2) >= 50)
     = 0.032993 (to 5 figures):
 
-    >>> round(saddlepoint_sign_flip([-1, 1], [30, 50]), 6)
+    >>> round(_saddlepoint_sign_flip([-1, 1], [30, 50]), 6)
     0.032989
     """
     d = array("d", map(abs, values))
@@ -1564,16 +1584,16 @@ def saddlepoint_sign_flip(values, counts):
     return Fraction(digits, 10 ** 12) * Fraction(10) ** exponent
 
 
-def ratio_law(sums, sizes, counts, x):
-    """Return the SumLaw of sum over a resample of clusters of
+def _ratio_law(sums, sizes, counts, x):
+    """Return the _SumLaw of sum over a resample of clusters of
     (sum_j - x size_j): at or below 0 exactly when the resample's ratio
     sum(sums) / sum(sizes) is at or below x."""
     values = [s - x * k for s, k in zip(sums, sizes)]
-    return SumLaw([(law_part(_counted(values, counts), exact=False), 1)],
+    return _SumLaw([(_law_part(_counted(values, counts), exact=False), 1)],
                    smooth=True)
 
 
-def ratio_quantile(sums, sizes, counts, p, estimate):
+def _ratio_quantile(sums, sizes, counts, p, estimate):
     """Return the least x with P(T* <= x) > p, T* = sum(sums*) /
     sum(sizes*) over a resample of clusters, by the saddlepoint of the
     estimating equation: P(T* <= x) = P(sum (s_j - x m_j)* <= 0)
@@ -1591,7 +1611,7 @@ def ratio_quantile(sums, sizes, counts, p, estimate):
     z = NormalDist().inv_cdf(p)
 
     def gap(x):
-        law = ratio_law(sums, sizes, counts, x)
+        law = _ratio_law(sums, sizes, counts, x)
         if law.high <= 0:
             return math.inf
         if law.low > 0:
@@ -1599,7 +1619,7 @@ def ratio_quantile(sums, sizes, counts, p, estimate):
         share = law.cdf(0)
         return NormalDist().inv_cdf(min(max(share, 1e-300), 1 - 1e-16)) - z
 
-    spread = ratio_law(sums, sizes, counts, estimate).sd / sum(
+    spread = _ratio_law(sums, sizes, counts, estimate).sd / sum(
         map(mul, sizes, counts))
     lo, hi = float(least), float(most)
     x0 = min(max(float(estimate) + z * spread, lo), hi)
@@ -1624,7 +1644,10 @@ def ratio_quantile(sums, sizes, counts, p, estimate):
 
 ## Exact tests ################################################################
 
-def mcnemar_mid_p(a_only, b_only):
+# Doors (called from other sections): _holm, _newcombe_interval, _paired_flip,
+# _sign_flip, _wilson_interval.
+
+def _mcnemar_mid_p(a_only, b_only):
     """Return the two-sided mid-p of McNemar's test, exactly.
 
     mid-p = min(1, 2 * (P(X < k) + P(X = k) / 2)), X ~ Binomial(m, 1/2),
@@ -1633,16 +1656,16 @@ def mcnemar_mid_p(a_only, b_only):
     test's conservatism (Fagerland, Lydersen and Laake 2013, BMC Medical
     Research Methodology 13:91).
 
-    >>> mcnemar_mid_p(1, 1), mcnemar_mid_p(0, 3)
+    >>> _mcnemar_mid_p(1, 1), _mcnemar_mid_p(0, 3)
     (Fraction(1, 1), Fraction(1, 8))
     """
     return _mcnemar_tails(a_only, b_only)[1]
 
 
-def wilson_interval(successes, n, confidence=CONFIDENCE):
+def _wilson_interval(successes, n, confidence=CONFIDENCE):
     """Return Wilson's score interval for a binomial proportion.
 
-    >>> [round(x, 4) for x in wilson_interval(65, 161)]
+    >>> [round(x, 4) for x in _wilson_interval(65, 161)]
     [0.331, 0.4809]
     """
     z = _upper_z((1 - _exact(confidence)) / 2)
@@ -1651,7 +1674,7 @@ def wilson_interval(successes, n, confidence=CONFIDENCE):
     return Interval(centre - half, centre + half)
 
 
-def newcombe_interval(both, a_only, b_only, neither, confidence=CONFIDENCE):
+def _newcombe_interval(both, a_only, b_only, neither, confidence=CONFIDENCE):
     """Return Newcombe's score interval for p_B - p_A on paired 0/1 data.
 
     Method 10 of Newcombe (1998), Statistics in Medicine 17:2635-2650:
@@ -1665,15 +1688,15 @@ def newcombe_interval(both, a_only, b_only, neither, confidence=CONFIDENCE):
     Analysis of Contingency Tables, chapter 8) gives -0.1186 to -0.0046
     for first minus second; here it is second minus first:
 
-    >>> [round(x, 4) for x in newcombe_interval(59, 6, 16, 80)]
+    >>> [round(x, 4) for x in _newcombe_interval(59, 6, 16, 80)]
     [0.0046, 0.1186]
     """
     n = both + a_only + b_only + neither
     if not n:
         raise EvalDeltaError("no items for a score interval")
     pa, pb = (both + a_only) / n, (both + b_only) / n
-    la, ua = wilson_interval(both + a_only, n, confidence)
-    lb, ub = wilson_interval(both + b_only, n, confidence)
+    la, ua = _wilson_interval(both + a_only, n, confidence)
+    lb, ub = _wilson_interval(both + b_only, n, confidence)
     margins = ((both + a_only) * (b_only + neither) * (both + b_only)
                * (a_only + neither))
     cross = both * neither - a_only * b_only
@@ -1688,7 +1711,7 @@ def newcombe_interval(both, a_only, b_only, neither, confidence=CONFIDENCE):
     return Interval(pb - pa - down, pb - pa + up)
 
 
-def sign_flip_test(diffs, rng, *, resamples=RESAMPLES, exact_limit=20):
+def _sign_flip_test(diffs, rng, *, resamples=RESAMPLES, exact_limit=20):
     """Return (p, how) of the paired sign-flip test that the mean is 0.
 
     Under the null each difference is as likely to have either sign, so p
@@ -1700,16 +1723,16 @@ def sign_flip_test(diffs, rng, *, resamples=RESAMPLES, exact_limit=20):
     (1 + hits) / (1 + resamples), which is never 0 (Phipson and Smyth
     2010, Statistical Applications in Genetics and Molecular Biology 9:39).
 
-    >>> sign_flip_test([1.0, 2.0, 3.0], None)
+    >>> _sign_flip_test([1.0, 2.0, 3.0], None)
     (Fraction(1, 4), 'exact')
     """
     ints, _ = _exact_ints([d for d in diffs if d])
-    return sign_flip(*_merge(ints, [1] * len(ints)), rng, resamples,
+    return _sign_flip(*_merge(ints, [1] * len(ints)), rng, resamples,
                       exact_limit)
 
 
-def sign_flip(values, counts, rng, resamples, exact_limit=20):
-    """sign_flip_test of nonzero integers *values*, counts[j] of each.
+def _sign_flip(values, counts, rng, resamples, exact_limit=20):
+    """_sign_flip_test of nonzero integers *values*, counts[j] of each.
 
     Monte Carlo flips each value's copies as a group, Binomial(c, 1/2) of
     them, when there are few distinct values; else one random bit per copy
@@ -1725,7 +1748,7 @@ def sign_flip(values, counts, rng, resamples, exact_limit=20):
                         2 ** m), "exact"
     if _FLIP_GROUPED * len(values) <= m:
         def flipped():
-            return sum(v * binomial(rng, c, 0.5) for v, c in zip(values,
+            return sum(v * _binomial(rng, c, 0.5) for v, c in zip(values,
                                                                   counts))
     else:
         flipped = _bit_plane_sum(_expand(values, counts),
@@ -1768,22 +1791,22 @@ def _flip_hits(values, observed):
                for x, c in left.items())
 
 
-def paired_flip(values, counts, rng, resamples, method="resample"):
-    """Return sign_flip's (p, how): exact up to 20 nonzero differences,
+def _paired_flip(values, counts, rng, resamples, method="resample"):
+    """Return _sign_flip's (p, how): exact up to 20 nonzero differences,
     beyond that Robinson's saddlepoint if *method* is "saddlepoint", else
     Monte Carlo from rng."""
     if method == "saddlepoint" and sum(counts) > 20:
-        return saddlepoint_sign_flip(values, counts), "saddlepoint"
-    return sign_flip(values, counts, rng, resamples)
+        return _saddlepoint_sign_flip(values, counts), "saddlepoint"
+    return _sign_flip(values, counts, rng, resamples)
 
 
-def holm(ps):
+def _holm(ps):
     """Return Holm's step-down adjusted p-values, in the given order.
 
     The i-th smallest p becomes max over j <= i of min(1, (m - j + 1) p_j)
     (Holm 1979, Scandinavian Journal of Statistics 6:65-70).
 
-    >>> holm([0.01, 0.04, 0.03])
+    >>> _holm([0.01, 0.04, 0.03])
     [0.03, 0.06, 0.06]
     """
     order = sorted(range(len(ps)), key=ps.__getitem__)
@@ -1796,16 +1819,20 @@ def holm(ps):
 
 ## Comparing two systems ######################################################
 
-def compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
-    """Return the MetricResult of paired 0/1 outcomes (a, b), the article's
+# Doors (called from other sections): _bca_interval, _compare_binary,
+# _compare_macro, _compare_subsets, _compare_tally, _Density, _merged_tally,
+# _METHODS, _tally_spread.
+
+def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
+    """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
     way: index resampling.
 
     rng is consumed in the article's order: A's bootstrap, B's, the paired
-    one, then the unpaired one (compare_tally gives the same distributions
+    one, then the unpaired one (_compare_tally gives the same distributions
     from the cell counts, much faster for large n, but other draws).  If
     *pairs* is empty, EvalDeltaError is raised.
 
-    >>> r = compare_binary([(1, 1), (0, 1), (1, 0), (0, 1)], random.Random(3),
+    >>> r = _compare_binary([(1, 1), (0, 1), (1, 0), (0, 1)], random.Random(3),
     ...                    resamples=50)
     >>> r.gap, r.mcnemar.b_only
     (Fraction(1, 4), 2)
@@ -1822,7 +1849,7 @@ def compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
 
 
 def _binary_result(cells, ci, paired, metric, direction, confidence):
-    """Return the MetricResult of 0/1 pairs from their cell counts.
+    """Return the _MetricResult of 0/1 pairs from their cell counts.
 
     *ci* holds the four intervals and *paired* the paired replicates, all
     in counts of items.
@@ -1832,25 +1859,25 @@ def _binary_result(cells, ci, paired, metric, direction, confidence):
     unit = functools.partial(Fraction, denominator=n)
     p_exact, mid_p = _mcnemar_tails(a_only, b_only)
     se = _paired_se([1, -1], [b_only, a_only], n)
-    return MetricResult(
+    return _MetricResult(
         metric, "binary", direction, n, unit(both + a_only),
         unit(both + b_only), unit(b_only - a_only),
         *(Interval(unit(lo), unit(hi)) for lo, hi in ci), "McNemar exact",
         p_exact, McNemar(a_only, b_only, p_exact), mid_p,
-        newcombe_interval(both, a_only, b_only, n - both - a_only - b_only,
+        _newcombe_interval(both, a_only, b_only, n - both - a_only - b_only,
                           confidence),
         se, None, [x / n if type(x) is int else float(unit(x))
                    for x in paired])   # int / int is rounded once, as a
                                        # Fraction's float is
 
 
-def compare_metric(a, b, rng, *, clusters=None, **options):
-    """Return the MetricResult of paired per-item values a (A) and b (B).
+def _compare_metric(a, b, rng, *, clusters=None, **options):
+    """Return the _MetricResult of paired per-item values a (A) and b (B).
 
     *clusters*, if given, holds one label per item.  The options are
-    compare_tally's.
+    _compare_tally's.
 
-    >>> r = compare_metric([0.5, 0.25, 1.0], [0.75, 0.5, 1.0],
+    >>> r = _compare_metric([0.5, 0.25, 1.0], [0.75, 0.5, 1.0],
     ...                    random.Random(1), resamples=50)
     >>> r.kind, r.gap, r.p, r.test
     ('continuous', 0.16666666666666666, Fraction(1, 2), 'sign-flip exact')
@@ -1861,38 +1888,38 @@ def compare_metric(a, b, rng, *, clusters=None, **options):
         raise EvalDeltaError(f"{metric}: {n} baseline values but {len(b)} "
                              f"candidate values")
     if clusters is None:
-        return compare_tally(collections.Counter(zip(a, b)), rng, **options)
+        return _compare_tally(collections.Counter(zip(a, b)), rng, **options)
     tally = {}
     for label, x, y in zip(clusters, a, b):
         tally.setdefault(label, collections.Counter())[x, y] += 1
-    return compare_tally(tally, rng, clustered=True, **options)
+    return _compare_tally(tally, rng, clustered=True, **options)
 
 
-def compare_tally(tally, rng, *, metric="metric", kind=None,
+def _compare_tally(tally, rng, *, metric="metric", kind=None,
                   direction="higher", resamples=RESAMPLES,
                   confidence=CONFIDENCE, interval="percentile",
                   clustered=False, jobs=1, method="auto", density=False):
-    """Return the MetricResult of a tally of paired values.
+    """Return the _MetricResult of a tally of paired values.
 
     *tally* counts the items with each (a, b) pair of values (a Counter,
-    or their Columns); if *clustered*, it maps each cluster label to such
+    or their _Columns); if *clustered*, it maps each cluster label to such
     a count.  *kind* is
     "binary" (values 0/1: McNemar's test) or "continuous" (the sign-flip
     test); by default binary when every value is 0 or 1.  Clusters are
     resampled whole, the standard error is the clustered one (CR2), and
-    the paired interval and test are the cluster t on it (cluster_df).
+    the paired interval and test are the cluster t on it (_cluster_df).
     *interval* is "percentile" or "bca" (the unpaired interval is always
     a percentile one).  rng is consumed by the
-    resamples (see resample_sums), then by a Monte Carlo sign-flip test.
+    resamples (see _resample_sums), then by a Monte Carlo sign-flip test.
     Nothing depends on the order of the items, nor on *jobs*, the number
     of processes that may share the resampling.  *method* "saddlepoint"
     takes the intervals of the ideal bootstrap instead, with no resamples
-    (see SumLaw), and the sign-flip p from Robinson's saddlepoint past 20
+    (see _SumLaw), and the sign-flip p from Robinson's saddlepoint past 20
     nonzero differences; "auto" does so for a continuous metric of 100
     unclustered items or more (_method_for).  With *density*, a
-    saddlepoint result's draws hold the Density of the paired difference.
+    saddlepoint result's draws hold the _Density of the paired difference.
 
-    >>> r = compare_tally(collections.Counter({(1, 0): 3, (0, 1): 5,
+    >>> r = _compare_tally(collections.Counter({(1, 0): 3, (0, 1): 5,
     ...                                        (1, 1): 12}), random.Random(1))
     >>> r.kind, r.gap, r.mcnemar.p_exact
     ('binary', Fraction(1, 10), Fraction(93, 128))
@@ -1901,7 +1928,7 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
     """
     _check_resamples(resamples, confidence)
     requested = method
-    if isinstance(tally, Columns):
+    if isinstance(tally, _Columns):
         if clustered:
             raise ValueError("clustered data maps each cluster's label to "
                              "its Counter; Columns hold no clusters")
@@ -1936,7 +1963,7 @@ def compare_tally(tally, rng, *, metric="metric", kind=None,
 
 
 class _Settings(NamedTuple):
-    """One comparison's options, as compare_tally hands them on whole to
+    """One comparison's options, as _compare_tally hands them on whole to
     the ways it computes (resampled, by saddlepoint, clustered, macro)."""
     metric: str
     kind: str                # settled: "binary" or "continuous"
@@ -1946,51 +1973,51 @@ class _Settings(NamedTuple):
     interval: str
     jobs: int
     method: str
-    density: bool = False    # keep the saddlepoint's Density
+    density: bool = False    # keep the saddlepoint's _Density
     strict: bool = True      # the saddlepoint even where a column is lumpy
 
 
-METHODS = ("auto", "saddlepoint", "resample")
+_METHODS = ("auto", "saddlepoint", "resample")
 
 
-def compare_subsets(tally, rng, **options):
-    """Return [(subset, MetricResult)] of a tally by subset ({label:
+def _compare_subsets(tally, rng, **options):
+    """Return [(subset, _MetricResult)] of a tally by subset ({label:
     Counter of (a, b) pairs}), in the subsets' sorted order; the options
-    are compare_tally's.
+    are _compare_tally's.
 
-    >>> rows = compare_subsets({"x": collections.Counter({(1, 0): 2,
+    >>> rows = _compare_subsets({"x": collections.Counter({(1, 0): 2,
     ...                         (0, 1): 6, (1, 1): 12}),
     ...                         "w": collections.Counter({(0.5, 1.0): 3})},
     ...                        random.Random(1), resamples=50)
     >>> [(label, r.n_items, r.gap) for label, r in rows]
     [('w', 3, 0.5), ('x', 20, Fraction(1, 5))]
     """
-    return [(label, compare_tally(tally[label], rng, **options))
+    return [(label, _compare_tally(tally[label], rng, **options))
             for label in sorted(tally)]
 
 
-def compare_macro(tally, rng, *, metric="metric", kind=None,
+def _compare_macro(tally, rng, *, metric="metric", kind=None,
                   direction="higher", resamples=RESAMPLES,
                   confidence=CONFIDENCE, interval="percentile", jobs=1,
                   method="auto", density=False):
-    """Return the MetricResult of the macro average: each system's mean
+    """Return the _MetricResult of the macro average: each system's mean
     over the subsets of a tally by subset ({label: Counter of (a, b)}),
     unweighted, as MMLU's headline number is computed.
 
     The interval is the stratified bootstrap's: items are resampled
     within each subset, its size fixed (each subset drawn as
-    compare_tally draws it, in sorted order), and the resample's subset
+    _compare_tally draws it, in sorted order), and the resample's subset
     means averaged, exactly.  The test is the stratified sign flip of the
     differences weighted 1 / (S n_s), S subsets of n_s items; its standard
     error sqrt(sum of se_s^2) / S.  The interval is always a percentile
-    one.  By the saddlepoint (*method* as in compare_tally), a subset's
+    one.  By the saddlepoint (*method* as in _compare_tally), a subset's
     values are scaled by L / n_s, L the least common multiple of the
     sizes, and the stratified resample's sum is that of independent
-    parts, one per subset (see SumLaw); its sign-flip p is Robinson's
+    parts, one per subset (see _SumLaw); its sign-flip p is Robinson's
     on the same scaled differences.  If *tally* is empty,
     EvalDeltaError is raised.
 
-    >>> r = compare_macro({"x": collections.Counter({(0, 1): 9, (1, 1): 1}),
+    >>> r = _compare_macro({"x": collections.Counter({(0, 1): 9, (1, 1): 1}),
     ...                    "y": collections.Counter({(1, 0): 1, (1, 1): 29})},
     ...                   random.Random(2), resamples=50)
     >>> r.a, r.b, r.test            # (1/10 + 1) / 2 and (1 + 29/30) / 2
@@ -2014,7 +2041,7 @@ def compare_macro(tally, rng, *, metric="metric", kind=None,
         keys = sorted(tally[label])
         counts = [tally[label][k] for k in keys]
         a, b = ([exact[k][i] for k in keys] for i in (0, 1))
-        drawn = resample_sums(rng, a, b, None, counts, resamples, jobs)
+        drawn = _resample_sums(rng, a, b, None, counts, resamples, jobs)
         n = sum(counts)
         for j, values in enumerate((a, b)):
             sums[j].append(drawn[j])
@@ -2041,11 +2068,11 @@ def compare_macro(tally, rng, *, metric="metric", kind=None,
     for d, c, n in diffs:
         values += [x * (common // n) for x in d]
         counts += c
-    p, how = sign_flip(*_nonzero(*_merge(values, counts)), rng, resamples)
+    p, how = _sign_flip(*_nonzero(*_merge(values, counts)), rng, resamples)
     se = math.sqrt(math.fsum(x * x for x in ses)) / len(labels)
     ci[2], paired, df = _strata_interval(means[1] - means[0], se, ses, sizes,
                                          confidence, ci[2])
-    return MetricResult(metric, kind, direction, sum(sizes), means[0],
+    return _MetricResult(metric, kind, direction, sum(sizes), means[0],
                         means[1], means[1] - means[0], *ci,
                         f"stratified sign-flip {how}", p, None, None, None,
                         se, None, [float(x) for x in replicates[2]],
@@ -2065,7 +2092,7 @@ def _strata_interval(gap, se, ses, sizes, confidence, bootstrap):
     df = _strata_df(ses, sizes)
     if not se or df is None:
         return bootstrap, None, None
-    half = student_t_upper(float((1 - _exact(confidence)) / 2), df) * se
+    half = _student_t_upper(float((1 - _exact(confidence)) / 2), df) * se
     return (Interval(float(gap) - half, float(gap) + half),
             "t on the stratified standard error", df)
 
@@ -2081,7 +2108,7 @@ def _strata_df(ses, sizes):
 
 
 def _saddle_macro(tally, labels, exact, scale, settings):
-    """compare_macro by the saddlepoint: the ideal stratified bootstrap
+    """_compare_macro by the saddlepoint: the ideal stratified bootstrap
     (unless settings.strict, None when a subset's column is lumpy)."""
     metric, kind, direction = (settings.metric, settings.kind,
                                settings.direction)
@@ -2102,30 +2129,30 @@ def _saddle_macro(tally, labels, exact, scale, settings):
             if y != x:
                 flips[y - x] += c
         for j, column in enumerate(columns):
-            parts[j].append(law_part(column))
+            parts[j].append(_law_part(column))
             if not strict and parts[j][-1].lumpy():
                 return None
         ses.append(_paired_se(list(columns[2]), list(columns[2].values()),
                               n, scale * common // n))
-    laws = [SumLaw([(p, 1) for p in column]) for column in parts]
-    laws.append(SumLaw([(p, 1) for p in parts[1]]
+    laws = [_SumLaw([(p, 1) for p in column]) for column in parts]
+    laws.append(_SumLaw([(p, 1) for p in parts[1]]
                         + [(p, -1) for p in parts[0]]))
     unit = common * len(labels) * scale
-    ci = [law_interval(law, unit, confidence) for law in laws]
+    ci = [_law_interval(law, unit, confidence) for law in laws]
     values = sorted(flips)
-    p, how = paired_flip(values, [flips[v] for v in values], None, 0,
+    p, how = _paired_flip(values, [flips[v] for v in values], None, 0,
                           "saddlepoint")
     means = [law.mean / unit for law in laws[:3]]
     se = math.sqrt(math.fsum(x * x for x in ses)) / len(labels)
     ci[2], paired, df = _strata_interval(means[2], se, ses, sizes,
                                          confidence, ci[2])
-    return MetricResult(metric, kind, direction, sum(sizes), *means, *ci,
+    return _MetricResult(metric, kind, direction, sum(sizes), *means, *ci,
                         f"stratified sign-flip {how}", p, None, None, None,
                         se, None, _density(laws[2], unit) if density
                         else None, "saddlepoint", paired, df)
 
 
-def merged_tally(tally):
+def _merged_tally(tally):
     """Return one Counter of (a, b) pairs from a tally by subset."""
     merged = collections.Counter()
     for counts in tally.values():
@@ -2134,13 +2161,13 @@ def merged_tally(tally):
 
 
 def _exact_tally(tally, metric, kind, clustered, columns=False):
-    """Return (pairs, exact, scale, kind) of a tally (see compare_tally):
+    """Return (pairs, exact, scale, kind) of a tally (see _compare_tally):
     the count of each (a, b) pair over all clusters, each pair's exact
     integers over the common denominator *scale* (a dict; with *columns*,
     the lists of A's and of B's integers in the pairs' order), and the
     metric's kind.
     """
-    pairs = merged_tally(tally) if clustered else tally
+    pairs = _merged_tally(tally) if clustered else tally
     if not sum(pairs.values()):
         raise EvalDeltaError(f"{metric}: no items to compare")
     binary = _kind_of(pairs) == "binary"
@@ -2154,11 +2181,11 @@ def _exact_tally(tally, metric, kind, clustered, columns=False):
     return pairs, dict(zip(pairs, zip(ints[::2], ints[1::2]))), scale, kind
 
 
-def tally_spread(tally, *, metric="metric", kind=None, clustered=False):
-    """Return the Spread of a tally (see compare_tally), exactly and
+def _tally_spread(tally, *, metric="metric", kind=None, clustered=False):
+    """Return the _Spread of a tally (see _compare_tally), exactly and
     without resampling: what plan --from sizes a comparison by.
 
-    >>> r = tally_spread(collections.Counter({(1, 0): 3, (0, 1): 5,
+    >>> r = _tally_spread(collections.Counter({(1, 0): 3, (0, 1): 5,
     ...                                       (1, 1): 12}))
     >>> r.gap, r.mcnemar.b_only, round(r.se, 4)
     (Fraction(1, 10), 5, 0.1433)
@@ -2169,21 +2196,22 @@ def tally_spread(tally, *, metric="metric", kind=None, clustered=False):
         stats = [_cluster_sums(counts, exact) for counts in tally.values()]
         diffs = [s[2] - s[1] for s in stats]
         sizes = [s[0] for s in stats]
-        return Spread(metric, kind, n, Fraction(sum(diffs), scale * n),
-                      _clustered_se(sizes, diffs, scale), None, len(stats),
-                      cluster_df(sizes, _cluster_icc(tally, exact, scale)))
+        return _Spread(metric, kind, n, Fraction(sum(diffs), scale * n),
+                      _clustered_se_of_sums(sizes, diffs, scale), None,
+                      len(stats),
+                      _cluster_df(sizes, _cluster_icc(tally, exact, scale)))
     d = [exact[k][1] - exact[k][0] for k in pairs]
     counts = list(pairs.values())
     mcnemar = None
     if kind == "binary":
         mcnemar = McNemar(pairs[1, 0], pairs[0, 1], None)
-    return Spread(metric, kind, n, Fraction(sum(map(mul, d, counts)),
+    return _Spread(metric, kind, n, Fraction(sum(map(mul, d, counts)),
                                             scale * n),
                   _paired_se(d, counts, n, scale), mcnemar, None)
 
 
 def _compare_items(pairs, exact, scale, rng, settings):
-    """compare_tally of unclustered items, from the exact integers."""
+    """_compare_tally of unclustered items, from the exact integers."""
     metric, kind, direction = (settings.metric, settings.kind,
                                settings.direction)
     resamples, confidence = settings.resamples, settings.confidence
@@ -2194,7 +2222,7 @@ def _compare_items(pairs, exact, scale, rng, settings):
     b = [exact[k][1] for k in keys]
     d = list(map(sub, b, a))
     n = sum(counts)
-    sum_a, sum_b, _ = resample_sums(rng, a, b, None, counts, resamples,
+    sum_a, sum_b, _ = _resample_sums(rng, a, b, None, counts, resamples,
                                      jobs)
     replicates = _shifted(sum_a, sum_b, sub)
     totals = [sum(map(mul, v, counts)) for v in (a, b, d)]
@@ -2206,8 +2234,8 @@ def _compare_items(pairs, exact, scale, rng, settings):
         return _binary_result(_cells(pairs), ci, replicates[2], metric,
                               direction, confidence)
     unit = _divider(scale * n)
-    p, how = sign_flip(*_nonzero(d, counts), rng, resamples)
-    return MetricResult(metric, kind, direction, n, *map(unit, totals),
+    p, how = _sign_flip(*_nonzero(d, counts), rng, resamples)
+    return _MetricResult(metric, kind, direction, n, *map(unit, totals),
                         *(Interval(unit(lo), unit(hi)) for lo, hi in ci),
                         f"sign-flip {how}", p, None, None, None,
                         _paired_se(d, counts, n, scale), None,
@@ -2215,14 +2243,14 @@ def _compare_items(pairs, exact, scale, rng, settings):
 
 
 def _column_kind(columns):
-    """Return _kind_of of Columns: "binary" when every value is 0 or 1."""
+    """Return _kind_of of _Columns: "binary" when every value is 0 or 1."""
     binary = {0.0, 1.0}.__contains__
     return ("binary" if all(map(binary, columns.a))
             and all(map(binary, columns.b)) else "continuous")
 
 
 def _saddle_columns(columns, settings):
-    """_saddle_items of a continuous metric's Columns: the exact integers
+    """_saddle_items of a continuous metric's _Columns: the exact integers
     of the values item by item, no pairs counted."""
     if not len(columns.a):
         raise EvalDeltaError(f"{settings.metric}: no items to compare")
@@ -2231,7 +2259,7 @@ def _saddle_columns(columns, settings):
 
 
 def _saddle_items(pairs, exact, scale, settings):
-    """compare_tally of unclustered items by the saddlepoint: each
+    """_compare_tally of unclustered items by the saddlepoint: each
     system's mean, the paired difference, and the unpaired difference
     (K_B(t) + K_A(-t): two independent resamples) as the ideal bootstrap
     gives them; the sign-flip p exact up to 20 nonzero differences, else
@@ -2249,7 +2277,7 @@ def _saddle_items(pairs, exact, scale, settings):
     unit = scale * n
     if len(xs) < _FORK_LEAST:                   # not worth a process
         jobs = 1
-    sides = in_parallel(_saddle_side, [
+    sides = _in_parallel(_saddle_side, [
         (side, xs, ys, counts, unit, confidence, interval, density, strict)
         for side in ("paired", "systems")], jobs)
     if None in sides:
@@ -2262,7 +2290,7 @@ def _saddle_items(pairs, exact, scale, settings):
                                 [(lo * n, hi * n) for lo, hi in ci],
                                 [], metric, direction, confidence)
         return result._replace(draws=shape, method="saddlepoint")
-    return MetricResult(metric, kind, direction, n,
+    return _MetricResult(metric, kind, direction, n,
                         *(float(m / scale) for m in (mean_a, mean_b, mean_d)),
                         *(Interval(float(lo), float(hi)) for lo, hi in ci),
                         f"sign-flip {how}", p, None, None, None,
@@ -2272,48 +2300,48 @@ def _saddle_items(pairs, exact, scale, settings):
 def _saddle_side(side, xs, ys, counts, unit, confidence, interval,
                  density, strict=True):
     """One half of _saddle_items: for "paired", the difference's interval,
-    mean, sign-flip p and test, standard error and Density; for
+    mean, sign-flip p and test, standard error and _Density; for
     "systems", A's, B's and the unpaired intervals and the two means.
     Unless *strict*, None when a column is lumpy."""
     def interval_of(part, law):
         levels = None
         if interval == "bca" and law.low < law.high:
-            levels = bca_levels(law, [-v for v in part.values], confidence,
+            levels = _bca_levels(law, [-v for v in part.values], confidence,
                                  part.counts)
-        return law_interval(law, unit, confidence, levels)
+        return _law_interval(law, unit, confidence, levels)
 
     if side == "paired":
         d = map(sub, ys, xs)            # below 2 * 10^15 from arrays
-        part = law_part(_counted(array("q", d) if type(xs) is array
+        part = _law_part(_counted(array("q", d) if type(xs) is array
                                  else list(d), counts))
         if not strict and part.lumpy():
             return None
-        law = SumLaw([(part, 1)])
-        p, how = paired_flip(*_nonzero(part.values, part.counts), None, 0,
+        law = _SumLaw([(part, 1)])
+        p, how = _paired_flip(*_nonzero(part.values, part.counts), None, 0,
                               "saddlepoint")
         return (interval_of(part, law), part.mean, p, how,
                 _paired_se(part.values, part.counts, part.total),
                 _density(law, unit) if density else None)
-    a, b = (law_part(_counted(v, counts)) for v in (xs, ys))
+    a, b = (_law_part(_counted(v, counts)) for v in (xs, ys))
     if not strict and (a.lumpy() or b.lumpy()):
         return None
-    return (interval_of(a, SumLaw([(a, 1)])),
-            interval_of(b, SumLaw([(b, 1)])),
-            law_interval(SumLaw([(b, 1), (a, -1)]), unit, confidence),
+    return (interval_of(a, _SumLaw([(a, 1)])),
+            interval_of(b, _SumLaw([(b, 1)])),
+            _law_interval(_SumLaw([(b, 1), (a, -1)]), unit, confidence),
             a.mean, b.mean)
 
 
-class Density(NamedTuple):
+class _Density(NamedTuple):
     """The saddlepoint density of the paired difference, at points x."""
     x: list
     density: list
 
 
 def _density(law, unit, points=61):
-    """Return the Density of S / unit over its central 99.98%, points
+    """Return the _Density of S / unit over its central 99.98%, points
     evenly spaced in t (the saddlepoint density needs no root)."""
     if law.low == law.high:
-        return Density([law.low / unit], [math.inf])
+        return _Density([law.low / unit], [math.inf])
     ends = []
     for p in (1e-4, 1 - 1e-4):
         z = NormalDist().inv_cdf(p)
@@ -2324,7 +2352,7 @@ def _density(law, unit, points=61):
         s, f = law.density(t)
         xs.append((float(law.mean) + s) / unit)
         fs.append(f * unit)
-    return Density(xs, fs)
+    return _Density(xs, fs)
 
 
 def _exact_columns(columns):
@@ -2379,12 +2407,12 @@ def _interval(replicates, estimate, jackknife, confidence, method,
     """Return the percentile or, for *method* 'bca', the BCa interval of
     *replicates*."""
     if method == "bca":
-        return bca_interval(replicates, estimate, jackknife, confidence,
+        return _bca_interval(replicates, estimate, jackknife, confidence,
                             counts)
     return percentile_interval(replicates, confidence)
 
 
-def bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE,
+def _bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE,
                  counts=None):
     """Return the bias-corrected and accelerated bootstrap interval.
 
@@ -2401,9 +2429,9 @@ def bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE,
     82:171-185; Efron and Tibshirani 1993, An Introduction to the
     Bootstrap, chapter 14.)
 
-    >>> bca_interval([3] * 10, 3, [1, 2])
+    >>> _bca_interval([3] * 10, 3, [1, 2])
     Interval(lo=3, hi=3)
-    >>> bca_interval(range(1000), 499.5, [0, 0, 0])
+    >>> _bca_interval(range(1000), 499.5, [0, 0, 0])
     Interval(lo=25, hi=975)
     """
     ordered = sorted(replicates)
@@ -2428,8 +2456,8 @@ def bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE,
 
 
 def _compare_clustered(tally, exact, scale, rng, settings):
-    """compare_tally with whole clusters resampled and sign-flipped; by
-    the saddlepoint of the ratio's estimating equation (ratio_quantile)
+    """_compare_tally with whole clusters resampled and sign-flipped; by
+    the saddlepoint of the ratio's estimating equation (_ratio_quantile)
     for each system and the paired difference if settings.method says so
     (the unpaired interval, a ratio of two independent resamples' ratios,
     is resampled all the same)."""
@@ -2442,7 +2470,7 @@ def _compare_clustered(tally, exact, scale, rng, settings):
     keys = sorted(patterns)
     counts = [patterns[k] for k in keys]
     size, sum_a, sum_b = ([k[i] for k in keys] for i in range(3))
-    sums = resample_sums(rng, sum_a, sum_b, size, counts, resamples, jobs)
+    sums = _resample_sums(rng, sum_a, sum_b, size, counts, resamples, jobs)
     means = [[Fraction(x, scale * k) for x, k in zip(column, sums[2])]
              for column in sums[:2]]
     replicates = _shifted(*means, sub)
@@ -2464,23 +2492,23 @@ def _compare_clustered(tally, exact, scale, rng, settings):
     ci.append(percentile_interval(replicates[3], confidence))
     ci = [Interval(float(lo), float(hi)) for lo, hi in ci]
     totals = [sum(map(mul, v, counts)) for v in (sum_a, sum_b, sum_d)]
-    se = _clustered_se([s[0] for s in stats], [s[2] - s[1] for s in stats],
-                       scale)
-    df = cluster_df([s[0] for s in stats], _cluster_icc(tally, exact, scale))
+    se = _clustered_se_of_sums([s[0] for s in stats],
+                               [s[2] - s[1] for s in stats], scale)
+    df = _cluster_df([s[0] for s in stats], _cluster_icc(tally, exact, scale))
     if len(stats) > 1 and se:
-        # The t interval on the CR2 standard error with cluster_df's
+        # The t interval on the CR2 standard error with _cluster_df's
         # degrees of freedom covers at few and unequal clusters, where the
         # percentile one does not; the test is its dual, so the two agree.
         gap = float(Fraction(totals[2], scale * n))
-        half = student_t_upper(float((1 - _exact(confidence)) / 2), df) * se
+        half = _student_t_upper(float((1 - _exact(confidence)) / 2), df) * se
         ci[2] = Interval(gap - half, gap + half)
         paired = "t on the clustered standard error"
-        p, test = min(1.0, 2 * student_t_tail(abs(gap) / se, df)), "cluster t"
+        p, test = min(1.0, 2 * _student_t_tail(abs(gap) / se, df)), "cluster t"
     else:                           # one cluster, or no spread: exact flips
-        p, how = paired_flip(*_nonzero(*_merge(sum_d, counts)), rng,
+        p, how = _paired_flip(*_nonzero(*_merge(sum_d, counts)), rng,
                              resamples, method)
         paired, test = None, f"cluster sign-flip {how}"
-    return MetricResult(metric, kind, direction, n,
+    return _MetricResult(metric, kind, direction, n,
                         *(Fraction(t, scale * n) for t in totals), *ci,
                         test, p, None, None, None, se,
                         len(stats), draws, method, paired, df)
@@ -2496,11 +2524,11 @@ def _ratio_interval(sums, sizes, counts, scale, confidence, interval):
     c = _exact(confidence)
     levels = (float((1 - c) / 2), float((1 + c) / 2))
     if interval == "bca" and len(sums) > 1:
-        law = ratio_law(sums, sizes, counts, float(estimate))
-        levels = bca_levels(law, _ratio_jackknife(sums, sizes, counts,
+        law = _ratio_law(sums, sizes, counts, float(estimate))
+        levels = _bca_levels(law, _ratio_jackknife(sums, sizes, counts,
                                                    scale), confidence,
                              counts)
-    return Interval(*(float(ratio_quantile(sums, sizes, counts, p,
+    return Interval(*(float(_ratio_quantile(sums, sizes, counts, p,
                                             estimate) / scale)
                       for p in levels))
 
@@ -2532,7 +2560,7 @@ def _ratio_jackknife(sums, size, counts, scale):
             Fraction(0) for s, k in zip(sums, size)]
 
 
-def clustered_se(values, labels):
+def _clustered_se(values, labels):
     """Return the cluster-robust standard error of the mean of *values*.
 
     With G clusters, cluster g holding n_g items that sum to S_g, and n
@@ -2548,9 +2576,9 @@ def clustered_se(values, labels):
     arXiv:2411.00640, without that factor, are 1-2% smaller at 20-50
     clusters and 10% at 5); with one item per cluster, the usual s /
     sqrt(n).  Computed exactly, then rounded once.  Its degrees of freedom
-    are cluster_df's.
+    are _cluster_df's.
 
-    >>> round(clustered_se([1.0, 1.0, 0.0, 0.0], ["p", "p", "q", "q"]), 4)
+    >>> round(_clustered_se([1.0, 1.0, 0.0, 0.0], ["p", "p", "q", "q"]), 4)
     0.5
     """
     ints, scale = _exact_ints(values)
@@ -2560,11 +2588,11 @@ def clustered_se(values, labels):
         stats[0] += 1
         stats[1] += x
     size, sums = zip(*clusters.values()) if clusters else ((), ())
-    return _clustered_se(size, sums, scale)
+    return _clustered_se_of_sums(size, sums, scale)
 
 
-def _clustered_se(size, sums, scale=1):
-    """clustered_se from each cluster's item count and sum."""
+def _clustered_se_of_sums(size, sums, scale=1):
+    """_clustered_se from each cluster's item count and sum."""
     n, g = sum(size), len(size)
     if g < 2:
         return 0.0
@@ -2574,7 +2602,7 @@ def _clustered_se(size, sums, scale=1):
     return _root(squares / (n * scale * scale * n * n))
 
 
-def cluster_df(sizes, icc=0.0):
+def _cluster_df(sizes, icc=0.0):
     """Return the degrees of freedom of the clustered standard error of a
     mean over clusters of these *sizes*: Bell and McCaffrey's (2002)
     Satterthwaite approximation tr(B Omega)^2 / tr((B Omega)^2), B the
@@ -2587,9 +2615,10 @@ def cluster_df(sizes, icc=0.0):
     indicator, z_g' Omega z_h = [g = h] m_g - (n_g m_h + n_h m_g) / n
     + n_g n_h M / n^2, m_g = n_g (1 - icc + icc n_g), M their sum.
 
-    >>> cluster_df([6] * 10), cluster_df([6] * 10, 0.4)
+    >>> _cluster_df([6] * 10), _cluster_df([6] * 10, 0.4)
     (9.0, 9.0)
-    >>> round(cluster_df([1, 1, 1, 30]), 3), round(cluster_df([1, 1, 1, 30], 0.5), 3)
+    >>> (round(_cluster_df([1, 1, 1, 30]), 3),
+    ...  round(_cluster_df([1, 1, 1, 30], 0.5), 3))
     (1.135, 1.058)
     """
     n, g = sum(sizes), len(sizes)
@@ -2617,7 +2646,7 @@ def cluster_df(sizes, icc=0.0):
 def _cluster_icc(tally, exact, scale):
     """Return the one-way ANOVA estimate of the within-cluster correlation
     of the paired differences (Searle, Casella and McCulloch 1992, 3.6),
-    truncated to [0, 1): cluster_df's working correlation."""
+    truncated to [0, 1): _cluster_df's working correlation."""
     stats = []
     for counts in tally.values():
         k = t = q = 0
@@ -2654,6 +2683,9 @@ def _root(x):
 
 ## Ranking ####################################################################
 
+# Doors (called from other sections): _pair_tally, _rank_summary,
+# _rank_systems, _Ranking.
+
 # Ranking several systems.  One joint paired bootstrap: each resample draws
 # one multiset of items and scores every system on it, so the systems stay
 # paired.  A system's rank interval is the percentile interval of its rank
@@ -2670,7 +2702,7 @@ def _root(x):
 # metric of 100 items or more draws the systems' totals from their joint
 # normal law instead of resampling every item (_normal_sums).
 
-class Ranking(NamedTuple):
+class _Ranking(NamedTuple):
     """Several systems ranked on one metric, from a joint bootstrap."""
     metric: str
     kind: str
@@ -2684,14 +2716,14 @@ class Ranking(NamedTuple):
     top: list                # True for the systems in the top group
     critical: object         # c, in the metric's units
     resamples: int
-    method: str = "resample"  # of the means' intervals (see compare_tally)
+    method: str = "resample"  # of the means' intervals (see _compare_tally)
     draws: object = None     # Bradley-Terry: each round's ratings
     joint_rank_cis: object = None  # rank sets that hold all at once
     ties: object = None      # Davidson's (nu, its Interval), if fitted
     unrated: int = 0         # Bradley-Terry rounds with no finite rating
 
 
-def joint_rank_sets(observed, drawn, confidence=CONFIDENCE):
+def _joint_rank_sets(observed, drawn, confidence=CONFIDENCE):
     """Return each system's rank set, all holding at once with probability
     *confidence* (Mogstad, Romano, Shaikh & Wilhelm 2024, Rev. Econ. Stud.,
     the simultaneous sets by the max statistic): every pairwise difference
@@ -2701,7 +2733,7 @@ def joint_rank_sets(observed, drawn, confidence=CONFIDENCE):
     surely above it to S - the systems surely below.  *observed* holds the
     systems' values (larger better), *drawn* a row of them per resample.
 
-    >>> joint_rank_sets([3.0, 2.0, 0.0], [[3.1, 1.9, 0.1], [2.9, 2.1, -0.1],
+    >>> _joint_rank_sets([3.0, 2.0, 0.0], [[3.1, 1.9, 0.1], [2.9, 2.1, -0.1],
     ...                                   [3.0, 2.2, 0.0]] * 20)
     [Interval(lo=1, hi=1), Interval(lo=2, hi=2), Interval(lo=3, hi=3)]
     """
@@ -2733,18 +2765,18 @@ def joint_rank_sets(observed, drawn, confidence=CONFIDENCE):
     return [Interval(1 + above[s], size - below[s]) for s in range(size)]
 
 
-def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
+def _rank_systems(tally, rng, *, names, metric="metric", direction="higher",
                  resamples=RESAMPLES, confidence=CONFIDENCE, alpha=0.05,
                  jobs=1, method="auto"):
-    """Return the Ranking of a tally of S-tuples (one value per system per
+    """Return the _Ranking of a tally of S-tuples (one value per system per
     item; names the S systems).  Each system's mean interval is the
-    saddlepoint's where *method* says so (see compare_tally), and the
+    saddlepoint's where *method* says so (see _compare_tally), and the
     ranks and the top group then come from draws of the means' joint
     normal law (_normal_sums); else all of them from joint resamples.
 
     >>> tally = collections.Counter({(1, 1, 0): 50, (1, 0, 0): 30,
     ...                              (0, 1, 0): 5, (0, 0, 0): 15})
-    >>> r = rank_systems(tally, random.Random(1), names=["a", "b", "c"],
+    >>> r = _rank_systems(tally, random.Random(1), names=["a", "b", "c"],
     ...                  resamples=200)
     >>> r.means, r.ranks, r.top
     ([Fraction(4, 5), Fraction(11, 20), Fraction(0, 1)], [1, 2, 3], [True, False, False])
@@ -2765,25 +2797,25 @@ def rank_systems(tally, rng, *, names, metric="metric", direction="higher",
     unit = scale * n
     requested, method = method, _method_for(method, _kind_of(keys), n,
                                             False)
-    parts = ([law_part(_counted(column, counts)) for column in columns]
+    parts = ([_law_part(_counted(column, counts)) for column in columns]
              if method == "saddlepoint" else [])
     if requested == "auto" and any(p.lumpy() for p in parts):
         method = "resample"
     if method == "saddlepoint":      # no pass over the items per resample
         sums = _normal_sums(rng, columns, counts, observed, resamples)
-        cis = [law_interval(SumLaw([(p, 1)]), unit, confidence)
+        cis = [_law_interval(_SumLaw([(p, 1)]), unit, confidence)
                for p in parts]
     else:
         sums = [column[:-1] for column in
-                resample_columns(rng, columns, counts, resamples, jobs)]
+                _resample_columns(rng, columns, counts, resamples, jobs)]
         cis = [Interval(*(Fraction(x, unit) for x in
                           percentile_interval(column, confidence)))
                for column in sums]
-    rank_cis, joint, critical, top = rank_summary(
+    rank_cis, joint, critical, top = _rank_summary(
         [sign * total for total in observed],
         [[sign * column[r] for column in sums] for r in range(resamples)],
         confidence=confidence, alpha=alpha)
-    return Ranking(metric, _kind_of(keys), direction, n, list(names),
+    return _Ranking(metric, _kind_of(keys), direction, n, list(names),
                    [Fraction(total, unit) for total in observed], cis,
                    _ranks([sign * total for total in observed]), rank_cis,
                    top, Fraction(critical) / unit, resamples, method,
@@ -2833,11 +2865,11 @@ def _cholesky(cov):
     return low
 
 
-def rank_summary(observed, drawn, *, confidence=CONFIDENCE, alpha=0.05):
+def _rank_summary(observed, drawn, *, confidence=CONFIDENCE, alpha=0.05):
     """Return (rank intervals, joint rank sets, c, top group) of systems'
     *observed* values (larger better) and a row of them per resample:
     each rank's percentile interval over the resamples, the sets that hold
-    at once (joint_rank_sets), c the 1 - alpha quantile of the largest
+    at once (_joint_rank_sets), c the 1 - alpha quantile of the largest
     centred difference max_s u_s - min_s u_s, and whether each system
     trails the best by at most c (see above)."""
     size, resamples = len(observed), len(drawn)
@@ -2849,11 +2881,11 @@ def rank_summary(observed, drawn, *, confidence=CONFIDENCE, alpha=0.05):
     critical = spread[min(resamples - 1,
                           math.floor(resamples * (1 - _exact(alpha))))]
     best = max(observed)
-    return (rank_cis, joint_rank_sets(observed, drawn, confidence), critical,
+    return (rank_cis, _joint_rank_sets(observed, drawn, confidence), critical,
             [best - x <= critical for x in observed])
 
 
-def pair_tally(tally, i, j):
+def _pair_tally(tally, i, j):
     """Return the Counter of (system i, system j) pairs of an S-tuple tally."""
     out = collections.Counter()
     for key, count in tally.items():
@@ -2863,10 +2895,13 @@ def pair_tally(tally, i, j):
 
 ## Pairwise preferences #######################################################
 
+# Doors (called from other sections): _preference_counts, _rank_preferences,
+# _win_rates.
+
 # A preference is a score on a pair: the second system's share x of a
 # verdict (1 a win, 0 a loss, 1/2 a tie, a judge's probability as its
 # value).  Two systems: compare reads the shares as a paired metric (the
-# first system's 1 - x, the second's x: see Input), and preference_counts
+# first system's 1 - x, the second's x: see Input), and _preference_counts
 # gives the figures the projects publish beside it: the win rate with
 # ties as half, the wins, losses and ties, AlpacaEval's standard error
 # (the plain standard error of the mean share, metrics/winrate.py), the
@@ -2874,7 +2909,7 @@ def pair_tally(tally, i, j):
 # binomial test) and, where each verdict is two games with the positions
 # swapped, how often the first position won.
 
-class PreferenceCounts(NamedTuple):
+class _PreferenceCounts(NamedTuple):
     """The verdicts of one pair of systems (b's share), counted."""
     a: str
     b: str
@@ -2892,11 +2927,11 @@ class PreferenceCounts(NamedTuple):
     whole: bool = True       # every share is 0, 1/2 or 1
 
 
-def preference_counts(a, b, shares, games=()):
-    """Return the PreferenceCounts of b's shares of the verdicts against a
+def _preference_counts(a, b, shares, games=()):
+    """Return the _PreferenceCounts of b's shares of the verdicts against a
     (and, per verdict, its games as (b's share, b first) pairs).
 
-    >>> c = preference_counts("x", "y", [1, 1, 0.5, 0, 1])
+    >>> c = _preference_counts("x", "y", [1, 1, 0.5, 0, 1])
     >>> c.win_rate, c.wins, c.losses, c.ties, c.sign_p
     (Fraction(7, 10), 3, 1, 1, Fraction(5, 8))
     """
@@ -2915,7 +2950,7 @@ def preference_counts(a, b, shares, games=()):
           if n > 1 else math.nan)
     decisive = [(share, first) for played in games for share, first
                 in played if share != half]
-    return PreferenceCounts(
+    return _PreferenceCounts(
         a, b, n, wins, losses, ties, mean, (wins + half * ties) / n, se,
         _mcnemar_p(losses, wins) if wins + losses else Fraction(1),
         len(decisive), sum(1 for share, first in decisive
@@ -2935,13 +2970,14 @@ def preference_counts(a, b, shares, games=()):
 # come from a bootstrap over battles drawn as multinomial counts of the
 # (pair, verdict) cells, so a round costs the cells, not the battles, each
 # fit warm-started from the full data's; ranks and the top group follow
-# rank_systems (the joint bootstrap of the largest centred difference).
+# _rank_systems (the joint bootstrap of the largest centred difference).
 
-def bradley_terry(size, cells, start=None, tol=1e-10):
+def _bradley_terry(size, cells, start=None, tol=1e-10):
     """Return the Bradley-Terry log-strengths (summing to 0) of *size*
     systems from *cells* [(i, j, j's share, count)]: battles of i and j.
 
-    >>> [round(x, 6) for x in bradley_terry(2, [(0, 1, 1.0, 3), (0, 1, 0.0, 1)])]
+    >>> [round(x, 6) for x in _bradley_terry(2, [(0, 1, 1.0, 3),
+    ...                                          (0, 1, 0.0, 1)])]
     [-0.549306, 0.549306]
     """
     games = {}
@@ -3038,7 +3074,7 @@ def _ascend(x, loglik, slopes, tol):
     return x
 
 
-def davidson(size, cells, start=None, tol=1e-10):
+def _davidson(size, cells, start=None, tol=1e-10):
     """Return (log-strengths summing to 0, log nu) of Davidson's (1970,
     JASA 65:317-328) tie model from *cells* [(i, j, j's share, count)]:
     P(i beats j) = pi_i / D, P(tie) = nu sqrt(pi_i pi_j) / D, D = pi_i +
@@ -3052,7 +3088,7 @@ def davidson(size, cells, start=None, tol=1e-10):
     Two systems fit the counts exactly: pi_j / pi_i = W_j / W_i and nu =
     T / sqrt(W_i W_j):
 
-    >>> logs, log_nu = davidson(2, [(0, 1, 1.0, 6), (0, 1, 0.0, 3),
+    >>> logs, log_nu = _davidson(2, [(0, 1, 1.0, 6), (0, 1, 0.0, 3),
     ...                            (0, 1, 0.5, 4)])
     >>> round(math.exp(logs[1] - logs[0]), 9), round(math.exp(log_nu), 9)
     (2.0, 0.942809042)
@@ -3072,7 +3108,7 @@ def davidson(size, cells, start=None, tol=1e-10):
 
 
 def _davidson_fit(size, pairs, start=None, tol=1e-10):
-    """davidson() of battles *pairs* [(i, j, i's wins, j's wins, ties)];
+    """_davidson() of battles *pairs* [(i, j, i's wins, j's wins, ties)];
     *start* a (log-strengths, log nu) to begin from."""
     ties = sum(t for *_, t in pairs)
     if not ties:
@@ -3199,28 +3235,28 @@ def _still_joined(degree, lost):
     return all(degree[k] - c >= half for k, c in cut.items())
 
 
-ELO = 400 / math.log(10)       # rating points per unit of log-strength
+_ELO = 400 / math.log(10)       # rating points per unit of log-strength
 
 
-def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
+def _rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
                      confidence=CONFIDENCE, alpha=0.05, anchor=None,
                      questions=None, ties="half", jobs=1):
-    """Return the Ranking of systems *names* by Bradley-Terry rating, from
+    """Return the _Ranking of systems *names* by Bradley-Terry rating, from
     *cells* [(i, j, j's share, count)], with bootstrap intervals over the
     battles, or with *questions* (a Counter of each question's cells, as
     tuples of (cell index, count)) over the questions, a question's
     battles drawn together; *anchor* (name, rating) fixes one system's
     rating, else the ratings average 1000.  *ties* "half" counts a tie
     half a win for each side (as Chatbot Arena does); "davidson" fits
-    Davidson's tie model instead (davidson()), its nu and interval in the
-    Ranking's *ties*.  The rounds are drawn in _BLOCKS blocks, each from
+    Davidson's tie model instead (_davidson()), its nu and interval in the
+    _Ranking's *ties*.  The rounds are drawn in _BLOCKS blocks, each from
     a generator seeded from rng; with *jobs* > 1 a forked helper draws
     half of them, and the result is the same.  A round in which a system
     won, or lost, every battle it drew against the others has no finite
-    rating (_connected); its fit stops where the steps do, and the Ranking's
+    rating (_connected); its fit stops where the steps do, and the _Ranking's
     *unrated* counts such rounds for the report to say so.
 
-    >>> r = rank_preferences([(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0,
+    >>> r = _rank_preferences([(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0,
     ...     5), (1, 2, 0.0, 25), (0, 2, 0.5, 10)], random.Random(1),
     ...     names=["a", "b", "c"], resamples=200)
     >>> [round(x) for x in r.means], r.ranks
@@ -3242,16 +3278,16 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
                              f"systems: {_some(names)}")
 
     def ratings(logs):
-        shift = (anchor[1] - ELO * logs[names.index(anchor[0])]
+        shift = (anchor[1] - _ELO * logs[names.index(anchor[0])]
                  if anchor else 1000)
-        return [ELO * x + shift for x in logs]
+        return [_ELO * x + shift for x in logs]
     if ties not in ("half", "davidson"):
         raise ValueError(f"ties must be 'half' or 'davidson', not {ties!r}")
     if ties == "davidson":
-        fitted = davidson(size, played)
+        fitted = _davidson(size, played)
         observed = fitted[0]
     else:
-        observed = bradley_terry(size, played)
+        observed = _bradley_terry(size, played)
     rated = ratings(observed)
     n = sum(count for *_, count in cells)
     # The cells in pair order, each as the higher system's share, so that
@@ -3277,8 +3313,8 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     def block(rng, rounds):
         """Draw *rounds* rounds from rng: (ratings, nu, finite) of each."""
         out = []
-        for drawn in (multinomials(rng, sum(many), many, rounds) if questions
-                      else multinomials(rng, n, counts, rounds)):
+        for drawn in (_multinomials(rng, sum(many), many, rounds) if questions
+                      else _multinomials(rng, n, counts, rounds)):
             if questions:              # whole questions, their battles
                 again = [0] * len(counts)            # together
                 for pattern, times in zip(patterns, drawn):
@@ -3320,7 +3356,7 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     # Rounds in _BLOCKS blocks, each from its own generator seeded from
     # rng, so that two processes share them (jobs) with the same result.
     seeds = [rng.getrandbits(128) for _ in range(_BLOCKS)]
-    rounds = in_parallel(block, [
+    rounds = _in_parallel(block, [
         (random.Random(seed), resamples // _BLOCKS
          + (k < resamples % _BLOCKS)) for k, seed in enumerate(seeds)],
         jobs, "Bradley-Terry rounds")
@@ -3329,13 +3365,13 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
     unrated = sum(not finite for b in rounds for *_, finite in b)
     cis = [Interval(*percentile_interval([row[s] for row in drawn],
                                          confidence)) for s in range(size)]
-    rank_cis, joint, critical, top = rank_summary(
+    rank_cis, joint, critical, top = _rank_summary(
         rated, drawn, confidence=confidence, alpha=alpha)
     tie_model = None
     if ties == "davidson":
         tie_model = (math.exp(fitted[1]),
                      Interval(*percentile_interval(nus, confidence)))
-    return Ranking("Bradley-Terry rating", "preferences", "higher", n,
+    return _Ranking("Bradley-Terry rating", "preferences", "higher", n,
                    list(names), rated, cis, _ranks(rated), rank_cis, top,
                    critical, resamples, ("davidson" if ties == "davidson"
                                          else "bradley-terry") + (
@@ -3343,7 +3379,7 @@ def rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
                    tie_model, unrated)
 
 
-def win_rates(size, cells):
+def _win_rates(size, cells):
     """Return the matrix of observed win rates (ties as half): row i's
     share of its battles with column j, None where they never met."""
     won = [[0.0] * size for _ in range(size)]
@@ -3358,6 +3394,8 @@ def win_rates(size, cells):
 
 
 ## Anytime-valid comparison ###################################################
+
+# Doors (called from other sections): _sequential_binary, _sequential_bounded.
 
 # Looking at a fixed-sample interval after every item and stopping once it
 # excludes zero turns a 5% false-positive rate into several times that.
@@ -3389,7 +3427,7 @@ def win_rates(size, cells):
 #   items alone (so that the boundary is near its tightest at the last
 #   item), before any outcome is seen: the validity does not depend on it.
 
-class Sequential(NamedTuple):
+class _Sequential(NamedTuple):
     """An anytime-valid comparison of two systems, items in file order."""
     method: str
     ci: Interval             # the confidence sequence at the last item
@@ -3434,10 +3472,10 @@ def _mixture_bounds(hits, n, level):
     return ends[0], ends[1]
 
 
-def sequential_binary(a, b, *, alpha=0.05, direction="higher"):
-    """Return the Sequential of paired 0/1 values a, b in the order run.
+def _sequential_binary(a, b, *, alpha=0.05, direction="higher"):
+    """Return the _Sequential of paired 0/1 values a, b in the order run.
 
-    >>> s = sequential_binary([0] * 200, [1] * 60 + [0] * 140)
+    >>> s = _sequential_binary([0] * 200, [1] * 60 + [0] * 140)
     >>> s.stopped_at, s.direction, s.p < 0.05
     (8, 'better', True)
     """
@@ -3475,14 +3513,14 @@ def sequential_binary(a, b, *, alpha=0.05, direction="higher"):
     boxes = [box(*look) for look in looks]
     lo, hi = max(x for x, _ in boxes), min(y for _, y in boxes)
     ci = Interval(lo, hi) if lo <= hi else Interval(*boxes[-1])
-    return Sequential(
+    return _Sequential(
         "beta-binomial mixture of the discordant pairs (Ville)", ci, stopped,
         None if stopped is None else ("better" if way else "worse"),
         min(Fraction(1), _from_log(log2 - best)), n)
 
 
-def sequential_bounded(a, b, lo, hi, *, alpha=0.05, direction="higher"):
-    """Return the Sequential of paired values in [lo, hi], in the order run
+def _sequential_bounded(a, b, lo, hi, *, alpha=0.05, direction="higher"):
+    """Return the _Sequential of paired values in [lo, hi], in the order run
     (a normal-mixture boundary on the sub-Gaussian sum, see above)."""
     n = len(a)
     if not n:
@@ -3510,7 +3548,7 @@ def sequential_bounded(a, b, lo, hi, *, alpha=0.05, direction="higher"):
                 way = (total > 0) == (direction == "higher")
     if low > high:                      # crossed: a chance below alpha
         low = high = total / n
-    return Sequential("normal mixture of the bounded differences (Ville)",
+    return _Sequential("normal mixture of the bounded differences (Ville)",
                       Interval(low, high), stopped,
                       None if stopped is None else
                       ("better" if way else "worse"),
@@ -3519,15 +3557,18 @@ def sequential_bounded(a, b, lo, hi, *, alpha=0.05, direction="higher"):
 
 ## Simulation: coverage and calibration #######################################
 
+# Doors (called from other sections): _calibration, _continuous_calibration,
+# _coverage_by_counts, _INTERVALS, _peeking, _sequential_stopping, _SHAPES.
+
 # Peeking: the article's two systems with no true gap (B as good as A),
 # looked at after every item.  The naive look is the fixed-sample paired
 # interval (the mean difference +- z se, Wald's, which the percentile
 # bootstrap tracks at these sizes) checked again at each item from the
 # 20th (before that it is too rough for anyone to act on); the
-# anytime-valid look is sequential_binary's confidence sequence.  Both are
+# anytime-valid look is _sequential_binary's confidence sequence.  Both are
 # counted the first time they exclude zero.
 
-class Peeking(NamedTuple):
+class _Peeking(NamedTuple):
     """How often each look has excluded zero by each item, over replays."""
     looks: list              # items seen
     naive: list              # replays whose fixed-sample interval had
@@ -3537,7 +3578,7 @@ class Peeking(NamedTuple):
     once: int = 0            # replays whose interval at the end alone did
 
 
-class Stopping(NamedTuple):
+class _Stopping(NamedTuple):
     """When compare --sequential stopped, over replays of a design."""
     stops: list              # the stopping item of each replay that did
     replays: int
@@ -3545,11 +3586,11 @@ class Stopping(NamedTuple):
     fixed: object            # the fixed-sample items needed, for scale
 
 
-def sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
+def _sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
                         alpha=0.05, progress=None):
-    """Return the Stopping of *replays* evals of the paired binary Design
+    """Return the _Stopping of *replays* evals of the paired binary _Design
     (its cells drawn item by item), each run to *most* items and looked at
-    after every one by sequential_binary."""
+    after every one by _sequential_binary."""
     stops = []
     cut_a, cut_b = design.p10, design.p10 + design.p01
     for done in range(replays):
@@ -3558,17 +3599,17 @@ def sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
             u = rng.random()
             a.append(1 if u < cut_a else 0)
             b.append(1 if cut_a <= u < cut_b else 0)
-        stop = sequential_binary(a, b, alpha=alpha).stopped_at
+        stop = _sequential_binary(a, b, alpha=alpha).stopped_at
         if stop is not None:
             stops.append(stop)
         if progress:
             progress(done + 1)
-    return Stopping(sorted(stops), replays, most, fixed)
+    return _Stopping(sorted(stops), replays, most, fixed)
 
 
-def peeking(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
+def _peeking(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
             acc_a=ACC_A, alpha=0.05, progress=None):
-    """Return the Peeking of *replays* simulated evals with no true gap
+    """Return the _Peeking of *replays* simulated evals with no true gap
     (both systems at accuracy acc_a), each looked at after every item."""
     z = statistics.NormalDist().inv_cdf(1 - alpha / 2)
     looks = sorted({max(1, n_items * k // 10) for k in range(1, 11)})
@@ -3587,7 +3628,7 @@ def peeking(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
                 if var > 0 and abs(total / t) > z * math.sqrt(var / t):
                     first = t if first is None else first
                     once += t == n_items
-        stop = sequential_binary([a for a, _ in pairs],
+        stop = _sequential_binary([a for a, _ in pairs],
                                  [b for _, b in pairs],
                                  alpha=alpha).stopped_at
         for k, look in enumerate(looks):
@@ -3595,32 +3636,32 @@ def peeking(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
             sequence[k] += stop is not None and stop <= look
         if progress:
             progress(done + 1)
-    return Peeking(looks, naive, sequence, replays, n_items, once)
+    return _Peeking(looks, naive, sequence, replays, n_items, once)
 
 
-def coverage_by_counts(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
+def _coverage_by_counts(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
                        acc_a=ACC_A, acc_b=ACC_B, confidence=CONFIDENCE,
                        progress=None):
     """coverage() at a cost that does not grow with n_items: each replay
     draws its eval's cells at once, the A-only and B-only counts as one
-    multinomial of the design's cell probabilities (copula_design: the
+    multinomial of the design's cell probabilities (_copula_design: the
     same law as n simulated items), and takes the ideal bootstrap's
     percentile interval of the paired difference (B = infinity, by
-    saddlepoint: law_interval) in place of 2,000 resamples.  Not the
+    saddlepoint: _law_interval) in place of 2,000 resamples.  Not the
     article's random stream, so not its numbers; within Monte Carlo error
     of them (tests/test_simulation.py).
 
-    >>> coverage_by_counts(random.Random(5), replays=3, n_items=50)
+    >>> _coverage_by_counts(random.Random(5), replays=3, n_items=50)
     Coverage(replays=3, covered=2, excludes_zero=0, method='by counts')
     """
-    design = copula_design(acc_a, acc_b, corr)
+    design = _copula_design(acc_a, acc_b, corr)
     gap = _exact(acc_b) - _exact(acc_a)
     share = design.p01 / (1 - design.p10) if design.p10 < 1 else 0.0
     covered = excludes = 0
     for done in range(1, replays + 1):
-        a_only = binomial(rng, n_items, design.p10)
-        b_only = binomial(rng, n_items - a_only, share)
-        lo, hi = ideal_paired_interval(a_only, b_only, n_items, confidence)
+        a_only = _binomial(rng, n_items, design.p10)
+        b_only = _binomial(rng, n_items - a_only, share)
+        lo, hi = _ideal_paired_interval(a_only, b_only, n_items, confidence)
         covered += lo <= gap <= hi
         excludes += lo > 0
         if progress:
@@ -3628,36 +3669,36 @@ def coverage_by_counts(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
     return Coverage(replays, covered, excludes, "by counts")
 
 
-def ideal_paired_interval(a_only, b_only, n, confidence=CONFIDENCE):
+def _ideal_paired_interval(a_only, b_only, n, confidence=CONFIDENCE):
     """Return the ideal bootstrap's percentile interval of the paired
     difference of two 0/1 systems on n items, a_only of them right for A
     alone and b_only for B alone (the rest count 0): the law of the mean
-    of n draws from those differences, by saddlepoint (SumLaw).
+    of n draws from those differences, by saddlepoint (_SumLaw).
 
-    >>> ideal_paired_interval(67, 85, 500)      # the article's [-1.2, +8.4]
+    >>> _ideal_paired_interval(67, 85, 500)      # the article's [-1.2, +8.4]
     Interval(lo=Fraction(-3, 250), hi=Fraction(21, 250))
     """
     if not a_only and not b_only:
         return Interval(Fraction(0), Fraction(0))
-    part = law_part(+collections.Counter(      # no empty cells
+    part = _law_part(+collections.Counter(      # no empty cells
         {-1: a_only, 0: n - a_only - b_only, 1: b_only}))
-    return law_interval(SumLaw([(part, 1)]), n, confidence)
+    return _law_interval(_SumLaw([(part, 1)]), n, confidence)
 
 
 def _replay_draws(rng, n, resamples, design, keeper=None):
     """Draw one replay: the latent values, then the bootstrap's words.
 
-    For n < 2**16 the words are kept raw (see draw_words) for
+    For n < 2**16 the words are kept raw (see _draw_words) for
     _replay_bounds to map (in the helper, with two processes); larger n
     maps them here, to paired codes.  keeper(latent), if given, returns
-    the keep function of draw_words for this replay.
+    the keep function of _draw_words for this replay.
     """
-    latent = latent_draws(rng, n)
+    latent = _latent_draws(rng, n)
     if n < 1 << 16:
-        return latent, draw_words(rng, n, resamples * n,
+        return latent, _draw_words(rng, n, resamples * n,
                                   keeper and keeper(latent))
-    codes = _paired_codes(outcomes(latent, **design))
-    return latent, draw_codes(rng, n, resamples * n, codes)
+    codes = _paired_codes(_outcomes(latent, **design))
+    return latent, _draw_codes(rng, n, resamples * n, codes)
 
 
 def _paired_codes(pairs):
@@ -3688,11 +3729,11 @@ def _paired_deltas(codes, n):
 
 def _replay_deltas(latent, drawn, design):
     """Return one replay's pairs and its sorted paired deltas (times n)."""
-    pairs = outcomes(latent, **design)
+    pairs = _outcomes(latent, **design)
     codes = _paired_codes(pairs)
     n = len(codes)
     if isinstance(drawn, list):
-        drawn = codes_from_words(drawn, n, codes)
+        drawn = _codes_from_words(drawn, n, codes)
     return pairs, sorted(_paired_deltas(drawn, n))
 
 
@@ -3709,21 +3750,21 @@ def _replay_intervals(latent, drawn, *, positions, design, methods,
         out["percentile"] = Interval(Fraction(deltas[positions[0]], n),
                                      Fraction(deltas[positions[1]], n))
     if "bca" in methods:
-        lo, hi = bca_interval(deltas, b_only - a_only, [1, 0, -1], confidence,
+        lo, hi = _bca_interval(deltas, b_only - a_only, [1, 0, -1], confidence,
                               [a_only, n - a_only - b_only, b_only])
         out["bca"] = Interval(Fraction(lo, n), Fraction(hi, n))
     if "score" in methods:
-        out["score"] = Interval(*map(Fraction, newcombe_interval(
+        out["score"] = Interval(*map(Fraction, _newcombe_interval(
             both, a_only, b_only, n - both - a_only - b_only, confidence)))
     rejects = tuple(p <= _exact(alpha) for p in _mcnemar_tails(a_only,
                                                                 b_only))
     return out, rejects
 
 
-INTERVALS = ("percentile", "bca", "score")
+_INTERVALS = ("percentile", "bca", "score")
 
 
-class Calibration(NamedTuple):
+class _Calibration(NamedTuple):
     """Per interval method: replays covering the gap, above and below 0."""
     replays: int
     gap: Fraction
@@ -3733,7 +3774,7 @@ class Calibration(NamedTuple):
     rejected: dict           # "McNemar exact" and "McNemar mid-p" counts
 
 
-def calibration(rng, *, methods=INTERVALS, replays=REPLAYS, n_items=N_ITEMS,
+def _calibration(rng, *, methods=_INTERVALS, replays=REPLAYS, n_items=N_ITEMS,
                 corr=CORR, acc_a=ACC_A, acc_b=ACC_B, resamples=RESAMPLES,
                 confidence=CONFIDENCE, alpha=0.05, jobs=1, progress=None):
     """Replay the simulation as coverage() does, for several intervals.
@@ -3743,14 +3784,14 @@ def calibration(rng, *, methods=INTERVALS, replays=REPLAYS, n_items=N_ITEMS,
     is each interval's false-positive rate, and the tests' rejections are
     theirs.
 
-    >>> c = calibration(random.Random(5), replays=3, n_items=50,
+    >>> c = _calibration(random.Random(5), replays=3, n_items=50,
     ...                 resamples=100)
     >>> c.covered, c.above_zero["percentile"]
     ({'percentile': 3, 'bca': 3, 'score': 3}, 0)
     """
-    unknown = set(methods) - set(INTERVALS)
+    unknown = set(methods) - set(_INTERVALS)
     if unknown or not methods:
-        raise EvalDeltaError(f"intervals are {', '.join(INTERVALS)}, not "
+        raise EvalDeltaError(f"intervals are {', '.join(_INTERVALS)}, not "
                              f"{', '.join(sorted(unknown)) or 'none'}")
     gap = _exact(acc_b) - _exact(acc_a)
     design = dict(corr=corr, acc_a=acc_a, acc_b=acc_b)
@@ -3772,10 +3813,10 @@ def calibration(rng, *, methods=INTERVALS, replays=REPLAYS, n_items=N_ITEMS,
             rejected[test] += hit
         if progress:
             progress(done)
-    return Calibration(replays, gap, *counts, rejected)
+    return _Calibration(replays, gap, *counts, rejected)
 
 
-SHAPES = ("normal", "lognormal", "lognormal-left")
+_SHAPES = ("normal", "lognormal", "lognormal-left")
 
 
 def _difference(rng, shape):
@@ -3787,7 +3828,7 @@ def _difference(rng, shape):
     return x if shape == "lognormal" else -x
 
 
-def continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
+def _continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
                            n_items=N_ITEMS, resamples=RESAMPLES,
                            confidence=CONFIDENCE, alpha=0.05, progress=None):
     """Replay a continuous eval: n per-item differences of mean *gap*,
@@ -3799,13 +3840,13 @@ def continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
     at *alpha*.  A replay draws the differences, then the resamples and
     the Monte Carlo signs, from rng.
 
-    >>> c = continuous_calibration(random.Random(1), replays=4, n_items=30,
+    >>> c = _continuous_calibration(random.Random(1), replays=4, n_items=30,
     ...                            resamples=200)
     >>> sorted(c.covered)
     ['resample bca', 'resample percentile', 'saddlepoint bca', 'saddlepoint percentile']
     """
-    if shape not in SHAPES:
-        raise EvalDeltaError(f"shape is one of {', '.join(SHAPES)}, not "
+    if shape not in _SHAPES:
+        raise EvalDeltaError(f"shape is one of {', '.join(_SHAPES)}, not "
                              f"{shape!r}")
     _check_resamples(resamples, confidence)
     names = ("saddlepoint percentile", "saddlepoint bca",
@@ -3817,18 +3858,18 @@ def continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
         d = [round(gap + _difference(rng, shape), 4) for _ in range(n_items)]
         ints, scale = _exact_ints(d)
         tally = collections.Counter(ints)
-        part = law_part(tally)
-        law = SumLaw([(part, 1)])
+        part = _law_part(tally)
+        law = _SumLaw([(part, 1)])
         jackknife = [-v for v in part.values]
         unit = scale * n_items
         total = sum(ints)
-        drawn = resample_sums(rng, part.values, [0] * len(part.values),
+        drawn = _resample_sums(rng, part.values, [0] * len(part.values),
                                None, part.counts, resamples)[0][:-1]
-        ends = {names[0]: law_interval(law, unit, confidence),
-                names[1]: law_interval(law, unit, confidence, bca_levels(
+        ends = {names[0]: _law_interval(law, unit, confidence),
+                names[1]: _law_interval(law, unit, confidence, _bca_levels(
                     law, jackknife, confidence, part.counts)),
                 names[2]: percentile_interval(drawn, confidence),
-                names[3]: bca_interval(drawn, total, jackknife, confidence,
+                names[3]: _bca_interval(drawn, total, jackknife, confidence,
                                        part.counts)}
         for name, (lo, hi) in ends.items():
             if name.startswith("resample"):
@@ -3837,24 +3878,27 @@ def continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
             counts[1][name] += lo > 0
             counts[2][name] += hi < 0
         flips = _nonzero(part.values, part.counts)
-        p, how = paired_flip(*flips, rng, resamples)
+        p, how = _paired_flip(*flips, rng, resamples)
         rejected["sign flip, Monte Carlo"] += p <= alpha
         if how != "exact":                         # else the same p
-            p, _ = paired_flip(*flips, None, 0, "saddlepoint")
+            p, _ = _paired_flip(*flips, None, 0, "saddlepoint")
         rejected["sign flip, saddlepoint"] += p <= alpha
         if progress:
             progress(done)
-    return Calibration(replays, truth, *counts, rejected)
+    return _Calibration(replays, truth, *counts, rejected)
 
 
 ## Corpus statistics ##########################################################
+
+# Doors (called from other sections): _compare_corpus, _corpus_table,
+# _parse_stat, _pass_at.
 
 # F1, precision, recall and the Matthews correlation are not means of
 # per-item scores, but they are functions of sums of per-item indicators
 # (a confusion matrix), and a ratio metric is a function of two sums.  So
 # each item becomes a row of small integers, its columns: per class k, gold
 # is k; per system, predicted k, and both.  A resample sums the columns of
-# the same drawn items for both systems (resample_columns: one
+# the same drawn items for both systems (_resample_columns: one
 # multinomial draw over the distinct rows when they are few, so binary F1
 # costs what a 0/1 metric costs, at any n).  The paired approximate
 # randomization test swaps the two systems' rows of each item with chance
@@ -3864,33 +3908,33 @@ def continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
 # number of each distinct row pair, or one random bit per item when rows
 # are many.  pass@k and pass^k are per-item estimates (Chen et al. 2021,
 # "Evaluating large language models trained on code"), so their average is
-# an ordinary mean and goes through compare_tally.
+# an ordinary mean and goes through _compare_tally.
 
-STATS = ("f1", "precision", "recall", "mcc", "ratio", "pass@k", "pass^k")
+_STATS = ("f1", "precision", "recall", "mcc", "ratio", "pass@k", "pass^k")
 
 
-class Stat(NamedTuple):
+class _Stat(NamedTuple):
     """A corpus statistic to compare: its name in the report, what it is
-    (one of STATS), the fields it reads and k for pass@k and pass^k."""
+    (one of _STATS), the fields it reads and k for pass@k and pass^k."""
     name: str
     stat: str
     fields: tuple
     k: int = 0
 
 
-def parse_stat(text):
-    """Return the Stat of NAME=STAT(FIELD,...) or STAT(FIELD,...).
+def _parse_stat(text):
+    """Return the _Stat of NAME=STAT(FIELD,...) or STAT(FIELD,...).
 
-    >>> parse_stat("macro=f1(label,prediction)")
-    Stat(name='macro', stat='f1', fields=('label', 'prediction'), k=0)
-    >>> parse_stat("pass@5(passed)")
-    Stat(name='pass@5(passed)', stat='pass@k', fields=('passed',), k=5)
+    >>> _parse_stat("macro=f1(label,prediction)")
+    _Stat(name='macro', stat='f1', fields=('label', 'prediction'), k=0)
+    >>> _parse_stat("pass@5(passed)")
+    _Stat(name='pass@5(passed)', stat='pass@k', fields=('passed',), k=5)
 
     A bare f1, precision, recall or mcc is that statistic of the field of
     its name holding [gold, pred] pairs, as lm-eval writes them:
 
-    >>> parse_stat("mcc")
-    Stat(name='mcc', stat='mcc', fields=('mcc',), k=0)
+    >>> _parse_stat("mcc")
+    _Stat(name='mcc', stat='mcc', fields=('mcc',), k=0)
     """
     name, _, spec = text.rpartition("=")
     if spec.strip().lower() in ("f1", "precision", "recall", "mcc"):
@@ -3910,14 +3954,14 @@ def parse_stat(text):
                 raise EvalDeltaError(f"--stat {text!r}: k in {kind}k must be "
                                      f"a whole number from 1")
             head, k = kind + "k", int(digits)
-    if head not in STATS or not all(fields):
+    if head not in _STATS or not all(fields):
         raise EvalDeltaError(f"--stat {text!r}: the statistics are "
-                             f"{', '.join(STATS)} (pass@k as pass@5), each "
+                             f"{', '.join(_STATS)} (pass@k as pass@5), each "
                              f"with its fields in brackets")
-    return Stat(name.strip() or spec.strip(), head, fields, k)
+    return _Stat(name.strip() or spec.strip(), head, fields, k)
 
 
-class CorpusTable(NamedTuple):
+class _CorpusTable(NamedTuple):
     """Items as rows of column values: the columns' names, the distinct
     rows with their counts, and which columns are A's and B's (the rest,
     gold's, are shared)."""
@@ -3932,18 +3976,18 @@ class CorpusTable(NamedTuple):
     clusters: object = None  # how many clusters the rows sum, or None
 
 
-def corpus_table(stat, items, *, clustered=False, classes=None):
-    """Return the CorpusTable of items: (gold, pred A, pred B) labels for
+def _corpus_table(stat, items, *, clustered=False, classes=None):
+    """Return the _CorpusTable of items: (gold, pred A, pred B) labels for
     f1, precision, recall and mcc; (num A, den A, num B, den B) exact
     values for ratio.  items is a list or Counter of them; if
     *clustered*, of (cluster, item) pairs, and a cluster's rows are summed
     into one row, resampled and swapped whole.  *classes* fixes the labels
     (a subset's table takes the whole set's).
 
-    >>> t = corpus_table("f1", [(1, 1, 0), (0, 1, 1), (1, 1, 0)])
+    >>> t = _corpus_table("f1", [(1, 1, 0), (0, 1, 1), (1, 1, 0)])
     >>> t.classes, t.columns
     ([0, 1], ['gold=0', 'gold=1', 'A=0', 'A=1', 'A:0', 'A:1', 'B=0', 'B=1', 'B:0', 'B:1'])
-    >>> corpus_values(t, _column_sums(t))
+    >>> _corpus_values(t, _column_sums(t))
     (Fraction(4, 5), Fraction(0, 1))
     """
     counter = (items if isinstance(items, collections.Counter)
@@ -3987,20 +4031,20 @@ def corpus_table(stat, items, *, clustered=False, classes=None):
         for key, count in counter.items():
             units[row_of[key]] += count
     ordered = sorted(units)
-    return CorpusTable(stat, classes, columns, ordered,
+    return _CorpusTable(stat, classes, columns, ordered,
                        [units[r] for r in ordered], a_cols, b_cols,
                        sum(counter.values()),
                        len(sums) if clustered else None)
 
 
 def _column_sums(table):
-    """Return the sum of each column of a CorpusTable, its rows weighted by
+    """Return the sum of each column of a _CorpusTable, its rows weighted by
     their counts."""
     return [sum(row[i] * c for row, c in zip(table.rows, table.counts))
             for i in range(len(table.columns))]
 
 
-def corpus_values(table, sums):
+def _corpus_values(table, sums):
     """Return (A's, B's) statistic from the columns' sums: exact Fractions
     but for mcc (a float).  Binary labels (0 and 1 only) give the class
     1 F1, precision and recall, as scikit-learn's default (and lm-eval's
@@ -4052,9 +4096,9 @@ def _class_stat(stat, classes, gold, pred, right, n):
     return sum(map(one, seen), Fraction(0)) / len(seen)
 
 
-def compare_corpus(table, rng, *, name="metric", direction="higher",
+def _compare_corpus(table, rng, *, name="metric", direction="higher",
                    resamples=RESAMPLES, confidence=CONFIDENCE, jobs=1):
-    """Return the MetricResult of a corpus statistic (a CorpusTable):
+    """Return the _MetricResult of a corpus statistic (a _CorpusTable):
     each system's value and the difference with percentile intervals from
     the joint paired bootstrap (the unpaired one pairs B's resample r with
     A's r + 1), and the paired approximate randomization test with
@@ -4066,33 +4110,33 @@ def compare_corpus(table, rng, *, name="metric", direction="higher",
     n = table.n_items or sum(table.counts)
     columns = [[row[i] for row in table.rows]
                for i in range(len(table.columns))]
-    sums = resample_columns(rng, columns, table.counts, resamples, jobs)
-    values = [corpus_values(table, [s[r] for s in sums])
+    sums = _resample_columns(rng, columns, table.counts, resamples, jobs)
+    values = [_corpus_values(table, [s[r] for s in sums])
               for r in range(resamples + 1)]
-    a, b = corpus_values(table, _column_sums(table))
+    a, b = _corpus_values(table, _column_sums(table))
     drawn_a = [v[0] for v in values[:-1]]
     drawn_b = [v[1] for v in values[:-1]]
     paired = list(map(sub, drawn_b, drawn_a))
     unpaired = [v[1] - w[0] for v, w in zip(values[:-1], values[1:])]
     ci = [percentile_interval(x, confidence)
           for x in (drawn_a, drawn_b, paired, unpaired)]
-    p = randomization_test(table, rng, rounds=resamples)
+    p = _randomization_test(table, rng, rounds=resamples)
     se = statistics.stdev(map(float, paired)) if resamples > 1 else 0.0
     kind = "corpus"
-    return MetricResult(name, kind, direction, n, a, b, b - a, *ci,
+    return _MetricResult(name, kind, direction, n, a, b, b - a, *ci,
                         "cluster approximate randomization" if table.clusters
                         else "approximate randomization", p, None, None,
                         None, se, table.clusters,
                         [float(x) for x in paired])
 
 
-def randomization_test(table, rng, *, rounds=RESAMPLES):
-    """Return the paired approximate randomization p of a CorpusTable:
+def _randomization_test(table, rng, *, rounds=RESAMPLES):
+    """Return the paired approximate randomization p of a _CorpusTable:
     each round swaps every item's A and B rows with chance 1/2; p = (1 +
     rounds whose |B - A| is at least the observed) / (1 + rounds)."""
     k = len(table.a_cols)
     sums = _column_sums(table)
-    a, b = corpus_values(table, sums)
+    a, b = _corpus_values(table, sums)
     observed = abs(b - a)
     moved = [(tuple(row[j] - row[i] for i, j in zip(table.a_cols,
                                                     table.b_cols)), c)
@@ -4105,7 +4149,7 @@ def randomization_test(table, rng, *, rounds=RESAMPLES):
         def shift():
             total = [0] * k
             for d, c in moved:
-                s = binomial(rng, c, 0.5)
+                s = _binomial(rng, c, 0.5)
                 if s:
                     total = [t + s * x for t, x in zip(total, d)]
             return total
@@ -4128,17 +4172,17 @@ def randomization_test(table, rng, *, rounds=RESAMPLES):
         for i, j, x in zip(table.a_cols, table.b_cols, delta):
             swapped[i] += x
             swapped[j] -= x
-        a, b = corpus_values(table, swapped)
+        a, b = _corpus_values(table, swapped)
         hits += abs(b - a) >= observed * (1 - slack)
     return Fraction(1 + hits, 1 + rounds)
 
 
-def pass_at(n, c, k, every=False):
+def _pass_at(n, c, k, every=False):
     """Return pass@k = 1 - C(n - c, k) / C(n, k), the chance that some of
     k of the n samples (c of them right) is right, or pass^k = C(c, k) /
     C(n, k), that all k are (*every*); exact, unbiased (Chen et al. 2021).
 
-    >>> pass_at(10, 3, 1), pass_at(10, 3, 2), pass_at(10, 3, 2, every=True)
+    >>> _pass_at(10, 3, 1), _pass_at(10, 3, 2), _pass_at(10, 3, 2, every=True)
     (Fraction(3, 10), Fraction(8, 15), Fraction(1, 15))
     """
     if n < k:
@@ -4150,17 +4194,22 @@ def pass_at(n, c, k, every=False):
 
 ## Power ######################################################################
 
+# Doors (called from other sections): _copula_design, _Design, _detection,
+# _expected_half_width, _items_with_repeats, _judge, _mcnemar_power,
+# _pilot_plan, _plan_design, _POWER, _repeat_counts, _repeats_from_samples,
+# _simulated_power, _Spread, _student_t_tail, _student_t_upper.
+
 # The detectable size comes from the normal approximation to the paired
 # test: a true difference of (z_{1-alpha/2} + z_power) standard errors is
 # detected with the given power.  The standard error is the observed
 # standard deviation of the paired differences over sqrt(n), so it is a
 # planning figure, not a guarantee.  A 0/1 metric on independent items is
 # sized by McNemar's exact power instead, and clustered data by the
-# cluster t test's own power (the noncentral t, t_power) averaged over
+# cluster t test's own power (the noncentral t, _t_power) averaged over
 # the measured standard error's uncertainty: with few clusters the normal
 # figure promised 80% and delivered 50-71%.
 
-POWER = 0.8          # power for the detectable difference in compare
+_POWER = 0.8          # power for the detectable difference in compare
 
 
 def _z_sum(alpha, power):
@@ -4168,10 +4217,10 @@ def _z_sum(alpha, power):
     return _upper_z(alpha / 2) + NormalDist().inv_cdf(power)
 
 
-def detectable_difference(se, *, alpha=0.05, power=POWER):
+def _detectable_difference(se, *, alpha=0.05, power=_POWER):
     """Return the smallest true difference detected with *power*.
 
-    >>> round(detectable_difference(0.1), 4)
+    >>> round(_detectable_difference(0.1), 4)
     0.2802
     """
     return _z_sum(alpha, power) * se
@@ -4185,7 +4234,7 @@ def detectable_difference(se, *, alpha=0.05, power=POWER):
 # (not only its normal approximation); Connor's closed form gives the
 # starting point of the search for the smallest n.
 
-def bivariate_normal_cdf(h, k, rho):
+def _bivariate_normal_cdf(h, k, rho):
     """Return P(X < h, Y < k) for standard normals with correlation rho.
 
     Uses Phi(h) Phi(k) + (1 / 2 pi) * integral over t from 0 to asin(rho)
@@ -4193,7 +4242,7 @@ def bivariate_normal_cdf(h, k, rho):
     Statistics and Computing 14:251-260, equation 3), integrated by
     adaptive Simpson to an absolute error below 1e-13.
 
-    >>> round(bivariate_normal_cdf(0, 0, 0.5), 12)   # 1/4 + asin(0.5)/2pi
+    >>> round(_bivariate_normal_cdf(0, 0, 0.5), 12)   # 1/4 + asin(0.5)/2pi
     0.333333333333
     """
     if not -1 < rho < 1:
@@ -4228,7 +4277,7 @@ def _simpson(f, a, b, tol, depth=50):
     return refine(a, fa, b, fb, m, fm, estimate, tol, depth)
 
 
-class Design(NamedTuple):
+class _Design(NamedTuple):
     """A paired binary design: the four cell probabilities."""
     acc_a: float
     acc_b: float
@@ -4240,31 +4289,31 @@ class Design(NamedTuple):
         return self.p10 + self.p01
 
 
-def copula_design(acc_a, acc_b, corr):
-    """Return the Design of the article's simulator.
+def _copula_design(acc_a, acc_b, corr):
+    """Return the _Design of the article's simulator.
 
     Both latent scores load corr on the shared difficulty, so they are
     bivariate normal with correlation corr**2 and both systems are right
     with probability Phi2(z_A, z_B; corr**2).
 
-    >>> d = copula_design(0.72, 0.76, 0.6)
+    >>> d = _copula_design(0.72, 0.76, 0.6)
     >>> round(d.p10, 4), round(d.p01, 4)
     (0.1318, 0.1718)
     """
     za = NormalDist().inv_cdf(float(acc_a))
     zb = NormalDist().inv_cdf(float(acc_b))
-    both = bivariate_normal_cdf(za, zb, float(corr) ** 2)
-    return Design(float(acc_a), float(acc_b), float(acc_a) - both,
+    both = _bivariate_normal_cdf(za, zb, float(corr) ** 2)
+    return _Design(float(acc_a), float(acc_b), float(acc_a) - both,
                   float(acc_b) - both)
 
 
-def discordance_design(acc_a, acc_b, discordance):
-    """Return the Design with the given share of discordant items.
+def _discordance_design(acc_a, acc_b, discordance):
+    """Return the _Design with the given share of discordant items.
 
     p10 = (D - gap) / 2 and p01 = (D + gap) / 2, in exact arithmetic on
     the values as written (0.2 and 0.76 - 0.72 give 0.08 and 0.12).
 
-    >>> discordance_design(0.72, 0.76, 0.2)[2:]
+    >>> _discordance_design(0.72, 0.76, 0.2)[2:]
     (0.08, 0.12)
     """
     a, b, d = _exact(acc_a), _exact(acc_b), _exact(discordance)
@@ -4274,7 +4323,7 @@ def discordance_design(acc_a, acc_b, discordance):
         raise EvalDeltaError(f"discordance {discordance:g} is impossible with "
                              f"accuracies {acc_a:g} and {acc_b:g} (possible: "
                              f"{float(low):g} to {float(high):g})")
-    return Design(float(a), float(b), float(p10), float(p01))
+    return _Design(float(a), float(b), float(p10), float(p01))
 
 
 def _discordance_range(acc_a, acc_b):
@@ -4283,14 +4332,14 @@ def _discordance_range(acc_a, acc_b):
     return abs(b - a), min(a + b, 2 - a - b)
 
 
-def most_accuracy(acc_a, discordance):
+def _most_accuracy(acc_a, discordance):
     """Return the largest accuracy of B that a discordance allows with A's.
 
     B right on every discordant item (p10 = 0) gives gap = D; items
     right for neither system, 1 - acc_a - p01 >= 0, give gap <= 2 - 2
     acc_a - D.
 
-    >>> most_accuracy(0.72, 0.2)
+    >>> _most_accuracy(0.72, 0.2)
     0.92
     """
     a, d = _exact(acc_a), _exact(discordance)
@@ -4386,7 +4435,7 @@ def _binomial_cdf(t, n, p):
 
 
 @functools.lru_cache(maxsize=4096)
-def student_t_upper(tail, df):
+def _student_t_upper(tail, df):
     """Return t with P(T > t) = tail, T Student's t with df > 0 degrees
     of freedom (Student 1908, Biometrika 6:1-25).
 
@@ -4394,23 +4443,24 @@ def student_t_upper(tail, df):
     regularized incomplete beta function (_beta_ratio); t is found by
     bisection to the last bits.  df = 1 is tan(pi (1/2 - tail)):
 
-    >>> round(student_t_upper(0.025, 10), 4), round(student_t_upper(0.025, 1), 3)
+    >>> (round(_student_t_upper(0.025, 10), 4),
+    ...  round(_student_t_upper(0.025, 1), 3))
     (2.2281, 12.706)
     """
     if not 0 < tail < 1:
         raise EvalDeltaError(f"a tail must be in (0, 1), not {tail!r}")
     if tail > 0.5:
-        return -student_t_upper(1 - tail, df)
+        return -_student_t_upper(1 - tail, df)
     if df >= 1000:              # Cornish-Fisher: relative error < 1e-10
         return _t_expansion(_upper_z(tail), df)
     lo, hi = 0.0, max(1.0, _upper_z(tail))
-    while student_t_tail(hi, df) > tail:
+    while _student_t_tail(hi, df) > tail:
         lo, hi = hi, 2 * hi
     for _ in range(200):
         mid = (lo + hi) / 2
         if mid in (lo, hi):
             break
-        lo, hi = (mid, hi) if student_t_tail(mid, df) > tail else (lo, mid)
+        lo, hi = (mid, hi) if _student_t_tail(mid, df) > tail else (lo, mid)
     return hi
 
 
@@ -4425,7 +4475,7 @@ def _t_expansion(z, df):
     return z + sum(gk / df ** k for k, gk in enumerate(g, 1))
 
 
-def student_t_tail(t, df):
+def _student_t_tail(t, df):
     """Return P(T > t) for t >= 0, T Student's t with df degrees of freedom."""
     return _beta_ratio(df / 2, 0.5, df / (df + t * t), t * t / (df + t * t)) / 2
 
@@ -4580,7 +4630,7 @@ def _rejection_chances(lo, count, q, alpha):
             p0, p1, p2 = e0, e1, e2
 
 
-def mcnemar_power(n, design, *, alpha=0.05):
+def _mcnemar_power(n, design, *, alpha=0.05):
     """Return the power of McNemar's exact test on n paired items.
 
     The number of discordant pairs m is Binomial(n, p10 + p01); given m,
@@ -4601,7 +4651,7 @@ def mcnemar_power(n, design, *, alpha=0.05):
     return min(1.0, math.fsum(map(mul, weights, chances)))
 
 
-def connor_items(design, *, alpha=0.05, power=POWER):
+def _connor_items(design, *, alpha=0.05, power=_POWER):
     """Return Connor's (1987, Biometrics 43:207-211) McNemar sample size.
 
     n = (z_{1-alpha/2} sqrt(pd) + z_power sqrt(pd - delta^2))^2 / delta^2
@@ -4616,12 +4666,12 @@ def connor_items(design, *, alpha=0.05, power=POWER):
                      / delta ** 2)
 
 
-def items_for_power(design, *, alpha=0.05, power=POWER):
+def _items_for_power(design, *, alpha=0.05, power=_POWER):
     """Return the smallest n whose exact McNemar power reaches *power*.
 
     None if the design has no gap.  The exact power is bracketed from
     Connor's approximation and the crossing narrowed by false position
-    in n with the Illinois rule (as detectable_gap does in the gap),
+    in n with the Illinois rule (as _detectable_gap does in the gap),
     which needs a handful of power evaluations where bisection needs a
     dozen; it assumes the power does not fall back below the target once
     reached, which the tests check against stepping n up from 1.
@@ -4630,9 +4680,9 @@ def items_for_power(design, *, alpha=0.05, power=POWER):
         return None
 
     def short(n):
-        return mcnemar_power(n, design, alpha=alpha) - power
+        return _mcnemar_power(n, design, alpha=alpha) - power
 
-    guess = max(1, connor_items(design, alpha=alpha, power=power))
+    guess = max(1, _connor_items(design, alpha=alpha, power=power))
     f = short(guess)
     if f >= 0:                          # bracket within 10% of Connor's n,
         hi, f_hi, lo = guess, f, guess * 10 // 11   # seldom further off
@@ -4652,13 +4702,13 @@ def items_for_power(design, *, alpha=0.05, power=POWER):
         lambda x, lo, hi: min(hi - 1, max(lo + 1, round(x))))
 
 
-def expected_half_width(n, design, confidence=CONFIDENCE):
+def _expected_half_width(n, design, confidence=CONFIDENCE):
     """Return the expected half-width of the CI of the gap at n items.
 
     z_{(1+c)/2} sqrt((pd - delta^2) / n): the normal interval of a paired
     difference of proportions, pd the discordance, delta = p01 - p10.
 
-    >>> round(expected_half_width(500, discordance_design(0.7, 0.7, 0.3)), 4)
+    >>> round(_expected_half_width(500, _discordance_design(0.7, 0.7, 0.3)), 4)
     0.048
     """
     delta = design.p01 - design.p10
@@ -4666,7 +4716,7 @@ def expected_half_width(n, design, confidence=CONFIDENCE):
     return z * math.sqrt(max(0.0, design.discordance - delta ** 2) / n)
 
 
-def unpaired_items(acc_a, acc_b, *, alpha=0.05, power=POWER):
+def _unpaired_items(acc_a, acc_b, *, alpha=0.05, power=_POWER):
     """Return items per system for two independent samples (Fleiss 1981).
 
     n = (z_{1-alpha/2} sqrt(2 pbar qbar) + z_power sqrt(pa qa + pb qb))^2
@@ -4682,12 +4732,12 @@ def unpaired_items(acc_a, acc_b, *, alpha=0.05, power=POWER):
                      / (pb - pa) ** 2)
 
 
-def detectable_gap(n, make_design, acc_a, *, alpha=0.05, power=POWER,
+def _detectable_gap(n, make_design, acc_a, *, alpha=0.05, power=_POWER,
                    most=1 - 1e-9, guess=None):
     """Return the smallest gap acc_b - acc_a that n items detect.
 
-    make_design(acc_b) gives the Design for a candidate accuracy, up to
-    *most* (for a fixed discordance, most_accuracy); the gap is found to
+    make_design(acc_b) gives the _Design for a candidate accuracy, up to
+    *most* (for a fixed discordance, _most_accuracy); the gap is found to
     1e-6 by false position with the Illinois rule (Dowell and Jarratt
     1971), which needs a handful of power evaluations where bisection
     needs twenty; a *guess* of the gap, if given, narrows the first
@@ -4695,7 +4745,7 @@ def detectable_gap(n, make_design, acc_a, *, alpha=0.05, power=POWER,
     None if even acc_b = most falls short.
     """
     def short(b):
-        return mcnemar_power(n, make_design(b), alpha=alpha) - power
+        return _mcnemar_power(n, make_design(b), alpha=alpha) - power
 
     lo, hi = float(acc_a), float(most)
     f_lo, f_hi = short(lo), short(hi)
@@ -4740,7 +4790,7 @@ def _false_position(f, lo, hi, f_lo, f_hi, close, pick=None):
     return hi
 
 
-def simulated_power(rng, n, *, replays=REPLAYS, corr=CORR, acc_a=ACC_A,
+def _simulated_power(rng, n, *, replays=REPLAYS, corr=CORR, acc_a=ACC_A,
                     acc_b=ACC_B, alpha=0.05, progress=None):
     """Replay the simulator at n items; return (rejections, discordant).
 
@@ -4748,15 +4798,15 @@ def simulated_power(rng, n, *, replays=REPLAYS, corr=CORR, acc_a=ACC_A,
     the analytic power is for); discordant sums the discordant items over
     all replays, for checking the discordance.  The simulator's items are
     independent, so a replay's counts of A-only and B-only items are
-    multinomial with copula_design's cell chances: two binomial draws per
+    multinomial with _copula_design's cell chances: two binomial draws per
     replay instead of three normal draws per item (the tests check the
     cell chances against simulate() itself).
     """
-    design = copula_design(acc_a, acc_b, corr)
+    design = _copula_design(acc_a, acc_b, corr)
     cells = [design.p10, design.p01, 1.0 - design.p10 - design.p01]
     rejected = discordant = 0
     for done, (a_only, b_only, _) in enumerate(
-            multinomials(rng, n, cells, replays), 1):
+            _multinomials(rng, n, cells, replays), 1):
         rejected += _mcnemar_p(a_only, b_only) <= _exact(alpha)
         discordant += a_only + b_only
         if progress:
@@ -4764,7 +4814,7 @@ def simulated_power(rng, n, *, replays=REPLAYS, corr=CORR, acc_a=ACC_A,
     return rejected, discordant
 
 
-def items_with_repeats(design, within, repeats, *, alpha=0.05, power=POWER):
+def _items_with_repeats(design, within, repeats, *, alpha=0.05, power=_POWER):
     """Return {K: items needed} when each item's score averages K samples.
 
     Following Miller (2024, "Adding Error Bars to Evals", arXiv:2411.00640),
@@ -4788,10 +4838,10 @@ def items_with_repeats(design, within, repeats, *, alpha=0.05, power=POWER):
 def _repeats_table(between, within, gap, repeats, alpha, power):
     """Return {K: ceil(((z_{1-alpha/2} + z_power) / gap)^2 (between +
     within / K))}, with the many-repeats limit under the key None; never
-    fewer than least_units(alpha), the fewest items an exact paired test
+    fewer than _least_units(alpha), the fewest items an exact paired test
     can reach alpha with."""
     factor = (_z_sum(alpha, power) / gap) ** 2
-    floor = least_units(alpha)          # fewer items no exact test can use
+    floor = _least_units(alpha)          # fewer items no exact test can use
 
     def need(variance):
         return max(floor, math.ceil(factor * variance - 1e-9))
@@ -4801,17 +4851,17 @@ def _repeats_table(between, within, gap, repeats, alpha, power):
     return table
 
 
-def repeat_counts(most):
+def _repeat_counts(most):
     """Return the repeat counts a table shows: 1, powers of two, *most*.
 
-    >>> repeat_counts(6)
+    >>> _repeat_counts(6)
     [1, 2, 4, 6]
     """
     return sorted({1, most} | {2 ** i for i in range(8) if 2 ** i <= most})
 
 
-def repeats_from_samples(a_groups, b_groups, repeats, *, gap=None,
-                         alpha=0.05, power=POWER):
+def _repeats_from_samples(a_groups, b_groups, repeats, *, gap=None,
+                         alpha=0.05, power=_POWER):
     """Return (items needed by K, within, between, gap) from repeated samples.
 
     *a_groups* and *b_groups* map each item to its samples (at least two
@@ -4858,9 +4908,9 @@ def repeats_from_samples(a_groups, b_groups, repeats, *, gap=None,
 # to reach alpha at all (with m units no sign pattern is rarer than
 # 2 / 2^m).
 
-class Spread(NamedTuple):
+class _Spread(NamedTuple):
     """What sizing a paired comparison needs, from the data alone (a
-    MetricResult has the same fields)."""
+    _MetricResult has the same fields)."""
     metric: str
     kind: str
     n_items: int
@@ -4871,21 +4921,21 @@ class Spread(NamedTuple):
     df: "float | None" = None  # the clustered se's degrees of freedom
 
 
-class Detection(NamedTuple):
+class _Detection(NamedTuple):
     """How big a difference an eval detects, and what would detect a gap."""
     mde: object              # smallest difference detected with the power,
                              # or None (then *why* says why)
     items_needed: object     # items that would detect the gap, or None
     why: object              # words where a figure is None, else None
     method: str              # "McNemar exact" or "normal approximation"
-    power: float = POWER     # the power the figures are for
+    power: float = _POWER     # the power the figures are for
 
 
-def least_units(alpha):
+def _least_units(alpha):
     """Return the fewest items (or clusters) with which an exact paired
     test can reach *alpha*: the least m with 2 / 2^m <= alpha.
 
-    >>> least_units(0.05), least_units(0.0625), least_units(1e-16)
+    >>> _least_units(0.05), _least_units(0.0625), _least_units(1e-16)
     (6, 5, 55)
     """
     m = 1
@@ -4894,8 +4944,8 @@ def least_units(alpha):
     return m
 
 
-def plan_design(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
-                power=POWER, n_items=None, confidence=CONFIDENCE):
+def _plan_design(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
+                power=_POWER, n_items=None, confidence=CONFIDENCE):
     """Return the Plan of a paired binary eval of accuracies *acc_a* and
     *acc_b*, their errors tied by the latent correlation *corr* (default
     the article's) or by the share of items where they differ,
@@ -4904,41 +4954,41 @@ def plan_design(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
     and smallest detectable gap at *n_items* (default a quarter to twice
     the items needed).
 
-    >>> plan_design(0.72, 0.76, corr=0.6).items_needed
+    >>> _plan_design(0.72, 0.76, corr=0.6).items_needed
     1533
     """
     if discordance is not None:
-        make = functools.partial(discordance_design, acc_a,
+        make = functools.partial(_discordance_design, acc_a,
                                  discordance=discordance)
-        most, corr = most_accuracy(acc_a, discordance), None
+        most, corr = _most_accuracy(acc_a, discordance), None
     else:
         corr = CORR if corr is None else corr
         make = functools.partial(_copula_b, acc_a, corr)
         most = 1 - 1e-9
     design, sizing = make(acc_b), dict(alpha=alpha, power=power)
-    needed = items_for_power(design, **sizing)
+    needed = _items_for_power(design, **sizing)
     ns = n_items or sorted({max(1, round(f * (needed or 500)))
                             for f in (0.25, 0.5, 1, 2)})
     return Plan(design, corr, alpha, power, needed,
-                connor_items(design, **sizing),
-                unpaired_items(acc_a, acc_b, **sizing),
-                {n: mcnemar_power(n, design, alpha=alpha) for n in ns},
-                {n: detectable_gap(n, make, acc_a, most=most, **sizing)
+                _connor_items(design, **sizing),
+                _unpaired_items(acc_a, acc_b, **sizing),
+                {n: _mcnemar_power(n, design, alpha=alpha) for n in ns},
+                {n: _detectable_gap(n, make, acc_a, most=most, **sizing)
                  for n in ns}, {}, confidence)
 
 
 def _copula_b(acc_a, corr, acc_b):
-    """Return the copula Design of B's accuracy *acc_b* against A's at
+    """Return the copula _Design of B's accuracy *acc_b* against A's at
     correlation *corr*."""
-    return copula_design(acc_a, acc_b, corr)
+    return _copula_design(acc_a, acc_b, corr)
 
 
-def detection(r, *, gap=None, alpha=0.05, power=POWER):
-    """Return the Detection of a Spread or MetricResult *r*: the smallest
+def _detection(r, *, gap=None, alpha=0.05, power=_POWER):
+    """Return the _Detection of a _Spread or _MetricResult *r*: the smallest
     difference its size detects with *power*, and the items that would
     detect *gap* (by default its own gap).
 
-    >>> d = detection(Spread("m", "binary", 500, Fraction(18, 500), 0.0,
+    >>> d = _detection(_Spread("m", "binary", 500, Fraction(18, 500), 0.0,
     ...                      McNemar(67, 85, None), None))
     >>> d.items_needed, round(d.mde, 4), d.method
     (1890, 0.0706, 'McNemar exact')
@@ -4946,7 +4996,7 @@ def detection(r, *, gap=None, alpha=0.05, power=POWER):
     target = abs(r.gap if gap is None else gap)
     units = r.n_items if r.clusters is None else r.clusters
     noun = "item" if r.clusters is None else "cluster"
-    floor = least_units(alpha)
+    floor = _least_units(alpha)
     if r.mcnemar is not None:
         return _mcnemar_detection(r, target, floor, alpha, power)
     method = "normal approximation"
@@ -4956,19 +5006,19 @@ def detection(r, *, gap=None, alpha=0.05, power=POWER):
         why = (f"one {noun}: no spread" if units < 2 else
                f"{agree}: no spread" if not r.gap else
                f"every {noun} differs by the same amount: no spread")
-        return Detection(None, None, why + " to size a difference from",
+        return _Detection(None, None, why + " to size a difference from",
                          method, power=power)
     if r.clusters is not None:         # the cluster t test, not the normal
         return _clustered_detection(r, target, alpha, power)
     if units < floor:
-        return Detection(None, None, _too_few(units, noun, floor, alpha),
+        return _Detection(None, None, _too_few(units, noun, floor, alpha),
                          method, power=power)
-    mde = detectable_difference(r.se, alpha=alpha, power=power)
+    mde = _detectable_difference(r.se, alpha=alpha, power=power)
     needed = None
     if target:
         need = max(floor, math.ceil(units * (mde / target) ** 2 - 1e-9))
         needed = math.ceil(need * r.n_items / units - 1e-9)
-    return Detection(mde, needed, None, method, power=power)
+    return _Detection(mde, needed, None, method, power=power)
 
 
 @functools.lru_cache(maxsize=256)
@@ -4976,7 +5026,7 @@ def _chi_nodes(df, coarse=False):
     """Return ((s, weight), ...): S = sqrt(V / df), V chi-square with df
     degrees of freedom, as trapezoid nodes in log V (where the density is
     smooth and the rule converges geometrically), weights summing to 1.
-    Against scipy's noncentral t, t_power errs by less than 1e-7 at df 1
+    Against scipy's noncentral t, _t_power errs by less than 1e-7 at df 1
     to 10^5 (tests/test_power.py); *coarse* nodes, for the mean over a
     spread's uncertainty, change an expected power by less than 3e-6."""
     k = df / 2                     # V = 2 X, X ~ Gamma(k); nodes in log X
@@ -4995,7 +5045,7 @@ def _chi_nodes(df, coarse=False):
     return tuple((s, w / total) for s, w in nodes if w > cut * top)
 
 
-def t_power(shift, df, *, alpha=0.05, spread_df=None):
+def _t_power(shift, df, *, alpha=0.05, spread_df=None):
     """Return the power of the two-sided t test at level *alpha* with *df*
     degrees of freedom when the true difference is *shift* standard
     errors: P(|T'| > t_{df, 1 - alpha/2}), T' noncentral t (Owen 1965,
@@ -5010,12 +5060,12 @@ def t_power(shift, df, *, alpha=0.05, spread_df=None):
     the known-spread power, 10 clusters reach 74% of a stated 80%; by
     this, 81% (tests/benchmark.py --part calibration).
 
-    >>> round(t_power(0, 9), 6), round(t_power(3.0, 10 ** 6), 4)
+    >>> round(_t_power(0, 9), 6), round(_t_power(3.0, 10 ** 6), 4)
     (0.05, 0.8508)
-    >>> round(t_power(3.0, 9), 4), round(t_power(3.0, 9, spread_df=9), 4)
+    >>> round(_t_power(3.0, 9), 4), round(_t_power(3.0, 9, spread_df=9), 4)
     (0.7612, 0.7049)
     """
-    crit = student_t_upper(alpha / 2, df)
+    crit = _student_t_upper(alpha / 2, df)
     outer = _chi_nodes(spread_df, True) if spread_df else ((1.0, 1.0),)
     root = math.sqrt(2)
     return math.fsum(
@@ -5026,11 +5076,11 @@ def t_power(shift, df, *, alpha=0.05, spread_df=None):
 
 @functools.lru_cache(maxsize=1024)
 def _t_factor(df, spread_df, alpha, power):
-    """Return the shift, in standard errors, that t_power detects with
+    """Return the shift, in standard errors, that _t_power detects with
     *power* (the t analogue of _z_sum), by false position from the
     bracket [0, z-sum] (doubled until it brackets) to 1e-10 of it."""
     def excess(shift):
-        return t_power(shift, df, alpha=alpha, spread_df=spread_df) - power
+        return _t_power(shift, df, alpha=alpha, spread_df=spread_df) - power
     lo, hi = 0.0, _z_sum(alpha, power)
     f_lo, f_hi = excess(lo), excess(hi)
     while f_hi < 0:
@@ -5041,9 +5091,9 @@ def _t_factor(df, spread_df, alpha, power):
 
 
 def _clustered_detection(r, target, alpha, power):
-    """detection() of clustered data by the cluster t test, on the
-    standard error's degrees of freedom (cluster_df), at its expected
-    power over that standard error's own uncertainty (t_power): the
+    """_detection() of clustered data by the cluster t test, on the
+    standard error's degrees of freedom (_cluster_df), at its expected
+    power over that standard error's own uncertainty (_t_power): the
     detectable difference and the clusters needed (their degrees of
     freedom taken to grow in proportion).  The normal's z-values called
     62% power at 10 clusters 80%; the known-spread t power, 74%."""
@@ -5053,7 +5103,7 @@ def _clustered_detection(r, target, alpha, power):
     if target:                          # the se shrinks as sqrt(g / k)
         def enough(k):
             shift = target / (r.se * math.sqrt(g / k))
-            return t_power(shift, df * (k - 1) / (g - 1), alpha=alpha,
+            return _t_power(shift, df * (k - 1) / (g - 1), alpha=alpha,
                            spread_df=df) >= power
         hi = 2
         while not enough(hi):
@@ -5063,7 +5113,7 @@ def _clustered_detection(r, target, alpha, power):
             mid = (lo + hi) // 2
             lo, hi = (lo, mid) if enough(mid) else (mid, hi)
         needed = math.ceil(hi * r.n_items / g - 1e-9)
-    return Detection(mde, needed, None, f"t, {_df_words(df)}, expected "
+    return _Detection(mde, needed, None, f"t, {_df_words(df)}, expected "
                      f"power over the spread's uncertainty", power=power)
 
 
@@ -5077,24 +5127,24 @@ def _too_few(units, noun, floor, alpha):
 
 
 def _mcnemar_detection(r, target, floor, alpha, power):
-    """detection() of a 0/1 metric: exact McNemar power at the observed
+    """_detection() of a 0/1 metric: exact McNemar power at the observed
     share of discordant items.  Only the two discordant cells enter the
     power, so the designs below carry the gap where B's accuracy goes."""
     n, method = r.n_items, "McNemar exact"
     d = Fraction(r.mcnemar.a_only + r.mcnemar.b_only, n)
     if not d:
-        return Detection(None, None, "the runs agree on every item: no "
+        return _Detection(None, None, "the runs agree on every item: no "
                          "discordant item to size a difference from", method,
                          power=power)
     if n < floor:
-        return Detection(None, None, _too_few(n, "item", floor, alpha),
+        return _Detection(None, None, _too_few(n, "item", floor, alpha),
                          method, power=power)
 
     def design(g):
         g = min(d, _exact(g))
-        return Design(0.0, float(g), float((d - g) / 2), float((d + g) / 2))
+        return _Design(0.0, float(g), float((d - g) / 2), float((d + g) / 2))
 
-    mde = detectable_gap(n, design, 0.0, alpha=alpha, power=power,
+    mde = _detectable_gap(n, design, 0.0, alpha=alpha, power=power,
                          most=float(d),
                          guess=_z_sum(alpha, power) * math.sqrt(d / n))
     why = None if mde is not None else (
@@ -5105,15 +5155,15 @@ def _mcnemar_detection(r, target, floor, alpha, power):
         why = (f"a gap of {float(target):.4g} cannot arise with the "
                f"discordance {float(d):.4f}")
     elif target:
-        needed = items_for_power(design(target), alpha=alpha, power=power)
-    return Detection(mde, needed, why, method, power=power)
+        needed = _items_for_power(design(target), alpha=alpha, power=power)
+    return _Detection(mde, needed, why, method, power=power)
 
 
-def pilot_plan(r, *, gap=None, alpha=0.05, power=POWER):
+def _pilot_plan(r, *, gap=None, alpha=0.05, power=_POWER):
     """Return one line: the items that detect *gap* (by default the
-    pilot's own) for a Spread of pilot data, by detection().
+    pilot's own) for a _Spread of pilot data, by _detection().
 
-    >>> pilot_plan(Spread("acc", "binary", 500, Fraction(18, 500), 0.0,
+    >>> _pilot_plan(_Spread("acc", "binary", 500, Fraction(18, 500), 0.0,
     ...                   McNemar(67, 85, None), None)).split("; ")[-1]
     '1890 items detect +0.036 with 80% power (McNemar exact, alpha 0.05)'
     """
@@ -5121,7 +5171,7 @@ def pilot_plan(r, *, gap=None, alpha=0.05, power=POWER):
     words = (f"{r.metric} ({_items(r.n_items, 'pilot item')}"
              + (f" in {r.clusters} clusters" if r.clusters is not None
                 else "") + f", observed gap {float(r.gap):+.4g}): ")
-    found = detection(r, gap=gap, alpha=alpha, power=power)
+    found = _detection(r, gap=gap, alpha=alpha, power=power)
     if r.mcnemar is not None:
         m = r.mcnemar
         words += f"discordance {(m.a_only + m.b_only) / r.n_items:.4f}; "
@@ -5135,19 +5185,19 @@ def pilot_plan(r, *, gap=None, alpha=0.05, power=POWER):
                     f"({found.method}, alpha {alpha:g})")
 
 
-class Judgement(NamedTuple):
-    """What a MetricResult means, after Holm's adjustment across metrics."""
+class _Judgement(NamedTuple):
+    """What a _MetricResult means, after Holm's adjustment across metrics."""
     p_holm: float
     verdict: str             # better, worse, no detectable difference,
                              # or non-inferior
-    detection: Detection
+    detection: _Detection
     notes: list
     margin: object = None        # the non-inferiority margin, or None
     non_inferior: object = None  # True or False when there is a margin
     margin_ci: object = None     # the interval it was judged on
     margin_method: object = None  # that interval's name
     caution: object = None       # a warning shown beside the verdict
-    equivalence: object = None   # an Equivalence, with --equivalence
+    equivalence: object = None   # an _Equivalence, with --equivalence
     family: str = "1 metric"     # the Holm family, as it was formed
     family_size: int = 1
 
@@ -5159,12 +5209,12 @@ class Judgement(NamedTuple):
 # identical items non-inferior from [0, 0]).  A
 # 0/1 metric on independent items uses Newcombe's score interval; any other
 # metric the Student t interval of the mean paired difference, with the
-# clustered standard error and cluster_df's degrees of freedom (G - 1 for
+# clustered standard error and _cluster_df's degrees of freedom (G - 1 for
 # G clusters of one size).
 # The tests measure both at the margin.  An interval of no width says
 # nothing, so it never makes a candidate non-inferior.
 
-def margin_interval(r, confidence=CONFIDENCE):
+def _margin_interval(r, confidence=CONFIDENCE):
     """Return (interval, its name) on which non-inferiority is judged, or
     (None, why) where the data give no interval with width."""
     if r.mcnemar is not None:
@@ -5174,12 +5224,12 @@ def margin_interval(r, confidence=CONFIDENCE):
         return None, ("the paired differences have no spread, so no "
                       "interval has width")
     df = units - 1 if r.clusters is None else r.df
-    half = student_t_upper(float((1 - _exact(confidence)) / 2), df) * r.se
+    half = _student_t_upper(float((1 - _exact(confidence)) / 2), df) * r.se
     return (Interval(float(r.gap) - half, float(r.gap) + half),
             f"t interval, {_df_words(df)}")
 
 
-class Equivalence(NamedTuple):
+class _Equivalence(NamedTuple):
     """Two one-sided tests of |b - a| < margin (Schuirmann 1987)."""
     margin: float
     verdict: str             # "equivalent", "not equivalent", "cannot tell"
@@ -5190,46 +5240,46 @@ class Equivalence(NamedTuple):
 # Equivalence within a margin M, by two one-sided tests at alpha
 # (Schuirmann 1987): equivalent exactly where the 1 - 2 alpha interval of
 # the paired difference lies inside (-M, M), the interval of
-# non-inferiority (margin_interval) at that level; not equivalent where it
+# non-inferiority (_margin_interval) at that level; not equivalent where it
 # lies wholly beyond a margin; else the data cannot tell.  A difference
 # that is not significant is not equivalence: this is the test of it.
 
-def equivalence(r, margin, alpha=0.05):
-    """Return the Equivalence of a MetricResult within +-margin."""
+def _equivalence(r, margin, alpha=0.05):
+    """Return the _Equivalence of a _MetricResult within +-margin."""
     level = 1 - 2 * _exact(alpha)
     if r.mcnemar is not None:
         m = r.mcnemar
         both = int(_exact(r.a) * r.n_items) - m.a_only
-        ci = newcombe_interval(both, m.a_only, m.b_only,
+        ci = _newcombe_interval(both, m.a_only, m.b_only,
                                r.n_items - both - m.a_only - m.b_only,
                                confidence=level)
         name = "Newcombe score interval"
     else:
-        ci, name = margin_interval(r, level)
+        ci, name = _margin_interval(r, level)
     if ci is None:
-        return Equivalence(margin, "cannot tell", None, name)
+        return _Equivalence(margin, "cannot tell", None, name)
     lo, hi = float(ci.lo), float(ci.hi)
     verdict = ("equivalent" if -margin < lo and hi < margin else
                "not equivalent" if lo >= margin or hi <= -margin else
                "cannot tell")
-    return Equivalence(margin, verdict, ci, name)
+    return _Equivalence(margin, verdict, ci, name)
 
 
-def judge(results, *, alpha=0.05, margin=None, power=POWER,
+def _judge(results, *, alpha=0.05, margin=None, power=_POWER,
           confidence=CONFIDENCE, family="metrics", equivalent=None, jobs=1):
-    """Return a Judgement for each MetricResult, in order.
+    """Return a _Judgement for each _MetricResult, in order.
 
     A metric is better or worse when its Holm-adjusted p is below alpha,
     in the direction of its gap.  With a margin (one number for every
     metric, or a dict from metric names to margins) it is non-inferior
-    when margin_interval's worse end stays within -margin in the metric's
+    when _margin_interval's worse end stays within -margin in the metric's
     direction; a metric that is worse can be non-inferior too.  Else
     there is no detectable difference.  Holm's adjustment runs over all
     the results, the *family* (named in the notes: metrics, or subsets x
     metrics).  With jobs > 1 and many results (subsets: each one's exact
     power sizing takes milliseconds) a helper process judges half.
     """
-    adjusted = holm([r.p for r in results])
+    adjusted = _holm([r.p for r in results])
     margins = (margin if isinstance(margin, dict)
                else {r.metric: margin for r in results})
     if not family[:1].isdigit():       # "metrics": counted here
@@ -5237,24 +5287,24 @@ def judge(results, *, alpha=0.05, margin=None, power=POWER,
     tasks = [(r, p, alpha, margins.get(r.metric), power, family, confidence)
              for r, p in zip(results, adjusted)]
     out = [j._replace(family=family, family_size=len(results))
-           for j in in_parallel(_judge_one, tasks, jobs if len(tasks) >= 8
+           for j in _in_parallel(_judge_one, tasks, jobs if len(tasks) >= 8
                                 else 1)]
     for k, r in enumerate(results):       # *equivalent*: {metric: margin}
         if (equivalent or {}).get(r.metric) is not None:
-            out[k] = out[k]._replace(equivalence=equivalence(
+            out[k] = out[k]._replace(equivalence=_equivalence(
                 r, equivalent[r.metric], alpha))
     return out
 
 
 def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
-    """Return the Judgement of one MetricResult given its Holm-adjusted p (see
-    judge)."""
+    """Return the _Judgement of one _MetricResult given its Holm-adjusted p
+    (see _judge)."""
     sign = 1 if r.direction == "higher" else -1
     worst = min(sign * r.ci_paired.lo, sign * r.ci_paired.hi)
     best = max(sign * r.ci_paired.lo, sign * r.ci_paired.hi)
     notes, ni, ni_ci, ni_name = [], None, None, None
     if margin is not None:
-        ni_ci, ni_name = margin_interval(r, confidence)
+        ni_ci, ni_name = _margin_interval(r, confidence)
         ni = (ni_ci is not None
               and min(sign * ni_ci.lo, sign * ni_ci.hi) > -margin)
         if ni_ci is None:
@@ -5302,14 +5352,20 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
                          f"differences: the tail goes no further in these "
                          f"resamples, which may be too few (or the items "
                          f"too few) for this confidence")
-    found = detection(r, alpha=alpha, power=power)
+    found = _detection(r, alpha=alpha, power=power)
     if verdict in ("better", "worse"):
         found = found._replace(items_needed=None)
-    return Judgement(p_holm, verdict, found, notes, margin, ni, ni_ci,
+    return _Judgement(p_holm, verdict, found, notes, margin, ni, ni_ci,
                      ni_name, caution)
 
 
 ## Input ######################################################################
+
+# Doors (called from other sections): _columns_source, _compare_run,
+# _CompareOptions, _Dropped, _finite_number, _FORMATS, _holds_preferences,
+# _ID_FIELDS, _lower_is_better, _Metric, _open_source, _PilotOptions,
+# _plan_from_pilot, _preference_battles, _rank_input, _read_systems,
+# _read_tallies, _Reading.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -5320,20 +5376,20 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
 # any length; of two joined runs, the baseline's ids and values are kept in
 # a dict of positions and arrays of floats.
 
-ID_FIELDS = ("id", "item", "doc_id", "sample_id", "doc.id")
-STDIN = "-"          # a file name that reads standard input
+_ID_FIELDS = ("id", "item", "doc_id", "sample_id", "doc.id")
+_STDIN = "-"          # a file name that reads standard input
 _KNOWN_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
                   ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
 
 
-class Run(NamedTuple):
+class _Run(NamedTuple):
     """One system's per-item results: the records and where each is."""
     path: str
     records: list
     places: list
 
 
-class Source(NamedTuple):
+class _Source(NamedTuple):
     """A file being read: its first record and an iterator of all of them.
 
     batches yields (numbers, records) lists of a few thousand records:
@@ -5355,12 +5411,12 @@ class Source(NamedTuple):
     measure: str = "success"  # what a file of several systems' columns holds
 
     def run(self):
-        """Return a Run holding the first record only, for header checks."""
-        return Run(self.path, [self.first], [self.where(self.first_number)])
+        """Return a _Run holding the first record only, for header checks."""
+        return _Run(self.path, [self.first], [self.where(self.first_number)])
 
 
 def _table_source(path):
-    """Return the Source of a CSV, TSV, JSONL or JSON-array file (or .gz).
+    """Return the _Source of a CSV, TSV, JSONL or JSON-array file (or .gz).
 
     The format comes from the extension, else from the content.  A
     byte-order mark and CRLF line ends are fine.  An empty file, text that
@@ -5394,7 +5450,7 @@ def _table_source(path):
     if fields is not None:
         record = dict(zip(fields, record))
     where = _record_place(path) if kind == "json" else _line_place(path)
-    return Source(path, kind, fields, record, first[0][0], batches, where,
+    return _Source(path, kind, fields, record, first[0][0], batches, where,
                   notes)
 
 
@@ -5426,16 +5482,16 @@ def _record_place(path):
     return where
 
 
-def read_run(path, how=None):
-    """Return the Run in a file: every record as a dict, with its place."""
-    source = open_source(path, how)
+def _read_run(path, how=None):
+    """Return the _Run in a file: every record as a dict, with its place."""
+    source = _open_source(path, how)
     records, places = [], []
     for numbers, batch in source.batches:
         if source.fields is not None:
             batch = [dict(zip(source.fields, row)) for row in batch]
         records += batch
         places += map(source.where, numbers)
-    return Run(path, records, places)
+    return _Run(path, records, places)
 
 
 def _lines(path):
@@ -5446,7 +5502,7 @@ def _lines(path):
     terminal, the share read so far is shown there.
     """
     try:
-        raw = _stdin() if path == STDIN else open(path, "rb")
+        raw = _stdin() if path == _STDIN else open(path, "rb")
     except OSError as exc:
         raise EvalDeltaError(f"{path}: cannot read: {exc.strerror}") from None
     with raw:
@@ -5477,7 +5533,7 @@ def _stdin():
 
 def _not_utf8(path, gzipped):
     """Return the message naming the first line that is not UTF-8."""
-    if path == STDIN:
+    if path == _STDIN:
         return f"{path}: not UTF-8 text"
     with (gzip.open if gzipped else open)(path, "rb") as f:
         for number, line in enumerate(f, 1):
@@ -5705,10 +5761,10 @@ def _getter(source, name):
     return itemgetter(source.fields.index(name))
 
 
-def finite_number(value):
+def _finite_number(value):
     """Return value as a finite float, or raise ValueError saying why.
 
-    >>> finite_number("0.5"), finite_number(True), finite_number(" 3 ")
+    >>> _finite_number("0.5"), _finite_number(True), _finite_number(" 3 ")
     (0.5, 1.0, 3.0)
     """
     if _missing(value):
@@ -5776,7 +5832,7 @@ class _Column:
 
     def _number(self, number, value):
         try:
-            x = finite_number(value)
+            x = _finite_number(value)
         except ValueError as exc:
             hint = ("; --allow-partial leaves out the items missing one, "
                     "and counts them" if _missing(value) else "")
@@ -5834,7 +5890,7 @@ def _is_number(value):
     return False
 
 
-class Metric(NamedTuple):
+class _Metric(NamedTuple):
     """Where one metric's values are: its name and A's and B's fields."""
     name: str
     a_field: str
@@ -5842,41 +5898,41 @@ class Metric(NamedTuple):
     kind: str = None             # declared: "binary" makes others errors
 
 
-def read_tallies(baseline, candidate, metrics, *, id_field=None,
+def _read_tallies(baseline, candidate, metrics, *, id_field=None,
                  cluster=None, allow_partial=False, role="cluster", jobs=1,
                  columns=False, ordered=False):
     """Return ([tally per metric], dropped) of one wide file or two runs.
 
     A tally counts the items with each (a, b) pair of values, or with
-    *cluster* maps each cluster label to such a count (see compare_tally);
-    with *columns* and no cluster it is the Columns of the items' values.
-    With one Source each record holds both systems.  With two, records
+    *cluster* maps each cluster label to such a count (see _compare_tally);
+    with *columns* and no cluster it is the _Columns of the items' values.
+    With one _Source each record holds both systems.  With two, records
     are joined on *id_field* (by default the first of id, item, doc_id,
     sample_id that both runs have); repeated ids, and ids in one run only
     (unless allow_partial; *dropped* counts them), raise EvalDeltaError.
     A wide file's rows are its items: its ids (*id_field*, or the first of
-    ID_FIELDS it has) are checked for repeats; those it has with no
+    _ID_FIELDS it has) are checked for repeats; those it has with no
     memory while they rise (see _Rising), else in its first _WIDE_IDS rows,
     since keeping every id takes memory for every row.
     *role* names the label field in messages (cluster, or subset).  With
     jobs > 1 a large candidate file is parsed in a helper process while
     the baseline is read (_candidate_batches): the same tallies.  With
-    *ordered* (and *columns*) a wide file's Columns keep its rows' order
+    *ordered* (and *columns*) a wide file's _Columns keep its rows' order
     from the first row on, as two runs' keep the baseline's.
     """
     columns = columns and cluster is None
     if candidate is None:
         return _read_wide(baseline, metrics, cluster, id_field, role,
                           columns, ordered and columns), 0
-    key = id_field or shared_id_field(baseline.run(), candidate.run())
+    key = id_field or _shared_id_field(baseline.run(), candidate.run())
     return _read_joined(baseline, candidate, metrics, key, cluster,
                         allow_partial, role, jobs, columns)
 
 
-def read_joint(sources, metric, *, id_field=None, allow_partial=False,
+def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
                by=None):
     """Return (Counter of S-tuples, dropped) of one metric of S runs
-    joined on their ids (by default the first of ID_FIELDS they all
+    joined on their ids (by default the first of _ID_FIELDS they all
     have): one value per run for each item in every run.  Ids in some
     runs only are an error unless allow_partial (*dropped* counts them).
     With *by*, a field of the first run's records, the tally is a dict
@@ -5888,7 +5944,7 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False,
     placed in the first run's order through its _Positions; only runs
     whose ids differ take a dict and a set each.
     """
-    key = id_field or shared_id_field(sources[0].run(), sources[1].run())
+    key = id_field or _shared_id_field(sources[0].run(), sources[1].run())
     runs, marks = [], None
     for k, source in enumerate(sources):
         label = by if by and not k else None
@@ -5909,7 +5965,7 @@ def read_joint(sources, metric, *, id_field=None, allow_partial=False,
             break                    # not the same ids: the full join
     else:
         if len(first):               # the same ids in every run
-            return _joint_tally(zip(*columns), marks), Dropped(0, {})
+            return _joint_tally(zip(*columns), marks), _Dropped(0, {})
     del columns
     tables = [(dict(zip(order, range(len(order)))), values)
               for _, order, values in runs]
@@ -5950,7 +6006,7 @@ def _joint_tally(rows, labels=None):
     return tally
 
 
-def complete_rows(source, fields, left):
+def _complete_rows(source, fields, left):
     """Return *source* without the records that lack a value (absent,
     null or empty) of one of *fields*, counting them in left[0]: what
     --allow-partial leaves out (a wide file's system that did not run an
@@ -5993,7 +6049,7 @@ def _count(tally, labels, a, b):
 def _read_wide(source, metrics, cluster, id_field, role="cluster",
                columns=False, ordered=False):
     """Return [tally] of the one metric of a wide file (both systems' columns
-    in each row), checking its ids for repeats (see read_tallies)."""
+    in each row), checking its ids for repeats (see _read_tallies)."""
     (_, a_field, b_field, kind), = metrics
     binary = kind == "binary"
     for field in (a_field, b_field):
@@ -6001,15 +6057,15 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
                  source.first)
     a, b = _Column(source, a_field, binary), _Column(source, b_field, binary)
     label = _Column(source, cluster, role=role) if cluster else None
-    key = id_field or next((name for name in ID_FIELDS if _field(
+    key = id_field or next((name for name in _ID_FIELDS if _field(
         source.first, name) is not _MISSING), None)
     ids = _Column(source, key, role="id") if key else None
-    again = source.path != STDIN and (source.fields is not None
+    again = source.path != _STDIN and (source.fields is not None
                                       or source.kind == "jsonl")
     seen, rows, rising = set(), 0, _Rising(source, key, again)
     tally = collections.Counter() if cluster is None else {}
     if ordered:
-        tally = Columns(array("d"), array("d"))
+        tally = _Columns(array("d"), array("d"))
     for numbers, records in source.batches:
         rows += len(numbers)
         if ids and id_field:
@@ -6021,7 +6077,7 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
             _find_repeat(source.path, key, _WIDE_IDS)
             ids = None
         xs, ys = a.numbers(numbers, records), b.numbers(numbers, records)
-        if type(tally) is Columns:
+        if type(tally) is _Columns:
             tally.a.extend(xs)
             tally.b.extend(ys)
             continue
@@ -6032,12 +6088,12 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
 
 
 def _as_columns(counter):
-    """Return the Columns of a Counter of (a, b) pairs, each pair as many
+    """Return the _Columns of a Counter of (a, b) pairs, each pair as many
     times as counted: a wide file's rows are counted while their pairs
     repeat (a 0/1 metric's four take the same memory at any length), and
     kept item by item once most are distinct."""
     pairs = list(counter.elements())
-    return Columns(array("d", map(itemgetter(0), pairs)),
+    return _Columns(array("d", map(itemgetter(0), pairs)),
                    array("d", map(itemgetter(1), pairs)))
 
 
@@ -6060,9 +6116,9 @@ def _find_repeat(path, key, most=None):
     kept no line numbers of the ids (standard input cannot be read again:
     then the message names no line).  If no id repeats (ids out of order,
     or two ids' hashes alike), return."""
-    if path == STDIN:
+    if path == _STDIN:
         raise EvalDeltaError(f"{path}: {key} values repeat")
-    source = open_source(path)
+    source = _open_source(path)
     ids, first, rows = _Column(source, key), {}, 0
     for numbers, records in source.batches:
         for number, item in zip(numbers, ids.labels(numbers, records)):
@@ -6083,7 +6139,7 @@ def _repeated(source, key, item, number, first):
 def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
                  role="cluster", jobs=1, columns=False):
     """Return (tallies, dropped) of two runs joined on *key*: the baseline
-    held, the candidate streamed past it (see read_tallies)."""
+    held, the candidate streamed past it (see _read_tallies)."""
     fields = [m.b_field for m in metrics] + ([cluster] if cluster else [])
     stream = _candidate_batches(candidate, key, fields, jobs)
     try:
@@ -6100,7 +6156,7 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
     tallies = [collections.Counter() if cluster is None else {}
                for _ in metrics]
     if columns:                     # B's values at A's positions
-        tallies = [Columns(a, array("d", [0.0]) * len(numbers))
+        tallies = [_Columns(a, array("d", [0.0]) * len(numbers))
                    for a in values]
     expected = 0
     for batch_numbers, items, raws in stream:
@@ -6156,9 +6212,9 @@ def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
     missing = seen.count(0)
     if columns and missing:           # the items in both runs
         shared = list(map(bool, seen))
-        tallies = [Columns(*(array("d", itertools.compress(v, shared))
+        tallies = [_Columns(*(array("d", itertools.compress(v, shared))
                              for v in t)) for t in tallies]
-    return tallies, Dropped(only + missing, {candidate.path: missing,
+    return tallies, _Dropped(only + missing, {candidate.path: missing,
                                               baseline.path: only})
 
 
@@ -6168,7 +6224,7 @@ def _candidate_batches(source, key, fields, jobs):
     standard input) is parsed in a helper process meanwhile (_prefetched,
     in Fast paths), while this process reads the other run; the batches
     and errors come in the order a single process would meet them."""
-    big = (source.kind in ("jsonl", "csv", "tsv") and source.path != STDIN
+    big = (source.kind in ("jsonl", "csv", "tsv") and source.path != _STDIN
            and source.forkable
            and os.path.getsize(source.path) >= _PREFETCH_BYTES)
     if jobs > 1 and big:
@@ -6292,7 +6348,7 @@ def _numbers_on(numbers, batch):
 # run that lacks ids another run has is named, with the first few, and
 # --allow-partial keeps the ids every run has, counting the rest.
 
-class Dropped(int):
+class _Dropped(int):
     """How many ids some run lacks (an int), with .lacking: {run's path:
     how many ids other runs have that it lacks}, for the report."""
 
@@ -6337,7 +6393,7 @@ def _shared_ids(runs, key, allow_partial, verb="compares"):
         raise EvalDeltaError(f"{runs[-1][0]}: no {key} in common with "
                              f"{', '.join(path for path, _ in runs[:-1])}")
     order = [i for i in runs[0][1] if i in shared]
-    return order, Dropped(len(every) - len(shared), {
+    return order, _Dropped(len(every) - len(shared), {
         path: len(every - mine) for (path, _), mine in zip(runs, sets)})
 
 
@@ -6365,22 +6421,22 @@ def _require(run, name, noun, listing, names):
                              f"{', '.join(names) or 'none'}")
 
 
-def shared_id_field(run, other, required=True):
-    """Return the first of ID_FIELDS both runs' first records have (None if
+def _shared_id_field(run, other, required=True):
+    """Return the first of _ID_FIELDS both runs' first records have (None if
     there is none and not *required*)."""
-    for name in ID_FIELDS:
+    for name in _ID_FIELDS:
         if (_field(run.records[0], name) is not _MISSING
                 and _field(other.records[0], name) is not _MISSING):
             return name
     if required:
         raise EvalDeltaError(
             f"{run.path}: no id field shared with {other.path} (tried "
-            f"{', '.join(ID_FIELDS)}; name one with --id); the fields are "
+            f"{', '.join(_ID_FIELDS)}; name one with --id); the fields are "
             f"{', '.join(run.records[0])}")
     return None
 
 
-def grouped_values(run, key, field):
+def _grouped_values(run, key, field):
     """Return {id: [values]} for runs with several samples per item."""
     groups = {}
     for record, place in zip(run.records, run.places):
@@ -6388,14 +6444,14 @@ def grouped_values(run, key, field):
         if item is _MISSING or item in ("", None):
             raise EvalDeltaError(f"{place}: no {key}")
         try:
-            value = finite_number(_field(record, field))
+            value = _finite_number(_field(record, field))
         except ValueError as exc:
             raise EvalDeltaError(f"{place}: {field}: {exc}") from None
         groups.setdefault(str(item).strip(), []).append(value)
     return groups
 
 
-def numeric_fields(run, exclude=()):
+def _numeric_fields(run, exclude=()):
     """Return the top-level fields whose first value is a number."""
     return [name for name, value in run.records[0].items()
             if name not in exclude and _is_number(value)]
@@ -6418,12 +6474,12 @@ def _is_metric_value(value, table):
     return type(value) in (int, float, bool)
 
 
-def default_metrics(baseline, candidate, exclude, skipped=None):
+def _default_metrics(baseline, candidate, exclude, skipped=None):
     """Return the fields compared when --metric names none (see above).
 
     A field that is a metric in one run's first record and something
     else in the other's is an error naming both places.  Fields whose
-    names say they are no metric (not_a_metric), and a framework's
+    names say they are no metric (_not_a_metric), and a framework's
     metrics that one run lacks, are left out and named with why in
     *skipped*, a dict, if given.
     """
@@ -6458,9 +6514,9 @@ def default_metrics(baseline, candidate, exclude, skipped=None):
             if (name in exclude or name in found
                     or not _is_metric_value(value, run.fields is not None)):
                 continue
-            if not_a_metric(name):
+            if _not_a_metric(name):
                 if skipped is not None:
-                    skipped[name] = not_a_metric(name)
+                    skipped[name] = _not_a_metric(name)
                 continue
             theirs = _field(other.first, name)
             if not _is_metric_value(theirs, other.fields is not None):
@@ -6494,11 +6550,12 @@ _LOWER_WORDS = {"latency", "time", "duration", "seconds", "secs", "sec", "ms",
                 "mae", "mse", "rmse"}
 
 
-def not_a_metric(name):
+def _not_a_metric(name):
     """Return what a field's name says it is when it is not a metric
     ('an index', 'a label', 'a length'), else None.
 
-    >>> not_a_metric("sample"), not_a_metric("gold_label"), not_a_metric("acc")
+    >>> (_not_a_metric("sample"), _not_a_metric("gold_label"),
+    ...  _not_a_metric("acc"))
     ('an index', 'a label', None)
     """
     words = re.findall(r"[a-z0-9]+", name.lower())
@@ -6513,21 +6570,21 @@ def not_a_metric(name):
     return None
 
 
-def lower_is_better(name):
+def _lower_is_better(name):
     """Return True if a metric's name says smaller is better (a latency,
     a cost, a loss, an error rate; not a rate per unit).
 
-    >>> lower_is_better("latency_ms"), lower_is_better("tokens_per_second")
+    >>> _lower_is_better("latency_ms"), _lower_is_better("tokens_per_second")
     (True, False)
     """
     words = re.findall(r"[a-z0-9]+", name.lower())
     return "per" not in words and bool(_LOWER_WORDS.intersection(words))
 
 
-def watched(source, exclude):
+def _watched(source, exclude):
     """Return *source* with its batches checked: a record where a field
     missing from the first record holds a number raises EvalDeltaError
-    (see default_metrics)."""
+    (see _default_metrics)."""
     first = source.first
     place = source.where(source.first_number)
     table = source.fields is not None
@@ -6562,14 +6619,14 @@ def watched(source, exclude):
     return source._replace(batches=batches())
 
 
-def read_corpus(baseline, candidate, stat, *, id_field=None,
+def _read_corpus(baseline, candidate, stat, *, id_field=None,
                 allow_partial=False, group=None, jobs=1):
-    """Return (items, dropped, note) of a Stat (see parse_stat): the
-    items for corpus_table, or for pass@k and pass^k a tally of the two
-    systems' per-item estimates for compare_tally, how many ids only one
+    """Return (items, dropped, note) of a _Stat (see _parse_stat): the
+    items for _corpus_table, or for pass@k and pass^k a tally of the two
+    systems' per-item estimates for _compare_tally, how many ids only one
     run had (with allow_partial), and a line on what was computed.
 
-    Two runs are joined on *id_field* (see read_tallies).  Fields:
+    Two runs are joined on *id_field* (see _read_tallies).  Fields:
     f1/precision/recall/mcc take (gold, pred), gold the same in both runs,
     or one field holding [gold, pred] (as lm-eval writes f1 and mcc);
     ratio takes (num, den); pass@k one field of 0/1 results, an item's
@@ -6579,7 +6636,7 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
     field of the baseline's (a subset, a cluster), items come as (label,
     item) pairs, and pass@k's tally maps each label to its Counter.  With
     jobs > 1 a large candidate is parsed by a helper process while the
-    baseline is read, as in read_tallies.
+    baseline is read, as in _read_tallies.
     """
     kind = stat.stat
     passes = kind in ("pass@k", "pass^k")
@@ -6607,7 +6664,7 @@ def read_corpus(baseline, candidate, stat, *, id_field=None,
         a_rows, b_rows = _split_wide(kind, values)
         dropped = 0
     else:
-        key = id_field or shared_id_field(baseline.run(), candidate.run())
+        key = id_field or _shared_id_field(baseline.run(), candidate.run())
         stream = _candidate_batches(candidate, key, stat.fields, jobs)
         try:
             base, where_a = _corpus_rows(baseline, stat.fields + extra, key,
@@ -6744,10 +6801,10 @@ def _hashable(values):
 
 
 def _corpus_item(kind, a, b):
-    """Return one item of corpus_table from the two systems' values, or
+    """Return one item of _corpus_table from the two systems' values, or
     raise ValueError saying what is wrong with them."""
     if kind == "ratio":
-        numbers = [finite_number(x) for x in a + b]
+        numbers = [_finite_number(x) for x in a + b]
         if numbers[1] < 0 or numbers[3] < 0:
             raise ValueError("a negative denominator")
         return tuple(numbers)
@@ -6778,7 +6835,7 @@ def _pass_tally(stat, pairs, where, groups=None):
         estimates = []
         for samples in (a, b):
             try:
-                results = [finite_number(s[0]) for s in samples]
+                results = [_finite_number(s[0]) for s in samples]
             except ValueError as exc:
                 raise EvalDeltaError(f"{where(key)}: {exc}") from None
             if any(x not in (0, 1) for x in results):
@@ -6787,7 +6844,7 @@ def _pass_tally(stat, pairs, where, groups=None):
             if len(results) < stat.k:
                 short.append(f"{key} ({len(results)})")
                 continue
-            estimates.append(pass_at(len(results), int(sum(results)),
+            estimates.append(_pass_at(len(results), int(sum(results)),
                                      stat.k, stat.stat == "pass^k"))
         if groups:
             tally = by.setdefault(next(labels), collections.Counter())
@@ -6818,7 +6875,7 @@ def _pass_tally(stat, pairs, where, groups=None):
 # makes the careful choice and says it in the report's read: lines; where
 # no choice is safe it refuses in one line that says what the file is.
 
-class Reading(NamedTuple):
+class _Reading(NamedTuple):
     """How to read a run: the options a reader may use."""
     format: object = None        # a _READERS name, or None: detected
     records: object = None       # key of the records in a JSON document
@@ -6836,7 +6893,7 @@ class _Reader(NamedTuple):
     name: str                    # --from-format NAME
     description: str             # what it reads, for --help
     recognise: object            # recognise(_Head) -> bool
-    read: object                 # read(_Head, Reading) -> Source
+    read: object                 # read(_Head, _Reading) -> _Source
     layout: object = None        # layout(directory) -> [_Found] of its runs
 
 
@@ -6859,7 +6916,7 @@ class _Head:
     def __init__(self, path):
         self.path = path
         self.name = os.path.basename(path).lower()
-        self.bytes = b"" if path == STDIN else _head_bytes(path)
+        self.bytes = b"" if path == _STDIN else _head_bytes(path)
         self.text = self.bytes.decode("utf-8-sig", "replace").lstrip()
         self._first = self._doc = _UNREAD
 
@@ -6921,18 +6978,18 @@ def _first_line(path):
         return ""
 
 
-def open_source(path, how=None):
-    """Return the Source of a run: a file, or the directory a framework
-    wrote, read as *how* (a Reading) says.
+def _open_source(path, how=None):
+    """Return the _Source of a run: a file, or the directory a framework
+    wrote, read as *how* (a _Reading) says.
 
     The format is how.format, else that of the first row of _READERS
     that recognises the file's name and first bytes; a directory's runs
     are found by the first reader whose layout finds any.
     """
-    how = how or Reading()
-    if path != STDIN and os.path.isdir(path):
+    how = how or _Reading()
+    if path != _STDIN and os.path.isdir(path):
         return _directory_source(path, how)
-    if path != STDIN and not os.path.exists(path):
+    if path != _STDIN and not os.path.exists(path):
         raise EvalDeltaError(f"{path}: cannot read: No such file or "
                              f"directory")       # before a name claims it
     head = _Head(path)
@@ -6952,9 +7009,9 @@ def _reader_of(head, how):
 
 def _listed_source(path, labelled, notes=(), kind="json", systems=(),
                    corpus=()):
-    """Return a Source of (place, record) pairs; where() names the place.
+    """Return a _Source of (place, record) pairs; where() names the place.
 
-    Records that list their metrics (a "metrics" key) give the Source's
+    Records that list their metrics (a "metrics" key) give the _Source's
     metrics: those every record has; the others are named in a note.
     """
     if not labelled:
@@ -6970,7 +7027,7 @@ def _listed_source(path, labelled, notes=(), kind="json", systems=(),
         for start in range(0, len(records), _BATCH):
             chunk = records[start:start + _BATCH]
             yield list(range(start + 1, start + 1 + len(chunk))), chunk
-    return Source(path, kind, None, records[0], 1, batches(), where,
+    return _Source(path, kind, None, records[0], 1, batches(), where,
                   notes, tuple(systems), tuple(corpus), metrics)
 
 
@@ -6993,13 +7050,13 @@ def _listed_metrics(records, notes):
     return every, notes
 
 
-def average_epochs(labelled, key="id"):
+def _average_epochs(labelled, key="id"):
     """Return (labelled, notes) with one record per item: the records
     sharing *key* are epochs of one item, and each numeric field is their
     exact mean (rounded once); a field numeric in some epochs and missing
     in others is left missing, so the metric reader names it.
 
-    >>> average_epochs([("a", {"id": 1, "m": 1}), ("b", {"id": 1, "m": 0}),
+    >>> _average_epochs([("a", {"id": 1, "m": 1}), ("b", {"id": 1, "m": 0}),
     ...                 ("c", {"id": 2, "m": 1}), ("d", {"id": 2, "m": 1})])
     ([('a', {'id': 1, 'm': 0.5}), ('c', {'id': 2, 'm': 1.0})], ('2 epochs per item, averaged',))
     """
@@ -7026,10 +7083,10 @@ def average_epochs(labelled, key="id"):
 
 
 def _epochs(labelled, how, key="id"):
-    """average_epochs, unless the reading keeps a record per epoch."""
+    """_average_epochs, unless the reading keeps a record per epoch."""
     if how.keep_epochs:
         return labelled, ()
-    return average_epochs(labelled, key)
+    return _average_epochs(labelled, key)
 
 
 def _mean_of(values):
@@ -7054,7 +7111,7 @@ def _load_json(path):
 # out), one task alone, or with --by task all of them as subsets.
 
 def _directory_source(path, how):
-    """Return the Source of the run (or, with --by task, the runs) in a
+    """Return the _Source of the run (or, with --by task, the runs) in a
     directory a framework wrote (see above)."""
     for reader in _READERS:
         found = reader.layout(path) if reader.layout else None
@@ -7064,7 +7121,7 @@ def _directory_source(path, how):
         files = [os.path.join(path, name) for name in os.listdir(path)
                  if os.path.isfile(os.path.join(path, name))]
         if len(files) == 1:                # a run's one file
-            return open_source(files[0], how)
+            return _open_source(files[0], how)
         raise EvalDeltaError(
             f"{path}: a directory of {len(files)} files, none a run that a "
             f"framework writes in its directories (lm-eval samples_*.jsonl, "
@@ -7088,7 +7145,7 @@ def _directory_source(path, how):
         source = _tasks_source(path, runs, how)
     else:
         (run,) = runs.values()
-        source = open_source(run, how._replace(all_tasks=False))
+        source = _open_source(run, how._replace(all_tasks=False))
     return source._replace(notes=tuple(notes) + source.notes)
 
 
@@ -7116,18 +7173,18 @@ def _walk(path, depth):
 
 
 def _tasks_source(path, runs, how):
-    """Return one Source of the runs {task: file}: each record gains the
+    """Return one _Source of the runs {task: file}: each record gains the
     field task and its id is prefixed with it, since ids repeat across
     tasks (--by task)."""
     labelled, notes = [], []
     for task, file in runs.items():
-        source = open_source(file, how._replace(all_tasks=False))
+        source = _open_source(file, how._replace(all_tasks=False))
         for numbers, records in source.batches:
             if source.fields is not None:
                 records = [dict(zip(source.fields, r)) for r in records]
             for number, record in zip(numbers, records):
                 record = dict(record, task=task)
-                for key in ID_FIELDS:
+                for key in _ID_FIELDS:
                     if key in record:
                         record[key] = f"{task}/{record[key]}"
                         break
@@ -7186,7 +7243,7 @@ def _task_and_stamp(name):
 
 
 def _read_lm_eval(head, how):
-    """Return the Source of an lm-eval samples file: a record per document, a
+    """Return the _Source of an lm-eval samples file: a record per document, a
     metric per filter."""
     path = head.path
     rows = [(number, _json_object(line, f"{path}:{number}"))
@@ -7445,7 +7502,7 @@ def _refuse_inspect_sample(path, place, why, sample):
 
 
 def _read_inspect(head, how):
-    """Return the Source of an Inspect .eval or .json log."""
+    """Return the _Source of an Inspect .eval or .json log."""
     path = head.path
     doc = None if head.bytes[:4] == b"PK\x03\x04" else head.document()
     if doc is not None:
@@ -7482,7 +7539,7 @@ def _inspect_json(data, path, name):
 
 
 def _inspect_source(path, samples, header, how):
-    """Return the Source of an Inspect log's samples, or say why none."""
+    """Return the _Source of an Inspect log's samples, or say why none."""
     status = header.get("status") if isinstance(header, dict) else None
     if samples is _MISSING:
         raise EvalDeltaError(
@@ -7530,7 +7587,7 @@ def _helm_runs(path):
 
 
 def _read_helm(head, how):
-    """Return the Source of HELM's per_instance_stats.json: one split,
+    """Return the _Source of HELM's per_instance_stats.json: one split,
     unperturbed."""
     path = head.path
     doc = _load_json(path)
@@ -7593,7 +7650,7 @@ def _is_openai_evals(head):
 
 
 def _read_openai_evals(head, how):
-    """Return the Source of an OpenAI evals record file: match events (or
+    """Return the _Source of an OpenAI evals record file: match events (or
     graded choices)."""
     path, labelled, graded = head.path, [], 0
     scores = how.choice_scores
@@ -7654,13 +7711,13 @@ def _is_promptfoo(head):
 
 
 def _read_promptfoo(head, how):
-    """Return the Source of promptfoo's results.json."""
+    """Return the _Source of promptfoo's results.json."""
     return _promptfoo_source(head.path, head.document()["results"]["results"],
                              how)
 
 
 def _read_promptfoo_lines(head, how):
-    """Return the Source of promptfoo's results.jsonl."""
+    """Return the _Source of promptfoo's results.jsonl."""
     path = head.path
     results = [_json_object(line, f"{path}:{number}")
                for start, lines in _lines(path)
@@ -7669,7 +7726,7 @@ def _read_promptfoo_lines(head, how):
 
 
 def _promptfoo_source(path, results, how):
-    """Return the wide Source of promptfoo's results: a row per test case, a
+    """Return the wide _Source of promptfoo's results: a row per test case, a
     column per system and score."""
     prompts = {_prompt_label(r) for r in results if isinstance(r, dict)}
     cells, systems, errored = {}, [], set()
@@ -7789,7 +7846,7 @@ def _deepeval_runs(path):
 
 
 def _read_deepeval(head, how):
-    """Return the Source of a DeepEval test run: a record per case name."""
+    """Return the _Source of a DeepEval test run: a record per case name."""
     path, doc = head.path, head.document()
     cases = doc.get("testRunData", doc)["testCases"]
     items, inputs, renamed = {}, {}, set()
@@ -7879,7 +7936,7 @@ def _opencompass_runs(path):
 
 
 def _read_opencompass(head, how):
-    """Return the Source of an OpenCompass results (details) or predictions
+    """Return the _Source of an OpenCompass results (details) or predictions
     file."""
     path, doc = head.path, head.document()
     if not isinstance(doc.get("details"), (list, dict)):
@@ -7901,7 +7958,7 @@ def _read_opencompass(head, how):
 
 
 def _read_predictions(path, doc, how):
-    """Return the Source of OpenCompass predictions: correct where prediction
+    """Return the _Source of OpenCompass predictions: correct where prediction
     equals gold."""
     labelled = []
     for key, entry in doc.items():
@@ -7975,7 +8032,7 @@ def _read_aggregate(head, how):
 # Pairwise preferences: a verdict per item between two outputs, read as a
 # score on a pair: the second system's share of the verdict, 1 a win, 0 a
 # loss, 1/2 a tie, a judge's probability as its value.  Each layout gives
-# Verdicts in a Source of kind "preferences"; preference_pair() turns the
+# Verdicts in a _Source of kind "preferences"; _preference_pair() turns the
 # two systems compared into a wide file of their shares (the first's
 # 1 - x, the second's x), so compare's intervals, tests and verdicts are
 # those of any paired metric: the candidate's mean is its win rate with
@@ -8001,7 +8058,7 @@ def _read_aggregate(head, how):
 #     winner model_a, model_b, tie or tie (bothbad) (or a system's name,
 #     a, b); each battle is an item, its question_id (if any) a cluster.
 
-class Verdict(NamedTuple):
+class _Verdict(NamedTuple):
     """One judgment of two systems: the second's share of it, and where."""
     item: str            # what was judged (a question, and its turn)
     question: str        # the question it belongs to: a cluster
@@ -8084,7 +8141,7 @@ def _system_name(value, place, field):
 
 
 def _read_alpaca_eval(head, how):
-    """Return the Source of AlpacaEval annotations (see above)."""
+    """Return the _Source of AlpacaEval annotations (see above)."""
     verdicts, unannotated = [], 0
     for place, record in _preference_records(head.path):
         a = _system_name(record.get("generator_1"), place, "generator_1")
@@ -8095,7 +8152,7 @@ def _read_alpaca_eval(head, how):
             unannotated += 1
             continue
         try:
-            number = finite_number(value)
+            number = _finite_number(value)
         except ValueError:
             number = -1.0
         if not 0 <= number <= 2 or 0 < number < 1:
@@ -8104,7 +8161,7 @@ def _read_alpaca_eval(head, how):
                                  f"(generator_2 better), or 0 for a draw")
         share = Fraction(1, 2) if number == 0 else _exact(number) - 1
         item = str(record.get("instruction", place))
-        verdicts.append(Verdict(item, item, a, b, float(share), place,
+        verdicts.append(_Verdict(item, item, a, b, float(share), place,
                                 fields=_labels(record)))
     notes = ["AlpacaEval annotations: generator_2's share of each verdict "
              "is preference - 1 (a draw, 0 or 1.5, half; a probability as "
@@ -8120,7 +8177,7 @@ _GAME_WINNERS = {"model_1": 0.0, "model_2": 1.0, "tie": 0.5}
 
 
 def _read_mt_bench(head, how):
-    """Return the Source of MT-Bench pairwise judgments (see above)."""
+    """Return the _Source of MT-Bench pairwise judgments (see above)."""
     verdicts, errors, turns = [], 0, set()
     for place, record in _preference_records(head.path):
         a = _system_name(record.get("model_1"), place, "model_1")
@@ -8138,7 +8195,7 @@ def _read_mt_bench(head, how):
         question, turn = str(record.get("question_id", place)), \
             record.get("turn", 1)
         turns.add(turn)
-        verdicts.append(Verdict(
+        verdicts.append(_Verdict(
             f"{question}/turn {turn}", question, a, b, share, place,
             ((_GAME_WINNERS[g1], False), (_GAME_WINNERS[g2], True)),
             _labels(record)))
@@ -8164,7 +8221,7 @@ def _arena_hard_share(score, model_first):
 
 
 def _read_arena_hard(head, how):
-    """Return the Source of Arena-Hard judgments (see above)."""
+    """Return the _Source of Arena-Hard judgments (see above)."""
     verdicts, unread, named = [], 0, True
     for place, record in _preference_records(head.path):
         b = _system_name(record.get("model"), place, "model")
@@ -8187,7 +8244,7 @@ def _read_arena_hard(head, how):
         if not played:
             continue
         question = str(record.get("question_id", record.get("uid", place)))
-        verdicts.append(Verdict(question, question, a, b,
+        verdicts.append(_Verdict(question, question, a, b,
                                 sum(s for s, _ in played) / len(played),
                                 place, tuple(played), _labels(record)))
     notes = ["Arena-Hard judgments: an item's share is the mean of its "
@@ -8204,7 +8261,7 @@ def _read_arena_hard(head, how):
 
 
 def _read_battles(head, how):
-    """Return the Source of battles: Chatbot Arena's, or any table with
+    """Return the _Source of battles: Chatbot Arena's, or any table with
     model_a, model_b and winner (see above)."""
     verdicts = []
     plain = {"model_a": 0.0, "model_b": 1.0, "tie": 0.5,
@@ -8230,7 +8287,7 @@ def _read_battles(head, how):
                                      f"system's name")
         question = record.get("question_id")
         item = place.rpartition(": ")[2]
-        verdicts.append(Verdict(item, item if question is None
+        verdicts.append(_Verdict(item, item if question is None
                                 else str(question), a, b, share, place,
                                 fields=_labels(record)))
     return _preference_source(head.path, verdicts, [
@@ -8238,7 +8295,7 @@ def _read_battles(head, how):
 
 
 def _preference_source(path, verdicts, notes):
-    """Return the Source of a file's Verdicts (kind "preferences")."""
+    """Return the _Source of a file's Verdicts (kind "preferences")."""
     if not verdicts:
         raise EvalDeltaError(f"{path}: no judgments to read")
     systems = tuple(dict.fromkeys(s for v in verdicts for s in (v.a, v.b)))
@@ -8249,7 +8306,7 @@ def _preference_source(path, verdicts, notes):
 
     def where(number):
         return verdicts[number - 1].place
-    return Source(path, "preferences", None, verdicts[0]._asdict(), 1,
+    return _Source(path, "preferences", None, verdicts[0]._asdict(), 1,
                   iter([(list(range(1, len(verdicts) + 1)), verdicts)]),
                   where, tuple(notes), systems, forkable=False)
 
@@ -8281,7 +8338,7 @@ def _read_parquet(head, how):
 # Any JSON object: records under the key named by --records.
 
 def _read_document(head, how):
-    """Return the Source of the records under --records in a JSON object, or
+    """Return the _Source of the records under --records in a JSON object, or
     say which lists it holds."""
     path, doc = head.path, head.document()
     if how.records is not None:
@@ -8314,7 +8371,7 @@ def _record_lists(doc, prefix="", depth=3):
 
 
 def _read_table(head, how):
-    """Return the Source of a plain table: CSV, TSV, JSONL or a JSON array."""
+    """Return the _Source of a plain table: CSV, TSV, JSONL or a JSON array."""
     return _table_source(head.path)
 
 
@@ -8366,7 +8423,7 @@ _READERS = (
             "optionally gzipped", lambda h: True, _read_table),
 )
 _BY_NAME = {reader.name: reader for reader in _READERS}
-FORMATS = {reader.name: reader.description for reader in _READERS}
+_FORMATS = {reader.name: reader.description for reader in _READERS}
 
 
 ## Input: runs compared and ranked ############################################
@@ -8375,10 +8432,10 @@ FORMATS = {reader.name: reader.description for reader in _READERS}
 # command line: which fields are the metrics (named, or chosen and said),
 # which way each is better, the reading of each candidate against the
 # baseline into MetricResults, and rank's joint tally.  Options travel as
-# one record: a CompareOptions (or any object with the same attributes,
+# one record: a _CompareOptions (or any object with the same attributes,
 # such as plan's parsed arguments, read with defaults where it lacks one).
 
-class CompareOptions(NamedTuple):
+class _CompareOptions(NamedTuple):
     """The options of one compare: what to read, and how to judge it."""
     baseline: str
     metric: object = None            # [names], or None: chosen and said
@@ -8405,30 +8462,30 @@ class CompareOptions(NamedTuple):
     order: object = None             # ... or in the order of this field
     bounds: object = None            # (lo, hi) of a bounded metric
     alpha: float = 0.05
-    reading: Reading = Reading()     # how to read the files
+    reading: _Reading = _Reading()     # how to read the files
 
 
 class _Compared(NamedTuple):
     """One candidate's comparison with the baseline, before judging."""
     names: tuple
     results: list
-    subsets: list            # (label, MetricResult) with --by
+    subsets: list            # (label, _MetricResult) with --by
     dropped: int
     reading: list
     margins: dict
-    preferences: object = None   # PreferenceCounts of a preference file
-    sequential: tuple = ()       # a Sequential per result, with --sequential
+    preferences: object = None   # _PreferenceCounts of a preference file
+    sequential: tuple = ()       # a _Sequential per result, with --sequential
     equivalence: dict = {}       # {metric: equivalence margin}
 
 
-def compare_run(options, path, rng):
+def _compare_run(options, path, rng):
     """Read the baseline and one candidate (None: one wide file) as the
-    CompareOptions say, and compare them; the _Compared, not yet judged."""
-    baseline = open_source(options.baseline, options.reading)
-    candidate = open_source(path, options.reading) if path else None
+    _CompareOptions say, and compare them; the _Compared, not yet judged."""
+    baseline = _open_source(options.baseline, options.reading)
+    candidate = _open_source(path, options.reading) if path else None
     preferences = None
     if "preferences" in (baseline.kind, candidate and candidate.kind):
-        baseline, options, preferences = preference_pair(options, baseline,
+        baseline, options, preferences = _preference_pair(options, baseline,
                                                          candidate)
         candidate = None
     named = [m for m in options.metric or () if m in baseline.corpus and (
@@ -8436,10 +8493,10 @@ def compare_run(options, path, rng):
     if named:                # --metric mcc: lm-eval's [gold, pred] pairs
         options = options._replace(
             metric=[m for m in options.metric if m not in named] or None,
-            stat=tuple(options.stat) + tuple(map(parse_stat, named)))
+            stat=tuple(options.stat) + tuple(map(_parse_stat, named)))
     stats = list(options.stat)
     if not stats and not options.metric:             # lm-eval's f1 and mcc
-        stats = [parse_stat(f"{name}={name}({name})")
+        stats = [_parse_stat(f"{name}={name}({name})")
                  for name in baseline.corpus
                  if candidate is None or name in candidate.corpus]
     corpus = [_compare_stat(options, path, stat, rng) for stat in stats]
@@ -8451,7 +8508,7 @@ def compare_run(options, path, rng):
         reading = list(dict.fromkeys(line for c in corpus for line in c[3]))
         reading += [c[4] for c in corpus]
         reading += list(dict.fromkeys(line for c in corpus if isinstance(
-            c[2], Dropped) for line in c[2].notes()))
+            c[2], _Dropped) for line in c[2].notes()))
         return _Compared(names, [c[0] for c in corpus],
                          [row for c in corpus for row in c[1]], dropped,
                          reading, _margins(options.margin,
@@ -8460,19 +8517,19 @@ def compare_run(options, path, rng):
                                               [s.name for s in stats],
                                               "--equivalence"))
     said = []
-    metrics, baseline, candidate = chosen_metrics(options, baseline,
+    metrics, baseline, candidate = _chosen_metrics(options, baseline,
                                                   candidate, said)
     margins = _margins(options.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
-    reading = source_notes(options, (baseline, candidate))
+    reading = _source_notes(options, (baseline, candidate))
     left = [[0], [0]]
     if options.allow_partial:
-        baseline = complete_rows(baseline, [f for m in metrics for f in (
+        baseline = _complete_rows(baseline, [f for m in metrics for f in (
             m.a_field, m.b_field)[:2 if candidate is None else 1]], left[0])
         if candidate is not None:
-            candidate = complete_rows(candidate, [m.b_field for m in metrics],
+            candidate = _complete_rows(candidate, [m.b_field for m in metrics],
                                       left[1])
-    tallies, missing = read_tallies(baseline, candidate, metrics,
+    tallies, missing = _read_tallies(baseline, candidate, metrics,
                                     id_field=options.id_col,
                                     cluster=options.cluster or options.by,
                                     allow_partial=options.allow_partial,
@@ -8491,12 +8548,12 @@ def compare_run(options, path, rng):
     sequential = tuple(_sequential(options, m, t, o["direction"], reading)
                        for m, t, o in zip(metrics, ordered, settings)
                        ) if options.sequential else ()
-    results = [compare_macro(t, rng, **o) if options.macro else
-               compare_tally(merged_tally(t) if options.by else t, rng,
+    results = [_compare_macro(t, rng, **o) if options.macro else
+               _compare_tally(_merged_tally(t) if options.by else t, rng,
                              clustered=bool(options.cluster), **o)
                for t, o in zip(tallies, settings)]
     subsets = [row for t, o in zip(tallies, settings) if options.by
-               for row in compare_subsets(t, rng, **o)]
+               for row in _compare_subsets(t, rng, **o)]
     names = ((metrics[0].a_field, metrics[0].b_field) if candidate is None
              else (baseline.path, candidate.path))
     results += [c[0] for c in corpus]
@@ -8505,7 +8562,7 @@ def compare_run(options, path, rng):
     reading += [f"{source.path}: {_items(n, 'record')} missing a value "
                 f"left out (--allow-partial)"
                 for source, (n,) in zip((baseline, candidate), left) if n]
-    reading += missing.notes() if isinstance(missing, Dropped) else []
+    reading += missing.notes() if isinstance(missing, _Dropped) else []
     if preferences is not None:    # one verdict's two shares: never unpaired
         results = [r._replace(ci_unpaired=None) for r in results]
         r = results[0]
@@ -8522,10 +8579,10 @@ def compare_run(options, path, rng):
 
 
 def _in_order(options, tallies, said):
-    """Return the Columns *tallies* (in the baseline's file order) sorted
+    """Return the _Columns *tallies* (in the baseline's file order) sorted
     by the baseline's field --order (numbers, or text such as ISO 8601
     timestamps; ties keep the file's order), the order the items ran."""
-    field, source = options.order, open_source(options.baseline,
+    field, source = options.order, _open_source(options.baseline,
                                                options.reading)
     keys, kinds = [], set()
     for numbers, records in source.batches:
@@ -8537,7 +8594,7 @@ def _in_order(options, tallies, said):
                 raise EvalDeltaError(f"{source.where(number)}: no --order "
                                      f"field {field!r}")
             try:
-                keys.append(finite_number(value))
+                keys.append(_finite_number(value))
                 kinds.add("number")
             except ValueError:
                 keys.append(str(value))
@@ -8552,18 +8609,18 @@ def _in_order(options, tallies, said):
     order = sorted(range(len(keys)), key=keys.__getitem__)
     said.append(f"--sequential: items taken in the order of {field} (ties "
                 f"in file order)")
-    return [Columns(array("d", map(t.a.__getitem__, order)),
+    return [_Columns(array("d", map(t.a.__getitem__, order)),
                     array("d", map(t.b.__getitem__, order)))
             for t in tallies]
 
 
 def _sequential(options, metric, columns, direction, said):
-    """Return the Sequential of one metric's Columns (items in the
+    """Return the _Sequential of one metric's _Columns (items in the
     baseline's file order): binary by the discordant pairs' mixture, else
     bounded by --bounds, or by [0, 1] where every value lies there (said)."""
     values = set(columns.a) | set(columns.b)
     if metric.kind != "continuous" and values <= {0.0, 1.0}:
-        return sequential_binary(columns.a, columns.b, alpha=options.alpha,
+        return _sequential_binary(columns.a, columns.b, alpha=options.alpha,
                                  direction=direction)
     bounds = options.bounds
     if bounds is None:
@@ -8581,12 +8638,12 @@ def _sequential(options, metric, columns, direction, said):
         raise EvalDeltaError(f"--sequential: {metric.name} has a value "
                              f"{outside[0]:g} outside --bounds "
                              f"{bounds[0]:g},{bounds[1]:g}")
-    return sequential_bounded(columns.a, columns.b, *bounds,
+    return _sequential_bounded(columns.a, columns.b, *bounds,
                               alpha=options.alpha, direction=direction)
 
 
-def preference_pair(options, source, other=None):
-    """Return (Source, options, PreferenceCounts) of the two systems of a
+def _preference_pair(options, source, other=None):
+    """Return (_Source, options, _PreferenceCounts) of the two systems of a
     preference file that compare compares: one wide file of their shares
     of each verdict (the first system's 1 - x, the second's x), its items
     the judged items (several verdicts of one item averaged, said), the
@@ -8649,7 +8706,7 @@ def preference_pair(options, source, other=None):
         labelled.append((items[item], {
             **labels[item], "id": item, "question": questions[item],
             a: float(1 - _exact(share)), b: share}))
-    counts = preference_counts(a, b, [r[b] for _, r in labelled],
+    counts = _preference_counts(a, b, [r[b] for _, r in labelled],
                                [tuple(g) for g in games.values() if g])
     clustered = len(set(questions.values())) < len(questions)
     if clustered and not (options.cluster or options.by):
@@ -8663,7 +8720,7 @@ def preference_pair(options, source, other=None):
         options._replace(a_col=a, b_col=b), counts
 
 
-def source_notes(options, sources):
+def _source_notes(options, sources):
     """Return the read: lines of the Sources' notes: a note every run has
     said once ("both runs: ..."), and lm-eval's note on corpus-level
     fields left out once --stat or --metric names what to compare."""
@@ -8684,20 +8741,20 @@ def source_notes(options, sources):
 
 
 def _compare_stat(options, path, stat, rng):
-    """Return (MetricResult, [(subset, MetricResult)], dropped ids, the
-    files' reading notes, note) of one corpus Stat, with --by's subsets
-    or --cluster's clusters; the files are read again (a Source is read
+    """Return (_MetricResult, [(subset, _MetricResult)], dropped ids, the
+    files' reading notes, note) of one corpus _Stat, with --by's subsets
+    or --cluster's clusters; the files are read again (a _Source is read
     once), keeping every epoch for pass@k."""
     passes = stat.stat in ("pass@k", "pass^k")
     how = options.reading._replace(keep_epochs=True) if passes \
         else options.reading
-    baseline = open_source(options.baseline, how)
-    candidate = open_source(path, how) if path else None
+    baseline = _open_source(options.baseline, how)
+    candidate = _open_source(path, how) if path else None
     group = options.by or options.cluster
-    items, dropped, note = read_corpus(
+    items, dropped, note = _read_corpus(
         baseline, candidate, stat, id_field=options.id_col,
         allow_partial=options.allow_partial, group=group, jobs=options.jobs)
-    notes = source_notes(options, (baseline, candidate))
+    notes = _source_notes(options, (baseline, candidate))
     direction = _direction(options, stat.name, notes)
     if passes:
         settings = dict(metric=stat.name, kind="continuous",
@@ -8705,10 +8762,10 @@ def _compare_stat(options, path, stat, rng):
                         confidence=options.confidence,
                         interval=options.interval, jobs=options.jobs,
                         method=options.method, density=bool(options.plot))
-        result = compare_tally(merged_tally(items) if options.by else items,
+        result = _compare_tally(_merged_tally(items) if options.by else items,
                                rng, clustered=bool(options.cluster),
                                **settings)
-        subsets = compare_subsets(items, rng, **settings) if options.by else []
+        subsets = _compare_subsets(items, rng, **settings) if options.by else []
         return result, subsets, dropped, notes, note
     settings = dict(name=stat.name, direction=direction,
                    resamples=options.resamples, confidence=options.confidence,
@@ -8716,16 +8773,16 @@ def _compare_stat(options, path, stat, rng):
     if options.interval == "bca":
         note += "; percentile intervals (--interval bca is for means)"
     if not options.by:
-        table = corpus_table(stat.stat, items, clustered=bool(options.cluster))
-        return compare_corpus(table, rng, **settings), [], dropped, notes, note
+        table = _corpus_table(stat.stat, items, clustered=bool(options.cluster))
+        return _compare_corpus(table, rng, **settings), [], dropped, notes, note
     pooled = collections.Counter()
     split = {}
     for (label, item), count in items.items():
         pooled[item] += count
         split.setdefault(label, collections.Counter())[item] += count
-    table = corpus_table(stat.stat, pooled)
-    result = compare_corpus(table, rng, **settings)
-    subsets = [(label, compare_corpus(corpus_table(
+    table = _corpus_table(stat.stat, pooled)
+    result = _compare_corpus(table, rng, **settings)
+    subsets = [(label, _compare_corpus(_corpus_table(
         stat.stat, split[label], classes=table.classes), rng, **settings))
         for label in sorted(split)]
     return result, subsets, dropped, notes, note
@@ -8737,7 +8794,7 @@ def _direction(options, name, said):
     to the list *said*)."""
     if name in options.lower_is_better:
         return "lower"
-    if name in options.higher_is_better or not lower_is_better(name):
+    if name in options.higher_is_better or not _lower_is_better(name):
         return "higher"
     note = (f"{name}: lower is better, as its name says "
             f"(--higher-is-better {name} says otherwise)")
@@ -8748,7 +8805,7 @@ def _direction(options, name, said):
 
 def _wide_names(stat):
     """Return the two systems' names in a wide file: their fields in a
-    Stat (gold,a,b gives a and b; num_a,den_a,num_b,den_b gives
+    _Stat (gold,a,b gives a and b; num_a,den_a,num_b,den_b gives
     num_a/den_a and num_b/den_b)."""
     fields = stat.fields
     if len(fields) == 3:
@@ -8778,10 +8835,10 @@ def _margins(specs, metrics, flag="--margin"):
     return out
 
 
-def chosen_metrics(options, baseline, candidate, said=None):
+def _chosen_metrics(options, baseline, candidate, said=None):
     """Return (Metrics to compare, baseline, candidate), checking the
     names given; with none given the sources come back watched (see
-    default_metrics)."""
+    _default_metrics)."""
     fields = _metric_fields(options, baseline, candidate, said)
     kinds = dict(getattr(options, "metric_type", ()))
     for name in (list(kinds) + getattr(options, "lower_is_better", [])
@@ -8791,9 +8848,9 @@ def chosen_metrics(options, baseline, candidate, said=None):
                                  f"{', '.join(f[0] for f in fields)}")
     if candidate is not None and not options.metric:
         exclude = _not_metrics(options, baseline, candidate)
-        baseline, candidate = (s if s.metrics else watched(s, exclude)
+        baseline, candidate = (s if s.metrics else _watched(s, exclude)
                                for s in (baseline, candidate))
-    return [Metric(*f, kinds.get(f[0])) for f in fields], baseline, candidate
+    return [_Metric(*f, kinds.get(f[0])) for f in fields], baseline, candidate
 
 
 def _metric_fields(options, baseline, candidate, said=None):
@@ -8820,7 +8877,7 @@ def _metric_fields(options, baseline, candidate, said=None):
                 else suffix or f"{b} - {a}")
         return [(name, a, b)]
     skipped = {}
-    names = options.metric or default_metrics(baseline, candidate,
+    names = options.metric or _default_metrics(baseline, candidate,
                                            _not_metrics(options, baseline,
                                                         candidate), skipped)
     if not names:
@@ -8836,7 +8893,7 @@ def _metric_fields(options, baseline, candidate, said=None):
     for name in names:
         for source in (baseline, candidate):
             _require(source.run(), name, "field", "numeric fields:",
-                     numeric_fields(source.run(), ID_FIELDS))
+                     _numeric_fields(source.run(), _ID_FIELDS))
     return [(name, name, name) for name in names]
 
 
@@ -8867,21 +8924,21 @@ def _system_columns(options, source):
 
 def _not_metrics(options, baseline, candidate):
     """Return the fields that are never metrics: ids, clusters, lists."""
-    key = options.id_col or shared_id_field(baseline.run(), candidate.run(),
+    key = options.id_col or _shared_id_field(baseline.run(), candidate.run(),
                                             False)
-    return set(ID_FIELDS) | {key, getattr(options, "cluster", None),
+    return set(_ID_FIELDS) | {key, getattr(options, "cluster", None),
                              getattr(options, "by", None), "metrics"} - {None}
 
 
-def columns_source(columns, names):
-    """Return the Source of a wide file whose columns are *columns* (lists
+def _columns_source(columns, names):
+    """Return the _Source of a wide file whose columns are *columns* (lists
     of values, in item order) named *names*: what the library reads."""
     labelled = [(f"item {i}", dict(zip(names, row)))
                 for i, row in enumerate(zip(*columns))]
     return _listed_source("<values>", labelled)
 
 
-def read_systems(source, names):
+def _read_systems(source, names):
     """Return the Counter of S-tuples of a wide file's columns *names*,
     one system each, item by item (rank's tally)."""
     for name in names:
@@ -8895,8 +8952,8 @@ def read_systems(source, names):
     return tally
 
 
-def rank_input(options, sources):
-    """Return (Metric, tally of S-tuples, dropped, names) for rank."""
+def _rank_input(options, sources):
+    """Return (_Metric, tally of S-tuples, dropped, names) for rank."""
     if len(sources) == 1:
         if not options.systems:
             raise EvalDeltaError("one file: name each system's column with "
@@ -8908,17 +8965,17 @@ def rank_input(options, sources):
             raise EvalDeltaError("--by with one wide file is not supported "
                                  "yet; give the runs as files")
         names = options.systems
-        tally = read_systems(sources[0], names)
+        tally = _read_systems(sources[0], names)
         suffix = os.path.commonprefix([x[::-1] for x in names])[::-1] \
             .strip("_. -")
-        metric = Metric((options.metric or [suffix or "score"])[0], None,
+        metric = _Metric((options.metric or [suffix or "score"])[0], None,
                         None)
         dropped = 0
     else:
         if options.systems:
             raise EvalDeltaError("--systems names the columns of one wide "
                                  "file; with several runs, give --metric")
-        found = options.metric or default_metrics(
+        found = options.metric or _default_metrics(
             sources[0], sources[1], _not_metrics(options, *sources[:2]))
         if len(found) != 1:
             raise EvalDeltaError(
@@ -8926,9 +8983,9 @@ def rank_input(options, sources):
                 f"runs have {', '.join(found) or 'none'})")
         for source in sources:
             _require(source.run(), found[0], "field", "numeric fields:",
-                     numeric_fields(source.run(), ID_FIELDS))
-        metric = Metric(found[0], found[0], found[0])
-        tally, dropped = read_joint(sources, metric, id_field=options.id_col,
+                     _numeric_fields(source.run(), _ID_FIELDS))
+        metric = _Metric(found[0], found[0], found[0])
+        tally, dropped = _read_joint(sources, metric, id_field=options.id_col,
                                     allow_partial=options.allow_partial,
                                     by=options.by)
         names = [source.path for source in sources]
@@ -8939,17 +8996,17 @@ def rank_input(options, sources):
     return metric, tally, dropped, names
 
 
-def holds_preferences(sources):
+def _holds_preferences(sources):
     """Return True if any of the Sources holds pairwise preferences (rank
-    then rates the systems by Bradley-Terry: preference_battles)."""
+    then rates the systems by Bradley-Terry: _preference_battles)."""
     return any(source.kind == "preferences" for source in sources)
 
 
-def preference_battles(options, sources):
+def _preference_battles(options, sources):
     """Return (cells, names, notes, questions) of rank on preference
     files: every verdict of every file a battle, counted by (first
     system, second, the second's share) into cells [(i, j, share,
-    count)] for rank_preferences; --systems keeps the battles among the
+    count)] for _rank_preferences; --systems keeps the battles among the
     systems it names.  Where a question (of one file) holds several
     battles, *questions* counts each question's pattern of cells (a tuple
     of (cell, count)), for a bootstrap over questions; else None."""
@@ -8971,7 +9028,7 @@ def preference_battles(options, sources):
 
 
 def _battles(options, sources):
-    """preference_battles() of sources of preferences (see there)."""
+    """_preference_battles() of sources of preferences (see there)."""
     files = [(s.path, [v for _, batch in s.batches for v in batch])
              for s in sources]
     verdicts = [v for _, of in files for v in of]
@@ -9020,7 +9077,7 @@ def _battles(options, sources):
     return cells, names, notes, questions
 
 
-class PilotOptions(NamedTuple):
+class _PilotOptions(NamedTuple):
     """The options of plan --from: the pilot runs, and what to plan for."""
     pilot: tuple                     # one wide file, or two runs
     metric: object = None
@@ -9031,54 +9088,61 @@ class PilotOptions(NamedTuple):
     metric_type: tuple = ()
     gap: object = None               # the gap to plan for (default: seen)
     alpha: float = 0.05
-    power: float = POWER
+    power: float = _POWER
     repeats: object = None           # repeat counts, for --repeats
-    reading: Reading = Reading()
+    reading: _Reading = _Reading()
 
 
-def plan_from_pilot(options):
-    """Return [(Spread, Detection)] of each metric of the pilot runs, sized
-    as compare sizes it (detection()), for options.gap or the gap seen; or,
+def _plan_from_pilot(options):
+    """Return [(_Spread, _Detection)] of each metric of the pilot runs, sized
+    as compare sizes it (_detection()), for options.gap or the gap seen; or,
     with options.repeats, [(metric, table, within, between, gap)] of
-    repeats_from_samples (the within-item variance from repeated
+    _repeats_from_samples (the within-item variance from repeated
     samples)."""
     if len(options.pilot) > 2:
         raise EvalDeltaError("--from takes one wide file or two runs")
     how, sizing = options.reading, dict(alpha=options.alpha,
                                         power=options.power)
-    baseline = open_source(options.pilot[0], how)
-    candidate = (open_source(options.pilot[1], how)
+    baseline = _open_source(options.pilot[0], how)
+    candidate = (_open_source(options.pilot[1], how)
                  if len(options.pilot) == 2 else None)
-    metrics, baseline, candidate = chosen_metrics(options, baseline,
+    metrics, baseline, candidate = _chosen_metrics(options, baseline,
                                                   candidate)
     if options.repeats:
         return _repeats_from_pilot(options, metrics, sizing)
-    tallies, _ = read_tallies(baseline, candidate, metrics,
+    tallies, _ = _read_tallies(baseline, candidate, metrics,
                               id_field=options.id_col,
                               cluster=options.cluster)
     rows = []
     for m, tally in zip(metrics, tallies):
-        r = tally_spread(tally, metric=m.name, kind=m.kind,
+        r = _tally_spread(tally, metric=m.name, kind=m.kind,
                          clustered=bool(options.cluster))
-        rows.append((r, detection(r, gap=options.gap, **sizing)))
+        rows.append((r, _detection(r, gap=options.gap, **sizing)))
     return rows
 
 
 def _repeats_from_pilot(options, metrics, sizing):
-    """plan_from_pilot with repeats: each metric's variances, from the
+    """_plan_from_pilot with repeats: each metric's variances, from the
     pilot's records of every epoch."""
     how = options.reading._replace(keep_epochs=True)
-    baseline = read_run(options.pilot[0], how)
-    candidate = read_run(options.pilot[-1], how)
-    key = options.id_col or shared_id_field(baseline, candidate)
-    ks = repeat_counts(options.repeats)
-    return [(name, *repeats_from_samples(
-        grouped_values(baseline, key, a_field),
-        grouped_values(candidate, key, b_field), ks, gap=options.gap,
+    baseline = _read_run(options.pilot[0], how)
+    candidate = _read_run(options.pilot[-1], how)
+    key = options.id_col or _shared_id_field(baseline, candidate)
+    ks = _repeat_counts(options.repeats)
+    return [(name, *_repeats_from_samples(
+        _grouped_values(baseline, key, a_field),
+        _grouped_values(candidate, key, b_field), ks, gap=options.gap,
         **sizing)) for name, a_field, b_field, _ in metrics]
 
 
 ## Report #####################################################################
+
+# Doors (called from other sections): _calibration_json, _compare_json,
+# _forest_svg, _format_calibration, _format_compare, _format_peeking,
+# _format_pilot, _format_plan, _format_rank, _format_repeats, _format_stopping,
+# _histogram_svg, _joined_reports, _OUTPUT_FORMATS, _peeking_json, _pilot_json,
+# _plan_json, _power_curve_svg, _preference_json, _rank_json, _render,
+# _sequential_json, _simulation_json, _stopping_json.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -9105,7 +9169,7 @@ def _finite(value):
 
 
 def _metric_json(r):
-    """Return the JSON object of one MetricResult's figures."""
+    """Return the JSON object of one _MetricResult's figures."""
     def pair(ci):
         return None if ci is None else [float(ci.lo), float(ci.hi)]
     return {
@@ -9119,7 +9183,7 @@ def _metric_json(r):
     }
 
 
-def format_peeking(seen, *, seed, acc_a, corr):
+def _format_peeking(seen, *, seed, acc_a, corr):
     """Return the text report of simulate --peeking."""
     lines = [f"peeking: {seen.replays} replays of {_items(seen.n_items)}, "
              f"both systems at accuracy {acc_a:g} (no true gap), latent "
@@ -9151,7 +9215,7 @@ def _stop_quantile(stopping, q):
     return stopping.stops[k] if k < len(stopping.stops) else None
 
 
-def format_stopping(stopping, *, seed, power):
+def _format_stopping(stopping, *, seed, power):
     """Return the text lines of plan --sequential."""
     st = stopping
     median, p90 = _stop_quantile(st, 0.5), _stop_quantile(st, 0.9)
@@ -9172,7 +9236,7 @@ def format_stopping(stopping, *, seed, power):
     return lines
 
 
-def stopping_json(stopping, *, seed):
+def _stopping_json(stopping, *, seed):
     """Return the JSON object of plan --sequential."""
     st = stopping
     return {"replays": st.replays, "max_items": st.most, "seed": seed,
@@ -9184,7 +9248,7 @@ def stopping_json(stopping, *, seed):
                                  if st.fixed else None)}
 
 
-def peeking_json(seen, *, seed, acc_a, corr):
+def _peeking_json(seen, *, seed, acc_a, corr):
     """Return the JSON object of simulate --peeking."""
     return {"replays": seen.replays, "n_items": seen.n_items, "seed": seed,
             "acc": acc_a, "corr": corr, "looks": seen.looks,
@@ -9193,7 +9257,7 @@ def peeking_json(seen, *, seed, acc_a, corr):
             "sequence_excluded_zero": seen.sequence}
 
 
-def format_calibration(cal, *, alpha=0.05, binary=True):
+def _format_calibration(cal, *, alpha=0.05, binary=True):
     """Return the calibration table of simulate --intervals (binary) or
     --differences."""
     def share(count):
@@ -9218,8 +9282,8 @@ def format_calibration(cal, *, alpha=0.05, binary=True):
     return "\n".join(lines)
 
 
-def calibration_json(cal):
-    """Return the JSON object of a Calibration."""
+def _calibration_json(cal):
+    """Return the JSON object of a _Calibration."""
     return {"replays": cal.replays, "gap": float(cal.gap),
             "intervals": {name: {"covered": cal.covered[name],
                                  "above_zero": cal.above_zero[name],
@@ -9228,7 +9292,7 @@ def calibration_json(cal):
             "tests": dict(cal.rejected)}
 
 
-def simulation_json(result, cov, *, seed, resamples, acc_a, acc_b):
+def _simulation_json(result, cov, *, seed, resamples, acc_a, acc_b):
     """Return the JSON object of a simulate run."""
     true_a, true_b = _exact(acc_a), _exact(acc_b)
     out = {"n_items": result.n_items, "seed": seed, "resamples": resamples,
@@ -9313,7 +9377,7 @@ def _units(binary, intervals, values=()):
 
 
 def _units_of(r):
-    """Return the _Units of one MetricResult's report: from its paired
+    """Return the _Units of one _MetricResult's report: from its paired
     interval, else its means."""
     return _units(r.kind == "binary", [r.ci_paired], [r.a, r.b])
 
@@ -9462,7 +9526,7 @@ def _header(names, n_items, dropped, clusters=None):
     return line
 
 
-def format_compare(results, judgements, *, names, dropped=0,
+def _format_compare(results, judgements, *, names, dropped=0,
                    confidence=CONFIDENCE, markdown=False, reading=(),
                    by=None, subsets=(), subset_judgements=(), alpha=0.05,
                    macro=False, preferences=None, sequential=(),
@@ -9471,9 +9535,9 @@ def format_compare(results, judgements, *, names, dropped=0,
 
     *reading* holds lines on how the files were read (epochs averaged,
     filters), shown under the header.  With *by*, the field that splits
-    the items, *subsets* holds (label, MetricResult) pairs and their
+    the items, *subsets* holds (label, _MetricResult) pairs and their
     Judgements, shown as a table after the overall report.  With
-    *preferences*, the PreferenceCounts of a preference file, its figures
+    *preferences*, the _PreferenceCounts of a preference file, its figures
     follow the words.
     """
     head = _header(names, results[0].n_items, dropped, results[0].clusters)
@@ -9559,21 +9623,21 @@ def _equivalence_words(r, j, alpha):
             f"at alpha {float(alpha):g}, Schuirmann 1987).")
 
 
-def churn(r, confidence=CONFIDENCE):
+def _churn(r, confidence=CONFIDENCE):
     """Return ((improved, Interval), (regressed, Interval)) of a binary
-    MetricResult: the items on which the candidate alone was right (or,
+    _MetricResult: the items on which the candidate alone was right (or,
     lower being better, alone was not 1) and those on which it alone was
     wrong, with Wilson intervals of their shares of the items."""
     m = r.mcnemar
     up, down = ((m.b_only, m.a_only) if r.direction == "higher"
                 else (m.a_only, m.b_only))
-    return tuple((k, wilson_interval(k, r.n_items, confidence))
+    return tuple((k, _wilson_interval(k, r.n_items, confidence))
                  for k in (up, down))
 
 
 def _churn_words(r, confidence):
     """Return the churn line of a binary metric."""
-    (up, up_ci), (down, down_ci) = churn(r, confidence)
+    (up, up_ci), (down, down_ci) = _churn(r, confidence)
     level = _decimal(_exact(confidence) * 100) + "%"
 
     def share(k, ci):
@@ -9585,8 +9649,8 @@ def _churn_words(r, confidence):
             f".")
 
 
-def sequential_json(q):
-    """Return the JSON object of a Sequential."""
+def _sequential_json(q):
+    """Return the JSON object of a _Sequential."""
     return {"method": q.method, "ci": [float(q.ci.lo), float(q.ci.hi)],
             "stopped_at": q.stopped_at, "direction": q.direction,
             "p": float(q.p), "p_text": _p_text(q.p), "n_items": q.n_items}
@@ -9599,7 +9663,7 @@ def _win_interval(r):
 
 
 def _preference_lines(c, r, confidence):
-    """Return the lines of a pair's PreferenceCounts: the win rate with its
+    """Return the lines of a pair's _PreferenceCounts: the win rate with its
     interval (from the paired result r) and the counts behind it."""
     level = _decimal(_exact(confidence) * 100) + "%"
     lo, hi = _win_interval(r)
@@ -9630,8 +9694,8 @@ def _preference_lines(c, r, confidence):
     return lines
 
 
-def preference_json(c, r):
-    """Return the JSON object of a pair's PreferenceCounts."""
+def _preference_json(c, r):
+    """Return the JSON object of a pair's _PreferenceCounts."""
     lo, hi = _win_interval(r)
     out = {"a": c.a, "b": c.b, "n_items": c.n, "win_rate": float(c.win_rate),
            "ci": [float(lo), float(hi)], "standard_error": c.se,
@@ -9720,7 +9784,7 @@ def _markdown(text):
     return text.translate(str.maketrans(_MARKDOWN))
 
 
-def compare_json(results, judgements, *, names, seed, resamples,
+def _compare_json(results, judgements, *, names, seed, resamples,
                  dropped=0, interval="percentile", confidence=CONFIDENCE,
                  alpha=0.05, by=None, subsets=(), subset_judgements=(),
                  macro=False):
@@ -9735,7 +9799,7 @@ def compare_json(results, judgements, *, names, seed, resamples,
     report = {"n_items": results[0].n_items, "seed": seed,
               "resamples": resamples, "confidence": float(confidence),
               "alpha": float(alpha), "power": judgements[0].detection.power
-              if judgements else POWER, "interval": interval,
+              if judgements else _POWER, "interval": interval,
               "baseline": names[0], "candidate": names[1],
               "dropped_ids": dropped, "metrics": out}
     if by is not None:
@@ -9749,7 +9813,7 @@ def compare_json(results, judgements, *, names, seed, resamples,
 
 
 def _compare_entries(results, judgements, interval, resamples=None):
-    """Return compare_json's entry of each result."""
+    """Return _compare_json's entry of each result."""
     entries = []
     for r, j in zip(results, judgements):
         kind = "percentile" if r.kind == "corpus" else interval  # as read:
@@ -9788,7 +9852,7 @@ def _compare_entries(results, judgements, interval, resamples=None):
                 "margin": e.margin, "verdict": e.verdict, "method": e.method,
                 "ci": e.ci and [float(e.ci.lo), float(e.ci.hi)]}
         if r.mcnemar is not None and r.ci_unpaired is not None:
-            (up, up_ci), (down, down_ci) = churn(r)
+            (up, up_ci), (down, down_ci) = _churn(r)
             entry["churn"] = {
                 "gained": up, "lost": down,
                 "gained_ci": [float(up_ci.lo), float(up_ci.hi)],
@@ -9797,14 +9861,14 @@ def _compare_entries(results, judgements, interval, resamples=None):
     return entries
 
 
-def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
+def _format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
                 confidence=CONFIDENCE, dropped=0, markdown=False,
                 reading=(), anchor=None, matrix=None, marginal=False):
     """Return the text (or markdown) report of rank; *reading* holds lines
     on how the files were read.  The rank column holds the joint rank sets
     (all true ranks inside them at once, at the confidence), or with
-    *marginal* each rank's own percentile interval.  A Ranking of preferences (Bradley-Terry
-    ratings) is said so, with its *anchor* and its win-rate *matrix*."""
+    *marginal* each rank's own percentile interval.  A _Ranking of
+    preferences (Bradley-Terry ratings) is said so, with its *anchor* and its win-rate *matrix*."""
     r = ranking
     rated = r.kind == "preferences"
     u = _units(r.kind == "binary", list(r.cis) + [res.ci_paired for _, _,
@@ -9909,14 +9973,14 @@ def format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
 # Output formats are one table, as tabulate's _table_formats: a row per
 # format, each turning a report's text, its markdown (where the command
 # has a markdown of its own, else the text in a fenced block) or its JSON
-# object into what is printed.  Every command prints through render().
+# object into what is printed.  Every command prints through _render().
 
 def _fenced(text):
     """Return text as a markdown code block, shown as it is."""
     return "```\n" + text + "\n```"
 
 
-OUTPUT_FORMATS = {
+_OUTPUT_FORMATS = {
     "text": lambda text, markdown, data: text(),
     "markdown": lambda text, markdown, data: (markdown or (
         lambda: _fenced(text())))(),
@@ -9925,34 +9989,34 @@ OUTPUT_FORMATS = {
 }
 
 
-def render(fmt, *, text, data, markdown=None):
-    """Return a report in *fmt*, a key of OUTPUT_FORMATS: *text*, *data*
+def _render(fmt, *, text, data, markdown=None):
+    """Return a report in *fmt*, a key of _OUTPUT_FORMATS: *text*, *data*
     (the JSON object) and *markdown* are functions, so that only the form
     asked for is built."""
-    return OUTPUT_FORMATS[fmt](text, markdown, data)
+    return _OUTPUT_FORMATS[fmt](text, markdown, data)
 
 
-def joined_reports(reports, *, fmt, baseline, family="candidates x metrics"):
+def _joined_reports(reports, *, fmt, baseline, family="candidates x metrics"):
     """Return the printed report of compare: one comparison's, or several
     joined (JSON: {"baseline", "comparisons"}; text: the sections in turn).
-    *reports* are compare_json objects or format_compare texts, in *fmt*
+    *reports* are _compare_json objects or _format_compare texts, in *fmt*
     (text, markdown or json)."""
     if len(reports) == 1:
-        return render(fmt, text=lambda: reports[0],
+        return _render(fmt, text=lambda: reports[0],
                       markdown=lambda: reports[0], data=lambda: reports[0])
     head = (f"{len(reports)} candidates against the baseline {baseline}; "
             f"p-values Holm-adjusted across {family}")
-    return render(fmt, text=lambda: "\n\n".join([head] + reports),
+    return _render(fmt, text=lambda: "\n\n".join([head] + reports),
                   markdown=lambda: "\n\n".join([_markdown(head)] + reports),
                   data=lambda: {"baseline": baseline, "holm": family,
                                 "comparisons": reports})
 
 
-def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
+def _rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
               confidence=CONFIDENCE, dropped=0, anchor=None, matrix=None,
               marginal=False):
     """Return the JSON object of rank (a system's "mean" is its
-    Bradley-Terry rating where the Ranking is of preferences)."""
+    Bradley-Terry rating where the _Ranking is of preferences)."""
     r = ranking
     report = {
         "n_items": r.n_items, "seed": seed, "resamples": r.resamples,
@@ -9992,7 +10056,7 @@ def rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
 
 class Plan(NamedTuple):
     """The answers of plan, every number for the report."""
-    design: Design
+    design: _Design
     corr: object             # latent correlation, or None if discordance given
     alpha: float
     power: float
@@ -10014,14 +10078,14 @@ class Plan(NamedTuple):
                 f"unpaired={self.unpaired})")
 
     def __str__(self):
-        return format_plan(self)
+        return _format_plan(self)
 
     def to_dict(self):
         """Return the JSON object of plan --json, as a dict."""
-        return plan_json(self)
+        return _plan_json(self)
 
 
-def format_plan(plan):
+def _format_plan(plan):
     """Return the text report of plan (no trailing newline)."""
     d = plan.design
     gap = _exact(d.acc_b) - _exact(d.acc_a)
@@ -10047,8 +10111,10 @@ def format_plan(plan):
     for n, p in plan.power_at.items():
         mde = plan.mde_at.get(n)
         rows.append([str(n), f"{p:.3f}",
-                     "none below 100%" if mde is None else f"+{100 * mde:.1f} pts",
-                     f"{100 * expected_half_width(n, d, plan.confidence):.1f} pts"])
+                     "none below 100%" if mde is None
+                     else f"+{100 * mde:.1f} pts",
+                     f"{100 * _expected_half_width(n, d, plan.confidence):.1f}"
+                     f" pts"])
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows]
     for n, (hits, replays) in plan.simulated.items():
@@ -10056,27 +10122,27 @@ def format_plan(plan):
                      f"{100 * (hits / replays):.1f}% of {replays} replays "
                      f"(Monte Carlo s.e. {100 * _mc_se(hits, replays):.1f}%);"
                      f" exact power "
-                     f"{100 * mcnemar_power(n, d, alpha=plan.alpha):.1f}%")
+                     f"{100 * _mcnemar_power(n, d, alpha=plan.alpha):.1f}%")
     return "\n".join(lines)
 
 
-def format_pilot(rows, *, gap=None, alpha=0.05, power=POWER):
-    """Return the text of plan --from: a line per metric (pilot_plan), or
+def _format_pilot(rows, *, gap=None, alpha=0.05, power=_POWER):
+    """Return the text of plan --from: a line per metric (_pilot_plan), or
     with repeats each metric's variances and its table of items."""
     if rows and not isinstance(rows[0][0], str):
-        return "\n".join(pilot_plan(r, gap=gap, alpha=alpha, power=power)
+        return "\n".join(_pilot_plan(r, gap=gap, alpha=alpha, power=power)
                          for r, _ in rows)
     lines = []
     for name, table, within, between, seen in rows:
         lines.append(f"{name}: gap {seen:+.4g}; between-item variance "
                      f"{between:.4g}, within-item variance {within:.4g} "
                      f"(estimated from the repeated samples)")
-        lines.append(format_repeats(table, within))
+        lines.append(_format_repeats(table, within))
     return "\n".join(lines)
 
 
-def pilot_json(rows, *, gap=None, alpha=0.05, power=POWER):
-    """Return the JSON object of plan --from (see format_pilot)."""
+def _pilot_json(rows, *, gap=None, alpha=0.05, power=_POWER):
+    """Return the JSON object of plan --from (see _format_pilot)."""
     entries = []
     for row in rows:
         if isinstance(row[0], str):
@@ -10098,7 +10164,7 @@ def pilot_json(rows, *, gap=None, alpha=0.05, power=POWER):
     return {"alpha": alpha, "power": power, "metrics": entries}
 
 
-def format_repeats(table, within):
+def _format_repeats(table, within):
     """Return the items-by-repeats table and where repeats stop paying."""
     limit = table[None]
     lines = [f"repeats per item (Miller 2024), within-item variance "
@@ -10115,7 +10181,7 @@ def format_repeats(table, within):
     return "\n".join(lines)
 
 
-def plan_json(plan):
+def _plan_json(plan):
     """Return the JSON object of plan."""
     d = plan.design
     simulated = {}
@@ -10129,7 +10195,7 @@ def plan_json(plan):
             "items_needed_connor": plan.connor,
             "unpaired_items_needed": plan.unpaired,
             "power_at": {str(n): p for n, p in plan.power_at.items()},
-            "ci_half_width_at": {str(n): expected_half_width(
+            "ci_half_width_at": {str(n): _expected_half_width(
                 n, d, plan.confidence) for n in plan.power_at},
             "mde_at": {str(n): g for n, g in plan.mde_at.items()},
             "simulated": simulated}
@@ -10219,7 +10285,7 @@ def _svg(panels, body):
             f'fill="white"/>\n' + "\n".join(body) + "\n</svg>\n")
 
 
-def power_curve_svg(points, *, target, answer, title):
+def _power_curve_svg(points, *, target, answer, title):
     """Return an SVG of exact power against items, target and answer marked.
 
     *points* are (n, power) pairs in increasing n.
@@ -10245,14 +10311,14 @@ def power_curve_svg(points, *, target, answer, title):
     return _svg(1, body)
 
 
-def histogram_svg(results, *, confidence=CONFIDENCE, bins=40):
+def _histogram_svg(results, *, confidence=CONFIDENCE, bins=40):
     """Return an SVG with one panel per metric: the paired bootstrap
     distribution of the difference (a histogram of the resamples, or the
     saddlepoint's density curve where there are none), its CI (solid)
     and zero (dashed)."""
     body = []
     for i, r in enumerate(results):
-        if isinstance(r.draws, Density):
+        if isinstance(r.draws, _Density):
             body += _density_panel(r, i, confidence)
             continue
         draws = sorted(r.draws)
@@ -10300,7 +10366,7 @@ def _ci_lines(frame, r):
 
 
 def _density_panel(r, i, confidence):
-    """Return panel i of histogram_svg: the saddlepoint density curve."""
+    """Return panel i of _histogram_svg: the saddlepoint density curve."""
     xs, fs = r.draws
     lo, hi = min(xs[0], 0.0), max(xs[-1], 0.0)
     if hi == lo:                             # no spread: a spike at 0
@@ -10328,8 +10394,8 @@ def _density_panel(r, i, confidence):
     return body
 
 
-def forest_svg(ranking, *, confidence=CONFIDENCE):
-    """Return an SVG forest plot of a Ranking: a row per system, best
+def _forest_svg(ranking, *, confidence=CONFIDENCE):
+    """Return an SVG forest plot of a _Ranking: a row per system, best
     first, its mean (dot) and CI (line); the top group's rows shaded."""
     r = ranking
     order = sorted(range(len(r.names)), key=lambda s: (r.ranks[s], s))
@@ -10442,7 +10508,7 @@ class Comparison:
     (the paired test's p-value) and *p_holm*; *verdict* is the verdict in
     words, *metric*, *n_items* and *test* say what was compared and how.
     str() is the text report and to_dict() the JSON of compare --json;
-    *result* (a MetricResult, exact Fractions where the figures are
+    *result* (a _MetricResult, exact Fractions where the figures are
     exact) and *judgement* hold everything behind them.
 
     >>> c = compare([1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40)
@@ -10495,14 +10561,14 @@ class Comparison:
 
     def __str__(self):
         s = self.settings
-        return format_compare([self.result], [self.judgement],
+        return _format_compare([self.result], [self.judgement],
                               names=self.names, confidence=s["confidence"],
                               alpha=s["alpha"])
 
     def to_dict(self):
         """Return the JSON object of compare --json, as a dict."""
         s = self.settings
-        return compare_json([self.result], [self.judgement], names=self.names,
+        return _compare_json([self.result], [self.judgement], names=self.names,
                             seed=s["seed"], resamples=s["resamples"],
                             interval=s["interval"],
                             confidence=s["confidence"], alpha=s["alpha"])
@@ -10560,20 +10626,20 @@ class Standings:
 
     def __str__(self):
         s = self.settings
-        return format_rank(self.ranking, alpha=s["alpha"],
+        return _format_rank(self.ranking, alpha=s["alpha"],
                            confidence=s["confidence"])
 
     def to_dict(self):
         """Return the JSON object of rank --json, as a dict."""
         s = self.settings
-        return rank_json(self.ranking, seed=s["seed"], alpha=s["alpha"],
+        return _rank_json(self.ranking, seed=s["seed"], alpha=s["alpha"],
                          confidence=s["confidence"])
 
 
 def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
-         power=POWER, n_items=None):
+         power=_POWER, n_items=None):
     """Return the Plan of a paired binary eval before it is run (see
-    plan_design): str() is plan's text report, to_dict() its JSON.
+    _plan_design): str() is plan's text report, to_dict() its JSON.
 
     >>> p = plan(0.72, 0.76, corr=0.6)
     >>> p
@@ -10581,7 +10647,7 @@ def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
     >>> p.to_dict()["items_needed"]
     1533
     """
-    return plan_design(acc_a, acc_b, corr=corr, discordance=discordance,
+    return _plan_design(acc_a, acc_b, corr=corr, discordance=discordance,
                        alpha=alpha, power=power, n_items=n_items)
 
 
@@ -10634,15 +10700,15 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
                              f"candidate {len(b)}: give one per item each")
     if not a:
         raise EvalDeltaError("no items to compare")
-    source = columns_source([a, b], ["baseline", "candidate"])
-    (tally,), _ = read_tallies(source, None, [Metric(
+    source = _columns_source([a, b], ["baseline", "candidate"])
+    (tally,), _ = _read_tallies(source, None, [_Metric(
         metric, "baseline", "candidate", kind)], columns=True)
     rng = random.Random(seed)
-    result = compare_tally(tally, rng, metric=metric, kind=kind,
+    result = _compare_tally(tally, rng, metric=metric, kind=kind,
                            direction=direction, resamples=resamples,
                            confidence=confidence, interval=interval,
                            jobs=jobs, method=method)
-    (judgement,) = judge([result], alpha=alpha, confidence=confidence,
+    (judgement,) = _judge([result], alpha=alpha, confidence=confidence,
                          margin=margin)
     settings = dict(seed=seed, resamples=resamples, interval=interval,
                     confidence=confidence, alpha=alpha)
@@ -10669,8 +10735,8 @@ def rank(systems, *, metric="score", direction="higher",
         raise EvalDeltaError("the systems have " + ", ".join(
             f"{name} {len(c)}" for name, c in zip(names, columns))
             + " values: give one per item each")
-    tally = read_systems(columns_source(columns, names), names)
-    ranking = rank_systems(tally, random.Random(seed), names=names,
+    tally = _read_systems(_columns_source(columns, names), names)
+    ranking = _rank_systems(tally, random.Random(seed), names=names,
                            metric=metric, direction=direction,
                            resamples=resamples, confidence=confidence,
                            alpha=alpha, jobs=jobs, method=method)
@@ -10726,8 +10792,8 @@ def _add_common(parser):
 
 
 def _add_format(parser):
-    """Add --format (a row of OUTPUT_FORMATS) and --json, its short form."""
-    parser.add_argument("--format", choices=list(OUTPUT_FORMATS),
+    """Add --format (a row of _OUTPUT_FORMATS) and --json, its short form."""
+    parser.add_argument("--format", choices=list(_OUTPUT_FORMATS),
                         help="report format (default text; markdown suits "
                              "a pull-request comment; json is --json)")
     parser.add_argument("--json", action="store_true",
@@ -10819,7 +10885,7 @@ def _add_simulate(commands):
                           "each one's coverage and rate of excluding zero "
                           "over the replays, and McNemar's rejection rate "
                           "(e.g. --intervals percentile,bca,score)")
-    sim.add_argument("--differences", choices=SHAPES,
+    sim.add_argument("--differences", choices=_SHAPES,
                      help="calibrate the continuous paired intervals "
                           "instead of the binary article: per-item "
                           "differences of sd 1 and this shape (lognormal is "
@@ -10870,7 +10936,7 @@ def _add_compare(commands):
                           "Holm-adjusted across candidates x metrics")
     cmp.add_argument("--id", dest="id_col", metavar="FIELD",
                      help="field naming the item (default: the first of "
-                          f"{', '.join(ID_FIELDS)} present)")
+                          f"{', '.join(_ID_FIELDS)} present)")
     cmp.add_argument("--a-col",
                      help=f"one-file mode: column of the baseline's score "
                           f"(default {CSV_HEADER[1]})")
@@ -10931,7 +10997,7 @@ def _add_compare(commands):
                           "difference: percentile (the article's) or bca, "
                           "bias-corrected and accelerated (default "
                           "%(default)s)")
-    cmp.add_argument("--method", choices=METHODS, default="auto",
+    cmp.add_argument("--method", choices=_METHODS, default="auto",
                      help="saddlepoint: each interval as infinitely many "
                           "resamples would give it (the ideal bootstrap), "
                           "computed, not resampled, and the sign-flip p "
@@ -10995,10 +11061,10 @@ def _add_reading(parser):
         "eval frameworks' own files",
         "read as they come, a file or the directory a framework wrote; "
         "the format is detected from the file's name and first bytes: "
-        + "; ".join(f"{name}: {text}" for name, text in FORMATS.items()))
-    group.add_argument("--from-format", choices=list(FORMATS),
+        + "; ".join(f"{name}: {text}" for name, text in _FORMATS.items()))
+    group.add_argument("--from-format", choices=list(_FORMATS),
                        metavar="NAME", help="read the runs as this format "
-                       "instead of detecting it: " + ", ".join(FORMATS))
+                       "instead of detecting it: " + ", ".join(_FORMATS))
     group.add_argument("--records", metavar="KEY",
                        help="a JSON document's key holding the records "
                             "(dots reach in: results.items)")
@@ -11018,8 +11084,8 @@ def _add_reading(parser):
 
 
 def _reading(args):
-    """Return the Reading of the command line's options."""
-    return Reading(args.from_format, args.records, args.task, args.filter,
+    """Return the _Reading of the command line's options."""
+    return _Reading(args.from_format, args.records, args.task, args.filter,
                    args.scorer, bool(getattr(args, "allow_partial", False)),
                    args.choice_scores,
                    all_tasks=getattr(args, "by", None) == "task")
@@ -11031,7 +11097,7 @@ def _choice_scores(text):
     for part in text.split(","):
         choice, _, value = part.rpartition("=")
         try:
-            scores[choice.strip()] = finite_number(value)
+            scores[choice.strip()] = _finite_number(value)
         except ValueError:
             choice = ""
         if not choice.strip():
@@ -11041,12 +11107,12 @@ def _choice_scores(text):
 
 
 def _interval_list(text):
-    """argparse type of --intervals: names from INTERVALS, comma-separated."""
+    """argparse type of --intervals: names from _INTERVALS, comma-separated."""
     names = [x.strip() for x in text.split(",") if x.strip()]
-    wrong = [x for x in names if x not in INTERVALS]
+    wrong = [x for x in names if x not in _INTERVALS]
     if wrong or not names:
         raise argparse.ArgumentTypeError(
-            f"expected names from {', '.join(INTERVALS)}, not {text!r}")
+            f"expected names from {', '.join(_INTERVALS)}, not {text!r}")
     return names
 
 
@@ -11085,7 +11151,7 @@ def _add_rank(commands):
                            "file names or columns)")
     rank.add_argument("--id", dest="id_col", metavar="FIELD",
                       help="field naming the item (default: the first of "
-                           f"{', '.join(ID_FIELDS)} every run has)")
+                           f"{', '.join(_ID_FIELDS)} every run has)")
     rank.add_argument("--metric", action="append", metavar="NAME",
                       help="the metric to rank on (needed when the runs "
                            "have several)")
@@ -11101,7 +11167,7 @@ def _add_rank(commands):
     rank.add_argument("--allow-partial", action="store_true",
                       help="rank on the ids every run has and say how many "
                            "were left out, instead of failing")
-    rank.add_argument("--method", choices=METHODS, default="auto",
+    rank.add_argument("--method", choices=_METHODS, default="auto",
                       help="the means' intervals and the pairs' "
                            "comparisons as in compare --method (default "
                            "%(default)s); ranks and the top group come from "
@@ -11194,7 +11260,7 @@ def _add_plan(commands):
     plan.add_argument("--alpha", type=_PROBABILITY, default=0.05,
                       help="two-sided significance level (default "
                            "%(default)s)")
-    plan.add_argument("--power", type=_PROBABILITY, default=POWER,
+    plan.add_argument("--power", type=_PROBABILITY, default=_POWER,
                       help="target power (default %(default)s)")
     plan.add_argument("--repeats", type=_at_least(1), metavar="K",
                       help="samples per item averaged into its score: show "
@@ -11333,12 +11399,12 @@ def _run_peeking(args):
     if not args.replays:
         raise EvalDeltaError("--peeking counts over the replays; give "
                              "--replays of at least 1")
-    seen = peeking(random.Random(args.seed), replays=args.replays,
+    seen = _peeking(random.Random(args.seed), replays=args.replays,
                    n_items=args.n_items, corr=args.corr, acc_a=args.acc_a,
                    progress=_progress(args.replays, args.quiet))
-    print(render(args.format, text=lambda: format_peeking(
+    print(_render(args.format, text=lambda: _format_peeking(
         seen, seed=args.seed, acc_a=args.acc_a, corr=args.corr),
-        data=lambda: peeking_json(seen, seed=args.seed, acc_a=args.acc_a,
+        data=lambda: _peeking_json(seen, seed=args.seed, acc_a=args.acc_a,
                                   corr=args.corr)))
     return 0
 
@@ -11368,7 +11434,7 @@ def _run_simulate(args):
     design = dict(corr=args.corr, acc_a=args.acc_a, acc_b=args.acc_b)
     rng = random.Random(args.seed)
     pairs = simulate(rng, args.n_items, **design)
-    result = compare_binary(pairs, rng, resamples=args.resamples,
+    result = _compare_binary(pairs, rng, resamples=args.resamples,
                             confidence=args.confidence)
     loop = dict(replays=args.replays, n_items=args.n_items,
                 resamples=args.resamples, confidence=args.confidence,
@@ -11379,31 +11445,31 @@ def _run_simulate(args):
                              "item by item; --by-counts replays only the "
                              "paired percentile interval")
     if args.intervals:
-        cal, cov = calibration(rng, methods=args.intervals, **loop), None
+        cal, cov = _calibration(rng, methods=args.intervals, **loop), None
     elif args.by_counts:
-        cal, cov = None, coverage_by_counts(
+        cal, cov = None, _coverage_by_counts(
             rng, **{k: loop[k] for k in ("replays", "n_items", "confidence",
                                          "progress")}, **design)
     else:
         cal, cov = None, coverage(rng, **loop)
     if out:
-        _write_atomic(out, csv_text(pairs))
+        _write_atomic(out, _csv_text(pairs))
     def data():
-        report = simulation_json(result, cov, seed=args.seed,
+        report = _simulation_json(result, cov, seed=args.seed,
                                  resamples=args.resamples, acc_a=args.acc_a,
                                  acc_b=args.acc_b)
         report["csv"] = out
         if cal:
-            report["calibration"] = calibration_json(cal)
+            report["calibration"] = _calibration_json(cal)
         return report
 
     def text():
-        return (format_simulation(result, cov, acc_a=args.acc_a,
+        return (_format_simulation(result, cov, acc_a=args.acc_a,
                                   acc_b=args.acc_b,
                                   confidence=args.confidence, calibration=cal)
                 + "\n" + (f"wrote {out} ({len(pairs)} items)" if out
                           else "per-item CSV not written (--no-csv)"))
-    print(render(args.format, text=text, data=data))
+    print(_render(args.format, text=text, data=data))
     return 0
 
 
@@ -11424,20 +11490,20 @@ def _run_differences(args):
         raise EvalDeltaError("--differences calibrates over the replays; "
                              "give --replays of at least 1")
     _check_resamples(args.resamples, args.confidence)
-    cal = continuous_calibration(
+    cal = _continuous_calibration(
         random.Random(args.seed), shape=args.differences,
         gap=args.gap or 0.0, replays=args.replays, n_items=args.n_items,
         resamples=args.resamples, confidence=args.confidence,
         progress=_progress(args.replays, args.quiet))
-    print(render(args.format, data=lambda: {
+    print(_render(args.format, data=lambda: {
         "differences": args.differences, "n_items": args.n_items,
         "seed": args.seed, "resamples": args.resamples,
         "confidence": float(args.confidence),
-        "calibration": calibration_json(cal)}, text=lambda: (
+        "calibration": _calibration_json(cal)}, text=lambda: (
             f"n={args.n_items} per-item differences, {args.differences}, "
             f"sd 1, true mean {_decimal(cal.gap)}; {args.resamples} "
             f"resamples where resampled\n"
-            + format_calibration(cal, binary=False))))
+            + _format_calibration(cal, binary=False))))
     return 0
 
 
@@ -11451,11 +11517,11 @@ def _metric_type(text):
 
 
 def _compare_options(args):
-    """Return the CompareOptions of compare's parsed (and checked)
+    """Return the _CompareOptions of compare's parsed (and checked)
     arguments."""
-    fields = {name: getattr(args, name) for name in CompareOptions._fields
+    fields = {name: getattr(args, name) for name in _CompareOptions._fields
               if name not in ("reading", "stat")}
-    return CompareOptions(**fields, stat=tuple(args.stat),
+    return _CompareOptions(**fields, stat=tuple(args.stat),
                           reading=_reading(args))
 
 
@@ -11466,7 +11532,7 @@ def _run_compare(args):
     if args.plot:
         _check_plot(args.plot)
     options, rng = _compare_options(args), random.Random(args.seed)
-    runs = [compare_run(options, path, rng)
+    runs = [_compare_run(options, path, rng)
             for path in args.candidates or [None]]
     several = len(runs) > 1
     judged = dict(alpha=args.alpha, confidence=args.confidence,
@@ -11474,10 +11540,10 @@ def _run_compare(args):
     count = (f"{len(runs)} candidates x " if several else "")
     metrics = len(runs[0].results)
     labels = len({label for label, _ in runs[0].subsets})
-    judgements = _per_run(judge(
+    judgements = _per_run(_judge(
         [r for run in runs for r in run.results], family=count + _items(
             metrics, "metric"), **judged), [len(run.results) for run in runs])
-    subsets = _per_run(judge(
+    subsets = _per_run(_judge(
         [r for run in runs for _, r in run.subsets], family=count + _items(
             labels, "subset") + " x " + _items(
                 len(runs[0].subsets) // max(labels, 1), "metric"),
@@ -11487,34 +11553,34 @@ def _run_compare(args):
         by = dict(by=args.by, subsets=run.subsets, subset_judgements=sj,
                   macro=args.macro)
         if args.format == "json":
-            report = compare_json(
+            report = _compare_json(
                 run.results, j, names=run.names, seed=args.seed,
                 interval=args.interval, resamples=args.resamples,
                 dropped=run.dropped, confidence=args.confidence,
                 alpha=args.alpha, **by)
             report["reading"] = run.reading
             for entry, q in zip(report["metrics"], run.sequential):
-                entry["sequential"] = sequential_json(q)
+                entry["sequential"] = _sequential_json(q)
             if run.preferences is not None:
-                report["preferences"] = preference_json(run.preferences,
+                report["preferences"] = _preference_json(run.preferences,
                                                         run.results[0])
         else:
-            report = format_compare(
+            report = _format_compare(
                 run.results, j, names=run.names, dropped=run.dropped,
                 confidence=args.confidence, reading=run.reading,
                 markdown=args.format == "markdown", alpha=args.alpha,
                 preferences=run.preferences, sequential=run.sequential,
                 resamples=args.resamples, **by)
         reports.append(report)
-    print(joined_reports(reports, fmt=args.format, baseline=args.baseline,
+    print(_joined_reports(reports, fmt=args.format, baseline=args.baseline,
                          family=judgements[0][0].family
                          if judgements[0] else ""))
     if args.plot:
-        _write_plot(args.plot, histogram_svg(runs[0].results,
+        _write_plot(args.plot, _histogram_svg(runs[0].results,
                                                confidence=args.confidence))
     tripped = [(f"{run.names[1]}: {metric}" if several else metric, why)
                for run, j in zip(runs, judgements)
-               for metric, why in failures(run.results, [
+               for metric, why in _failures(run.results, [
                    jj._replace(verdict=q.direction or
                                "no detectable difference")
                    for jj, q in zip(j, run.sequential)] + j[len(
@@ -11534,7 +11600,7 @@ def _per_run(items, sizes):
     return out
 
 
-def failures(results, judgements, fail_on):
+def _failures(results, judgements, fail_on):
     """Return [(metric, why)] for the metrics that trip --fail-on."""
     out = []
     for r, j in zip(results, judgements):
@@ -11590,7 +11656,7 @@ def _check_compare_options(args):
     if args.by and args.cluster:
         raise EvalDeltaError("--by and --cluster together are not supported "
                              "yet: give one")
-    stats = [parse_stat(text) for text in args.stat]
+    stats = [_parse_stat(text) for text in args.stat]
     if stats:
         if args.macro:
             raise EvalDeltaError("--macro with --stat is not supported yet: "
@@ -11708,9 +11774,9 @@ def _run_rank(args):
     if args.plot:
         _check_plot(args.plot)
     how = _reading(args)
-    sources = [open_source(path, how) for path in args.runs]
-    if holds_preferences(sources):
-        return _rank_preferences(args, sources)
+    sources = [_open_source(path, how) for path in args.runs]
+    if _holds_preferences(sources):
+        return _run_rank_preferences(args, sources)
     if args.anchor:
         raise EvalDeltaError("--anchor fixes a Bradley-Terry rating: it "
                              "goes with preference files")
@@ -11719,8 +11785,8 @@ def _run_rank(args):
                              "it goes with preference files")
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
-    metric, tally, dropped, names = rank_input(args, sources)
-    reading += dropped.notes() if isinstance(dropped, Dropped) else []
+    metric, tally, dropped, names = _rank_input(args, sources)
+    reading += dropped.notes() if isinstance(dropped, _Dropped) else []
     if args.baseline is not None and args.baseline not in names:
         raise EvalDeltaError(f"--baseline {args.baseline!r} is none of the "
                              f"systems: {', '.join(names)}")
@@ -11731,80 +11797,80 @@ def _run_rank(args):
                    alpha=args.alpha, method=args.method)
     subsets = tally if args.by else {}
     if args.by:
-        tally = merged_tally(tally)
-    ranking = rank_systems(tally, rng, metric=metric.name, **options)
-    subsets = [(label, rank_systems(subsets[label], rng, metric=metric.name,
+        tally = _merged_tally(tally)
+    ranking = _rank_systems(tally, rng, metric=metric.name, **options)
+    subsets = [(label, _rank_systems(subsets[label], rng, metric=metric.name,
                                     **options)) for label in sorted(subsets)]
     chosen = ([(i, j) for i in range(len(names))
                for j in range(i + 1, len(names))] if args.pairs else
               [(names.index(args.baseline), j) for j in range(len(names))
                if names[j] != args.baseline] if args.baseline else [])
-    pairs = [(names[i], names[j], compare_tally(
-        pair_tally(tally, i, j), rng, metric=f"{names[j]} - {names[i]}",
+    pairs = [(names[i], names[j], _compare_tally(
+        _pair_tally(tally, i, j), rng, metric=f"{names[j]} - {names[i]}",
         direction=direction, resamples=args.resamples,
         confidence=args.confidence, jobs=args.jobs, method=args.method))
         for i, j in chosen]
-    judged = judge([r for _, _, r in pairs], alpha=args.alpha,
+    judged = _judge([r for _, _, r in pairs], alpha=args.alpha,
                    confidence=args.confidence, jobs=args.jobs,
                    family="pairs" if args.pairs else "candidates")
     def data():
-        report = rank_json(ranking, pairs, judged, seed=args.seed,
+        report = _rank_json(ranking, pairs, judged, seed=args.seed,
                            alpha=args.alpha, dropped=dropped,
                            confidence=args.confidence,
                            marginal=args.marginal_ranks)
         report["reading"] = reading
         if args.by:
             report.update(by=args.by, subsets=[
-                dict(rank_json(r, seed=args.seed, alpha=args.alpha,
+                dict(_rank_json(r, seed=args.seed, alpha=args.alpha,
                                confidence=args.confidence,
                                marginal=args.marginal_ranks), subset=label)
                 for label, r in subsets])
         return report
 
     def text(markdown=False):
-        parts = [format_rank(ranking, pairs, judged, alpha=args.alpha,
+        parts = [_format_rank(ranking, pairs, judged, alpha=args.alpha,
                              confidence=args.confidence, dropped=dropped,
                              markdown=markdown, reading=reading,
                              marginal=args.marginal_ranks)]
-        parts += [f"{args.by} {label}:\n" + format_rank(
+        parts += [f"{args.by} {label}:\n" + _format_rank(
             r, alpha=args.alpha, confidence=args.confidence,
             markdown=markdown, marginal=args.marginal_ranks)
             for label, r in subsets]
         return "\n\n".join(parts)
-    print(render(args.format, text=text, data=data,
+    print(_render(args.format, text=text, data=data,
                  markdown=lambda: text(markdown=True)))
     if args.plot:
-        _write_plot(args.plot, forest_svg(ranking,
+        _write_plot(args.plot, _forest_svg(ranking,
                                             confidence=args.confidence))
     return 0
 
 
-def _rank_preferences(args, sources):
+def _run_rank_preferences(args, sources):
     """Run rank on preference files: Bradley-Terry ratings; return 0."""
-    cells, names, reading, questions = preference_battles(args, sources)
-    ranking = rank_preferences(cells, random.Random(args.seed), names=names,
+    cells, names, reading, questions = _preference_battles(args, sources)
+    ranking = _rank_preferences(cells, random.Random(args.seed), names=names,
                                resamples=args.resamples,
                                confidence=args.confidence, alpha=args.alpha,
                                anchor=args.anchor, questions=questions,
                                ties=args.ties or "half", jobs=args.jobs)
-    matrix = win_rates(len(names), cells)
+    matrix = _win_rates(len(names), cells)
 
     def data():
-        report = rank_json(ranking, seed=args.seed, alpha=args.alpha,
+        report = _rank_json(ranking, seed=args.seed, alpha=args.alpha,
                            confidence=args.confidence, anchor=args.anchor,
                            matrix=matrix, marginal=args.marginal_ranks)
         report["reading"] = reading
         return report
 
     def text(markdown=False):
-        return format_rank(ranking, alpha=args.alpha,
+        return _format_rank(ranking, alpha=args.alpha,
                            confidence=args.confidence, markdown=markdown,
                            reading=reading, anchor=args.anchor,
                            matrix=matrix, marginal=args.marginal_ranks)
-    print(render(args.format, text=text, data=data,
+    print(_render(args.format, text=text, data=data,
                  markdown=lambda: text(markdown=True)))
     if args.plot:
-        _write_plot(args.plot, forest_svg(ranking,
+        _write_plot(args.plot, _forest_svg(ranking,
                                             confidence=args.confidence))
     return 0
 
@@ -11837,7 +11903,7 @@ def _rank_direction(args, name, said):
                              f"--higher-is-better")
     if args.lower_is_better:
         return "lower"
-    if args.higher_is_better or not lower_is_better(name):
+    if args.higher_is_better or not _lower_is_better(name):
         return "higher"
     said.append(f"{name}: lower is better, as its name says "
                 f"(--higher-is-better {name} says otherwise)")
@@ -11869,7 +11935,7 @@ def _run_plan(args):
     if args.plot:
         _check_plot(args.plot)
     if args.pilot:
-        rows = plan_from_pilot(PilotOptions(
+        rows = _plan_from_pilot(_PilotOptions(
             tuple(args.pilot), args.metric, args.id_col, args.a_col,
             args.b_col, args.cluster, tuple(getattr(args, "metric_type", ())
                                             or ()), args.gap, args.alpha,
@@ -11878,38 +11944,38 @@ def _run_plan(args):
         stops = _pilot_stopping(args, rows) if args.sequential else {}
 
         def data():
-            report = pilot_json(rows, **sizing)
+            report = _pilot_json(rows, **sizing)
             for entry in report["metrics"]:
                 if entry["metric"] in stops:
-                    entry["sequential"] = stopping_json(
+                    entry["sequential"] = _stopping_json(
                         stops[entry["metric"]], seed=args.seed)
             return report
 
         def text():
-            lines = [format_pilot(rows, **sizing)]
+            lines = [_format_pilot(rows, **sizing)]
             for name, st in stops.items():
-                lines += [f"{name}: " + format_stopping(
+                lines += [f"{name}: " + _format_stopping(
                     st, seed=args.seed, power=args.power)[0]]
-                lines += format_stopping(st, seed=args.seed,
+                lines += _format_stopping(st, seed=args.seed,
                                          power=args.power)[1:]
             return "\n".join(lines)
-        print(render(args.format, text=text, data=data))
+        print(_render(args.format, text=text, data=data))
         return 0
     acc_a, acc_b = args.acc_a, _plan_checks(args)
-    plan = plan_design(acc_a, acc_b, corr=args.corr,
+    plan = _plan_design(acc_a, acc_b, corr=args.corr,
                        discordance=args.discordance, alpha=args.alpha,
                        power=args.power, n_items=args.n_items,
                        confidence=args.confidence)
     repeats = None
     if args.repeats:
-        repeats = items_with_repeats(plan.design, args.within_var,
-                                     repeat_counts(args.repeats),
+        repeats = _items_with_repeats(plan.design, args.within_var,
+                                     _repeat_counts(args.repeats),
                                      alpha=args.alpha, power=args.power)
     needed, ns = plan.items_needed, list(plan.power_at)
     simulated = {}
     for n in (([needed] if needed else []) + [n for n in ns if n != needed]
               if args.simulate else []):
-        hits, _ = simulated_power(
+        hits, _ = _simulated_power(
             random.Random(args.seed), n, replays=args.replays,
             corr=plan.corr, acc_a=acc_a, acc_b=acc_b, alpha=args.alpha,
             progress=_progress(args.replays, args.quiet))
@@ -11918,30 +11984,30 @@ def _run_plan(args):
     stopping = None
     if args.sequential:
         most = 3 * (needed or max(ns))
-        stopping = sequential_stopping(
+        stopping = _sequential_stopping(
             random.Random(args.seed), plan.design, replays=args.replays,
             most=most, fixed=needed, alpha=args.alpha,
             progress=_progress(args.replays, args.quiet))
     if args.plot:
         _write_plot(args.plot, _plan_svg(plan, max(ns + [needed or 0])))
     def data():
-        report = plan_json(plan)
+        report = _plan_json(plan)
         if repeats:
             report["items_needed_by_repeats"] = {
                 "inf" if k is None else str(k): v for k, v in repeats.items()}
         if stopping:
-            report["sequential"] = stopping_json(stopping, seed=args.seed)
+            report["sequential"] = _stopping_json(stopping, seed=args.seed)
         return report
-    print(render(args.format, data=data, text=lambda: format_plan(plan) + (
-        "\n" + format_repeats(repeats, args.within_var) if repeats else "")
-        + ("\n" + "\n".join(format_stopping(stopping, seed=args.seed,
+    print(_render(args.format, data=data, text=lambda: _format_plan(plan) + (
+        "\n" + _format_repeats(repeats, args.within_var) if repeats else "")
+        + ("\n" + "\n".join(_format_stopping(stopping, seed=args.seed,
                                              power=args.power))
            if stopping else "")))
     return 0
 
 
 def _pilot_stopping(args, rows):
-    """Return {metric: Stopping} of plan --from --sequential: each 0/1
+    """Return {metric: _Stopping} of plan --from --sequential: each 0/1
     metric's pilot discordance, at the gap seen (or --gap), replayed."""
     stops = {}
     for row in rows:
@@ -11956,9 +12022,9 @@ def _pilot_stopping(args, rows):
             raise EvalDeltaError(f"--sequential: {r.metric}: a gap of "
                                  f"{float(g):g} cannot arise at the pilot's "
                                  f"discordance {float(d):g}")
-        design = Design(0.0, 0.0, float((d - g) / 2), float((d + g) / 2))
+        design = _Design(0.0, 0.0, float((d - g) / 2), float((d + g) / 2))
         most = 3 * (found.items_needed or r.n_items)
-        stops[r.metric] = sequential_stopping(
+        stops[r.metric] = _sequential_stopping(
             random.Random(args.seed), design, replays=args.replays,
             most=most, fixed=found.items_needed, alpha=args.alpha,
             progress=_progress(args.replays, args.quiet))
@@ -11970,8 +12036,8 @@ def _plan_svg(plan, largest):
     d = plan.design
     top = largest * 5 // 4
     grid = sorted({max(1, top * i // 40) for i in range(1, 41)})
-    return power_curve_svg(
-        [(n, mcnemar_power(n, d, alpha=plan.alpha)) for n in grid],
+    return _power_curve_svg(
+        [(n, _mcnemar_power(n, d, alpha=plan.alpha)) for n in grid],
         target=plan.power, answer=plan.items_needed,
         title=f"Power to detect {_pts(_exact(d.acc_b) - _exact(d.acc_a))} "
               f"pts (A={d.acc_a:g}, B={d.acc_b:g})")
@@ -12014,8 +12080,8 @@ import signal
 # elsewhere describes, with the same results (tests/oracle.py keeps the
 # straightforward twins and the tests hold the two together); what each
 # gains is in its docstring and measured by tests/benchmark.py.  The other
-# sections call a few doors (draw_indices, draw_codes, resample_sums,
-# resample_columns, in_parallel, _replays, _prefetched, the join's _IdList
+# sections call a few doors (_draw_indices, _draw_codes, _resample_sums,
+# _resample_columns, _in_parallel, _replays, _prefetched, the join's _IdList
 # and _Positions) and never see processes, shared memory or the collector.
 
 _REJECT = 15         # code of a rejected draw in the fast sampler
@@ -12066,7 +12132,7 @@ def _can_fork():
 # takes at least one word.
 
 
-def draw_indices(rng, n, count):
+def _draw_indices(rng, n, count):
     """Return [rng.randrange(n) for _ in range(count)], drawn in bulk."""
     k = n.bit_length()
     if k > 32 or array("I").itemsize != 4:          # pragma: no cover
@@ -12078,16 +12144,16 @@ def draw_indices(rng, n, count):
     return [i for part in parts for i in part]
 
 
-def draw_codes(rng, n, count, codes):
+def _draw_codes(rng, n, count, codes):
     """Return bytes(codes[rng.randrange(n)] for _ in range(count)).
 
     *codes* is a bytes of n small codes (below 15).  The generator ends in
     the same state as after the one-at-a-time loop.
     """
     if n < 1 << 16:                 # each chunk mapped while it is fresh
-        return b"".join(draw_words(rng, n, count, lambda low, top:
-                                   codes_from_words([(low, top)], n, codes)))
-    return bytes(map(codes.__getitem__, draw_indices(rng, n, count)))
+        return b"".join(_draw_words(rng, n, count, lambda low, top:
+                                   _codes_from_words([(low, top)], n, codes)))
+    return bytes(map(codes.__getitem__, _draw_indices(rng, n, count)))
 
 
 def _draw_chunks(rng, count, take):
@@ -12106,7 +12172,7 @@ def _draw_chunks(rng, count, take):
         need -= got
 
 
-def draw_words(rng, n, count, keep=None):
+def _draw_words(rng, n, count, keep=None):
     """Consume rng as count calls of rng.randrange(n) (n < 2**16) would.
 
     Return the words drawn as (low, top) chunks: the words' second and
@@ -12224,7 +12290,7 @@ _LOW_CRUMB = bytes(b & 3 for b in range(256))
 _CRUMB_REJECT = bytes(b for b in range(256) if b & 3 == 3)
 
 
-def codes_from_words(chunks, n, codes):
+def _codes_from_words(chunks, n, codes):
     """Return the codes of the accepted draws in the chunks, in order.
 
     A chunk (None, codes) was mapped already and is taken as it is.
@@ -12317,7 +12383,7 @@ def _index_table(n):
 
 
 def _draw_wide_indices(rng, n, count):
-    """draw_indices for 2**16 <= n < 2**32: shift whole words."""
+    """_draw_indices for 2**16 <= n < 2**32: shift whole words."""
     shift = 32 - n.bit_length()
     out = []
 
@@ -12442,8 +12508,8 @@ def _pipelined(rng, replays, n, resamples, design, bounds_of):
             if at is not None:
                 return at, len(low), len(top)
             if not codes:
-                codes.append(_paired_codes(outcomes(latent, **design)))
-            return None, codes_from_words([(low, top)], n, codes[0])
+                codes.append(_paired_codes(_outcomes(latent, **design)))
+            return None, _codes_from_words([(low, top)], n, codes[0])
         return keep
 
     try:
@@ -12800,24 +12866,24 @@ class _Rising:
 # C-level itemgetter call per resample.
 
 
-def resample_sums(rng, a, b, size, counts, resamples, jobs=1):
+def _resample_sums(rng, a, b, size, counts, resamples, jobs=1):
     """Return the A, B and size sums of resamples + 1 resamples.
 
     Unit group j has values a[j], b[j], size[j] (1 if size is None) and
     counts[j] members; each resample draws sum(counts) units.  The last
-    resample serves _shifted.  See resample_columns.
+    resample serves _shifted.  See _resample_columns.
     """
     columns = [a, b]
     if size and len(set(size)) > 1:
         columns.append(size)
-    sums = resample_columns(rng, columns, counts, resamples, jobs)
+    sums = _resample_columns(rng, columns, counts, resamples, jobs)
     if len(sums) == 2:
         sums.append([sum(counts) * (size[0] if size else 1)]
                     * (resamples + 1))
     return tuple(sums)
 
 
-def resample_columns(rng, columns, counts, resamples, jobs=1):
+def _resample_columns(rng, columns, counts, resamples, jobs=1):
     """Return each column's sums over resamples + 1 resamples.
 
     Unit group j has the values columns[i][j] and counts[j] members; each
@@ -12836,7 +12902,7 @@ def resample_columns(rng, columns, counts, resamples, jobs=1):
         weights = [counts[j] for j in order]
         ordered = [[column[j] for j in order] for column in columns]
         out = [[] for _ in columns]
-        for done, x in enumerate(multinomials(rng, draws, weights, total),
+        for done, x in enumerate(_multinomials(rng, draws, weights, total),
                                  1):
             for sums, column in zip(out, ordered):
                 sums.append(sum(map(mul, x, column)))
@@ -12847,12 +12913,12 @@ def resample_columns(rng, columns, counts, resamples, jobs=1):
     tasks = [(random.Random(seed), draws, total // _BLOCKS
               + (j < total % _BLOCKS), table)
              for j, seed in enumerate(seeds)]
-    blocks = in_parallel(_pick_sums, tasks, jobs, "resampling")
+    blocks = _in_parallel(_pick_sums, tasks, jobs, "resampling")
     return [[x for block in blocks for x in block[i]]
             for i in range(len(columns))]
 
 
-def in_parallel(func, tasks, jobs, what=None):
+def _in_parallel(func, tasks, jobs, what=None):
     """Return [func(*task) for task in tasks], the second half of the
     tasks in a forked helper process when jobs > 1 and fork is there.
     With *what*, the tasks this process runs are its progress (_step).
@@ -12923,7 +12989,7 @@ def _pick_sums(rng, n, count, table):
 
 
 class _Packed(NamedTuple):
-    """Columns of integers packed one row per integer, for _pick_sums
+    """_Columns of integers packed one row per integer, for _pick_sums
     (packed is None past 2**31 rows: too many for 32-bit words)."""
     columns: list
     packed: list
@@ -13032,7 +13098,7 @@ def _index_lists(rng, n, count, batch_indices=1 << 20):
     per_batch = max(1, batch_indices // n)
     for start in range(0, count, per_batch):
         batch = min(per_batch, count - start)
-        drawn = draw_indices(rng, n, batch * n)
+        drawn = _draw_indices(rng, n, batch * n)
         for i in range(0, batch * n, n):
             yield drawn[i:i + n]
 

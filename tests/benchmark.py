@@ -170,7 +170,7 @@ on the same files and resamples, its script reading and joining them too.
 Then the peak memory of a 10^7-row wide CSV. On the same machine:
 
 ```
-binary, 10000 resamples from the four cell counts: resampling alone, and all of compare_tally (McNemar in integers up to 10^5 discordant items)
+binary, 10000 resamples from the four cell counts: resampling alone, and all of _compare_tally (McNemar in integers up to 10^5 discordant items)
   n=500           0.030 s    0.042 s
   n=100000        0.027 s    0.086 s
   n=1e+06         0.027 s    0.040 s
@@ -194,7 +194,7 @@ loaded 2-core machine, and 41.6 MiB at its peak against 40.0 before; the
 benchmark printed 8.3 s and 42 MB there, against 8.3 s and 40 MB for the
 code before the check on the same machine.)
 
-(`--largest 100000`, rerun after the Columns reader. The 10^6-item binary
+(`--largest 100000`, rerun after the _Columns reader. The 10^6-item binary
 case, from an
 earlier run: ours 4.31 s, scipy 357 s, the JSON parse alone 4.09 s; after
 the chunked JSONL parse and helper-parsed candidate, 2.57 s, against
@@ -333,7 +333,7 @@ def timed(fn, *args, **kwargs):
 def fast_default_run(replays, jobs):
     rng = random.Random(bed.SEED)
     pairs = bed.simulate(rng)
-    result = bed.compare_binary(pairs, rng)
+    result = bed._compare_binary(pairs, rng)
     cov = bed.coverage(rng, replays=replays, jobs=jobs)
     return pairs, result, cov
 
@@ -514,7 +514,7 @@ def straightforward_time(paths, resamples, budget=2_000_000):
 
 
 def resampling_only(resamples):
-    """Time compare_tally alone on 0/1 tallies: the cost should not grow
+    """Time _compare_tally alone on 0/1 tallies: the cost should not grow
     with n, since each resample is one multinomial draw of four cells."""
     print(f"\nbinary, {resamples} resamples from the four cell counts: "
           f"resampling alone, and all of compare_tally (McNemar in integers "
@@ -523,10 +523,10 @@ def resampling_only(resamples):
         cells = [59 * n // 100, 13 * n // 100, 17 * n // 100]
         cells.append(n - sum(cells))
         keys = [(1, 1), (1, 0), (0, 1), (0, 0)]
-        _, alone = timed(bed.resample_sums, random.Random(1),
+        _, alone = timed(bed._resample_sums, random.Random(1),
                          [a for a, _ in keys], [b for _, b in keys], None,
                          cells, resamples)
-        _, whole = timed(bed.compare_tally,
+        _, whole = timed(bed._compare_tally,
                          bed.collections.Counter(dict(zip(keys, cells))),
                          random.Random(1), resamples=resamples)
         print(f"  n={n:<10g} {alone:8.3f} s {whole:8.3f} s", flush=True)
@@ -738,7 +738,7 @@ PLAN_CASES = [
 
 
 def plan_cases():
-    """Time plan as a whole process, and mcnemar_power against the sum
+    """Time plan as a whole process, and _mcnemar_power against the sum
     over every m (tests/oracle.py) at a size the plain sum can do."""
     here = os.path.join(os.path.dirname(__file__), os.pardir,
                         "bootstrap_eval_deltas.py")
@@ -749,12 +749,12 @@ def plan_cases():
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "pilot.csv")
         with open(path, "w") as f:
-            f.write(bed.csv_text(bed.simulate(random.Random(1), 300)))
+            f.write(bed._csv_text(bed.simulate(random.Random(1), 300)))
         elapsed, _ = run_process([sys.executable, here, "plan", "--from",
                                   path])
         print(f"{'plan --from (300 pilot items)':<38} {elapsed:9.2f}")
-    design = bed.copula_design(0.72, 0.76, 0.6)
-    fast, t_fast = timed(bed.mcnemar_power, 1500, design)
+    design = bed._copula_design(0.72, 0.76, 0.6)
+    fast, t_fast = timed(bed._mcnemar_power, 1500, design)
     slow, t_slow = timed(oracle.mcnemar_power_by_m, 1500, design.p10,
                          design.p01, bed.Fraction(1, 20))
     assert abs(fast - slow) < 1e-10, "power differs from the plain sum"
@@ -843,9 +843,9 @@ def saddle_accuracy(reference=200_000, per=10_000):
             rng = random.Random(n)
             ints, _ = bed._exact_ints([draw(rng) for _ in range(n)])
             counter = bed.collections.Counter(ints)
-            law = bed.SumLaw([(bed.law_part(counter), 1)])
+            law = bed._SumLaw([(bed._law_part(counter), 1)])
             keys = sorted(counter)
-            drawn = sorted(bed.resample_sums(
+            drawn = sorted(bed._resample_sums(
                 random.Random(1), keys, [0] * len(keys), None,
                 [counter[k] for k in keys], reference)[0][:-1])
             out = []
@@ -867,7 +867,7 @@ def saddle_coverage(resamples=1000):
           f"resampled)")
     for shape in ("normal", "lognormal"):
         for n, replays in ((20, 400), (100, 1000), (1000, 300)):
-            cal = bed.continuous_calibration(random.Random(n), shape=shape,
+            cal = bed._continuous_calibration(random.Random(n), shape=shape,
                                              replays=replays, n_items=n,
                                              resamples=resamples)
             cells = "  ".join(f"{name} {100 * count / replays:5.1f}%"
@@ -962,11 +962,11 @@ def corpus_cases(folder, resamples):
         shares = [0.30, 0.05, 0.04, 0.01, 0.02, 0.03, 0.05, 0.50]
         patterns = [(g, x, y) for g in (0, 1) for x in (0, 1) for y in (0, 1)]
         items = {p: round(s * n) for p, s in zip(patterns, shares)}
-        table = bed.corpus_table("f1", [p for p, c in items.items()
+        table = bed._corpus_table("f1", [p for p, c in items.items()
                                         for _ in range(1)])
         table = table._replace(counts=[items[p] for p in
                                        _patterns_of(table)])
-        _, alone = timed(bed.compare_corpus, table, random.Random(1),
+        _, alone = timed(bed._compare_corpus, table, random.Random(1),
                          resamples=resamples)
         print(f"  n={n:<10g} {alone:8.3f} s", flush=True)
     here = os.path.join(os.path.dirname(__file__), os.pardir,
@@ -1174,7 +1174,7 @@ def sequential_cases(folder, n=10 ** 6):
 
 
 def _patterns_of(table):
-    """The (gold, A, B) pattern of each row of a binary CorpusTable."""
+    """The (gold, A, B) pattern of each row of a binary _CorpusTable."""
     out = []
     for row in table.rows:
         gold = row[1]
@@ -1216,7 +1216,7 @@ def calibration_cases(replays):
                 rng = random.Random(g * 101 + len(kind))
                 hits = 0
                 for _ in range(replays):
-                    r = bed.compare_tally(designs.clustered(rng, g, gap,
+                    r = bed._compare_tally(designs.clustered(rng, g, gap,
                                                             kind),
                                           rng, clustered=True, resamples=41)
                     hits += r.ci_paired.lo <= truth <= r.ci_paired.hi
@@ -1230,10 +1230,10 @@ def calibration_cases(replays):
         rng = random.Random(g)
         hits = 0
         for _ in range(replays):
-            pilot = bed.tally_spread(designs.clustered(rng, g, 0.0),
+            pilot = bed._tally_spread(designs.clustered(rng, g, 0.0),
                                      clustered=True)
-            mde = bed.detection(pilot, gap=0).mde
-            r = bed.compare_tally(designs.clustered(rng, g, mde), rng,
+            mde = bed._detection(pilot, gap=0).mde
+            r = bed._compare_tally(designs.clustered(rng, g, mde), rng,
                                   clustered=True, resamples=41)
             hits += r.p < 0.05
         cells.append(f"{100 * hits / replays:6.1f}%")
@@ -1247,10 +1247,10 @@ def calibration_cases(replays):
         rng = random.Random(g + 7)
         hits = 0
         for _ in range(replays):
-            pilot = bed.tally_spread(designs.clustered(rng, g, 0.5),
+            pilot = bed._tally_spread(designs.clustered(rng, g, 0.5),
                                      clustered=True)
-            items = bed.detection(pilot, gap=0.5).items_needed
-            r = bed.compare_tally(designs.clustered(rng, items // 6, 0.5),
+            items = bed._detection(pilot, gap=0.5).items_needed
+            r = bed._compare_tally(designs.clustered(rng, items // 6, 0.5),
                                   rng, clustered=True, resamples=41)
             hits += r.p < 0.05
         cells.append(f"{100 * hits / replays:6.1f}%")
@@ -1269,7 +1269,7 @@ def calibration_cases(replays):
             tally = collections.Counter(tuple(int(rng.random() < p)
                                               for p in truth)
                                         for _ in range(1000))
-            r = bed.rank_systems(tally, rng, names=list(range(k)),
+            r = bed._rank_systems(tally, rng, names=list(range(k)),
                                  resamples=400)
             hits[0] += all(s.lo <= t <= s.hi
                            for s, t in zip(r.joint_rank_cis, ranks))
@@ -1286,7 +1286,7 @@ def calibration_cases(replays):
         hits = 0
         for _ in range(replays):
             tally, truth = designs.macro(rng, design)
-            r = bed.compare_macro(tally, rng, resamples=41)
+            r = bed._compare_macro(tally, rng, resamples=41)
             hits += r.ci_paired.lo <= truth <= r.ci_paired.hi
         print(f"  {design:<32}{100 * hits / replays:6.1f}%")
 
@@ -1319,10 +1319,10 @@ def by_counts_cases(replays):
           f"recipe (2,000 resamples); CPU seconds in-process")
     print(f"{'N':>9} {'by counts':>10} {'item by item':>13} "
           f"{'numpy':>8} {'coverage (counts, items)':>26}")
-    design = bed.copula_design(bed.ACC_A, bed.ACC_B, bed.CORR)
+    design = bed._copula_design(bed.ACC_A, bed.ACC_B, bed.CORR)
     for n in (100, 500, 2000, 10000, 10 ** 6):
         start = time.process_time()
-        fast = bed.coverage_by_counts(random.Random(1), replays=replays,
+        fast = bed._coverage_by_counts(random.Random(1), replays=replays,
                                       n_items=n)
         t_fast = time.process_time() - start
         slow = t_slow = None

@@ -480,13 +480,13 @@ def test_long_resampling_shows_progress_and_time_left(monkeypatch):
     stream = io.StringIO()
     watch = bed._Progress(stream)
     monkeypatch.setattr(bed, "_WATCH", [watch])
-    sums = bed.resample_columns(random.Random(1), [[0, 1], [1, 1]], [60, 40],
+    sums = bed._resample_columns(random.Random(1), [[0, 1], [1, 1]], [60, 40],
                                 9)
     shown = stream.getvalue()
     assert "resampling: " in shown and "s left" in shown
     assert shown.endswith("\r")              # the line cleared at the end
     monkeypatch.setattr(bed, "_WATCH", [])
-    assert bed.resample_columns(random.Random(1), [[0, 1], [1, 1]], [60, 40],
+    assert bed._resample_columns(random.Random(1), [[0, 1], [1, 1]], [60, 40],
                                 9) == sums  # the same numbers either way
 
 

@@ -60,7 +60,7 @@ def test_two_jsonl_runs_every_numeric_field(capsys, tmp_path):
     assert entries["latency"]["verdict"] == "better"
     assert entries["f1"]["verdict"] == "better"
     ps = [e["test"]["p"] for e in report["metrics"]]
-    assert [e["test"]["p_holm"] for e in report["metrics"]] == bed.holm(ps)
+    assert [e["test"]["p_holm"] for e in report["metrics"]] == bed._holm(ps)
 
 
 def test_swapping_runs_flips_gap_and_verdict(capsys, tmp_path):
@@ -147,7 +147,7 @@ def test_margin_gives_non_inferior(capsys, tmp_path):
     assert entry["margin"] == 0.5
     assert entry["margin_interval"] == "t interval, 59 degrees of freedom"
     lo, hi = entry["margin_ci"]
-    half = bed.student_t_upper(0.025, 59) * entry["se"]
+    half = bed._student_t_upper(0.025, 59) * entry["se"]
     assert lo > -0.5 and lo < entry["observed"]["gap"] < hi
     assert abs((hi - lo) / 2 - half) < 1e-12
 
@@ -238,7 +238,7 @@ def test_index_resampling_matches_oracle(rows, clustered, seed, resamples,
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)
         patch.setattr(bed, "_CHUNK", chunk)
-        got = bed.compare_metric(a, b, random.Random(seed), clusters=labels,
+        got = bed._compare_metric(a, b, random.Random(seed), clusters=labels,
                                  resamples=resamples)
     slow = oracle.unit_bootstraps(a, b, labels, random.Random(seed),
                                   resamples)
@@ -251,7 +251,7 @@ def test_index_resampling_matches_oracle(rows, clustered, seed, resamples,
         mean = sum(d) / len(d)
         se = oracle.clustered_se(d, labels)
         if se > 1e-12:
-            t = bed.student_t_upper(0.025, oracle.cluster_df(
+            t = bed._student_t_upper(0.025, oracle.cluster_df(
                 labels, oracle.icc(d, labels)))
             intervals[2] = (mean - t * se, mean + t * se)
     got_cis = [tuple(map(float, ci)) for ci in (
@@ -267,7 +267,7 @@ def test_two_processes_give_the_same_result():
     b = [x + rng.gauss(0.02, 0.1) for x in a]
     labels = [i // 3 for i in range(300)]
     for clusters in (None, labels):
-        one, two = (bed.compare_metric(a, b, random.Random(9), resamples=99,
+        one, two = (bed._compare_metric(a, b, random.Random(9), resamples=99,
                                        clusters=clusters, jobs=jobs)
                     for jobs in (1, 2))
         assert one == two
@@ -277,7 +277,7 @@ def test_two_processes_give_the_same_result():
 @given(diffs=st.lists(st.sampled_from([0, 0.5, -0.5, 1, -1, 0.25, 3, -2.75,
                                        0.1, -0.3]), max_size=12))
 def test_sign_flip_exact_matches_enumeration(diffs):
-    p, how = bed.sign_flip_test(diffs, None)
+    p, how = bed._sign_flip_test(diffs, None)
     assert how == "exact" and p == oracle.sign_flip_exact(diffs)
 
 
@@ -285,7 +285,7 @@ def test_sign_flip_exact_matches_enumeration(diffs):
 @given(diffs=st.lists(st.floats(-3, 3), min_size=25, max_size=60),
        seed=st.integers(0, 2 ** 32))
 def test_sign_flip_monte_carlo_matches_oracle(diffs, seed):
-    p, how = bed.sign_flip_test(diffs, random.Random(seed), resamples=200,
+    p, how = bed._sign_flip_test(diffs, random.Random(seed), resamples=200,
                                 exact_limit=20)
     if sum(1 for d in diffs if d) > 20:
         assert how == "monte carlo"
@@ -294,7 +294,7 @@ def test_sign_flip_monte_carlo_matches_oracle(diffs, seed):
 
 
 def test_sign_flip_monte_carlo_is_never_zero():
-    p, _ = bed.sign_flip_test([1.0] * 40, random.Random(1), resamples=99)
+    p, _ = bed._sign_flip_test([1.0] * 40, random.Random(1), resamples=99)
     assert p == bed.Fraction(1, 100)
 
 
@@ -303,8 +303,8 @@ def test_scaling_a_metric_scales_its_intervals():
     rng = random.Random(3)
     a = [round(rng.random(), 4) for _ in range(50)]
     b = [round(x + rng.random() / 5, 4) for x in a]
-    one = bed.compare_metric(a, b, random.Random(8), resamples=100)
-    two = bed.compare_metric([2 * x for x in a], [2 * y for y in b],
+    one = bed._compare_metric(a, b, random.Random(8), resamples=100)
+    two = bed._compare_metric([2 * x for x in a], [2 * y for y in b],
                              random.Random(8), resamples=100)
     assert two.ci_paired == tuple(2 * x for x in one.ci_paired)
     assert two.ci_unpaired == tuple(2 * x for x in one.ci_unpaired)
@@ -315,8 +315,8 @@ def test_item_order_does_not_change_estimate_or_exact_test():
     a = [0.2, 0.5, 0.9, 0.4, 0.7]
     b = [0.3, 0.5, 0.8, 0.6, 0.9]
     order = [3, 0, 4, 1, 2]
-    one = bed.compare_metric(a, b, random.Random(1), resamples=50)
-    two = bed.compare_metric([a[i] for i in order], [b[i] for i in order],
+    one = bed._compare_metric(a, b, random.Random(1), resamples=50)
+    two = bed._compare_metric([a[i] for i in order], [b[i] for i in order],
                              random.Random(1), resamples=50)
     assert (one.gap, one.p, one.se) == (two.gap, two.p, two.se)
 
@@ -326,12 +326,12 @@ def test_mid_p_against_the_binomial_formula():
         m, k = a_only + b_only, min(a_only, b_only)
         pmf = [bed.Fraction(bed.math.comb(m, i), 2 ** m) for i in range(m + 1)]
         expected = min(1, 2 * (sum(pmf[:k]) + pmf[k] / 2))
-        assert bed.mcnemar_mid_p(a_only, b_only) == expected
+        assert bed._mcnemar_mid_p(a_only, b_only) == expected
 
 
 def test_holm_by_hand():
-    assert bed.holm([0.04, 0.01, 0.5]) == [0.08, 0.03, 0.5]
-    assert bed.holm([]) == []
+    assert bed._holm([0.04, 0.01, 0.5]) == [0.08, 0.03, 0.5]
+    assert bed._holm([]) == []
 
 
 @settings(max_examples=13, deadline=None)
@@ -342,14 +342,14 @@ def test_clustered_se_matches_the_matrix_form(rows):
     # the matrices (I - H_gg)^(-1/2) built and multiplied out.
     labels = [c for c, _ in rows]
     values = [x for _, x in rows]
-    assert bed.math.isclose(bed.clustered_se(values, labels),
+    assert bed.math.isclose(bed._clustered_se(values, labels),
                             oracle.clustered_se(values, labels),
                             rel_tol=1e-7, abs_tol=1e-12)
     if len(set(labels)) > 1:
         sizes = [collections.Counter(labels)[g]
                  for g in sorted(set(labels), key=str)]
         rho = oracle.icc(values, labels)
-        assert bed.math.isclose(bed.cluster_df(sizes, rho),
+        assert bed.math.isclose(bed._cluster_df(sizes, rho),
                                 oracle.cluster_df(labels, rho), rel_tol=1e-7)
 
 
@@ -358,14 +358,14 @@ def test_clustered_se_of_equal_clusters_is_cr1():
     labels = ["p", "p", "q", "q", "r", "r"]
     d = [sum(values[k:k + 2]) - 2 * sum(values) / 6 for k in (0, 2, 4)]
     cr1 = math.sqrt(3 / 2 * sum(x * x for x in d) / 36)
-    assert bed.math.isclose(bed.clustered_se(values, labels), cr1)
-    assert bed.cluster_df([2, 2, 2]) == 2
+    assert bed.math.isclose(bed._clustered_se(values, labels), cr1)
+    assert bed._cluster_df([2, 2, 2]) == 2
 
 
 def test_clustered_se_without_clusters_is_the_usual_one():
     values = [0.1, 0.4, 0.35, 0.9, 0.2]
     usual = bed.statistics.stdev(values) / len(values) ** 0.5
-    assert bed.math.isclose(bed.clustered_se(values, range(5)), usual)
+    assert bed.math.isclose(bed._clustered_se(values, range(5)), usual)
 
 
 def test_cluster_flag_end_to_end(capsys, tmp_path):
@@ -418,7 +418,7 @@ def test_bca_matches_textbook_jackknife(data, seed):
                                  lambda xs: sum(xs) / len(xs), 0.95)
     assert bed.math.isclose(bed._acceleration([-x for x in data]), accel,
                             rel_tol=1e-6, abs_tol=1e-9)
-    assert tuple(bed.bca_interval(replicates, mean, [-x for x in data])) == (
+    assert tuple(bed._bca_interval(replicates, mean, [-x for x in data])) == (
         lo, hi)
 
 
@@ -431,7 +431,7 @@ def test_acceleration_is_scale_free_even_for_tiny_values():
 
 
 def test_bca_when_every_difference_is_equal():
-    got = bed.compare_metric([1.0] * 30, [1.5] * 30, random.Random(2),
+    got = bed._compare_metric([1.0] * 30, [1.5] * 30, random.Random(2),
                              resamples=100, interval="bca")
     assert got.ci_paired == (0.5, 0.5)
 
@@ -441,7 +441,7 @@ def test_bca_against_scipy_within_monte_carlo_error():
     rng = random.Random(12)
     a = [rng.expovariate(1) for _ in range(200)]
     b = [x + rng.gauss(0.1, 0.5) for x in a]
-    ours = bed.compare_metric(a, b, random.Random(1), resamples=4000,
+    ours = bed._compare_metric(a, b, random.Random(1), resamples=4000,
                               interval="bca")
     theirs = scipy_stats.bootstrap(
         (a, b), lambda x, y, axis=-1: (y - x).mean(axis=axis), paired=True,
@@ -456,7 +456,7 @@ def test_percentile_and_tests_against_scipy():
     rng = random.Random(21)
     a = [rng.random() for _ in range(150)]
     b = [x + rng.gauss(0.03, 0.2) for x in a]
-    ours = bed.compare_metric(a, b, random.Random(3), resamples=4000)
+    ours = bed._compare_metric(a, b, random.Random(3), resamples=4000)
     theirs = scipy_stats.bootstrap(
         (a, b), lambda x, y, axis=-1: (y - x).mean(axis=axis), paired=True,
         n_resamples=4000, method="percentile",
@@ -470,7 +470,7 @@ def test_percentile_and_tests_against_scipy():
     perm = scipy_stats.permutation_test(
         (diffs,), lambda d, axis=-1: d.mean(axis=axis),
         permutation_type="samples", n_resamples=20000, random_state=4)
-    p, how = bed.sign_flip_test(diffs, random.Random(5), resamples=20000)
+    p, how = bed._sign_flip_test(diffs, random.Random(5), resamples=20000)
     assert how == "monte carlo" and abs(float(p) - perm.pvalue) < 0.03
 
 
@@ -485,7 +485,7 @@ def test_mcnemar_equals_scipy_binomtest_exactly():
 def test_newcombe_score_interval_published_example():
     # Fagerland, Lydersen and Laake (2017), chapter 8, Cavo et al. data:
     # first minus second is -0.0621 (95% CI -0.1186 to -0.0046).
-    lo, hi = bed.newcombe_interval(59, 6, 16, 80)
+    lo, hi = bed._newcombe_interval(59, 6, 16, 80)
     assert (round(-hi, 4), round(-lo, 4)) == (-0.1186, -0.0046)
 
 
@@ -504,9 +504,9 @@ def test_newcombe_in_compare_json(capsys, tmp_path):
 def test_newcombe_contains_the_estimate_and_flips_with_the_systems(cells):
     both, a_only, b_only, neither = cells
     n = sum(cells)
-    lo, hi = bed.newcombe_interval(*cells)
+    lo, hi = bed._newcombe_interval(*cells)
     assert lo <= (b_only - a_only) / n + 1e-12 and hi >= (b_only - a_only) / n - 1e-12
-    lo2, hi2 = bed.newcombe_interval(both, b_only, a_only, neither)
+    lo2, hi2 = bed._newcombe_interval(both, b_only, a_only, neither)
     assert bed.math.isclose(lo2, -hi, abs_tol=1e-12)
     assert bed.math.isclose(hi2, -lo, abs_tol=1e-12)
 
@@ -530,9 +530,9 @@ def test_compare_plot_one_panel_per_metric(capsys, tmp_path):
 
 def test_svg_escapes_metric_names():
     import xml.etree.ElementTree as ET
-    r = bed.compare_metric([0.1, 0.5, 0.2], [0.3, 0.6, 0.2],
+    r = bed._compare_metric([0.1, 0.5, 0.2], [0.3, 0.6, 0.2],
                            random.Random(1), metric="f1<&>", resamples=50)
-    root = ET.fromstring(bed.histogram_svg([r]))
+    root = ET.fromstring(bed._histogram_svg([r]))
     assert any(t.text == "f1<&>: bootstrap of B - A, 95% CI"
                for t in root.iter("{http://www.w3.org/2000/svg}text"))
 
@@ -665,7 +665,7 @@ def test_crlf_jsonl_takes_the_careful_path(capsys, tmp_path):
 def _binary_replays(n, p10, p01, replays, seed):
     rng = random.Random(seed)
     for _ in range(replays):
-        a_only, b_only, rest = bed.multinomial(rng, n, [p10, p01,
+        a_only, b_only, rest = bed._multinomial(rng, n, [p10, p01,
                                                         1 - p10 - p01])
         both = int(0.7 * rest)
         yield rng, bed.collections.Counter(
@@ -685,8 +685,8 @@ def test_binary_non_inferiority_holds_its_level_at_the_margin(n, p10, p01,
     # settings (2,000 replays of 400 resamples; README).
     margin, replays, hits = p10 - p01, 600, 0
     for rng, tally in _binary_replays(n, p10, p01, replays, seed):
-        r = bed.compare_tally(+tally, rng, resamples=50)
-        hits += bool(bed.judge([r], margin=margin)[0].non_inferior)
+        r = bed._compare_tally(+tally, rng, resamples=50)
+        hits += bool(bed._judge([r], margin=margin)[0].non_inferior)
     assert hits / replays <= 0.025 + 3 * (0.025 * 0.975 / replays) ** 0.5
 
 
@@ -697,8 +697,8 @@ def test_continuous_non_inferiority_holds_its_level_at_the_margin():
     rng, hits, replays, margin = random.Random(1), 0, 2000, 0.5
     for _ in range(replays):
         d = [round(rng.gauss(-margin, 1), 6) for _ in range(20)]
-        spread = bed.tally_spread(bed.collections.Counter(zip([0] * 20, d)))
-        ci, name = bed.margin_interval(spread)
+        spread = bed._tally_spread(bed.collections.Counter(zip([0] * 20, d)))
+        ci, name = bed._margin_interval(spread)
         hits += ci.lo > -margin
     assert name == "t interval, 19 degrees of freedom"
     assert hits / replays <= 0.025 + 3 * (0.025 * 0.975 / replays) ** 0.5
@@ -785,7 +785,7 @@ def test_by_subset_rows_and_the_pooled_overall(capsys, tmp_path):
             assert row["mcnemar"]["p_exact"] == float(
                 oracle.mcnemar_p(picked)[2])
     ps = [r["test"]["p"] for r in rows]
-    assert [r["test"]["p_holm"] for r in rows] == bed.holm(ps)
+    assert [r["test"]["p_holm"] for r in rows] == bed._holm(ps)
 
 
 def test_by_subset_text_flags_small_subsets_and_holm(capsys, tmp_path):
@@ -824,7 +824,7 @@ def test_macro_matches_the_stratified_oracle(subsets, seed, resamples):
              for label, pairs in subsets.items()}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)     # index path
-        got = bed.compare_macro(tally, random.Random(seed),
+        got = bed._compare_macro(tally, random.Random(seed),
                                 resamples=resamples, kind="continuous")
     slow = oracle.stratified_macro(subsets, random.Random(seed), resamples)
     boot = [tuple(float(x) for x in oracle.percentile(reps, 0.95))
@@ -843,7 +843,7 @@ def test_macro_matches_the_stratified_oracle(subsets, seed, resamples):
         se = math.sqrt(sum(v for v, _ in parts)) / len(subsets)
         df = sum(v for v, _ in parts) ** 2 / sum(v * v / (n - 1)
                                                    for v, n in parts)
-        half = bed.student_t_upper(0.025, df) * se
+        half = bed._student_t_upper(0.025, df) * se
         gap = float(got.gap)
         assert tuple(map(float, got.ci_paired)) == pytest.approx(
             (gap - half, gap + half), rel=1e-9, abs=1e-12)
@@ -871,7 +871,7 @@ def test_macro_false_positive_rate_under_the_null():
                 pairs.append((a, a + rng.choice([-1, 1]) * rng.randrange(3)
                               / 4))
             tally[label] = bed.collections.Counter(pairs)
-        r = bed.compare_macro(tally, rng, resamples=100)
+        r = bed._compare_macro(tally, rng, resamples=100)
         rejected += r.p <= bed.Fraction(1, 20)
     assert rejected / replays <= 0.05 + 3 * (0.05 * 0.95 / replays) ** 0.5
 
@@ -919,7 +919,7 @@ def test_a_candidate_parsed_by_a_helper_gives_the_same_report(
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_columns_hold_the_pairs_the_tally_counts(tmp_path, monkeypatch,
                                                  order, jobs):
-    # compare reads unclustered metrics as Columns, item by item: the
+    # compare reads unclustered metrics as _Columns, item by item: the
     # same pairs as the Counter of pairs, whichever way the candidate's
     # ids come (several 64 KB batches: in the baseline's order, shuffled,
     # some in one run only, or the second half first).
@@ -937,16 +937,16 @@ def test_columns_hold_the_pairs_the_tally_counts(tmp_path, monkeypatch,
         cand = cand[n // 2:] + cand[:n // 2]
     paths = jsonl(tmp_path, "a.jsonl", base), jsonl(tmp_path, "b.jsonl",
                                                      cand)
-    metrics = [bed.Metric("s", "s", "s"), bed.Metric("t", "t", "t")]
+    metrics = [bed._Metric("s", "s", "s"), bed._Metric("t", "t", "t")]
 
     def read(columns):
-        return bed.read_tallies(*map(bed.open_source, paths), metrics,
+        return bed._read_tallies(*map(bed._open_source, paths), metrics,
                                 allow_partial=True, jobs=jobs,
                                 columns=columns)
 
     (counted, dropped), (columns, also) = read(False), read(True)
     assert dropped == also == (101 if order == "partial" else 0)
-    assert all(isinstance(c, bed.Columns) for c in columns)
+    assert all(isinstance(c, bed._Columns) for c in columns)
     assert [c.counter() for c in columns] == counted
     assert len(columns[0].a) == len(columns[0].b) == n - (order == "partial"
                                                           ) * 100
@@ -955,7 +955,7 @@ def test_columns_hold_the_pairs_the_tally_counts(tmp_path, monkeypatch,
 def test_a_wide_files_rows_are_counted_until_most_are_distinct(tmp_path):
     # Rows of a wide file are counted while their pairs repeat (0/1
     # scores: four pairs, the same memory at any length), and kept as
-    # Columns once most are distinct, the counted ones spread out.
+    # _Columns once most are distinct, the counted ones spread out.
     rng = random.Random(3)
     for kind, n in (("continuous", 10000), ("binary", 10000)):
         path = tmp_path / f"{kind}.csv"
@@ -963,15 +963,15 @@ def test_a_wide_files_rows_are_counted_until_most_are_distinct(tmp_path):
                 if kind == "continuous" else
                 (rng.randrange(2), rng.randrange(2)) for _ in range(n)]
         path.write_text("a,b\n" + "".join(f"{x},{y}\n" for x, y in rows))
-        metric = [bed.Metric("m", "a", "b")]
-        tally, _ = bed.read_tallies(bed.open_source(str(path)), None, metric)
-        kept, _ = bed.read_tallies(bed.open_source(str(path)), None, metric,
+        metric = [bed._Metric("m", "a", "b")]
+        tally, _ = bed._read_tallies(bed._open_source(str(path)), None, metric)
+        kept, _ = bed._read_tallies(bed._open_source(str(path)), None, metric,
                                    columns=True)
         assert tally[0] == bed.collections.Counter(rows)
         if kind == "binary":
             assert kept == tally
         else:
-            assert isinstance(kept[0], bed.Columns)
+            assert isinstance(kept[0], bed._Columns)
             assert kept[0].counter() == tally[0]
 
 
@@ -988,14 +988,14 @@ def test_compare_tally_of_columns_equals_its_counter(shape):
         a, b = [float(x > 0.5) for x in a], [float(x > 0.5) for x in b]
     if shape == "lumpy":
         b[0] = 1000.0
-    columns = bed.Columns(bed.array("d", a), bed.array("d", b))
-    results = [bed.compare_tally(tally, random.Random(1), resamples=200)
+    columns = bed._Columns(bed.array("d", a), bed.array("d", b))
+    results = [bed._compare_tally(tally, random.Random(1), resamples=200)
                for tally in (columns, columns.counter())]
     assert results[0] == results[1]
     assert results[0].method == ("saddlepoint" if shape == "continuous"
                                  else "resample")
     with pytest.raises(ValueError, match="Columns hold no clusters"):
-        bed.compare_tally(columns, random.Random(1), clustered=True)
+        bed._compare_tally(columns, random.Random(1), clustered=True)
 
 
 @pytest.mark.skipif(not bed._can_fork(), reason="needs fork")
@@ -1081,7 +1081,7 @@ def test_clustered_interval_covers_at_few_clusters(clusters, kind):
     rng = random.Random(clusters + len(kind))
     replays, covered = 250, 0
     for _ in range(replays):
-        r = bed.compare_tally(designs.clustered(rng, clusters, 0.0, kind),
+        r = bed._compare_tally(designs.clustered(rng, clusters, 0.0, kind),
                               rng, clustered=True, resamples=41)
         covered += r.ci_paired.lo <= 0 <= r.ci_paired.hi
     se = math.sqrt(0.95 * 0.05 / replays)
@@ -1113,7 +1113,7 @@ def test_macro_interval_covers_with_small_subsets(design):
     replays, covered = 150, 0
     for _ in range(replays):
         tally, truth = designs.macro(rng, design)
-        r = bed.compare_macro(tally, rng, resamples=41)
+        r = bed._compare_macro(tally, rng, resamples=41)
         covered += r.ci_paired.lo <= truth <= r.ci_paired.hi
     se = math.sqrt(0.95 * 0.05 / replays)
     assert covered / replays >= 0.95 - 2 * se

@@ -54,12 +54,12 @@ def confusion_stat(stat, gold, pred, binary=None):
 
 
 def table_of(stat, gold, a, b):
-    return bed.corpus_table(stat, list(zip(gold, a, b)))
+    return bed._corpus_table(stat, list(zip(gold, a, b)))
 
 
 def values(stat, gold, a, b):
     t = table_of(stat, gold, a, b)
-    return bed.corpus_values(t, bed._column_sums(t))
+    return bed._corpus_values(t, bed._column_sums(t))
 
 
 @settings(max_examples=40, deadline=None)
@@ -103,12 +103,12 @@ def test_text_labels_give_the_macro_average():
 
 def test_ratio_is_sum_over_sum_and_refuses_a_zero_denominator():
     items = [(1.0, 2.0, 2.0, 3.0), (0.5, 1.0, 1.0, 1.0)]
-    t = bed.corpus_table("ratio", items)
-    assert bed.corpus_values(t, bed._column_sums(t)) == (Fraction(1, 2),
+    t = bed._corpus_table("ratio", items)
+    assert bed._corpus_values(t, bed._column_sums(t)) == (Fraction(1, 2),
                                                           Fraction(3, 4))
     with pytest.raises(bed.EvalDeltaError, match="denominators is 0"):
-        t = bed.corpus_table("ratio", [(1, 0, 1, 0)])
-        bed.corpus_values(t, bed._column_sums(t))
+        t = bed._corpus_table("ratio", [(1, 0, 1, 0)])
+        bed._corpus_values(t, bed._column_sums(t))
 
 
 # -- resampling and randomization --------------------------------------------
@@ -154,7 +154,7 @@ def test_pattern_resampling_matches_index_resampling_in_distribution(stat):
     gold = [int(rng.random() < 0.4) for _ in range(400)]
     a = [g if rng.random() < 0.8 else 1 - g for g in gold]
     b = [g if rng.random() < 0.85 else 1 - g for g in gold]
-    result = bed.compare_corpus(table_of(stat, gold, a, b), random.Random(1),
+    result = bed._compare_corpus(table_of(stat, gold, a, b), random.Random(1),
                                 resamples=1500)
     ours = [float(x) for x in result.draws]
     theirs = [float(x) for x in index_replicates(gold, a, b, 1500, 2, stat)]
@@ -183,7 +183,7 @@ def test_randomization_p_matches_enumeration_of_every_swap(stat, seed):
     b = [g if rng.random() < 0.95 else 1 - g for g in gold]
     exact = exact_randomization_p(stat, gold, a, b)
     rounds = 20000
-    p = bed.randomization_test(table_of(stat, gold, a, b), random.Random(5),
+    p = bed._randomization_test(table_of(stat, gold, a, b), random.Random(5),
                                rounds=rounds)
     se = math.sqrt(float(exact) * (1 - float(exact)) / rounds)
     assert abs(float(p) - float(exact)) < 4 * se + 1 / rounds
@@ -194,7 +194,7 @@ def test_randomization_by_bits_matches_enumeration_for_many_rows():
     rng = random.Random(9)
     items = [(rng.randint(0, 9), rng.randint(1, 9), rng.randint(0, 9),
               rng.randint(1, 9)) for _ in range(11)]
-    t = bed.corpus_table("ratio", items)
+    t = bed._corpus_table("ratio", items)
     assert bed._FLIP_GROUPED * len(t.rows) > len(items)
 
     def ratio_gap(rows):
@@ -207,14 +207,14 @@ def test_randomization_by_bits_matches_enumeration_for_many_rows():
                               for r, s in zip(items, swaps)])) >= observed
                for swaps in itertools.product((0, 1), repeat=len(items)))
     exact = hits / 2 ** len(items)
-    p = bed.randomization_test(t, random.Random(2), rounds=20000)
+    p = bed._randomization_test(t, random.Random(2), rounds=20000)
     se = math.sqrt(exact * (1 - exact) / 20000)
     assert abs(float(p) - exact) < 4 * se + 1 / 20000
 
 
 def test_identical_systems_give_p_one_and_a_zero_interval():
     gold = [0, 1, 1, 0, 1]
-    r = bed.compare_corpus(table_of("f1", gold, gold, gold), random.Random(1),
+    r = bed._compare_corpus(table_of("f1", gold, gold, gold), random.Random(1),
                            resamples=100)
     assert r.p == 1 and r.gap == 0 and r.ci_paired == (0, 0)
 
@@ -232,9 +232,9 @@ def test_pass_at_k_equals_counting_k_subsets(n, data):
                     len(subsets))
     every = Fraction(sum(all(samples[i] for i in s) for s in subsets),
                      len(subsets))
-    assert bed.pass_at(n, c, k) == some
-    assert bed.pass_at(n, c, k, every=True) == every
-    assert bed.pass_at(n, c, 1) == Fraction(c, n)       # k = 1: the mean
+    assert bed._pass_at(n, c, k) == some
+    assert bed._pass_at(n, c, k, every=True) == every
+    assert bed._pass_at(n, c, 1) == Fraction(c, n)       # k = 1: the mean
 
 
 def write_samples(tmp_path, name, results):
@@ -256,7 +256,7 @@ def test_pass_at_k_from_repeated_records(capsys, tmp_path):
                      "--resamples", "200", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     got = {m["metric"]: m["observed"] for m in report["metrics"]}
-    expect = sum(bed.pass_at(5, sum(r), 2) for r in b) / 40
+    expect = sum(bed._pass_at(5, sum(r), 2) for r in b) / 40
     assert got["pass@2(passed)"]["b"] == pytest.approx(float(expect))
     assert got["pass@1(passed)"]["a"] == pytest.approx(
         sum(map(sum, a)) / 200)
@@ -383,7 +383,7 @@ def test_randomization_test_false_positive_rate_under_the_null():
         gold = [int(rng.random() < 0.4) for _ in range(80)]
         a = [g if rng.random() < 0.75 else 1 - g for g in gold]
         b = [g if rng.random() < 0.75 else 1 - g for g in gold]
-        p = bed.randomization_test(table_of("f1", gold, a, b), rng,
+        p = bed._randomization_test(table_of("f1", gold, a, b), rng,
                                    rounds=199)
         rejected += p <= Fraction(1, 20)
     assert rejected / 300 <= 0.085
@@ -405,7 +405,7 @@ def test_bootstrap_interval_covers_the_true_f1_difference():
     covered = 0
     for _ in range(100):
         sample = [population[rng.randrange(20000)] for _ in range(150)]
-        r = bed.compare_corpus(bed.corpus_table("f1", sample), rng,
+        r = bed._compare_corpus(bed._corpus_table("f1", sample), rng,
                                resamples=400)
         covered += r.ci_paired.lo <= gap <= r.ci_paired.hi
     assert 0.88 <= covered / 100 <= 0.99
@@ -427,9 +427,9 @@ def test_non_inferiority_at_the_margin_is_called_rarely():
     calls = 0
     for _ in range(150):
         sample = [population[rng.randrange(20000)] for _ in range(100)]
-        r = bed.compare_corpus(bed.corpus_table("f1", sample), rng,
+        r = bed._compare_corpus(bed._corpus_table("f1", sample), rng,
                                resamples=200)
-        (j,) = bed.judge([r], margin=margin)
+        (j,) = bed._judge([r], margin=margin)
         calls += bool(j.non_inferior)
     assert calls / 150 <= 0.07
 
@@ -477,9 +477,9 @@ def test_clusters_of_one_item_are_the_items_themselves():
     items = [(g, g if rng.random() < 0.7 else 1 - g,
               g if rng.random() < 0.8 else 1 - g)
              for g in (int(rng.random() < 0.4) for _ in range(120))]
-    plain = bed.compare_corpus(bed.corpus_table("f1", items),
+    plain = bed._compare_corpus(bed._corpus_table("f1", items),
                                random.Random(3), resamples=300)
-    single = bed.compare_corpus(bed.corpus_table(
+    single = bed._compare_corpus(bed._corpus_table(
         "f1", list(enumerate(items)), clustered=True), random.Random(3),
         resamples=300)
     assert single._replace(test=plain.test, clusters=None) == plain
@@ -500,8 +500,8 @@ def test_cluster_randomization_false_positive_rate_under_the_null():
                 right = 0.55 if hard else 0.9
                 items.append((c, (g, g if rng.random() < right else 1 - g,
                                   g if rng.random() < right else 1 - g)))
-        table = bed.corpus_table("f1", items, clustered=True)
-        rejected += bed.randomization_test(table, rng, rounds=199) <= \
+        table = bed._corpus_table("f1", items, clustered=True)
+        rejected += bed._randomization_test(table, rng, rounds=199) <= \
             Fraction(1, 20)
     assert rejected / 200 <= 0.09
 
@@ -564,11 +564,11 @@ def test_pass_at_k_keeps_a_frameworks_epochs_apart(capsys):
     assert not any("averaged" in line and "epochs" in line
                    for line in report["reading"])
     samples = collections.defaultdict(list)
-    source = bed.open_source(base, bed.Reading(keep_epochs=True))
+    source = bed._open_source(base, bed._Reading(keep_epochs=True))
     for _, records in source.batches:
         for r in records:
             samples[r["id"]].append(int(r["match"]))
-    expect = sum(bed.pass_at(len(s), sum(s), 2) for s in samples.values())
+    expect = sum(bed._pass_at(len(s), sum(s), 2) for s in samples.values())
     assert report["metrics"][0]["observed"]["a"] == pytest.approx(
         float(expect / len(samples)))
 

@@ -65,9 +65,9 @@ def test_latency_is_lower_is_better_and_gates(capsys, tmp_path):
                            "--higher-is-better", "latency_ms",
                            "--resamples", "200")
     assert status == 0 and "as its name says" not in out
-    assert bed.lower_is_better("cost_usd") and bed.lower_is_better("loss")
-    assert not bed.lower_is_better("tokens_per_second")
-    assert not bed.lower_is_better("exact_match")
+    assert bed._lower_is_better("cost_usd") and bed._lower_is_better("loss")
+    assert not bed._lower_is_better("tokens_per_second")
+    assert not bed._lower_is_better("exact_match")
 
 
 def test_missing_values_left_out_with_allow_partial(capsys, tmp_path):
@@ -380,7 +380,7 @@ def test_json_numbers_read_at_c_level_equal_the_checked_path(tmp_path):
     path = tmp_path / "r.jsonl"
     rows = [{"id": i, "s": v} for i, v in enumerate([0.5, 2, -0.0, 1e300, 7])]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    source = bed.open_source(str(path))
+    source = bed._open_source(str(path))
     column = bed._Column(source, "s")
     records = [dict(r) for r in rows]
     fast = column.numbers(list(range(1, 6)), records)
@@ -420,7 +420,7 @@ def test_integer_ids_read_as_their_text(tmp_path):
     # labels as the item-by-item one, which bools and mixtures still take.
     path = tmp_path / "r.jsonl"
     path.write_text('{"id": 1}\n')
-    column = bed._Column(bed.open_source(str(path)), "id", role="id")
+    column = bed._Column(bed._open_source(str(path)), "id", role="id")
     records = [{"id": v} for v in (0, 7, -3, 10 ** 20)]
     assert column.labels([1, 2, 3, 4], records) == ["0", "7", "-3",
                                                      str(10 ** 20)]
@@ -513,13 +513,13 @@ def test_the_streaming_join_and_the_many_run_join_agree(tmp_path, a_ids,
             return read()
         except bed.EvalDeltaError as exc:
             return str(exc)
-    metric = bed.Metric("s", "s", "s")
+    metric = bed._Metric("s", "s", "s")
     if not a_ids or not b_ids:
         return                          # an empty run is refused as such
-    streamed = outcome(lambda: bed.read_tallies(
-        *map(bed.open_source, paths), [metric], allow_partial=partial))
-    held = outcome(lambda: bed.read_joint(
-        list(map(bed.open_source, paths)), metric, allow_partial=partial))
+    streamed = outcome(lambda: bed._read_tallies(
+        *map(bed._open_source, paths), [metric], allow_partial=partial))
+    held = outcome(lambda: bed._read_joint(
+        list(map(bed._open_source, paths)), metric, allow_partial=partial))
     if isinstance(streamed, str) or isinstance(held, str):
         assert streamed == held.replace("ranks the ids", "compares the ids")
         return
@@ -580,8 +580,8 @@ def test_ids_holding_newlines_join_item_by_item(tmp_path, order):
         rows[1] = rows[1][::-1]
     paths = [jsonl(tmp_path, f"{side}.jsonl", r)
              for side, r in zip("ab", rows)]
-    (tally,), dropped = bed.read_tallies(*map(bed.open_source, paths),
-                                         [bed.Metric("s", "s", "s")])
+    (tally,), dropped = bed._read_tallies(*map(bed._open_source, paths),
+                                         [bed._Metric("s", "s", "s")])
     assert dict(tally) == {(0.0, 1.0): 2, (1.0, 1.0): 1, (0.0, 0.0): 1,
                            (1.0, 0.0): 2}
     assert dropped == 0
@@ -595,15 +595,15 @@ def test_record_numbers_past_four_bytes_widen_the_seen_array(tmp_path):
     paths = [jsonl(tmp_path, f"{side}.jsonl", rows) for side in "ab"]
     far = 1 << 33
     for tail in ([], [rows[1]]):
-        cand = bed.open_source(paths[1])
+        cand = bed._open_source(paths[1])
         records = [record for _, batch in cand.batches for record in batch]
         records += tail
         cand = cand._replace(batches=iter([(
             list(range(far, far + len(records))), records)]))
 
         def read():
-            return bed.read_tallies(bed.open_source(paths[0]), cand,
-                                    [bed.Metric("s", "s", "s")])
+            return bed._read_tallies(bed._open_source(paths[0]), cand,
+                                    [bed._Metric("s", "s", "s")])
         if not tail:
             (tally,), _ = read()
             assert dict(tally) == {(0.0, 0.0): 2, (1.0, 1.0): 2}
@@ -635,11 +635,11 @@ def test_runs_in_one_order_join_by_position_as_by_id(tmp_path, n, runs, seed,
     shuffled = ordered[:1] + [jsonl(tmp_path, f"s{k}-{tag}.jsonl",
                                     rng.sample(t, len(t)))
                               for k, t in enumerate(tables[1:], 1)]
-    metric = bed.Metric("s", "s", "s")
+    metric = bed._Metric("s", "s", "s")
     old = bed._BATCH
     bed._BATCH = batch                    # batches that line up or not
     try:
-        got = [bed.read_joint(list(map(bed.open_source, paths)), metric,
+        got = [bed._read_joint(list(map(bed._open_source, paths)), metric,
                               by="t" if by else None)
                for paths in (ordered, shuffled)]
     finally:
@@ -651,8 +651,8 @@ def test_runs_in_one_order_join_by_position_as_by_id(tmp_path, n, runs, seed,
                   + [{"id": "zz", "s": 1, "t": "t0"}])
     bed._BATCH = batch
     try:
-        partial, dropped = bed.read_joint(
-            list(map(bed.open_source, shuffled[:-1] + [extra])), metric,
+        partial, dropped = bed._read_joint(
+            list(map(bed._open_source, shuffled[:-1] + [extra])), metric,
             by="t" if by else None, allow_partial=True)
     finally:
         bed._BATCH = old
@@ -688,8 +688,8 @@ def test_the_first_repeated_baseline_id_is_named_as_a_dict_finds_it(
     old = bed._BATCH
     bed._BATCH = batch
     try:
-        bed.read_tallies(bed.open_source(base), bed.open_source(cand),
-                         [bed.Metric("s", "s", "s")])
+        bed._read_tallies(bed._open_source(base), bed._open_source(cand),
+                         [bed._Metric("s", "s", "s")])
     except bed.EvalDeltaError as exc:
         line, item, at = expected
         assert str(exc) == (f"{base}:{line}: id {item!r} repeated (first "

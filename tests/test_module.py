@@ -36,17 +36,32 @@ def defined(node):
     return []
 
 
-def test_no_section_uses_another_sections_private_names():
-    # A helper several sections need lives in Shared helpers (or is a
-    # tuning number in Constants); the article's and Fast paths' doors may
-    # be called from anywhere; otherwise a section's _names are its own.
-    # Fast paths alone may reach in, since it holds second bodies of other
-    # sections' functions.
-    found = sections()
+DOORS = re.compile(r"^# Doors \(called from other sections\): (.*?)\.$",
+                   re.M | re.S)
+
+
+def doors_of_each_section():
+    """Return {section: set of names its Doors paragraph lists}."""
+    found, out = sections(), {}
+    for m in DOORS.finditer(SOURCE):
+        names = m.group(1).replace("#", " ").replace(",", " ").split()
+        line = SOURCE[:m.start()].count("\n") + 1
+        out.setdefault(section_of(line, found), set()).update(names)
+    return out
+
+
+def test_sections_meet_only_at_their_doors():
+    # Every name but the library's is private; a section's private names
+    # that other sections call are its doors, listed under its banner.
+    # Helpers several sections need live in Shared helpers (or are tuning
+    # numbers in Constants); the article's and Fast paths' names may be
+    # used anywhere, and Fast paths alone may reach in, since it holds
+    # second bodies of other sections' functions.
+    found, doors = sections(), doors_of_each_section()
     home = {name: section_of(node.lineno, found)
             for node in TREE.body if hasattr(node, "lineno")
             for name in defined(node)}
-    reaches = set()
+    reaches, used = set(), set()
     for node in TREE.body:
         if not hasattr(node, "lineno"):
             continue
@@ -56,8 +71,28 @@ def test_no_section_uses_another_sections_private_names():
                 there = home.get(sub.id)
                 if (there and there != here and there not in SHARED
                         and here != "Fast paths"):
-                    reaches.add(f"{here} uses {there}'s {sub.id}")
+                    used.add(sub.id)
+                    if sub.id not in doors.get(there, ()):
+                        reaches.add(f"{here} uses {there}'s {sub.id}")
     assert sorted(reaches) == []
+    listed = {(name, section) for section, names in doors.items()
+              for name in names}
+    stale = sorted(f"{section} lists {name}" for name, section in listed
+                   if home.get(name) != section or name not in used)
+    assert stale == []
+
+
+def test_every_public_name_is_in_all():
+    # The public surface is __all__ (and the article's constants, which a
+    # reader edits); everything else has a leading underscore.
+    found = sections()
+    public = {name for node in TREE.body if hasattr(node, "lineno")
+              for name in defined(node) if not name.startswith("_")}
+    constants = {name for node in TREE.body if hasattr(node, "lineno")
+                 for name in defined(node) if name.isupper()
+                 and section_of(node.lineno, found) == "Constants"}
+    assert public - constants == set(bed.__all__)
+    assert len(set(bed.__all__)) == len(bed.__all__)
 
 
 def test_only_fast_paths_imports_processes_forks_or_sets_globals():

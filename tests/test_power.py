@@ -14,7 +14,7 @@ import oracle
     (0.5828, 0.7063, 0.36), (0.0, 0.0, 0.5), (-1.2, 0.3, 0.9),
     (1.5, -0.4, 0.99), (0.3, 0.3, 0.0), (-2.5, -2.0, 0.7)])
 def test_bivariate_normal_against_direct_integration(h, k, rho):
-    assert bed.bivariate_normal_cdf(h, k, rho) == pytest.approx(
+    assert bed._bivariate_normal_cdf(h, k, rho) == pytest.approx(
         oracle.bivariate_normal_cdf(h, k, rho), abs=1e-9)
 
 
@@ -23,14 +23,14 @@ def test_bivariate_normal_against_scipy():
     for h, k, rho in [(0.58, 0.71, 0.36), (-1.0, 2.0, 0.8), (0.1, 0.2, 0.95)]:
         theirs = stats.multivariate_normal(
             mean=[0, 0], cov=[[1, rho], [rho, 1]]).cdf([h, k])
-        assert bed.bivariate_normal_cdf(h, k, rho) == pytest.approx(
+        assert bed._bivariate_normal_cdf(h, k, rho) == pytest.approx(
             theirs, abs=1e-7)
 
 
 def test_cells_match_the_simulators_items():
     # 200,000 items of the article's simulator: each cell's share has a
     # standard error near 0.001; allow four of them.
-    design = bed.copula_design(0.72, 0.76, 0.6)
+    design = bed._copula_design(0.72, 0.76, 0.6)
     items = bed.simulate(random.Random(8), 200000)
     for cell, chance in (((1, 0), design.p10), ((0, 1), design.p01)):
         share = items.count(cell) / len(items)
@@ -40,21 +40,21 @@ def test_cells_match_the_simulators_items():
 
 def test_power_of_the_simulators_items():
     # McNemar on items from simulate() itself, not the cell counts.
-    design = bed.copula_design(0.72, 0.76, 0.6)
+    design = bed._copula_design(0.72, 0.76, 0.6)
     rng = random.Random(6)
     hits = sum(bed.mcnemar_exact(bed.simulate(rng, 500)).p_exact <= 0.05
                for _ in range(300))
-    power = bed.mcnemar_power(500, design)
+    power = bed._mcnemar_power(500, design)
     assert abs(hits / 300 - power) < 4 * math.sqrt(power * (1 - power) / 300)
 
 
 @pytest.mark.parametrize("n, seed", [(250, 1), (500, 2), (1000, 3),
                                      (2000, 4)])
 def test_exact_power_matches_simulated_power(n, seed):
-    design = bed.copula_design(0.72, 0.76, 0.6)
+    design = bed._copula_design(0.72, 0.76, 0.6)
     replays = 400
-    hits, _ = bed.simulated_power(random.Random(seed), n, replays=replays)
-    power = bed.mcnemar_power(n, design)
+    hits, _ = bed._simulated_power(random.Random(seed), n, replays=replays)
+    power = bed._mcnemar_power(n, design)
     se = math.sqrt(power * (1 - power) / replays)
     assert abs(hits / replays - power) < 4 * se
 
@@ -62,32 +62,32 @@ def test_exact_power_matches_simulated_power(n, seed):
 @pytest.mark.parametrize("n, p10, p01", [(8, 0.1, 0.3), (12, 0.2, 0.25),
                                          (10, 0.05, 0.4)])
 def test_power_against_every_outcome(n, p10, p01):
-    design = bed.Design(0.5, 0.5 + p01 - p10, p10, p01)
-    assert bed.mcnemar_power(n, design) == pytest.approx(
+    design = bed._Design(0.5, 0.5 + p01 - p10, p10, p01)
+    assert bed._mcnemar_power(n, design) == pytest.approx(
         oracle.mcnemar_power(n, p10, p01, bed.Fraction(1, 20)), abs=1e-12)
 
 
 def test_items_needed_is_the_first_n_reaching_the_target():
-    design = bed.copula_design(0.72, 0.76, 0.6)
-    n = bed.items_for_power(design)
-    assert bed.mcnemar_power(n, design) >= 0.8
-    assert bed.mcnemar_power(n - 1, design) < 0.8
-    assert bed.connor_items(design) == 1488 and n == 1533
+    design = bed._copula_design(0.72, 0.76, 0.6)
+    n = bed._items_for_power(design)
+    assert bed._mcnemar_power(n, design) >= 0.8
+    assert bed._mcnemar_power(n - 1, design) < 0.8
+    assert bed._connor_items(design) == 1488 and n == 1533
 
 
 def test_connor_by_hand():
-    design = bed.discordance_design(0.5, 0.6, 0.3)      # p10 0.1, p01 0.2
+    design = bed._discordance_design(0.5, 0.6, 0.3)      # p10 0.1, p01 0.2
     z = bed.NormalDist().inv_cdf
     expected = ((z(0.975) * math.sqrt(0.3) + z(0.8) * math.sqrt(0.3 - 0.01))
                 ** 2 / 0.01)
-    assert bed.connor_items(design) == math.ceil(expected)
+    assert bed._connor_items(design) == math.ceil(expected)
 
 
 def test_detectable_gap_reaches_power_and_no_less():
-    make = lambda b: bed.copula_design(0.72, b, 0.6)   # noqa: E731
-    gap = bed.detectable_gap(500, make, 0.72)
-    assert bed.mcnemar_power(500, make(0.72 + gap)) >= 0.8
-    assert bed.mcnemar_power(500, make(0.72 + gap - 2e-5)) < 0.8
+    make = lambda b: bed._copula_design(0.72, b, 0.6)   # noqa: E731
+    gap = bed._detectable_gap(500, make, 0.72)
+    assert bed._mcnemar_power(500, make(0.72 + gap)) >= 0.8
+    assert bed._mcnemar_power(500, make(0.72 + gap - 2e-5)) < 0.8
 
 
 def run(capsys, *argv):
@@ -139,8 +139,8 @@ def test_plan_from_pilot_csv(capsys):
     shipped = __file__.replace("tests/test_power.py",
                                "datasets/bootstrap-eval-deltas.csv")
     status, out, _ = run(capsys, "--from", shipped)
-    design = bed.discordance_design(0.712, 0.748, 152 / 500)
-    needed = bed.items_for_power(design)
+    design = bed._discordance_design(0.712, 0.748, 152 / 500)
+    needed = bed._items_for_power(design)
     assert status == 0
     assert out.strip() == (
         f"correct (500 pilot items, observed gap +0.036): discordance "
@@ -151,8 +151,8 @@ def test_plan_from_pilot_csv(capsys):
 def test_pilot_plan_continuous_uses_the_paired_sd():
     a = [0.1, 0.4, 0.35, 0.9, 0.2, 0.5]
     b = [0.2, 0.45, 0.3, 1.0, 0.3, 0.55]
-    spread = bed.tally_spread(bed.collections.Counter(zip(a, b)), metric="f1")
-    line = bed.pilot_plan(spread, gap=0.05)
+    spread = bed._tally_spread(bed.collections.Counter(zip(a, b)), metric="f1")
+    line = bed._pilot_plan(spread, gap=0.05)
     sd = bed.statistics.stdev([bed.Fraction(repr(y)) - bed.Fraction(repr(x))
                                for x, y in zip(a, b)])
     z = bed.NormalDist().inv_cdf(0.975) + bed.NormalDist().inv_cdf(0.8)
@@ -160,23 +160,23 @@ def test_pilot_plan_continuous_uses_the_paired_sd():
 
 
 def test_pilot_gap_impossible_with_its_discordance():
-    spread = bed.tally_spread(bed.collections.Counter(
+    spread = bed._tally_spread(bed.collections.Counter(
         {(1, 1): 9, (0, 1): 3}), metric="acc")
-    line = bed.pilot_plan(spread, gap=0.5)
+    line = bed._pilot_plan(spread, gap=0.5)
     assert "cannot arise with the discordance 0.2500" in line
 
 
 def test_repeats_divide_only_the_within_item_variance():
-    design = bed.copula_design(0.72, 0.76, 0.6)
+    design = bed._copula_design(0.72, 0.76, 0.6)
     total = design.discordance - (design.p01 - design.p10) ** 2
-    table = bed.items_with_repeats(design, 0.15, [1, 2, 4])
+    table = bed._items_with_repeats(design, 0.15, [1, 2, 4])
     z = bed.NormalDist().inv_cdf(0.975) + bed.NormalDist().inv_cdf(0.8)
     delta = design.p01 - design.p10
     for k in (1, 2, 4):
         assert table[k] == math.ceil((z / delta) ** 2
                                      * (total - 0.15 + 0.15 / k) - 1e-9)
     assert table[1] > table[2] > table[4] > table[None]
-    no_within = bed.items_with_repeats(design, 0.0, [1, 8])
+    no_within = bed._items_with_repeats(design, 0.0, [1, 8])
     assert no_within[1] == no_within[8] == no_within[None]
 
 
@@ -209,7 +209,7 @@ def test_plan_plot_is_valid_svg(capsys, tmp_path):
 def test_repeats_estimated_by_moments():
     a = {"q1": [0.0, 1.0], "q2": [1.0, 1.0], "q3": [0.0, 0.0]}
     b = {"q1": [1.0, 1.0], "q2": [1.0, 0.0], "q3": [1.0, 0.0]}
-    table, within, between, gap = bed.repeats_from_samples(a, b, [1, 2])
+    table, within, between, gap = bed._repeats_from_samples(a, b, [1, 2])
     # item differences 0.5, -0.5, 0.5; within-item variances 0.5, 0.5, 0.5
     assert gap == pytest.approx(1 / 6)
     assert within == pytest.approx(0.5)
@@ -222,9 +222,9 @@ def test_repeats_estimated_by_moments():
 
 def test_repeats_need_two_samples_and_the_same_items():
     with pytest.raises(bed.EvalDeltaError, match="fewer than two samples"):
-        bed.repeats_from_samples({"q": [1.0]}, {"q": [1.0, 0.0]}, [1])
+        bed._repeats_from_samples({"q": [1.0]}, {"q": [1.0, 0.0]}, [1])
     with pytest.raises(bed.EvalDeltaError, match="1 items sampled in one"):
-        bed.repeats_from_samples({"q": [1.0, 0.0]},
+        bed._repeats_from_samples({"q": [1.0, 0.0]},
                                  {"q": [1.0, 0.0], "r": [0.0, 1.0]}, [1])
 
 
@@ -269,8 +269,8 @@ def test_binomial_pmf_against_exact_fractions(k, n, p):
 @example(n=5, p10=2, p01=6, alpha=0.0625)      # 2 P(X <= 0) = alpha at m=5
 def test_power_against_every_outcome_in_fractions(n, p10, p01, alpha):
     p10, p01 = p10 / 20, p01 / 20
-    design = bed.Design(0.5, 0.5, p10, p01)
-    assert bed.mcnemar_power(n, design, alpha=alpha) == pytest.approx(
+    design = bed._Design(0.5, 0.5, p10, p01)
+    assert bed._mcnemar_power(n, design, alpha=alpha) == pytest.approx(
         oracle.mcnemar_power(n, p10, p01, bed._exact(alpha)), abs=1e-12)
 
 
@@ -278,8 +278,8 @@ def test_power_against_every_outcome_in_fractions(n, p10, p01, alpha):
     (300, 0.13, 0.17), pytest.param(1200, 0.08, 0.12, marks=pytest.mark.slow),
     (2000, 0.0, 0.05), pytest.param(900, 0.3, 0.3, marks=pytest.mark.slow)])
 def test_power_against_the_sum_over_every_m(n, p10, p01):
-    design = bed.Design(0.5, 0.5, p10, p01)
-    assert bed.mcnemar_power(n, design) == pytest.approx(
+    design = bed._Design(0.5, 0.5, p10, p01)
+    assert bed._mcnemar_power(n, design) == pytest.approx(
         oracle.mcnemar_power_by_m(n, p10, p01, bed.Fraction(1, 20)),
         abs=1e-10)
 
@@ -289,10 +289,10 @@ def test_power_against_the_sum_over_every_m(n, p10, p01):
        alpha=st.sampled_from([0.05, 0.01]),
        power=st.sampled_from([0.5, 0.8, 0.9]))
 def test_items_for_power_is_the_first_n_stepping_up(p10, extra, alpha, power):
-    design = bed.Design(0.5, 0.5, p10 / 100, (p10 + extra) / 100)
-    n = bed.items_for_power(design, alpha=alpha, power=power)
+    design = bed._Design(0.5, 0.5, p10 / 100, (p10 + extra) / 100)
+    n = bed._items_for_power(design, alpha=alpha, power=power)
     first = next(m for m in range(1, n + 1)
-                 if bed.mcnemar_power(m, design, alpha=alpha) >= power)
+                 if bed._mcnemar_power(m, design, alpha=alpha) >= power)
     assert n == first
 
 
@@ -304,23 +304,23 @@ def test_plan_with_a_discordance(capsys):
     report = json.loads(out)
     assert status == 0 and err == ""
     assert (report["p10"], report["p01"]) == (0.08, 0.12)
-    design = bed.Design(0.72, 0.76, 0.08, 0.12)
-    assert report["power_at"]["100"] == bed.mcnemar_power(100, design)
+    design = bed._Design(0.72, 0.76, 0.08, 0.12)
+    assert report["power_at"]["100"] == bed._mcnemar_power(100, design)
     assert report["power_at"]["100"] == pytest.approx(
         oracle.mcnemar_power_by_m(100, 0.08, 0.12, bed.Fraction(1, 20)),
         abs=1e-12)
     gap = report["mde_at"]["500"]
-    most = bed.most_accuracy(0.72, 0.2)
+    most = bed._most_accuracy(0.72, 0.2)
     assert 0 < gap <= most - 0.72
-    make = lambda b: bed.discordance_design(0.72, b, 0.2)   # noqa: E731
-    assert bed.mcnemar_power(500, make(0.72 + gap)) >= 0.8
-    assert bed.mcnemar_power(500, make(0.72 + gap - 2e-6)) < 0.8
+    make = lambda b: bed._discordance_design(0.72, b, 0.2)   # noqa: E731
+    assert bed._mcnemar_power(500, make(0.72 + gap)) >= 0.8
+    assert bed._mcnemar_power(500, make(0.72 + gap - 2e-6)) < 0.8
 
 
 def test_detectable_gap_beyond_reach_at_a_small_discordance():
-    make = lambda b: bed.discordance_design(0.72, b, 0.01)  # noqa: E731
-    assert bed.detectable_gap(50, make, 0.72,
-                              most=bed.most_accuracy(0.72, 0.01)) is None
+    make = lambda b: bed._discordance_design(0.72, b, 0.01)  # noqa: E731
+    assert bed._detectable_gap(50, make, 0.72,
+                              most=bed._most_accuracy(0.72, 0.01)) is None
 
 
 def test_tiny_alpha_does_not_crash(capsys):
@@ -375,17 +375,17 @@ def test_plan_from_with_clusters_uses_the_clustered_se(capsys, tmp_path):
     labels = [r["c"] for r in rows_a]
     diffs = [b["s"] - a["s"] for a, b in zip(rows_a, rows_b)]
     assert status == 0 and entry["clusters"] == 20
-    assert entry["se"] == pytest.approx(bed.clustered_se(diffs, labels),
+    assert entry["se"] == pytest.approx(bed._clustered_se(diffs, labels),
                                         rel=1e-9)
 
 
 def test_plan_is_quick_at_any_size():
     # Exact power at 10^7 items: a few thousand steps, not 10^7 sums.
-    design = bed.copula_design(0.72, 0.76, 0.6)
-    assert bed.mcnemar_power(10 ** 7, design) > 0.999
-    make = lambda b: bed.copula_design(0.72, b, 0.6)   # noqa: E731
-    gap = bed.detectable_gap(10 ** 6, make, 0.72)
-    assert bed.mcnemar_power(10 ** 6, make(0.72 + gap)) >= 0.8
+    design = bed._copula_design(0.72, 0.76, 0.6)
+    assert bed._mcnemar_power(10 ** 7, design) > 0.999
+    make = lambda b: bed._copula_design(0.72, b, 0.6)   # noqa: E731
+    gap = bed._detectable_gap(10 ** 6, make, 0.72)
+    assert bed._mcnemar_power(10 ** 6, make(0.72 + gap)) >= 0.8
 
 
 # Student's t quantiles ###################################################
@@ -394,9 +394,9 @@ def test_plan_is_quick_at_any_size():
 def test_t_quantile_closed_forms_at_one_and_two_df(tail):
     # df = 1 is Cauchy: tan(pi (1/2 - tail)) = 1 / tan(pi tail); df = 2:
     # (1 - 2 tail) / sqrt(2 tail (1 - tail)).
-    assert bed.student_t_upper(tail, 1) == pytest.approx(
+    assert bed._student_t_upper(tail, 1) == pytest.approx(
         1 / math.tan(math.pi * tail), rel=1e-12)
-    assert bed.student_t_upper(tail, 2) == pytest.approx(
+    assert bed._student_t_upper(tail, 2) == pytest.approx(
         (1 - 2 * tail) / math.sqrt(2 * tail * (1 - tail)), rel=1e-12)
 
 
@@ -405,14 +405,14 @@ def test_t_quantile_published_table():
     table = {5: 2.571, 10: 2.228, 20: 2.086, 30: 2.042, 60: 2.000,
              120: 1.980, 1000: 1.962}
     for df, value in table.items():
-        assert round(bed.student_t_upper(0.025, df), 3) == value
+        assert round(bed._student_t_upper(0.025, df), 3) == value
 
 
 def test_t_quantile_against_scipy():
     stats = pytest.importorskip("scipy.stats")
     for df in (3, 7, 19, 49, 199, 999, 1000, 5000, 10 ** 6):
         for tail in (0.25, 0.05, 0.025, 0.005, 1e-6):
-            assert bed.student_t_upper(tail, df) == pytest.approx(
+            assert bed._student_t_upper(tail, df) == pytest.approx(
                 stats.t.isf(tail, df), rel=1e-10)
 
 
@@ -425,34 +425,34 @@ def test_t_power_against_scipys_noncentral_t():
         for shift in (0, 0.5, 2, 2.8, 3.5, 6):
             theirs = (stats.nct.sf(crit, df, shift)
                       + stats.nct.cdf(-crit, df, shift))
-            assert bed.t_power(shift, df) == pytest.approx(theirs, abs=1e-7)
+            assert bed._t_power(shift, df) == pytest.approx(theirs, abs=1e-7)
 
 
 def test_t_power_is_the_level_at_no_shift_and_the_normal_at_many_df():
     for df in (1, 3, 9.5, 40):
-        assert bed.t_power(0, df, alpha=0.1) == pytest.approx(0.1, abs=1e-9)
+        assert bed._t_power(0, df, alpha=0.1) == pytest.approx(0.1, abs=1e-9)
     normal = bed.NormalDist()
     for shift in (1, 2.8, 4):
         z = normal.inv_cdf(0.975)
         want = normal.cdf(shift - z) + normal.cdf(-shift - z)
-        assert bed.t_power(shift, 10 ** 7) == pytest.approx(want, abs=1e-6)
+        assert bed._t_power(shift, 10 ** 7) == pytest.approx(want, abs=1e-6)
 
 
 def test_expected_power_is_the_mean_over_the_spreads_chi_square():
-    # t_power(spread_df=k) against the mean of the known-spread power over
+    # _t_power(spread_df=k) against the mean of the known-spread power over
     # Monte Carlo draws of the true standard error (estimate * sqrt(k / W),
     # W chi-square with k df).
     rng = random.Random(3)
     for k, shift in ((4, 3.0), (9, 3.5)):
-        draws = [bed.t_power(shift * math.sqrt(2 * rng.gammavariate(
+        draws = [bed._t_power(shift * math.sqrt(2 * rng.gammavariate(
             k / 2, 1) / k), k) for _ in range(1500)]
         mean = sum(draws) / len(draws)
         se = math.sqrt(sum((d - mean) ** 2 for d in draws)) / len(draws)
-        assert abs(bed.t_power(shift, k, spread_df=k) - mean) < 4 * se
+        assert abs(bed._t_power(shift, k, spread_df=k) - mean) < 4 * se
 
 
 def _detected(tally, rng):
-    r = bed.compare_tally(tally, rng, clustered=True, resamples=41)
+    r = bed._compare_tally(tally, rng, clustered=True, resamples=41)
     return r.p < 0.05
 
 
@@ -466,9 +466,9 @@ def test_the_reported_detectable_difference_has_its_power(clusters):
     rng = random.Random(clusters)
     replays, hits = 500, 0
     for _ in range(replays):
-        pilot = bed.tally_spread(designs.clustered(rng, clusters, 0.0),
+        pilot = bed._tally_spread(designs.clustered(rng, clusters, 0.0),
                                  clustered=True)
-        mde = bed.detection(pilot, gap=0).mde
+        mde = bed._detection(pilot, gap=0).mde
         hits += _detected(designs.clustered(rng, clusters, mde), rng)
     se = math.sqrt(0.8 * 0.2 / replays)
     assert abs(hits / replays - 0.8) < 3 * se
@@ -480,11 +480,11 @@ def test_the_clusters_planned_are_the_fewest_that_reach_the_power():
     # reaches 80%.
     rng = random.Random(5)
     for clusters in (6, 12):
-        pilot = bed.tally_spread(designs.clustered(rng, clusters, 0.5),
+        pilot = bed._tally_spread(designs.clustered(rng, clusters, 0.5),
                                  clustered=True)
-        got = bed.detection(pilot, gap=0.5).items_needed
+        got = bed._detection(pilot, gap=0.5).items_needed
         k = 2
-        while bed.t_power(0.5 / (pilot.se * math.sqrt(clusters / k)),
+        while bed._t_power(0.5 / (pilot.se * math.sqrt(clusters / k)),
                           pilot.df * (k - 1) / (clusters - 1),
                           spread_df=pilot.df) < 0.8:
             k += 1
@@ -498,9 +498,9 @@ def test_plan_from_a_clustered_pilot_reaches_its_power():
     rng = random.Random(12)
     replays, hits = 300, 0
     for _ in range(replays):
-        pilot = bed.tally_spread(designs.clustered(rng, 10, 0.5),
+        pilot = bed._tally_spread(designs.clustered(rng, 10, 0.5),
                                  clustered=True)
-        items = bed.detection(pilot, gap=0.5).items_needed
+        items = bed._detection(pilot, gap=0.5).items_needed
         hits += _detected(designs.clustered(rng, items // 6, 0.5), rng)
     se = math.sqrt(0.8 * 0.2 / replays)
     assert abs(hits / replays - 0.8) < 3 * se

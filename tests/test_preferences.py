@@ -168,7 +168,7 @@ def test_preference_errors_are_one_line(capsys, tmp_path):
 def test_sign_test_is_the_binomial_enumeration(wins, losses):
     n = wins + losses
     shares = [1] * wins + [0] * losses + [0.5] * 3
-    got = bed.preference_counts("a", "b", shares).sign_p
+    got = bed._preference_counts("a", "b", shares).sign_p
     if not n:
         assert got == 1
         return
@@ -212,7 +212,7 @@ def test_bradley_terry_is_the_maximum_likelihood_fit(size):
     rng = random.Random(size)
     strengths = [rng.gauss(0, 1) for _ in range(size)]
     cells = random_cells(rng, strengths, (30 if size > 10 else 60) * size)
-    got = bed.bradley_terry(size, cells)
+    got = bed._bradley_terry(size, cells)
     want = ml_fit(size, cells, steps=3000 if size > 10 else 20000)
     assert max(abs(x - y) for x, y in zip(got, want)) < 1e-4
     # and it solves the likelihood equations: wins = expected wins
@@ -230,9 +230,9 @@ def test_bradley_terry_is_the_maximum_likelihood_fit(size):
 def test_two_systems_are_the_closed_form():
     # gamma_b / gamma_a = W_b / W_a: ratings differ by 400 log10 of it
     cells = [(0, 1, 1.0, 13), (0, 1, 0.0, 6), (1, 0, 0.5, 4)]
-    logs = bed.bradley_terry(2, cells)
+    logs = bed._bradley_terry(2, cells)
     assert logs[1] - logs[0] == pytest.approx(math.log(15 / 8), abs=1e-9)
-    r = bed.rank_preferences(cells, random.Random(3), names=["a", "b"],
+    r = bed._rank_preferences(cells, random.Random(3), names=["a", "b"],
                              resamples=100, anchor=("a", 1000))
     assert r.means[0] == 1000
     assert r.means[1] == pytest.approx(1000 + 400 * math.log10(15 / 8))
@@ -247,7 +247,7 @@ def test_the_count_bootstrap_is_the_battle_bootstrap():
     strengths = [0.4, 0.0, -0.5]
     cells = random_cells(rng, strengths, 240)
     rounds = 600
-    ours = bed.rank_preferences(cells, random.Random(5), names=list("abc"),
+    ours = bed._rank_preferences(cells, random.Random(5), names=list("abc"),
                                 resamples=rounds)
     battles = [(i, j, s) for i, j, s, c in cells for _ in range(c)]
     theirs = []
@@ -257,8 +257,8 @@ def test_the_count_bootstrap_is_the_battle_bootstrap():
         for _ in battles:
             key = battles[pick.randrange(len(battles))]
             again[key] = again.get(key, 0) + 1
-        logs = bed.bradley_terry(3, [(*k, c) for k, c in again.items()])
-        theirs.append([1000 + bed.ELO * x for x in logs])
+        logs = bed._bradley_terry(3, [(*k, c) for k, c in again.items()])
+        theirs.append([1000 + bed._ELO * x for x in logs])
     for s in range(3):
         x = [row[s] for row in ours.draws]
         y = [row[s] for row in theirs]
@@ -284,13 +284,13 @@ def test_rating_intervals_cover_and_the_top_group_keeps_the_best():
     elo = [1100, 1040, 1000, 900]
     centre = sum(elo) / 4
     truth = [x - centre + 1000 for x in elo]
-    strengths = [x / bed.ELO for x in elo]
+    strengths = [x / bed._ELO for x in elo]
     rng = random.Random(2024)
     covered = kept = 0
     replays = 100
     for _ in range(replays):
         cells = random_cells(rng, strengths, 300, tie=0)
-        r = bed.rank_preferences(cells, rng, names=list("abcd"),
+        r = bed._rank_preferences(cells, rng, names=list("abcd"),
                                  resamples=160)
         covered += sum(ci.lo <= t <= ci.hi for ci, t in zip(r.cis, truth))
         kept += r.top[0]
@@ -317,7 +317,7 @@ def test_win_rate_interval_covers():
 def _questions(rng, strengths, count, games=4, shock=1.5):
     """Battles by question: each question one random pair, *games* games
     sharing the question's logit shock N(0, shock^2); returns (cells,
-    questions) as preference_battles gives them."""
+    questions) as _preference_battles gives them."""
     size = len(strengths)
     counted, patterns = collections.Counter(), []
     for _ in range(count):
@@ -343,7 +343,7 @@ def test_a_bootstrap_over_questions_covers_where_battles_share_them():
     # questions they cover the ratings the population's win rates give
     # (the shock pulls them together) in >= 93% of replays.
     elo = [1100, 1040, 1000, 900]
-    strengths = [x / bed.ELO for x in elo]
+    strengths = [x / bed._ELO for x in elo]
     shock, size = 1.5, len(elo)
     rng = random.Random(11)
     shocks = [rng.gauss(0, shock) for _ in range(20000)]
@@ -355,13 +355,13 @@ def test_a_bootstrap_over_questions_covers_where_battles_share_them():
             p /= len(shocks)
             expected += [(i, j, 1.0, 10 ** 6 * p), (i, j, 0.0,
                                                      10 ** 6 * (1 - p))]
-    logs = bed.bradley_terry(size, expected)
-    truth = [bed.ELO * x - bed.ELO * sum(logs) / size + 1000 for x in logs]
+    logs = bed._bradley_terry(size, expected)
+    truth = [bed._ELO * x - bed._ELO * sum(logs) / size + 1000 for x in logs]
     replays, by_question, by_battle = 45, 0, 0
     for _ in range(replays):
         cells, questions = _questions(rng, strengths, 150, shock=shock)
         for clustered in (True, False):
-            r = bed.rank_preferences(cells, rng, names=list("abcd"),
+            r = bed._rank_preferences(cells, rng, names=list("abcd"),
                                      resamples=160, questions=questions
                                      if clustered else None)
             hits = sum(ci.lo <= t <= ci.hi for ci, t in zip(r.cis, truth))
@@ -384,7 +384,7 @@ def test_davidson_against_a_direct_maximum_likelihood_fit():
         a, b, t = games.get((i, j), (0, 0, 0))
         games[i, j] = ((a + count, b, t) if share == 0 else
                        (a, b + count, t) if share == 1 else (a, b, t + count))
-    logs, log_nu = bed.davidson(3, cells)
+    logs, log_nu = bed._davidson(3, cells)
     want, want_nu = oracle.davidson_mle(3, games, sweeps=150)
     assert logs == pytest.approx(want, abs=1e-5)
     assert log_nu == pytest.approx(want_nu, abs=1e-5)
@@ -394,9 +394,9 @@ def test_davidson_against_a_direct_maximum_likelihood_fit():
 
 def test_davidson_without_ties_is_bradley_terry():
     cells = [(0, 1, 1.0, 8), (0, 1, 0.0, 3), (1, 2, 1.0, 2), (1, 2, 0.0, 6)]
-    logs, log_nu = bed.davidson(3, cells)
+    logs, log_nu = bed._davidson(3, cells)
     assert log_nu == -math.inf
-    assert logs == pytest.approx(bed.bradley_terry(3, cells), abs=1e-9)
+    assert logs == pytest.approx(bed._bradley_terry(3, cells), abs=1e-9)
 
 
 def test_davidson_rating_intervals_cover():
@@ -405,7 +405,7 @@ def test_davidson_rating_intervals_cover():
     # centred rating, and nu's interval nu, in >= 93% of replays.
     elo = [1100, 1040, 1000, 900]
     truth = [x - sum(elo) / 4 + 1000 for x in elo]
-    pis = [math.exp(x / bed.ELO) for x in elo]
+    pis = [math.exp(x / bed._ELO) for x in elo]
     nu = 0.6
     rng = random.Random(19)
     replays, covered, nu_covered = 50, 0, 0
@@ -418,7 +418,7 @@ def test_davidson_rating_intervals_cover():
             counted[i, j, 0.0 if u < pis[i] else 1.0 if u < pis[i] + pis[j]
                     else 0.5] += 1
         cells = [(i, j, share, c) for (i, j, share), c in counted.items()]
-        r = bed.rank_preferences(cells, rng, names=list("abcd"),
+        r = bed._rank_preferences(cells, rng, names=list("abcd"),
                                  resamples=120, ties="davidson")
         covered += sum(ci.lo <= t <= ci.hi for ci, t in zip(r.cis, truth))
         nu_covered += r.ties[1].lo <= nu <= r.ties[1].hi
@@ -457,20 +457,20 @@ def test_rounds_with_no_finite_rating_are_counted(ties):
     share = 1 - Fraction(finite, 4 ** 4)
     assert share == 1 - Fraction(24, 256)
     rounds = 1000
-    r = bed.rank_preferences(cells, random.Random(3), names=list("abc"),
+    r = bed._rank_preferences(cells, random.Random(3), names=list("abc"),
                              resamples=rounds, ties=ties)
     se = math.sqrt(share * (1 - share) / rounds)
     assert abs(r.unrated / rounds - share) < 4 * se
     assert (f"caution: {r.unrated} of the {rounds} rounds"
-            in bed.format_rank(r))
+            in bed._format_rank(r))
 
 
 def test_well_played_battles_have_every_round_rated():
     cells = [(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0, 5),
              (1, 2, 0.0, 25), (0, 2, 0.5, 10)]
-    r = bed.rank_preferences(cells, random.Random(1), names=list("abc"),
+    r = bed._rank_preferences(cells, random.Random(1), names=list("abc"),
                              resamples=300)
-    assert r.unrated == 0 and "caution" not in bed.format_rank(r)
+    assert r.unrated == 0 and "caution" not in bed._format_rank(r)
 
 
 

@@ -22,7 +22,7 @@ def test_joint_bootstrap_matches_one_index_at_a_time(rows, seed, resamples):
     tally = bed.collections.Counter(rows)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)     # index path
-        got = bed.rank_systems(tally, random.Random(seed),
+        got = bed._rank_systems(tally, random.Random(seed),
                                names=["a", "b", "c"], resamples=resamples)
     sums = [column[:-1] for column in
             oracle.joint_sums(rows, random.Random(seed), resamples)]
@@ -49,9 +49,9 @@ def test_two_systems_rank_gives_compares_numbers():
     rows = [(int(rng.random() < 0.7), int(rng.random() < 0.75))
             for _ in range(400)]
     tally = bed.collections.Counter(rows)
-    ranked = bed.rank_systems(tally, random.Random(9), names=["a", "b"],
+    ranked = bed._rank_systems(tally, random.Random(9), names=["a", "b"],
                               resamples=500)
-    compared = bed.compare_tally(tally, random.Random(9), resamples=500)
+    compared = bed._compare_tally(tally, random.Random(9), resamples=500)
     assert ranked.means == [compared.a, compared.b]
     assert ranked.cis == [compared.ci_a, compared.ci_b]
 
@@ -73,7 +73,7 @@ def test_top_group_keeps_equal_systems_together():
     # least 95% of replays (allowing three Monte Carlo standard errors).
     kept = replays = 0
     for rng, tally in _replays([0.6] * 5, 300, 80, 1):
-        ranked = bed.rank_systems(tally, rng, names=list("abcde"),
+        ranked = bed._rank_systems(tally, rng, names=list("abcde"),
                                   resamples=200)
         kept += all(ranked.top)
         replays += 1
@@ -83,7 +83,7 @@ def test_top_group_keeps_equal_systems_together():
 def test_a_clearly_better_system_stands_alone():
     alone = replays = 0
     for rng, tally in _replays([0.5, 0.5, 0.6, 0.5], 1000, 60, 2):
-        ranked = bed.rank_systems(tally, rng, names=list("abcd"),
+        ranked = bed._rank_systems(tally, rng, names=list("abcd"),
                                   resamples=200)
         alone += ranked.top == [False, False, True, False]
         replays += 1
@@ -116,7 +116,7 @@ def test_rank_cli_text_json_and_pairs(capsys, tmp_path):
         ("x", "y"), ("x", "z"), ("y", "z")]
     ps = [p["p"] for p in report["pairs"]]
     assert [p["p_holm"] for p in report["pairs"]] == pytest.approx(
-        bed.holm(ps), rel=1e-12)
+        bed._holm(ps), rel=1e-12)
     status = bed.main(["rank", *paths, "--resamples", "300"])
     out = capsys.readouterr().out
     assert status == 0 and out.splitlines()[2].startswith(paths[2])
@@ -152,7 +152,7 @@ def test_rank_baseline_against_compare(capsys, tmp_path):
         assert pair["p"] == entry["test"]["p"]
     ps = [e["test"]["p"] for e in entries]
     assert [e["test"]["p_holm"] for e in entries] == pytest.approx(
-        bed.holm(ps), rel=1e-12)
+        bed._holm(ps), rel=1e-12)
 
 
 def test_compare_several_candidates_text_and_fail_on(capsys, tmp_path):
@@ -234,7 +234,7 @@ def test_three_tied_systems_share_the_ranks_and_the_top():
     tally = bed.collections.Counter({(1, 1, 1): 40, (0, 0, 0): 30,
                                      (1, 0, 0): 10, (0, 1, 0): 10,
                                      (0, 0, 1): 10})
-    ranked = bed.rank_systems(tally, random.Random(5), names=list("abc"),
+    ranked = bed._rank_systems(tally, random.Random(5), names=list("abc"),
                               resamples=300)
     assert ranked.means == [bed.Fraction(1, 2)] * 3
     assert ranked.ranks == [2, 2, 2] and ranked.top == [True] * 3
@@ -307,7 +307,7 @@ def test_joint_rank_sets_hold_all_at_once(size):
     for _ in range(replays):
         tally = collections.Counter(
             tuple(int(rng.random() < p) for p in truth) for _ in range(300))
-        r = bed.rank_systems(tally, rng, names=list(range(size)),
+        r = bed._rank_systems(tally, rng, names=list(range(size)),
                              resamples=200)
         ranks = [size - k for k in range(size)]        # the truth's ranks
         joint += all(s.lo <= t <= s.hi for s, t in zip(r.joint_rank_cis,
@@ -341,9 +341,9 @@ def test_continuous_ranks_by_the_normal_law_agree_with_resampling():
     truth = [0.0, 0.1, 0.15, 0.3]
     for _ in range(3):
         tally = _continuous_tally(rng, truth, 400)
-        fast = bed.rank_systems(tally, random.Random(1), names=list("abcd"),
+        fast = bed._rank_systems(tally, random.Random(1), names=list("abcd"),
                                 resamples=4000)
-        slow = bed.rank_systems(tally, random.Random(1), names=list("abcd"),
+        slow = bed._rank_systems(tally, random.Random(1), names=list("abcd"),
                                 resamples=4000, method="resample")
         assert fast.method == "saddlepoint" and slow.method == "resample"
         assert abs(fast.critical / slow.critical - 1) < 0.05
@@ -365,7 +365,7 @@ def test_continuous_joint_rank_sets_and_top_group_are_calibrated(size):
     ranks = [size - k for k in range(size)]
     replays, joint, best = 80, 0, 0
     for _ in range(replays):
-        r = bed.rank_systems(_continuous_tally(rng, truth, 150), rng,
+        r = bed._rank_systems(_continuous_tally(rng, truth, 150), rng,
                              names=list(range(size)), resamples=400)
         assert r.method == "saddlepoint"
         joint += all(s.lo <= t <= s.hi for s, t in zip(r.joint_rank_cis,
@@ -405,7 +405,7 @@ def test_ranks_by_sorting_are_ranks_by_counting(values):
        rows=st.integers(1, 60), constant=st.booleans())
 def test_joint_rank_sets_a_column_at_a_time_are_the_straightforward_sets(
         seed, size, rows, constant):
-    # Columns summed in another order may differ in the last bit; the sets
+    # _Columns summed in another order may differ in the last bit; the sets
     # are integers and agree unless a gap sits on c * se to that bit.
     rng = random.Random(seed)
     observed = [rng.choice([0.0, 1.0, 2.0, 2.0]) for _ in range(size)]
@@ -413,6 +413,6 @@ def test_joint_rank_sets_a_column_at_a_time_are_the_straightforward_sets(
     if constant:                       # an anchored system: no spread
         for row in drawn:
             row[0] = observed[0]
-    got = bed.joint_rank_sets(observed, drawn, 0.95)
+    got = bed._joint_rank_sets(observed, drawn, 0.95)
     assert [tuple(i) for i in got] == oracle.joint_rank_sets(
         observed, drawn, 0.95)

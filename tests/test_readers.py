@@ -396,7 +396,7 @@ def test_epochs_feed_plan_repeats(capsys):
                 groups.setdefault(str(s["id"]), []).append(
                     letters[s["scores"]["match"]["value"]])
         runs.append(groups)
-    table, within, between, gap = bed.repeats_from_samples(
+    table, within, between, gap = bed._repeats_from_samples(
         runs[0], runs[1], [1, 2], gap=0.1)
     assert status == 0
     assert (entry["within"], entry["between"]) == (within, between)
@@ -769,7 +769,7 @@ def test_pairwise_preferences_are_read_as_verdicts(capsys):
     for name, systems in (("annotations.json", ("gpt4_1106_preview",
                                                 "model-x")),
                           ("gpt-4_pair.jsonl", ("phi-3", "phi-3-dpo"))):
-        source = bed.open_source(fixture("preferences", name))
+        source = bed._open_source(fixture("preferences", name))
         assert (source.kind, source.systems) == ("preferences", systems)
 
 

@@ -194,22 +194,22 @@ def test_the_words_print_the_power_used():
     # (the constant was printed, not the value used).
     c = bed.compare([1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40)
     for power, said in ((0.95, "with 95% power"), (0.8, "with 80% power")):
-        (j,) = bed.judge([c.result], power=power)
-        text = bed.format_compare([c.result], [j], names=("a", "b"))
+        (j,) = bed._judge([c.result], power=power)
+        text = bed._format_compare([c.result], [j], names=("a", "b"))
         assert said in text
-        report = bed.compare_json([c.result], [j], names=("a", "b"),
+        report = bed._compare_json([c.result], [j], names=("a", "b"),
                                   seed=1, resamples=2000)
         assert report["power"] == power
 
 
 def test_every_command_prints_through_one_table_of_formats(capsys):
     # simulate and plan had no --format; every command now takes text,
-    # markdown and json from OUTPUT_FORMATS, and --json is --format json.
-    assert list(bed.OUTPUT_FORMATS) == ["text", "markdown", "json"]
+    # markdown and json from _OUTPUT_FORMATS, and --json is --format json.
+    assert list(bed._OUTPUT_FORMATS) == ["text", "markdown", "json"]
     for argv in (["plan"], ["simulate", "--replays", "3", "--n-items", "60",
                             "--resamples", "50", "--no-csv", "--quiet"]):
         outs = {}
-        for fmt in bed.OUTPUT_FORMATS:
+        for fmt in bed._OUTPUT_FORMATS:
             assert bed.main(argv + ["--format", fmt]) == 0
             outs[fmt] = capsys.readouterr().out
         assert outs["markdown"] == "```\n" + outs["text"].rstrip("\n") + \

@@ -38,7 +38,7 @@ def test_draw_codes_matches_randrange(n, count, seed, few):
     codes = bytes(b % (3 if few else 15)
                   for b in random.Random(n).randbytes(n))
     fast, slow = random.Random(seed), random.Random(seed)
-    got = bed.draw_codes(fast, n, count, codes)
+    got = bed._draw_codes(fast, n, count, codes)
     assert got == bytes(codes[slow.randrange(n)] for _ in range(count))
     assert fast.getstate() == slow.getstate()
 
@@ -49,7 +49,7 @@ def test_draw_codes_matches_randrange(n, count, seed, few):
 @example(n=2 ** 32 + 5, count=10, seed=3)   # beyond 32 bits: plain randrange
 def test_draw_indices_matches_randrange(n, count, seed):
     fast, slow = random.Random(seed), random.Random(seed)
-    assert bed.draw_indices(fast, n, count) == [slow.randrange(n)
+    assert bed._draw_indices(fast, n, count) == [slow.randrange(n)
                                                  for _ in range(count)]
     assert fast.getstate() == slow.getstate()
 
@@ -59,7 +59,7 @@ def test_draws_continue_after_gauss():
     fast, slow = random.Random(11), random.Random(11)
     for rng in (fast, slow):
         rng.gauss(0, 1)
-    bed.draw_codes(fast, 500, 5000, bytes(500))
+    bed._draw_codes(fast, 500, 5000, bytes(500))
     for _ in range(5000):
         slow.randrange(500)
     assert fast.gauss(0, 1) == slow.gauss(0, 1)
@@ -97,7 +97,7 @@ def test_swapping_systems_flips_paired_deltas(pairs, seed):
 def test_input_is_not_modified():
     pairs = [(1, 0), (0, 1), (1, 1)]
     kept = list(pairs)
-    bed.compare_binary(pairs, random.Random(1), resamples=30)
+    bed._compare_binary(pairs, random.Random(1), resamples=30)
     assert pairs == kept
 
 
@@ -185,7 +185,7 @@ def test_coverage_compares_the_true_gap_exactly():
 def test_calibration_percentile_row_is_coverage():
     args = dict(replays=5, n_items=80, resamples=120, acc_a=0.6, acc_b=0.7)
     cov = bed.coverage(random.Random(3), **args)
-    cal = bed.calibration(random.Random(3), **args)
+    cal = bed._calibration(random.Random(3), **args)
     assert cal.covered["percentile"] == cov.covered
     assert cal.above_zero["percentile"] == cov.excludes_zero
 
@@ -193,16 +193,16 @@ def test_calibration_percentile_row_is_coverage():
 @pytest.mark.skipif(not bed._can_fork(), reason="needs fork and 2 CPUs")
 def test_calibration_with_helper_process_is_identical():
     args = dict(replays=6, n_items=300, resamples=100, acc_a=0.6, acc_b=0.6)
-    assert (bed.calibration(random.Random(4), jobs=2, **args)
-            == bed.calibration(random.Random(4), jobs=1, **args))
+    assert (bed._calibration(random.Random(4), jobs=2, **args)
+            == bed._calibration(random.Random(4), jobs=1, **args))
 
 
 def test_calibration_false_positive_rate_at_zero_gap():
     # 300 replays with no true gap: each interval's two-sided rate of
     # excluding zero stays below alpha plus four standard errors.
-    cal = bed.calibration(random.Random(6), replays=300, n_items=60,
+    cal = bed._calibration(random.Random(6), replays=300, n_items=60,
                           resamples=200, acc_a=0.7, acc_b=0.7)
     bound = 0.05 + 4 * (0.05 * 0.95 / 300) ** 0.5
-    for name in bed.INTERVALS:
+    for name in bed._INTERVALS:
         assert (cal.above_zero[name] + cal.below_zero[name]) / 300 < bound
     assert cal.gap == 0

@@ -21,7 +21,7 @@ LO, HI = Fraction(1, 40), Fraction(39, 40)        # the 95% percentile levels
 
 def law_of(values, sign=1):
     counter = collections.Counter(values)
-    return bed.SumLaw([(bed.law_part(counter), sign)])
+    return bed._SumLaw([(bed._law_part(counter), sign)])
 
 
 def probability_miss(law, end, p):
@@ -41,7 +41,7 @@ def probability_miss(law, end, p):
 def test_binomial_ends_are_the_exact_binomial_quantiles(n, data):
     # k ones among n items: the resampled count is Binomial(n, k/n).
     k = data.draw(st.integers(1, n))
-    ci = bed.saddlepoint_interval([0, 1], [n - k, k])
+    ci = bed._saddlepoint_interval([0, 1], [n - k, k])
     pmf = {i: comb(n, i) * Fraction(k, n) ** i * Fraction(n - k, n) ** (n - i)
            for i in range(n + 1)}
     for p, end in ((LO, ci.lo), (HI, ci.hi)):
@@ -92,8 +92,8 @@ def test_unpaired_lattice_ends_equal_enumeration(a, b):
     # B's resample sum minus A's independent one: K_B(t) + K_A(-t).
     if len(set(a)) < 2 and len(set(b)) < 2:
         return
-    law = bed.SumLaw([(bed.law_part(collections.Counter(b)), 1),
-                       (bed.law_part(collections.Counter(a)), -1)])
+    law = bed._SumLaw([(bed._law_part(collections.Counter(b)), 1),
+                       (bed._law_part(collections.Counter(a)), -1)])
     exact = oracle.ideal_bootstrap([(b, 1), (a, -1)])
     for p in (LO, HI):
         assert probability_miss(exact, law.quantile(float(p)), p) < 2e-3
@@ -102,10 +102,10 @@ def test_unpaired_lattice_ends_equal_enumeration(a, b):
 def test_an_end_at_the_extreme_is_exact():
     # P(every draw is the least value) = (k/n)^n: at or above 2.5% the
     # lower end is that value exactly; just below, it is not.
-    assert bed.saddlepoint_interval([0.0, 0.7], [19, 1]).lo == 0   # 0.358
-    lo = bed.saddlepoint_interval([0.25, 0.7], [9, 11]).lo        # 2e-7
+    assert bed._saddlepoint_interval([0.0, 0.7], [19, 1]).lo == 0   # 0.358
+    lo = bed._saddlepoint_interval([0.25, 0.7], [9, 11]).lo        # 2e-7
     assert lo > Fraction(1, 4)
-    assert bed.saddlepoint_interval([5.5], [30]) == (Fraction(11, 2),
+    assert bed._saddlepoint_interval([5.5], [30]) == (Fraction(11, 2),
                                                      Fraction(11, 2))
 
 
@@ -115,7 +115,7 @@ def test_the_order_of_the_items_does_not_matter():
              for _ in range(300)]
     shuffled = pairs[:]
     rng.shuffle(shuffled)
-    first, second = (bed.compare_tally(collections.Counter(p),
+    first, second = (bed._compare_tally(collections.Counter(p),
                                        random.Random(1), method="saddlepoint")
                      for p in (pairs, shuffled))
     assert first == second
@@ -126,7 +126,7 @@ def test_the_order_of_the_items_does_not_matter():
 def resampled_sums(values, resamples, seed):
     counter = collections.Counter(values)
     keys = sorted(counter)
-    drawn = bed.resample_sums(random.Random(seed), keys, [0] * len(keys),
+    drawn = bed._resample_sums(random.Random(seed), keys, [0] * len(keys),
                                None, [counter[k] for k in keys], resamples)
     return sorted(drawn[0][:-1])
 
@@ -179,7 +179,7 @@ def test_bca_levels_and_ends_agree_with_resampled_bca():
     share = (bisect.bisect_left(drawn, total)
              + bisect.bisect_right(drawn, total)) / 2 / len(drawn)
     assert abs(share - law.mid_share()) < 3 * math.sqrt(0.25 / len(drawn))
-    levels = bed.bca_levels(law, [-v for v in part.values], 0.95,
+    levels = bed._bca_levels(law, [-v for v in part.values], 0.95,
                              part.counts)
     assert levels[0] != 0.025 and levels[1] != 0.975      # skew corrected
     for p in levels:
@@ -191,10 +191,10 @@ def test_bca_levels_and_ends_agree_with_resampled_bca():
 def test_sign_flip_equals_the_binomial_tail():
     # 50 of 80 differences +1: exactly 2 P(Binomial(80, 1/2) >= 50).
     exact = 2 * Fraction(sum(comb(80, k) for k in range(50, 81)), 2 ** 80)
-    p = bed.saddlepoint_sign_flip([-1, 1], [30, 50])
+    p = bed._saddlepoint_sign_flip([-1, 1], [30, 50])
     assert abs(p - exact) / exact < 1e-3
-    assert bed.saddlepoint_sign_flip([2, 3], [7, 20]) == 2.0 ** -26
-    assert bed.saddlepoint_sign_flip([-2, 2], [9, 9]) == 1.0
+    assert bed._saddlepoint_sign_flip([2, 3], [7, 20]) == 2.0 ** -26
+    assert bed._saddlepoint_sign_flip([-2, 2], [9, 9]) == 1.0
 
 
 @pytest.mark.parametrize("m", [21, 40, 80])
@@ -209,7 +209,7 @@ def test_sign_flip_matches_enumeration_on_lattices(m):
         exact = sum((q for s, q in law.items() if abs(s) >= observed),
                     Fraction(0))
         counter = collections.Counter(d)
-        p = bed.saddlepoint_sign_flip(list(counter), list(counter.values()))
+        p = bed._saddlepoint_sign_flip(list(counter), list(counter.values()))
         assert abs(p - exact) / exact < 0.01
 
 
@@ -221,8 +221,8 @@ def test_sign_flip_on_continuous_differences_is_close_at_twenty():
     for _ in range(10):
         d = [round(rng.gauss(0.4, 1), 3) for _ in range(20)]
         ints, _ = bed._exact_ints(d)
-        exact, _ = bed.sign_flip(*bed._merge(ints, [1] * 20), None, 0)
-        p = bed.saddlepoint_sign_flip(ints, [1] * 20)
+        exact, _ = bed._sign_flip(*bed._merge(ints, [1] * 20), None, 0)
+        p = bed._saddlepoint_sign_flip(ints, [1] * 20)
         assert abs(p - float(exact)) / float(exact) < 0.1
 
 
@@ -230,7 +230,7 @@ def test_tiny_p_is_a_number_not_one_over_resamples():
     rng = random.Random(2)
     a = [round(rng.random(), 3) for _ in range(400)]
     b = [round(x + 0.2 + rng.gauss(0, 0.05), 3) for x in a]
-    r = bed.compare_metric(a, b, random.Random(1))
+    r = bed._compare_metric(a, b, random.Random(1))
     assert r.method == "saddlepoint" and r.test == "sign-flip saddlepoint"
     assert 0 < r.p < 1e-100
 
@@ -242,7 +242,7 @@ def test_ratio_ends_against_enumeration_of_five_clusters():
     exact = oracle.ratio_bootstrap(sums, sizes)
     estimate = Fraction(sum(sums), sum(sizes))
     for p in (LO, HI):
-        end = bed.ratio_quantile(sums, sizes, [1] * 5, float(p), estimate)
+        end = bed._ratio_quantile(sums, sizes, [1] * 5, float(p), estimate)
         below = sum((q for r, q in exact.items() if r < end), Fraction(0))
         upto = sum((q for r, q in exact.items() if r <= end), Fraction(0))
         # 3,125 equally likely resamples, lumpy: within 0.02 of the level
@@ -255,9 +255,9 @@ def test_clustered_ends_lie_within_resampling_error():
     clusters = [i // 10 for i in range(600)]
     a = [round(0.7 + effects[c] + rng.gauss(0, 0.1), 3) for c in clusters]
     b = [round(x + 0.02 + rng.gauss(0, 0.1), 3) for x in a]
-    ours = bed.compare_metric(a, b, random.Random(1), clusters=clusters,
+    ours = bed._compare_metric(a, b, random.Random(1), clusters=clusters,
                               method="saddlepoint", resamples=4000)
-    theirs = bed.compare_metric(a, b, random.Random(1), clusters=clusters,
+    theirs = bed._compare_metric(a, b, random.Random(1), clusters=clusters,
                                 method="resample", resamples=4000)
     drawn = sorted(theirs.draws)
     for p, end in ((0.025, ours.ci_paired.lo), (0.975, ours.ci_paired.hi)):
@@ -274,8 +274,8 @@ def test_macro_ends_lie_within_resampling_error():
             a = round(rng.gauss(0.5, 0.2), 2)
             t[a, round(a + rng.gauss(0.03, 0.2), 2)] += 1
         tally[label] = t
-    ours = bed.compare_macro(tally, random.Random(3), method="saddlepoint")
-    theirs = bed.compare_macro(tally, random.Random(3), method="resample",
+    ours = bed._compare_macro(tally, random.Random(3), method="saddlepoint")
+    theirs = bed._compare_macro(tally, random.Random(3), method="resample",
                                resamples=4000)
     drawn = sorted(theirs.draws)
     assert ours.gap == theirs.gap and ours.method == "saddlepoint"
@@ -289,7 +289,7 @@ def test_saddlepoint_interval_and_test_are_calibrated():
     # Normal differences, n = 40, true mean 0: each interval covers it
     # about 95% of the time, and the saddlepoint sign flip (40 nonzero
     # differences: past the exact limit) rejects about 5%.
-    c = bed.continuous_calibration(random.Random(11), replays=300,
+    c = bed._continuous_calibration(random.Random(11), replays=300,
                                    n_items=40, resamples=200)
     for name, covered in c.covered.items():
         assert 0.91 <= covered / 300 <= 0.98, name
@@ -375,21 +375,21 @@ def test_auto_resamples_where_one_value_makes_the_law_lumpy():
     rng = random.Random(1)
     a = [round(rng.random(), 3) for _ in range(999)] + [1e6]
     b = [round(rng.random(), 3) for _ in range(1000)]
-    auto = bed.compare_metric(a, b, random.Random(1), resamples=2000)
-    forced = bed.compare_metric(a, b, random.Random(1), method="saddlepoint")
+    auto = bed._compare_metric(a, b, random.Random(1), resamples=2000)
+    forced = bed._compare_metric(a, b, random.Random(1), method="saddlepoint")
     assert auto.method == "resample" and forced.method == "saddlepoint"
     assert 3000 < auto.ci_a.hi < 3001 and forced.ci_a.hi > 3300
-    part = bed.law_part(collections.Counter(bed._exact_ints(a)[0]))
+    part = bed._law_part(collections.Counter(bed._exact_ints(a)[0]))
     assert part.lumpy() and part.peak > 0.99
     # two values only (a rare event) are a lattice, not lumps
-    rare = bed.law_part(collections.Counter([0] * 98 + [1] * 2))
+    rare = bed._law_part(collections.Counter([0] * 98 + [1] * 2))
     assert rare.peak > 0.9 and not rare.lumpy()
     # rank and --macro fall back the same way
     tally = collections.Counter(zip(a, b, b))
-    ranking = bed.rank_systems(tally, random.Random(1), names="xyz",
+    ranking = bed._rank_systems(tally, random.Random(1), names="xyz",
                                resamples=200)
     assert ranking.method == "resample"
-    macro = bed.compare_macro({"s": collections.Counter(zip(a, b))},
+    macro = bed._compare_macro({"s": collections.Counter(zip(a, b))},
                               random.Random(1), resamples=200)
     assert macro.method == "resample"
 

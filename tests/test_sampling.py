@@ -53,7 +53,7 @@ def binomial_pmf(n, p):
 def test_binomial_is_cpythons_draw_for_draw(n, p, seed):
     ours, theirs = random.Random(seed), random.Random(seed)
     for _ in range(3):
-        assert bed.binomial(ours, n, p) == theirs.binomialvariate(n, p)
+        assert bed._binomial(ours, n, p) == theirs.binomialvariate(n, p)
     assert ours.getstate() == theirs.getstate()
 
 
@@ -62,7 +62,7 @@ def test_binomial_is_cpythons_draw_for_draw(n, p, seed):
                                   (10 ** 6, 0.4)])
 def test_binomial_goodness_of_fit(n, p):
     rng = random.Random(n)
-    draws = collections.Counter(bed.binomial(rng, n, p) for _ in range(20000))
+    draws = collections.Counter(bed._binomial(rng, n, p) for _ in range(20000))
     pmf = binomial_pmf(n, p) if n <= 2000 else None
     if pmf is None:                       # normal approximation is exact enough
         mean, sd = n * p, math.sqrt(n * p * (1 - p))
@@ -74,17 +74,17 @@ def test_binomial_goodness_of_fit(n, p):
 
 
 def test_binomial_edges():
-    assert bed.binomial(random.Random(1), 0, 0.5) == 0
-    assert bed.binomial(None, 9, 0.0) == 0
-    assert bed.binomial(None, 9, 1.0) == 9
+    assert bed._binomial(random.Random(1), 0, 0.5) == 0
+    assert bed._binomial(None, 9, 0.0) == 0
+    assert bed._binomial(None, 9, 1.0) == 9
     with pytest.raises(bed.EvalDeltaError):
-        bed.binomial(None, 5, 1.5)
+        bed._binomial(None, 5, 1.5)
 
 
 def test_multinomial_goodness_of_fit():
     weights = [5, 0, 2, 1]
     rng = random.Random(7)
-    draws = collections.Counter(tuple(bed.multinomial(rng, 4, weights))
+    draws = collections.Counter(tuple(bed._multinomial(rng, 4, weights))
                                 for _ in range(20000))
     outcomes, expected = [], []
     total = sum(weights)
@@ -109,12 +109,12 @@ def test_multinomial_sums_to_n_and_skips_empty_groups(n, weights, seed):
     if not sum(weights):            # nothing to draw from: words, or none
         if n:
             with pytest.raises(bed.EvalDeltaError, match="no weight"):
-                bed.multinomial(random.Random(seed), n, weights)
+                bed._multinomial(random.Random(seed), n, weights)
         else:
-            assert bed.multinomial(random.Random(seed), 0, weights) == \
+            assert bed._multinomial(random.Random(seed), 0, weights) == \
                 [0] * len(weights)
         return
-    counts = bed.multinomial(random.Random(seed), n, weights)
+    counts = bed._multinomial(random.Random(seed), n, weights)
     assert sum(counts) == n
     assert all(c == 0 for c, w in zip(counts, weights) if w == 0)
 
@@ -134,11 +134,11 @@ def test_multinomials_are_multinomial_draw_for_draw(n, weights, scale,
     weights = [w / scale if scale != 1 else w for w in weights]
     if n and not sum(weights):
         with pytest.raises(bed.EvalDeltaError, match="no weight"):
-            list(bed.multinomials(random.Random(seed), n, weights, count))
+            list(bed._multinomials(random.Random(seed), n, weights, count))
         return
     one, many = random.Random(seed), random.Random(seed)
-    expected = [bed.multinomial(one, n, weights) for _ in range(count)]
-    assert list(bed.multinomials(many, n, weights, count)) == expected
+    expected = [bed._multinomial(one, n, weights) for _ in range(count)]
+    assert list(bed._multinomials(many, n, weights, count)) == expected
     assert one.getstate() == many.getstate()
 
 
@@ -164,7 +164,7 @@ def test_paired_gap_has_the_index_bootstraps_distribution(grouped):
     with pytest.MonkeyPatch.context() as patch:
         if not grouped:
             patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)
-        r = bed.compare_tally(cells, random.Random(11), resamples=20000)
+        r = bed._compare_tally(cells, random.Random(11), resamples=20000)
     draws = collections.Counter(round(x * 40) for x in r.draws)
     law = exact_paired_gap(cells, 40)
     support = sorted(law)
@@ -178,10 +178,10 @@ def test_grouped_and_index_bootstraps_agree_on_every_statistic():
     rng = random.Random(3)
     a = [rng.randint(1, 10) for _ in range(400)]
     b = [min(10, x + rng.choice((-1, 0, 1, 2))) for x in a]
-    grouped = bed.compare_metric(a, b, random.Random(1), resamples=20000)
+    grouped = bed._compare_metric(a, b, random.Random(1), resamples=20000)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)
-        indexed = bed.compare_metric(a, b, random.Random(2), resamples=20000)
+        indexed = bed._compare_metric(a, b, random.Random(2), resamples=20000)
     for one, two in zip(grouped[7:11], indexed[7:11]):   # the four CIs
         assert abs(one.lo - two.lo) < 0.02 and abs(one.hi - two.hi) < 0.02
     assert grouped.gap == indexed.gap and grouped.se == indexed.se
@@ -201,7 +201,7 @@ def test_sign_flip_grouped_against_exact_enumeration():
                                                   / 2 ** c)
         dist = step
     exact = float(sum(q for t, q in dist.items() if abs(t) >= abs(whole)))
-    p, how = bed.sign_flip(values, counts, random.Random(4), 20000)
+    p, how = bed._sign_flip(values, counts, random.Random(4), 20000)
     assert how == "monte carlo"
     assert abs(float(p) - exact) < 4.5 * math.sqrt(exact * (1 - exact) / 20000)
 

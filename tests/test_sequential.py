@@ -22,7 +22,7 @@ def mixture(s, k):
 def test_ville_holds_exactly_over_every_order(k):
     # Every sequence of k discordant pairs is equally likely under no
     # difference: the share whose mixture ever reaches 2/alpha is at most
-    # alpha/2, and sequential_binary stops at the first such pair.
+    # alpha/2, and _sequential_binary stops at the first such pair.
     alpha = 0.05
     crossed = 0
     for signs in itertools.product((0, 1), repeat=k):
@@ -34,7 +34,7 @@ def test_ville_holds_exactly_over_every_order(k):
         crossed += first is not None
         if first is not None and signs[:3] in ((1, 1, 1), (0, 0, 0)):
             a = [0 if up else 1 for up in signs]
-            got = bed.sequential_binary(a, [1 - x for x in a], alpha=alpha)
+            got = bed._sequential_binary(a, [1 - x for x in a], alpha=alpha)
             assert got.stopped_at == first
     assert crossed / 2 ** k <= alpha / 2
 
@@ -73,7 +73,7 @@ def test_binary_false_positives_under_peeking_stay_below_alpha(n):
     replays, ever, naive = 300, 0, 0
     for _ in range(replays):
         a, b = draw_pairs(rng, n, 0.15, 0.15)
-        ever += bed.sequential_binary(a, b).stopped_at is not None
+        ever += bed._sequential_binary(a, b).stopped_at is not None
         if n == 100:                    # the naive look, every 5 items
             a_only = b_only = 0
             for t, (x, y) in enumerate(zip(a, b), 1):
@@ -95,7 +95,7 @@ def test_binary_sequence_covers_and_stops_under_a_gap():
     replays, covered, stopped = 200, 0, 0
     for _ in range(replays):
         a, b = draw_pairs(rng, 600, 0.10, 0.20)
-        q = bed.sequential_binary(a, b)
+        q = bed._sequential_binary(a, b)
         covered += q.ci.lo <= 0.10 <= q.ci.hi
         stopped += q.stopped_at is not None and q.stopped_at < 600
     assert covered / replays >= 0.95
@@ -112,9 +112,9 @@ def test_bounded_false_positives_and_coverage():
     for _ in range(replays):
         a = [rng.random() for _ in range(200)]
         b = [rng.random() for _ in range(200)]
-        ever += bed.sequential_bounded(a, b, 0, 1).stopped_at is not None
+        ever += bed._sequential_bounded(a, b, 0, 1).stopped_at is not None
         c = [0.8 * x + 0.2 * (rng.random() < 0.9) for x in a]
-        q = bed.sequential_bounded(a, c, 0, 1)
+        q = bed._sequential_bounded(a, c, 0, 1)
         covered += q.ci.lo <= 0.08 <= q.ci.hi
     assert ever / replays <= 0.05
     assert covered / replays >= 0.95
@@ -146,7 +146,7 @@ def test_tost_is_the_interval_inside_the_margins_and_keeps_its_level():
     # in at most alpha of replays (binary: Newcombe's 90% interval;
     # continuous: the t interval), and the verdict is the inclusion of the
     # 1 - 2 alpha interval in (-M, M), computed here apart.  The results
-    # are given as compare's MetricResult fields that equivalence() reads.
+    # are given as compare's _MetricResult fields that equivalence() reads.
     from types import SimpleNamespace
     from fractions import Fraction
     rng = random.Random(12)
@@ -159,8 +159,8 @@ def test_tost_is_the_interval_inside_the_margins_and_keeps_its_level():
         both = sum(x == y == 1 for x, y in zip(a, b))
         r = SimpleNamespace(mcnemar=bed.McNemar(a_only, b_only, 1),
                             a=Fraction(sum(a), 400), n_items=400)
-        e = bed.equivalence(r, 0.05)
-        ci = bed.newcombe_interval(both, a_only, b_only,
+        e = bed._equivalence(r, 0.05)
+        ci = bed._newcombe_interval(both, a_only, b_only,
                                    400 - both - a_only - b_only,
                                    confidence=0.9)
         assert (e.verdict == "equivalent") == (-0.05 < ci.lo and
@@ -171,7 +171,7 @@ def test_tost_is_the_interval_inside_the_margins_and_keeps_its_level():
         se = math.sqrt(sum((x - mean) ** 2 for x in d) / 59 / 60)
         r = SimpleNamespace(mcnemar=None, n_items=60, clusters=None, se=se,
                             gap=mean)
-        e = bed.equivalence(r, 0.3)
+        e = bed._equivalence(r, 0.3)
         inside = -0.3 < mean - t90 * se and mean + t90 * se < 0.3
         assert (e.verdict == "equivalent") == inside
         found_c += inside
@@ -192,7 +192,7 @@ def test_churn_counts_and_gates(capsys, tmp_path):
     assert status == 0
     assert (entry["churn"]["gained"], entry["churn"]["lost"]) == (gained,
                                                                   lost)
-    ci = bed.wilson_interval(gained, 200)
+    ci = bed._wilson_interval(gained, 200)
     assert entry["churn"]["gained_ci"] == [float(ci.lo), float(ci.hi)]
     assert entry["equivalence"]["verdict"] in ("equivalent", "cannot tell")
     # --fail-on changed trips on a detectable change either way
@@ -226,8 +226,8 @@ def test_simulate_peeking_shows_the_naive_rate_beside_the_sequence(capsys):
 def test_plan_sequential_against_the_fixed_sample_size(capsys):
     # The stopping item's quantiles, counted here from the replays: a big
     # gap stops well before the fixed-sample size most of the time.
-    design = bed.Design(0.6, 0.8, 0.05, 0.25)
-    st = bed.sequential_stopping(random.Random(3), design, replays=120,
+    design = bed._Design(0.6, 0.8, 0.05, 0.25)
+    st = bed._sequential_stopping(random.Random(3), design, replays=120,
                                  most=300, fixed=100)
     assert st.stops == sorted(st.stops) and len(st.stops) <= 120
     assert all(1 <= x <= 300 for x in st.stops)
@@ -256,7 +256,7 @@ def test_order_takes_the_items_as_they_ran(capsys, tmp_path):
     paths = two_runs(tmp_path, rows, [{"id": i, "acc": b[i]}
                                       for i in range(n)])
     ran = sorted(range(n), key=stamps.__getitem__)
-    want = bed.sequential_binary([a[i] for i in ran], [b[i] for i in ran])
+    want = bed._sequential_binary([a[i] for i in ran], [b[i] for i in ran])
     status = bed.main(["compare", *paths, "--metric", "acc", "--sequential",
                        "--order", "ts", "--json", "--resamples", "200"])
     got = json.loads(capsys.readouterr().out)

@@ -47,7 +47,7 @@ def test_replays_by_counts_agree_with_item_by_item(acc_b):
     design = dict(n_items=120, acc_a=0.72, acc_b=acc_b, corr=0.6)
     slow = bed.coverage(random.Random(1), replays=300, resamples=400,
                         **design)
-    fast = bed.coverage_by_counts(random.Random(2), replays=1500, **design)
+    fast = bed._coverage_by_counts(random.Random(2), replays=1500, **design)
     assert fast.method == "by counts" and slow.method == "item by item"
     for a, b in ((slow.covered, fast.covered),
                  (slow.excludes_zero, fast.excludes_zero)):
@@ -77,16 +77,16 @@ def test_the_ideal_paired_interval_against_enumeration():
             lo = d
         if hi is None and run >= 0.975 * total:
             hi = d
-    got = bed.ideal_paired_interval(a_only, b_only, n)
+    got = bed._ideal_paired_interval(a_only, b_only, n)
     assert (got.lo * n, got.hi * n) == (lo, hi) == (-4, 6)
 
 
 def test_replays_by_counts_at_one_item():
     # A one-item eval has empty cells; the ideal interval once took the
     # log of a zero count.
-    cov = bed.coverage_by_counts(random.Random(3), replays=20, n_items=1)
+    cov = bed._coverage_by_counts(random.Random(3), replays=20, n_items=1)
     assert cov.replays == 20 and cov.method == "by counts"
-    assert bed.ideal_paired_interval(0, 1, 1) == bed.Interval(1, 1)
+    assert bed._ideal_paired_interval(0, 1, 1) == bed.Interval(1, 1)
 
 
 @pytest.mark.parametrize("argv, words", [
