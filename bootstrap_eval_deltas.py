@@ -155,6 +155,7 @@ RESAMPLES = 2000     # bootstrap resamples per interval
 REPLAYS = 1000       # simulated replays in the coverage loop
 SEED = 2026          # seed of the one random.Random behind a run
 CONFIDENCE = 0.95    # two-sided confidence of every interval
+_POWER = 0.8         # power of the detectable difference compare reports
 CSV_PATH = os.path.join("datasets", "bootstrap-eval-deltas.csv")
 CSV_HEADER = ("item", "system_a_correct", "system_b_correct")
 
@@ -963,7 +964,8 @@ def _nonzero(values, counts):
 
 ## Data model #################################################################
 
-# Doors (called from other sections): _Columns, _MetricResult.
+# Doors (called from other sections): _Columns, _Metric, _MetricResult,
+# _Options, _Reading.
 
 # A tally is what the readers give the statistics, in one of four shapes,
 # each named so where it is meant: a pair tally, a Counter of (a, b)
@@ -1038,6 +1040,102 @@ class _Columns(NamedTuple):
     def counter(self):
         """Return the Counter of (a, b) pairs."""
         return collections.Counter(zip(self.a, self.b))
+
+
+class _Metric(NamedTuple):
+    """One metric: its name, where its values are (A's and B's fields),
+    its kind and which way is better."""
+    name: str = "metric"
+    a_field: str = None
+    b_field: str = None
+    kind: str = None             # declared: "binary" makes others errors;
+                                 # None: read from the values (_kind_of)
+    direction: str = "higher"    # "higher" or "lower" values are better
+
+
+class _Reading(NamedTuple):
+    """How to read a run: the options a reader may use."""
+    format: object = None        # a _READERS name, or None: detected
+    records: object = None       # key of the records in a JSON document
+    task: object = None          # the task to pick in a directory
+    filter: object = None        # lm-eval: the filter to keep
+    scorer: object = None        # Inspect: the scorer to keep
+    allow_partial: bool = False  # leave errored samples out, and say so
+    choice_scores: object = None  # OpenAI evals: {choice: score}
+    keep_epochs: bool = False    # a record per epoch (plan --repeats)
+    all_tasks: bool = False      # a directory's tasks read as one run
+
+
+class _Options(NamedTuple):
+    """Every option of a command, checked and settled once at the door
+    (_options, from the command line; compare() and rank() build one from
+    their keywords) and handed on whole: readers, statistics and reports
+    each read what they need, and none checks them again."""
+    # what to read: compare, rank, plan --from
+    runs: tuple = ()             # the files; compare's baseline first
+    id_col: object = None        # the field naming the item
+    a_col: object = None         # one wide file: A's and B's columns
+    b_col: object = None
+    systems: tuple = ()          # rank, one wide file: each system's column
+    names: tuple = ()            # rank: the systems' labels
+    metric: tuple = ()           # the metrics named; none: chosen and said
+    stat: tuple = ()             # _Stats (corpus statistics)
+    metric_type: tuple = ()      # (name, kind) pairs
+    lower_is_better: tuple = ()  # names; rank's None is its one metric
+    higher_is_better: tuple = ()
+    cluster: object = None       # items sharing this field go together
+    by: object = None            # ... or are a subset each
+    macro: bool = False          # the overall result the subsets' average
+    allow_partial: bool = False  # the ids every run has, the rest said
+    reading: _Reading = _Reading()
+    # how to compute
+    resamples: int = RESAMPLES
+    confidence: float = CONFIDENCE
+    interval: str = "percentile"  # or "bca"
+    method: str = "auto"         # or "saddlepoint", "resample"
+    seed: int = SEED
+    jobs: int = 1                # processes that may share the work
+    # how to judge
+    alpha: float = 0.05
+    power: float = _POWER
+    margin: tuple = ()           # (name or None, M): non-inferiority
+    equivalence: tuple = ()      # (name or None, M): two one-sided tests
+    sequential: bool = False     # anytime-valid, items in file order
+    order: object = None         # ... or in the order of this field
+    bounds: object = None        # (lo, hi) of a bounded metric
+    fail_on: object = None
+    # rank
+    pairs: bool = False          # every pair's difference
+    against: object = None       # --baseline: each system against this one
+    marginal_ranks: bool = False
+    anchor: object = None        # (system, rating) of Bradley-Terry's
+    ties: object = None          # "half" (None: as given none) or "davidson"
+    # the simulated design: simulate, plan
+    n_items: object = N_ITEMS    # simulate: items; plan: a list of counts
+    corr: object = CORR          # plan: None where --discordance is given
+    acc_a: float = ACC_A
+    acc_b: float = ACC_B
+    gap: object = None           # plan: B - A; simulate: --differences' mean
+    discordance: object = None
+    replays: int = REPLAYS
+    within_var: object = None    # plan --repeats
+    repeats: object = None
+    simulate: bool = False       # plan --simulate
+    intervals: tuple = ()        # simulate --intervals
+    differences: object = None   # simulate --differences SHAPE
+    by_counts: bool = False
+    peeking: bool = False
+    csv: object = CSV_PATH       # simulate's per-item CSV, None: not written
+    # how to print
+    format: str = "text"         # a row of _OUTPUT_FORMATS
+    plot: object = None          # an SVG file to draw
+    quiet: bool = False          # no progress on stderr
+    verbose: bool = False        # every note of every metric
+
+    @property
+    def density(self):
+        """Whether a saddlepoint result keeps its _Density (to draw)."""
+        return bool(self.plot)
 
 
 ## Resampling #################################################################
@@ -1871,52 +1969,52 @@ def _binary_result(cells, ci, paired, metric, direction, confidence):
                                        # Fraction's float is
 
 
-def _compare_metric(a, b, rng, *, clusters=None, **options):
+def _compare_metric(a, b, rng, options=_Options(), metric=_Metric(),
+                    clusters=None):
     """Return the _MetricResult of paired per-item values a (A) and b (B).
 
     *clusters*, if given, holds one label per item.  The options are
     _compare_tally's.
 
     >>> r = _compare_metric([0.5, 0.25, 1.0], [0.75, 0.5, 1.0],
-    ...                    random.Random(1), resamples=50)
+    ...                     random.Random(1), _Options(resamples=50))
     >>> r.kind, r.gap, r.p, r.test
     ('continuous', 0.16666666666666666, Fraction(1, 2), 'sign-flip exact')
     """
     n = _check_items(a)
-    metric = options.get("metric", "metric")
     if len(b) != n:
-        raise EvalDeltaError(f"{metric}: {n} baseline values but {len(b)} "
-                             f"candidate values")
+        raise EvalDeltaError(f"{metric.name}: {n} baseline values but "
+                             f"{len(b)} candidate values")
     if clusters is None:
-        return _compare_tally(collections.Counter(zip(a, b)), rng, **options)
+        return _compare_tally(collections.Counter(zip(a, b)), rng, options,
+                              metric)
     tally = {}
     for label, x, y in zip(clusters, a, b):
         tally.setdefault(label, collections.Counter())[x, y] += 1
-    return _compare_tally(tally, rng, clustered=True, **options)
+    return _compare_tally(tally, rng, options, metric, clustered=True)
 
 
-def _compare_tally(tally, rng, *, metric="metric", kind=None,
-                  direction="higher", resamples=RESAMPLES,
-                  confidence=CONFIDENCE, interval="percentile",
-                  clustered=False, jobs=1, method="auto", density=False):
+def _compare_tally(tally, rng, options=_Options(), metric=_Metric(), *,
+                   clustered=False):
     """Return the _MetricResult of a tally of paired values.
 
     *tally* counts the items with each (a, b) pair of values (a Counter,
     or their _Columns); if *clustered*, it maps each cluster label to such
-    a count.  *kind* is
+    a count.  The _Metric gives its name, its direction and its kind:
     "binary" (values 0/1: McNemar's test) or "continuous" (the sign-flip
-    test); by default binary when every value is 0 or 1.  Clusters are
+    test), by default binary when every value is 0 or 1; the _Options say
+    how (resamples, confidence, interval, method, jobs).  Clusters are
     resampled whole, the standard error is the clustered one (CR2), and
     the paired interval and test are the cluster t on it (_cluster_df).
-    *interval* is "percentile" or "bca" (the unpaired interval is always
+    The interval is "percentile" or "bca" (the unpaired interval is always
     a percentile one).  rng is consumed by the
     resamples (see _resample_sums), then by a Monte Carlo sign-flip test.
-    Nothing depends on the order of the items, nor on *jobs*, the number
-    of processes that may share the resampling.  *method* "saddlepoint"
+    Nothing depends on the order of the items, nor on jobs, the number
+    of processes that may share the resampling.  Method "saddlepoint"
     takes the intervals of the ideal bootstrap instead, with no resamples
     (see _SumLaw), and the sign-flip p from Robinson's saddlepoint past 20
     nonzero differences; "auto" does so for a continuous metric of 100
-    unclustered items or more (_method_for).  With *density*, a
+    unclustered items or more (_method_for).  With a plot to draw, a
     saddlepoint result's draws hold the _Density of the paired difference.
 
     >>> r = _compare_tally(collections.Counter({(1, 0): 3, (0, 1): 5,
@@ -1926,80 +2024,61 @@ def _compare_tally(tally, rng, *, metric="metric", kind=None,
     >>> r.ci_paired
     Interval(lo=Fraction(-3, 20), hi=Fraction(7, 20))
     """
-    _check_resamples(resamples, confidence)
-    requested = method
+    _check_resamples(options.resamples, options.confidence)
+    strict = options.method == "saddlepoint"   # even where a column is lumpy
+    kind = metric.kind
     if isinstance(tally, _Columns):
         if clustered:
             raise ValueError("clustered data maps each cluster's label to "
-                             "its Counter; Columns hold no clusters")
+                             "its Counter; _Columns hold no clusters")
         if (kind or _column_kind(tally)) != "binary" and _method_for(
-                method, "continuous", len(tally.a), False) == "saddlepoint":
-            result = _saddle_columns(tally, _Settings(
-                metric, kind or "continuous", direction, resamples,
-                confidence, interval, jobs, method, density,
-                strict=requested == "saddlepoint"))
+                options.method, "continuous", len(tally.a), False) == \
+                "saddlepoint":
+            result = _saddle_columns(tally, options, metric._replace(
+                kind=kind or "continuous"), strict)
             if result is not None:
                 return result
         tally = tally.counter()     # few distinct pairs, or lumpy
     if clustered:                   # auto resamples clusters, any kind
-        method = _method_for(method, kind, 0, True)
+        method = _method_for(options.method, kind, 0, True)
     else:
-        method = _method_for(method, kind or _kind_of(tally),
+        method = _method_for(options.method, kind or _kind_of(tally),
                              sum(tally.values()), False)
     pairs, exact, scale, kind = _exact_tally(
-        tally, metric, kind, clustered,
+        tally, metric.name, kind, clustered,
         columns=method == "saddlepoint" and not clustered)
-    settings = _Settings(metric, kind, direction, resamples, confidence,
-                         interval, jobs, method, density,
-                         strict=requested == "saddlepoint")
+    options = options._replace(method=method)          # settled
+    metric = metric._replace(kind=kind)
     if clustered:
-        return _compare_clustered(tally, exact, scale, rng, settings)
+        return _compare_clustered(tally, exact, scale, rng, options, metric)
     if method == "saddlepoint":
-        result = _saddle_items(pairs, exact, scale, settings)
+        result = _saddle_items(pairs, exact, scale, options, metric, strict)
         if result is not None:
             return result
         exact = dict(zip(pairs, zip(*exact)))      # lumpy: resample
-    return _compare_items(pairs, exact, scale, rng, settings)
-
-
-class _Settings(NamedTuple):
-    """One comparison's options, as _compare_tally hands them on whole to
-    the ways it computes (resampled, by saddlepoint, clustered, macro)."""
-    metric: str
-    kind: str                # settled: "binary" or "continuous"
-    direction: str
-    resamples: int
-    confidence: float
-    interval: str
-    jobs: int
-    method: str
-    density: bool = False    # keep the saddlepoint's _Density
-    strict: bool = True      # the saddlepoint even where a column is lumpy
+    return _compare_items(pairs, exact, scale, rng, options, metric)
 
 
 _METHODS = ("auto", "saddlepoint", "resample")
 
 
-def _compare_subsets(tally, rng, **options):
+def _compare_subsets(tally, rng, options=_Options(), metric=_Metric()):
     """Return [(subset, _MetricResult)] of a tally by subset ({label:
-    Counter of (a, b) pairs}), in the subsets' sorted order; the options
-    are _compare_tally's.
+    Counter of (a, b) pairs}), in the subsets' sorted order, each as
+    _compare_tally compares it.
 
     >>> rows = _compare_subsets({"x": collections.Counter({(1, 0): 2,
     ...                         (0, 1): 6, (1, 1): 12}),
     ...                         "w": collections.Counter({(0.5, 1.0): 3})},
-    ...                        random.Random(1), resamples=50)
+    ...                        random.Random(1), _Options(resamples=50))
     >>> [(label, r.n_items, r.gap) for label, r in rows]
     [('w', 3, 0.5), ('x', 20, Fraction(1, 5))]
     """
-    return [(label, _compare_tally(tally[label], rng, **options))
+    return [(label, _compare_tally(tally[label], rng, options, metric))
             for label in sorted(tally)]
 
 
-def _compare_macro(tally, rng, *, metric="metric", kind=None,
-                  direction="higher", resamples=RESAMPLES,
-                  confidence=CONFIDENCE, interval="percentile", jobs=1,
-                  method="auto", density=False):
+def _compare_macro(tally, rng, options=_Options(), metric=_Metric()):
     """Return the _MetricResult of the macro average: each system's mean
     over the subsets of a tally by subset ({label: Counter of (a, b)}),
     unweighted, as MMLU's headline number is computed.
@@ -2010,7 +2089,8 @@ def _compare_macro(tally, rng, *, metric="metric", kind=None,
     means averaged, exactly.  The test is the stratified sign flip of the
     differences weighted 1 / (S n_s), S subsets of n_s items; its standard
     error sqrt(sum of se_s^2) / S.  The interval is always a percentile
-    one.  By the saddlepoint (*method* as in _compare_tally), a subset's
+    one, and the options are _compare_tally's.  By the saddlepoint (its
+    method as in _compare_tally), a subset's
     values are scaled by L / n_s, L the least common multiple of the
     sizes, and the stratified resample's sum is that of independent
     parts, one per subset (see _SumLaw); its sign-flip p is Robinson's
@@ -2019,20 +2099,21 @@ def _compare_macro(tally, rng, *, metric="metric", kind=None,
 
     >>> r = _compare_macro({"x": collections.Counter({(0, 1): 9, (1, 1): 1}),
     ...                    "y": collections.Counter({(1, 0): 1, (1, 1): 29})},
-    ...                   random.Random(2), resamples=50)
+    ...                   random.Random(2), _Options(resamples=50))
     >>> r.a, r.b, r.test            # (1/10 + 1) / 2 and (1 + 29/30) / 2
     (Fraction(11, 20), Fraction(59, 60), 'stratified sign-flip exact')
     """
     labels = sorted(tally)
     if not labels:
-        raise EvalDeltaError(f"{metric}: no subsets to average")
+        raise EvalDeltaError(f"{metric.name}: no subsets to average")
+    resamples, confidence = options.resamples, options.confidence
     _check_resamples(resamples, confidence)
-    pairs, exact, scale, kind = _exact_tally(tally, metric, kind, True)
-    if _method_for(method, kind, sum(pairs.values()), False) == \
+    pairs, exact, scale, kind = _exact_tally(tally, metric.name, metric.kind,
+                                             True)
+    metric = metric._replace(kind=kind)
+    if _method_for(options.method, kind, sum(pairs.values()), False) == \
             "saddlepoint":
-        result = _saddle_macro(tally, labels, exact, scale, _Settings(
-            metric, kind, direction, resamples, confidence, "percentile", 1,
-            method, density, strict=method == "saddlepoint"))
+        result = _saddle_macro(tally, labels, exact, scale, options, metric)
         if result is not None:
             return result
     sums, sizes, diffs, ses = [[], []], [], [], []
@@ -2041,7 +2122,8 @@ def _compare_macro(tally, rng, *, metric="metric", kind=None,
         keys = sorted(tally[label])
         counts = [tally[label][k] for k in keys]
         a, b = ([exact[k][i] for k in keys] for i in (0, 1))
-        drawn = _resample_sums(rng, a, b, None, counts, resamples, jobs)
+        drawn = _resample_sums(rng, a, b, None, counts, resamples,
+                               options.jobs)
         n = sum(counts)
         for j, values in enumerate((a, b)):
             sums[j].append(drawn[j])
@@ -2072,11 +2154,11 @@ def _compare_macro(tally, rng, *, metric="metric", kind=None,
     se = math.sqrt(math.fsum(x * x for x in ses)) / len(labels)
     ci[2], paired, df = _strata_interval(means[1] - means[0], se, ses, sizes,
                                          confidence, ci[2])
-    return _MetricResult(metric, kind, direction, sum(sizes), means[0],
-                        means[1], means[1] - means[0], *ci,
-                        f"stratified sign-flip {how}", p, None, None, None,
-                        se, None, [float(x) for x in replicates[2]],
-                        paired_method=paired, df=df)
+    return _MetricResult(metric.name, kind, metric.direction, sum(sizes),
+                         means[0], means[1], means[1] - means[0], *ci,
+                         f"stratified sign-flip {how}", p, None, None, None,
+                         se, None, [float(x) for x in replicates[2]],
+                         paired_method=paired, df=df)
 
 
 def _strata_interval(gap, se, ses, sizes, confidence, bootstrap):
@@ -2107,13 +2189,11 @@ def _strata_df(ses, sizes):
             / math.fsum(v * v / (n - 1) for v, n in parts))
 
 
-def _saddle_macro(tally, labels, exact, scale, settings):
+def _saddle_macro(tally, labels, exact, scale, options, metric):
     """_compare_macro by the saddlepoint: the ideal stratified bootstrap
-    (unless settings.strict, None when a subset's column is lumpy)."""
-    metric, kind, direction = (settings.metric, settings.kind,
-                               settings.direction)
-    confidence, density = settings.confidence, settings.density
-    strict = settings.strict
+    (unless the method asked is "saddlepoint", None when a subset's
+    column is lumpy)."""
+    confidence, strict = options.confidence, options.method == "saddlepoint"
     sizes = [sum(tally[label].values()) for label in labels]
     common = math.lcm(*sizes)
     parts = [[], [], []]
@@ -2146,10 +2226,11 @@ def _saddle_macro(tally, labels, exact, scale, settings):
     se = math.sqrt(math.fsum(x * x for x in ses)) / len(labels)
     ci[2], paired, df = _strata_interval(means[2], se, ses, sizes,
                                          confidence, ci[2])
-    return _MetricResult(metric, kind, direction, sum(sizes), *means, *ci,
-                        f"stratified sign-flip {how}", p, None, None, None,
-                        se, None, _density(laws[2], unit) if density
-                        else None, "saddlepoint", paired, df)
+    return _MetricResult(metric.name, metric.kind, metric.direction,
+                         sum(sizes), *means, *ci,
+                         f"stratified sign-flip {how}", p, None, None, None,
+                         se, None, _density(laws[2], unit) if options.density
+                         else None, "saddlepoint", paired, df)
 
 
 def _merged_tally(tally):
@@ -2210,12 +2291,10 @@ def _tally_spread(tally, *, metric="metric", kind=None, clustered=False):
                   _paired_se(d, counts, n, scale), mcnemar, None)
 
 
-def _compare_items(pairs, exact, scale, rng, settings):
+def _compare_items(pairs, exact, scale, rng, options, metric):
     """_compare_tally of unclustered items, from the exact integers."""
-    metric, kind, direction = (settings.metric, settings.kind,
-                               settings.direction)
-    resamples, confidence = settings.resamples, settings.confidence
-    interval, jobs = settings.interval, settings.jobs
+    kind, resamples = metric.kind, options.resamples
+    confidence, interval = options.confidence, options.interval
     keys = sorted(pairs)
     counts = [pairs[k] for k in keys]
     a = [exact[k][0] for k in keys]
@@ -2223,7 +2302,7 @@ def _compare_items(pairs, exact, scale, rng, settings):
     d = list(map(sub, b, a))
     n = sum(counts)
     sum_a, sum_b, _ = _resample_sums(rng, a, b, None, counts, resamples,
-                                     jobs)
+                                     options.jobs)
     replicates = _shifted(sum_a, sum_b, sub)
     totals = [sum(map(mul, v, counts)) for v in (a, b, d)]
     jackknives = ([-x for x in v] for v in (a, b, d))
@@ -2231,11 +2310,12 @@ def _compare_items(pairs, exact, scale, rng, settings):
           for reps, total, jack in zip(replicates, totals, jackknives)]
     ci.append(percentile_interval(replicates[3], confidence))
     if kind == "binary":
-        return _binary_result(_cells(pairs), ci, replicates[2], metric,
-                              direction, confidence)
+        return _binary_result(_cells(pairs), ci, replicates[2], metric.name,
+                              metric.direction, confidence)
     unit = _divider(scale * n)
     p, how = _sign_flip(*_nonzero(d, counts), rng, resamples)
-    return _MetricResult(metric, kind, direction, n, *map(unit, totals),
+    return _MetricResult(metric.name, kind, metric.direction, n,
+                         *map(unit, totals),
                         *(Interval(unit(lo), unit(hi)) for lo, hi in ci),
                         f"sign-flip {how}", p, None, None, None,
                         _paired_se(d, counts, n, scale), None,
@@ -2249,28 +2329,25 @@ def _column_kind(columns):
             and all(map(binary, columns.b)) else "continuous")
 
 
-def _saddle_columns(columns, settings):
+def _saddle_columns(columns, options, metric, strict):
     """_saddle_items of a continuous metric's _Columns: the exact integers
     of the values item by item, no pairs counted."""
     if not len(columns.a):
-        raise EvalDeltaError(f"{settings.metric}: no items to compare")
+        raise EvalDeltaError(f"{metric.name}: no items to compare")
     ints, scale = _exact_columns(columns)
-    return _saddle_items(None, ints, scale, settings)
+    return _saddle_items(None, ints, scale, options, metric, strict)
 
 
-def _saddle_items(pairs, exact, scale, settings):
+def _saddle_items(pairs, exact, scale, options, metric, strict):
     """_compare_tally of unclustered items by the saddlepoint: each
     system's mean, the paired difference, and the unpaired difference
     (K_B(t) + K_A(-t): two independent resamples) as the ideal bootstrap
     gives them; the sign-flip p exact up to 20 nonzero differences, else
     Robinson's saddlepoint.  With jobs > 1 a forked helper takes the two
     systems' laws while this process takes the difference's.  Unless
-    settings.strict, None when a column is lumpy (see _Part.lumpy).
-    *pairs* None: exact holds items one by one, each counted once."""
-    metric, kind, direction = (settings.metric, settings.kind,
-                               settings.direction)
-    confidence, interval = settings.confidence, settings.interval
-    density, jobs, strict = settings.density, settings.jobs, settings.strict
+    *strict*, None when a column is lumpy (see _Part.lumpy).  *pairs*
+    None: exact holds items one by one, each counted once."""
+    kind, confidence, jobs = metric.kind, options.confidence, options.jobs
     xs, ys = exact                                     # in pairs' order
     counts = None if pairs is None else list(pairs.values())
     n = len(xs) if pairs is None else sum(counts)
@@ -2278,7 +2355,7 @@ def _saddle_items(pairs, exact, scale, settings):
     if len(xs) < _FORK_LEAST:                   # not worth a process
         jobs = 1
     sides = _in_parallel(_saddle_side, [
-        (side, xs, ys, counts, unit, confidence, interval, density, strict)
+        (side, xs, ys, counts, unit, options, strict)
         for side in ("paired", "systems")], jobs)
     if None in sides:
         return None
@@ -2288,21 +2365,21 @@ def _saddle_items(pairs, exact, scale, settings):
     if kind == "binary":
         result = _binary_result(_cells(pairs),
                                 [(lo * n, hi * n) for lo, hi in ci],
-                                [], metric, direction, confidence)
+                                [], metric.name, metric.direction, confidence)
         return result._replace(draws=shape, method="saddlepoint")
-    return _MetricResult(metric, kind, direction, n,
+    return _MetricResult(metric.name, kind, metric.direction, n,
                         *(float(m / scale) for m in (mean_a, mean_b, mean_d)),
                         *(Interval(float(lo), float(hi)) for lo, hi in ci),
                         f"sign-flip {how}", p, None, None, None,
                         se / scale, None, shape, "saddlepoint")
 
 
-def _saddle_side(side, xs, ys, counts, unit, confidence, interval,
-                 density, strict=True):
+def _saddle_side(side, xs, ys, counts, unit, options, strict=True):
     """One half of _saddle_items: for "paired", the difference's interval,
-    mean, sign-flip p and test, standard error and _Density; for
-    "systems", A's, B's and the unpaired intervals and the two means.
-    Unless *strict*, None when a column is lumpy."""
+    mean, sign-flip p and test, standard error and _Density (with a plot
+    to draw); for "systems", A's, B's and the unpaired intervals and the
+    two means.  Unless *strict*, None when a column is lumpy."""
+    confidence, interval = options.confidence, options.interval
     def interval_of(part, law):
         levels = None
         if interval == "bca" and law.low < law.high:
@@ -2321,7 +2398,7 @@ def _saddle_side(side, xs, ys, counts, unit, confidence, interval,
                               "saddlepoint")
         return (interval_of(part, law), part.mean, p, how,
                 _paired_se(part.values, part.counts, part.total),
-                _density(law, unit) if density else None)
+                _density(law, unit) if options.density else None)
     a, b = (_law_part(_counted(v, counts)) for v in (xs, ys))
     if not strict and (a.lumpy() or b.lumpy()):
         return None
@@ -2455,22 +2532,21 @@ def _bca_interval(replicates, estimate, jackknife, confidence=CONFIDENCE,
     return Interval(*ends)
 
 
-def _compare_clustered(tally, exact, scale, rng, settings):
+def _compare_clustered(tally, exact, scale, rng, options, metric):
     """_compare_tally with whole clusters resampled and sign-flipped; by
     the saddlepoint of the ratio's estimating equation (_ratio_quantile)
-    for each system and the paired difference if settings.method says so
+    for each system and the paired difference if options.method says so
     (the unpaired interval, a ratio of two independent resamples' ratios,
     is resampled all the same)."""
-    metric, kind, direction = (settings.metric, settings.kind,
-                               settings.direction)
-    resamples, confidence = settings.resamples, settings.confidence
-    interval, jobs, method = settings.interval, settings.jobs, settings.method
+    resamples, confidence = options.resamples, options.confidence
+    interval, method = options.interval, options.method
     stats = [_cluster_sums(counts, exact) for counts in tally.values()]
     patterns = collections.Counter(stats)
     keys = sorted(patterns)
     counts = [patterns[k] for k in keys]
     size, sum_a, sum_b = ([k[i] for k in keys] for i in range(3))
-    sums = _resample_sums(rng, sum_a, sum_b, size, counts, resamples, jobs)
+    sums = _resample_sums(rng, sum_a, sum_b, size, counts, resamples,
+                          options.jobs)
     means = [[Fraction(x, scale * k) for x, k in zip(column, sums[2])]
              for column in sums[:2]]
     replicates = _shifted(*means, sub)
@@ -2508,10 +2584,10 @@ def _compare_clustered(tally, exact, scale, rng, settings):
         p, how = _paired_flip(*_nonzero(*_merge(sum_d, counts)), rng,
                              resamples, method)
         paired, test = None, f"cluster sign-flip {how}"
-    return _MetricResult(metric, kind, direction, n,
-                        *(Fraction(t, scale * n) for t in totals), *ci,
-                        test, p, None, None, None, se,
-                        len(stats), draws, method, paired, df)
+    return _MetricResult(metric.name, metric.kind, metric.direction, n,
+                         *(Fraction(t, scale * n) for t in totals), *ci,
+                         test, p, None, None, None, se,
+                         len(stats), draws, method, paired, df)
 
 
 def _ratio_interval(sums, sizes, counts, scale, confidence, interval):
@@ -2765,38 +2841,38 @@ def _joint_rank_sets(observed, drawn, confidence=CONFIDENCE):
     return [Interval(1 + above[s], size - below[s]) for s in range(size)]
 
 
-def _rank_systems(tally, rng, *, names, metric="metric", direction="higher",
-                 resamples=RESAMPLES, confidence=CONFIDENCE, alpha=0.05,
-                 jobs=1, method="auto"):
+def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
     """Return the _Ranking of a tally of S-tuples (one value per system per
     item; names the S systems).  Each system's mean interval is the
-    saddlepoint's where *method* says so (see _compare_tally), and the
+    saddlepoint's where the method says so (see _compare_tally), and the
     ranks and the top group then come from draws of the means' joint
     normal law (_normal_sums); else all of them from joint resamples.
 
     >>> tally = collections.Counter({(1, 1, 0): 50, (1, 0, 0): 30,
     ...                              (0, 1, 0): 5, (0, 0, 0): 15})
-    >>> r = _rank_systems(tally, random.Random(1), names=["a", "b", "c"],
-    ...                  resamples=200)
+    >>> r = _rank_systems(tally, random.Random(1), ["a", "b", "c"],
+    ...                   _Options(resamples=200))
     >>> r.means, r.ranks, r.top
     ([Fraction(4, 5), Fraction(11, 20), Fraction(0, 1)], [1, 2, 3], [True, False, False])
     """
     size = len(names)
     if size < 2:
         raise EvalDeltaError("ranking needs two systems or more")
+    resamples, confidence = options.resamples, options.confidence
+    direction = metric.direction
     keys = sorted(tally)
     counts = [tally[k] for k in keys]
     n = sum(counts)
     if not n:
-        raise EvalDeltaError(f"{metric}: no items to rank")
+        raise EvalDeltaError(f"{metric.name}: no items to rank")
     _check_resamples(resamples, confidence)
     ints, scale = _exact_ints([x for k in keys for x in k])
     columns = [ints[s::size] for s in range(size)]
     sign = 1 if direction == "higher" else -1
     observed = [sum(map(mul, column, counts)) for column in columns]
     unit = scale * n
-    requested, method = method, _method_for(method, _kind_of(keys), n,
-                                            False)
+    requested = options.method
+    method = _method_for(requested, _kind_of(keys), n, False)
     parts = ([_law_part(_counted(column, counts)) for column in columns]
              if method == "saddlepoint" else [])
     if requested == "auto" and any(p.lumpy() for p in parts):
@@ -2807,15 +2883,16 @@ def _rank_systems(tally, rng, *, names, metric="metric", direction="higher",
                for p in parts]
     else:
         sums = [column[:-1] for column in
-                _resample_columns(rng, columns, counts, resamples, jobs)]
+                _resample_columns(rng, columns, counts, resamples,
+                                  options.jobs)]
         cis = [Interval(*(Fraction(x, unit) for x in
                           percentile_interval(column, confidence)))
                for column in sums]
     rank_cis, joint, critical, top = _rank_summary(
         [sign * total for total in observed],
         [[sign * column[r] for column in sums] for r in range(resamples)],
-        confidence=confidence, alpha=alpha)
-    return _Ranking(metric, _kind_of(keys), direction, n, list(names),
+        confidence=confidence, alpha=options.alpha)
+    return _Ranking(metric.name, _kind_of(keys), direction, n, list(names),
                    [Fraction(total, unit) for total in observed], cis,
                    _ranks([sign * total for total in observed]), rank_cis,
                    top, Fraction(critical) / unit, resamples, method,
@@ -3238,19 +3315,19 @@ def _still_joined(degree, lost):
 _ELO = 400 / math.log(10)       # rating points per unit of log-strength
 
 
-def _rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
-                     confidence=CONFIDENCE, alpha=0.05, anchor=None,
-                     questions=None, ties="half", jobs=1):
+def _rank_preferences(cells, rng, names, options=_Options(),
+                      questions=None):
     """Return the _Ranking of systems *names* by Bradley-Terry rating, from
     *cells* [(i, j, j's share, count)], with bootstrap intervals over the
     battles, or with *questions* (a Counter of each question's cells, as
     tuples of (cell index, count)) over the questions, a question's
-    battles drawn together; *anchor* (name, rating) fixes one system's
-    rating, else the ratings average 1000.  *ties* "half" counts a tie
-    half a win for each side (as Chatbot Arena does); "davidson" fits
-    Davidson's tie model instead (_davidson()), its nu and interval in the
-    _Ranking's *ties*.  The rounds are drawn in _BLOCKS blocks, each from
-    a generator seeded from rng; with *jobs* > 1 a forked helper draws
+    battles drawn together; the options' anchor (name, rating) fixes one
+    system's rating, else the ratings average 1000.  Their ties "half"
+    counts a tie half a win for each side (as Chatbot Arena does);
+    "davidson" fits Davidson's tie model instead (_davidson()), its nu and
+    interval in the _Ranking's *ties*.  The rounds are drawn in _BLOCKS
+    blocks, each from a generator seeded from rng; with jobs > 1 a forked
+    helper draws
     half of them, and the result is the same.  A round in which a system
     won, or lost, every battle it drew against the others has no finite
     rating (_connected); its fit stops where the steps do, and the _Ranking's
@@ -3258,13 +3335,16 @@ def _rank_preferences(cells, rng, *, names, resamples=RESAMPLES,
 
     >>> r = _rank_preferences([(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0,
     ...     5), (1, 2, 0.0, 25), (0, 2, 0.5, 10)], random.Random(1),
-    ...     names=["a", "b", "c"], resamples=200)
+    ...     ["a", "b", "c"], _Options(resamples=200))
     >>> [round(x) for x in r.means], r.ranks
     ([947, 1153, 900], [2, 1, 3])
     """
     size = len(names)
     if size < 2:
         raise EvalDeltaError("ranking needs two systems or more")
+    resamples, confidence = options.resamples, options.confidence
+    alpha, anchor, ties, jobs = (options.alpha, options.anchor,
+                                 options.ties or "half", options.jobs)
     _check_resamples(resamples, confidence)
     played = [cell for cell in cells if cell[3]]
     apart = _connected(size, played)
@@ -3774,34 +3854,39 @@ class _Calibration(NamedTuple):
     rejected: dict           # "McNemar exact" and "McNemar mid-p" counts
 
 
-def _calibration(rng, *, methods=_INTERVALS, replays=REPLAYS, n_items=N_ITEMS,
-                corr=CORR, acc_a=ACC_A, acc_b=ACC_B, resamples=RESAMPLES,
-                confidence=CONFIDENCE, alpha=0.05, jobs=1, progress=None):
-    """Replay the simulation as coverage() does, for several intervals.
+def _calibration(rng, options=_Options(), progress=None):
+    """Replay the simulation as coverage() does, for several intervals
+    (the options' intervals, by default all of _INTERVALS), at the
+    options' design, replays, resamples and confidence.
 
     The random stream is coverage()'s, so the percentile counts equal its
     covered and excludes_zero.  With acc_a == acc_b, above + below zero
     is each interval's false-positive rate, and the tests' rejections are
-    theirs.
+    theirs (at the options' alpha).  *progress*, if given, is called with
+    the number of replays done.
 
-    >>> c = _calibration(random.Random(5), replays=3, n_items=50,
-    ...                 resamples=100)
+    >>> c = _calibration(random.Random(5), _Options(replays=3, n_items=50,
+    ...                                             resamples=100))
     >>> c.covered, c.above_zero["percentile"]
     ({'percentile': 3, 'bca': 3, 'score': 3}, 0)
     """
+    methods = options.intervals or _INTERVALS
+    replays, n_items = options.replays, options.n_items
+    resamples, confidence = options.resamples, options.confidence
     unknown = set(methods) - set(_INTERVALS)
     if unknown or not methods:
         raise EvalDeltaError(f"intervals are {', '.join(_INTERVALS)}, not "
                              f"{', '.join(sorted(unknown)) or 'none'}")
-    gap = _exact(acc_b) - _exact(acc_a)
-    design = dict(corr=corr, acc_a=acc_a, acc_b=acc_b)
-    results = _replays(rng, replays, n_items, resamples, design, jobs,
-                       functools.partial(
+    gap = _exact(options.acc_b) - _exact(options.acc_a)
+    design = dict(corr=options.corr, acc_a=options.acc_a,
+                  acc_b=options.acc_b)
+    results = _replays(rng, replays, n_items, resamples, design,
+                       options.jobs, functools.partial(
                            _replay_intervals, design=design,
                            positions=_percentile_positions(resamples,
                                                            confidence),
                            methods=tuple(methods), confidence=confidence,
-                           alpha=alpha))
+                           alpha=options.alpha))
     counts = [dict.fromkeys(methods, 0) for _ in range(3)]
     rejected = {"McNemar exact": 0, "McNemar mid-p": 0}
     for done, (intervals, rejects) in enumerate(results, 1):
@@ -3828,23 +3913,27 @@ def _difference(rng, shape):
     return x if shape == "lognormal" else -x
 
 
-def _continuous_calibration(rng, *, shape="normal", gap=0.0, replays=REPLAYS,
-                           n_items=N_ITEMS, resamples=RESAMPLES,
-                           confidence=CONFIDENCE, alpha=0.05, progress=None):
-    """Replay a continuous eval: n per-item differences of mean *gap*,
-    sd 1 and *shape* (normal; lognormal, right-skewed; lognormal-left),
-    written to 4 decimals; count how often each paired interval covers
-    the gap and excludes 0, by the saddlepoint and by resampling, each
-    percentile and BCa, and how often each sign-flip test (exact up to
-    20 nonzero differences, then the saddlepoint or Monte Carlo) rejects
-    at *alpha*.  A replay draws the differences, then the resamples and
-    the Monte Carlo signs, from rng.
+def _continuous_calibration(rng, options=_Options(differences="normal",
+                                                   gap=0.0), progress=None):
+    """Replay a continuous eval: n per-item differences of mean gap, sd 1
+    and the shape of the options' differences (normal; lognormal,
+    right-skewed; lognormal-left), written to 4 decimals; count how often
+    each paired interval covers the gap and excludes 0, by the saddlepoint
+    and by resampling, each percentile and BCa, and how often each
+    sign-flip test (exact up to 20 nonzero differences, then the
+    saddlepoint or Monte Carlo) rejects at alpha.  A replay draws the
+    differences, then the resamples and the Monte Carlo signs, from rng.
 
-    >>> c = _continuous_calibration(random.Random(1), replays=4, n_items=30,
-    ...                            resamples=200)
-    >>> sorted(c.covered)
-    ['resample bca', 'resample percentile', 'saddlepoint bca', 'saddlepoint percentile']
+    >>> c = _continuous_calibration(random.Random(1), _Options(
+    ...     differences="normal", gap=0.0, replays=4, n_items=30,
+    ...     resamples=200))
+    >>> sorted(c.covered)     # doctest: +NORMALIZE_WHITESPACE
+    ['resample bca', 'resample percentile', 'saddlepoint bca',
+     'saddlepoint percentile']
     """
+    shape, gap, alpha = options.differences, options.gap, options.alpha
+    replays, n_items = options.replays, options.n_items
+    resamples, confidence = options.resamples, options.confidence
     if shape not in _SHAPES:
         raise EvalDeltaError(f"shape is one of {', '.join(_SHAPES)}, not "
                              f"{shape!r}")
@@ -4096,8 +4185,7 @@ def _class_stat(stat, classes, gold, pred, right, n):
     return sum(map(one, seen), Fraction(0)) / len(seen)
 
 
-def _compare_corpus(table, rng, *, name="metric", direction="higher",
-                   resamples=RESAMPLES, confidence=CONFIDENCE, jobs=1):
+def _compare_corpus(table, rng, options=_Options(), metric=_Metric()):
     """Return the _MetricResult of a corpus statistic (a _CorpusTable):
     each system's value and the difference with percentile intervals from
     the joint paired bootstrap (the unpaired one pairs B's resample r with
@@ -4106,6 +4194,8 @@ def _compare_corpus(table, rng, *, name="metric", direction="higher",
     and swapped whole.  rng is consumed by the resamples, then by the
     rounds.  The standard error is the bootstrap one (the resampled
     differences' sd)."""
+    resamples, confidence = options.resamples, options.confidence
+    name, direction, jobs = metric.name, metric.direction, options.jobs
     _check_resamples(resamples, confidence)
     n = table.n_items or sum(table.counts)
     columns = [[row[i] for row in table.rows]
@@ -4196,7 +4286,7 @@ def _pass_at(n, c, k, every=False):
 
 # Doors (called from other sections): _copula_design, _Design, _detection,
 # _expected_half_width, _items_with_repeats, _judge, _mcnemar_power,
-# _pilot_plan, _plan_design, _POWER, _repeat_counts, _repeats_from_samples,
+# _pilot_plan, _plan_design, _repeat_counts, _repeats_from_samples,
 # _simulated_power, _Spread, _student_t_tail, _student_t_upper.
 
 # The detectable size comes from the normal approximation to the paired
@@ -4209,7 +4299,6 @@ def _pass_at(n, c, k, every=False):
 # the measured standard error's uncertainty: with few clusters the normal
 # figure promised 80% and delivered 50-71%.
 
-_POWER = 0.8          # power for the detectable difference in compare
 
 
 def _z_sum(alpha, power):
@@ -4258,23 +4347,26 @@ def _bivariate_normal_cdf(h, k, rho):
 
 
 def _simpson(f, a, b, tol, depth=50):
-    """Adaptive Simpson integral of f over [a, b]."""
-    def whole(a, fa, b, fb):
-        m = (a + b) / 2
-        fm = f(m)
-        return m, fm, (b - a) / 6 * (fa + 4 * fm + fb)
+    """Adaptive Simpson integral of f over [a, b]: each panel split until
+    its halves' sum agrees with it to 15 tol (Lyness 1969, JACM 16:483),
+    each point held as (x, f(x))."""
+    def panel(lo, hi):
+        """Return (the midpoint, Simpson's estimate) of the panel."""
+        m = (lo[0] + hi[0]) / 2
+        mid = (m, f(m))
+        return mid, (hi[0] - lo[0]) / 6 * (lo[1] + 4 * mid[1] + hi[1])
 
-    def refine(a, fa, b, fb, m, fm, estimate, tol, depth):
-        lm, flm, left = whole(a, fa, m, fm)
-        rm, frm, right = whole(m, fm, b, fb)
+    def refine(lo, hi, mid, estimate, tol, depth):
+        left_mid, left = panel(lo, mid)
+        right_mid, right = panel(mid, hi)
         if depth <= 0 or abs(left + right - estimate) <= 15 * tol:
             return left + right + (left + right - estimate) / 15
-        return (refine(a, fa, m, fm, lm, flm, left, tol / 2, depth - 1)
-                + refine(m, fm, b, fb, rm, frm, right, tol / 2, depth - 1))
+        return (refine(lo, mid, left_mid, left, tol / 2, depth - 1)
+                + refine(mid, hi, right_mid, right, tol / 2, depth - 1))
 
-    fa, fb = f(a), f(b)
-    m, fm, estimate = whole(a, fa, b, fb)
-    return refine(a, fa, b, fb, m, fm, estimate, tol, depth)
+    lo, hi = (a, f(a)), (b, f(b))
+    mid, estimate = panel(lo, hi)
+    return refine(lo, hi, mid, estimate, tol, depth)
 
 
 class _Design(NamedTuple):
@@ -5361,11 +5453,10 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
 
 ## Input ######################################################################
 
-# Doors (called from other sections): _columns_source, _compare_run,
-# _CompareOptions, _Dropped, _finite_number, _FORMATS, _holds_preferences,
-# _ID_FIELDS, _lower_is_better, _Metric, _open_source, _PilotOptions,
-# _plan_from_pilot, _preference_battles, _rank_input, _read_systems,
-# _read_tallies, _Reading.
+# Doors (called from other sections): _compare_run, _Compared, _Dropped,
+# _finite_number, _FORMATS, _holds_preferences, _ID_FIELDS, _judged,
+# _lower_is_better, _margins, _open_source, _plan_from_pilot,
+# _preference_battles, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -5890,43 +5981,42 @@ def _is_number(value):
     return False
 
 
-class _Metric(NamedTuple):
-    """Where one metric's values are: its name and A's and B's fields."""
-    name: str
-    a_field: str
-    b_field: str
-    kind: str = None             # declared: "binary" makes others errors
-
-
-def _read_tallies(baseline, candidate, metrics, *, id_field=None,
-                 cluster=None, allow_partial=False, role="cluster", jobs=1,
-                 columns=False, ordered=False):
+def _read_tallies(baseline, candidate, metrics, options=_Options(),
+                  columns=False):
     """Return ([tally per metric], dropped) of one wide file or two runs.
 
-    A tally counts the items with each (a, b) pair of values, or with
-    *cluster* maps each cluster label to such a count (see _compare_tally);
-    with *columns* and no cluster it is the _Columns of the items' values.
-    With one _Source each record holds both systems.  With two, records
-    are joined on *id_field* (by default the first of id, item, doc_id,
-    sample_id that both runs have); repeated ids, and ids in one run only
-    (unless allow_partial; *dropped* counts them), raise EvalDeltaError.
-    A wide file's rows are its items: its ids (*id_field*, or the first of
+    A tally counts the items with each (a, b) pair of values, or with a
+    cluster (the options' cluster, else their by) maps each cluster label
+    to such a count (see _compare_tally); with *columns* and no cluster
+    it is the _Columns of the items' values.  With one _Source each
+    record holds both systems.  With two, records are joined on the
+    options' id_col (by default the first of id, item, doc_id, sample_id
+    that both runs have); repeated ids, and ids in one run only (unless
+    allow_partial; *dropped* counts them), raise EvalDeltaError.  A wide
+    file's rows are its items: its ids (id_col, or the first of
     _ID_FIELDS it has) are checked for repeats; those it has with no
-    memory while they rise (see _Rising), else in its first _WIDE_IDS rows,
-    since keeping every id takes memory for every row.
-    *role* names the label field in messages (cluster, or subset).  With
-    jobs > 1 a large candidate file is parsed in a helper process while
-    the baseline is read (_candidate_batches): the same tallies.  With
-    *ordered* (and *columns*) a wide file's _Columns keep its rows' order
+    memory while they rise (see _Rising), else in its first _WIDE_IDS
+    rows, since keeping every id takes memory for every row.  With jobs >
+    1 a large candidate file is parsed in a helper process while the
+    baseline is read (_candidate_batches): the same tallies.  With
+    sequential (and *columns*) a wide file's _Columns keep its rows' order
     from the first row on, as two runs' keep the baseline's.
     """
+    cluster, role = _grouping(options)
     columns = columns and cluster is None
     if candidate is None:
-        return _read_wide(baseline, metrics, cluster, id_field, role,
-                          columns, ordered and columns), 0
-    key = id_field or _shared_id_field(baseline.run(), candidate.run())
-    return _read_joined(baseline, candidate, metrics, key, cluster,
-                        allow_partial, role, jobs, columns)
+        return _read_wide(baseline, metrics, cluster, options.id_col, role,
+                          columns, options.sequential and columns), 0
+    key = options.id_col or _shared_id_field(baseline.run(), candidate.run())
+    return _read_joined(baseline, candidate, metrics, key, options, columns)
+
+
+def _grouping(options):
+    """Return (the field that groups items, its role in messages): --by's
+    subsets, else --cluster's clusters, else (None, "cluster")."""
+    if options.by:
+        return options.by, "subset"
+    return options.cluster, "cluster"
 
 
 def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
@@ -6050,7 +6140,7 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
                columns=False, ordered=False):
     """Return [tally] of the one metric of a wide file (both systems' columns
     in each row), checking its ids for repeats (see _read_tallies)."""
-    (_, a_field, b_field, kind), = metrics
+    (_, a_field, b_field, kind, _), = metrics
     binary = kind == "binary"
     for field in (a_field, b_field):
         _require(source.run(), field, "column", "the columns are",
@@ -6136,12 +6226,12 @@ def _repeated(source, key, item, number, first):
                          f"(first at {source.where(first)})")
 
 
-def _read_joined(baseline, candidate, metrics, key, cluster, allow_partial,
-                 role="cluster", jobs=1, columns=False):
+def _read_joined(baseline, candidate, metrics, key, options, columns=False):
     """Return (tallies, dropped) of two runs joined on *key*: the baseline
     held, the candidate streamed past it (see _read_tallies)."""
+    (cluster, role), allow_partial = _grouping(options), options.allow_partial
     fields = [m.b_field for m in metrics] + ([cluster] if cluster else [])
-    stream = _candidate_batches(candidate, key, fields, jobs)
+    stream = _candidate_batches(candidate, key, fields, options.jobs)
     try:
         order, numbers, values, labels = _read_baseline(
             baseline, metrics, key, cluster, role)
@@ -6874,18 +6964,6 @@ def _pass_tally(stat, pairs, where, groups=None):
 # of a task, the test split beside a valid one, test cases named twice), it
 # makes the careful choice and says it in the report's read: lines; where
 # no choice is safe it refuses in one line that says what the file is.
-
-class _Reading(NamedTuple):
-    """How to read a run: the options a reader may use."""
-    format: object = None        # a _READERS name, or None: detected
-    records: object = None       # key of the records in a JSON document
-    task: object = None          # the task to pick in a directory
-    filter: object = None        # lm-eval: the filter to keep
-    scorer: object = None        # Inspect: the scorer to keep
-    allow_partial: bool = False  # leave errored samples out, and say so
-    choice_scores: object = None  # OpenAI evals: {choice: score}
-    keep_epochs: bool = False    # a record per epoch (plan --repeats)
-    all_tasks: bool = False      # a directory's tasks read as one run
 
 
 class _Reader(NamedTuple):
@@ -8432,41 +8510,11 @@ _FORMATS = {reader.name: reader.description for reader in _READERS}
 # command line: which fields are the metrics (named, or chosen and said),
 # which way each is better, the reading of each candidate against the
 # baseline into MetricResults, and rank's joint tally.  Options travel as
-# one record: a _CompareOptions (or any object with the same attributes,
-# such as plan's parsed arguments, read with defaults where it lacks one).
-
-class _CompareOptions(NamedTuple):
-    """The options of one compare: what to read, and how to judge it."""
-    baseline: str
-    metric: object = None            # [names], or None: chosen and said
-    stat: tuple = ()                 # Stats (corpus statistics)
-    id_col: object = None
-    a_col: object = None             # one wide file: A's and B's columns
-    b_col: object = None
-    cluster: object = None
-    by: object = None
-    macro: bool = False
-    allow_partial: bool = False
-    lower_is_better: tuple = ()
-    higher_is_better: tuple = ()
-    metric_type: tuple = ()          # (name, kind) pairs
-    margin: tuple = ()               # (name or None, M) pairs
-    resamples: int = RESAMPLES
-    confidence: float = CONFIDENCE
-    interval: str = "percentile"
-    method: str = "auto"
-    jobs: int = 1
-    plot: object = None              # a file: keep the densities to draw
-    equivalence: tuple = ()          # (name or None, M) pairs: TOST
-    sequential: bool = False         # anytime-valid, items in file order
-    order: object = None             # ... or in the order of this field
-    bounds: object = None            # (lo, hi) of a bounded metric
-    alpha: float = 0.05
-    reading: _Reading = _Reading()     # how to read the files
-
+# one record, the _Options settled at the door.
 
 class _Compared(NamedTuple):
-    """One candidate's comparison with the baseline, before judging."""
+    """One candidate's comparison with the baseline: its results, then
+    (once the family of every candidate is judged) their _Judgements."""
     names: tuple
     results: list
     subsets: list            # (label, _MetricResult) with --by
@@ -8476,12 +8524,14 @@ class _Compared(NamedTuple):
     preferences: object = None   # _PreferenceCounts of a preference file
     sequential: tuple = ()       # a _Sequential per result, with --sequential
     equivalence: dict = {}       # {metric: equivalence margin}
+    judgements: list = ()        # a _Judgement per result
+    subset_judgements: list = ()  # ... and per subset
 
 
 def _compare_run(options, path, rng):
     """Read the baseline and one candidate (None: one wide file) as the
-    _CompareOptions say, and compare them; the _Compared, not yet judged."""
-    baseline = _open_source(options.baseline, options.reading)
+    _Options say, and compare them; the _Compared, not yet judged."""
+    baseline = _open_source(options.runs[0], options.reading)
     candidate = _open_source(path, options.reading) if path else None
     preferences = None
     if "preferences" in (baseline.kind, candidate and candidate.kind):
@@ -8492,7 +8542,7 @@ def _compare_run(options, path, rng):
         candidate is None or m in candidate.corpus)]
     if named:                # --metric mcc: lm-eval's [gold, pred] pairs
         options = options._replace(
-            metric=[m for m in options.metric if m not in named] or None,
+            metric=tuple(m for m in options.metric if m not in named),
             stat=tuple(options.stat) + tuple(map(_parse_stat, named)))
     stats = list(options.stat)
     if not stats and not options.metric:             # lm-eval's f1 and mcc
@@ -8518,7 +8568,9 @@ def _compare_run(options, path, rng):
                                               "--equivalence"))
     said = []
     metrics, baseline, candidate = _chosen_metrics(options, baseline,
-                                                  candidate, said)
+                                                   candidate, said)
+    metrics = [m._replace(direction=_direction(options, m.name, said))
+               for m in metrics]
     margins = _margins(options.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
     reading = _source_notes(options, (baseline, candidate))
@@ -8529,31 +8581,20 @@ def _compare_run(options, path, rng):
         if candidate is not None:
             candidate = _complete_rows(candidate, [m.b_field for m in metrics],
                                       left[1])
-    tallies, missing = _read_tallies(baseline, candidate, metrics,
-                                    id_field=options.id_col,
-                                    cluster=options.cluster or options.by,
-                                    allow_partial=options.allow_partial,
-                                    role="subset" if options.by else "cluster",
-                                    jobs=options.jobs, columns=True,
-                                    ordered=options.sequential)
-    settings = [dict(metric=m.name, kind=m.kind, resamples=options.resamples,
-                     confidence=options.confidence, interval=options.interval,
-                     jobs=options.jobs, method=options.method,
-                     density=bool(options.plot),
-                     direction=_direction(options, m.name, said))
-                for m in metrics]
+    tallies, missing = _read_tallies(baseline, candidate, metrics, options,
+                                     columns=True)
     reading += said
     ordered = (_in_order(options, tallies, reading) if options.order
                else tallies)
-    sequential = tuple(_sequential(options, m, t, o["direction"], reading)
-                       for m, t, o in zip(metrics, ordered, settings)
+    sequential = tuple(_sequential(options, m, t, reading)
+                       for m, t in zip(metrics, ordered)
                        ) if options.sequential else ()
-    results = [_compare_macro(t, rng, **o) if options.macro else
+    results = [_compare_macro(t, rng, options, m) if options.macro else
                _compare_tally(_merged_tally(t) if options.by else t, rng,
-                             clustered=bool(options.cluster), **o)
-               for t, o in zip(tallies, settings)]
-    subsets = [row for t, o in zip(tallies, settings) if options.by
-               for row in _compare_subsets(t, rng, **o)]
+                              options, m, clustered=bool(options.cluster))
+               for t, m in zip(tallies, metrics)]
+    subsets = [row for t, m in zip(tallies, metrics) if options.by
+               for row in _compare_subsets(t, rng, options, m)]
     names = ((metrics[0].a_field, metrics[0].b_field) if candidate is None
              else (baseline.path, candidate.path))
     results += [c[0] for c in corpus]
@@ -8578,12 +8619,41 @@ def _compare_run(options, path, rng):
                               "--equivalence"))
 
 
+def _judged(runs, options):
+    """Return the _Compared *runs*, each with its _Judgements: Holm's
+    family is every candidate's metrics (and, apart, their subsets)."""
+    count = (f"{len(runs)} candidates x " if len(runs) > 1 else "")
+    metrics = len(runs[0].results)
+    labels = len({label for label, _ in runs[0].subsets})
+    judged = dict(alpha=options.alpha, confidence=options.confidence,
+                  margin=runs[0].margins, equivalent=runs[0].equivalence)
+    judgements = _per_run(_judge(
+        [r for run in runs for r in run.results], family=count + _items(
+            metrics, "metric"), **judged), [len(run.results) for run in runs])
+    subsets = _per_run(_judge(
+        [r for run in runs for _, r in run.subsets], family=count + _items(
+            labels, "subset") + " x " + _items(
+                len(runs[0].subsets) // max(labels, 1), "metric"),
+        jobs=options.jobs, **judged), [len(run.subsets) for run in runs])
+    return [run._replace(judgements=j, subset_judgements=sj)
+            for run, j, sj in zip(runs, judgements, subsets)]
+
+
+def _per_run(items, sizes):
+    """Split a list into consecutive parts of the given sizes."""
+    out, at = [], 0
+    for size in sizes:
+        out.append(items[at:at + size])
+        at += size
+    return out
+
+
 def _in_order(options, tallies, said):
     """Return the _Columns *tallies* (in the baseline's file order) sorted
     by the baseline's field --order (numbers, or text such as ISO 8601
     timestamps; ties keep the file's order), the order the items ran."""
-    field, source = options.order, _open_source(options.baseline,
-                                               options.reading)
+    field, source = options.order, _open_source(options.runs[0],
+                                                options.reading)
     keys, kinds = [], set()
     for numbers, records in source.batches:
         for number, record in zip(numbers, records):
@@ -8614,14 +8684,14 @@ def _in_order(options, tallies, said):
             for t in tallies]
 
 
-def _sequential(options, metric, columns, direction, said):
+def _sequential(options, metric, columns, said):
     """Return the _Sequential of one metric's _Columns (items in the
     baseline's file order): binary by the discordant pairs' mixture, else
     bounded by --bounds, or by [0, 1] where every value lies there (said)."""
     values = set(columns.a) | set(columns.b)
     if metric.kind != "continuous" and values <= {0.0, 1.0}:
         return _sequential_binary(columns.a, columns.b, alpha=options.alpha,
-                                 direction=direction)
+                                  direction=metric.direction)
     bounds = options.bounds
     if bounds is None:
         if not (min(values) >= 0 and max(values) <= 1):
@@ -8639,7 +8709,8 @@ def _sequential(options, metric, columns, direction, said):
                              f"{outside[0]:g} outside --bounds "
                              f"{bounds[0]:g},{bounds[1]:g}")
     return _sequential_bounded(columns.a, columns.b, *bounds,
-                              alpha=options.alpha, direction=direction)
+                               alpha=options.alpha,
+                               direction=metric.direction)
 
 
 def _preference_pair(options, source, other=None):
@@ -8748,7 +8819,7 @@ def _compare_stat(options, path, stat, rng):
     passes = stat.stat in ("pass@k", "pass^k")
     how = options.reading._replace(keep_epochs=True) if passes \
         else options.reading
-    baseline = _open_source(options.baseline, how)
+    baseline = _open_source(options.runs[0], how)
     candidate = _open_source(path, how) if path else None
     group = options.by or options.cluster
     items, dropped, note = _read_corpus(
@@ -8757,34 +8828,31 @@ def _compare_stat(options, path, stat, rng):
     notes = _source_notes(options, (baseline, candidate))
     direction = _direction(options, stat.name, notes)
     if passes:
-        settings = dict(metric=stat.name, kind="continuous",
-                        direction=direction, resamples=options.resamples,
-                        confidence=options.confidence,
-                        interval=options.interval, jobs=options.jobs,
-                        method=options.method, density=bool(options.plot))
+        metric = _Metric(stat.name, kind="continuous", direction=direction)
         result = _compare_tally(_merged_tally(items) if options.by else items,
-                               rng, clustered=bool(options.cluster),
-                               **settings)
-        subsets = _compare_subsets(items, rng, **settings) if options.by else []
+                                rng, options, metric,
+                                clustered=bool(options.cluster))
+        subsets = (_compare_subsets(items, rng, options, metric)
+                   if options.by else [])
         return result, subsets, dropped, notes, note
-    settings = dict(name=stat.name, direction=direction,
-                   resamples=options.resamples, confidence=options.confidence,
-                   jobs=options.jobs)
+    metric = _Metric(stat.name, direction=direction)
     if options.interval == "bca":
         note += "; percentile intervals (--interval bca is for means)"
     if not options.by:
-        table = _corpus_table(stat.stat, items, clustered=bool(options.cluster))
-        return _compare_corpus(table, rng, **settings), [], dropped, notes, note
+        table = _corpus_table(stat.stat, items,
+                              clustered=bool(options.cluster))
+        return (_compare_corpus(table, rng, options, metric), [], dropped,
+                notes, note)
     pooled = collections.Counter()
     split = {}
     for (label, item), count in items.items():
         pooled[item] += count
         split.setdefault(label, collections.Counter())[item] += count
     table = _corpus_table(stat.stat, pooled)
-    result = _compare_corpus(table, rng, **settings)
+    result = _compare_corpus(table, rng, options, metric)
     subsets = [(label, _compare_corpus(_corpus_table(
-        stat.stat, split[label], classes=table.classes), rng, **settings))
-        for label in sorted(split)]
+        stat.stat, split[label], classes=table.classes), rng, options,
+        metric)) for label in sorted(split)]
     return result, subsets, dropped, notes, note
 
 
@@ -8840,9 +8908,9 @@ def _chosen_metrics(options, baseline, candidate, said=None):
     names given; with none given the sources come back watched (see
     _default_metrics)."""
     fields = _metric_fields(options, baseline, candidate, said)
-    kinds = dict(getattr(options, "metric_type", ()))
-    for name in (list(kinds) + getattr(options, "lower_is_better", [])
-                 + getattr(options, "higher_is_better", [])):
+    kinds = dict(options.metric_type)
+    for name in (tuple(kinds) + options.lower_is_better
+                 + options.higher_is_better):
         if name not in [f[0] for f in fields]:
             raise EvalDeltaError(f"no metric {name!r} to set; the metrics are "
                                  f"{', '.join(f[0] for f in fields)}")
@@ -8926,16 +8994,8 @@ def _not_metrics(options, baseline, candidate):
     """Return the fields that are never metrics: ids, clusters, lists."""
     key = options.id_col or _shared_id_field(baseline.run(), candidate.run(),
                                             False)
-    return set(_ID_FIELDS) | {key, getattr(options, "cluster", None),
-                             getattr(options, "by", None), "metrics"} - {None}
-
-
-def _columns_source(columns, names):
-    """Return the _Source of a wide file whose columns are *columns* (lists
-    of values, in item order) named *names*: what the library reads."""
-    labelled = [(f"item {i}", dict(zip(names, row)))
-                for i, row in enumerate(zip(*columns))]
-    return _listed_source("<values>", labelled)
+    return set(_ID_FIELDS) | {key, options.cluster, options.by,
+                              "metrics"} - {None}
 
 
 def _read_systems(source, names):
@@ -9018,7 +9078,7 @@ def _preference_battles(options, sources):
     for flag, given in (("--names", options.names), ("--metric",
                         options.metric), ("--by", options.by),
                         ("--pairs", options.pairs), ("--baseline",
-                        options.baseline), ("--id", options.id_col)):
+                        options.against), ("--id", options.id_col)):
         if given:
             raise EvalDeltaError(f"{flag} does not go with preference files "
                                  f"(compare FILE --a-col X --b-col Y "
@@ -9077,42 +9137,24 @@ def _battles(options, sources):
     return cells, names, notes, questions
 
 
-class _PilotOptions(NamedTuple):
-    """The options of plan --from: the pilot runs, and what to plan for."""
-    pilot: tuple                     # one wide file, or two runs
-    metric: object = None
-    id_col: object = None
-    a_col: object = None
-    b_col: object = None
-    cluster: object = None
-    metric_type: tuple = ()
-    gap: object = None               # the gap to plan for (default: seen)
-    alpha: float = 0.05
-    power: float = _POWER
-    repeats: object = None           # repeat counts, for --repeats
-    reading: _Reading = _Reading()
-
-
 def _plan_from_pilot(options):
     """Return [(_Spread, _Detection)] of each metric of the pilot runs, sized
     as compare sizes it (_detection()), for options.gap or the gap seen; or,
     with options.repeats, [(metric, table, within, between, gap)] of
     _repeats_from_samples (the within-item variance from repeated
     samples)."""
-    if len(options.pilot) > 2:
+    if len(options.runs) > 2:
         raise EvalDeltaError("--from takes one wide file or two runs")
     how, sizing = options.reading, dict(alpha=options.alpha,
                                         power=options.power)
-    baseline = _open_source(options.pilot[0], how)
-    candidate = (_open_source(options.pilot[1], how)
-                 if len(options.pilot) == 2 else None)
+    baseline = _open_source(options.runs[0], how)
+    candidate = (_open_source(options.runs[1], how)
+                 if len(options.runs) == 2 else None)
     metrics, baseline, candidate = _chosen_metrics(options, baseline,
                                                   candidate)
     if options.repeats:
         return _repeats_from_pilot(options, metrics, sizing)
-    tallies, _ = _read_tallies(baseline, candidate, metrics,
-                              id_field=options.id_col,
-                              cluster=options.cluster)
+    tallies, _ = _read_tallies(baseline, candidate, metrics, options)
     rows = []
     for m, tally in zip(metrics, tallies):
         r = _tally_spread(tally, metric=m.name, kind=m.kind,
@@ -9125,14 +9167,14 @@ def _repeats_from_pilot(options, metrics, sizing):
     """_plan_from_pilot with repeats: each metric's variances, from the
     pilot's records of every epoch."""
     how = options.reading._replace(keep_epochs=True)
-    baseline = _read_run(options.pilot[0], how)
-    candidate = _read_run(options.pilot[-1], how)
+    baseline = _read_run(options.runs[0], how)
+    candidate = _read_run(options.runs[-1], how)
     key = options.id_col or _shared_id_field(baseline, candidate)
     ks = _repeat_counts(options.repeats)
     return [(name, *_repeats_from_samples(
         _grouped_values(baseline, key, a_field),
         _grouped_values(candidate, key, b_field), ks, gap=options.gap,
-        **sizing)) for name, a_field, b_field, _ in metrics]
+        **sizing)) for name, a_field, b_field, *_ in metrics]
 
 
 ## Report #####################################################################
@@ -9141,8 +9183,8 @@ def _repeats_from_pilot(options, metrics, sizing):
 # _forest_svg, _format_calibration, _format_compare, _format_peeking,
 # _format_pilot, _format_plan, _format_rank, _format_repeats, _format_stopping,
 # _histogram_svg, _joined_reports, _OUTPUT_FORMATS, _peeking_json, _pilot_json,
-# _plan_json, _power_curve_svg, _preference_json, _rank_json, _render,
-# _sequential_json, _simulation_json, _stopping_json.
+# _plan_json, _power_curve_svg, _rank_json, _Ranked, _render, _simulation_json,
+# _stopping_json.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -9526,21 +9568,22 @@ def _header(names, n_items, dropped, clusters=None):
     return line
 
 
-def _format_compare(results, judgements, *, names, dropped=0,
-                   confidence=CONFIDENCE, markdown=False, reading=(),
-                   by=None, subsets=(), subset_judgements=(), alpha=0.05,
-                   macro=False, preferences=None, sequential=(),
-                   resamples=None):
-    """Return the text (or markdown) report of compare: table, words.
+def _format_compare(run, options, markdown=False):
+    """Return the text (or markdown) report of compare (a judged
+    _Compared): table, words.
 
-    *reading* holds lines on how the files were read (epochs averaged,
-    filters), shown under the header.  With *by*, the field that splits
-    the items, *subsets* holds (label, _MetricResult) pairs and their
-    Judgements, shown as a table after the overall report.  With
-    *preferences*, the _PreferenceCounts of a preference file, its figures
-    follow the words.
+    Its reading holds lines on how the files were read (epochs averaged,
+    filters), shown under the header.  With --by, its subsets, (label,
+    _MetricResult) pairs, and their _Judgements are a table after the
+    overall report.  With the _PreferenceCounts of a preference file, its
+    figures follow the words.
     """
-    head = _header(names, results[0].n_items, dropped, results[0].clusters)
+    results, judgements, subsets = run.results, run.judgements, run.subsets
+    confidence, resamples = options.confidence, options.resamples
+    by, macro, alpha = options.by, options.macro, options.alpha
+    preferences, sequential = run.preferences, run.sequential
+    head = _header(run.names, results[0].n_items, run.dropped,
+                   results[0].clusters)
     if macro:
         head += (f"; overall: the macro average over the "
                  f"{len({label for label, _ in subsets})} {by} subsets")
@@ -9556,7 +9599,7 @@ def _format_compare(results, judgements, *, names, dropped=0,
              for note in j.notes + (_macro_notes(r, subsets) if macro
                                     else [])]
     mark = _markdown if markdown else str
-    read = [f"read: {line}" for line in reading]
+    read = [f"read: {line}" for line in run.reading]
     if markdown:                 # the read: lines a list, not one paragraph
         lines = [mark(head), ""] + [f"- {mark(line)}" for line in read]
         lines += [""] * bool(read)
@@ -9580,7 +9623,7 @@ def _format_compare(results, judgements, *, names, dropped=0,
         lines += (["", "Notes:"] if markdown else ["notes:"])
         lines += [("- " if markdown else "  ") + mark(n) for n in notes]
     if by is not None:
-        lines += [""] + _subset_lines(by, subsets, subset_judgements,
+        lines += [""] + _subset_lines(by, subsets, run.subset_judgements,
                                       confidence, alpha, markdown,
                                       {r.metric: _units_of(r)
                                        for r in results})
@@ -9784,31 +9827,40 @@ def _markdown(text):
     return text.translate(str.maketrans(_MARKDOWN))
 
 
-def _compare_json(results, judgements, *, names, seed, resamples,
-                 dropped=0, interval="percentile", confidence=CONFIDENCE,
-                 alpha=0.05, by=None, subsets=(), subset_judgements=(),
-                 macro=False):
-    """Return the JSON object of a compare run, with the settings that
-    produced it; with *by*, its per-subset results under "subsets"."""
+def _compare_json(run, options):
+    """Return the JSON object of compare (a judged _Compared), with the
+    settings that produced it; with --by, its per-subset results under
+    "subsets"."""
+    results, judgements, subsets = run.results, run.judgements, run.subsets
+    resamples, interval = options.resamples, options.interval
+    names, by, macro = run.names, options.by, options.macro
     out = _compare_entries(results, judgements, interval, resamples)
     if macro:
         for r, entry in zip(results, out):
             entry["notes"] = entry["notes"] + _macro_notes(r, subsets)
     if results and all(r.kind == "corpus" for r in results):
         interval = "percentile"      # --interval bca is for means (read:)
-    report = {"n_items": results[0].n_items, "seed": seed,
-              "resamples": resamples, "confidence": float(confidence),
-              "alpha": float(alpha), "power": judgements[0].detection.power
+    report = {"n_items": results[0].n_items, "seed": options.seed,
+              "resamples": resamples,
+              "confidence": float(options.confidence),
+              "alpha": float(options.alpha),
+              "power": judgements[0].detection.power
               if judgements else _POWER, "interval": interval,
               "baseline": names[0], "candidate": names[1],
-              "dropped_ids": dropped, "metrics": out}
+              "dropped_ids": run.dropped, "metrics": out}
     if by is not None:
-        rows = _compare_entries([r for _, r in subsets], subset_judgements,
-                                interval, resamples)
+        rows = _compare_entries([r for _, r in subsets],
+                                run.subset_judgements, interval, resamples)
         for (label, r), row in zip(subsets, rows):
             row.update(subset=label, n_items=r.n_items)
         report.update(by=by, subsets=rows,
                       overall="macro" if macro else "pooled")
+    report["reading"] = run.reading
+    for entry, q in zip(report["metrics"], run.sequential):
+        entry["sequential"] = _sequential_json(q)
+    if run.preferences is not None:
+        report["preferences"] = _preference_json(run.preferences,
+                                                 results[0])
     return report
 
 
@@ -9861,15 +9913,28 @@ def _compare_entries(results, judgements, interval, resamples=None):
     return entries
 
 
-def _format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
-                confidence=CONFIDENCE, dropped=0, markdown=False,
-                reading=(), anchor=None, matrix=None, marginal=False):
-    """Return the text (or markdown) report of rank; *reading* holds lines
-    on how the files were read.  The rank column holds the joint rank sets
-    (all true ranks inside them at once, at the confidence), or with
-    *marginal* each rank's own percentile interval.  A _Ranking of
-    preferences (Bradley-Terry ratings) is said so, with its *anchor* and its win-rate *matrix*."""
-    r = ranking
+class _Ranked(NamedTuple):
+    """What rank found: the _Ranking and what its report shows with it."""
+    ranking: object
+    pairs: list = ()         # (first, second, _MetricResult) asked for
+    judgements: list = ()    # ... and their _Judgements
+    dropped: int = 0         # ids not in every run, left out
+    reading: list = None     # read: lines (None: a subset's ranking)
+    subsets: list = ()       # (label, _Ranked) with --by
+    matrix: object = None    # preferences: the win-rate matrix
+
+
+def _format_rank(ranked, options, markdown=False):
+    """Return the text (or markdown) report of rank (a _Ranked), then each
+    subset's.  The rank column holds the joint rank sets (all true ranks
+    inside them at once, at the confidence), or with --marginal-ranks each
+    rank's own percentile interval.  A _Ranking of preferences
+    (Bradley-Terry ratings) is said so, with its anchor and its win-rate
+    matrix."""
+    r, pairs, judgements = ranked.ranking, ranked.pairs, ranked.judgements
+    alpha, confidence = options.alpha, options.confidence
+    anchor, marginal = options.anchor, options.marginal_ranks
+    reading, dropped = ranked.reading or (), ranked.dropped
     rated = r.kind == "preferences"
     u = _units(r.kind == "binary", list(r.cis) + [res.ci_paired for _, _,
                                                   res in pairs], r.means)
@@ -9948,6 +10013,7 @@ def _format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
         f"rank's own interval" if joint else
         f"ranks: each system's own {level} interval, not jointly: all of "
         f"them hold at once less often"))
+    matrix = ranked.matrix
     if matrix is not None and len(r.names) <= 12:
         table = [["win rate of row vs column"] + [r.names[s] for s in order]]
         for s in order:
@@ -9956,8 +10022,8 @@ def _format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
                 for t in order])
         lines += [""] + _table(table, markdown)
     if pairs:
-        rows = [["pair (second - first)", "difference", f"{level} CI (paired)", "p",
-                 "p (Holm)", "verdict"]]
+        rows = [["pair (second - first)", "difference",
+                 f"{level} CI (paired)", "p", "p (Holm)", "verdict"]]
         for (a, b, res), j in zip(pairs, judgements):
             rows.append([f"{b} - {a}", u.gap(res.gap),
                          u.span(res.ci_paired), _p_text(res.p),
@@ -9967,7 +10033,9 @@ def _format_rank(ranking, pairs=(), judgements=(), *, alpha=0.05,
                            "the paired difference (one pair: no "
                            "adjustment):")] + [""] * markdown + _table(
                                rows, markdown)
-    return "\n".join(lines)
+    return "\n\n".join(["\n".join(lines)] + [
+        f"{options.by} {label}:\n" + _format_rank(sub, options, markdown)
+        for label, sub in ranked.subsets])
 
 
 # Output formats are one table, as tabulate's _table_formats: a row per
@@ -10012,12 +10080,14 @@ def _joined_reports(reports, *, fmt, baseline, family="candidates x metrics"):
                                 "comparisons": reports})
 
 
-def _rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
-              confidence=CONFIDENCE, dropped=0, anchor=None, matrix=None,
-              marginal=False):
-    """Return the JSON object of rank (a system's "mean" is its
-    Bradley-Terry rating where the _Ranking is of preferences)."""
-    r = ranking
+def _rank_json(ranked, options):
+    """Return the JSON object of rank (a _Ranked; a system's "mean" is its
+    Bradley-Terry rating where the _Ranking is of preferences), with its
+    subsets' under "subsets"."""
+    r, pairs, judgements = ranked.ranking, ranked.pairs, ranked.judgements
+    seed, alpha, confidence = options.seed, options.alpha, options.confidence
+    anchor, marginal = options.anchor, options.marginal_ranks
+    dropped = ranked.dropped
     report = {
         "n_items": r.n_items, "seed": seed, "resamples": r.resamples,
         "confidence": float(confidence), "alpha": float(alpha),
@@ -10046,11 +10116,17 @@ def _rank_json(ranking, pairs=(), judgements=(), *, seed, alpha,
         report.update(anchor=None if anchor is None else
                       {"system": anchor[0], "rating": anchor[1]},
                       unrated_rounds=r.unrated,
-                      win_rates=matrix, ties={"model": "half"}
+                      win_rates=ranked.matrix, ties={"model": "half"}
                       if r.ties is None else {
                           "model": "davidson", "nu": r.ties[0],
                           "nu_ci": [r.ties[1].lo, r.ties[1].hi],
                           "nu_note": _nu_words(r.ties)})
+    if ranked.reading is not None:
+        report["reading"] = ranked.reading
+    if ranked.subsets:
+        report.update(by=options.by, subsets=[
+            dict(_rank_json(sub, options), subset=label)
+            for label, sub in ranked.subsets])
     return report
 
 
@@ -10509,7 +10585,8 @@ class Comparison:
     words, *metric*, *n_items* and *test* say what was compared and how.
     str() is the text report and to_dict() the JSON of compare --json;
     *result* (a _MetricResult, exact Fractions where the figures are
-    exact) and *judgement* hold everything behind them.
+    exact) and *judgement* hold everything behind them, and *options* the
+    settings they were computed with.
 
     >>> c = compare([1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40)
     >>> c.gap, c.ci, c.verdict
@@ -10517,14 +10594,18 @@ class Comparison:
     >>> round(c.p, 6), c.n_items
     (0.00033, 200)
     """
-    __slots__ = {"result": "the MetricResult behind every figure",
-                 "judgement": "the Judgement: verdict, Holm's p, notes",
-                 "names": "the two systems' names, baseline first",
-                 "settings": "the options the figures were computed with"}
+    __slots__ = {"run": "the judged comparison behind every figure",
+                 "options": "the options the figures were computed with"}
 
-    def __init__(self, result, judgement, names, settings):
-        self.result, self.judgement = result, judgement
-        self.names, self.settings = tuple(names), dict(settings)
+    def __init__(self, run, options):
+        self.run, self.options = run, options
+
+    result = property(lambda self: self.run.results[0],
+                      doc="the MetricResult behind every figure")
+    judgement = property(lambda self: self.run.judgements[0],
+                         doc="the Judgement: verdict, Holm's p, notes")
+    names = property(lambda self: tuple(self.run.names),
+                     doc="the two systems' names, baseline first")
 
     metric = property(lambda self: self.result.metric,
                       doc="the metric's name")
@@ -10560,18 +10641,11 @@ class Comparison:
                 f"verdict={self.verdict!r})")
 
     def __str__(self):
-        s = self.settings
-        return _format_compare([self.result], [self.judgement],
-                              names=self.names, confidence=s["confidence"],
-                              alpha=s["alpha"])
+        return _format_compare(self.run, self.options)
 
     def to_dict(self):
         """Return the JSON object of compare --json, as a dict."""
-        s = self.settings
-        return _compare_json([self.result], [self.judgement], names=self.names,
-                            seed=s["seed"], resamples=s["resamples"],
-                            interval=s["interval"],
-                            confidence=s["confidence"], alpha=s["alpha"])
+        return _compare_json(self.run, self.options)
 
 
 def _floats(interval):
@@ -10586,18 +10660,22 @@ class Standings:
     *names*, *means* (floats), *ranks* and *top* (whether each system is
     in the top group) are lists in the systems' order; *best* names the
     systems of the top group.  str() is the text report and to_dict() the
-    JSON of rank --json; *ranking* holds everything behind them.
+    JSON of rank --json; *ranking* holds everything behind them, and
+    *options* the settings they were computed with.
 
     >>> s = rank({"a": [1, 0, 1, 1] * 25, "b": [0, 0, 1, 0] * 25,
     ...           "c": [1, 1, 1, 0] * 25}, resamples=500)
     >>> s.means, s.best
     ([0.75, 0.25, 0.75], ['a', 'c'])
     """
-    __slots__ = {"ranking": "the Ranking behind every figure",
-                 "settings": "the options the figures were computed with"}
+    __slots__ = {"ranked": "the ranking behind every figure",
+                 "options": "the options the figures were computed with"}
 
-    def __init__(self, ranking, settings):
-        self.ranking, self.settings = ranking, dict(settings)
+    def __init__(self, ranked, options):
+        self.ranked, self.options = ranked, options
+
+    ranking = property(lambda self: self.ranked.ranking,
+                       doc="the Ranking behind every figure")
 
     metric = property(lambda self: self.ranking.metric,
                       doc="the metric's name")
@@ -10625,15 +10703,11 @@ class Standings:
                 f"{shown}{more}; top group {self.best[:6]!r})"[:480])
 
     def __str__(self):
-        s = self.settings
-        return _format_rank(self.ranking, alpha=s["alpha"],
-                           confidence=s["confidence"])
+        return _format_rank(self.ranked, self.options)
 
     def to_dict(self):
         """Return the JSON object of rank --json, as a dict."""
-        s = self.settings
-        return _rank_json(self.ranking, seed=s["seed"], alpha=s["alpha"],
-                         confidence=s["confidence"])
+        return _rank_json(self.ranked, self.options)
 
 
 def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
@@ -10694,25 +10768,21 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     >>> c.to_dict()["metrics"][0]["mcnemar"]["b_only"]
     80
     """
-    a, b = _plain(baseline, "baseline"), _plain(candidate, "candidate")
-    if len(a) != len(b):
-        raise EvalDeltaError(f"the baseline has {len(a)} values and the "
-                             f"candidate {len(b)}: give one per item each")
-    if not a:
-        raise EvalDeltaError("no items to compare")
-    source = _columns_source([a, b], ["baseline", "candidate"])
-    (tally,), _ = _read_tallies(source, None, [_Metric(
-        metric, "baseline", "candidate", kind)], columns=True)
-    rng = random.Random(seed)
-    result = _compare_tally(tally, rng, metric=metric, kind=kind,
-                           direction=direction, resamples=resamples,
-                           confidence=confidence, interval=interval,
-                           jobs=jobs, method=method)
-    (judgement,) = _judge([result], alpha=alpha, confidence=confidence,
-                         margin=margin)
-    settings = dict(seed=seed, resamples=resamples, interval=interval,
-                    confidence=confidence, alpha=alpha)
-    return Comparison(result, judgement, ("baseline", "candidate"), settings)
+    options = _library_options(
+        confidence=confidence, alpha=alpha, resamples=resamples, seed=seed,
+        jobs=jobs, interval=interval, method=method,
+        margin=() if margin is None else ((None, margin),))
+    m = _Metric(metric, kind=kind, direction=direction)
+    a, b = _library_columns([_plain(baseline, "baseline"),
+                             _plain(candidate, "candidate")],
+                            ["baseline", "candidate"], kind)
+    tally = collections.Counter(zip(a, b))
+    if len(tally) > max(_BATCH, len(a) // 2):   # as a file's are read
+        tally = _Columns(array("d", a), array("d", b))
+    result = _compare_tally(tally, random.Random(seed), options, m)
+    run = _Compared(("baseline", "candidate"), [result], [], 0, [],
+                    _margins(options.margin, [metric]))
+    return Comparison(_judged([run], options)[0], options)
 
 
 def rank(systems, *, metric="score", direction="higher",
@@ -10730,18 +10800,66 @@ def rank(systems, *, metric="score", direction="higher",
     if not isinstance(systems, dict):
         systems = {f"system {i}": v for i, v in enumerate(systems, 1)}
     names = [str(name) for name in systems]
+    options = _library_options(confidence=confidence, alpha=alpha,
+                               resamples=resamples, seed=seed, jobs=jobs,
+                               method=method)
     columns = [_plain(v, name) for name, v in zip(names, systems.values())]
+    tally = collections.Counter(zip(*_library_columns(columns, names)))
+    ranking = _rank_systems(tally, random.Random(seed), names, options,
+                            _Metric(metric, direction=direction))
+    return Standings(_Ranked(ranking), options)
+
+
+def _library_options(**given):
+    """Return the _Options of compare() or rank(), checked as the command
+    line checks them: the same errors, in the library's words."""
+    for name in ("confidence", "alpha"):
+        if not 0 < given[name] < 1:
+            raise EvalDeltaError(f"{name} must be in (0, 1), not "
+                                 f"{given[name]!r}")
+    if type(given["resamples"]) is not int or given["resamples"] < 1:
+        raise EvalDeltaError(f"resamples must be a whole number of at "
+                             f"least 1, not {given['resamples']!r}")
+    for name, allowed in (("interval", ("percentile", "bca")),
+                          ("method", _METHODS)):
+        if given.get(name, allowed[0]) not in allowed:
+            raise EvalDeltaError(f"{name} must be one of "
+                                 f"{', '.join(allowed)}, not "
+                                 f"{given[name]!r}")
+    _check_resamples(given["resamples"], given["confidence"])
+    return _Options(**given)
+
+
+def _library_columns(columns, names, kind=None):
+    """Return *columns* of plain numbers, one per system in item order, as
+    floats, as a file's values are read: each a finite number (and 0 or 1
+    where *kind* is binary), the columns of one length."""
     if len({len(c) for c in columns}) > 1:
+        if len(columns) == 2:
+            raise EvalDeltaError(f"the baseline has {len(columns[0])} "
+                                 f"values and the candidate "
+                                 f"{len(columns[1])}: give one per item "
+                                 f"each")
         raise EvalDeltaError("the systems have " + ", ".join(
             f"{name} {len(c)}" for name, c in zip(names, columns))
             + " values: give one per item each")
-    tally = _read_systems(_columns_source(columns, names), names)
-    ranking = _rank_systems(tally, random.Random(seed), names=names,
-                           metric=metric, direction=direction,
-                           resamples=resamples, confidence=confidence,
-                           alpha=alpha, jobs=jobs, method=method)
-    return Standings(ranking, dict(seed=seed, alpha=alpha,
-                                   confidence=confidence))
+    if not columns[0]:
+        raise EvalDeltaError("no items to compare" if len(columns) == 2
+                             else "no items to rank")
+    floats = []
+    for name, column in zip(names, columns):
+        out = []
+        for i, value in enumerate(column):
+            try:
+                x = _finite_number(value)
+            except ValueError as exc:
+                raise EvalDeltaError(f"{name}[{i}]: {exc}") from None
+            if kind == "binary" and x not in (0, 1):
+                raise EvalDeltaError(f"{name}[{i}] is declared binary but "
+                                     f"is {x:g}")
+            out.append(x)
+        floats.append(out)
+    return floats
 
 
 ## Command line ###############################################################
@@ -10799,6 +10917,15 @@ def _add_format(parser):
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object instead of the text "
                              "report (values as fractions: 0.036, not 3.6)")
+
+
+def _add_verbose(parser):
+    """Add --verbose: the report's every note for every metric."""
+    parser.add_argument("--verbose", action="store_true",
+                        help="the full report: each metric's notes, churn "
+                             "and sizing in its own lines (by default a "
+                             "note that holds for several metrics is said "
+                             "once)")
 
 
 def _add_jobs(parser, work):
@@ -11051,6 +11178,7 @@ def _add_compare(commands):
                           "(with --equivalence) is not shown equivalent, to "
                           "gate a CI job; stderr names the metrics")
     _add_common(cmp)
+    _add_verbose(cmp)
     _add_jobs(cmp, "index resampling (metrics with many distinct values)")
     cmp.set_defaults(run=_run_compare)
 
@@ -11200,6 +11328,7 @@ def _add_rank(commands):
                       help="also draw a forest plot: a row per system, its "
                            "mean and CI, the top group shaded, as SVG")
     _add_common(rank)
+    _add_verbose(rank)
     _add_jobs(rank, "index resampling")
     _add_reading(rank)
     rank.set_defaults(run=_run_rank)
@@ -11385,42 +11514,72 @@ def _write_atomic(path, text):
         raise
 
 
-def _run_peeking(args):
-    """Run simulate --peeking and print how often each look excluded zero;
-    return 0."""
-    for flag, given in (("--intervals", args.intervals),
-                        ("--out", args.out), ("--acc-b", args.acc_b
-                                              != ACC_B),
-                        ("--by-counts", args.by_counts)):
-        if given:
-            raise EvalDeltaError(f"--peeking does not go with {flag}: it "
-                                 f"replays the article's systems with no "
-                                 f"true gap (B at --acc-a) and writes no CSV")
-    if not args.replays:
-        raise EvalDeltaError("--peeking counts over the replays; give "
-                             "--replays of at least 1")
-    seen = _peeking(random.Random(args.seed), replays=args.replays,
-                   n_items=args.n_items, corr=args.corr, acc_a=args.acc_a,
-                   progress=_progress(args.replays, args.quiet))
-    print(_render(args.format, text=lambda: _format_peeking(
-        seen, seed=args.seed, acc_a=args.acc_a, corr=args.corr),
-        data=lambda: _peeking_json(seen, seed=args.seed, acc_a=args.acc_a,
-                                  corr=args.corr)))
-    return 0
+# The door.  Each command's options are checked once, here, and settled
+# into one _Options record: what would be silently ignored, or cannot go
+# together, is refused before any work, and the defaults are filled in.
+# The runners below, the readers, the statistics and the reports take the
+# record whole and check nothing again.
+
+def _options(args):
+    """Return the _Options of parsed arguments: the command's checks
+    (_simulate_options, _compare_options, _rank_options, _plan_options),
+    then the record, its format settled from --format and --json (short
+    for --format json, refused when the two disagree)."""
+    if args.json and args.format not in (None, "json"):
+        raise EvalDeltaError(f"--json is --format json; it cannot go with "
+                             f"--format {args.format}")
+    fmt = "json" if args.json else args.format or "text"
+    settle = {"simulate": _simulate_options, "compare": _compare_options,
+              "rank": _rank_options, "plan": _plan_options}[args.command]
+    return settle(args)._replace(format=fmt)
 
 
-def _run_simulate(args):
-    """Run simulate (the article's run, or a calibration) and print its report;
-    return 0."""
-    args = _settled(args)
+def _simulate_options(args):
+    """Return simulate's _Options: the article's run, a calibration
+    (--intervals, --differences), --by-counts or --peeking."""
+    common = dict(n_items=args.n_items, replays=args.replays,
+                  resamples=args.resamples, seed=args.seed,
+                  confidence=args.confidence, jobs=args.jobs,
+                  quiet=args.quiet)
     if args.differences:
-        return _run_differences(args)
+        for name in ("corr", "acc_a", "acc_b", "intervals", "out"):
+            if getattr(args, name) is not None:
+                raise EvalDeltaError(f"{_flag(name)} is for the binary "
+                                     f"design; --differences draws "
+                                     f"continuous ones")
+        if args.no_csv:
+            raise EvalDeltaError("--differences writes no CSV; --no-csv is "
+                                 "not needed")
+        if args.by_counts:
+            raise EvalDeltaError("--by-counts replays the binary design's "
+                                 "coverage loop; --differences draws "
+                                 "continuous ones item by item")
+        if not args.replays:
+            raise EvalDeltaError("--differences calibrates over the "
+                                 "replays; give --replays of at least 1")
+        _check_resamples(args.resamples, args.confidence)
+        return _Options(**common, differences=args.differences,
+                        gap=args.gap or 0.0, csv=None)
     if args.gap is not None:
         raise EvalDeltaError("--gap goes with --differences (the binary "
                              "design's gap is --acc-b minus --acc-a)")
-    args = _settled(args, dict(corr=CORR, acc_a=ACC_A, acc_b=ACC_B))
+    design = dict(corr=CORR if args.corr is None else args.corr,
+                  acc_a=ACC_A if args.acc_a is None else args.acc_a,
+                  acc_b=ACC_B if args.acc_b is None else args.acc_b)
     if args.peeking:
-        return _run_peeking(args)
+        for flag, given in (("--intervals", args.intervals),
+                            ("--out", args.out),
+                            ("--acc-b", design["acc_b"] != ACC_B),
+                            ("--by-counts", args.by_counts)):
+            if given:
+                raise EvalDeltaError(f"--peeking does not go with {flag}: "
+                                     f"it replays the article's systems "
+                                     f"with no true gap (B at --acc-a) and "
+                                     f"writes no CSV")
+        if not args.replays:
+            raise EvalDeltaError("--peeking counts over the replays; give "
+                                 "--replays of at least 1")
+        return _Options(**common, **design, peeking=True, csv=None)
     if args.intervals and not args.replays:
         raise EvalDeltaError("--intervals calibrates over the replays; give "
                              "--replays of at least 1")
@@ -11428,201 +11587,18 @@ def _run_simulate(args):
         raise EvalDeltaError("--out names the CSV that --no-csv says not "
                              "to write; give one of them")
     _check_resamples(args.resamples, args.confidence)
-    out = None if args.no_csv else (args.out or CSV_PATH)
-    if out:
-        _check_writable(out)
-    design = dict(corr=args.corr, acc_a=args.acc_a, acc_b=args.acc_b)
-    rng = random.Random(args.seed)
-    pairs = simulate(rng, args.n_items, **design)
-    result = _compare_binary(pairs, rng, resamples=args.resamples,
-                            confidence=args.confidence)
-    loop = dict(replays=args.replays, n_items=args.n_items,
-                resamples=args.resamples, confidence=args.confidence,
-                jobs=args.jobs, progress=_progress(args.replays, args.quiet),
-                **design)
     if args.by_counts and args.intervals:
         raise EvalDeltaError("--intervals calibrates resampled intervals "
                              "item by item; --by-counts replays only the "
                              "paired percentile interval")
-    if args.intervals:
-        cal, cov = _calibration(rng, methods=args.intervals, **loop), None
-    elif args.by_counts:
-        cal, cov = None, _coverage_by_counts(
-            rng, **{k: loop[k] for k in ("replays", "n_items", "confidence",
-                                         "progress")}, **design)
-    else:
-        cal, cov = None, coverage(rng, **loop)
-    if out:
-        _write_atomic(out, _csv_text(pairs))
-    def data():
-        report = _simulation_json(result, cov, seed=args.seed,
-                                 resamples=args.resamples, acc_a=args.acc_a,
-                                 acc_b=args.acc_b)
-        report["csv"] = out
-        if cal:
-            report["calibration"] = _calibration_json(cal)
-        return report
-
-    def text():
-        return (_format_simulation(result, cov, acc_a=args.acc_a,
-                                  acc_b=args.acc_b,
-                                  confidence=args.confidence, calibration=cal)
-                + "\n" + (f"wrote {out} ({len(pairs)} items)" if out
-                          else "per-item CSV not written (--no-csv)"))
-    print(_render(args.format, text=text, data=data))
-    return 0
-
-
-def _run_differences(args):
-    """simulate --differences: the continuous calibration table."""
-    for name in ("corr", "acc_a", "acc_b", "intervals", "out"):
-        if getattr(args, name) is not None:
-            raise EvalDeltaError(f"{_flag(name)} is for the binary design; "
-                                 f"--differences draws continuous ones")
-    if args.no_csv:
-        raise EvalDeltaError("--differences writes no CSV; --no-csv is not "
-                             "needed")
-    if args.by_counts:
-        raise EvalDeltaError("--by-counts replays the binary design's "
-                             "coverage loop; --differences draws "
-                             "continuous ones item by item")
-    if not args.replays:
-        raise EvalDeltaError("--differences calibrates over the replays; "
-                             "give --replays of at least 1")
-    _check_resamples(args.resamples, args.confidence)
-    cal = _continuous_calibration(
-        random.Random(args.seed), shape=args.differences,
-        gap=args.gap or 0.0, replays=args.replays, n_items=args.n_items,
-        resamples=args.resamples, confidence=args.confidence,
-        progress=_progress(args.replays, args.quiet))
-    print(_render(args.format, data=lambda: {
-        "differences": args.differences, "n_items": args.n_items,
-        "seed": args.seed, "resamples": args.resamples,
-        "confidence": float(args.confidence),
-        "calibration": _calibration_json(cal)}, text=lambda: (
-            f"n={args.n_items} per-item differences, {args.differences}, "
-            f"sd 1, true mean {_decimal(cal.gap)}; {args.resamples} "
-            f"resamples where resampled\n"
-            + _format_calibration(cal, binary=False))))
-    return 0
-
-
-def _metric_type(text):
-    """argparse type of --metric-type: NAME=binary or NAME=continuous."""
-    name, _, kind = text.rpartition("=")
-    if not name or kind not in ("binary", "continuous"):
-        raise argparse.ArgumentTypeError(
-            f"expected NAME=binary or NAME=continuous, not {text!r}")
-    return name, kind
+    return _Options(**common, **design, intervals=tuple(args.intervals or ()),
+                    by_counts=args.by_counts,
+                    csv=None if args.no_csv else (args.out or CSV_PATH))
 
 
 def _compare_options(args):
-    """Return the _CompareOptions of compare's parsed (and checked)
-    arguments."""
-    fields = {name: getattr(args, name) for name in _CompareOptions._fields
-              if name not in ("reading", "stat")}
-    return _CompareOptions(**fields, stat=tuple(args.stat),
-                          reading=_reading(args))
-
-
-def _run_compare(args):
-    """Run compare: read, compare, judge and print each candidate against the
-    baseline; return 1 if --fail-on holds, else 0."""
-    args = _check_compare_options(args)
-    if args.plot:
-        _check_plot(args.plot)
-    options, rng = _compare_options(args), random.Random(args.seed)
-    runs = [_compare_run(options, path, rng)
-            for path in args.candidates or [None]]
-    several = len(runs) > 1
-    judged = dict(alpha=args.alpha, confidence=args.confidence,
-                  margin=runs[0].margins, equivalent=runs[0].equivalence)
-    count = (f"{len(runs)} candidates x " if several else "")
-    metrics = len(runs[0].results)
-    labels = len({label for label, _ in runs[0].subsets})
-    judgements = _per_run(_judge(
-        [r for run in runs for r in run.results], family=count + _items(
-            metrics, "metric"), **judged), [len(run.results) for run in runs])
-    subsets = _per_run(_judge(
-        [r for run in runs for _, r in run.subsets], family=count + _items(
-            labels, "subset") + " x " + _items(
-                len(runs[0].subsets) // max(labels, 1), "metric"),
-        jobs=args.jobs, **judged), [len(run.subsets) for run in runs])
-    reports = []
-    for run, j, sj in zip(runs, judgements, subsets):
-        by = dict(by=args.by, subsets=run.subsets, subset_judgements=sj,
-                  macro=args.macro)
-        if args.format == "json":
-            report = _compare_json(
-                run.results, j, names=run.names, seed=args.seed,
-                interval=args.interval, resamples=args.resamples,
-                dropped=run.dropped, confidence=args.confidence,
-                alpha=args.alpha, **by)
-            report["reading"] = run.reading
-            for entry, q in zip(report["metrics"], run.sequential):
-                entry["sequential"] = _sequential_json(q)
-            if run.preferences is not None:
-                report["preferences"] = _preference_json(run.preferences,
-                                                        run.results[0])
-        else:
-            report = _format_compare(
-                run.results, j, names=run.names, dropped=run.dropped,
-                confidence=args.confidence, reading=run.reading,
-                markdown=args.format == "markdown", alpha=args.alpha,
-                preferences=run.preferences, sequential=run.sequential,
-                resamples=args.resamples, **by)
-        reports.append(report)
-    print(_joined_reports(reports, fmt=args.format, baseline=args.baseline,
-                         family=judgements[0][0].family
-                         if judgements[0] else ""))
-    if args.plot:
-        _write_plot(args.plot, _histogram_svg(runs[0].results,
-                                               confidence=args.confidence))
-    tripped = [(f"{run.names[1]}: {metric}" if several else metric, why)
-               for run, j in zip(runs, judgements)
-               for metric, why in _failures(run.results, [
-                   jj._replace(verdict=q.direction or
-                               "no detectable difference")
-                   for jj, q in zip(j, run.sequential)] + j[len(
-                       run.sequential):], args.fail_on)]
-    for metric, why in tripped:
-        print(f"bootstrap-eval-deltas: --fail-on {args.fail_on}: {metric} "
-              f"{why}", file=sys.stderr)
-    return 1 if tripped else 0
-
-
-def _per_run(items, sizes):
-    """Split a list into consecutive parts of the given sizes."""
-    out, at = [], 0
-    for size in sizes:
-        out.append(items[at:at + size])
-        at += size
-    return out
-
-
-def _failures(results, judgements, fail_on):
-    """Return [(metric, why)] for the metrics that trip --fail-on."""
-    out = []
-    for r, j in zip(results, judgements):
-        if fail_on == "worse" and j.verdict == "worse":
-            out.append((r.metric, "is worse"))
-        elif fail_on == "not-better" and j.verdict != "better":
-            out.append((r.metric, f"is not better ({j.verdict})"))
-        elif fail_on == "changed" and j.verdict in ("better", "worse"):
-            out.append((r.metric, f"changed detectably ({j.verdict})"))
-        elif fail_on == "not-equivalent" and j.equivalence is not None \
-                and j.equivalence.verdict != "equivalent":
-            out.append((r.metric, f"is not shown equivalent "
-                                  f"({j.equivalence.verdict})"))
-        elif fail_on == "inferior" and j.margin is not None and \
-                not j.non_inferior:
-            out.append((r.metric, "is not shown non-inferior"))
-    return out
-
-
-def _check_compare_options(args):
-    """Refuse options that would be silently ignored, or given twice; return
-    the arguments settled (the --stat texts parsed)."""
+    """Return compare's _Options, refusing options that would be silently
+    ignored, or given twice; the --stat texts parsed."""
     if len(args.candidates) > 1 and args.plot:
         raise EvalDeltaError("--plot draws one comparison; give one "
                              "candidate")
@@ -11685,25 +11661,115 @@ def _check_compare_options(args):
         raise EvalDeltaError("--fail-on inferior needs --margin: "
                              "non-inferiority is judged against a margin")
     _check_resamples(args.resamples, args.confidence)
-    return _settled(args, stat=stats)
+    return _Options(
+        runs=(args.baseline, *args.candidates), id_col=args.id_col,
+        a_col=args.a_col, b_col=args.b_col, metric=tuple(args.metric or ()),
+        stat=tuple(stats), metric_type=tuple(args.metric_type),
+        lower_is_better=tuple(args.lower_is_better),
+        higher_is_better=tuple(args.higher_is_better), cluster=args.cluster,
+        by=args.by, macro=args.macro, allow_partial=args.allow_partial,
+        reading=_reading(args), resamples=args.resamples,
+        confidence=args.confidence, interval=args.interval,
+        method=args.method, seed=args.seed, jobs=args.jobs, alpha=args.alpha,
+        margin=tuple(args.margin or ()),
+        equivalence=tuple(args.equivalence or ()),
+        sequential=args.sequential, order=args.order, bounds=args.bounds,
+        fail_on=args.fail_on, plot=args.plot, verbose=args.verbose)
 
 
-def _settled(args, defaults=(), **values):
-    """Return a copy of parsed arguments, args itself left as parsed: its
-    format settled from --format and --json (short for --format json,
-    refused when the two disagree), the options left unset (None) given
-    their *defaults*, and the *values* in place of what was parsed."""
-    if args.json and args.format not in (None, "json"):
-        raise EvalDeltaError(f"--json is --format json; it cannot go with "
-                             f"--format {args.format}")
-    settled = argparse.Namespace(**vars(args))
-    settled.format = "json" if args.json else args.format or "text"
-    for name, value in dict(defaults).items():
-        if getattr(settled, name) is None:
-            setattr(settled, name, value)
-    for name, value in values.items():
-        setattr(settled, name, value)
-    return settled
+def _rank_options(args):
+    """Return rank's _Options; --lower-is-better given alone names the
+    metric ranked on (None until it is read)."""
+    if args.pairs and args.baseline:
+        raise EvalDeltaError("give --pairs (every pair) or --baseline NAME "
+                             "(each system against one), not both")
+    _check_resamples(args.resamples, args.confidence)
+    lower = () if args.lower_is_better is None else (
+        None if args.lower_is_better is True else args.lower_is_better,)
+    return _Options(
+        runs=tuple(args.runs), systems=tuple(args.systems or ()),
+        names=tuple(args.names or ()), id_col=args.id_col,
+        metric=tuple(args.metric or ()), lower_is_better=lower,
+        higher_is_better=(() if args.higher_is_better is None
+                          else (args.higher_is_better,)),
+        allow_partial=args.allow_partial, by=args.by,
+        reading=_reading(args), resamples=args.resamples,
+        confidence=args.confidence, method=args.method, seed=args.seed,
+        jobs=args.jobs, alpha=args.alpha, pairs=args.pairs,
+        against=args.baseline, marginal_ranks=args.marginal_ranks,
+        anchor=args.anchor, ties=args.ties, plot=args.plot,
+        verbose=args.verbose)
+
+
+# Options of plan that only --from uses, and options it cannot use.
+_PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
+               "from_format", "records", "task", "filter", "scorer",
+               "choice_scores")
+_NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
+                   "n_items", "simulate", "plot", "within_var")
+
+
+def _flag(name):
+    """Return the command-line flag of an argparse destination (id_col is
+    --id)."""
+    return "--" + {"id_col": "id", "pilot": "from"}.get(name, name).replace(
+        "_", "-")
+
+
+def _plan_options(args):
+    """Return plan's _Options, refusing options that would be silently
+    ignored; B's accuracy from --acc-b, or --acc-a plus --gap."""
+    given = [n for n in (_NOT_WITH_PILOT if args.pilot else _PILOT_ONLY)
+             if getattr(args, n) not in (None, False)]
+    if given:
+        raise EvalDeltaError(
+            f"{_flag(given[0])} " + ("does not go with --from: the pilot "
+                                     "data set the design" if args.pilot
+                                     else "goes with --from (pilot data)"))
+    if not (args.simulate or args.sequential):
+        for name in ("replays", "seed"):
+            if getattr(args, name) is not None:
+                raise EvalDeltaError(f"{_flag(name)} goes with --simulate "
+                                     f"or --sequential")
+    options = _Options(
+        runs=tuple(args.pilot or ()), id_col=args.id_col, a_col=args.a_col,
+        b_col=args.b_col, cluster=args.cluster,
+        metric=tuple(args.metric or ()), reading=_reading(args),
+        alpha=args.alpha, power=args.power, repeats=args.repeats,
+        within_var=args.within_var, sequential=args.sequential,
+        simulate=args.simulate, n_items=args.n_items, corr=args.corr,
+        discordance=args.discordance, gap=args.gap,
+        acc_a=ACC_A if args.acc_a is None else args.acc_a,
+        confidence=CONFIDENCE if args.confidence is None
+        else args.confidence,
+        replays=REPLAYS if args.replays is None else args.replays,
+        seed=SEED if args.seed is None else args.seed, plot=args.plot,
+        quiet=args.quiet)
+    if args.pilot:
+        return options
+    if args.gap is not None and args.acc_b is not None:
+        raise EvalDeltaError("give --acc-b or --gap, not both")
+    acc_b = (ACC_B if args.gap is None else round(options.acc_a + args.gap,
+                                                   12)
+             ) if args.acc_b is None else args.acc_b
+    if not 0 < acc_b < 1:
+        raise EvalDeltaError(f"acc-a + gap must be in (0, 1), not {acc_b:g}")
+    if (args.repeats is None) != (args.within_var is None):
+        raise EvalDeltaError("--repeats needs --within-var, or --from with "
+                             "several samples per item")
+    if args.discordance is not None and args.simulate:
+        raise EvalDeltaError("--simulate replays the article's simulator, "
+                             "which needs --corr, not --discordance")
+    return options._replace(acc_b=acc_b)
+
+
+def _metric_type(text):
+    """argparse type of --metric-type: NAME=binary or NAME=continuous."""
+    name, _, kind = text.rpartition("=")
+    if not name or kind not in ("binary", "continuous"):
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=binary or NAME=continuous, not {text!r}")
+    return name, kind
 
 
 def _bounds_spec(text):
@@ -11729,152 +11795,6 @@ def _margin_spec(text):
     return (name or None), margin
 
 
-# Options of plan that only --from uses, and options it cannot use.
-_PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
-               "from_format", "records", "task", "filter", "scorer",
-               "choice_scores")
-_NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
-                   "n_items", "simulate", "plot", "within_var")
-
-
-def _flag(name):
-    """Return the command-line flag of an argparse destination (id_col is
-    --id)."""
-    return "--" + {"id_col": "id", "pilot": "from"}.get(name, name).replace(
-        "_", "-")
-
-
-def _check_plan_options(args):
-    """Refuse plan options that would be silently ignored; return the
-    arguments settled, the defaults filled."""
-    given = [n for n in (_NOT_WITH_PILOT if args.pilot else _PILOT_ONLY)
-             if getattr(args, n) not in (None, False)]
-    if given:
-        raise EvalDeltaError(
-            f"{_flag(given[0])} " + ("does not go with --from: the pilot "
-                                     "data set the design" if args.pilot
-                                     else "goes with --from (pilot data)"))
-    if not (args.simulate or args.sequential):
-        for name in ("replays", "seed"):
-            if getattr(args, name) is not None:
-                raise EvalDeltaError(f"{_flag(name)} goes with --simulate "
-                                     f"or --sequential")
-    return _settled(args, dict(acc_a=ACC_A, confidence=CONFIDENCE,
-                               replays=REPLAYS, seed=SEED))
-
-
-def _run_rank(args):
-    """Run rank: read the runs, rank them jointly, compare the pairs asked for
-    and print; return 0."""
-    args = _settled(args)
-    if args.pairs and args.baseline:
-        raise EvalDeltaError("give --pairs (every pair) or --baseline NAME "
-                             "(each system against one), not both")
-    _check_resamples(args.resamples, args.confidence)
-    if args.plot:
-        _check_plot(args.plot)
-    how = _reading(args)
-    sources = [_open_source(path, how) for path in args.runs]
-    if _holds_preferences(sources):
-        return _run_rank_preferences(args, sources)
-    if args.anchor:
-        raise EvalDeltaError("--anchor fixes a Bradley-Terry rating: it "
-                             "goes with preference files")
-    if args.ties:
-        raise EvalDeltaError("--ties says how a preference's tie counts: "
-                             "it goes with preference files")
-    reading = [f"{source.path}: {note}" for source in sources
-               for note in source.notes]
-    metric, tally, dropped, names = _rank_input(args, sources)
-    reading += dropped.notes() if isinstance(dropped, _Dropped) else []
-    if args.baseline is not None and args.baseline not in names:
-        raise EvalDeltaError(f"--baseline {args.baseline!r} is none of the "
-                             f"systems: {', '.join(names)}")
-    direction = _rank_direction(args, metric.name, reading)
-    rng = random.Random(args.seed)
-    options = dict(names=names, direction=direction, jobs=args.jobs,
-                   resamples=args.resamples, confidence=args.confidence,
-                   alpha=args.alpha, method=args.method)
-    subsets = tally if args.by else {}
-    if args.by:
-        tally = _merged_tally(tally)
-    ranking = _rank_systems(tally, rng, metric=metric.name, **options)
-    subsets = [(label, _rank_systems(subsets[label], rng, metric=metric.name,
-                                    **options)) for label in sorted(subsets)]
-    chosen = ([(i, j) for i in range(len(names))
-               for j in range(i + 1, len(names))] if args.pairs else
-              [(names.index(args.baseline), j) for j in range(len(names))
-               if names[j] != args.baseline] if args.baseline else [])
-    pairs = [(names[i], names[j], _compare_tally(
-        _pair_tally(tally, i, j), rng, metric=f"{names[j]} - {names[i]}",
-        direction=direction, resamples=args.resamples,
-        confidence=args.confidence, jobs=args.jobs, method=args.method))
-        for i, j in chosen]
-    judged = _judge([r for _, _, r in pairs], alpha=args.alpha,
-                   confidence=args.confidence, jobs=args.jobs,
-                   family="pairs" if args.pairs else "candidates")
-    def data():
-        report = _rank_json(ranking, pairs, judged, seed=args.seed,
-                           alpha=args.alpha, dropped=dropped,
-                           confidence=args.confidence,
-                           marginal=args.marginal_ranks)
-        report["reading"] = reading
-        if args.by:
-            report.update(by=args.by, subsets=[
-                dict(_rank_json(r, seed=args.seed, alpha=args.alpha,
-                               confidence=args.confidence,
-                               marginal=args.marginal_ranks), subset=label)
-                for label, r in subsets])
-        return report
-
-    def text(markdown=False):
-        parts = [_format_rank(ranking, pairs, judged, alpha=args.alpha,
-                             confidence=args.confidence, dropped=dropped,
-                             markdown=markdown, reading=reading,
-                             marginal=args.marginal_ranks)]
-        parts += [f"{args.by} {label}:\n" + _format_rank(
-            r, alpha=args.alpha, confidence=args.confidence,
-            markdown=markdown, marginal=args.marginal_ranks)
-            for label, r in subsets]
-        return "\n\n".join(parts)
-    print(_render(args.format, text=text, data=data,
-                 markdown=lambda: text(markdown=True)))
-    if args.plot:
-        _write_plot(args.plot, _forest_svg(ranking,
-                                            confidence=args.confidence))
-    return 0
-
-
-def _run_rank_preferences(args, sources):
-    """Run rank on preference files: Bradley-Terry ratings; return 0."""
-    cells, names, reading, questions = _preference_battles(args, sources)
-    ranking = _rank_preferences(cells, random.Random(args.seed), names=names,
-                               resamples=args.resamples,
-                               confidence=args.confidence, alpha=args.alpha,
-                               anchor=args.anchor, questions=questions,
-                               ties=args.ties or "half", jobs=args.jobs)
-    matrix = _win_rates(len(names), cells)
-
-    def data():
-        report = _rank_json(ranking, seed=args.seed, alpha=args.alpha,
-                           confidence=args.confidence, anchor=args.anchor,
-                           matrix=matrix, marginal=args.marginal_ranks)
-        report["reading"] = reading
-        return report
-
-    def text(markdown=False):
-        return _format_rank(ranking, alpha=args.alpha,
-                           confidence=args.confidence, markdown=markdown,
-                           reading=reading, anchor=args.anchor,
-                           matrix=matrix, marginal=args.marginal_ranks)
-    print(_render(args.format, text=text, data=data,
-                 markdown=lambda: text(markdown=True)))
-    if args.plot:
-        _write_plot(args.plot, _forest_svg(ranking,
-                                            confidence=args.confidence))
-    return 0
-
-
 def _anchor_spec(text):
     """argparse type of --anchor: NAME=RATING."""
     name, _, value = text.rpartition("=")
@@ -11889,124 +11809,319 @@ def _anchor_spec(text):
     return name, rating
 
 
-def _rank_direction(args, name, said):
+# The runners: each takes the settled _Options, reads, computes, prints
+# through _render, and returns the exit status.
+
+def _run_simulate(options):
+    """Run simulate (the article's run, or a calibration) and print its
+    report; return 0."""
+    if options.differences:
+        return _run_differences(options)
+    if options.peeking:
+        return _run_peeking(options)
+    out = options.csv
+    if out:
+        _check_writable(out)
+    design = dict(corr=options.corr, acc_a=options.acc_a,
+                  acc_b=options.acc_b)
+    rng = random.Random(options.seed)
+    pairs = simulate(rng, options.n_items, **design)
+    result = _compare_binary(pairs, rng, resamples=options.resamples,
+                             confidence=options.confidence)
+    progress = _progress(options.replays, options.quiet)
+    if options.intervals:
+        cal, cov = _calibration(rng, options, progress), None
+    elif options.by_counts:
+        cal, cov = None, _coverage_by_counts(
+            rng, replays=options.replays, n_items=options.n_items,
+            confidence=options.confidence, progress=progress, **design)
+    else:
+        cal, cov = None, coverage(
+            rng, replays=options.replays, n_items=options.n_items,
+            resamples=options.resamples, confidence=options.confidence,
+            jobs=options.jobs, progress=progress, **design)
+    if out:
+        _write_atomic(out, _csv_text(pairs))
+
+    def data():
+        report = _simulation_json(result, cov, seed=options.seed,
+                                  resamples=options.resamples,
+                                  acc_a=options.acc_a, acc_b=options.acc_b)
+        report["csv"] = out
+        if cal:
+            report["calibration"] = _calibration_json(cal)
+        return report
+
+    def text():
+        return (_format_simulation(result, cov, acc_a=options.acc_a,
+                                   acc_b=options.acc_b,
+                                   confidence=options.confidence,
+                                   calibration=cal)
+                + "\n" + (f"wrote {out} ({len(pairs)} items)" if out
+                          else "per-item CSV not written (--no-csv)"))
+    print(_render(options.format, text=text, data=data))
+    return 0
+
+
+def _run_peeking(options):
+    """Run simulate --peeking and print how often each look excluded zero;
+    return 0."""
+    seen = _peeking(random.Random(options.seed), replays=options.replays,
+                    n_items=options.n_items, corr=options.corr,
+                    acc_a=options.acc_a,
+                    progress=_progress(options.replays, options.quiet))
+    shown = dict(seed=options.seed, acc_a=options.acc_a, corr=options.corr)
+    print(_render(options.format,
+                  text=lambda: _format_peeking(seen, **shown),
+                  data=lambda: _peeking_json(seen, **shown)))
+    return 0
+
+
+def _run_differences(options):
+    """simulate --differences: the continuous calibration table."""
+    cal = _continuous_calibration(
+        random.Random(options.seed), options,
+        _progress(options.replays, options.quiet))
+    print(_render(options.format, data=lambda: {
+        "differences": options.differences, "n_items": options.n_items,
+        "seed": options.seed, "resamples": options.resamples,
+        "confidence": float(options.confidence),
+        "calibration": _calibration_json(cal)}, text=lambda: (
+            f"n={options.n_items} per-item differences, "
+            f"{options.differences}, sd 1, true mean {_decimal(cal.gap)}; "
+            f"{options.resamples} resamples where resampled\n"
+            + _format_calibration(cal, binary=False))))
+    return 0
+
+
+def _run_compare(options):
+    """Run compare: read, compare, judge and print each candidate against
+    the baseline; return 1 if --fail-on holds, else 0."""
+    if options.plot:
+        _check_plot(options.plot)
+    rng = random.Random(options.seed)
+    runs = [_compare_run(options, path, rng)
+            for path in options.runs[1:] or [None]]
+    runs = _judged(runs, options)
+    reports = [_compare_json(run, options) if options.format == "json"
+               else _format_compare(run, options,
+                                    options.format == "markdown")
+               for run in runs]
+    print(_joined_reports(reports, fmt=options.format,
+                          baseline=options.runs[0],
+                          family=runs[0].judgements[0].family
+                          if runs[0].judgements else ""))
+    if options.plot:
+        _write_plot(options.plot, _histogram_svg(
+            runs[0].results, confidence=options.confidence))
+    several = len(runs) > 1
+    tripped = [(f"{run.names[1]}: {metric}" if several else metric, why)
+               for run in runs
+               for metric, why in _failures(run.results, [
+                   j._replace(verdict=q.direction or
+                              "no detectable difference")
+                   for j, q in zip(run.judgements, run.sequential)]
+                   + list(run.judgements[len(run.sequential):]),
+                   options.fail_on)]
+    for metric, why in tripped:
+        print(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: {metric} "
+              f"{why}", file=sys.stderr)
+    return 1 if tripped else 0
+
+
+def _failures(results, judgements, fail_on):
+    """Return [(metric, why)] for the metrics that trip --fail-on."""
+    out = []
+    for r, j in zip(results, judgements):
+        if fail_on == "worse" and j.verdict == "worse":
+            out.append((r.metric, "is worse"))
+        elif fail_on == "not-better" and j.verdict != "better":
+            out.append((r.metric, f"is not better ({j.verdict})"))
+        elif fail_on == "changed" and j.verdict in ("better", "worse"):
+            out.append((r.metric, f"changed detectably ({j.verdict})"))
+        elif fail_on == "not-equivalent" and j.equivalence is not None \
+                and j.equivalence.verdict != "equivalent":
+            out.append((r.metric, f"is not shown equivalent "
+                                  f"({j.equivalence.verdict})"))
+        elif fail_on == "inferior" and j.margin is not None and \
+                not j.non_inferior:
+            out.append((r.metric, "is not shown non-inferior"))
+    return out
+
+
+def _run_rank(options):
+    """Run rank: read the runs, rank them jointly, compare the pairs asked
+    for and print; return 0."""
+    if options.plot:
+        _check_plot(options.plot)
+    sources = [_open_source(path, options.reading) for path in options.runs]
+    if _holds_preferences(sources):
+        return _run_rank_preferences(options, sources)
+    if options.anchor:
+        raise EvalDeltaError("--anchor fixes a Bradley-Terry rating: it "
+                             "goes with preference files")
+    if options.ties:
+        raise EvalDeltaError("--ties says how a preference's tie counts: "
+                             "it goes with preference files")
+    reading = [f"{source.path}: {note}" for source in sources
+               for note in source.notes]
+    metric, tally, dropped, names = _rank_input(options, sources)
+    reading += dropped.notes() if isinstance(dropped, _Dropped) else []
+    if options.against is not None and options.against not in names:
+        raise EvalDeltaError(f"--baseline {options.against!r} is none of "
+                             f"the systems: {', '.join(names)}")
+    metric = metric._replace(direction=_rank_direction(options, metric.name,
+                                                       reading))
+    rng = random.Random(options.seed)
+    subsets = tally if options.by else {}
+    if options.by:
+        tally = _merged_tally(tally)
+    ranking = _rank_systems(tally, rng, names, options, metric)
+    subsets = [(label, _rank_systems(subsets[label], rng, names, options,
+                                     metric)) for label in sorted(subsets)]
+    chosen = ([(i, j) for i in range(len(names))
+               for j in range(i + 1, len(names))] if options.pairs else
+              [(names.index(options.against), j) for j in range(len(names))
+               if names[j] != options.against] if options.against else [])
+    pairs = [(names[i], names[j], _compare_tally(
+        _pair_tally(tally, i, j), rng, options._replace(plot=None),
+        metric._replace(name=f"{names[j]} - {names[i]}")))
+        for i, j in chosen]
+    judged = _judge([r for _, _, r in pairs], alpha=options.alpha,
+                    confidence=options.confidence, jobs=options.jobs,
+                    family="pairs" if options.pairs else "candidates")
+    ranked = _Ranked(ranking, pairs, judged, dropped, reading,
+                     [(label, _Ranked(r)) for label, r in subsets])
+    print(_render(options.format, text=lambda: _format_rank(ranked, options),
+                  markdown=lambda: _format_rank(ranked, options, True),
+                  data=lambda: _rank_json(ranked, options)))
+    if options.plot:
+        _write_plot(options.plot, _forest_svg(ranking,
+                                              confidence=options.confidence))
+    return 0
+
+
+def _run_rank_preferences(options, sources):
+    """Run rank on preference files: Bradley-Terry ratings; return 0."""
+    cells, names, reading, questions = _preference_battles(options, sources)
+    ranking = _rank_preferences(cells, random.Random(options.seed), names,
+                                options, questions)
+    ranked = _Ranked(ranking, reading=reading,
+                     matrix=_win_rates(len(names), cells))
+    print(_render(options.format, text=lambda: _format_rank(ranked, options),
+                  markdown=lambda: _format_rank(ranked, options, True),
+                  data=lambda: _rank_json(ranked, options)))
+    if options.plot:
+        _write_plot(options.plot, _forest_svg(ranking,
+                                              confidence=options.confidence))
+    return 0
+
+
+def _rank_direction(options, name, said):
     """Return rank's direction on metric *name*: --lower-is-better (alone,
     or naming the metric, as compare's does), --higher-is-better NAME,
     else as the name says (a guess, added to the list *said*)."""
-    for flag, given in (("--lower-is-better", args.lower_is_better),
-                        ("--higher-is-better", args.higher_is_better)):
-        if given not in (None, True) and given != name:
-            raise EvalDeltaError(f"{flag} {given}: rank ranks on {name!r}; "
-                                 f"name that metric, or give the flag alone")
-    if args.lower_is_better and args.higher_is_better:
+    for flag, given in (("--lower-is-better", options.lower_is_better),
+                        ("--higher-is-better", options.higher_is_better)):
+        if given and given[0] is not None and given[0] != name:
+            raise EvalDeltaError(f"{flag} {given[0]}: rank ranks on "
+                                 f"{name!r}; name that metric, or give the "
+                                 f"flag alone")
+    if options.lower_is_better and options.higher_is_better:
         raise EvalDeltaError(f"{name} is given both --lower-is-better and "
                              f"--higher-is-better")
-    if args.lower_is_better:
+    if options.lower_is_better:
         return "lower"
-    if args.higher_is_better or not _lower_is_better(name):
+    if options.higher_is_better or not _lower_is_better(name):
         return "higher"
     said.append(f"{name}: lower is better, as its name says "
                 f"(--higher-is-better {name} says otherwise)")
     return "lower"
 
 
-def _plan_checks(args):
-    """Refuse plan's design options that cannot go together; return B's
-    accuracy (from --acc-b, or --acc-a plus --gap)."""
-    if args.gap is not None and args.acc_b is not None:
-        raise EvalDeltaError("give --acc-b or --gap, not both")
-    acc_b = (ACC_B if args.gap is None else round(args.acc_a + args.gap, 12)
-             ) if args.acc_b is None else args.acc_b
-    if not 0 < acc_b < 1:
-        raise EvalDeltaError(f"acc-a + gap must be in (0, 1), not {acc_b:g}")
-    if (args.repeats is None) != (args.within_var is None):
-        raise EvalDeltaError("--repeats needs --within-var, or --from with "
-                             "several samples per item")
-    if args.discordance is not None and args.simulate:
-        raise EvalDeltaError("--simulate replays the article's simulator, "
-                             "which needs --corr, not --discordance")
-    return acc_b
-
-
-def _run_plan(args):
-    """Run plan: from a design or a pilot, print power, items needed and the
-    detectable gap; return 0."""
-    args = _check_plan_options(args)
-    if args.plot:
-        _check_plot(args.plot)
-    if args.pilot:
-        rows = _plan_from_pilot(_PilotOptions(
-            tuple(args.pilot), args.metric, args.id_col, args.a_col,
-            args.b_col, args.cluster, tuple(getattr(args, "metric_type", ())
-                                            or ()), args.gap, args.alpha,
-            args.power, args.repeats, _reading(args)))
-        sizing = dict(gap=args.gap, alpha=args.alpha, power=args.power)
-        stops = _pilot_stopping(args, rows) if args.sequential else {}
-
-        def data():
-            report = _pilot_json(rows, **sizing)
-            for entry in report["metrics"]:
-                if entry["metric"] in stops:
-                    entry["sequential"] = _stopping_json(
-                        stops[entry["metric"]], seed=args.seed)
-            return report
-
-        def text():
-            lines = [_format_pilot(rows, **sizing)]
-            for name, st in stops.items():
-                lines += [f"{name}: " + _format_stopping(
-                    st, seed=args.seed, power=args.power)[0]]
-                lines += _format_stopping(st, seed=args.seed,
-                                         power=args.power)[1:]
-            return "\n".join(lines)
-        print(_render(args.format, text=text, data=data))
-        return 0
-    acc_a, acc_b = args.acc_a, _plan_checks(args)
-    plan = _plan_design(acc_a, acc_b, corr=args.corr,
-                       discordance=args.discordance, alpha=args.alpha,
-                       power=args.power, n_items=args.n_items,
-                       confidence=args.confidence)
+def _run_plan(options):
+    """Run plan: from a design or a pilot, print power, items needed and
+    the detectable gap; return 0."""
+    if options.plot:
+        _check_plot(options.plot)
+    if options.runs:
+        return _run_pilot(options)
+    plan = _plan_design(options.acc_a, options.acc_b, corr=options.corr,
+                        discordance=options.discordance, alpha=options.alpha,
+                        power=options.power, n_items=options.n_items,
+                        confidence=options.confidence)
     repeats = None
-    if args.repeats:
-        repeats = _items_with_repeats(plan.design, args.within_var,
-                                     _repeat_counts(args.repeats),
-                                     alpha=args.alpha, power=args.power)
+    if options.repeats:
+        repeats = _items_with_repeats(plan.design, options.within_var,
+                                      _repeat_counts(options.repeats),
+                                      alpha=options.alpha,
+                                      power=options.power)
     needed, ns = plan.items_needed, list(plan.power_at)
     simulated = {}
     for n in (([needed] if needed else []) + [n for n in ns if n != needed]
-              if args.simulate else []):
+              if options.simulate else []):
         hits, _ = _simulated_power(
-            random.Random(args.seed), n, replays=args.replays,
-            corr=plan.corr, acc_a=acc_a, acc_b=acc_b, alpha=args.alpha,
-            progress=_progress(args.replays, args.quiet))
-        simulated[n] = (hits, args.replays)
+            random.Random(options.seed), n, replays=options.replays,
+            corr=plan.corr, acc_a=options.acc_a, acc_b=options.acc_b,
+            alpha=options.alpha,
+            progress=_progress(options.replays, options.quiet))
+        simulated[n] = (hits, options.replays)
     plan = plan._replace(simulated=simulated)
     stopping = None
-    if args.sequential:
-        most = 3 * (needed or max(ns))
+    if options.sequential:
         stopping = _sequential_stopping(
-            random.Random(args.seed), plan.design, replays=args.replays,
-            most=most, fixed=needed, alpha=args.alpha,
-            progress=_progress(args.replays, args.quiet))
-    if args.plot:
-        _write_plot(args.plot, _plan_svg(plan, max(ns + [needed or 0])))
+            random.Random(options.seed), plan.design,
+            replays=options.replays, most=3 * (needed or max(ns)),
+            fixed=needed, alpha=options.alpha,
+            progress=_progress(options.replays, options.quiet))
+    if options.plot:
+        _write_plot(options.plot, _plan_svg(plan, max(ns + [needed or 0])))
+
     def data():
         report = _plan_json(plan)
         if repeats:
             report["items_needed_by_repeats"] = {
                 "inf" if k is None else str(k): v for k, v in repeats.items()}
         if stopping:
-            report["sequential"] = _stopping_json(stopping, seed=args.seed)
+            report["sequential"] = _stopping_json(stopping,
+                                                  seed=options.seed)
         return report
-    print(_render(args.format, data=data, text=lambda: _format_plan(plan) + (
-        "\n" + _format_repeats(repeats, args.within_var) if repeats else "")
-        + ("\n" + "\n".join(_format_stopping(stopping, seed=args.seed,
-                                             power=args.power))
-           if stopping else "")))
+    print(_render(options.format, data=data, text=lambda: _format_plan(plan)
+                  + ("\n" + _format_repeats(repeats, options.within_var)
+                     if repeats else "")
+                  + ("\n" + "\n".join(_format_stopping(
+                      stopping, seed=options.seed, power=options.power))
+                     if stopping else "")))
     return 0
 
 
-def _pilot_stopping(args, rows):
+def _run_pilot(options):
+    """Run plan --from: each metric of the pilot runs sized as compare
+    sizes it (and, with --sequential, replayed); return 0."""
+    rows = _plan_from_pilot(options)
+    sizing = dict(gap=options.gap, alpha=options.alpha, power=options.power)
+    stops = _pilot_stopping(options, rows) if options.sequential else {}
+
+    def data():
+        report = _pilot_json(rows, **sizing)
+        for entry in report["metrics"]:
+            if entry["metric"] in stops:
+                entry["sequential"] = _stopping_json(
+                    stops[entry["metric"]], seed=options.seed)
+        return report
+
+    def text():
+        lines = [_format_pilot(rows, **sizing)]
+        for name, st in stops.items():
+            said = _format_stopping(st, seed=options.seed,
+                                    power=options.power)
+            lines += [f"{name}: " + said[0]] + said[1:]
+        return "\n".join(lines)
+    print(_render(options.format, text=text, data=data))
+    return 0
+
+
+def _pilot_stopping(options, rows):
     """Return {metric: _Stopping} of plan --from --sequential: each 0/1
     metric's pilot discordance, at the gap seen (or --gap), replayed."""
     stops = {}
@@ -12017,7 +12132,7 @@ def _pilot_stopping(args, rows):
                                  f"metric of independent items; plan "
                                  f"--sequential replays those only")
         d = Fraction(r.mcnemar.a_only + r.mcnemar.b_only, r.n_items)
-        g = _exact(r.gap if args.gap is None else args.gap)
+        g = _exact(r.gap if options.gap is None else options.gap)
         if not d or abs(g) > d:
             raise EvalDeltaError(f"--sequential: {r.metric}: a gap of "
                                  f"{float(g):g} cannot arise at the pilot's "
@@ -12025,9 +12140,9 @@ def _pilot_stopping(args, rows):
         design = _Design(0.0, 0.0, float((d - g) / 2), float((d + g) / 2))
         most = 3 * (found.items_needed or r.n_items)
         stops[r.metric] = _sequential_stopping(
-            random.Random(args.seed), design, replays=args.replays,
-            most=most, fixed=found.items_needed, alpha=args.alpha,
-            progress=_progress(args.replays, args.quiet))
+            random.Random(options.seed), design, replays=options.replays,
+            most=most, fixed=found.items_needed, alpha=options.alpha,
+            progress=_progress(options.replays, options.quiet))
     return stops
 
 
@@ -12050,7 +12165,7 @@ def main(argv=None) -> int:
     if watch:                            # long resampling says how long
         _WATCH.append(_Progress(sys.stderr))
     try:
-        return args.run(args)
+        return args.run(_options(args))
     except BrokenPipeError:              # e.g. | head: end quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

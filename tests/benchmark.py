@@ -867,9 +867,9 @@ def saddle_coverage(resamples=1000):
           f"resampled)")
     for shape in ("normal", "lognormal"):
         for n, replays in ((20, 400), (100, 1000), (1000, 300)):
-            cal = bed._continuous_calibration(random.Random(n), shape=shape,
-                                             replays=replays, n_items=n,
-                                             resamples=resamples)
+            cal = bed._continuous_calibration(random.Random(n), bed._Options(
+                differences=shape, gap=0.0, replays=replays, n_items=n,
+                resamples=resamples))
             cells = "  ".join(f"{name} {100 * count / replays:5.1f}%"
                               for name, count in cal.covered.items())
             flips = "  ".join(f"{name.split(', ')[1]} "
@@ -1216,9 +1216,9 @@ def calibration_cases(replays):
                 rng = random.Random(g * 101 + len(kind))
                 hits = 0
                 for _ in range(replays):
-                    r = bed._compare_tally(designs.clustered(rng, g, gap,
-                                                            kind),
-                                          rng, clustered=True, resamples=41)
+                    r = bed._compare_tally(
+                        designs.clustered(rng, g, gap, kind), rng,
+                        bed._Options(resamples=41), clustered=True)
                     hits += r.ci_paired.lo <= truth <= r.ci_paired.hi
                 cells.append(f"{100 * hits / replays:6.1f}%")
             print(f"  {kind + ', gap ' + format(gap, 'g'):<32}"
@@ -1234,7 +1234,7 @@ def calibration_cases(replays):
                                      clustered=True)
             mde = bed._detection(pilot, gap=0).mde
             r = bed._compare_tally(designs.clustered(rng, g, mde), rng,
-                                  clustered=True, resamples=41)
+                                   bed._Options(resamples=41), clustered=True)
             hits += r.p < 0.05
         cells.append(f"{100 * hits / replays:6.1f}%")
     print(f"  {'continuous, 6 items a cluster':<32}"
@@ -1251,7 +1251,8 @@ def calibration_cases(replays):
                                      clustered=True)
             items = bed._detection(pilot, gap=0.5).items_needed
             r = bed._compare_tally(designs.clustered(rng, items // 6, 0.5),
-                                  rng, clustered=True, resamples=41)
+                                   rng, bed._Options(resamples=41),
+                                   clustered=True)
             hits += r.p < 0.05
         cells.append(f"{100 * hits / replays:6.1f}%")
     print(f"  {'continuous, 6 items a cluster':<32}"
@@ -1269,8 +1270,8 @@ def calibration_cases(replays):
             tally = collections.Counter(tuple(int(rng.random() < p)
                                               for p in truth)
                                         for _ in range(1000))
-            r = bed._rank_systems(tally, rng, names=list(range(k)),
-                                 resamples=400)
+            r = bed._rank_systems(tally, rng, list(range(k)),
+                                  bed._Options(resamples=400))
             hits[0] += all(s.lo <= t <= s.hi
                            for s, t in zip(r.joint_rank_cis, ranks))
             hits[1] += all(lo <= t <= hi
@@ -1286,7 +1287,7 @@ def calibration_cases(replays):
         hits = 0
         for _ in range(replays):
             tally, truth = designs.macro(rng, design)
-            r = bed._compare_macro(tally, rng, resamples=41)
+            r = bed._compare_macro(tally, rng, bed._Options(resamples=41))
             hits += r.ci_paired.lo <= truth <= r.ci_paired.hi
         print(f"  {design:<32}{100 * hits / replays:6.1f}%")
 

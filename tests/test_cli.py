@@ -70,7 +70,7 @@ def test_rerun_leaves_csv_byte_identical(capsys, tmp_path):
 
 
 def test_compare_shipped_csv_gives_article_counts(capsys):
-    status, out, _ = run(capsys, "compare", SHIPPED_CSV)
+    status, out, _ = run(capsys, "compare", SHIPPED_CSV, "--verbose")
     lines = out.splitlines()
     assert status == 0
     assert lines[0].endswith("500 items")
@@ -354,8 +354,9 @@ def test_simulate_refuses_out_with_no_csv_and_too_few_resamples(capsys,
 
 
 def test_commands_leave_their_parsed_arguments_as_parsed(capsys):
-    # Each command settles its options (format, defaults, parsed --stat) in
-    # a copy; the namespace argparse returned is not rewritten.
+    # Each command settles its options (format, defaults, parsed --stat)
+    # into one _Options record at the door; the namespace argparse
+    # returned is not rewritten.
     csv = os.path.join(os.path.dirname(__file__), os.pardir, "datasets",
                        "bootstrap-eval-deltas.csv")
     examples = os.path.join(os.path.dirname(__file__), os.pardir, "datasets",
@@ -371,7 +372,7 @@ def test_commands_leave_their_parsed_arguments_as_parsed(capsys):
                   "--resamples", "60", "--n-items", "30"]):
         args = bed._build_parser().parse_args(bed._with_default_command(argv))
         before = dict(vars(args))
-        assert args.run(args) == 0
+        assert args.run(bed._options(args)) == 0
         capsys.readouterr()
         assert vars(args) == before, argv
 

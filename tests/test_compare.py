@@ -238,8 +238,9 @@ def test_index_resampling_matches_oracle(rows, clustered, seed, resamples,
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)
         patch.setattr(bed, "_CHUNK", chunk)
-        got = bed._compare_metric(a, b, random.Random(seed), clusters=labels,
-                                 resamples=resamples)
+        got = bed._compare_metric(a, b, random.Random(seed),
+                                  bed._Options(resamples=resamples),
+                                  clusters=labels)
     slow = oracle.unit_bootstraps(a, b, labels, random.Random(seed),
                                   resamples)
     intervals = [tuple(float(x) for x in oracle.percentile(reps, 0.95))
@@ -267,8 +268,9 @@ def test_two_processes_give_the_same_result():
     b = [x + rng.gauss(0.02, 0.1) for x in a]
     labels = [i // 3 for i in range(300)]
     for clusters in (None, labels):
-        one, two = (bed._compare_metric(a, b, random.Random(9), resamples=99,
-                                       clusters=clusters, jobs=jobs)
+        one, two = (bed._compare_metric(a, b, random.Random(9),
+                                        bed._Options(resamples=99, jobs=jobs),
+                                        clusters=clusters)
                     for jobs in (1, 2))
         assert one == two
 
@@ -303,9 +305,10 @@ def test_scaling_a_metric_scales_its_intervals():
     rng = random.Random(3)
     a = [round(rng.random(), 4) for _ in range(50)]
     b = [round(x + rng.random() / 5, 4) for x in a]
-    one = bed._compare_metric(a, b, random.Random(8), resamples=100)
+    one = bed._compare_metric(a, b, random.Random(8),
+                              bed._Options(resamples=100))
     two = bed._compare_metric([2 * x for x in a], [2 * y for y in b],
-                             random.Random(8), resamples=100)
+                              random.Random(8), bed._Options(resamples=100))
     assert two.ci_paired == tuple(2 * x for x in one.ci_paired)
     assert two.ci_unpaired == tuple(2 * x for x in one.ci_unpaired)
     assert two.p == one.p
@@ -315,9 +318,10 @@ def test_item_order_does_not_change_estimate_or_exact_test():
     a = [0.2, 0.5, 0.9, 0.4, 0.7]
     b = [0.3, 0.5, 0.8, 0.6, 0.9]
     order = [3, 0, 4, 1, 2]
-    one = bed._compare_metric(a, b, random.Random(1), resamples=50)
+    one = bed._compare_metric(a, b, random.Random(1),
+                              bed._Options(resamples=50))
     two = bed._compare_metric([a[i] for i in order], [b[i] for i in order],
-                             random.Random(1), resamples=50)
+                              random.Random(1), bed._Options(resamples=50))
     assert (one.gap, one.p, one.se) == (two.gap, two.p, two.se)
 
 
@@ -389,7 +393,7 @@ def test_cluster_flag_end_to_end(capsys, tmp_path):
     assert "mcnemar" not in entry
     assert any("McNemar's test is not used" in n for n in entry["notes"])
     status, text, _ = run(capsys, a, b, "--cluster", "passage",
-                          "--resamples", "100")
+                          "--resamples", "100", "--verbose")
     assert "120 items in 20 clusters" in text.splitlines()[0]
     assert "Clustered standard error" in text
 
@@ -432,7 +436,7 @@ def test_acceleration_is_scale_free_even_for_tiny_values():
 
 def test_bca_when_every_difference_is_equal():
     got = bed._compare_metric([1.0] * 30, [1.5] * 30, random.Random(2),
-                             resamples=100, interval="bca")
+                              bed._Options(resamples=100, interval="bca"))
     assert got.ci_paired == (0.5, 0.5)
 
 
@@ -441,8 +445,8 @@ def test_bca_against_scipy_within_monte_carlo_error():
     rng = random.Random(12)
     a = [rng.expovariate(1) for _ in range(200)]
     b = [x + rng.gauss(0.1, 0.5) for x in a]
-    ours = bed._compare_metric(a, b, random.Random(1), resamples=4000,
-                              interval="bca")
+    ours = bed._compare_metric(a, b, random.Random(1),
+                               bed._Options(resamples=4000, interval="bca"))
     theirs = scipy_stats.bootstrap(
         (a, b), lambda x, y, axis=-1: (y - x).mean(axis=axis), paired=True,
         n_resamples=4000, method="BCa", random_state=1).confidence_interval
@@ -456,7 +460,8 @@ def test_percentile_and_tests_against_scipy():
     rng = random.Random(21)
     a = [rng.random() for _ in range(150)]
     b = [x + rng.gauss(0.03, 0.2) for x in a]
-    ours = bed._compare_metric(a, b, random.Random(3), resamples=4000)
+    ours = bed._compare_metric(a, b, random.Random(3),
+                               bed._Options(resamples=4000))
     theirs = scipy_stats.bootstrap(
         (a, b), lambda x, y, axis=-1: (y - x).mean(axis=axis), paired=True,
         n_resamples=4000, method="percentile",
@@ -530,8 +535,9 @@ def test_compare_plot_one_panel_per_metric(capsys, tmp_path):
 
 def test_svg_escapes_metric_names():
     import xml.etree.ElementTree as ET
-    r = bed._compare_metric([0.1, 0.5, 0.2], [0.3, 0.6, 0.2],
-                           random.Random(1), metric="f1<&>", resamples=50)
+    r = bed._compare_metric([0.1, 0.5, 0.2], [0.3, 0.6, 0.2], random.Random(1),
+                            bed._Options(resamples=50),
+                            bed._Metric(name="f1<&>"))
     root = ET.fromstring(bed._histogram_svg([r]))
     assert any(t.text == "f1<&>: bootstrap of B - A, 95% CI"
                for t in root.iter("{http://www.w3.org/2000/svg}text"))
@@ -685,7 +691,7 @@ def test_binary_non_inferiority_holds_its_level_at_the_margin(n, p10, p01,
     # settings (2,000 replays of 400 resamples; README).
     margin, replays, hits = p10 - p01, 600, 0
     for rng, tally in _binary_replays(n, p10, p01, replays, seed):
-        r = bed._compare_tally(+tally, rng, resamples=50)
+        r = bed._compare_tally(+tally, rng, bed._Options(resamples=50))
         hits += bool(bed._judge([r], margin=margin)[0].non_inferior)
     assert hits / replays <= 0.025 + 3 * (0.025 * 0.975 / replays) ** 0.5
 
@@ -825,7 +831,8 @@ def test_macro_matches_the_stratified_oracle(subsets, seed, resamples):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)     # index path
         got = bed._compare_macro(tally, random.Random(seed),
-                                resamples=resamples, kind="continuous")
+                                 bed._Options(resamples=resamples),
+                                 bed._Metric(kind="continuous"))
     slow = oracle.stratified_macro(subsets, random.Random(seed), resamples)
     boot = [tuple(float(x) for x in oracle.percentile(reps, 0.95))
             for reps in slow]
@@ -871,7 +878,7 @@ def test_macro_false_positive_rate_under_the_null():
                 pairs.append((a, a + rng.choice([-1, 1]) * rng.randrange(3)
                               / 4))
             tally[label] = bed.collections.Counter(pairs)
-        r = bed._compare_macro(tally, rng, resamples=100)
+        r = bed._compare_macro(tally, rng, bed._Options(resamples=100))
         rejected += r.p <= bed.Fraction(1, 20)
     assert rejected / replays <= 0.05 + 3 * (0.05 * 0.95 / replays) ** 0.5
 
@@ -941,8 +948,8 @@ def test_columns_hold_the_pairs_the_tally_counts(tmp_path, monkeypatch,
 
     def read(columns):
         return bed._read_tallies(*map(bed._open_source, paths), metrics,
-                                allow_partial=True, jobs=jobs,
-                                columns=columns)
+                                 bed._Options(allow_partial=True, jobs=jobs),
+                                 columns=columns)
 
     (counted, dropped), (columns, also) = read(False), read(True)
     assert dropped == also == (101 if order == "partial" else 0)
@@ -966,7 +973,7 @@ def test_a_wide_files_rows_are_counted_until_most_are_distinct(tmp_path):
         metric = [bed._Metric("m", "a", "b")]
         tally, _ = bed._read_tallies(bed._open_source(str(path)), None, metric)
         kept, _ = bed._read_tallies(bed._open_source(str(path)), None, metric,
-                                   columns=True)
+                                    columns=True)
         assert tally[0] == bed.collections.Counter(rows)
         if kind == "binary":
             assert kept == tally
@@ -989,7 +996,8 @@ def test_compare_tally_of_columns_equals_its_counter(shape):
     if shape == "lumpy":
         b[0] = 1000.0
     columns = bed._Columns(bed.array("d", a), bed.array("d", b))
-    results = [bed._compare_tally(tally, random.Random(1), resamples=200)
+    results = [bed._compare_tally(tally, random.Random(1),
+                                  bed._Options(resamples=200))
                for tally in (columns, columns.counter())]
     assert results[0] == results[1]
     assert results[0].method == ("saddlepoint" if shape == "continuous"
@@ -1082,7 +1090,7 @@ def test_clustered_interval_covers_at_few_clusters(clusters, kind):
     replays, covered = 250, 0
     for _ in range(replays):
         r = bed._compare_tally(designs.clustered(rng, clusters, 0.0, kind),
-                              rng, clustered=True, resamples=41)
+                               rng, bed._Options(resamples=41), clustered=True)
         covered += r.ci_paired.lo <= 0 <= r.ci_paired.hi
     se = math.sqrt(0.95 * 0.05 / replays)
     assert covered / replays >= 0.95 - 3 * se
@@ -1113,7 +1121,7 @@ def test_macro_interval_covers_with_small_subsets(design):
     replays, covered = 150, 0
     for _ in range(replays):
         tally, truth = designs.macro(rng, design)
-        r = bed._compare_macro(tally, rng, resamples=41)
+        r = bed._compare_macro(tally, rng, bed._Options(resamples=41))
         covered += r.ci_paired.lo <= truth <= r.ci_paired.hi
     se = math.sqrt(0.95 * 0.05 / replays)
     assert covered / replays >= 0.95 - 2 * se

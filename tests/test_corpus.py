@@ -155,7 +155,7 @@ def test_pattern_resampling_matches_index_resampling_in_distribution(stat):
     a = [g if rng.random() < 0.8 else 1 - g for g in gold]
     b = [g if rng.random() < 0.85 else 1 - g for g in gold]
     result = bed._compare_corpus(table_of(stat, gold, a, b), random.Random(1),
-                                resamples=1500)
+                                 bed._Options(resamples=1500))
     ours = [float(x) for x in result.draws]
     theirs = [float(x) for x in index_replicates(gold, a, b, 1500, 2, stat)]
     assert abs(homogeneity_z(ours, theirs, 12)) < 3
@@ -215,7 +215,7 @@ def test_randomization_by_bits_matches_enumeration_for_many_rows():
 def test_identical_systems_give_p_one_and_a_zero_interval():
     gold = [0, 1, 1, 0, 1]
     r = bed._compare_corpus(table_of("f1", gold, gold, gold), random.Random(1),
-                           resamples=100)
+                            bed._Options(resamples=100))
     assert r.p == 1 and r.gap == 0 and r.ci_paired == (0, 0)
 
 
@@ -406,7 +406,7 @@ def test_bootstrap_interval_covers_the_true_f1_difference():
     for _ in range(100):
         sample = [population[rng.randrange(20000)] for _ in range(150)]
         r = bed._compare_corpus(bed._corpus_table("f1", sample), rng,
-                               resamples=400)
+                                bed._Options(resamples=400))
         covered += r.ci_paired.lo <= gap <= r.ci_paired.hi
     assert 0.88 <= covered / 100 <= 0.99
 
@@ -428,7 +428,7 @@ def test_non_inferiority_at_the_margin_is_called_rarely():
     for _ in range(150):
         sample = [population[rng.randrange(20000)] for _ in range(100)]
         r = bed._compare_corpus(bed._corpus_table("f1", sample), rng,
-                               resamples=200)
+                                bed._Options(resamples=200))
         (j,) = bed._judge([r], margin=margin)
         calls += bool(j.non_inferior)
     assert calls / 150 <= 0.07
@@ -478,10 +478,10 @@ def test_clusters_of_one_item_are_the_items_themselves():
               g if rng.random() < 0.8 else 1 - g)
              for g in (int(rng.random() < 0.4) for _ in range(120))]
     plain = bed._compare_corpus(bed._corpus_table("f1", items),
-                               random.Random(3), resamples=300)
+                                random.Random(3), bed._Options(resamples=300))
     single = bed._compare_corpus(bed._corpus_table(
         "f1", list(enumerate(items)), clustered=True), random.Random(3),
-        resamples=300)
+        bed._Options(resamples=300))
     assert single._replace(test=plain.test, clusters=None) == plain
     assert single.clusters == 120
 

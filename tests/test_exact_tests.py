@@ -48,7 +48,7 @@ def test_sign_flip_on_decimal_scores_counts_ties_as_written():
     # with the observed sum and p is 1 (scipy's exact test agrees).
     import random
     result = bed._compare_metric([0.5, 0.8, 0.8, 0.4], [0.5, 1.0, 0.6, 0.2],
-                                random.Random(1), resamples=50)
+                                 random.Random(1), bed._Options(resamples=50))
     assert (result.p, result.test) == (1, "sign-flip exact")
 
 
@@ -59,8 +59,9 @@ def test_sign_flip_on_tenths_matches_enumeration_of_the_decimals(pairs):
     import random
     a = [x / 10 for x, _ in pairs]
     b = [y / 10 for _, y in pairs]
-    result = bed._compare_metric(a, b, random.Random(0), resamples=50,
-                                kind="continuous")
+    result = bed._compare_metric(a, b, random.Random(0),
+                                 bed._Options(resamples=50),
+                                 bed._Metric(kind="continuous"))
     assert result.p == oracle.sign_flip_exact(
         [Fraction(y - x, 10) for x, y in pairs])
 
@@ -76,8 +77,8 @@ def test_sign_flip_false_positive_rate_on_tenths_under_the_null():
         a = [rng.randrange(11) / 10 for _ in range(12)]
         b = [min(1.0, max(0.0, x + rng.choice([-1, 1]) * rng.randrange(3)
                           / 10)) if 0.2 <= x <= 0.8 else x for x in a]
-        exact = bed._compare_metric(a, b, rng, resamples=50,
-                                   kind="continuous").p
+        exact = bed._compare_metric(a, b, rng, bed._Options(resamples=50),
+                                    bed._Metric(kind="continuous")).p
         rejected += exact <= Fraction(1, 20)
     assert rejected / 400 <= 0.05 + 3 * (0.05 * 0.95 / 400) ** 0.5
 

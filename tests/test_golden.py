@@ -17,6 +17,8 @@ EX = "datasets/examples/"
 CASES = {
     "compare": ["compare", EX + "base.jsonl", EX + "cand.jsonl",
                 "--resamples", "500"],
+    "compare-verbose": ["compare", EX + "base.jsonl", EX + "cand.jsonl",
+                        "--resamples", "500", "--verbose"],
     "rank": ["rank", EX + "base.jsonl", EX + "cand.jsonl", EX + "cand2.jsonl",
              EX + "cand3.jsonl", "--names", "A,B,C,D", "--metric", "acc",
              "--resamples", "500"],

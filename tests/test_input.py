@@ -517,7 +517,8 @@ def test_the_streaming_join_and_the_many_run_join_agree(tmp_path, a_ids,
     if not a_ids or not b_ids:
         return                          # an empty run is refused as such
     streamed = outcome(lambda: bed._read_tallies(
-        *map(bed._open_source, paths), [metric], allow_partial=partial))
+        *map(bed._open_source, paths), [metric],
+        bed._Options(allow_partial=partial)))
     held = outcome(lambda: bed._read_joint(
         list(map(bed._open_source, paths)), metric, allow_partial=partial))
     if isinstance(streamed, str) or isinstance(held, str):
@@ -581,7 +582,7 @@ def test_ids_holding_newlines_join_item_by_item(tmp_path, order):
     paths = [jsonl(tmp_path, f"{side}.jsonl", r)
              for side, r in zip("ab", rows)]
     (tally,), dropped = bed._read_tallies(*map(bed._open_source, paths),
-                                         [bed._Metric("s", "s", "s")])
+                                          [bed._Metric("s", "s", "s")])
     assert dict(tally) == {(0.0, 1.0): 2, (1.0, 1.0): 1, (0.0, 0.0): 1,
                            (1.0, 0.0): 2}
     assert dropped == 0
@@ -603,7 +604,7 @@ def test_record_numbers_past_four_bytes_widen_the_seen_array(tmp_path):
 
         def read():
             return bed._read_tallies(bed._open_source(paths[0]), cand,
-                                    [bed._Metric("s", "s", "s")])
+                                     [bed._Metric("s", "s", "s")])
         if not tail:
             (tally,), _ = read()
             assert dict(tally) == {(0.0, 0.0): 2, (1.0, 1.0): 2}
@@ -689,7 +690,7 @@ def test_the_first_repeated_baseline_id_is_named_as_a_dict_finds_it(
     bed._BATCH = batch
     try:
         bed._read_tallies(bed._open_source(base), bed._open_source(cand),
-                         [bed._Metric("s", "s", "s")])
+                          [bed._Metric("s", "s", "s")])
     except bed.EvalDeltaError as exc:
         line, item, at = expected
         assert str(exc) == (f"{base}:{line}: id {item!r} repeated (first "

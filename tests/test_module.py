@@ -182,3 +182,18 @@ def test_the_readme_is_a_short_guide():
         lines = f.read().splitlines()
     assert len(lines) <= 600
     assert "## In five minutes" in lines[:60]
+
+
+def test_no_internal_function_takes_more_than_eight_parameters():
+    # Options travel whole, as one _Options record settled at the door;
+    # only the public functions may take keyword-only options (as scipy's
+    # do), since a notebook calls them by name.
+    long = []
+    for node in ast.walk(TREE):
+        if isinstance(node, ast.FunctionDef):
+            a = node.args
+            count = (len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs)
+                     + bool(a.vararg) + bool(a.kwarg))
+            if count > 8 and node.name not in bed.__all__:
+                long.append(f"{node.name} ({count})")
+    assert long == []

@@ -452,7 +452,8 @@ def test_expected_power_is_the_mean_over_the_spreads_chi_square():
 
 
 def _detected(tally, rng):
-    r = bed._compare_tally(tally, rng, clustered=True, resamples=41)
+    r = bed._compare_tally(tally, rng, bed._Options(resamples=41),
+                           clustered=True)
     return r.p < 0.05
 
 

@@ -232,8 +232,8 @@ def test_two_systems_are_the_closed_form():
     cells = [(0, 1, 1.0, 13), (0, 1, 0.0, 6), (1, 0, 0.5, 4)]
     logs = bed._bradley_terry(2, cells)
     assert logs[1] - logs[0] == pytest.approx(math.log(15 / 8), abs=1e-9)
-    r = bed._rank_preferences(cells, random.Random(3), names=["a", "b"],
-                             resamples=100, anchor=("a", 1000))
+    r = bed._rank_preferences(cells, random.Random(3), ["a", "b"],
+                              bed._Options(resamples=100, anchor=("a", 1000)))
     assert r.means[0] == 1000
     assert r.means[1] == pytest.approx(1000 + 400 * math.log10(15 / 8))
 
@@ -247,8 +247,8 @@ def test_the_count_bootstrap_is_the_battle_bootstrap():
     strengths = [0.4, 0.0, -0.5]
     cells = random_cells(rng, strengths, 240)
     rounds = 600
-    ours = bed._rank_preferences(cells, random.Random(5), names=list("abc"),
-                                resamples=rounds)
+    ours = bed._rank_preferences(cells, random.Random(5), list("abc"),
+                                 bed._Options(resamples=rounds))
     battles = [(i, j, s) for i, j, s, c in cells for _ in range(c)]
     theirs = []
     pick = random.Random(6)
@@ -290,8 +290,8 @@ def test_rating_intervals_cover_and_the_top_group_keeps_the_best():
     replays = 100
     for _ in range(replays):
         cells = random_cells(rng, strengths, 300, tie=0)
-        r = bed._rank_preferences(cells, rng, names=list("abcd"),
-                                 resamples=160)
+        r = bed._rank_preferences(cells, rng, list("abcd"),
+                                  bed._Options(resamples=160))
         covered += sum(ci.lo <= t <= ci.hi for ci, t in zip(r.cis, truth))
         kept += r.top[0]
     assert covered / (4 * replays) >= 0.93
@@ -361,8 +361,9 @@ def test_a_bootstrap_over_questions_covers_where_battles_share_them():
     for _ in range(replays):
         cells, questions = _questions(rng, strengths, 150, shock=shock)
         for clustered in (True, False):
-            r = bed._rank_preferences(cells, rng, names=list("abcd"),
-                                     resamples=160, questions=questions
+            r = bed._rank_preferences(cells, rng, list("abcd"),
+                                      bed._Options(resamples=160),
+                                      questions=questions
                                      if clustered else None)
             hits = sum(ci.lo <= t <= ci.hi for ci, t in zip(r.cis, truth))
             if clustered:
@@ -418,8 +419,8 @@ def test_davidson_rating_intervals_cover():
             counted[i, j, 0.0 if u < pis[i] else 1.0 if u < pis[i] + pis[j]
                     else 0.5] += 1
         cells = [(i, j, share, c) for (i, j, share), c in counted.items()]
-        r = bed._rank_preferences(cells, rng, names=list("abcd"),
-                                 resamples=120, ties="davidson")
+        r = bed._rank_preferences(cells, rng, list("abcd"),
+                                  bed._Options(resamples=120, ties="davidson"))
         covered += sum(ci.lo <= t <= ci.hi for ci, t in zip(r.cis, truth))
         nu_covered += r.ties[1].lo <= nu <= r.ties[1].hi
     assert covered / (4 * replays) >= 0.93
@@ -457,20 +458,21 @@ def test_rounds_with_no_finite_rating_are_counted(ties):
     share = 1 - Fraction(finite, 4 ** 4)
     assert share == 1 - Fraction(24, 256)
     rounds = 1000
-    r = bed._rank_preferences(cells, random.Random(3), names=list("abc"),
-                             resamples=rounds, ties=ties)
+    r = bed._rank_preferences(cells, random.Random(3), list("abc"),
+                              bed._Options(resamples=rounds, ties=ties))
     se = math.sqrt(share * (1 - share) / rounds)
     assert abs(r.unrated / rounds - share) < 4 * se
     assert (f"caution: {r.unrated} of the {rounds} rounds"
-            in bed._format_rank(r))
+            in bed._format_rank(bed._Ranked(r), bed._Options()))
 
 
 def test_well_played_battles_have_every_round_rated():
     cells = [(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0, 5),
              (1, 2, 0.0, 25), (0, 2, 0.5, 10)]
-    r = bed._rank_preferences(cells, random.Random(1), names=list("abc"),
-                             resamples=300)
-    assert r.unrated == 0 and "caution" not in bed._format_rank(r)
+    r = bed._rank_preferences(cells, random.Random(1), list("abc"),
+                              bed._Options(resamples=300))
+    assert r.unrated == 0 and "caution" not in bed._format_rank(
+        bed._Ranked(r), bed._Options())
 
 
 

@@ -22,8 +22,8 @@ def test_joint_bootstrap_matches_one_index_at_a_time(rows, seed, resamples):
     tally = bed.collections.Counter(rows)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)     # index path
-        got = bed._rank_systems(tally, random.Random(seed),
-                               names=["a", "b", "c"], resamples=resamples)
+        got = bed._rank_systems(tally, random.Random(seed), ["a", "b", "c"],
+                                bed._Options(resamples=resamples))
     sums = [column[:-1] for column in
             oracle.joint_sums(rows, random.Random(seed), resamples)]
     n = len(rows)
@@ -49,9 +49,10 @@ def test_two_systems_rank_gives_compares_numbers():
     rows = [(int(rng.random() < 0.7), int(rng.random() < 0.75))
             for _ in range(400)]
     tally = bed.collections.Counter(rows)
-    ranked = bed._rank_systems(tally, random.Random(9), names=["a", "b"],
-                              resamples=500)
-    compared = bed._compare_tally(tally, random.Random(9), resamples=500)
+    ranked = bed._rank_systems(tally, random.Random(9), ["a", "b"],
+                               bed._Options(resamples=500))
+    compared = bed._compare_tally(tally, random.Random(9),
+                                  bed._Options(resamples=500))
     assert ranked.means == [compared.a, compared.b]
     assert ranked.cis == [compared.ci_a, compared.ci_b]
 
@@ -73,8 +74,8 @@ def test_top_group_keeps_equal_systems_together():
     # least 95% of replays (allowing three Monte Carlo standard errors).
     kept = replays = 0
     for rng, tally in _replays([0.6] * 5, 300, 80, 1):
-        ranked = bed._rank_systems(tally, rng, names=list("abcde"),
-                                  resamples=200)
+        ranked = bed._rank_systems(tally, rng, list("abcde"),
+                                   bed._Options(resamples=200))
         kept += all(ranked.top)
         replays += 1
     assert kept / replays >= 0.95 - 3 * (0.05 * 0.95 / replays) ** 0.5
@@ -83,8 +84,8 @@ def test_top_group_keeps_equal_systems_together():
 def test_a_clearly_better_system_stands_alone():
     alone = replays = 0
     for rng, tally in _replays([0.5, 0.5, 0.6, 0.5], 1000, 60, 2):
-        ranked = bed._rank_systems(tally, rng, names=list("abcd"),
-                                  resamples=200)
+        ranked = bed._rank_systems(tally, rng, list("abcd"),
+                                   bed._Options(resamples=200))
         alone += ranked.top == [False, False, True, False]
         replays += 1
     assert alone / replays >= 0.9
@@ -234,8 +235,8 @@ def test_three_tied_systems_share_the_ranks_and_the_top():
     tally = bed.collections.Counter({(1, 1, 1): 40, (0, 0, 0): 30,
                                      (1, 0, 0): 10, (0, 1, 0): 10,
                                      (0, 0, 1): 10})
-    ranked = bed._rank_systems(tally, random.Random(5), names=list("abc"),
-                              resamples=300)
+    ranked = bed._rank_systems(tally, random.Random(5), list("abc"),
+                               bed._Options(resamples=300))
     assert ranked.means == [bed.Fraction(1, 2)] * 3
     assert ranked.ranks == [2, 2, 2] and ranked.top == [True] * 3
     assert all(lo == 1 and hi == 3 for lo, hi in ranked.rank_cis)
@@ -307,8 +308,8 @@ def test_joint_rank_sets_hold_all_at_once(size):
     for _ in range(replays):
         tally = collections.Counter(
             tuple(int(rng.random() < p) for p in truth) for _ in range(300))
-        r = bed._rank_systems(tally, rng, names=list(range(size)),
-                             resamples=200)
+        r = bed._rank_systems(tally, rng, list(range(size)),
+                              bed._Options(resamples=200))
         ranks = [size - k for k in range(size)]        # the truth's ranks
         joint += all(s.lo <= t <= s.hi for s, t in zip(r.joint_rank_cis,
                                                       ranks))
@@ -341,10 +342,11 @@ def test_continuous_ranks_by_the_normal_law_agree_with_resampling():
     truth = [0.0, 0.1, 0.15, 0.3]
     for _ in range(3):
         tally = _continuous_tally(rng, truth, 400)
-        fast = bed._rank_systems(tally, random.Random(1), names=list("abcd"),
-                                resamples=4000)
-        slow = bed._rank_systems(tally, random.Random(1), names=list("abcd"),
-                                resamples=4000, method="resample")
+        fast = bed._rank_systems(tally, random.Random(1), list("abcd"),
+                                 bed._Options(resamples=4000))
+        slow = bed._rank_systems(tally, random.Random(1), list("abcd"),
+                                 bed._Options(resamples=4000,
+                                              method="resample"))
         assert fast.method == "saddlepoint" and slow.method == "resample"
         assert abs(fast.critical / slow.critical - 1) < 0.05
         best = max(fast.means)
@@ -366,7 +368,7 @@ def test_continuous_joint_rank_sets_and_top_group_are_calibrated(size):
     replays, joint, best = 80, 0, 0
     for _ in range(replays):
         r = bed._rank_systems(_continuous_tally(rng, truth, 150), rng,
-                             names=list(range(size)), resamples=400)
+                              list(range(size)), bed._Options(resamples=400))
         assert r.method == "saddlepoint"
         joint += all(s.lo <= t <= s.hi for s, t in zip(r.joint_rank_cis,
                                                       ranks))

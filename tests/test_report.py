@@ -102,7 +102,7 @@ def test_lower_is_better_binary_says_who_is_better(capsys, tmp_path):
         f"{i},{a},{b}\n" for i, (a, b) in enumerate(pairs)))
     status, out, _ = run(capsys, str(path), "--a-col", "err_a", "--b-col",
                          "err_b", "--metric", "err", "--lower-is-better",
-                         "err", "--resamples", "50")
+                         "err", "--resamples", "50", "--verbose")
     assert status == 0
     assert ("discordant pairs: the candidate is better on 341 items, the "
             "baseline on 281") in out
@@ -195,11 +195,9 @@ def test_the_words_print_the_power_used():
     c = bed.compare([1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40)
     for power, said in ((0.95, "with 95% power"), (0.8, "with 80% power")):
         (j,) = bed._judge([c.result], power=power)
-        text = bed._format_compare([c.result], [j], names=("a", "b"))
-        assert said in text
-        report = bed._compare_json([c.result], [j], names=("a", "b"),
-                                  seed=1, resamples=2000)
-        assert report["power"] == power
+        run = c.run._replace(names=("a", "b"), judgements=[j])
+        assert said in bed._format_compare(run, c.options)
+        assert bed._compare_json(run, c.options)["power"] == power
 
 
 def test_every_command_prints_through_one_table_of_formats(capsys):

@@ -185,7 +185,7 @@ def test_coverage_compares_the_true_gap_exactly():
 def test_calibration_percentile_row_is_coverage():
     args = dict(replays=5, n_items=80, resamples=120, acc_a=0.6, acc_b=0.7)
     cov = bed.coverage(random.Random(3), **args)
-    cal = bed._calibration(random.Random(3), **args)
+    cal = bed._calibration(random.Random(3), bed._Options(**args))
     assert cal.covered["percentile"] == cov.covered
     assert cal.above_zero["percentile"] == cov.excludes_zero
 
@@ -193,15 +193,16 @@ def test_calibration_percentile_row_is_coverage():
 @pytest.mark.skipif(not bed._can_fork(), reason="needs fork and 2 CPUs")
 def test_calibration_with_helper_process_is_identical():
     args = dict(replays=6, n_items=300, resamples=100, acc_a=0.6, acc_b=0.6)
-    assert (bed._calibration(random.Random(4), jobs=2, **args)
-            == bed._calibration(random.Random(4), jobs=1, **args))
+    assert (bed._calibration(random.Random(4), bed._Options(jobs=2, **args))
+            == bed._calibration(random.Random(4), bed._Options(jobs=1,
+                                                               **args)))
 
 
 def test_calibration_false_positive_rate_at_zero_gap():
     # 300 replays with no true gap: each interval's two-sided rate of
     # excluding zero stays below alpha plus four standard errors.
-    cal = bed._calibration(random.Random(6), replays=300, n_items=60,
-                          resamples=200, acc_a=0.7, acc_b=0.7)
+    cal = bed._calibration(random.Random(6), bed._Options(
+        replays=300, n_items=60, resamples=200, acc_a=0.7, acc_b=0.7))
     bound = 0.05 + 4 * (0.05 * 0.95 / 300) ** 0.5
     for name in bed._INTERVALS:
         assert (cal.above_zero[name] + cal.below_zero[name]) / 300 < bound

@@ -116,7 +116,8 @@ def test_the_order_of_the_items_does_not_matter():
     shuffled = pairs[:]
     rng.shuffle(shuffled)
     first, second = (bed._compare_tally(collections.Counter(p),
-                                       random.Random(1), method="saddlepoint")
+                                        random.Random(1),
+                                        bed._Options(method="saddlepoint"))
                      for p in (pairs, shuffled))
     assert first == second
 
@@ -255,10 +256,12 @@ def test_clustered_ends_lie_within_resampling_error():
     clusters = [i // 10 for i in range(600)]
     a = [round(0.7 + effects[c] + rng.gauss(0, 0.1), 3) for c in clusters]
     b = [round(x + 0.02 + rng.gauss(0, 0.1), 3) for x in a]
-    ours = bed._compare_metric(a, b, random.Random(1), clusters=clusters,
-                              method="saddlepoint", resamples=4000)
-    theirs = bed._compare_metric(a, b, random.Random(1), clusters=clusters,
-                                method="resample", resamples=4000)
+    ours = bed._compare_metric(
+        a, b, random.Random(1),
+        bed._Options(method="saddlepoint", resamples=4000), clusters=clusters)
+    theirs = bed._compare_metric(
+        a, b, random.Random(1),
+        bed._Options(method="resample", resamples=4000), clusters=clusters)
     drawn = sorted(theirs.draws)
     for p, end in ((0.025, ours.ci_paired.lo), (0.975, ours.ci_paired.hi)):
         assert mc_distance(drawn, end, p) < 2.5
@@ -274,9 +277,10 @@ def test_macro_ends_lie_within_resampling_error():
             a = round(rng.gauss(0.5, 0.2), 2)
             t[a, round(a + rng.gauss(0.03, 0.2), 2)] += 1
         tally[label] = t
-    ours = bed._compare_macro(tally, random.Random(3), method="saddlepoint")
-    theirs = bed._compare_macro(tally, random.Random(3), method="resample",
-                               resamples=4000)
+    ours = bed._compare_macro(tally, random.Random(3),
+                              bed._Options(method="saddlepoint"))
+    theirs = bed._compare_macro(tally, random.Random(3), bed._Options(
+        method="resample", resamples=4000))
     drawn = sorted(theirs.draws)
     assert ours.gap == theirs.gap and ours.method == "saddlepoint"
     for p, end in ((0.025, ours.ci_paired.lo), (0.975, ours.ci_paired.hi)):
@@ -289,8 +293,9 @@ def test_saddlepoint_interval_and_test_are_calibrated():
     # Normal differences, n = 40, true mean 0: each interval covers it
     # about 95% of the time, and the saddlepoint sign flip (40 nonzero
     # differences: past the exact limit) rejects about 5%.
-    c = bed._continuous_calibration(random.Random(11), replays=300,
-                                   n_items=40, resamples=200)
+    c = bed._continuous_calibration(random.Random(11), bed._Options(
+        differences="normal", gap=0.0, replays=300, n_items=40,
+        resamples=200))
     for name, covered in c.covered.items():
         assert 0.91 <= covered / 300 <= 0.98, name
     assert c.rejected["sign flip, saddlepoint"] / 300 <= 0.09
@@ -375,8 +380,10 @@ def test_auto_resamples_where_one_value_makes_the_law_lumpy():
     rng = random.Random(1)
     a = [round(rng.random(), 3) for _ in range(999)] + [1e6]
     b = [round(rng.random(), 3) for _ in range(1000)]
-    auto = bed._compare_metric(a, b, random.Random(1), resamples=2000)
-    forced = bed._compare_metric(a, b, random.Random(1), method="saddlepoint")
+    auto = bed._compare_metric(a, b, random.Random(1),
+                               bed._Options(resamples=2000))
+    forced = bed._compare_metric(a, b, random.Random(1),
+                                 bed._Options(method="saddlepoint"))
     assert auto.method == "resample" and forced.method == "saddlepoint"
     assert 3000 < auto.ci_a.hi < 3001 and forced.ci_a.hi > 3300
     part = bed._law_part(collections.Counter(bed._exact_ints(a)[0]))
@@ -386,11 +393,11 @@ def test_auto_resamples_where_one_value_makes_the_law_lumpy():
     assert rare.peak > 0.9 and not rare.lumpy()
     # rank and --macro fall back the same way
     tally = collections.Counter(zip(a, b, b))
-    ranking = bed._rank_systems(tally, random.Random(1), names="xyz",
-                               resamples=200)
+    ranking = bed._rank_systems(tally, random.Random(1), "xyz",
+                                bed._Options(resamples=200))
     assert ranking.method == "resample"
     macro = bed._compare_macro({"s": collections.Counter(zip(a, b))},
-                              random.Random(1), resamples=200)
+                               random.Random(1), bed._Options(resamples=200))
     assert macro.method == "resample"
 
 

@@ -164,7 +164,8 @@ def test_paired_gap_has_the_index_bootstraps_distribution(grouped):
     with pytest.MonkeyPatch.context() as patch:
         if not grouped:
             patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)
-        r = bed._compare_tally(cells, random.Random(11), resamples=20000)
+        r = bed._compare_tally(cells, random.Random(11),
+                               bed._Options(resamples=20000))
     draws = collections.Counter(round(x * 40) for x in r.draws)
     law = exact_paired_gap(cells, 40)
     support = sorted(law)
@@ -178,10 +179,12 @@ def test_grouped_and_index_bootstraps_agree_on_every_statistic():
     rng = random.Random(3)
     a = [rng.randint(1, 10) for _ in range(400)]
     b = [min(10, x + rng.choice((-1, 0, 1, 2))) for x in a]
-    grouped = bed._compare_metric(a, b, random.Random(1), resamples=20000)
+    grouped = bed._compare_metric(a, b, random.Random(1),
+                                  bed._Options(resamples=20000))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(bed, "_BOOT_GROUPED", 10 ** 9)
-        indexed = bed._compare_metric(a, b, random.Random(2), resamples=20000)
+        indexed = bed._compare_metric(a, b, random.Random(2),
+                                      bed._Options(resamples=20000))
     for one, two in zip(grouped[7:11], indexed[7:11]):   # the four CIs
         assert abs(one.lo - two.lo) < 0.02 and abs(one.hi - two.hi) < 0.02
     assert grouped.gap == indexed.gap and grouped.se == indexed.se
