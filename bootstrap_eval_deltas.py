@@ -9447,7 +9447,20 @@ def _p_words(r, resamples=None):
 
 
 def _sentence(r, j, *, confidence, resamples=None):
-    """Return the plain-words verdict on one metric."""
+    """Return the plain-words verdict on one metric, its details below
+    it: --verbose's words (see _sentence_parts)."""
+    head, margin, details, sizing = _sentence_parts(r, j, confidence,
+                                                    resamples)
+    return "\n  ".join([head] + [margin] * bool(margin) + details
+                        + [sizing])      # the verdict first, the rest below
+
+
+def _sentence_parts(r, j, confidence, resamples=None):
+    """Return (the verdict line, the margin's sentence or None, the detail
+    sentences, the sizing sentence) of one metric: the verdict with its
+    interval and test; non-inferiority at --margin; the discordant pairs
+    and the unpaired and score intervals, or the clustered standard
+    error; and what an eval of this size detects."""
     u = _units_of(r)
     level = _decimal(_exact(confidence) * 100) + "%"
     ci = u.span_words(r.ci_paired)
@@ -9469,9 +9482,8 @@ def _sentence(r, j, *, confidence, resamples=None):
     else:
         head = (f"{verdict}: {gap} ({level} CI {ci}), "
                 f"{_p_words(r, resamples)} ({r.test})")
-    parts = [f"{r.metric}: {head}."]
-    if j.margin is not None:
-        parts.append(_margin_words(r, j, u))
+    margin = None if j.margin is None else _margin_words(r, j, u)
+    parts = []
     if r.mcnemar:
         m = r.mcnemar
         wins = ((m.b_only, m.a_only) if r.direction == "higher"
@@ -9488,8 +9500,8 @@ def _sentence(r, j, *, confidence, resamples=None):
     if r.clusters is not None:
         parts.append(f"Clustered standard error {u.gap(r.se, sign=False)} "
                      f"over {r.clusters} clusters.")
-    parts.append(_detection_words(r, j.detection, gap, u))
-    return "\n  ".join(parts)        # the verdict first, the rest below
+    return (f"{r.metric}: {head}.", margin, parts,
+            _detection_words(r, j.detection, gap, u))
 
 
 def _verdict_words(j):
@@ -9587,17 +9599,8 @@ def _format_compare(run, options, markdown=False):
     if macro:
         head += (f"; overall: the macro average over the "
                  f"{len({label for label, _ in subsets})} {by} subsets")
-    words = [_sentence(r, j, confidence=confidence, resamples=resamples)
-             for r, j in zip(results, judgements)]
-    for k, q in enumerate(sequential):
-        words[k] += "\n  " + _sequential_words(results[k], q, confidence)
-    words += [_equivalence_words(r, j, alpha) for r, j
-              in zip(results, judgements) if j.equivalence is not None]
-    words += [_churn_words(r, confidence) for r in results
-              if r.mcnemar is not None and r.ci_unpaired is not None]
-    notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
-             for note in j.notes + (_macro_notes(r, subsets) if macro
-                                    else [])]
+    words, notes = (_verbose_words if options.verbose else _words)(
+        run, options)
     mark = _markdown if markdown else str
     read = [f"read: {line}" for line in run.reading]
     if markdown:                 # the read: lines a list, not one paragraph
@@ -9628,6 +9631,64 @@ def _format_compare(run, options, markdown=False):
                                       {r.metric: _units_of(r)
                                        for r in results})
     return "\n".join(lines)
+
+
+def _verbose_words(run, options):
+    """Return (words, notes) of compare --verbose: each metric's verdict
+    with every detail below it, its churn, and each note per metric."""
+    results, judgements = run.results, run.judgements
+    confidence = options.confidence
+    words = [_sentence(r, j, confidence=confidence,
+                       resamples=options.resamples)
+             for r, j in zip(results, judgements)]
+    for k, q in enumerate(run.sequential):
+        words[k] += "\n  " + _sequential_words(results[k], q, confidence)
+    words += [_equivalence_words(r, j, options.alpha) for r, j
+              in zip(results, judgements) if j.equivalence is not None]
+    words += [_churn_words(r, confidence) for r in results
+              if r.mcnemar is not None and r.ci_unpaired is not None]
+    notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
+             for note in j.notes + (_macro_notes(r, run.subsets)
+                                    if options.macro else [])]
+    return words, notes
+
+
+def _words(run, options):
+    """Return (words, notes) of compare's report: one verdict line per
+    metric (with its margin, anytime-valid and sizing sentences), and
+    each note, or sizing sentence, that several metrics share said once
+    for all of them; the details behind a verdict (unpaired and score
+    intervals, discordant pairs, churn) are --verbose's."""
+    results, judgements = run.results, run.judgements
+    parts = [_sentence_parts(r, j, options.confidence, options.resamples)
+             for r, j in zip(results, judgements)]
+    sizing = [size for *_, size in parts]
+    shared = {size for size in sizing if sizing.count(size) > 1}
+    words, hidden = [], False
+    for k, (r, (head, margin, details, size)) in enumerate(zip(results,
+                                                               parts)):
+        lines = [head] + [margin] * bool(margin)
+        if k < len(run.sequential):
+            lines.append(_sequential_words(r, run.sequential[k],
+                                           options.confidence))
+        words.append("\n  ".join(lines + [size] * (size not in shared)))
+        hidden = hidden or bool(details)
+    words += [_equivalence_words(r, j, options.alpha) for r, j
+              in zip(results, judgements) if j.equivalence is not None]
+    said = {}                        # a note (or sizing) to its metrics
+    for r, j, size in zip(results, judgements, sizing):
+        for note in j.notes + (_macro_notes(r, run.subsets) if options.macro
+                               else []) + [size[0].lower() + size[1:]] * (
+                                   size in shared):
+            said.setdefault(note, []).append(r.metric)
+    everyone = len(results) > 1
+    notes = [(f"all {len(results)} metrics" if everyone and len(names)
+              == len(results) else ", ".join(names)) + f": {note}"
+             for note, names in said.items()]
+    if hidden:
+        words.append("(--verbose: the detail behind each verdict, such as "
+                     "the unpaired interval, discordant pairs and churn)")
+    return words, notes
 
 
 def _percent(count, total):
@@ -11328,7 +11389,6 @@ def _add_rank(commands):
                       help="also draw a forest plot: a row per system, its "
                            "mean and CI, the top group shaded, as SVG")
     _add_common(rank)
-    _add_verbose(rank)
     _add_jobs(rank, "index resampling")
     _add_reading(rank)
     rank.set_defaults(run=_run_rank)
@@ -11697,8 +11757,7 @@ def _rank_options(args):
         confidence=args.confidence, method=args.method, seed=args.seed,
         jobs=args.jobs, alpha=args.alpha, pairs=args.pairs,
         against=args.baseline, marginal_ranks=args.marginal_ranks,
-        anchor=args.anchor, ties=args.ties, plot=args.plot,
-        verbose=args.verbose)
+        anchor=args.anchor, ties=args.ties, plot=args.plot)
 
 
 # Options of plan that only --from uses, and options it cannot use.
