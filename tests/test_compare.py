@@ -262,7 +262,8 @@ def test_index_resampling_matches_oracle(rows, clustered, seed, resamples,
     assert list(map(float, got.draws)) == [float(x) for x in slow[2]]
 
 
-def test_two_processes_give_the_same_result():
+def test_two_processes_give_the_same_result(monkeypatch):
+    monkeypatch.setattr(bed, "_FORK_PICKS", 0)    # a helper at any size
     rng = random.Random(5)
     a = [rng.random() for _ in range(300)]
     b = [x + rng.gauss(0.02, 0.1) for x in a]
@@ -275,7 +276,7 @@ def test_two_processes_give_the_same_result():
         assert one == two
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(diffs=st.lists(st.sampled_from([0, 0.5, -0.5, 1, -1, 0.25, 3, -2.75,
                                        0.1, -0.3]), max_size=12))
 def test_sign_flip_exact_matches_enumeration(diffs):
@@ -440,21 +441,23 @@ def test_bca_when_every_difference_is_equal():
     assert got.ci_paired == (0.5, 0.5)
 
 
+@pytest.mark.slow
 def test_bca_against_scipy_within_monte_carlo_error():
     scipy_stats = pytest.importorskip("scipy.stats")
     rng = random.Random(12)
     a = [rng.expovariate(1) for _ in range(200)]
     b = [x + rng.gauss(0.1, 0.5) for x in a]
     ours = bed._compare_metric(a, b, random.Random(1),
-                               bed._Options(resamples=4000, interval="bca"))
+                               bed._Options(resamples=2000, interval="bca"))
     theirs = scipy_stats.bootstrap(
         (a, b), lambda x, y, axis=-1: (y - x).mean(axis=axis), paired=True,
-        n_resamples=4000, method="BCa", random_state=1).confidence_interval
+        n_resamples=2000, method="BCa", random_state=1).confidence_interval
     width = theirs.high - theirs.low
     assert abs(ours.ci_paired.lo - theirs.low) < 0.1 * width
     assert abs(ours.ci_paired.hi - theirs.high) < 0.1 * width
 
 
+@pytest.mark.slow                # against scipy: python3 -m pytest -m slow
 def test_percentile_and_tests_against_scipy():
     scipy_stats = pytest.importorskip("scipy.stats")
     rng = random.Random(21)
@@ -479,6 +482,7 @@ def test_percentile_and_tests_against_scipy():
     assert how == "monte carlo" and abs(float(p) - perm.pvalue) < 0.03
 
 
+@pytest.mark.slow                # against scipy: python3 -m pytest -m slow
 def test_mcnemar_equals_scipy_binomtest_exactly():
     scipy_stats = pytest.importorskip("scipy.stats")
     for a_only, b_only in [(67, 85), (3, 12), (0, 9), (40, 40)]:
@@ -689,7 +693,7 @@ def test_binary_non_inferiority_holds_its_level_at_the_margin(n, p10, p01,
     # positive; at 95% confidence it may happen 2.5% of the time.  The
     # percentile interval did it 4.2%, 8.8% and 4.6% of the time at these
     # settings (2,000 replays of 400 resamples; README).
-    margin, replays, hits = p10 - p01, 600, 0
+    margin, replays, hits = p10 - p01, 300, 0
     for rng, tally in _binary_replays(n, p10, p01, replays, seed):
         r = bed._compare_tally(+tally, rng, bed._Options(resamples=50))
         hits += bool(bed._judge([r], margin=margin)[0].non_inferior)
@@ -865,10 +869,12 @@ def test_macro_matches_the_stratified_oracle(subsets, seed, resamples):
         assert got.p == oracle.stratified_sign_flip(subsets)
 
 
-def test_macro_false_positive_rate_under_the_null():
+@pytest.mark.parametrize("replays", [
+    80, pytest.param(300, marks=pytest.mark.slow)])
+def test_macro_false_positive_rate_under_the_null(replays):
     # Three subjects of 6, 10 and 20 items, differences symmetric about 0:
     # the stratified sign flip may reject alpha of the time.
-    rng, rejected, replays = random.Random(4), 0, 300
+    rng, rejected = random.Random(4), 0
     for _ in range(replays):
         tally = {}
         for label, n in (("x", 6), ("y", 10), ("z", 20)):
@@ -1079,7 +1085,8 @@ def test_ids_left_out_are_named_run_by_run(capsys, tmp_path):
 
 @pytest.mark.parametrize("clusters, kind", [
     (5, "continuous"), pytest.param(10, "continuous", marks=pytest.mark.slow),
-    pytest.param(20, "continuous", marks=pytest.mark.slow), (10, "unequal")])
+    pytest.param(20, "continuous", marks=pytest.mark.slow),
+    pytest.param(10, "unequal", marks=pytest.mark.slow)])
 def test_clustered_interval_covers_at_few_clusters(clusters, kind):
     # The cluster bootstrap's percentile interval covered 85-91% at 5-20
     # clusters (issue 24), and the t on CR1 with G - 1 df 86-89% at 5-10
@@ -1111,14 +1118,18 @@ def test_a_macro_over_one_item_subsets_is_said_too_narrow(capsys, tmp_path):
                                in n for n in notes)
 
 
-@pytest.mark.parametrize("design", ["20 x 6 continuous", "0/1 of 10 to 200"])
-def test_macro_interval_covers_with_small_subsets(design):
+@pytest.mark.parametrize("design, replays", [
+    ("0/1 of 10 to 200", 60),
+    pytest.param("20 x 6 continuous", 60, marks=pytest.mark.slow),
+    pytest.param("0/1 of 10 to 200", 150, marks=pytest.mark.slow),
+    pytest.param("20 x 6 continuous", 150, marks=pytest.mark.slow)])
+def test_macro_interval_covers_with_small_subsets(design, replays):
     # The stratified bootstrap's percentile interval covered 91-92.5% here
     # (issue 24): resampling within a subset of 6 takes its variance 5/6
     # short.  The t interval on the stratified standard error, with Welch
     # and Satterthwaite's degrees of freedom, covers 95%.
     rng = random.Random(len(design))
-    replays, covered = 150, 0
+    covered = 0
     for _ in range(replays):
         tally, truth = designs.macro(rng, design)
         r = bed._compare_macro(tally, rng, bed._Options(resamples=41))

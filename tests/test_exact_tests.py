@@ -52,7 +52,7 @@ def test_sign_flip_on_decimal_scores_counts_ties_as_written():
     assert (result.p, result.test) == (1, "sign-flip exact")
 
 
-@settings(max_examples=33, deadline=None)
+@settings(max_examples=16, deadline=None)
 @given(pairs=st.lists(st.tuples(st.integers(0, 10), st.integers(0, 10)),
                       min_size=1, max_size=12))
 def test_sign_flip_on_tenths_matches_enumeration_of_the_decimals(pairs):

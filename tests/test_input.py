@@ -432,7 +432,7 @@ _ABSENT = object()     # a field the generated record leaves out
 
 
 @pytest.mark.skipif(not bed._can_fork(), reason="needs fork")
-@settings(max_examples=16, deadline=None,
+@settings(max_examples=5, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(runs=st.lists(st.lists(st.fixed_dictionaries({
     "id": st.integers(0, 4) | st.sampled_from(["a", " b"]),

@@ -18,6 +18,7 @@ def test_bivariate_normal_against_direct_integration(h, k, rho):
         oracle.bivariate_normal_cdf(h, k, rho), abs=1e-9)
 
 
+@pytest.mark.slow                # against scipy: python3 -m pytest -m slow
 def test_bivariate_normal_against_scipy():
     stats = pytest.importorskip("scipy.stats")
     for h, k, rho in [(0.58, 0.71, 0.36), (-1.0, 2.0, 0.8), (0.1, 0.2, 0.95)]:
@@ -28,10 +29,10 @@ def test_bivariate_normal_against_scipy():
 
 
 def test_cells_match_the_simulators_items():
-    # 200,000 items of the article's simulator: each cell's share has a
-    # standard error near 0.001; allow four of them.
+    # 100,000 items of the article's simulator: each cell's share has a
+    # standard error near 0.0013; allow four of them.
     design = bed._copula_design(0.72, 0.76, 0.6)
-    items = bed.simulate(random.Random(8), 200000)
+    items = bed.simulate(random.Random(8), 100000)
     for cell, chance in (((1, 0), design.p10), ((0, 1), design.p01)):
         share = items.count(cell) / len(items)
         se = math.sqrt(chance * (1 - chance) / len(items))
@@ -276,7 +277,8 @@ def test_power_against_every_outcome_in_fractions(n, p10, p01, alpha):
 
 @pytest.mark.parametrize("n, p10, p01", [
     (300, 0.13, 0.17), pytest.param(1200, 0.08, 0.12, marks=pytest.mark.slow),
-    (2000, 0.0, 0.05), pytest.param(900, 0.3, 0.3, marks=pytest.mark.slow)])
+    (500, 0.0, 0.05), pytest.param(2000, 0.0, 0.05, marks=pytest.mark.slow),
+    pytest.param(900, 0.3, 0.3, marks=pytest.mark.slow)])
 def test_power_against_the_sum_over_every_m(n, p10, p01):
     design = bed._Design(0.5, 0.5, p10, p01)
     assert bed._mcnemar_power(n, design) == pytest.approx(
@@ -408,6 +410,7 @@ def test_t_quantile_published_table():
         assert round(bed._student_t_upper(0.025, df), 3) == value
 
 
+@pytest.mark.slow                # against scipy: python3 -m pytest -m slow
 def test_t_quantile_against_scipy():
     stats = pytest.importorskip("scipy.stats")
     for df in (3, 7, 19, 49, 199, 999, 1000, 5000, 10 ** 6):
@@ -418,6 +421,7 @@ def test_t_quantile_against_scipy():
 
 # -- the cluster t test's power and the sizing behind it -----------------------
 
+@pytest.mark.slow                # against scipy: python3 -m pytest -m slow
 def test_t_power_against_scipys_noncentral_t():
     stats = pytest.importorskip("scipy.stats")
     for df in (1, 2, 4.5, 9, 39, 1000, 10 ** 5):
@@ -465,7 +469,7 @@ def test_the_reported_detectable_difference_has_its_power(clusters):
     # t test detects it in 80% of replays within Monte Carlo error (the
     # normal sizing gave 62% at 10 clusters, the known-spread t 74%).
     rng = random.Random(clusters)
-    replays, hits = 500, 0
+    replays, hits = 250, 0
     for _ in range(replays):
         pilot = bed._tally_spread(designs.clustered(rng, clusters, 0.0),
                                  clustered=True)

@@ -206,9 +206,10 @@ def random_cells(rng, strengths, battles, tie=0.1):
     return [(i, j, s, c) for (i, j, s), c in cells.items()]
 
 
-@pytest.mark.parametrize("size", [3, 6, 42])
+@pytest.mark.parametrize("size", [
+    3, 6, 12, pytest.param(42, marks=pytest.mark.slow)])
 def test_bradley_terry_is_the_maximum_likelihood_fit(size):
-    # 3 and 6 systems by Newton's method, 42 by the MM iteration
+    # 3 and 6 systems by Newton's method, 12 and 42 by the MM iteration
     rng = random.Random(size)
     strengths = [rng.gauss(0, 1) for _ in range(size)]
     cells = random_cells(rng, strengths, (30 if size > 10 else 60) * size)
@@ -275,27 +276,29 @@ def test_the_count_bootstrap_is_the_battle_bootstrap():
         assert chi2 < 27.88            # chi-square, 9 df, p = 0.001
 
 
-def test_rating_intervals_cover_and_the_top_group_keeps_the_best():
+@pytest.mark.parametrize("replays", [
+    25, pytest.param(100, marks=pytest.mark.slow)])
+def test_rating_intervals_cover_and_the_top_group_keeps_the_best(replays):
     # Known strengths (Elo 1100, 1040, 1000, 900, centred), no ties (a
     # tie drawn apart from the strengths would pull the fit, ties as half,
     # toward equal): each rating's 95% interval covers its true centred
-    # rating in >= 93% of replays, and the top group keeps the true best
-    # in >= 95%.
+    # rating in >= 93% of 100 replays (>= 86% of 25, four standard errors
+    # of 100 intervals below 95%), and the top group keeps the true best
+    # in >= 95% (all but one of 25).
     elo = [1100, 1040, 1000, 900]
     centre = sum(elo) / 4
     truth = [x - centre + 1000 for x in elo]
     strengths = [x / bed._ELO for x in elo]
     rng = random.Random(2024)
     covered = kept = 0
-    replays = 100
     for _ in range(replays):
         cells = random_cells(rng, strengths, 300, tie=0)
         r = bed._rank_preferences(cells, rng, list("abcd"),
                                   bed._Options(resamples=160))
         covered += sum(ci.lo <= t <= ci.hi for ci, t in zip(r.cis, truth))
         kept += r.top[0]
-    assert covered / (4 * replays) >= 0.93
-    assert kept / replays >= 0.95
+    assert covered / (4 * replays) >= (0.93 if replays >= 100 else 0.86)
+    assert kept >= min(0.95 * replays, replays - 1)
 
 
 def test_win_rate_interval_covers():
@@ -337,11 +340,14 @@ def _questions(rng, strengths, count, games=4, shock=1.5):
     return cells, questions
 
 
-def test_a_bootstrap_over_questions_covers_where_battles_share_them():
+@pytest.mark.parametrize("replays", [
+    15, pytest.param(45, marks=pytest.mark.slow)])
+def test_a_bootstrap_over_questions_covers_where_battles_share_them(replays):
     # Four games a question sharing its logit shock: the bootstrap over
     # battles takes them as independent and its intervals fall short; over
     # questions they cover the ratings the population's win rates give
-    # (the shock pulls them together) in >= 93% of replays.
+    # (the shock pulls them together) in >= 93% of 45 replays (>= 85% of
+    # the 60 intervals of 15).
     elo = [1100, 1040, 1000, 900]
     strengths = [x / bed._ELO for x in elo]
     shock, size = 1.5, len(elo)
@@ -357,7 +363,7 @@ def test_a_bootstrap_over_questions_covers_where_battles_share_them():
                                                      10 ** 6 * (1 - p))]
     logs = bed._bradley_terry(size, expected)
     truth = [bed._ELO * x - bed._ELO * sum(logs) / size + 1000 for x in logs]
-    replays, by_question, by_battle = 45, 0, 0
+    by_question = by_battle = 0
     for _ in range(replays):
         cells, questions = _questions(rng, strengths, 150, shock=shock)
         for clustered in (True, False):
@@ -370,7 +376,8 @@ def test_a_bootstrap_over_questions_covers_where_battles_share_them():
                 by_question += hits
             else:
                 by_battle += hits
-    assert by_question / (size * replays) >= 0.93
+    assert by_question / (size * replays) >= (0.93 if replays >= 45
+                                              else 0.85)
     assert by_battle < by_question
 
 
@@ -400,16 +407,19 @@ def test_davidson_without_ties_is_bradley_terry():
     assert logs == pytest.approx(bed._bradley_terry(3, cells), abs=1e-9)
 
 
-def test_davidson_rating_intervals_cover():
+@pytest.mark.parametrize("replays", [
+    15, pytest.param(50, marks=pytest.mark.slow)])
+def test_davidson_rating_intervals_cover(replays):
     # Battles drawn from Davidson's model (Elo 1100, 1040, 1000, 900, nu
     # 0.6): with --ties davidson each rating's 95% interval covers its true
-    # centred rating, and nu's interval nu, in >= 93% of replays.
+    # centred rating in >= 93% of 50 replays (>= 85% of the 60 intervals
+    # of 15), and nu's interval nu in >= 90% (all but two of 15).
     elo = [1100, 1040, 1000, 900]
     truth = [x - sum(elo) / 4 + 1000 for x in elo]
     pis = [math.exp(x / bed._ELO) for x in elo]
     nu = 0.6
     rng = random.Random(19)
-    replays, covered, nu_covered = 50, 0, 0
+    covered = nu_covered = 0
     for _ in range(replays):
         counted = collections.Counter()
         for _ in range(400):
@@ -423,8 +433,8 @@ def test_davidson_rating_intervals_cover():
                                   bed._Options(resamples=120, ties="davidson"))
         covered += sum(ci.lo <= t <= ci.hi for ci, t in zip(r.cis, truth))
         nu_covered += r.ties[1].lo <= nu <= r.ties[1].hi
-    assert covered / (4 * replays) >= 0.93
-    assert nu_covered / replays >= 0.9
+    assert covered / (4 * replays) >= (0.93 if replays >= 50 else 0.85)
+    assert nu_covered >= min(0.9 * replays, replays - 2)
 
 
 def test_davidson_when_every_battle_is_a_tie(capsys, tmp_path):
@@ -457,7 +467,7 @@ def test_rounds_with_no_finite_rating_are_counted(ties):
                  for pick in itertools.product(range(4), repeat=4))
     share = 1 - Fraction(finite, 4 ** 4)
     assert share == 1 - Fraction(24, 256)
-    rounds = 1000
+    rounds = 300
     r = bed._rank_preferences(cells, random.Random(3), list("abc"),
                               bed._Options(resamples=rounds, ties=ties))
     se = math.sqrt(share * (1 - share) / rounds)
@@ -503,3 +513,19 @@ def test_still_joined_refuses_a_round_split_in_two_halves():
     assert bed._connected(4, [(0, 1, 0.5, 1), (2, 3, 0.5, 1)])
     assert bed._still_joined(collections.Counter({0: 3, 1: 3, 2: 3, 3: 3}),
                              [(0, 2)])
+
+
+@pytest.mark.skipif(not bed._can_fork(), reason="needs fork")
+@pytest.mark.parametrize("ties", ["half", "davidson"])
+def test_a_helper_process_draws_the_same_rounds(monkeypatch, ties):
+    # With jobs 2 a forked helper fits half the blocks of rounds (each
+    # block drawn from its own seeded generator): the same ratings,
+    # intervals and unrated count as one process.
+    monkeypatch.setattr(bed, "_FORK_FITS", 0)      # a helper at any size
+    rng = random.Random(31)
+    cells = random_cells(rng, [0.3, 0.0, -0.2, -0.5], 200)
+    one, two = (bed._rank_preferences(cells, random.Random(2), list("abcd"),
+                                      bed._Options(resamples=80, jobs=jobs,
+                                                   ties=ties))
+                for jobs in (1, 2))
+    assert one == two

@@ -150,7 +150,9 @@ def test_coverage_matches_oracle(seed, n, corr, acc, resamples, replays):
 
 
 @pytest.mark.skipif(not bed._can_fork(), reason="needs fork and 2 CPUs")
-@pytest.mark.parametrize("n", [7, 300, 500, 600, 2000, 5000])
+@pytest.mark.parametrize("n", [
+    7, 600, *(pytest.param(n, marks=pytest.mark.slow)
+              for n in (300, 500, 2000, 5000))])
 def test_helper_process_gives_identical_coverage(n):
     args = dict(replays=6, n_items=n, resamples=150, acc_a=0.6, acc_b=0.7)
     alone = bed.coverage(random.Random(n), jobs=1, **args)
@@ -164,7 +166,8 @@ def test_helper_process_gives_identical_coverage(n):
     (500, 256),      # no room at all: the drawer maps every chunk
     (70000, 1000),   # wraps round many times
 ])
-@pytest.mark.parametrize("n", [301, 5000])      # nibble and crumb planes
+@pytest.mark.parametrize("n", [                  # nibble and crumb planes
+    301, pytest.param(5000, marks=pytest.mark.slow)])
 def test_helper_ring_full_or_too_small(monkeypatch, ring, chunk, n):
     monkeypatch.setattr(bed, "_RING_BYTES", ring)
     monkeypatch.setattr(bed, "_RING_MOST", ring)

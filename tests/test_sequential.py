@@ -70,7 +70,7 @@ def test_binary_false_positives_under_peeking_stay_below_alpha(n):
     # excludes zero in at most alpha of replays (plus Monte Carlo error);
     # a fixed-sample McNemar test checked at every item does far worse.
     rng = random.Random(n)
-    replays, ever, naive = 300, 0, 0
+    replays, ever, naive = 100, 0, 0
     for _ in range(replays):
         a, b = draw_pairs(rng, n, 0.15, 0.15)
         ever += bed._sequential_binary(a, b).stopped_at is not None
@@ -92,7 +92,7 @@ def test_binary_sequence_covers_and_stops_under_a_gap():
     # A true gap of +10 points (discordance 0.3): the final sequence
     # covers it in >= 95% of replays, and stops before the end in most.
     rng = random.Random(5)
-    replays, covered, stopped = 200, 0, 0
+    replays, covered, stopped = 100, 0, 0
     for _ in range(replays):
         a, b = draw_pairs(rng, 600, 0.10, 0.20)
         q = bed._sequential_binary(a, b)
@@ -212,12 +212,12 @@ def test_churn_counts_and_gates(capsys, tmp_path):
 
 
 def test_simulate_peeking_shows_the_naive_rate_beside_the_sequence(capsys):
-    assert bed.main(["--peeking", "--replays", "150", "--n-items", "200",
+    assert bed.main(["--peeking", "--replays", "80", "--n-items", "200",
                      "--json"]) == 0
     seen = json.loads(capsys.readouterr().out)
     naive, sequence = seen["naive_excluded_zero"], seen["sequence_excluded_zero"]
     assert naive == sorted(naive) and sequence == sorted(sequence)
-    assert sequence[-1] / 150 <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 150)
+    assert sequence[-1] / 80 <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 80)
     assert naive[-1] > 2 * max(sequence[-1], seen["naive_at_the_end_alone"])
     assert bed.main(["--peeking", "--acc-b", "0.8"]) == 2
     assert "--peeking does not go with --acc-b" in capsys.readouterr().err
@@ -227,12 +227,12 @@ def test_plan_sequential_against_the_fixed_sample_size(capsys):
     # The stopping item's quantiles, counted here from the replays: a big
     # gap stops well before the fixed-sample size most of the time.
     design = bed._Design(0.6, 0.8, 0.05, 0.25)
-    st = bed._sequential_stopping(random.Random(3), design, replays=120,
-                                 most=300, fixed=100)
-    assert st.stops == sorted(st.stops) and len(st.stops) <= 120
+    st = bed._sequential_stopping(random.Random(3), design, replays=60,
+                                  most=300, fixed=100)
+    assert st.stops == sorted(st.stops) and len(st.stops) <= 60
     assert all(1 <= x <= 300 for x in st.stops)
-    assert bed._stop_quantile(st, 0.5) == st.stops[59]
-    assert sum(x <= 100 for x in st.stops) / 120 > 0.5
+    assert bed._stop_quantile(st, 0.5) == st.stops[29]
+    assert sum(x <= 100 for x in st.stops) / 60 > 0.5
     assert bed.main(["plan", "--acc-a", "0.6", "--acc-b", "0.8",
                      "--discordance", "0.3", "--sequential", "--replays",
                      "40", "--json"]) == 0
