@@ -53,6 +53,9 @@ part of section X):
     Pairwise preferences  a verdict as a score on a pair: win rates, ties,
                     positions (_preference_counts); Bradley-Terry ratings
                     with bootstrap intervals over battles (_rank_preferences)
+    Judge-corrected comparison  a judge's scores corrected by human labels
+                    on some items (prediction-powered inference, PPI++),
+                    with the judge's bias and agreement
     Anytime-valid comparison  confidence sequences and anytime p-values
                     valid however often one looks (_sequential_binary,
                     _sequential_bounded)
@@ -1051,6 +1054,8 @@ class _Metric(NamedTuple):
     kind: str = None             # declared: "binary" makes others errors;
                                  # None: read from the values (_kind_of)
     direction: str = "higher"    # "higher" or "lower" values are better
+    optional: bool = False       # a missing value is NaN, not an error (a
+                                 # human's label, on some items only)
 
 
 class _Reading(NamedTuple):
@@ -1104,6 +1109,12 @@ class _Options(NamedTuple):
     order: object = None         # ... or in the order of this field
     bounds: object = None        # (lo, hi) of a bounded metric
     fail_on: object = None
+    # judge-corrected (compare --human)
+    human: tuple = ()            # a FIELD or a FILE of human scores, one for
+                                 # every run or one per run
+    human_field: object = None   # a FILE's field (default: the metric's)
+    judge_map: object = None     # (">=", T) or (LO, HI): the judge's scores
+                                 # onto the humans' 0/1 or [0, 1]
     # rank
     pairs: bool = False          # every pair's difference
     against: object = None       # --baseline: each system against this one
@@ -3474,6 +3485,232 @@ def _win_rates(size, cells):
              for j in range(size)] for i in range(size)]
 
 
+## Judge-corrected comparison ################################################
+
+# Doors (called from other sections): _corrected_result, _judge_check,
+# _JudgeCheck, _PPI_CLT_LEAST.
+
+# Most evals are scored by an LLM judge; a human scores some of the items
+# too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
+# Jordan and Zrnic 2023, "Prediction-powered inference", Science
+# 382:669-674) estimates the mean a human would give from both, unbiased
+# whatever the judge's errors, as long as the labelled items are a random
+# sample of the items.  With y the human scores and f the judge's on the
+# n labelled items, and f~ the judge's on the N others,
+#     theta = lam * mean(f~) + mean(y - lam * f),
+#     var(theta) = lam^2 var(f~) / N + var(y - lam f) / n,
+# the two parts independent.  PPI++'s power-tuned weight (Angelopoulos,
+# Duchi and Zrnic 2023, arXiv:2311.01453) is lam = cov(y, f) / ((1 + n/N)
+# var(f, f~)), clipped to [0, 1]: 1 is classical PPI, 0 the humans' mean
+# alone, so a judge that tells nothing costs nothing.  Every figure is
+# ppi-python's ppi_mean_ci's (cov over n, the judge's variance over all
+# n + N items with n + N - 1, the parts' variances over their counts).
+# A difference of two systems is the same on the per-item differences of
+# the items a human labelled for both, so the pairing is kept.  From
+# _PPI_CLT_LEAST labels the interval and p are the normal ones; below,
+# Student's t on the parts' unbiased variances with Welch and
+# Satterthwaite's degrees of freedom (the rectifier's n - 1 dominate).
+
+_PPI_CLT_LEAST = 100    # labels from which the corrected interval is normal
+
+
+class _Corrected(NamedTuple):
+    """A mean (or a mean difference) corrected by human labels."""
+    estimate: float
+    ci: Interval             # floats
+    p: float                 # two-sided, of a zero mean
+    se: float
+    weight: float            # lam, the power-tuned weight in [0, 1]
+    labels: int              # n, the labelled items
+    unlabelled: int          # N, the items the judge alone scored
+    effective: object        # labels alone that would give this se
+    df: object               # None: the normal interval; else Student's t
+
+
+def _variance(values, ddof):
+    """Return the variance of *values* with ddof subtracted from the
+    count (0: numpy's std's; 1: the unbiased one); 0.0 for too few."""
+    n = len(values)
+    if n - ddof <= 0:
+        return 0.0
+    mean = math.fsum(values) / n
+    return math.fsum((x - mean) ** 2 for x in values) / (n - ddof)
+
+
+def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE):
+    """Return the _Corrected mean of human scores *y* on the labelled
+    items, with the judge's scores *f* on the same items and
+    *f_unlabelled* on the rest (see the block comment above).
+
+    With all items labelled the weight is 0 and the figures are the human
+    scores' own; with fewer than two labels EvalDeltaError is raised.
+
+    >>> c = _ppi_mean([1, 0, 1, 1], [1, 0, 1, 0], [1, 1, 0, 1, 0, 1])
+    >>> c.weight                 # 0.125 / ((1 + 4/6) * 0.2667)
+    0.28125
+    >>> c.estimate, c.labels, round(c.df, 2)   # 0.28125 * 4/6 + 0.609375
+    (0.796875, 4, 3.47)
+    """
+    n, big_n = len(y), len(f_unlabelled)
+    if n < 2:
+        raise EvalDeltaError(f"{_items(n, 'human label')}: a corrected mean "
+                             f"needs two at least")
+    mean_y, mean_f = math.fsum(y) / n, math.fsum(f) / n
+    cov = math.fsum((a - mean_y) * (b - mean_f) for a, b in zip(y, f)) / n
+    spread = _variance(list(f) + list(f_unlabelled), 1)
+    weight = 0.0
+    if big_n and spread > 0:
+        weight = min(1.0, max(0.0, cov / ((1 + n / big_n) * spread)))
+    rectified = [a - weight * b for a, b in zip(y, f)]
+    imputed = math.fsum(f_unlabelled) / big_n if big_n else 0.0
+    estimate = weight * imputed + math.fsum(rectified) / n
+    normal = n >= _PPI_CLT_LEAST
+    ddof = 0 if normal else 1
+    parts = [_variance(rectified, ddof) / n,
+             weight * weight * _variance(f_unlabelled, ddof) / big_n
+             if big_n else 0.0]
+    se = math.sqrt(math.fsum(parts))
+    tail = float((1 - _exact(confidence)) / 2)
+    df = None
+    if normal:
+        half = _upper_z(tail) * se
+        p = (2 * NormalDist().cdf(-abs(estimate) / se) if se
+             else float(estimate == 0) or 0.0)
+    else:
+        counts = [n - 1, big_n - 1]
+        df = (math.fsum(parts) ** 2
+              / math.fsum(v * v / k for v, k in zip(parts, counts) if k > 0)
+              if se else n - 1)
+        half = _student_t_upper(tail, df) * se if se else 0.0
+        p = (min(1.0, 2 * _student_t_tail(abs(estimate) / se, df)) if se
+             else float(estimate == 0))
+    human = _variance(list(y), 1)
+    effective = human / (se * se) if se and human else None
+    return _Corrected(estimate, Interval(estimate - half, estimate + half),
+                      p, se, weight, n, big_n, effective, df)
+
+
+def _mean_interval(values, confidence=CONFIDENCE):
+    """Return (mean, its Student t Interval or None under two values) of
+    plain numbers: the judge's measured bias, judge minus human."""
+    n = len(values)
+    mean = math.fsum(values) / n if n else math.nan
+    if n < 2:
+        return mean, None
+    se = math.sqrt(_variance(values, 1) / n)
+    half = _student_t_upper(float((1 - _exact(confidence)) / 2),
+                            n - 1) * se
+    return mean, Interval(mean - half, mean + half)
+
+
+class _Agreement(NamedTuple):
+    """How a 0/1 judge agrees with 0/1 human labels on the same items."""
+    sensitivity: object      # P(judge 1 | human 1), None without a 1
+    specificity: object      # P(judge 0 | human 0), None without a 0
+    kappa: object            # Cohen's kappa, None where chance agrees
+    items: int
+
+
+def _agreement(human, judge):
+    """Return the _Agreement of paired 0/1 labels (Cohen 1960, "A
+    coefficient of agreement for nominal scales", Educational and
+    Psychological Measurement 20:37-46: kappa = (p_o - p_e) / (1 - p_e)).
+
+    >>> _agreement([1, 1, 0, 0, 1], [1, 0, 0, 0, 1])
+    _Agreement(sensitivity=Fraction(2, 3), specificity=Fraction(1, 1), kappa=Fraction(8, 13), items=5)
+    """
+    cells = collections.Counter(zip(human, judge))
+    n = len(human)
+    ones, zeros = cells[1, 1] + cells[1, 0], cells[0, 0] + cells[0, 1]
+    observed = Fraction(cells[1, 1] + cells[0, 0], n)
+    judged = cells[1, 1] + cells[0, 1]
+    chance = Fraction(ones * judged + zeros * (n - judged), n * n)
+    return _Agreement(Fraction(cells[1, 1], ones) if ones else None,
+                      Fraction(cells[0, 0], zeros) if zeros else None,
+                      (observed - chance) / (1 - chance) if chance != 1
+                      else None, n)
+
+
+class _JudgeCheck(NamedTuple):
+    """What the human labels say of the judge on one metric: the
+    corrected figures, and beside them the judge's alone, the humans'
+    alone, the judge's bias and agreement, and whether the labelled items
+    look like the rest."""
+    a: _Corrected            # each system's corrected mean
+    b: _Corrected
+    gap: _Corrected          # the candidate's minus the baseline's
+    judged: object           # the _MetricResult of the judge's scores alone
+    human: object            # ... of the items labelled for both, alone
+    bias: tuple              # (mean, Interval) of judge - human: A, B, B - A
+    agreement: tuple         # an _Agreement per system, or () (not 0/1)
+    drift: object            # z of the labelled items' judge mean against
+                             # the others', where it is past 3.29; else None
+
+
+def _labelled(judge, human):
+    """Return (y, f, f of the unlabelled) of aligned judge scores and human
+    scores (NaN where the human gave none)."""
+    y, f, rest = [], [], []
+    for j, h in zip(judge, human):
+        if h == h:
+            y.append(h)
+            f.append(j)
+        else:
+            rest.append(j)
+    return y, f, rest
+
+
+def _judge_check(judge, human, confidence=CONFIDENCE):
+    """Return (the _JudgeCheck's corrected part: a, b, gap, bias,
+    agreement, drift) of one metric from _Columns of the judge's scores
+    and of the human's (NaN where unlabelled); the items labelled for
+    both give the gap, the bias on it, and its rectifier."""
+    corrected, bias, agreement, drift = [], [], [], None
+    for system, (j, h) in enumerate(((judge.a, human.a),
+                                     (judge.b, human.b))):
+        y, f, rest = _labelled(j, h)
+        corrected.append(_ppi_mean(y, f, rest, confidence))
+        bias.append(_mean_interval([x - v for x, v in zip(f, y)],
+                                   confidence))
+        if set(y) <= {0.0, 1.0} and set(f) <= {0.0, 1.0}:
+            agreement.append(_agreement(y, f))
+        if rest and len(f) > 1 and len(rest) > 1:
+            se = math.sqrt(_variance(f, 1) / len(f)
+                           + _variance(rest, 1) / len(rest))
+            z = (math.fsum(f) / len(f) - math.fsum(rest) / len(rest)) / se \
+                if se else 0.0
+            if abs(z) > 3.29 and (drift is None or abs(z) > abs(drift)):
+                drift = z
+    both = [k for k, (x, y) in enumerate(zip(human.a, human.b))
+            if x == x and y == y]
+    ours = set(both)
+    d = [judge.b[k] - judge.a[k] for k in range(len(judge.a))]
+    y = [human.b[k] - human.a[k] for k in both]
+    gap = _ppi_mean(y, [d[k] for k in both],
+                    [x for k, x in enumerate(d) if k not in ours],
+                    confidence)
+    bias.append(_mean_interval([d[k] - v for k, v in zip(both, y)],
+                               confidence))
+    return corrected, gap, bias, agreement if len(agreement) == 2 else (), \
+        drift
+
+
+def _corrected_result(metric, kind, check, options):
+    """Return the _MetricResult of the corrected figures (a, b and the
+    gap's _Corrected of _judge_check), so that Holm's adjustment, the
+    verdict and --fail-on judge it as any other."""
+    (a, b), gap = check[0], check[1]
+    normal = gap.df is None
+    test = "PPI++ z" if normal else "PPI++ t"
+    how = ("PPI++ (normal)" if normal
+           else f"PPI++ (t, {_df_words(round(gap.df, 1))})")
+    return _MetricResult(
+        metric.name, kind, metric.direction, gap.labels, a.estimate,
+        b.estimate, gap.estimate, a.ci, b.ci, gap.ci, None, test, gap.p,
+        None, None, None, gap.se, None, None, "prediction-powered", how,
+        gap.df)
+
+
 ## Anytime-valid comparison ###################################################
 
 # Doors (called from other sections): _sequential_binary, _sequential_bounded.
@@ -5312,6 +5549,8 @@ def _margin_interval(r, confidence=CONFIDENCE):
     (None, why) where the data give no interval with width."""
     if r.mcnemar is not None:
         return r.score_ci, "Newcombe score interval"
+    if getattr(r, "method", None) == "prediction-powered":   # a _Spread
+        return r.ci_paired, f"{r.paired_method} interval"     # has none
     units = r.n_items if r.clusters is None else r.clusters
     if units < 2 or not r.se:
         return None, ("the paired differences have no spread, so no "
@@ -5456,7 +5695,7 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
 
 # Doors (called from other sections): _compare_run, _Compared, _Dropped,
 # _finite_number, _FORMATS, _holds_preferences, _ID_FIELDS, _judged,
-# _lower_is_better, _margins, _open_source, _plan_from_pilot,
+# _judged_metric, _lower_is_better, _margins, _open_source, _plan_from_pilot,
 # _preference_battles, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
@@ -5885,11 +6124,12 @@ class _Column:
     rest go through them one by one, so that errors name their line.
     """
 
-    def __init__(self, source, field, binary=False, role="label"):
+    def __init__(self, source, field, binary=False, role="label",
+                 optional=False):
         self.get = _getter(source, field)
         self.field, self.where, self.binary = field, source.where, binary
         self.role, self.fields = role, source.fields
-        self.known = {}
+        self.known, self.optional = {}, optional
 
     def numbers(self, numbers, records):
         """Return the field of each record as a finite float."""
@@ -5923,6 +6163,8 @@ class _Column:
         return list(map(add, values, repeat(0.0)))     # no -0.0
 
     def _number(self, number, value):
+        if self.optional and (_missing(value) or value != value):
+            return math.nan                  # no label here: the usual case
         try:
             x = _finite_number(value)
         except ValueError as exc:
@@ -6141,7 +6383,7 @@ def _read_wide(source, metrics, cluster, id_field, role="cluster",
                columns=False, ordered=False):
     """Return [tally] of the one metric of a wide file (both systems' columns
     in each row), checking its ids for repeats (see _read_tallies)."""
-    (_, a_field, b_field, kind, _), = metrics
+    (_, a_field, b_field, kind, *_), = metrics
     binary = kind == "binary"
     for field in (a_field, b_field):
         _require(source.run(), field, "column", "the columns are",
@@ -6242,8 +6484,8 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False):
     places = None                     # a _Positions, made if needed
     seen = array("I", [0]) * len(numbers)      # candidate's number
     only, first_only = 0, []
-    readers = [_Column(candidate, m.b_field, m.kind == "binary")
-               for m in metrics]
+    readers = [_Column(candidate, m.b_field, m.kind == "binary",
+                       optional=m.optional) for m in metrics]
     tallies = [collections.Counter() if cluster is None else {}
                for _ in metrics]
     if columns:                     # B's values at A's positions
@@ -6378,8 +6620,8 @@ def _read_baseline(source, metrics, key, cluster, role="cluster"):
     range while they run on by one, as a file's lines do."""
     known, last, order, numbers = None, None, _IdList(), range(0)
     values = [array("d") for _ in metrics]
-    columns = [_Column(source, m.a_field, m.kind == "binary")
-               for m in metrics]
+    columns = [_Column(source, m.a_field, m.kind == "binary",
+                       optional=m.optional) for m in metrics]
     label = _Column(source, cluster, role=role) if cluster else None
     labels = [] if cluster else None
     get_id = _Column(source, key, role="id")
@@ -8527,6 +8769,8 @@ class _Compared(NamedTuple):
     equivalence: dict = {}       # {metric: equivalence margin}
     judgements: list = ()        # a _Judgement per result
     subset_judgements: list = ()  # ... and per subset
+    checks: tuple = ()           # --human: a _JudgeCheck per result
+    as_judged: tuple = ()        # ... and the judge's verdict alone
 
 
 def _compare_run(options, path, rng):
@@ -8575,6 +8819,11 @@ def _compare_run(options, path, rng):
     margins = _margins(options.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
     reading = _source_notes(options, (baseline, candidate))
+    if options.human:
+        human = options.human
+        at = options.runs.index(path, 1) if len(human) > 1 else 0
+        return _judged_run(options, [baseline, candidate], metrics,
+                           reading + said, rng, [human[0], human[at]])
     left = [[0], [0]]
     if options.allow_partial:
         baseline = _complete_rows(baseline, [f for m in metrics for f in (
@@ -8636,8 +8885,13 @@ def _judged(runs, options):
             labels, "subset") + " x " + _items(
                 len(runs[0].subsets) // max(labels, 1), "metric"),
         jobs=options.jobs, **judged), [len(run.subsets) for run in runs])
-    return [run._replace(judgements=j, subset_judgements=sj)
-            for run, j, sj in zip(runs, judgements, subsets)]
+    as_judged = _per_run(_judge(
+        [c.judged for run in runs for c in run.checks], family=count
+        + _items(metrics, "metric"), **judged),
+        [len(run.checks) for run in runs])
+    return [run._replace(judgements=j, subset_judgements=sj,
+                         as_judged=tuple(v.verdict for v in aj))
+            for run, j, sj, aj in zip(runs, judgements, subsets, as_judged)]
 
 
 def _per_run(items, sizes):
@@ -8647,6 +8901,206 @@ def _per_run(items, sizes):
         out.append(items[at:at + size])
         at += size
     return out
+
+
+def _judged_run(options, sources, metrics, reading, rng, specs):
+    """Return the _Compared of compare --human: for each metric, the
+    judge's scores of every item corrected by the human scores some
+    items have (prediction-powered: _judge_check), the corrected figures
+    as its result and the _JudgeCheck beside it.  *specs* are the two
+    runs' --human: a field of their records, or a file of labels."""
+    baseline, candidate = sources
+    if candidate is None:
+        raise EvalDeltaError("--human corrects two runs' judge scores: give "
+                             "the baseline's run and the candidate's")
+    fields, labels = [], []
+    for k, (source, spec) in enumerate(zip(sources, specs)):
+        if os.path.isfile(spec):
+            field = options.human_field or "human"
+            table = _human_labels(spec, field, options.id_col)
+            sources[k] = _with_labels(source, table, options.id_col,
+                                      candidate if k == 0 else baseline)
+            labels.append(table)
+            fields.append(_HUMAN)
+        else:
+            fields.append(spec)
+    baseline, candidate = sources
+    humans = [_Metric(f"{m.name} (human)", fields[0], fields[1], None,
+                      m.direction, optional=True) for m in metrics]
+    tallies, missing = _read_tallies(baseline, candidate, metrics + humans,
+                                     options, columns=True)
+    for table in labels:
+        table.check()
+    where = [f"{source.path}: " + (f"its labels file {spec}"
+                                   if field == _HUMAN else f"field {field!r}")
+             for source, spec, field in zip(sources, specs, fields)]
+    results, checks = [], []
+    for m, judge, human in zip(metrics, tallies, tallies[len(metrics):]):
+        result, check = _judged_metric(judge, human, m, rng, options, where)
+        results.append(result)
+        checks.append(check)
+    reading = list(reading) + (missing.notes() if isinstance(
+        missing, _Dropped) else [])
+    return _Compared((baseline.path, candidate.path), results, [], missing,
+                     reading, _margins(options.margin, [m.name for m in
+                                                        metrics]),
+                     equivalence=_margins(options.equivalence,
+                                          [m.name for m in metrics],
+                                          "--equivalence"),
+                     checks=tuple(checks))
+
+
+_HUMAN = "\x00human"     # the field _with_labels gives a run's records
+
+
+def _judged_metric(judge, human, metric, rng, options, where):
+    """Return (the corrected _MetricResult, its _JudgeCheck) of one
+    metric: the judge's _Columns and the human's (NaN where a human gave
+    none), aligned item by item; *where* names each system's labels in
+    messages.  The judge's scores alone and the humans' alone are
+    compared as compare compares any metric, for the report beside."""
+    judge = _judge_mapped(judge, human, metric, options, where)
+    binary = all(x != x or x in (0.0, 1.0) for x in human.a) and all(
+        x != x or x in (0.0, 1.0) for x in human.b)
+    kind = "binary" if binary else "continuous"
+    corrected, gap, bias, agreement, drift = _judge_check(
+        judge, human, options.confidence)
+    both = collections.Counter((x, y) for x, y in zip(human.a, human.b)
+                               if x == x and y == y)
+    check = _JudgeCheck(*corrected, gap, _compare_tally(
+        judge, rng, options, metric), _compare_tally(
+            both, rng, options, metric._replace(kind=kind)) if sum(
+                both.values()) > 1 else None, tuple(bias), tuple(agreement),
+        drift)
+    result = _corrected_result(metric, kind, (corrected, gap), options)
+    return result._replace(n_items=len(judge.a)), check
+
+
+def _judge_mapped(judge, human, metric, options, where):
+    """Return the judge's _Columns on the humans' scale: as --judge-map
+    says, else as they are where they lie in the humans' range; refuse a
+    system without two labels (on items the judge scored too), items
+    labelled for both fewer than two, and a judge outside the humans'
+    range."""
+    for column, place in zip((human.a, human.b), where):
+        count = sum(1 for x in column if x == x)
+        if count < 2:
+            raise EvalDeltaError(
+                f"{place}: {_items(count, 'human score')} for "
+                f"{metric.name}; a correction needs two at least, on items "
+                f"drawn at random (--human FIELD names the field that holds "
+                f"them where a human scored, --human FILE a file of them)")
+    both = sum(1 for x, y in zip(human.a, human.b) if x == x and y == y)
+    if both < 2:
+        raise EvalDeltaError(
+            f"{metric.name}: {_items(both)} labelled by a human for both "
+            f"systems; the corrected difference needs two at least (the "
+            f"same items labelled in both runs)")
+    spec = options.judge_map
+    if spec is not None:
+        if spec[0] == ">=":
+            def scale(x):
+                return float(x >= spec[1])
+        else:
+            lo, hi = spec
+
+            def scale(x):
+                return (x - lo) / (hi - lo)
+        judge = _Columns(array("d", map(scale, judge.a)),
+                         array("d", map(scale, judge.b)))
+    labelled = [x for x in itertools.chain(human.a, human.b) if x == x]
+    lo, hi = min(labelled), max(labelled)
+    if set(labelled) <= {0.0, 1.0}:
+        lo, hi = 0.0, 1.0
+    outside = [x for x in itertools.chain(judge.a, judge.b)
+               if not lo <= x <= hi]
+    if outside:
+        low, high = min(itertools.chain(judge.a, judge.b)), max(
+            itertools.chain(judge.a, judge.b))
+        mapped = " (after --judge-map)" if spec is not None else ""
+        raise EvalDeltaError(
+            f"{metric.name}: the judge's scores{mapped} run from {low:g} to "
+            f"{high:g}, the humans' from {lo:g} to {hi:g}: put them on one "
+            f"scale with --judge-map >=T (a judge score of T or more is a "
+            f"1) or --judge-map LO,HI (the judge's LO to HI onto 0 to 1)")
+    return judge
+
+
+class _Labels:
+    """A file of human scores, one per item id, which _with_labels gives
+    to a run's records; check() refuses a label for an id no run has."""
+
+    def __init__(self, path, values, places):
+        self.path, self.values, self.places = path, values, places
+        self.used = set()
+
+    def check(self):
+        """Refuse labels of items that no run holds."""
+        extra = [item for item in self.values if item not in self.used]
+        if extra:
+            raise EvalDeltaError(
+                f"{self.places[extra[0]]}: a human label for item "
+                f"{extra[0]!r}, which the runs do not hold"
+                + (f" ({len(extra) - 1} more such)" if len(extra) > 1
+                   else ""))
+
+
+def _human_labels(path, field, id_field):
+    """Return the _Labels of a file of human scores: a CSV, TSV, JSONL or
+    JSON array with an id (--id, else the first of _ID_FIELDS) and
+    *field*; a blank score is no label, a repeated id an error."""
+    source = _open_source(path, _Reading())
+    key = id_field or next((name for name in _ID_FIELDS if _field(
+        source.first, name) is not _MISSING), None)
+    if key is None:
+        raise EvalDeltaError(f"{source.where(source.first_number)}: no id "
+                             f"field ({', '.join(_ID_FIELDS)}; name it with "
+                             f"--id) in the file of human labels")
+    _require(source.run(), field, "field", "its fields are",
+             _numeric_fields(source.run(), _ID_FIELDS))
+    ids, scores = _Column(source, key, role="id"), _Column(
+        source, field, optional=True)
+    values, places = {}, {}
+    for numbers, records in source.batches:
+        for number, item, x in zip(numbers, ids.labels(numbers, records),
+                                   scores.numbers(numbers, records)):
+            if item in values:
+                raise EvalDeltaError(f"{source.where(number)}: item {item!r} "
+                                     f"is labelled twice in this file (also "
+                                     f"{places[item]})")
+            values[item], places[item] = x, source.where(number)
+    if all(x != x for x in values.values()):
+        raise EvalDeltaError(f"{path}: no human score in field {field!r}")
+    return _Labels(path, values, places)
+
+
+def _with_labels(source, labels, id_field, other):
+    """Return *source* with each record given its item's human score from
+    the _Labels (field _HUMAN; none where the file has none): the human
+    label as a second score on the same record, so that the join reads it
+    as it reads the judge's."""
+    key = id_field or _shared_id_field(source.run(), other.run())
+    values, used = labels.values, labels.used
+
+    def label(record):
+        item = _field(record, key)
+        item = str(item).strip() if item not in (_MISSING, None) else ""
+        used.add(item)
+        return values.get(item)
+
+    def batches():
+        for numbers, records in source.batches:
+            if source.fields is None:
+                yield numbers, [{**r, _HUMAN: label(r)} for r in records]
+            else:
+                yield numbers, [list(r) + [label(dict(zip(source.fields,
+                                                          r)))]
+                                for r in records]
+    first = {**source.first, _HUMAN: None}
+    fields = None if source.fields is None else list(source.fields) + [
+        _HUMAN]
+    return source._replace(batches=batches(), first=first, fields=fields,
+                           forkable=False)
 
 
 def _in_order(options, tallies, said):
@@ -8996,7 +9450,7 @@ def _not_metrics(options, baseline, candidate):
     key = options.id_col or _shared_id_field(baseline.run(), candidate.run(),
                                             False)
     return set(_ID_FIELDS) | {key, options.cluster, options.by,
-                              "metrics"} - {None}
+                              "metrics", *options.human} - {None}
 
 
 def _read_systems(source, names):
@@ -9465,7 +9919,9 @@ def _sentence_parts(r, j, confidence, resamples=None):
     u = _units_of(r)
     level = _decimal(_exact(confidence) * 100) + "%"
     ci = u.span_words(r.ci_paired)
-    if r.paired_method:
+    if r.method == "prediction-powered":
+        ci += f" by {r.paired_method}"
+    elif r.paired_method:
         ci += f" by {r.paired_method}, {_df_words(r.df)}"
     elif r.method == "saddlepoint":
         ci += " by saddlepoint"
@@ -9546,6 +10002,8 @@ def _detection_words(r, found, gap, u):
     if found.items_needed:
         words += (f"; detecting {gap} would take about "
                   f"{found.items_needed} items")
+        if r.method == "prediction-powered":
+            words += " labelled by a human in the same share"
     elif found.why:
         words += f"; {found.why}"
     return words + "."
@@ -9600,6 +10058,9 @@ def _format_compare(run, options, markdown=False):
     if macro:
         head += (f"; overall: the macro average over the "
                  f"{len({label for label, _ in subsets})} {by} subsets")
+    if run.checks:
+        head += (f"; the judge's scores corrected by human scores on "
+                 f"{_items(run.checks[0].gap.labels)} (prediction-powered)")
     words, notes = (_verbose_words if options.verbose else _words)(
         run, options)
     mark = _markdown if markdown else str
@@ -9642,6 +10103,9 @@ def _verbose_words(run, options):
     words = [_sentence(r, j, confidence=confidence,
                        resamples=options.resamples)
              for r, j in zip(results, judgements)]
+    for k, check in enumerate(run.checks):
+        words[k] += "".join("\n  " + line for line in _judge_lines(
+            results[k], judgements[k], check, run.as_judged[k], options))
     for k, q in enumerate(run.sequential):
         words[k] += "\n  " + _sequential_words(results[k], q, confidence)
     words += [_equivalence_words(r, j, options.alpha) for r, j
@@ -9651,7 +10115,7 @@ def _verbose_words(run, options):
     notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
              for note in j.notes + (_macro_notes(r, run.subsets)
                                     if options.macro else [])]
-    return words, notes
+    return words, notes + _judge_notes(run)
 
 
 def _words(run, options):
@@ -9672,6 +10136,9 @@ def _words(run, options):
         if k < len(run.sequential):
             lines.append(_sequential_words(r, run.sequential[k],
                                            options.confidence))
+        if k < len(run.checks):
+            lines += _judge_lines(r, run.judgements[k], run.checks[k],
+                                  run.as_judged[k], options)
         words.append("\n  ".join(lines + [size] * (size not in shared)))
         hidden = hidden or bool(details)
     words += [_equivalence_words(r, j, options.alpha) for r, j
@@ -9685,11 +10152,87 @@ def _words(run, options):
     everyone = len(results) > 1
     notes = [(f"all {len(results)} metrics" if everyone and len(names)
               == len(results) else ", ".join(names)) + f": {note}"
-             for note, names in said.items()]
+             for note, names in said.items()] + _judge_notes(run)
     if hidden:
         words.append("(--verbose: the detail behind each verdict, such as "
                      "the unpaired interval, discordant pairs and churn)")
     return words, notes
+
+
+def _judge_lines(r, j, check, as_judged, options):
+    """Return the lines of a judge-corrected metric under its verdict:
+    the judge's figures alone and the humans' alone, the judge's bias and
+    agreement, the labels' worth, and the finding where correcting
+    changed the verdict."""
+    u = _units_of(r)
+    level = _decimal(_exact(options.confidence) * 100) + "%"
+
+    def span(ci):
+        return u.span_words(Interval(_exact(ci.lo), _exact(ci.hi)))
+    judged, gap = check.judged, check.gap
+    lines = []
+    if as_judged != j.verdict:
+        lines.append(f"Finding: {as_judged} as judged; {j.verdict} after "
+                     f"correction by the human labels.")
+    lines.append(f"As judged (the judge's scores of all {_items(r.n_items)} "
+                 f"taken as the truth): {u.gap(judged.gap)} ({level} CI "
+                 f"{span(judged.ci_paired)}), {as_judged}.")
+    if check.human is not None:
+        h = check.human
+        lines.append(f"Humans alone (the {_items(h.n_items)} labelled for "
+                     f"both): {u.gap(h.gap)} ({level} CI "
+                     f"{span(h.ci_paired)}).")
+    words = []
+    for name, (mean, ci) in zip(("the baseline's", "the candidate's",
+                                 "on the gap"), check.bias):
+        words.append(f"{name} {u.gap(_exact(mean))}"
+                     + (f" {span(ci)}" if ci is not None else ""))
+    lines.append(f"The judge's bias (judge minus human, {level} CI): "
+                 f"{', '.join(words[:2])}; {words[2]}.")
+    if check.agreement:
+        said = [f"{name} sensitivity {_share_text(g.sensitivity)}, "
+                f"specificity {_share_text(g.specificity)}, Cohen's kappa "
+                f"{_share_text(g.kappa)}"
+                for name, g in zip(("the baseline's", "the candidate's"),
+                                   check.agreement)]
+        lines.append(f"Agreement with the human labels: {said[0]}; "
+                     f"{said[1]}.")
+    worth = (f"the precision of about {round(gap.effective):,} labels "
+             f"alone" if gap.effective else "no more precision than the "
+             "labels alone")
+    lines.append(f"{_items(gap.labels, 'human label')} and "
+                 f"{gap.unlabelled:,} judge scores give {worth} (PPI++ "
+                 f"weight {gap.weight:.2f}: 1 trusts the judge as PPI "
+                 f"does, 0 sets it aside).")
+    return lines
+
+
+def _share_text(x):
+    """Return a share to two decimals, or 'none' where there is none."""
+    return "none" if x is None else f"{float(x):.2f}"
+
+
+def _judge_notes(run):
+    """Return the notes of a judge-corrected comparison, said once: what
+    the correction assumes, and where the labelled items look unlike the
+    rest."""
+    if not run.checks:
+        return []
+    notes = ["judge-corrected figures take the human-labelled items to be "
+             "a random sample of the items (prediction-powered inference "
+             "is unbiased only then)"]
+    notes += [f"{r.metric}: the labelled items' judge scores differ from "
+              f"the others' (z = {c.drift:+.1f}): labels not drawn at "
+              f"random would bias the correction"
+              for r, c in zip(run.results, run.checks) if c.drift]
+    small = [r.metric for r, c in zip(run.results, run.checks)
+             if c.gap.df is not None]
+    if small:
+        notes.append(f"{', '.join(small)}: fewer than {_PPI_CLT_LEAST} "
+                     f"human labels, so Student's t on the two parts' "
+                     f"variances (Welch-Satterthwaite degrees of freedom), "
+                     f"not the normal interval")
+    return notes
 
 
 def _percent(count, total):
@@ -9920,10 +10463,43 @@ def _compare_json(run, options):
     report["reading"] = run.reading
     for entry, q in zip(report["metrics"], run.sequential):
         entry["sequential"] = _sequential_json(q)
+    for entry, check, verdict in zip(report["metrics"], run.checks,
+                                     run.as_judged):
+        entry["judge_corrected"] = _judge_json(check, verdict)
     if run.preferences is not None:
         report["preferences"] = _preference_json(run.preferences,
                                                  results[0])
     return report
+
+
+def _judge_json(check, as_judged):
+    """Return the JSON object of a _JudgeCheck: the corrected means and
+    gap with their weights and labels, the judge's figures alone and the
+    humans' alone, the bias, the agreement and the drift."""
+    def corrected(c):
+        return {"estimate": c.estimate, "ci": [c.ci.lo, c.ci.hi], "p": c.p,
+                "se": c.se, "weight": c.weight, "labels": c.labels,
+                "unlabelled": c.unlabelled, "effective_labels": c.effective,
+                "df": c.df}
+
+    def alone(r):
+        return r and {"a": float(r.a), "b": float(r.b),
+                      "gap": float(r.gap), "n_items": r.n_items,
+                      "ci": [float(r.ci_paired.lo), float(r.ci_paired.hi)],
+                      "p": float(r.p), "test": r.test}
+    return {
+        "method": "PPI++ (Angelopoulos, Duchi and Zrnic 2023)",
+        "a": corrected(check.a), "b": corrected(check.b),
+        "gap": corrected(check.gap),
+        "as_judged": dict(alone(check.judged), verdict=as_judged),
+        "humans_alone": alone(check.human),
+        "bias": {name: {"mean": mean, "ci": ci and [ci.lo, ci.hi]}
+                 for name, (mean, ci) in zip(("a", "b", "gap"), check.bias)},
+        "agreement": [{"sensitivity": g.sensitivity and float(g.sensitivity),
+                       "specificity": g.specificity and float(g.specificity),
+                       "kappa": g.kappa and float(g.kappa), "items": g.items}
+                      for g in check.agreement],
+        "labelled_items_differ_z": check.drift}
 
 
 def _compare_entries(results, judgements, interval, resamples=None):
@@ -10815,12 +11391,16 @@ def _plain(values, name):
 def compare(baseline, candidate, *, metric="metric", kind=None,
             direction="higher", margin=None, confidence=CONFIDENCE,
             alpha=0.05, resamples=RESAMPLES, interval="percentile",
-            method="auto", seed=SEED, jobs=1):
+            method="auto", seed=SEED, jobs=1, human_a=None, human_b=None):
     """Return the Comparison of two systems' per-item scores, in item order.
 
     *kind* is "binary" or "continuous" (default: binary when every value
     is 0 or 1); *direction* "higher" or "lower" is better; *margin* a
-    non-inferiority margin in the metric's units.  The other options are
+    non-inferiority margin in the metric's units.  With *human_a* and
+    *human_b*, each system's human scores item by item (None where a
+    human gave none), the scores are a judge's, corrected by them as
+    compare --human corrects them (prediction-powered inference, PPI++);
+    to_dict()'s "judge_corrected" holds the detail.  The other options are
     compare's.  If the sequences differ in length or hold a value that is
     not a finite number, EvalDeltaError is raised.
 
@@ -10838,6 +11418,20 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     a, b = _library_columns([_plain(baseline, "baseline"),
                              _plain(candidate, "candidate")],
                             ["baseline", "candidate"], kind)
+    if (human_a is None) != (human_b is None):
+        raise EvalDeltaError("give human_a and human_b, each system's human "
+                             "scores (None where a human gave none), or "
+                             "neither")
+    if human_a is not None:
+        human = [_library_labels(h, name, len(a)) for h, name in (
+            (human_a, "human_a"), (human_b, "human_b"))]
+        result, check = _judged_metric(
+            _Columns(array("d", a), array("d", b)),
+            _Columns(*(array("d", h) for h in human)), m,
+            random.Random(seed), options, ["human_a", "human_b"])
+        run = _Compared(("baseline", "candidate"), [result], [], 0, [],
+                        _margins(options.margin, [metric]), checks=(check,))
+        return Comparison(_judged([run], options)[0], options)
     tally = collections.Counter(zip(a, b))
     if len(tally) > max(_BATCH, len(a) // 2):   # as a file's are read
         tally = _Columns(array("d", a), array("d", b))
@@ -10890,6 +11484,26 @@ def _library_options(**given):
                                  f"{given[name]!r}")
     _check_resamples(given["resamples"], given["confidence"])
     return _Options(**given)
+
+
+def _library_labels(values, name, n):
+    """Return human scores, None (or NaN) where a human gave none, as
+    floats with NaN for none; one per item."""
+    values = list(values)
+    if len(values) != n:
+        raise EvalDeltaError(f"{name} has {len(values)} values for {n} "
+                             f"items: give one per item, None where a human "
+                             f"gave no score")
+    out = []
+    for i, value in enumerate(values):
+        if value is None or (isinstance(value, float) and value != value):
+            out.append(math.nan)
+            continue
+        try:
+            out.append(_finite_number(_plain([value], name)[0]))
+        except ValueError as exc:
+            raise EvalDeltaError(f"{name}[{i}]: {exc}") from None
+    return out
 
 
 def _library_columns(columns, names, kind=None):
@@ -11230,6 +11844,26 @@ def _add_compare(commands):
     cmp.add_argument("--plot", metavar="FILE.svg",
                      help="also draw each metric's paired bootstrap "
                           "distribution with its CI and zero, as SVG")
+    cmp.add_argument("--human", action="append", default=[],
+                     metavar="FIELD|FILE",
+                     help="a judge's scores corrected by human scores on "
+                          "some of the items (prediction-powered inference, "
+                          "PPI++): a field of the runs' records, present "
+                          "on the items a human scored, or a file of them "
+                          "(an id and --human-field); once for both runs or "
+                          "once per run.  The report adds the judge's "
+                          "figures alone, the humans' alone, the judge's "
+                          "bias and agreement; the labelled items must be "
+                          "a random sample of the items")
+    cmp.add_argument("--human-field", metavar="NAME",
+                     help="with --human FILE: the file's field of human "
+                          "scores (default human)")
+    cmp.add_argument("--judge-map", type=_judge_map_spec,
+                     metavar=">=T|LO,HI",
+                     help="with --human: the judge's scores onto the "
+                          "humans' scale: >=T makes a judge score of T or "
+                          "more a 1 (0/1 human labels), LO,HI maps the "
+                          "judge's LO..HI onto 0..1")
     _add_reading(cmp)
     cmp.add_argument("--fail-on", choices=("worse", "not-better",
                                            "inferior", "changed",
@@ -11715,6 +12349,27 @@ def _compare_options(args):
     elif args.bounds is not None or args.order:
         raise EvalDeltaError(f"{'--bounds' if args.bounds else '--order'} "
                              f"goes with --sequential")
+    if args.human:
+        for flag, given in (("--cluster", args.cluster), ("--by", args.by),
+                            ("--sequential", args.sequential),
+                            ("--stat", stats)):
+            if given:
+                raise EvalDeltaError(f"--human with {flag} is not supported "
+                                     f"yet")
+        if not args.candidates:
+            raise EvalDeltaError("--human corrects two runs' judge scores: "
+                                 "give the baseline's run and the "
+                                 "candidate's")
+        if len(args.human) not in (1, 1 + len(args.candidates)):
+            raise EvalDeltaError(f"--human is given {len(args.human)} times "
+                                 f"for {1 + len(args.candidates)} runs: "
+                                 f"give it once for every run, or once per "
+                                 f"run in their order")
+    else:
+        for flag, given in (("--human-field", args.human_field),
+                            ("--judge-map", args.judge_map)):
+            if given is not None:
+                raise EvalDeltaError(f"{flag} goes with --human")
     if args.fail_on == "not-equivalent" and not args.equivalence:
         raise EvalDeltaError("--fail-on not-equivalent needs --equivalence: "
                              "equivalence is judged against a margin")
@@ -11735,7 +12390,9 @@ def _compare_options(args):
         margin=tuple(args.margin or ()),
         equivalence=tuple(args.equivalence or ()),
         sequential=args.sequential, order=args.order, bounds=args.bounds,
-        fail_on=args.fail_on, plot=args.plot, verbose=args.verbose)
+        fail_on=args.fail_on, human=tuple(args.human),
+        human_field=args.human_field, judge_map=args.judge_map,
+        plot=args.plot, verbose=args.verbose)
 
 
 def _rank_options(args):
@@ -11830,6 +12487,23 @@ def _metric_type(text):
         raise argparse.ArgumentTypeError(
             f"expected NAME=binary or NAME=continuous, not {text!r}")
     return name, kind
+
+
+def _judge_map_spec(text):
+    """argparse type of --judge-map: '>=T' or 'LO,HI' with LO < HI."""
+    try:
+        if text.strip().startswith(">="):
+            threshold = float(text.strip()[2:])
+            if math.isfinite(threshold):
+                return ">=", threshold
+        else:
+            lo, hi = (float(x) for x in text.split(","))
+            if math.isfinite(lo) and math.isfinite(hi) and lo < hi:
+                return lo, hi
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(
+        f"expected >=T (a threshold) or LO,HI with LO < HI, not {text!r}")
 
 
 def _bounds_spec(text):

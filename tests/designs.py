@@ -55,3 +55,36 @@ def macro(rng, design):
         tally[k] = c
         truth += (pb - pa) / 5
     return tally, truth
+
+
+JUDGES = ("unbiased", "biased", "favours B")
+
+
+def judged(rng, items, labels, judge, acc=(0.70, 0.74)):
+    """One judged eval of two systems: ((A's, B's judge scores), (A's, B's
+    human scores, NaN where unlabelled)) on *items* items, *labels* of
+    them labelled by a human at random, and the truth (A, B, B - A).
+
+    Each system is right on an item with its accuracy; the human sees the
+    truth.  The judge passes a right answer 90% of the time and a wrong
+    one: "unbiased", as often as makes its mean the truth's; "biased",
+    30% of the time for both systems; "favours B", half the time on a
+    long answer and 5% on a short one, B writing long answers 70% of the
+    time to A's 20% (the length bias of issue 33's example: the judge's
+    gap about 9 points where the truth's is 4).
+    """
+    marked = set(rng.sample(range(items), labels))
+    judges, humans = ([], []), ([], [])
+    for i in range(items):
+        for s, p in enumerate(acc):
+            truth = int(rng.random() < p)
+            if judge == "unbiased":
+                wrong = 0.1 * p / (1 - p)
+            elif judge == "biased":
+                wrong = 0.3
+            else:
+                wrong = 0.5 if rng.random() < (0.2, 0.7)[s] else 0.05
+            judges[s].append(float(rng.random() < (0.9 if truth
+                                                   else wrong)))
+            humans[s].append(float(truth) if i in marked else math.nan)
+    return judges, humans, (acc[0], acc[1], acc[1] - acc[0])

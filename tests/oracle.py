@@ -556,3 +556,29 @@ def joint_rank_sets(observed, drawn, confidence):
             below[k] += 1
             above[j] += 1
     return [(1 + above[s], size - below[s]) for s in range(size)]
+
+
+def ppi_mean(y, f, f_unlabelled, z):
+    """PPI++'s mean, written out in exact fractions of the values as
+    written (float sums only at the square root): the weight cov(y, f) /
+    ((1 + n/N) var(f, f~)) clipped to [0, 1] (cov over n, the variance
+    over n + N - 1, as ppi-python's ppi_mean_ci takes them), the estimate
+    lam mean(f~) + mean(y - lam f), and its normal interval with the two
+    parts' variances over their counts.  Returns (estimate, lam, lo, hi).
+    """
+    y, f, g = ([written(x) for x in v] for v in (y, f, f_unlabelled))
+    n, big_n = len(y), len(g)
+    my, mf = sum(y) / n, sum(f) / n
+    cov = sum((a - my) * (b - mf) for a, b in zip(y, f)) / n
+    every = f + g
+    mean = sum(every) / len(every)
+    var = sum((x - mean) ** 2 for x in every) / (len(every) - 1)
+    lam = min(Fraction(1), max(Fraction(0), cov / ((1 + Fraction(n, big_n))
+                                                   * var))) if var else 0
+    r = [a - lam * b for a, b in zip(y, f)]
+    mr, mg = sum(r) / n, sum(g) / big_n
+    estimate = lam * mg + mr
+    v_r = sum((x - mr) ** 2 for x in r) / n / n
+    v_g = lam * lam * sum((x - mg) ** 2 for x in g) / big_n / big_n
+    half = z * math.sqrt(v_r + v_g)
+    return estimate, lam, float(estimate) - half, float(estimate) + half

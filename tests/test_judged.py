@@ -1,0 +1,318 @@
+"""Judge-corrected comparison: a judge's scores corrected by human labels on
+some items (prediction-powered inference, PPI++), against ppi-python and a
+plain oracle, calibrated by simulation, and its input refused in clear
+words where it cannot be read.
+"""
+import json
+import math
+import random
+from fractions import Fraction
+from statistics import NormalDist
+
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+import bootstrap_eval_deltas as bed
+import designs
+import oracle
+
+Z = NormalDist().inv_cdf(0.975)
+
+
+def run(capsys, *argv):
+    status = bed.main(["compare", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def jsonl(tmp_path, name, rows):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def judged_runs(tmp_path, items=400, labels=80, judge="favours B", seed=1):
+    """Two runs of judge scores ("score"), human scores ("human") on a
+    random *labels* of the *items*."""
+    rng = random.Random(seed)
+    (ja, jb), (ha, hb), _ = designs.judged(rng, items, labels, judge)
+    runs = []
+    for name, js, hs in (("base.jsonl", ja, ha), ("cand.jsonl", jb, hb)):
+        rows = [dict({"id": i, "score": j}, **({} if h != h else
+                                                {"human": h}))
+                for i, (j, h) in enumerate(zip(js, hs))]
+        runs.append(jsonl(tmp_path, name, rows))
+    return runs
+
+
+# -- the estimate, against an oracle and ppi-python ---------------------------
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=2,
+                max_size=8),
+       st.lists(st.integers(0, 4), min_size=1, max_size=8))
+def test_the_corrected_mean_is_the_plain_sums(labelled, unlabelled):
+    # y and f on quarters (exact as floats), past the normal interval's
+    # threshold of labels by repeating them: the estimate, the weight and
+    # the interval as the written-out sums in fractions give them.
+    times = -(-bed._PPI_CLT_LEAST // len(labelled))
+    y = [a / 4 for a, _ in labelled] * times
+    f = [b / 4 for _, b in labelled] * times
+    g = [x / 4 for x in unlabelled] * 40
+    got = bed._ppi_mean(y, f, g)
+    estimate, lam, lo, hi = oracle.ppi_mean(y, f, g, Z)
+    assert got.df is None and got.labels == len(y)
+    assert got.weight == pytest.approx(float(lam), abs=1e-12)
+    assert got.estimate == pytest.approx(float(estimate), abs=1e-12)
+    assert (got.ci.lo, got.ci.hi) == pytest.approx((lo, hi), abs=1e-12)
+
+
+def test_every_label_leaves_the_humans_mean():
+    got = bed._ppi_mean([1, 0, 1, 1], [1, 1, 1, 0], [])
+    assert got.weight == 0 and got.estimate == 0.75 and got.unlabelled == 0
+
+
+def test_a_judge_that_tells_nothing_is_set_aside():
+    # A judge uncorrelated with the humans gets weight 0: the humans'
+    # mean alone, with its own interval.
+    y = [1, 0] * 60
+    f = [1, 1, 0, 0] * 30
+    got = bed._ppi_mean(y, f, [1, 0] * 200)
+    assert got.weight == 0 and got.estimate == 0.5
+    assert got.effective == pytest.approx(120 * 120 / 119, rel=1e-9)
+
+
+@pytest.mark.slow                # ppi-python: python3 -m pytest -m slow
+def test_the_figures_are_ppi_pythons(capsys, tmp_path):
+    # compare --human --json, each system's mean and the gap, against
+    # ppi-python's ppi_mean_pointestimate, ppi_mean_ci and ppi_mean_pval
+    # (PPI++ with its power-tuned weight) on the same labelled and
+    # unlabelled scores: to 1e-9.
+    ppi = pytest.importorskip("ppi_py")
+    np = pytest.importorskip("numpy")
+    base, cand = judged_runs(tmp_path, items=1200, labels=300)
+    status, out, err = run(capsys, base, cand, "--metric", "score",
+                           "--human", "human", "--json")
+    assert status == 0, err
+    got = json.loads(out)["metrics"][0]["judge_corrected"]
+    rows = [[json.loads(line) for line in open(p)] for p in (base, cand)]
+    columns = {}
+    for name, k in (("a", 0), ("b", 1)):
+        columns[name] = ([r["human"] for r in rows[k] if "human" in r],
+                         [r["score"] for r in rows[k] if "human" in r],
+                         [r["score"] for r in rows[k] if "human" not in r])
+    both = [i for i, (x, y) in enumerate(zip(*rows))
+            if "human" in x and "human" in y]
+    d = [y["score"] - x["score"] for x, y in zip(*rows)]
+    columns["gap"] = ([rows[1][i]["human"] - rows[0][i]["human"]
+                       for i in both], [d[i] for i in both],
+                      [x for i, x in enumerate(d) if i not in set(both)])
+    for name, (y, f, g) in columns.items():
+        y, f, g = map(np.array, (y, f, g))
+        want = [np.ravel(ppi.ppi_mean_pointestimate(y, f, g))[0],
+                *(np.ravel(x)[0] for x in ppi.ppi_mean_ci(y, f, g,
+                                                          alpha=0.05)),
+                np.ravel(ppi.ppi_mean_pval(y, f, g))[0]]
+        mine = got[name]
+        assert [mine["estimate"], *mine["ci"], mine["p"]] == pytest.approx(
+            want, abs=1e-9), name
+
+
+# -- calibrated by simulation --------------------------------------------------
+
+@pytest.mark.parametrize("judge", designs.JUDGES)
+@pytest.mark.parametrize("labels, items, replays", [
+    (50, 600, 100), (200, 600, 100),
+    pytest.param(50, 1500, 400, marks=pytest.mark.slow),
+    pytest.param(200, 1500, 400, marks=pytest.mark.slow),
+    pytest.param(1000, 3000, 300, marks=pytest.mark.slow)])
+def test_corrected_intervals_cover_whatever_the_judge(judge, labels, items,
+                                                      replays):
+    # Labels drawn at random: each system's corrected interval and the
+    # gap's cover the truth 95% of the time within 3.5 Monte Carlo
+    # standard errors, the judge biased or not; the judge's own interval
+    # does not where it favours B.
+    rng = random.Random(labels + len(judge))
+    covered = [0, 0, 0]
+    as_judged = 0
+    for _ in range(replays):
+        (ja, jb), (ha, hb), truth = designs.judged(rng, items, labels, judge)
+        judge_cols = bed._Columns(ja, jb)
+        corrected, gap, *_ = bed._judge_check(judge_cols,
+                                              bed._Columns(ha, hb))
+        for k, c in enumerate([*corrected, gap]):
+            covered[k] += c.ci.lo <= truth[k] <= c.ci.hi
+        d = [y - x for x, y in zip(ja, jb)]
+        mean = sum(d) / items
+        se = math.sqrt(bed._variance(d, 1) / items)
+        as_judged += abs(mean - truth[2]) <= Z * se
+    floor = 0.95 - 3.5 * math.sqrt(0.05 * 0.95 / replays)
+    assert min(covered) / replays >= floor, covered
+    assert max(covered) / replays <= 0.995
+    if judge == "favours B":
+        assert as_judged / replays < 0.8        # confidently wrong
+
+
+def test_small_label_sets_take_student_t():
+    (ja, jb), (ha, hb), _ = designs.judged(random.Random(4), 600, 40,
+                                           "biased")
+    _, gap, *_ = bed._judge_check(bed._Columns(ja, jb), bed._Columns(ha, hb))
+    assert gap.df is not None and 20 < gap.df < 60
+    (ja, jb), (ha, hb), _ = designs.judged(random.Random(4), 600, 150,
+                                           "biased")
+    _, gap, *_ = bed._judge_check(bed._Columns(ja, jb), bed._Columns(ha, hb))
+    assert gap.df is None
+
+
+def test_agreement_is_cohens_kappa_counted_by_hand():
+    g = bed._agreement([1, 1, 1, 0, 0, 0, 0, 1], [1, 1, 0, 0, 0, 1, 0, 1])
+    # 3 of 4 ones seen, 3 of 4 zeros; p_o = 6/8, p_e = 1/2
+    assert (g.sensitivity, g.specificity, g.kappa) == (
+        Fraction(3, 4), Fraction(3, 4), Fraction(1, 2))
+
+
+# -- the command line ----------------------------------------------------------
+
+def test_the_report_puts_the_judge_beside_the_correction(capsys, tmp_path):
+    base, cand = judged_runs(tmp_path, items=1500, labels=150, seed=3)
+    status, out, err = run(capsys, base, cand, "--metric", "score",
+                           "--human", "human", "--resamples", "200")
+    assert status == 0, err
+    assert "PPI++" in out and "As judged (the judge's scores" in out
+    assert "Humans alone (the 150 items labelled for both)" in out
+    assert "The judge's bias (judge minus human" in out
+    assert "Cohen's kappa" in out and "human labels and" in out
+    assert "random sample of the items" in out
+    status, out, _ = run(capsys, base, cand, "--metric", "score",
+                         "--human", "human", "--resamples", "200", "--json")
+    entry = json.loads(out)["metrics"][0]
+    assert entry["test"]["name"] == "PPI++ z"
+    assert entry["judge_corrected"]["gap"]["labels"] == 150
+    assert entry["judge_corrected"]["as_judged"]["n_items"] == 1500
+
+
+def test_a_verdict_that_changes_says_so_and_fail_on_takes_the_corrected(
+        capsys, tmp_path):
+    # The judge favours B: "better" as judged, not after correction; the
+    # finding line says so and --fail-on not-better trips on the
+    # corrected verdict.
+    base, cand = judged_runs(tmp_path, items=4000, labels=400, seed=8)
+    status, out, err = run(capsys, base, cand, "--metric", "score",
+                           "--human", "human", "--resamples", "200",
+                           "--fail-on", "not-better")
+    assert "Finding: better as judged; no detectable difference after " \
+           "correction" in out
+    assert status == 1 and "is not better" in err
+
+
+def test_a_file_of_labels_is_the_field(capsys, tmp_path):
+    base, cand = judged_runs(tmp_path, items=300, labels=60, seed=5)
+    rows = [[json.loads(line) for line in open(p)] for p in (base, cand)]
+    files = []
+    for k, name in enumerate(("base", "cand")):
+        bare = jsonl(tmp_path, f"{name}-bare.jsonl",
+                     [{"id": r["id"], "score": r["score"]} for r in rows[k]])
+        labels = tmp_path / f"{name}-labels.csv"
+        labels.write_text("id,label\n" + "".join(
+            f"{r['id']},{r['human']}\n" for r in rows[k] if "human" in r))
+        files.append((bare, str(labels)))
+    field = run(capsys, base, cand, "--metric", "score", "--human", "human",
+                "--json", "--resamples", "100")
+    filed = run(capsys, files[0][0], files[1][0], "--metric", "score",
+                "--human", files[0][1], "--human", files[1][1],
+                "--human-field", "label", "--json", "--resamples", "100")
+    assert field[0] == filed[0] == 0, filed[2]
+    one, two = (json.loads(x[1])["metrics"][0]["judge_corrected"]
+                for x in (field, filed))
+    assert one == two
+
+
+def test_the_library_corrects_as_the_command_line(capsys, tmp_path):
+    base, cand = judged_runs(tmp_path, items=500, labels=100, seed=8)
+    rows = [[json.loads(line) for line in open(p)] for p in (base, cand)]
+    c = bed.compare([r["score"] for r in rows[0]],
+                    [r["score"] for r in rows[1]], metric="score",
+                    human_a=[r.get("human") for r in rows[0]],
+                    human_b=[r.get("human") for r in rows[1]])
+    status, out, _ = run(capsys, base, cand, "--metric", "score", "--human",
+                         "human", "--json")
+    cli = json.loads(out)["metrics"][0]
+    assert c.to_dict()["metrics"][0]["judge_corrected"] == \
+        cli["judge_corrected"]
+    assert (c.gap, c.ci) == (cli["observed"]["gap"],
+                             tuple(cli["ci"]["paired_gap"]))
+
+
+@pytest.mark.parametrize("rows, extra, message", [
+    # human labels that are not numbers
+    (([{"id": 0, "s": 1, "h": "yes"}, {"id": 1, "s": 0, "h": 1}],
+      [{"id": 0, "s": 1, "h": 1}, {"id": 1, "s": 0, "h": 0}]), [],
+     "a.jsonl:1: h: not a number: 'yes'"),
+    # all labels missing in one run: the field in one run only
+    (([{"id": 0, "s": 1}, {"id": 1, "s": 0}],
+      [{"id": 0, "s": 1, "h": 1}, {"id": 1, "s": 0, "h": 0}]), [],
+     "a.jsonl: field 'h': 0 human scores for s; a correction needs two"),
+    # one label
+    (([{"id": 0, "s": 1, "h": 1}, {"id": 1, "s": 0}],
+      [{"id": 0, "s": 1, "h": 1}, {"id": 1, "s": 0, "h": 0}]), [],
+     "1 human score for s"),
+    # labels on different items: none for both
+    (([{"id": 0, "s": 1, "h": 1}, {"id": 1, "s": 0, "h": 0},
+       {"id": 2, "s": 0}, {"id": 3, "s": 1}],
+      [{"id": 0, "s": 1}, {"id": 1, "s": 0}, {"id": 2, "s": 0, "h": 0},
+       {"id": 3, "s": 1, "h": 1}]), [],
+     "s: 0 items labelled by a human for both systems"),
+    # a judge on 1-10 against 0/1 labels
+    (([{"id": 0, "s": 7, "h": 1}, {"id": 1, "s": 2, "h": 0},
+       {"id": 2, "s": 9}],
+      [{"id": 0, "s": 8, "h": 1}, {"id": 1, "s": 3, "h": 0},
+       {"id": 2, "s": 5}]), [],
+     "the judge's scores run from 2 to 9, the humans' from 0 to 1: put "
+     "them on one scale with --judge-map"),
+    (([{"id": 0, "s": 1, "h": 1}], [{"id": 0, "s": 1, "h": 1}]),
+     ["--by", "s"], "--human with --by is not supported yet"),
+])
+def test_bad_human_labels_get_one_line(capsys, tmp_path, rows, extra,
+                                       message):
+    a, b = (jsonl(tmp_path, name, r) for name, r in zip(("a.jsonl",
+                                                         "b.jsonl"), rows))
+    status, out, err = run(capsys, a, b, "--metric", "s", "--human", "h",
+                           *extra)
+    assert status == 2 and out == "" and len(err.splitlines()) == 1
+    assert message in err.replace(str(tmp_path) + "/", ""), err
+
+
+def test_a_label_for_an_item_no_run_has_is_named(capsys, tmp_path):
+    a = jsonl(tmp_path, "a.jsonl", [{"id": i, "s": i % 2} for i in range(4)])
+    b = jsonl(tmp_path, "b.jsonl", [{"id": i, "s": 1} for i in range(4)])
+    labels = tmp_path / "labels.csv"
+    labels.write_text("id,human\n0,1\n1,0\n2,1\n9,1\n")
+    status, _, err = run(capsys, a, b, "--metric", "s", "--human",
+                         str(labels))
+    assert status == 2 and "labels.csv:5: a human label for item '9', " \
+                           "which the runs do not hold" in err
+
+
+def test_a_judge_mapped_onto_the_labels(capsys, tmp_path):
+    rng = random.Random(2)
+    rows = [[], []]
+    for i in range(300):
+        for k in (0, 1):
+            truth = int(rng.random() < 0.6 + 0.1 * k)
+            row = {"id": i, "s": rng.randint(6, 10) if truth
+                   else rng.randint(1, 7)}
+            if i % 5 == 0:
+                row["h"] = truth
+            rows[k].append(row)
+    a, b = (jsonl(tmp_path, n, r) for n, r in zip(("a.jsonl", "b.jsonl"),
+                                                 rows))
+    status, out, err = run(capsys, a, b, "--metric", "s", "--human", "h",
+                           "--judge-map", ">=7", "--json")
+    assert status == 0, err
+    got = json.loads(out)["metrics"][0]["judge_corrected"]
+    assert 0 < got["as_judged"]["a"] < 1 and got["agreement"]
+    status, out, err = run(capsys, a, b, "--metric", "s", "--judge-map",
+                           "1,10")
+    assert status == 2 and "--judge-map goes with --human" in err
