@@ -3488,7 +3488,7 @@ def _win_rates(size, cells):
 ## Judge-corrected comparison ################################################
 
 # Doors (called from other sections): _corrected_result, _judge_check,
-# _JudgeCheck, _PPI_CLT_LEAST.
+# _JudgeCheck, _labels_needed, _PPI_CLT_LEAST.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -3525,6 +3525,9 @@ class _Corrected(NamedTuple):
     unlabelled: int          # N, the items the judge alone scored
     effective: object        # labels alone that would give this se
     df: object               # None: the normal interval; else Student's t
+    moments: tuple = ()      # (var y, cov(y, f), var f) on the labelled
+                             # items and var f on the rest, unbiased: what
+                             # _labels_needed sizes by
 
 
 def _variance(values, ddof):
@@ -3586,8 +3589,41 @@ def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE):
              else float(estimate == 0))
     human = _variance(list(y), 1)
     effective = human / (se * se) if se and human else None
+    moments = (human, cov * n / (n - 1), _variance(list(f), 1),
+               _variance(list(f_unlabelled), 1))
     return _Corrected(estimate, Interval(estimate - half, estimate + half),
-                      p, se, weight, n, big_n, effective, df)
+                      p, se, weight, n, big_n, effective, df, moments)
+
+
+def _labels_needed(c, target, alpha=0.05, power=_POWER):
+    """Return the fewest human labels, of the same items, with which the
+    corrected mean's standard error detects *target* with *power* (a
+    two-sided test at *alpha*), at the judge's agreement seen (c's
+    moments), PPI++'s weight tuned again for each count; None where even
+    every item but one labelled would not.
+
+    >>> c = _ppi_mean([1, 0, 1, 1, 0, 1] * 20, [1, 0, 1, 0, 0, 1] * 20,
+    ...               [1, 0, 1] * 200)
+    >>> _labels_needed(c, 0.05) > c.labels > _labels_needed(c, 0.2)
+    True
+    """
+    var_y, cov, var_f, var_u = c.moments
+    items = c.labels + c.unlabelled
+    limit = (target / (_upper_z(alpha / 2) + _upper_z(1 - power))) ** 2
+
+    def enough(n):
+        rest = items - n
+        weight = (min(1.0, max(0.0, cov / ((1 + n / rest) * var_f)))
+                  if var_f else 0.0)
+        return ((var_y - 2 * weight * cov + weight * weight * var_f) / n
+                + weight * weight * var_u / rest) <= limit
+    grid = sorted({min(items - 1, max(2, round(2 * 1.05 ** k)))
+                   for k in range(400)} | {items - 1})
+    passed = next((n for n in grid if n >= 2 and enough(n)), None)
+    if passed is None or not target:
+        return None
+    low = max([n for n in grid if n < passed] or [1])
+    return next(n for n in range(low + 1, passed + 1) if enough(n))
 
 
 def _mean_interval(values, confidence=CONFIDENCE):
@@ -3645,6 +3681,8 @@ class _JudgeCheck(NamedTuple):
     agreement: tuple         # an _Agreement per system, or () (not 0/1)
     drift: object            # z of the labelled items' judge mean against
                              # the others', where it is past 3.29; else None
+    needed: object = None    # labels that would detect the gap seen
+                             # (_labels_needed), None: more than the items
 
 
 def _labelled(judge, human):
@@ -8971,7 +9009,8 @@ def _judged_metric(judge, human, metric, rng, options, where):
         judge, rng, options, metric), _compare_tally(
             both, rng, options, metric._replace(kind=kind)) if sum(
                 both.values()) > 1 else None, tuple(bias), tuple(agreement),
-        drift)
+        drift, _labels_needed(gap, gap.estimate, options.alpha,
+                              options.power))
     result = _corrected_result(metric, kind, (corrected, gap), options)
     return result._replace(n_items=len(judge.a)), check
 
@@ -9999,11 +10038,9 @@ def _detection_words(r, found, gap, u):
     words = (f"With {size} this eval detects a difference of about "
              f"{u.gap(found.mde, sign=False)} with "
              f"{_decimal(_exact(found.power) * 100)}% power{how}")
-    if found.items_needed:
+    if found.items_needed and r.method != "prediction-powered":
         words += (f"; detecting {gap} would take about "
                   f"{found.items_needed} items")
-        if r.method == "prediction-powered":
-            words += " labelled by a human in the same share"
     elif found.why:
         words += f"; {found.why}"
     return words + "."
@@ -10204,6 +10241,15 @@ def _judge_lines(r, j, check, as_judged, options):
                  f"{gap.unlabelled:,} judge scores give {worth} (PPI++ "
                  f"weight {gap.weight:.2f}: 1 trusts the judge as PPI "
                  f"does, 0 sets it aside).")
+    if j.verdict not in ("better", "worse") and gap.estimate:
+        needed = check.needed
+        power = _decimal(_exact(options.power) * 100)
+        lines.append(
+            f"Detecting {u.gap(_exact(gap.estimate))} with {power}% power "
+            + (f"would take about {needed:,} human labels of these "
+               f"{r.n_items:,} items, at this judge's agreement."
+               if needed else f"would take more labels than the "
+               f"{r.n_items:,} items have."))
     return lines
 
 
@@ -10499,7 +10545,8 @@ def _judge_json(check, as_judged):
                        "specificity": g.specificity and float(g.specificity),
                        "kappa": g.kappa and float(g.kappa), "items": g.items}
                       for g in check.agreement],
-        "labelled_items_differ_z": check.drift}
+        "labelled_items_differ_z": check.drift,
+        "labels_needed": check.needed}
 
 
 def _compare_entries(results, judgements, interval, resamples=None):

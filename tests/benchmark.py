@@ -12,6 +12,7 @@
     python3 tests/benchmark.py --part preferences --peer-python venv/bin/python
     python3 tests/benchmark.py --part sequential   # 10^6 items, ~10 seconds
     python3 tests/benchmark.py --part calibration  # coverage and power
+    python3 tests/benchmark.py --part judged       # PPI++ coverage, ~4 min
     python3 tests/benchmark.py --part bycounts     # simulate --by-counts
     python3 tests/benchmark.py --part grouped      # --by and --macro
     python3 tests/benchmark.py --part sizes        # the loop at other N
@@ -302,6 +303,22 @@ whose ids do not rise costs more time than a dict did (10^7 ids
 shuffled in blocks: 55 s against 45 s) for a third of the memory (635
 MiB against 1,567).
 
+Judge-corrected comparison (issue 33; `--part judged`, ~4 minutes): 4,000
+items, 200 replays, truth A 0.70, B 0.74; coverage of the PPI++ intervals
+of A / B / the gap, and of the judge's own paired interval of the gap:
+
+    judge       labels  corrected A / B / gap   gap CI width  judge alone
+    unbiased        50    92.5 / 92.0 / 92.5       0.2718         95.5%
+    unbiased       200    94.5 / 94.5 / 94.0       0.1366         94.5%
+    unbiased      1000    95.0 / 93.0 / 96.0       0.0654         97.5%
+    biased          50    94.0 / 96.0 / 93.0       0.2890         68.0%
+    biased         200    95.0 / 94.0 / 95.0       0.1408         68.5%
+    biased        1000    93.0 / 94.0 / 94.5       0.0667         68.5%
+    favours B       50    95.5 / 95.0 / 93.5       0.2738          0.0%
+    favours B      200    95.0 / 93.5 / 95.0       0.1350          0.0%
+    favours B     1000    97.5 / 94.0 / 96.0       0.0650          0.0%
+
+(Monte Carlo s.e. 1.5 points.)
 """
 import argparse
 import bisect
@@ -1404,12 +1421,44 @@ def size_cases(sizes, budget=32 * 10 ** 7, resamples=2000):
     print("floor: generating the same words with getrandbits alone")
 
 
+def judged_cases(replays, items=4000):
+    """Issue 33: a judge's scores corrected by human labels (PPI++), its
+    intervals' coverage of each mean and the gap beside the judge's own
+    (the judge's scores taken as the truth), with an unbiased judge, one
+    biased for both systems and one that favours B's long answers, at
+    50, 200 and 1,000 labels of *items* items."""
+    print(f"\njudge-corrected coverage (PPI++), {items} items, {replays} "
+          f"replays; truth A 0.70, B 0.74, gap +0.04; Monte Carlo s.e. "
+          f"about {100 * math.sqrt(0.05 * 0.95 / replays):.1f} points")
+    print(f"{'judge':<11} {'labels':>6}  {'corrected A / B / gap':>24}  "
+          f"{'gap CI width':>12}  {'judge alone: gap':>16}")
+    for judge in designs.JUDGES:
+        for labels in (50, 200, 1000):
+            rng = random.Random(labels * 7 + len(judge))
+            covered, alone, width = [0, 0, 0], 0, 0.0
+            for _ in range(replays):
+                (ja, jb), (ha, hb), truth = designs.judged(rng, items,
+                                                           labels, judge)
+                corrected, gap, *_ = bed._judge_check(
+                    bed._Columns(ja, jb), bed._Columns(ha, hb))
+                for k, c in enumerate([*corrected, gap]):
+                    covered[k] += c.ci.lo <= truth[k] <= c.ci.hi
+                width += gap.ci.hi - gap.ci.lo
+                d = [y - x for x, y in zip(ja, jb)]
+                se = math.sqrt(bed._variance(d, 1) / items)
+                alone += abs(sum(d) / items - truth[2]) <= 1.959964 * se
+            shares = " / ".join(f"{100 * c / replays:.1f}" for c in covered)
+            print(f"{judge:<11} {labels:>6}  {shares:>24}  "
+                  f"{width / replays:>12.4f}  "
+                  f"{100 * alone / replays:>15.1f}%")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
                                            "saddle", "corpus", "preferences",
                                            "sequential", "calibration", "bycounts",
-                                           "grouped", "sizes", "join",
+                                           "grouped", "sizes", "join", "judged",
                                            "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
@@ -1471,6 +1520,8 @@ def main(argv=None):
         by_counts_cases(args.replays)
     if args.part in ("calibration", "all"):
         calibration_cases(args.replays)
+    if args.part in ("judged", "all"):
+        judged_cases(min(args.replays, 200))
     if args.part in ("preferences", "all"):
         with tempfile.TemporaryDirectory() as folder:
             preference_cases(folder, args.battles, args.systems, args.rounds,

@@ -172,3 +172,27 @@ with open(os.path.join(pf, "mt-bench-pair.jsonl"), "w") as f:
                 "g2_winner": games[1], "judge": ["gpt-4", "pair-v2"
                                                  + "-multi-turn" * (turn == 2)],
                 "turn": turn, "tstamp": 1687000000.0 + q}) + "\n")
+
+# A judged eval: 2,000 questions, a judge's 0/1 verdict on every answer and
+# a human's on 200 drawn at random (the same for both runs).  The truth:
+# A right 70% of the time, B 74%; the judge passes 9 right answers in 10
+# and half the wrong ones when they are long, 1 in 20 when short, and B
+# writes long answers 70% of the time to A's 20%: as judged B gains about
+# nine points, four of them the judge's taste for length.
+judged = random.Random(20261203)
+labelled = set(judged.sample(range(2000), 200))
+for name, acc, long_share in (("judged-base", 0.70, 0.2),
+                              ("judged-cand", 0.74, 0.7)):
+    rows = []
+    for i in range(2000):
+        right = judged.random() < acc
+        long = judged.random() < long_share
+        row = {"id": f"q{i:04d}",
+               "words": judged.randint(180, 400) if long
+               else judged.randint(30, 120),
+               "judge": int(judged.random() < (0.9 if right else
+                                               0.5 if long else 0.05))}
+        if i in labelled:
+            row["human"] = int(right)
+        rows.append(row)
+    write_jsonl(os.path.join(ex, name + ".jsonl"), rows)

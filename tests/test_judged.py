@@ -316,3 +316,23 @@ def test_a_judge_mapped_onto_the_labels(capsys, tmp_path):
     status, out, err = run(capsys, a, b, "--metric", "s", "--judge-map",
                            "1,10")
     assert status == 2 and "--judge-map goes with --human" in err
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10 ** 6), st.sampled_from([0.02, 0.05, 0.1, 0.3]))
+def test_labels_needed_is_the_first_count_that_detects(seed, target):
+    # Against stepping the label count up one at a time: the first n whose
+    # corrected standard error, PPI++'s weight tuned again, detects the
+    # target with 80% power at alpha 0.05.
+    (ja, jb), (ha, hb), _ = designs.judged(random.Random(seed), 400, 60,
+                                           "biased")
+    _, gap, *_ = bed._judge_check(bed._Columns(ja, jb), bed._Columns(ha, hb))
+    var_y, cov, var_f, var_u = gap.moments
+    limit = (target / (Z + NormalDist().inv_cdf(0.8))) ** 2
+
+    def enough(n):
+        w = min(1.0, max(0.0, cov / ((1 + n / (400 - n)) * var_f)))
+        return ((var_y - 2 * w * cov + w * w * var_f) / n
+                + w * w * var_u / (400 - n)) <= limit
+    want = next((n for n in range(2, 400) if enough(n)), None)
+    assert bed._labels_needed(gap, target) == want

@@ -190,6 +190,8 @@ def test_plan_is_the_command_lines_plan(capsys):
 
 @pytest.mark.parametrize("command", [
     "compare datasets/bootstrap-eval-deltas.csv --verbose",
+    "compare datasets/examples/judged-base.jsonl "
+    "datasets/examples/judged-cand.jsonl --metric judge --human human",
     "rank datasets/examples/base.jsonl datasets/examples/cand.jsonl "
     "datasets/examples/cand2.jsonl datasets/examples/cand3.jsonl --names "
     "A,B,C,D --metric acc",
@@ -197,7 +199,7 @@ def test_plan_is_the_command_lines_plan(capsys):
 def test_the_readme_shows_what_its_commands_print(command, capsys,
                                                   monkeypatch):
     # The README's shown outputs drifted from what the commands printed;
-    # these three are checked verbatim.
+    # these are checked verbatim.
     import os
     top = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
     monkeypatch.chdir(top)
