@@ -161,6 +161,9 @@ CONFIDENCE = 0.95    # two-sided confidence of every interval
 _POWER = 0.8         # power of the detectable difference compare reports
 CSV_PATH = os.path.join("datasets", "bootstrap-eval-deltas.csv")
 CSV_HEADER = ("item", "system_a_correct", "system_b_correct")
+_ARTICLE_RUN = dict(n_items=500, corr=0.6, acc_a=0.72, acc_b=0.76,
+                    seed=2026)  # the run whose per-item CSV ships: another
+                                # setting's CSV is named for its setting
 
 
 _SADDLE_LEAST = 100    # items from which method "auto" takes the saddlepoint
@@ -172,6 +175,7 @@ _BLOCKS = 8          # blocks of index resamples, one generator each
 _EXACT_LIMIT = 10 ** 5  # discordant pairs up to which McNemar is in integers
 _PROGRESS_AFTER = 2.0   # seconds of reading a file before showing progress
 _BATCH = 4096           # records read and checked together
+_LONGEST_FIELD = (1 << 31) - 1  # characters a CSV field may hold
 _WIDE_IDS = 1 << 20     # a wide file's rows whose found ids are checked
 
 
@@ -560,8 +564,10 @@ _MISSING = _Missing()
 
 
 def _missing(value):
-    """Return True for a value that is absent, null or empty."""
-    return value is _MISSING or value is None or value == ""
+    """Return True for a value that is absent, null, empty or a JSON NaN
+    (Python's json writes one for a value it has not)."""
+    return (value is _MISSING or value is None or value == ""
+            or (type(value) is float and value != value))
 
 
 def _ranks(values):
@@ -5963,7 +5969,11 @@ def _format_of(path, first_line):
 
 
 def _table_rows(path, chunks, delimiter):
-    """Return (batches, header) of a CSV or TSV file; rows are checked."""
+    """Return (batches, header) of a CSV or TSV file; rows are checked.
+    A field may be as long as a line (a model's whole output in a results
+    table): the csv module's 128 KiB limit is lifted to _LONGEST_FIELD."""
+    if csv.field_size_limit() < _LONGEST_FIELD:
+        csv.field_size_limit(_LONGEST_FIELD)
     reader = csv.reader(itertools.chain.from_iterable(
         lines for _, lines in chunks), delimiter=delimiter)
     header = [name.strip() for name in next(reader, None) or []]
@@ -5989,12 +5999,6 @@ def _table_rows(path, chunks, delimiter):
     return batches(), header
 
 
-def _no_constant(name):
-    """Refuse NaN and Infinity in JSONL (parse_constant), which JSON does not
-    allow."""
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
 def _json_rows(path, chunks):
     """Yield (numbers, objects) of a JSONL file's non-blank lines.
 
@@ -6010,7 +6014,7 @@ def _json_rows(path, chunks):
             continue
         try:
             decoded = list(map(decode, lines))
-        except ValueError:
+        except (ValueError, RecursionError):
             decoded = None
         if decoded and _whole_objects(lines, decoded):
             yield (list(range(start, start + len(lines))),
@@ -6037,7 +6041,7 @@ def _joined_objects(lines):
     caller goes line by line and names what is wrong where."""
     try:
         records = _JSON.decode("[" + ",".join(lines) + "]")
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if len(records) != len(lines) or set(map(type, records)) != {dict} \
             or not all(map(methodcaller("startswith", "{"), lines)):
@@ -6071,6 +6075,10 @@ def _parse_document(path, chunks):
         line = getattr(exc, "lineno", None)
         raise EvalDeltaError(f"{path}:{line or 1}: malformed JSON: "
                              f"{getattr(exc, 'msg', exc)}") from None
+    except RecursionError:
+        raise EvalDeltaError(f"{path}: JSON nested too deep to read "
+                             f"(Python's parser stops near "
+                             f"{sys.getrecursionlimit()} levels)") from None
 
 
 def _json_array_rows(path, chunks):
@@ -6095,12 +6103,19 @@ def _json_object(line, place):
     except ValueError as exc:
         raise EvalDeltaError(f"{place}: malformed JSON: "
                              f"{getattr(exc, 'msg', exc)}") from None
+    except RecursionError:
+        raise EvalDeltaError(f"{place}: JSON nested too deep to read "
+                             f"(Python's parser stops near "
+                             f"{sys.getrecursionlimit()} levels)") from None
     if type(item) is not dict:
         raise EvalDeltaError(f"{place}: expected a JSON object")
     return item
 
 
-_JSON = json.JSONDecoder(parse_constant=_no_constant)
+# NaN and Infinity are no JSON, but Python's json.dumps writes them, and
+# so do many tools: read as floats, a NaN in a compared metric is then a
+# missing value, said with its line (_missing), and elsewhere ignored.
+_JSON = json.JSONDecoder(parse_constant=float)
 
 
 def _field(record, name):
@@ -6842,7 +6857,7 @@ def _is_metric_value(value, table):
     if table:
         return isinstance(value, str) and bool(value.strip()) and \
             _is_number(value)
-    return type(value) in (int, float, bool)
+    return type(value) in (int, float, bool) and not _missing(value)
 
 
 def _default_metrics(baseline, candidate, exclude, skipped=None):
@@ -7286,8 +7301,8 @@ class _Head:
             if "\n" not in self.text and len(self.bytes) >= _HEAD_SIZE:
                 line = _first_line(self.path)   # a line longer than the head
             try:
-                value = _LENIENT.decode(line)
-            except ValueError:
+                value = _JSON.decode(line)
+            except (ValueError, RecursionError):
                 value = None
             self._first = value if isinstance(value, dict) else None
         return self._first
@@ -7308,7 +7323,6 @@ class _Head:
 
 
 _HEAD_SIZE = 1 << 16
-_LENIENT = json.JSONDecoder(parse_constant=float)  # a NaN: a line still
 
 
 def _head_bytes(path, size=_HEAD_SIZE):
@@ -9437,6 +9451,15 @@ def _metric_fields(options, baseline, candidate, said=None):
         suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
         name = (options.metric[0] if options.metric
                 else suffix or f"{b} - {a}")
+        if (options.metric and options.a_col is None and options.b_col is None
+                and name != (suffix or f"{b} - {a}")):
+            raise EvalDeltaError(
+                f"{baseline.path}: --metric {name!r}: a file holding both "
+                f"systems compares two columns, here {a} and {b} (their "
+                f"metric {suffix or 'unnamed'}); pick others with --a-col "
+                f"and --b-col (the columns are "
+                f"{_some([str(f) for f in baseline.first])}), and --metric "
+                f"then names their metric")
         return [(name, a, b)]
     skipped = {}
     names = options.metric or _default_metrics(baseline, candidate,
@@ -11670,12 +11693,35 @@ class _Parser(argparse.ArgumentParser):
                 "rank": "give the runs to rank (or one wide file with "
                         "--systems)"}
 
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)    # --n-item is a typo,
+        super().__init__(*args, **kwargs)           # not --n-items
+
     def error(self, message):
         message = " ".join(message.split())
         if message.startswith("the following arguments are required"):
             message = self._MISSING.get(self.prog.split()[-1], message)
+        elif message.startswith("unrecognized arguments: "):
+            message += self._near(message.split(": ", 1)[1].split())
         self.exit(2, f"{self.prog}: error: {message}; see {self.prog} "
                      f"--help\n")
+
+    def _near(self, given):
+        """Return ' (did you mean --x?)' for the first mistyped option
+        among *given*, from the options of every command (abbreviations
+        are refused: --n-item is no --n-items)."""
+        options = set(self._option_string_actions)
+        for action in self._actions:
+            for command in (getattr(action, "choices", None) or {}).values():
+                if isinstance(command, argparse.ArgumentParser):
+                    options.update(command._option_string_actions)
+        for word in given:
+            if word.startswith("--"):
+                near = difflib.get_close_matches(word.split("=")[0],
+                                                 sorted(options), 1, 0.6)
+                if near:
+                    return f" (did you mean {near[0]}?)"
+        return ""
 
 
 def _build_parser():
@@ -12333,9 +12379,29 @@ def _simulate_options(args):
         raise EvalDeltaError("--intervals calibrates resampled intervals "
                              "item by item; --by-counts replays only the "
                              "paired percentile interval")
-    return _Options(**common, **design, intervals=tuple(args.intervals or ()),
-                    by_counts=args.by_counts,
-                    csv=None if args.no_csv else (args.out or CSV_PATH))
+    options = _Options(**common, **design,
+                       intervals=tuple(args.intervals or ()),
+                       by_counts=args.by_counts)
+    return options._replace(csv=None if args.no_csv
+                            else args.out or _csv_path(options))
+
+
+def _csv_path(options):
+    """Return where simulate writes its per-item CSV unless --out says:
+    CSV_PATH at the article's setting (the file that ships), else a file
+    beside it named for what differs (bootstrap-eval-deltas-n1000.csv),
+    so that another setting, or an edited N_ITEMS, never rewrites the
+    article's data."""
+    marks = {"n_items": "n", "corr": "corr", "acc_a": "a", "acc_b": "b",
+             "seed": "seed"}
+    differs = [f"{mark}{getattr(options, name):g}"
+               for name, mark in marks.items()
+               if _exact(getattr(options, name)) != _exact(
+                   _ARTICLE_RUN[name])]
+    if not differs:
+        return CSV_PATH
+    stem, extension = os.path.splitext(CSV_PATH)
+    return f"{stem}-{'-'.join(differs)}{extension}"
 
 
 def _compare_options(args):
@@ -12600,7 +12666,11 @@ def _run_simulate(options):
         return _run_differences(options)
     if options.peeking:
         return _run_peeking(options)
-    out = options.csv
+    out, unwritten = options.csv, "per-item CSV not written (--no-csv)"
+    if out == _csv_path(options) and not os.path.isdir(os.path.dirname(out)):
+        out, unwritten = None, (f"per-item CSV not written: no "
+                                f"{os.path.dirname(out)} folder here "
+                                f"(--out PATH writes it)")
     if out:
         _check_writable(out)
     design = dict(corr=options.corr, acc_a=options.acc_a,
@@ -12639,7 +12709,7 @@ def _run_simulate(options):
                                    confidence=options.confidence,
                                    calibration=cal)
                 + "\n" + (f"wrote {out} ({len(pairs)} items)" if out
-                          else "per-item CSV not written (--no-csv)"))
+                          else unwritten))
     print(_render(options.format, text=text, data=data))
     return 0
 

@@ -1,6 +1,7 @@
 """The command line, called in-process: golden run, JSON, bad input."""
 import io
 import json
+import math
 import os
 import random
 import types
@@ -543,3 +544,82 @@ def test_a_repeat_after_rising_ids_is_found(tmp_path, capsys, monkeypatch,
     assert err.strip().endswith(f"{base}:{line + 1}: id {ids[line - 1]!r} "
                                 f"repeated (first at {base}:{first + 1})"), \
         err
+
+
+# The first hour of a new user (issue 36) #####################################
+
+def test_a_mistyped_option_is_refused_with_the_one_meant(capsys, tmp_path,
+                                                        monkeypatch):
+    # --n-item was taken as --n-items (argparse's abbreviations), exit 0,
+    # and rewrote the shipped CSV with 1,000 rows.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "datasets").mkdir()
+    with pytest.raises(SystemExit) as stop:
+        bed.main(["--n-item", "1000"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "did you mean --n-items?" in err
+    assert list((tmp_path / "datasets").iterdir()) == []
+    with pytest.raises(SystemExit):
+        bed.main(["compare", SHIPPED_CSV, "--metrc", "acc"])
+    assert "did you mean --metric?" in capsys.readouterr().err
+
+
+def test_only_the_articles_setting_writes_the_articles_csv(capsys, tmp_path,
+                                                          monkeypatch):
+    # Another setting (or an edited N_ITEMS) writes a CSV named for it
+    # beside the shipped one, and says so; with no datasets folder (the
+    # installed command run anywhere) nothing is written unless --out.
+    monkeypatch.chdir(tmp_path)
+    quick = ["--replays", "2", "--resamples", "60", "--quiet"]
+    assert bed.main(quick) == 0
+    out = capsys.readouterr().out
+    assert "per-item CSV not written: no datasets folder here" in out
+    assert not (tmp_path / "datasets").exists()
+    (tmp_path / "datasets").mkdir()
+    assert bed.main(["--n-items", "80", *quick]) == 0
+    assert ("wrote datasets/bootstrap-eval-deltas-n80.csv (80 items)"
+            in capsys.readouterr().out)
+    assert bed.main(["--n-items", "80", "--acc-b", "0.8", "--seed", "3",
+                     *quick]) == 0
+    assert ("bootstrap-eval-deltas-n80-b0.8-seed3.csv"
+            in capsys.readouterr().out)
+    assert bed.main(quick) == 0
+    assert ("wrote datasets/bootstrap-eval-deltas.csv (500 items)"
+            in capsys.readouterr().out)
+    assert sorted(p.name for p in (tmp_path / "datasets").iterdir()) == [
+        "bootstrap-eval-deltas-n80-b0.8-seed3.csv",
+        "bootstrap-eval-deltas-n80.csv", "bootstrap-eval-deltas.csv"]
+
+
+def test_a_wide_files_metric_that_is_no_column_is_refused(capsys):
+    status = bed.main(["compare", SHIPPED_CSV, "--metric", "foo"])
+    err = capsys.readouterr().err
+    assert status == 2 and "--metric 'foo'" in err and "--a-col" in err
+
+
+def test_untrusted_files_get_one_line_or_are_read(capsys, tmp_path):
+    # A CSV field past the csv module's 128 KiB (a model's whole output),
+    # a JSONL with NaN where Python's json.dumps writes it, beside the
+    # metric compared: read.  A JSON line nested 100,000 deep: one line.
+    long = tmp_path / "long.csv"
+    long.write_text("id,a,b,output\n" + "".join(
+        f"{i},{i % 2},1,{'x' * 200000}\n" for i in range(3)))
+    assert bed.main(["compare", str(long), "--a-col", "a", "--b-col", "b",
+                     "--resamples", "50"]) == 0
+    capsys.readouterr()
+    rows = [{"id": i, "acc": i % 2, "latency": math.nan if i == 1 else 3.0}
+            for i in range(6)]
+    base = tmp_path / "base.jsonl"
+    base.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert "NaN" in base.read_text()
+    assert bed.main(["compare", str(base), str(base), "--metric", "acc",
+                     "--resamples", "50"]) == 0
+    capsys.readouterr()
+    assert bed.main(["compare", str(base), str(base), "--metric",
+                     "latency"]) == 2
+    assert f"{base}:2: latency: missing value" in capsys.readouterr().err
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"id": 1, "m": ' + "[" * 100000 + "]" * 100000 + "}\n")
+    assert bed.main(["compare", str(deep), str(base)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "nested too deep" in err

@@ -192,7 +192,7 @@ def test_partial_runs(capsys, tmp_path):
 @pytest.mark.parametrize("lines, message", [
     (['{"id": 1, "m": 1}', '{"id": 2, "m": 1'], ":2: malformed JSON"),
     (['{"id": 1, "m": 1}', '[1, 2]'], ":2: expected a JSON object"),
-    (['{"id": 1, "m": NaN}'], ":1: malformed JSON"),
+    (['{"id": 1, "m": NaN}'], ":1: m is missing here but a number at"),
     (['{"id": 1, "m": 1}', '{"id": 1, "m": 0}'],
      ":2: id '1' repeated (first at {path}:1)"),
     (['{"id": 1, "m": 1}', '{"id": 2, "m": "high"}'],

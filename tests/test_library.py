@@ -81,8 +81,11 @@ def test_bad_values_say_which(capsys):
     with pytest.raises(bed.EvalDeltaError, match=r"baseline\[1\]: not a "
                        r"number: 'x'"):
         bed.compare([1, "x"], [1, 1])
-    with pytest.raises(bed.EvalDeltaError, match="not a finite number"):
+    with pytest.raises(bed.EvalDeltaError, match=r"baseline\[1\]: missing "
+                       r"value"):          # a NaN, as pandas marks one
         bed.compare([1, float("nan")], [1, 1])
+    with pytest.raises(bed.EvalDeltaError, match="not a finite number"):
+        bed.compare([1, float("inf")], [1, 1])
     with pytest.raises(bed.EvalDeltaError, match="no items"):
         bed.compare([], [])
 
