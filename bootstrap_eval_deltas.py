@@ -174,6 +174,8 @@ _FLIP_GROUPED = 128  # ~16 index draws or ~128 random sign bits
 _BLOCKS = 8          # blocks of index resamples, one generator each
 _EXACT_LIMIT = 10 ** 5  # discordant pairs up to which McNemar is in integers
 _PROGRESS_AFTER = 2.0   # seconds of reading a file before showing progress
+_PIPED_EVERY = 10.0     # seconds between progress lines where stderr is
+                        # not a terminal (a log, a pipe)
 _BATCH = 4096           # records read and checked together
 _LONGEST_FIELD = (1 << 31) - 1  # characters a CSV field may hold
 _WIDE_IDS = 1 << 20     # a wide file's rows whose found ids are checked
@@ -502,16 +504,18 @@ def _exact(x):
 
 
 class _Progress:
-    """Long work's progress and time left, on one stderr line.
+    """Long work's progress and time left, on stderr.
 
-    The command line installs one (_watch) where stderr is a terminal;
-    loops that may run for seconds call _step(what, done, total) as they
-    go, and nothing shows for a step quicker than _PROGRESS_AFTER.
+    The command line installs one unless --quiet; loops that may run for
+    seconds call _step(what, done, total) as they go.  On a terminal one
+    line is rewritten in place, from _PROGRESS_AFTER seconds into a step;
+    elsewhere (a log, a pipe) a line is added every _PIPED_EVERY seconds.
     """
 
-    def __init__(self, stream):
+    def __init__(self, stream, lines=False):
         self.stream, self.what, self.start, self.shown = stream, None, 0, 0
         self.width = self.done = 0
+        self.lines = lines
 
     def __call__(self, what, done, total):
         now = time.monotonic()
@@ -521,14 +525,20 @@ class _Progress:
         if done >= total:
             self.clear()
             return
-        if now - self.start < _PROGRESS_AFTER or now - self.shown < 0.25:
+        wait, every = ((_PIPED_EVERY, _PIPED_EVERY) if self.lines
+                       else (_PROGRESS_AFTER, 0.25))
+        if now - self.start < wait or now - self.shown < every:
             return
         self.shown = now
         left = (now - self.start) / max(done, 1) * (total - done)
-        line = (f"\r{what}: {done / total:.0%}, {now - self.start:.0f} s "
-                f"so far, about {left:.0f} s left ")
-        self.width = max(self.width, len(line))
-        self.stream.write(line.ljust(self.width))     # over a longer one
+        line = (f"{what}: {done / total:.0%}, {now - self.start:.0f} s "
+                f"so far, about {left:.0f} s left")
+        if self.lines:
+            self.stream.write(line + "\n")
+        else:
+            line = f"\r{line} "
+            self.width = max(self.width, len(line))
+            self.stream.write(line.ljust(self.width))  # over a longer one
         self.stream.flush()
 
     def clear(self):
@@ -11665,6 +11675,14 @@ def _add_format(parser):
                              "report (values as fractions: 0.036, not 3.6)")
 
 
+def _add_quiet(parser):
+    """Add --quiet: no progress on stderr."""
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress on stderr (by default a line "
+                             "rewritten on a terminal, else a line every "
+                             f"{_PIPED_EVERY:g} s of long work)")
+
+
 def _add_verbose(parser):
     """Add --verbose: the report's every note for every metric."""
     parser.add_argument("--verbose", action="store_true",
@@ -11773,8 +11791,7 @@ def _add_simulate(commands):
     sim.add_argument("--no-csv", action="store_true",
                      help="do not write the per-item CSV")
     _add_jobs(sim, "the coverage loop")
-    sim.add_argument("--quiet", action="store_true",
-                     help="no progress on stderr (shown only on a terminal)")
+    _add_quiet(sim)
     sim.add_argument("--intervals", type=_interval_list, metavar="NAMES",
                      help="calibrate intervals instead of the coverage "
                           "lines: a comma list of percentile, bca, score; "
@@ -11968,6 +11985,7 @@ def _add_compare(commands):
                           "gate a CI job; stderr names the metrics")
     _add_common(cmp)
     _add_verbose(cmp)
+    _add_quiet(cmp)
     _add_jobs(cmp, "index resampling (metrics with many distinct values)")
     cmp.set_defaults(run=_run_compare)
 
@@ -12117,6 +12135,7 @@ def _add_rank(commands):
                       help="also draw a forest plot: a row per system, its "
                            "mean and CI, the top group shaded, as SVG")
     _add_common(rank)
+    _add_quiet(rank)
     _add_jobs(rank, "index resampling")
     _add_reading(rank)
     rank.set_defaults(run=_run_rank)
@@ -12213,8 +12232,7 @@ def _add_plan(commands):
     plan.add_argument("--plot", metavar="FILE.svg",
                       help="also draw the exact power against items, the "
                            "target and the answer marked, as SVG")
-    plan.add_argument("--quiet", action="store_true",
-                      help="no progress on stderr (shown only on a terminal)")
+    _add_quiet(plan)
     plan.set_defaults(run=_run_plan)
 
 
@@ -12235,22 +12253,32 @@ def _with_default_command(argv):
 
 
 def _progress(total, quiet):
-    """Return a callback printing replays done and time left to stderr."""
-    if quiet or total == 0 or not sys.stderr.isatty():
+    """Return a callback printing replays done and time left to stderr: one
+    line rewritten on a terminal, a line every _PIPED_EVERY seconds
+    elsewhere; None with --quiet."""
+    if quiet or total == 0:
         return None
+    piped = not sys.stderr.isatty()
     start = time.monotonic()
     shown = [0.0]
 
     def report(done):
         now = time.monotonic() - start
-        if now - shown[0] < 0.2 and done < total:
+        if done < total and now - shown[0] < (_PIPED_EVERY if piped
+                                              else 0.2):
+            return
+        if piped and done == total:
             return
         shown[0] = now
         left = now / done * (total - done)
-        sys.stderr.write(f"\rreplay {done}/{total}, {now:.0f} s elapsed, "
-                         f"about {left:.0f} s left ")
-        if done == total:
-            sys.stderr.write("\r" + " " * 60 + "\r")
+        said = (f"replay {done}/{total}, {now:.0f} s elapsed, about "
+                f"{left:.0f} s left")
+        if piped:
+            sys.stderr.write(said + "\n")
+        else:
+            sys.stderr.write(f"\r{said} ")
+            if done == total:
+                sys.stderr.write("\r" + " " * 60 + "\r")
         sys.stderr.flush()
     return report
 
@@ -13012,9 +13040,9 @@ def _plan_svg(plan, largest):
 def main(argv=None) -> int:
     """Run the command line; return the exit status."""
     args = _build_parser().parse_args(_with_default_command(argv))
-    watch = sys.stderr.isatty() and not getattr(args, "quiet", False)
+    watch = not getattr(args, "quiet", False)
     if watch:                            # long resampling says how long
-        _WATCH.append(_Progress(sys.stderr))
+        _WATCH.append(_Progress(sys.stderr, lines=not sys.stderr.isatty()))
     try:
         return args.run(_options(args))
     except BrokenPipeError:              # e.g. | head: end quietly

@@ -623,3 +623,25 @@ def test_untrusted_files_get_one_line_or_are_read(capsys, tmp_path):
     assert bed.main(["compare", str(deep), str(base)]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "nested too deep" in err
+
+
+def test_long_work_says_how_long_when_piped(monkeypatch):
+    # --n-items 1000 ran two minutes with no output where stderr was not a
+    # terminal: now a line every _PIPED_EVERY seconds, none with --quiet.
+    clock = iter(range(0, 10 ** 6, 1))            # a second per look
+    monkeypatch.setattr(bed, "time", types.SimpleNamespace(
+        monotonic=lambda: next(clock)))
+    stream = io.StringIO()
+    watch = bed._Progress(stream, lines=True)
+    for done in range(30):
+        watch("resampling", done, 30)
+    lines = stream.getvalue().splitlines(keepends=True)
+    assert 2 <= len(lines) <= 3 and all(x.endswith("s left\n")
+                                        for x in lines)
+    monkeypatch.setattr(bed.sys, "stderr", io.StringIO())
+    report = bed._progress(40, False)
+    for done in range(1, 41):
+        report(done)
+    said = bed.sys.stderr.getvalue()
+    assert said.count("\n") in (3, 4) and "\r" not in said
+    assert bed._progress(40, True) is None
