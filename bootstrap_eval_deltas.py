@@ -12871,13 +12871,7 @@ def _run_rank(options):
                     family="pairs" if options.pairs else "candidates")
     ranked = _Ranked(ranking, pairs, judged, dropped, reading,
                      [(label, _Ranked(r)) for label, r in subsets])
-    print(_render(options.format, text=lambda: _format_rank(ranked, options),
-                  markdown=lambda: _format_rank(ranked, options, True),
-                  data=lambda: _rank_json(ranked, options)))
-    if options.plot:
-        _write_plot(options.plot, _forest_svg(ranking,
-                                              confidence=options.confidence))
-    return 0
+    return _print_ranked(ranked, options)
 
 
 def _run_rank_preferences(options, sources):
@@ -12887,11 +12881,17 @@ def _run_rank_preferences(options, sources):
                                 options, questions)
     ranked = _Ranked(ranking, reading=reading,
                      matrix=_win_rates(len(names), cells))
+    return _print_ranked(ranked, options)
+
+
+def _print_ranked(ranked, options):
+    """Print rank's report of a _Ranked in the format asked, and draw its
+    forest plot where asked; return 0."""
     print(_render(options.format, text=lambda: _format_rank(ranked, options),
                   markdown=lambda: _format_rank(ranked, options, True),
                   data=lambda: _rank_json(ranked, options)))
     if options.plot:
-        _write_plot(options.plot, _forest_svg(ranking,
+        _write_plot(options.plot, _forest_svg(ranked.ranking,
                                               confidence=options.confidence))
     return 0
 
