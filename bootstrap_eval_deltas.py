@@ -7,6 +7,7 @@ One file, standard library only, three jobs:
     python3 bootstrap_eval_deltas.py --n-items 2000  # ... at another size
     python3 bootstrap_eval_deltas.py compare datasets/bootstrap-eval-deltas.csv
     python3 bootstrap_eval_deltas.py compare base.jsonl cand.jsonl --metric acc
+    python3 bootstrap_eval_deltas.py compare base.jsonl cand.jsonl --human h
     python3 bootstrap_eval_deltas.py rank a.jsonl b.jsonl c.jsonl --metric acc
     python3 bootstrap_eval_deltas.py plan --acc-a 0.72 --acc-b 0.76 --corr 0.6
 
@@ -17,7 +18,8 @@ paired interval covers the true gap, and writes the per-item CSV.
 ``compare`` judges two systems' real per-item results (CSV, TSV, JSONL or
 JSON, binary or continuous metrics, clustered or not, and corpus
 statistics such as F1) with intervals, paired tests, Holm's adjustment and
-a verdict in words; it reads files a batch of records at a time into
+a verdict in words, a judge's scores corrected by human labels on some
+items (--human); it reads files a batch of records at a time into
 counts of (baseline, candidate) pairs and resamples from those counts, or
 for continuous metrics keeps the values item by item and takes the ideal
 bootstrap by saddlepoint, so millions of items take seconds.  ``plan``
