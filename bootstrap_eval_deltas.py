@@ -3722,8 +3722,7 @@ def _judge_check(judge, human, confidence=CONFIDENCE):
     and of the human's (NaN where unlabelled); the items labelled for
     both give the gap, the bias on it, and its rectifier."""
     corrected, bias, agreement, drift = [], [], [], None
-    for system, (j, h) in enumerate(((judge.a, human.a),
-                                     (judge.b, human.b))):
+    for j, h in ((judge.a, human.a), (judge.b, human.b)):
         y, f, rest = _labelled(j, h)
         corrected.append(_ppi_mean(y, f, rest, confidence))
         bias.append(_mean_interval([x - v for x, v in zip(f, y)],
@@ -3751,17 +3750,17 @@ def _judge_check(judge, human, confidence=CONFIDENCE):
         drift
 
 
-def _corrected_result(metric, kind, check, options):
-    """Return the _MetricResult of the corrected figures (a, b and the
-    gap's _Corrected of _judge_check), so that Holm's adjustment, the
-    verdict and --fail-on judge it as any other."""
-    (a, b), gap = check[0], check[1]
+def _corrected_result(metric, kind, corrected, gap, items):
+    """Return the _MetricResult of the corrected figures of *items* items
+    (each system's _Corrected and the gap's, of _judge_check), so that
+    Holm's adjustment, the verdict and --fail-on judge it as any other."""
+    a, b = corrected
     normal = gap.df is None
     test = "PPI++ z" if normal else "PPI++ t"
     how = ("PPI++ (normal)" if normal
            else f"PPI++ (t, {_df_words(round(gap.df, 1))})")
     return _MetricResult(
-        metric.name, kind, metric.direction, gap.labels, a.estimate,
+        metric.name, kind, metric.direction, items, a.estimate,
         b.estimate, gap.estimate, a.ci, b.ci, gap.ci, None, test, gap.p,
         None, None, None, gap.se, None, None, "prediction-powered", how,
         gap.df)
@@ -8973,10 +8972,7 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
     items have (prediction-powered: _judge_check), the corrected figures
     as its result and the _JudgeCheck beside it.  *specs* are the two
     runs' --human: a field of their records, or a file of labels."""
-    baseline, candidate = sources
-    if candidate is None:
-        raise EvalDeltaError("--human corrects two runs' judge scores: give "
-                             "the baseline's run and the candidate's")
+    baseline, candidate = sources     # two runs: --human needs them
     fields, labels = [], []
     for k, (source, spec) in enumerate(zip(sources, specs)):
         if os.path.isfile(spec):
@@ -9037,8 +9033,8 @@ def _judged_metric(judge, human, metric, rng, options, where):
                 both.values()) > 1 else None, tuple(bias), tuple(agreement),
         drift, _labels_needed(gap, gap.estimate, options.alpha,
                               options.power))
-    result = _corrected_result(metric, kind, (corrected, gap), options)
-    return result._replace(n_items=len(judge.a)), check
+    return _corrected_result(metric, kind, corrected, gap,
+                             len(judge.a)), check
 
 
 def _judge_mapped(judge, human, metric, options, where):

@@ -336,3 +336,29 @@ def test_labels_needed_is_the_first_count_that_detects(seed, target):
                 + w * w * var_u / (400 - n)) <= limit
     want = next((n for n in range(2, 400) if enough(n)), None)
     assert bed._labels_needed(gap, target) == want
+
+
+def test_labels_not_drawn_at_random_are_flagged(capsys, tmp_path):
+    # A human who labelled mostly the items the judge passed: the labelled
+    # items' judge mean stands far from the others', and the report says
+    # the correction assumes labels drawn at random.
+    rng = random.Random(6)
+    rows = [[], []]
+    for i in range(600):
+        for k in (0, 1):
+            truth = int(rng.random() < 0.7)
+            judge = truth if rng.random() < 0.85 else 1 - truth
+            row = {"id": i, "score": judge}
+            if rng.random() < (0.4 if judge else 0.05):
+                row["human"] = truth
+            rows[k].append(row)
+    a, b = (jsonl(tmp_path, n, r) for n, r in zip(("a.jsonl", "b.jsonl"),
+                                                 rows))
+    status, out, err = run(capsys, a, b, "--metric", "score", "--human",
+                           "human", "--resamples", "100")
+    assert status == 0, err
+    assert "the labelled items' judge scores differ from the others'" in out
+    status, out, _ = run(capsys, *judged_runs(tmp_path, 600, 100, seed=2),
+                         "--metric", "score", "--human", "human",
+                         "--resamples", "100")
+    assert "differ from the others'" not in out         # drawn at random
