@@ -1155,6 +1155,7 @@ class _Options(NamedTuple):
     by_counts: bool = False
     peeking: bool = False
     csv: object = CSV_PATH       # simulate's per-item CSV, None: not written
+    unwritten: str = "per-item CSV not written (--no-csv)"  # ... and why
     # how to print
     format: str = "text"         # a row of _OUTPUT_FORMATS
     plot: object = None          # an SVG file to draw
@@ -12408,8 +12409,14 @@ def _simulate_options(args):
     options = _Options(**common, **design,
                        intervals=tuple(args.intervals or ()),
                        by_counts=args.by_counts)
-    return options._replace(csv=None if args.no_csv
-                            else args.out or _csv_path(options))
+    if args.no_csv or args.out:
+        return options._replace(csv=args.out)
+    path = _csv_path(options)
+    if not os.path.isdir(os.path.dirname(path)):     # the command run
+        return options._replace(                     # elsewhere: not asked
+            csv=None, unwritten=f"per-item CSV not written: no "
+            f"{os.path.dirname(path)} folder here (--out PATH writes it)")
+    return options._replace(csv=path)
 
 
 def _csv_path(options):
@@ -12692,11 +12699,7 @@ def _run_simulate(options):
         return _run_differences(options)
     if options.peeking:
         return _run_peeking(options)
-    out, unwritten = options.csv, "per-item CSV not written (--no-csv)"
-    if out == _csv_path(options) and not os.path.isdir(os.path.dirname(out)):
-        out, unwritten = None, (f"per-item CSV not written: no "
-                                f"{os.path.dirname(out)} folder here "
-                                f"(--out PATH writes it)")
+    out = options.csv
     if out:
         _check_writable(out)
     design = dict(corr=options.corr, acc_a=options.acc_a,
@@ -12735,7 +12738,7 @@ def _run_simulate(options):
                                    confidence=options.confidence,
                                    calibration=cal)
                 + "\n" + (f"wrote {out} ({len(pairs)} items)" if out
-                          else unwritten))
+                          else options.unwritten))
     print(_render(options.format, text=text, data=data))
     return 0
 

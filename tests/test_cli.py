@@ -575,6 +575,8 @@ def test_only_the_articles_setting_writes_the_articles_csv(capsys, tmp_path,
     out = capsys.readouterr().out
     assert "per-item CSV not written: no datasets folder here" in out
     assert not (tmp_path / "datasets").exists()
+    assert bed.main([*quick, "--out", "data/run.csv"]) == 0   # asked for
+    assert "wrote data/run.csv (500 items)" in capsys.readouterr().out
     (tmp_path / "datasets").mkdir()
     assert bed.main(["--n-items", "80", *quick]) == 0
     assert ("wrote datasets/bootstrap-eval-deltas-n80.csv (80 items)"
