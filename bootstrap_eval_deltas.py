@@ -6228,7 +6228,7 @@ class _Column:
         return list(map(add, values, repeat(0.0)))     # no -0.0
 
     def _number(self, number, value):
-        if self.optional and (_missing(value) or value != value):
+        if self.optional and _missing(value):     # a JSON NaN too
             return math.nan                  # no label here: the usual case
         try:
             x = _finite_number(value)
