@@ -582,3 +582,42 @@ def ppi_mean(y, f, f_unlabelled, z):
     v_g = lam * lam * sum((x - mg) ** 2 for x in g) / big_n / big_n
     half = z * math.sqrt(v_r + v_g)
     return estimate, lam, float(estimate) - half, float(estimate) + half
+
+
+def clopper_pearson(k, n, confidence=0.95):
+    """The exact binomial interval by its definition: the p whose upper
+    (lower) tail at k, summed term by term with math.comb, is (1 -
+    confidence) / 2, found by bisection on p."""
+    tail = (1 - confidence) / 2
+
+    def at_least(p):
+        return sum(math.comb(n, j) * p ** j * (1 - p) ** (n - j)
+                   for j in range(k, n + 1))
+
+    def solve(f, rising):
+        lo, hi = 0.0, 1.0
+        for _ in range(80):
+            mid = (lo + hi) / 2
+            if (f(mid) < tail) == rising:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+    lower = 0.0 if k == 0 else solve(at_least, True)
+    upper = 1.0 if k == n else solve(
+        lambda p: 1 - at_least(p) + math.comb(n, k) * p ** k
+        * (1 - p) ** (n - k), False)
+    return lower, upper
+
+
+def binary_intervals(pairs, confidence=0.95):
+    """compare's intervals of 0/1 pairs outside the article's run: each
+    system's exact interval, and the paired one where the score interval
+    takes over (under 100 items or 20 discordant), else None."""
+    n = len(pairs)
+    a_only = sum(1 for a, b in pairs if a > b)
+    b_only = sum(1 for a, b in pairs if b > a)
+    systems = [clopper_pearson(sum(1 for p in pairs if p[s]), n, confidence)
+               for s in (0, 1)]
+    return systems, n < 100 or a_only + b_only < 20

@@ -51,8 +51,8 @@ def test_golden_default_run(capsys, tmp_path, replays, figures):
     # helper's numbers are the same (test_resampling.py checks them).
     out_csv = tmp_path / "items.csv"
     status, out, err = run(capsys, "--out", str(out_csv), "--jobs", "1",
-                           "--replays", str(replays))
-    assert status == 0 and err == ""
+                           "--replays", str(replays), "--quiet")
+    assert status == 0 and err == ""      # no progress lines, even piped
     assert out.startswith(ARTICLE)
     assert out[len(ARTICLE):] == (
         f"over {replays} replays: paired CI {figures}\n"

@@ -33,10 +33,13 @@ def wide(tmp_path, pairs, name="w.csv"):
 # Sizing in degenerate cases ##############################################
 
 @pytest.mark.parametrize("pairs, words", [
-    ([(1, 1), (0, 0), (1, 1)], "the runs agree on every item: no "
-                               "discordant item to size a difference from"),
-    ([(0.5, 0.7), (0.1, 0.3), (0.4, 0.6)],
+    ([(1, 1), (0, 0), (1, 1)] * 2, "the runs agree on every item: no "
+                                   "discordant item to size a difference "
+                                   "from"),
+    ([(0.5, 0.7), (0.1, 0.3), (0.4, 0.6)] * 2,
      "every item differs by the same amount: no spread"),
+    ([(1, 1), (0, 0), (1, 1)], "no paired exact test can give p below "
+                               "0.25 at this size"),
     ([(0.5, 0.7)], "one item: no spread"),
     ([(1, 0), (0, 1)], "no paired exact test can give p below 0.5 at this "
                        "size"),
