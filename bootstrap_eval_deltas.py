@@ -1141,6 +1141,8 @@ class _Options(NamedTuple):
     pairs: bool = False          # every pair's difference
     against: object = None       # --baseline: each system against this one
     marginal_ranks: bool = False
+    joint_intervals: bool = False  # means' or ratings' intervals that hold
+                                   # for every system at once
     anchor: object = None        # (system, rating) of Bradley-Terry's
     ties: object = None          # "half" (None: as given none) or "davidson"
     # the simulated design: simulate, plan
@@ -1777,7 +1779,7 @@ def _ratio_quantile(sums, sizes, counts, p, estimate):
 ## Exact tests ################################################################
 
 # Doors (called from other sections): _clopper_pearson, _holm,
-# _newcombe_interval, _paired_flip, _sign_flip, _wilson_interval.
+# _newcombe_interval, _paired_flip, _sign_flip.
 
 def _mcnemar_mid_p(a_only, b_only):
     """Return the two-sided mid-p of McNemar's test, exactly.
@@ -2024,7 +2026,7 @@ def _binary_result(cells, ci, paired, metric, direction, confidence, *,
     and the paired one is Newcombe's score interval below 100 items or
     20 discordant ones (_SCORE_BELOW), where the percentile bootstrap
     undercovers, down to a zero-width interval when no item is
-    discordant.  Over 504 designs of 10 to 200 items (accuracies 0.5 to
+    discordant.  Over 378 designs of 10 to 200 items (accuracies 0.5 to
     0.98, correlations 0 to 0.9, gaps 0 to 10 points) this rule covers
     93.9% at worst and 97.0% on average, computed exactly over every
     outcome; the bootstrap alone 30.9% at worst (tests/benchmark.py
@@ -2888,8 +2890,8 @@ def _root(x):
 
 ## Ranking ####################################################################
 
-# Doors (called from other sections): _pair_tally, _rank_summary,
-# _rank_systems, _Ranking.
+# Doors (called from other sections): _joint_intervals, _pair_tally,
+# _rank_summary, _rank_systems, _Ranking.
 
 # Ranking several systems.  One joint paired bootstrap: each resample draws
 # one multiset of items and scores every system on it, so the systems stay
@@ -2970,6 +2972,34 @@ def _joint_rank_sets(observed, drawn, confidence=CONFIDENCE):
     return [Interval(1 + above[s], size - below[s]) for s in range(size)]
 
 
+def _joint_intervals(observed, drawn, confidence=CONFIDENCE):
+    """Return an interval for each system's value that all hold at once
+    with probability *confidence*: the max-t (simultaneous) intervals
+    over a joint bootstrap, observed_s +- c se_s, with se_s the spread of
+    system s's draws and c the *confidence* quantile over the draws of
+    max_s |draw_s - observed_s| / se_s (Romano and Wolf 2005,
+    Econometrica 73:1237-1282; the bootstrap max-t band).  A system
+    whose draws do not move (an anchor) keeps its one value.
+
+    >>> [[round(x, 9) for x in ci] for ci in _joint_intervals(
+    ...     [1.0, 0.0], [[1.1, 0.0], [0.9, 0.0]] * 25)]
+    [[0.9, 1.1], [0.0, 0.0]]
+    """
+    rows = len(drawn)
+    columns = [list(column) for column in zip(*drawn)]
+    spread = []
+    for column in columns:
+        mean = sum(column) / rows
+        spread.append(math.sqrt(sum((x - mean) ** 2 for x in column)
+                                / max(1, rows - 1)))
+    stats = sorted(max([abs(x - o) / se for x, o, se in
+                        zip(row, observed, spread) if se], default=0.0)
+                   for row in drawn)
+    c = stats[min(rows - 1, math.ceil(rows * _exact(confidence)) - 1)]
+    return [Interval(float(o) - c * se, float(o) + c * se)
+            for o, se in zip(observed, spread)]
+
+
 def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
     """Return the _Ranking of a tally of S-tuples (one value per system per
     item; names the S systems).  Each system's mean interval is the
@@ -3020,7 +3050,10 @@ def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
         cis = [Interval(*(Fraction(x, unit) for x in
                           percentile_interval(column, confidence)))
                for column in sums]
-    if _kind_of(keys) == "binary":          # exact, as compare's are
+    if options.joint_intervals:
+        cis = [Interval(lo / unit, hi / unit) for lo, hi in _joint_intervals(
+            observed, list(zip(*sums)), confidence)]
+    elif _kind_of(keys) == "binary":          # exact, as compare's are
         cis = [_clopper_pearson(int(Fraction(total, scale)), n, confidence)
                for total in observed]
     rank_cis, joint, critical, top = _rank_summary(
@@ -3579,8 +3612,10 @@ def _rank_preferences(cells, rng, names, options=_Options(),
     drawn = [r for b in rounds for r, _, _ in b]
     nus = [nu for b in rounds for _, nu, _ in b]
     unrated = sum(not finite for b in rounds for *_, finite in b)
-    cis = [Interval(*percentile_interval([row[s] for row in drawn],
-                                         confidence)) for s in range(size)]
+    cis = (_joint_intervals(rated, drawn, confidence)
+           if options.joint_intervals else
+           [Interval(*percentile_interval([row[s] for row in drawn],
+                                          confidence)) for s in range(size)])
     rank_cis, joint, critical, top = _rank_summary(
         rated, drawn, confidence=confidence, alpha=alpha)
     tie_model = None
@@ -10466,11 +10501,14 @@ def _churn(r, confidence=CONFIDENCE):
     """Return ((improved, Interval), (regressed, Interval)) of a binary
     _MetricResult: the items on which the candidate alone was right (or,
     lower being better, alone was not 1) and those on which it alone was
-    wrong, with Wilson intervals of their shares of the items."""
+    wrong, with intervals of their shares of the items that hold together:
+    each exact (Clopper-Pearson) at 1 - (1 - confidence) / 2, so that both
+    cover at once with at least *confidence* (Bonferroni)."""
     m = r.mcnemar
     up, down = ((m.b_only, m.a_only) if r.direction == "higher"
                 else (m.a_only, m.b_only))
-    return tuple((k, _wilson_interval(k, r.n_items, confidence))
+    each = 1 - (1 - _exact(confidence)) / 2
+    return tuple((k, _clopper_pearson(k, r.n_items, each))
                  for k in (up, down))
 
 
@@ -10484,8 +10522,8 @@ def _churn_words(r, confidence):
                 f"[{_fixed(ci.lo * 100, 1)}, {_fixed(ci.hi * 100, 1)}]%")
     return (f"{r.metric} churn: the candidate gained {_items(up)} "
             f"({share(up, up_ci)}) and lost {down} ({share(down, down_ci)}) "
-            f"of {r.n_items}; McNemar exact p = {_p_text(r.mcnemar.p_exact)}"
-            f".")
+            f"of {r.n_items}, the two intervals holding together; McNemar "
+            f"exact p = {_p_text(r.mcnemar.p_exact)}.")
 
 
 def _sequential_json(q):
@@ -10809,6 +10847,8 @@ def _format_rank(ranked, options, markdown=False):
     for s in order:
         lo, hi = r.joint_rank_cis[s] if joint else r.rank_cis[s]
         rows.append([r.names[s],
+                     f"{r.means[s]:.1f} (the anchor)" if rated and anchor
+                     and r.names[s] == anchor[0] else
                      f"{r.means[s]:.1f} [{r.cis[s].lo:.1f}, "
                      f"{r.cis[s].hi:.1f}]" if rated else
                      f"{u.mean(r.means[s])} {u.span(r.cis[s], False)}",
@@ -10842,6 +10882,12 @@ def _format_rank(ranked, options, markdown=False):
     for line in caution:
         lines += [""] * markdown + [mark(line)]
     lines += [""] * markdown         # markdown: a paragraph of its own
+    what = "ratings" if rated else "means"
+    lines.append(mark(
+        f"{what}: {level} intervals that hold for every system at once "
+        f"(max-t over the joint bootstrap)" if options.joint_intervals else
+        f"{what}: each {level} interval holds on its own, not all at once; "
+        f"--joint-intervals makes them hold together"))
     lines.append(mark(
         f"ranks: {level} sets that hold for every system at once (Mogstad, "
         f"Romano, Shaikh and Wilhelm 2024); --marginal-ranks shows each "
@@ -10931,6 +10977,7 @@ def _rank_json(ranked, options):
         "method": r.method,
         "rank_intervals": ("marginal" if marginal or r.joint_rank_cis is None
                            else "joint"),
+        "intervals": "joint" if options.joint_intervals else "each",
         "systems": [{"name": name, "mean": float(mean),
                      "ci": [float(ci.lo), float(ci.hi)], "rank": rank,
                      "rank_ci": list(joint if joint and not marginal
@@ -12234,6 +12281,10 @@ def _add_rank(commands):
                       help="show each rank's own interval instead of the "
                            "joint rank sets (which hold for every system at "
                            "once)")
+    rank.add_argument("--joint-intervals", action="store_true",
+                      help="make the means' (or ratings') intervals hold for "
+                           "every system at once, not each on its own "
+                           "(max-t over the joint bootstrap)")
     rank.add_argument("--anchor", type=_anchor_spec, metavar="NAME=RATING",
                       help="preference files: the Bradley-Terry rating of "
                            "one system (default: the ratings average 1000)")
@@ -12679,7 +12730,7 @@ def _rank_options(args):
         confidence=args.confidence, method=args.method, seed=args.seed,
         jobs=args.jobs, alpha=args.alpha, pairs=args.pairs,
         against=args.baseline, marginal_ranks=args.marginal_ranks,
-        anchor=args.anchor, ties=args.ties, plot=args.plot)
+        joint_intervals=args.joint_intervals, anchor=args.anchor, ties=args.ties, plot=args.plot)
 
 
 # Options of plan that only --from uses, and options it cannot use.

@@ -13,6 +13,7 @@
     python3 tests/benchmark.py --part sequential   # 10^6 items, ~10 seconds
     python3 tests/benchmark.py --part calibration  # coverage and power
     python3 tests/benchmark.py --part judged       # PPI++ coverage, ~4 min
+    python3 tests/benchmark.py --part small        # 10-200 items, ~6 min
     python3 tests/benchmark.py --part bycounts     # simulate --by-counts
     python3 tests/benchmark.py --part grouped      # --by and --macro
     python3 tests/benchmark.py --part sizes        # the loop at other N
@@ -1453,13 +1454,230 @@ def judged_cases(replays, items=4000):
                   f"{100 * alone / replays:>15.1f}%")
 
 
+SMALL_NS = (10, 15, 20, 30, 50, 100, 200)
+
+
+def small_designs():
+    """Issue 35's grid: n items, baseline accuracy, correlation, gap."""
+    for n in SMALL_NS:
+        for acc in (0.5, 0.7, 0.85, 0.9, 0.95, 0.98):
+            for corr in (0.0, 0.5, 0.9):
+                for gap in (0.0, 0.03, 0.05, 0.10):
+                    if acc + gap <= 0.995:
+                        yield n, acc, corr, gap
+
+
+def small_cases(replays=400):
+    """Issue 35: every headline 0/1 interval's coverage at 10 to 200 items,
+    computed exactly over every outcome of each design (a multinomial of
+    the four cells), and continuous paired intervals at 10 to 40 items by
+    simulation.  Needs numpy and scipy."""
+    try:
+        import numpy as np
+        from scipy import stats
+        from scipy.special import gammaln
+    except ImportError:
+        print("small: needs numpy and scipy; skipped")
+        return
+    z = bed._upper_z(0.025)
+
+    def wilson(k, n):
+        c = (k + z * z / 2) / (n + z * z)
+        h = z * np.sqrt(k * (n - k) / n + z * z / 4) / (n + z * z)
+        return c - h, c + h
+
+    def newcombe(cells):                # written apart from the module's
+        both, ao, bo, ne = cells.T.astype(float)
+        n = cells.sum(1).astype(float)
+        pa, pb = (both + ao) / n, (both + bo) / n
+        la, ua = wilson(both + ao, n)
+        lb, ub = wilson(both + bo, n)
+        margins = (both + ao) * (bo + ne) * (both + bo) * (ao + ne)
+        cross = both * ne - ao * bo
+        psi = np.where((margins == 0) | ((cross >= 0) & (cross <= n / 2)), 0.0,
+                       np.where(cross > 0, cross - n / 2, cross)
+                       / np.sqrt(np.where(margins > 0, margins, 1)))
+        down = np.sqrt(np.maximum(0, (pb - lb) ** 2 + (ua - pa) ** 2
+                                  - 2 * psi * (pb - lb) * (ua - pa)))
+        up = np.sqrt(np.maximum(0, (ub - pb) ** 2 + (pa - la) ** 2
+                                - 2 * psi * (ub - pb) * (pa - la)))
+        return pb - pa - down, pb - pa + up
+
+    def ideal_bootstrap(n):
+        """The paired percentile interval of the ideal bootstrap (what
+        resampling tends to) for each (b_only, a_only): B* - A* of a
+        multinomial resample is 2 B* - D*, D* ~ Bin(n, d/n), B* | D* ~
+        Bin(D*, b/d)."""
+        k = np.arange(n + 1)
+        out = {}
+        for d in range(n + 1):
+            pd = stats.binom.pmf(k, n, d / n) if d else (k == 0) * 1.0
+            for b in range(d + 1):
+                if not d:
+                    out[0, 0] = (0.0, 0.0)
+                    continue
+                joint = pd[:, None] * stats.binom.pmf(k[None, :], k[:, None],
+                                                      b / d)
+                values = (2 * k[None, :] - k[:, None]).ravel()
+                order = np.argsort(values, kind="stable")
+                cum = np.cumsum(joint.ravel()[order])
+                ends = values[order][np.searchsorted(cum, [0.025, 0.975])]
+                out[b, d - b] = tuple(ends / n)
+        return out
+
+    print(f"\nsmall evals: 0/1 coverage computed exactly over every outcome, "
+          f"{len(list(small_designs()))} designs (n {SMALL_NS}, accuracies "
+          f"0.5-0.98, correlations 0-0.9, gaps 0-10 pts)")
+    rows = collections.defaultdict(list)
+    for n in SMALL_NS:
+        cells = np.array([(x, c, b, n - x - c - b) for b in range(n + 1)
+                          for c in range(n + 1 - b)
+                          for x in range(n + 1 - b - c)])
+        lo, hi = newcombe(cells)
+        for i in random.Random(n).sample(range(len(cells)), 50):
+            ours = bed._newcombe_interval(*map(int, cells[i]))
+            assert abs(ours.lo - lo[i]) < 1e-12 and abs(ours.hi - hi[i]) < 1e-12
+        boot = ideal_bootstrap(n)
+        bl, bh = np.array([boot[int(b), int(c)] for _, c, b, _ in cells]).T
+        score = np.array([bed._score_takes_over(n, int(c + b))
+                          for _, c, b, _ in cells])
+        cp = np.array([bed._clopper_pearson(k, n) for k in range(n + 1)])
+        k = np.arange(n + 1)
+        for n_, acc, corr, gap in small_designs():
+            if n_ != n:
+                continue
+            d = bed._copula_design(acc, acc + gap, corr)
+            both = acc - d.p10
+            p = np.maximum([both, d.p10, d.p01, 1 - both - d.p10 - d.p01], 0)
+            log_w = gammaln(n + 1) - gammaln(cells + 1).sum(1) + (
+                cells * np.log(np.where(p > 0, p, 1))).sum(1)
+            w = np.where(((cells > 0) & (p == 0)).any(1), 0, np.exp(log_w))
+            truth = d.p01 - d.p10
+            inside = lambda a, b: (a <= truth + 1e-12) & (truth - 1e-12 <= b)
+            newc, bootc = inside(lo, hi), inside(bl, bh)
+            rows["paired: rule (ours)"].append(
+                (w * np.where(score, newc, bootc)).sum())
+            rows["paired: bootstrap alone"].append((w * bootc).sum())
+            rows["paired: Newcombe alone"].append((w * newc).sum())
+            for acc_s in (acc, acc + gap):
+                pk = stats.binom.pmf(k, n, acc_s)
+                rows["system: Clopper-Pearson (ours)"].append(
+                    (pk * ((cp[:, 0] <= acc_s) & (acc_s <= cp[:, 1]))).sum())
+                wl, wh = wilson(k, n)
+                rows["system: Wilson"].append(
+                    (pk * ((wl <= acc_s) & (acc_s <= wh))).sum())
+            rows["_cell"].append((n, acc, corr, gap))
+    cellnames = rows.pop("_cell")
+    print(f"{'interval':<32} {'worst':>7} {'mean':>7}  {'cells < 93.5%':>13}"
+          f"  worst cell (n, acc, corr, gap)")
+    for name, values in rows.items():
+        v = np.array(values)
+        where = cellnames[int(v.argmin()) // (2 if "system" in name else 1)]
+        print(f"{name:<32} {100 * v.min():>6.1f}% {100 * v.mean():>6.1f}%  "
+              f"{int((v < 0.935).sum()):>13}  {where}")
+    # The tool's own path, resampled, beside scipy's bootstrap, a few cells
+    print(f"\nthe tool's compare path by simulation, {replays} replays "
+          f"(Monte Carlo s.e. about {100 * math.sqrt(0.05 * 0.95 / replays):.1f}"
+          f" points), scipy.stats.bootstrap (paired percentile) beside it:")
+    for n, acc, corr, gap in ((10, 0.95, 0.9, 0.03), (30, 0.85, 0.5, 0.05),
+                              (30, 0.9, 0.5, 0.05), (200, 0.95, 0.5, 0.03),
+                              (200, 0.7, 0.5, 0.05)):
+        rng = random.Random(n * 1000 + int(acc * 100))
+        ours = theirs = 0
+        truth = gap
+        for _ in range(replays):
+            pairs = bed.simulate(rng, n, corr=corr, acc_a=acc, acc_b=acc + gap)
+            a, b = [x for x, _ in pairs], [y for _, y in pairs]
+            r = bed._compare_metric(a, b, random.Random(rng.random()),
+                                    bed._Options(resamples=1000))
+            ours += r.ci_paired.lo - 1e-12 <= truth <= r.ci_paired.hi + 1e-12
+            res = stats.bootstrap((np.array(a), np.array(b)),
+                                  lambda x, y: np.mean(y) - np.mean(x),
+                                  paired=True, method="percentile",
+                                  n_resamples=1000,
+                                  random_state=rng.randrange(2 ** 32))
+            ci = res.confidence_interval
+            theirs += ci.low - 1e-12 <= truth <= ci.high + 1e-12
+        print(f"  n={n:<4} acc {acc} corr {corr} gap {gap}: ours "
+              f"{100 * ours / replays:.1f}%, scipy percentile "
+              f"{100 * theirs / replays:.1f}%")
+    # Continuous paired differences at 10 to 40 items
+    shapes = {
+        "normal": lambda r: (r.random(), None, r.gauss(0.05, 0.2)),
+        "bounded": lambda r: (r.random(), r.gauss(0, 0.15), r.gauss(0, 0.15)),
+        "lognormal": lambda r: (r.random(), None, r.lognormvariate(0, 1)
+                                - math.exp(0.5) + 0.05),
+    }
+
+    def pair(r, shape):
+        q, e, f = shapes[shape](r)
+        if e is None:
+            return q, q + f
+        return (min(1, max(0, q + e)), min(1, max(0, q + 0.05 + f)))
+
+    print(f"\ncontinuous paired differences, {replays} replays: ours "
+          f"(expanded percentile below 100 items), the plain percentile "
+          f"(scipy), t")
+    for shape in shapes:
+        r0 = random.Random(1)
+        truth = (0.05 if shape != "bounded" else
+                 sum(b - a for a, b in (pair(r0, shape)
+                                        for _ in range(400000))) / 400000)
+        for n in (10, 15, 20, 30, 40):
+            rng = random.Random(n)
+            ours = plain = tee = 0
+            for _ in range(replays):
+                ps = [pair(rng, shape) for _ in range(n)]
+                a, b = [x for x, _ in ps], [y for _, y in ps]
+                res = bed._compare_metric(a, b, random.Random(rng.random()),
+                                          bed._Options(resamples=2000))
+                ours += res.ci_paired.lo <= truth <= res.ci_paired.hi
+                d = np.array(b) - np.array(a)
+                ci = stats.bootstrap((d,), np.mean, method="percentile",
+                                     n_resamples=2000, random_state=rng.randrange(
+                                         2 ** 32)).confidence_interval
+                plain += ci.low <= truth <= ci.high
+                half = stats.t.ppf(0.975, n - 1) * d.std(ddof=1) / math.sqrt(n)
+                tee += abs(d.mean() - truth) <= half
+            print(f"  {shape:<9} n={n:<3} ours {100 * ours / replays:5.1f}%  "
+                  f"percentile {100 * plain / replays:5.1f}%  "
+                  f"t {100 * tee / replays:5.1f}%", flush=True)
+    # Bradley-Terry ratings read together
+    print(f"\nBradley-Terry ratings all covered at once, {replays // 2} "
+          f"replays, 80 battles a system, a fifth of them ties (each a half "
+          f"win in expectation): each interval alone, --joint-intervals")
+    for size in (5, 8):
+        elo = [1000 + 40 * k for k in range(size)]
+        truth = [x - sum(elo) / size + 1000 for x in elo]
+        strengths = [x / bed._ELO for x in elo]
+        rng = random.Random(size)
+        held = [0, 0]
+        for _ in range(replays // 2):
+            cells = collections.Counter()
+            for _ in range(80 * size):
+                i, j = rng.sample(range(size), 2)
+                p_j = 1 / (1 + math.exp(strengths[i] - strengths[j]))
+                cells[i, j, 0.5 if rng.random() < 0.2 else float(
+                    rng.random() < (p_j - 0.1) / 0.8)] += 1
+            cells = [(i, j, x, c) for (i, j, x), c in cells.items()]
+            seed = rng.getrandbits(64)
+            for k, joint in enumerate((False, True)):
+                r = bed._rank_preferences(
+                    cells, random.Random(seed), [str(s) for s in range(size)],
+                    bed._Options(resamples=400, joint_intervals=joint))
+                held[k] += all(ci.lo <= t <= ci.hi
+                               for ci, t in zip(r.cis, truth))
+        print(f"  {size} systems: each alone {100 * held[0] / (replays // 2):.1f}%"
+              f", joint {100 * held[1] / (replays // 2):.1f}%", flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
                                            "saddle", "corpus", "preferences",
                                            "sequential", "calibration", "bycounts",
                                            "grouped", "sizes", "join", "judged",
-                                           "all"),
+                                           "small", "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -1522,6 +1740,8 @@ def main(argv=None):
         calibration_cases(args.replays)
     if args.part in ("judged", "all"):
         judged_cases(min(args.replays, 200))
+    if args.part in ("small", "all"):
+        small_cases(min(args.replays, 400))
     if args.part in ("preferences", "all"):
         with tempfile.TemporaryDirectory() as folder:
             preference_cases(folder, args.battles, args.systems, args.rounds,

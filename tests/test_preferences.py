@@ -529,3 +529,41 @@ def test_a_helper_process_draws_the_same_rounds(monkeypatch, ties):
                                                    ties=ties))
                 for jobs in (1, 2))
     assert one == two
+
+
+def half_tie_cells(rng, strengths, battles, tie=0.2):
+    """Battles whose expected share (a tie as half) is Bradley-Terry's:
+    a tie with probability *tie*, else a win drawn so that tie / 2 plus
+    the win's chance is P(j beats i)."""
+    cells = collections.Counter()
+    for _ in range(battles):
+        i, j = rng.sample(range(len(strengths)), 2)
+        p_j = 1 / (1 + math.exp(strengths[i] - strengths[j]))
+        share = (0.5 if rng.random() < tie else
+                 float(rng.random() < (p_j - tie / 2) / (1 - tie)))
+        cells[i, j, share] += 1
+    return [(i, j, s, c) for (i, j, s), c in cells.items()]
+
+
+@pytest.mark.parametrize("size, replays, least", [
+    (5, 20, 0.80),
+    pytest.param(5, 200, 0.925, marks=pytest.mark.slow),
+    pytest.param(8, 200, 0.925, marks=pytest.mark.slow)])
+def test_joint_rating_intervals_hold_all_at_once(size, replays, least):
+    # Issue 35: each rating's own interval held all at once in 76-81% of
+    # replays at 5 and 8 systems; --joint-intervals must hold at 95% (at
+    # least 92.5% of 200, about 1.6 standard errors below; 80% of 30).
+    # Ties (a fifth of the battles) are drawn so that half a win is
+    # their expected share: the truth stays Bradley-Terry's.
+    elo = [1000 + 40 * k for k in range(size)]
+    truth = [x - sum(elo) / size + 1000 for x in elo]
+    strengths = [x / bed._ELO for x in elo]
+    rng = random.Random(size * 31)
+    together = 0
+    for _ in range(replays):
+        cells = half_tie_cells(rng, strengths, 80 * size)
+        joint = bed._rank_preferences(
+            cells, rng, [str(k) for k in range(size)],
+            bed._Options(resamples=120, joint_intervals=True, jobs=1))
+        together += all(ci.lo <= t <= ci.hi for ci, t in zip(joint.cis, truth))
+    assert together / replays >= least
