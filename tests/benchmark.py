@@ -10,7 +10,7 @@
     python3 tests/benchmark.py --part corpus   # binary F1, ~2 minutes
     python3 tests/benchmark.py --part preferences --battles 200000
     python3 tests/benchmark.py --part preferences --peer-python venv/bin/python
-    python3 tests/benchmark.py --part sequential   # 10^6 items, ~10 seconds
+    python3 tests/benchmark.py --part sequential   # stopping, 10^6 items, ~5 min
     python3 tests/benchmark.py --part calibration  # coverage and power
     python3 tests/benchmark.py --part judged       # PPI++ coverage, ~4 min
     python3 tests/benchmark.py --part small        # 10-200 items, ~6 min
@@ -1170,25 +1170,133 @@ def preference_cases(folder, battles, systems, rounds, peer=sys.executable,
     os.remove(path)
 
 
-def sequential_cases(folder, n=10 ** 6):
-    """compare --sequential against plain compare on one 10^6-row wide
-    file of 0/1 scores, whole processes, three runs each (medians)."""
-    rng = random.Random(6)
-    path = os.path.join(folder, "wide.csv")
-    with open(path, "w") as f:
-        f.write("id,system_a_correct,system_b_correct\n")
-        for i in range(n):
-            a = int(rng.random() < 0.7)
-            b = a if rng.random() < 0.7 else int(rng.random() < 0.72)
-            f.write(f"{i},{a},{b}\n")
-    argv = [sys.executable, bed.__file__, "compare", path]
-    plain = sorted(run_process(argv)[0] for _ in range(3))[1]
-    seq = sorted(run_process(argv + ["--sequential"])[0]
-                 for _ in range(3))[1]
-    print(f"sequential: {n} binary items, whole processes (median of 3)")
-    print(f"  compare {plain:.2f} s, compare --sequential {seq:.2f} s: "
-          f"{seq / plain:.2f}x", flush=True)
-    os.remove(path)
+def sequential_cases(folder, n=10 ** 6, replays=200, most=2000):
+    """Issue 34: when compare --sequential stops, looked at after every
+    item, ours beside a numpy implementation of the same sequences written
+    apart and confseq's betting sequence where it is installed; then
+    compare --sequential against plain compare on 10^6-row wide files
+    (whole processes, medians of three)."""
+    try:
+        import numpy as np
+    except ImportError:
+        np = None
+    try:
+        from confseq import betting as confseq_betting
+    except ImportError:
+        confseq_betting = None
+
+    def numpy_betting(d, alpha=0.05):      # d in [-1, 1], the test at 0
+        x = (np.asarray(d) + 1) / 2
+        t = np.arange(1, len(x) + 1)
+        mu = (0.5 + np.cumsum(x)) / (t + 1)
+        s2 = (0.25 + np.cumsum((x - mu) ** 2)) / (t + 1)
+        s2 = np.concatenate([[0.25], s2[:-1]])
+        lam = np.minimum(np.sqrt(2 * np.log(2 / alpha)
+                                 / (s2 * t * np.log(1 + t))), 1.0)
+        up = np.cumsum(np.log1p(lam * (x - 0.5)))
+        down = np.cumsum(np.log1p(-lam * (x - 0.5)))
+        hit = np.nonzero(np.maximum(up, down) >= np.log(2 / alpha))[0]
+        return int(hit[0]) + 1 if len(hit) else None
+
+    def numpy_mixture(a, b, alpha=0.05):   # 0/1: the discordant signs
+        from scipy.special import betaln
+        d = np.asarray(b) - np.asarray(a)
+        where = np.nonzero(d)[0]
+        up = (d[where] > 0).astype(float)
+        k = np.arange(1, len(up) + 1)
+        s = np.cumsum(up)
+        log_m = (betaln(0.5 + s, 0.5 + k - s) - betaln(0.5, 0.5)
+                 + k * np.log(2))
+        hit = np.nonzero(log_m >= np.log(1 / alpha))[0]
+        return int(where[hit[0]]) + 1 if len(hit) else None
+
+    def confseq_stop(d, alpha=0.05):
+        x = (np.asarray(d) + 1) / 2
+        lower, upper = confseq_betting.betting_cs(x, alpha=alpha)
+        hit = np.nonzero((lower > 0.5) | (upper < 0.5))[0]
+        return int(hit[0]) + 1 if len(hit) else None
+
+    def summary(stops):
+        done = sorted(s for s in stops if s is not None)
+        if not done:
+            return f"{0:>6.1%} {'-':>7} {'-':>6}"
+        return (f"{len(done) / len(stops):>6.1%} {done[len(done) // 2]:>7} "
+                f"{done[int(0.9 * len(done))]:>6}")
+
+    print(f"\nsequential: {replays} replays, up to {most} items, a look after "
+          f"every item, alpha 0.05: stopped within {most}, median and 90th "
+          f"percentile stopping item; null: the share that ever stopped")
+    print(f"{'design':<34} {'sequence':<22} {'stopped':>6} {'median':>7} "
+          f"{'p90':>6}   null")
+    rng = random.Random(34)
+    gap_runs = [[rng.gauss(0.05, 0.15) for _ in range(most)]
+                for _ in range(replays)]
+    null_runs = [[rng.gauss(0.0, 0.15) for _ in range(most)]
+                 for _ in range(replays)]
+    ways = [("ours (betting)", lambda d: bed._sequential_bounded(
+        [0.5] * len(d), [0.5 + x for x in d], 0, 1).stopped_at)]
+    if np is not None:
+        ways.append(("numpy, written apart", numpy_betting))
+    if confseq_betting is not None:
+        ways.append(("confseq betting_cs", confseq_stop))
+    for name, way in ways:
+        stops = [way(d) for d in gap_runs]
+        null = [way(d) for d in null_runs]
+        share = sum(s is not None for s in null) / replays
+        print(f"{'bounded, gap 0.05, SD 0.15':<34} {name:<22} "
+              f"{summary(stops)}   {share:.1%}", flush=True)
+    if confseq_betting is None:
+        print("  (confseq not installed: it needs a C++ build)")
+    for label, gap in (("0/1, +4 pts (the article's design)", 0.04),
+                       ("0/1, +8 pts", 0.08)):
+        design = bed._copula_design(0.72, 0.72 + gap, 0.6)
+        null_design = bed._copula_design(0.72, 0.72, 0.6)
+        runs = {}
+        for key, dz in (("gap", design), ("null", null_design)):
+            runs[key] = []
+            for _ in range(replays):
+                a, b = [], []
+                for _ in range(most):
+                    u = rng.random()
+                    a.append(1 if u < dz.p10 else 0)
+                    b.append(1 if dz.p10 <= u < dz.p10 + dz.p01 else 0)
+                runs[key].append((a, b))
+        ways = [("ours (mixture, alpha)", lambda a, b:
+                 bed._sequential_binary(a, b).stopped_at)]
+        if np is not None:
+            ways.append(("numpy, written apart", numpy_mixture))
+        for name, way in ways:
+            stops = [way(a, b) for a, b in runs["gap"]]
+            null = [way(a, b) for a, b in runs["null"]]
+            share = sum(s is not None for s in null) / replays
+            print(f"{label:<34} {name:<22} {summary(stops)}   {share:.1%}",
+                  flush=True)
+        fixed = sum(bed._mcnemar_p(sum(x > y for x, y in zip(a, b)),
+                                   sum(y > x for x, y in zip(a, b))) <= 0.05
+                    for a, b in runs["gap"]) / replays
+        print(f"{'':<34} one McNemar test at item {most}: {fixed:.1%} "
+              f"reject")
+    for kind in ("binary", "continuous"):
+        rng = random.Random(6)
+        path = os.path.join(folder, "wide.csv")
+        with open(path, "w") as f:
+            f.write("id,system_a_correct,system_b_correct\n")
+            for i in range(n):
+                if kind == "binary":
+                    a = int(rng.random() < 0.7)
+                    b = a if rng.random() < 0.7 else int(rng.random() < 0.72)
+                else:
+                    a = round(rng.random(), 3)
+                    b = round(min(1, max(0, a + rng.gauss(0.002, 0.15))), 3)
+                f.write(f"{i},{a},{b}\n")
+        argv = [sys.executable, bed.__file__, "compare", path]
+        plain = sorted(run_process(argv)[0] for _ in range(3))[1]
+        seq = sorted(run_process(argv + ["--sequential"])[0]
+                     for _ in range(3))[1]
+        print(f"sequential: {n} {kind} items, whole processes (median of 3):"
+              f" compare {plain:.2f} s, compare --sequential {seq:.2f} s: "
+              f"{seq / plain:.2f}x", flush=True)
+        os.remove(path)
 
 
 def _patterns_of(table):

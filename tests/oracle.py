@@ -621,3 +621,31 @@ def binary_intervals(pairs, confidence=0.95):
     systems = [clopper_pearson(sum(1 for p in pairs if p[s]), n, confidence)
                for s in (0, 1)]
     return systems, n < 100 or a_only + b_only < 20
+
+
+def betting(xs, alpha, m, c=0.5):
+    """The hedged betting test of Waudby-Smith and Ramdas (2024) by its
+    definition, item by item: the predictable plug-in bet of each item
+    from the items before it, each gambler's capital as a product, and the
+    first item where max(K+, K-) / 2 reaches 1/alpha.  Returns (K+_n,
+    K-_n, that item or None, the largest max(K+, K-) / 2)."""
+    up = down = 1.0
+    first, best = None, 1.0
+    seen = []
+    for t, x in enumerate(xs, 1):
+        mean = 0.5
+        s2 = 0.25
+        if seen:
+            means = [(0.5 + sum(seen[:i])) / (i + 1)
+                     for i in range(1, len(seen) + 1)]
+            s2 = (0.25 + sum((y - mu) ** 2 for y, mu in zip(seen, means))
+                  ) / (len(seen) + 1)
+        bet = math.sqrt(2 * math.log(2 / alpha) / (s2 * t * math.log(1 + t)))
+        up *= 1 + min(bet, c / m) * (x - m)
+        down *= 1 - min(bet, c / (1 - m)) * (x - m)
+        seen.append(x)
+        hedged = max(up, down) / 2
+        best = max(best, hedged)
+        if first is None and hedged >= 1 / alpha:
+            first = t
+    return up, down, first, best

@@ -7,6 +7,9 @@ import math
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 import bootstrap_eval_deltas as bed
 import oracle
@@ -22,22 +25,23 @@ def mixture(s, k):
 @pytest.mark.parametrize("k", [8, 14])
 def test_ville_holds_exactly_over_every_order(k):
     # Every sequence of k discordant pairs is equally likely under no
-    # difference: the share whose mixture ever reaches 2/alpha is at most
-    # alpha/2, and _sequential_binary stops at the first such pair.
+    # difference: the share whose mixture ever reaches 1/alpha is at most
+    # alpha (the test is at the full alpha), and _sequential_binary stops
+    # at the first such pair.
     alpha = 0.05
     crossed = 0
     for signs in itertools.product((0, 1), repeat=k):
         s, first = 0, None
         for t, up in enumerate(signs, 1):
             s += up
-            if first is None and mixture(s, t) >= 2 / alpha:
+            if first is None and mixture(s, t) >= 1 / alpha:
                 first = t
         crossed += first is not None
         if first is not None and signs[:3] in ((1, 1, 1), (0, 0, 0)):
             a = [0 if up else 1 for up in signs]
             got = bed._sequential_binary(a, [1 - x for x in a], alpha=alpha)
             assert got.stopped_at == first
-    assert crossed / 2 ** k <= alpha / 2
+    assert crossed / 2 ** k <= alpha
 
 
 def two_runs(tmp_path, a_rows, b_rows):
@@ -109,7 +113,7 @@ def test_bounded_false_positives_and_coverage():
     # known difference (b = 0.8 a + 0.2 w, w ~ Bernoulli(0.9): +0.08) the
     # final sequence covers it in >= 95%.
     rng = random.Random(9)
-    replays, ever, covered = 300, 0, 0
+    replays, ever, covered = 150, 0, 0
     for _ in range(replays):
         a = [rng.random() for _ in range(200)]
         b = [rng.random() for _ in range(200)]
@@ -135,9 +139,9 @@ def test_compare_sequential_reports_and_gates(capsys, tmp_path):
     assert bed.main(["compare", paths[1], paths[0], "--sequential",
                      "--fail-on", "worse", "--resamples", "200"]) == 1
     capsys.readouterr()
-    status = bed.main(["compare", *paths, "--sequential", "--cluster", "id"])
+    status = bed.main(["compare", *paths, "--sequential", "--by", "id"])
     err = capsys.readouterr().err
-    assert status == 2 and "--sequential with --cluster" in err
+    assert status == 2 and "--sequential with --by" in err
 
 
 # Equivalence (two one-sided tests) and churn ##############################
@@ -283,3 +287,120 @@ def test_plan_sequential_from_a_pilot(capsys):
     assert seq["max_items"] == 3 * 1890 and seq["replays"] == 30
     assert bed.main(["plan", "--from", csv, "--simulate"]) == 2
     capsys.readouterr()
+
+
+# Betting: bounded scores (issue 34) #######################################
+
+def bounded_pairs(rng, n, gap, sd=0.15):
+    """Scores in [0, 1] whose paired difference has mean *gap* (no clipping
+    at these settings: 0.5 + gap +- 4 sd stays inside)."""
+    return [0.5] * n, [0.5 + min(0.5, max(-0.5, rng.gauss(gap, sd)))
+                       for _ in range(n)]
+
+
+@settings(max_examples=15, deadline=None)
+@given(xs=st.lists(st.floats(0, 1), min_size=1, max_size=40),
+       m=st.floats(0.05, 0.95))
+def test_betting_capital_is_its_definition(xs, m):
+    up, down, first, best = oracle.betting(xs, 0.05, m)
+    bets = bed._bets(xs, 0.05)
+    assert math.exp(bed._log_capital(xs, bets, m, +1)) == pytest.approx(
+        up, rel=1e-9)
+    assert math.exp(bed._log_capital(xs, bets, m, -1)) == pytest.approx(
+        down, rel=1e-9)
+    # the test itself, at no difference: differences 2x - 1 in [-1, 1]
+    # with bounds [0, 1] map back to these x
+    got = bed._sequential_bounded([0.0] * len(xs), [2 * x - 1 for x in xs],
+                                  0, 1)
+    _, _, first, best = oracle.betting(xs, 0.05, 0.5)
+    assert got.stopped_at == first
+    assert float(got.p) == pytest.approx(min(1, 1 / best), rel=1e-9)
+
+
+def test_betting_interval_ends_where_the_capital_crosses():
+    rng = random.Random(4)
+    a, b = bounded_pairs(rng, 120, 0.03)
+    got = bed._sequential_bounded(a, b, 0, 1)
+    xs = [(y - x + 1) / 2 for x, y in zip(a, b)]
+    for end, side in ((got.ci.lo, +1), (got.ci.hi, -1)):
+        m = (end + 1) / 2
+        for shade, rejected in ((-side * 1e-6, True), (side * 1e-6, False)):
+            up, down, *_ = oracle.betting(xs, 0.05, m + shade)
+            assert ((up if side > 0 else down) >= 40) == rejected
+
+
+@pytest.mark.parametrize("replays", [150, pytest.param(1000,
+                                                       marks=pytest.mark.slow)])
+def test_betting_false_positives_under_peeking_stay_below_alpha(replays):
+    # No true difference, a look after every one of 300 items: the share
+    # of replays that ever stop is at most alpha, within 2.5 Monte Carlo
+    # standard errors (the fixed-sample test looked at so often would
+    # stop in several times alpha).
+    rng = random.Random(replays)
+    stopped = 0
+    for _ in range(replays):
+        a, b = bounded_pairs(rng, 300, 0.0)
+        stopped += bed._sequential_bounded(a, b, 0, 1).stopped_at is not None
+    assert stopped / replays <= 0.05 + 2.5 * math.sqrt(0.05 * 0.95 / replays)
+
+
+def test_betting_stops_and_covers_at_the_stop():
+    # Issue 34's design (gap 0.05, SD 0.15): the old sub-Gaussian sequence
+    # never stopped within 2,000 items; betting stops (confseq's median
+    # 166), and the sequence at the stopping item covers the true gap.
+    rng = random.Random(34)
+    stops, covered, replays = [], 0, 40
+    for _ in range(replays):
+        a, b = bounded_pairs(rng, 2000, 0.05)
+        stop = bed._sequential_bounded(a, b, 0, 1).stopped_at
+        assert stop is not None
+        stops.append(stop)
+        at = bed._sequential_bounded(a[:stop], b[:stop], 0, 1)
+        covered += at.ci.lo <= 0.05 <= at.ci.hi
+    assert sorted(stops)[replays // 2] <= 250
+    assert covered >= replays - 4
+
+
+@pytest.mark.parametrize("kind", ["binary", "continuous"])
+def test_clusters_as_the_unit_hold_alpha_under_peeking(kind):
+    # Issue 34: clusters were refused as the sequential unit.  Clusters of
+    # 1 to 6 items sharing an effect, no true difference, a look after
+    # every cluster: at most alpha of replays ever stop (2.5 Monte Carlo
+    # standard errors), and each cluster counts once.
+    rng = random.Random(len(kind))
+    replays, stopped = 150, 0
+    options = bed._Options(alpha=0.05)
+    metric = bed._Metric("m", kind=kind)
+    for _ in range(replays):
+        tally = {}
+        for c in range(120):
+            shared = rng.random()
+            counter = tally.setdefault(c, bed.collections.Counter())
+            for _ in range(rng.randint(1, 6)):
+                if kind == "binary":
+                    pair = (int(rng.random() < shared),
+                            int(rng.random() < shared))
+                else:
+                    pair = (round(min(1, max(0, shared + rng.gauss(0, .2))), 2),
+                            round(min(1, max(0, shared + rng.gauss(0, .2))), 2))
+                counter[pair] += 1
+        said = []
+        q = bed._sequential(options, metric, tally, said)
+        assert q.unit == "cluster" and q.n_items == 120
+        stopped += q.stopped_at is not None
+    assert stopped / replays <= 0.05 + 2.5 * math.sqrt(0.05 * 0.95 / replays)
+
+
+def test_sequential_over_clusters_reports_clusters(capsys, tmp_path):
+    rows = [{"id": i, "c": i // 3, "acc": int(i % 3 == 0)} for i in range(300)]
+    better = [{"id": i, "c": i // 3, "acc": int(i % 3 != 2)}
+              for i in range(300)]
+    paths = two_runs(tmp_path, rows, better)
+    assert bed.main(["compare", *paths, "--sequential", "--cluster", "c",
+                     "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "takes each cluster as one unit" in out
+    assert "excluded zero at cluster" in out
+    assert bed.main(["compare", *paths, "--sequential", "--cluster", "c",
+                     "--order", "id"]) == 2
+    assert "--order with --cluster" in capsys.readouterr().err
