@@ -138,11 +138,13 @@ from fractions import Fraction
 from itertools import repeat
 from operator import add
 from operator import and_
+from operator import ge
 from operator import attrgetter
 from operator import itemgetter
 from operator import lt
 from operator import methodcaller
 from operator import mul
+from operator import neg
 from operator import rshift
 from operator import sub
 from operator import truediv
@@ -4059,34 +4061,43 @@ def _sequential_binary(a, b, *, alpha=0.05, direction="higher"):
 def _bets(xs, alpha):
     """Return the predictable plug-in bets of Waudby-Smith and Ramdas
     (2024, eqs. 26-27) for values xs in [0, 1]: bet t uses items before t
-    only.
+    only.  lambda_t = sqrt(2 log(2/alpha) / (s2_{t-1} t log(1 + t))) with
+    s2_t = (1/4 + sum_{i<=t} (x_i - mu_i)^2) / (t + 1) and mu_t = (1/2 +
+    sum_{i<=t} x_i) / (t + 1), running sums taken by accumulate.
 
     >>> [round(x, 4) for x in _bets([1.0, 0.0, 1.0], 0.05)]
     [6.525, 4.6357, 3.0759]
     """
-    bets = []
-    log_level = math.log(2 / alpha)
-    total, squares, s2 = 0.0, 0.25, 0.25
-    for t, x in enumerate(xs, 1):
-        bets.append(math.sqrt(2 * log_level / (s2 * t * math.log(1 + t))))
-        total += x
-        mean = (0.5 + total) / (t + 1)
-        squares += (x - mean) ** 2
-        s2 = squares / (t + 1)
-    return bets
+    n = len(xs)
+    means = map(truediv, map(add, itertools.accumulate(xs), repeat(0.5)),
+                range(2, n + 2))
+    squares = itertools.accumulate(map(pow, map(sub, xs, means), repeat(2)),
+                                   initial=0.25)
+    s2 = map(truediv, squares, range(1, n + 1))        # s2_{t-1}
+    steps = range(1, n + 1)
+    return list(map(math.sqrt, map(truediv, repeat(2 * math.log(2 / alpha)),
+                                   map(mul, s2, map(mul, steps, map(
+                                       math.log1p, steps))))))
 
 
 _STAKE = 0.5        # the most of a gambler's capital at m one bet may risk
 
 
-def _log_capital(xs, bets, m, side):
+def _log_capital(xs, bets, m, side, head=None):
     """Return log K+_n(m) (side +1) or log K-_n(m) (side -1) at the last
-    item: the gambler betting that the mean exceeds (is below) m."""
+    item: the gambler betting that the mean exceeds (is below) m.  Past
+    *head* items no bet exceeds _STAKE, the least any cap can be, so the
+    caps there are skipped (the same sum)."""
     cap = _STAKE / (m if side > 0 else 1 - m)
-    return math.fsum(map(math.log1p, map(
-        mul, map(min, bets, repeat(cap)),
-        map(sub, xs, repeat(m)) if side > 0 else
-        map(sub, repeat(m), xs))))
+    head = len(xs) if head is None else head
+
+    def gains(x, bet):
+        return map(mul, bet, map(sub, x, repeat(m)) if side > 0 else
+                   map(sub, repeat(m), x))
+    return (sum(map(math.log1p, gains(itertools.islice(xs, head), map(
+        min, itertools.islice(bets, head), repeat(cap)))))
+        + sum(map(math.log1p, gains(itertools.islice(xs, head, None),
+                                    itertools.islice(bets, head, None)))))
 
 
 def _sequential_bounded(a, b, lo, hi, *, alpha=0.05, direction="higher"):
@@ -4105,41 +4116,45 @@ def _sequential_bounded(a, b, lo, hi, *, alpha=0.05, direction="higher"):
         raise EvalDeltaError(f"--bounds {lo:g},{hi:g}: the upper bound "
                              f"must exceed the lower")
     width = hi - lo
-    xs = []
-    for t, (x, y) in enumerate(zip(a, b), 1):
-        d = y - x
-        if not -width <= d <= width:
-            raise EvalDeltaError(f"item {t}: a value outside --bounds "
-                                 f"{lo:g},{hi:g}")
-        xs.append(min(1.0, max(0.0, (d + width) / (2 * width))))
+    d = list(map(sub, b, a))
+    if not -width <= min(d) <= max(d) <= width:
+        t = next(t for t, x in enumerate(d, 1) if not -width <= x <= width)
+        raise EvalDeltaError(f"item {t}: a value outside --bounds "
+                             f"{lo:g},{hi:g}")
+    xs = list(map(truediv, map(add, d, repeat(width)), repeat(2 * width)))
+    del d                           # in [0, 1]: d + width <= 2 width
     bets = _bets(xs, alpha)
-    # The test at m = 1/2 (no difference), item by item.
+    # The test at m = 1/2 (no difference): each gambler's log capital after
+    # every item, and the first item where the larger reaches 2/alpha.
     log_stop = math.log(2 / alpha)
-    cap = _STAKE / 0.5
-    up = down = best = 0.0
-    stopped = way = None
-    for t, (x, bet) in enumerate(zip(xs, bets), 1):
-        stake = min(bet, cap) * (x - 0.5)
-        up += math.log1p(stake)
-        down += math.log1p(-stake)
-        if max(up, down) > best:
-            best = max(up, down)
-            if stopped is None and best >= log_stop:
-                stopped = t
-                way = (up > down) == (direction == "higher")
+    stakes = list(map(mul, map(min, bets, repeat(_STAKE / 0.5)),
+                      map(sub, xs, repeat(0.5))))
+    up = list(itertools.accumulate(map(math.log1p, stakes)))
+    down = list(itertools.accumulate(map(math.log1p, map(neg, stakes))))
+    del stakes
+    best = max(0.0, max(up), max(down))
+    stopped = next(itertools.compress(range(1, n + 1), map(
+        ge, map(max, up, down), repeat(log_stop))), None)
+    way = None if stopped is None else (
+        (up[stopped - 1] > down[stopped - 1]) == (direction == "higher"))
+    del up, down
 
+    head = n - next(itertools.compress(range(n), map(
+        lt, repeat(_STAKE), reversed(bets))), n)  # no bet past it capped
     centre = math.fsum(xs) / n
-    spread = math.sqrt(math.fsum((x - centre) ** 2 for x in xs) / n)
+    spread = math.sqrt(math.fsum(map(mul, off := list(map(
+        sub, xs, repeat(centre))), off)) / n)
 
     def end(side):
         """The m where log K(side) crosses log(2/alpha).  K+ falls with m
         and K- rises, and near the far end each stakes almost nothing: from
         the mean (kept, as a rule), steps outward from a normal guess until
         rejected, then regula falsi with Illinois' halving (Dowell and
-        Jarratt 1971) to 1e-10; the end returned is the bracket's rejected
-        side, a shade wide."""
+        Jarratt 1971) until the rejected side's capital is within 0.01% of
+        2/alpha (or the bracket within 1e-9); the end returned is that
+        rejected side, a shade wide."""
         def f(m):
-            return _log_capital(xs, bets, m, side) - log_stop
+            return _log_capital(xs, bets, m, side, head) - log_stop
         edge = 1e-12 if side > 0 else 1 - 1e-12
         kept = min(max(centre, 1e-12), 1 - 1e-12)
         f_k = f(kept)
@@ -4158,7 +4173,7 @@ def _sequential_bounded(a, b, lo, hi, *, alpha=0.05, direction="higher"):
             return 0.0 if side > 0 else 1.0
         last = 0
         for _ in range(200):
-            if abs(rejected - kept) < 1e-10:
+            if abs(rejected - kept) < 1e-9 or f_r < 1e-4:
                 break
             m = rejected - f_r * (rejected - kept) / (f_r - f_k)
             if not min(rejected, kept) < m < max(rejected, kept):
