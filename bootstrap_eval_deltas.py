@@ -2892,7 +2892,7 @@ def _root(x):
 
 ## Ranking ####################################################################
 
-# Doors (called from other sections): _joint_intervals, _pair_tally,
+# Doors (called from other sections): _best_of, _joint_intervals, _pair_tally,
 # _rank_summary, _rank_systems, _Ranking.
 
 # Ranking several systems.  One joint paired bootstrap: each resample draws
@@ -3075,6 +3075,60 @@ def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
                    _ranks([sign * total for total in observed]), rank_cis,
                    top, Fraction(critical) / unit, resamples, method,
                    joint_rank_cis=joint)
+
+
+class _BestOf(NamedTuple):
+    """The best of several candidates against one baseline on one metric,
+    the choice accounted for."""
+    metric: str
+    direction: str
+    n_items: int
+    gains: list              # each candidate's mean gain over the baseline
+    best: int                # the candidate with the best gain
+    joint: list              # simultaneous Interval of each gain
+    resamples: int
+
+
+def _best_of(tally, rng, options=_Options(), metric=_Metric()):
+    """Return the _BestOf of a tally of (baseline, candidate 1, ...,
+    candidate K) tuples, one per item.
+
+    The best candidate's own interval ignores that it was picked for
+    being best: among close candidates its gain is biased up and the
+    interval undercovers (the winner's curse).  Intervals that hold for
+    every candidate's gain at once hold for whichever was picked: the
+    max-t intervals (_joint_intervals) over one joint paired bootstrap of
+    the items, every run scored on the same resample (Romano and Wolf
+    2005).
+
+    >>> t = collections.Counter({(0, 1, 0, 1): 30, (1, 1, 1, 1): 40,
+    ...                          (0, 0, 1, 0): 20, (1, 0, 0, 1): 10})
+    >>> b = _best_of(t, random.Random(1), _Options(resamples=400))
+    >>> b.best, [str(g) for g in b.gains]
+    (2, ['1/5', '1/10', '3/10'])
+    """
+    keys = sorted(tally)
+    counts = [tally[k] for k in keys]
+    n = sum(counts)
+    size = len(keys[0]) if keys else 0
+    if size < 3:
+        raise EvalDeltaError("best of several candidates needs two or more")
+    _check_resamples(options.resamples, options.confidence)
+    ints, scale = _exact_ints([x for k in keys for x in k])
+    columns = [ints[s::size] for s in range(size)]
+    sums = [column[:-1] for column in _resample_columns(
+        rng, columns, counts, options.resamples, options.jobs)]
+    observed = [sum(map(mul, column, counts)) for column in columns]
+    unit = scale * n
+    gains = [Fraction(total - observed[0], unit) for total in observed[1:]]
+    drawn = [[(column[r] - sums[0][r]) / unit for column in sums[1:]]
+             for r in range(options.resamples)]
+    sign = 1 if metric.direction != "lower" else -1
+    best = max(range(len(gains)), key=lambda k: (sign * gains[k], -k))
+    return _BestOf(metric.name, metric.direction, n, gains, best,
+                   _joint_intervals([float(g) for g in gains], drawn,
+                                    options.confidence, n),
+                   options.resamples)
 
 
 def _normal_sums(rng, columns, counts, observed, resamples):
@@ -6022,8 +6076,8 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
 
 ## Input ######################################################################
 
-# Doors (called from other sections): _compare_run, _Compared, _Dropped,
-# _finite_number, _FORMATS, _holds_preferences, _ID_FIELDS, _judged,
+# Doors (called from other sections): _best_of_runs, _compare_run, _Compared,
+# _Dropped, _finite_number, _FORMATS, _holds_preferences, _ID_FIELDS, _judged,
 # _judged_metric, _lower_is_better, _margins, _open_source, _plan_from_pilot,
 # _preference_battles, _rank_input.
 
@@ -9231,6 +9285,35 @@ def _judged(runs, options):
             for run, j, sj, aj in zip(runs, judgements, subsets, as_judged)]
 
 
+def _best_of_runs(options, runs, rng):
+    """Return ([_BestOf per metric], [notes]) of several candidates, each
+    metric's runs joined on the items every run has (the rank reader):
+    none for one candidate, or where the comparison is not of items one
+    by one (clusters, preferences, statistics over the corpus, human
+    labels), which the notes say."""
+    if len(runs) < 2:
+        return [], []
+    why = ("--cluster" if options.cluster else "--human" if options.human
+           else "--stat" if options.stat else "preferences"
+           if runs[0].preferences is not None else None)
+    if why:
+        return [], [f"best of {len(runs)}: the choice is not accounted for "
+                    f"with {why} yet; each candidate's own interval "
+                    f"ignores that the best was picked"]
+    sources = [_open_source(path, options.reading) for path in options.runs]
+    best = []
+    for r in runs[0].results:
+        metric = _Metric(r.metric, r.metric, r.metric, direction=r.direction)
+        try:
+            tally, _ = _read_joint(sources, metric, id_field=options.id_col,
+                                   allow_partial=options.allow_partial)
+        except EvalDeltaError as e:
+            return best, [f"best of {len(runs)}: {r.metric}: the runs do "
+                          f"not join item by item ({e})"]
+        best.append(_best_of(tally, rng, options, metric))
+    return best, []
+
+
 def _per_run(items, sizes):
     """Split a list into consecutive parts of the given sizes."""
     out, at = [], 0
@@ -11100,20 +11183,62 @@ def _render(fmt, *, text, data, markdown=None):
     return _OUTPUT_FORMATS[fmt](text, markdown, data)
 
 
-def _joined_reports(reports, *, fmt, baseline, family="candidates x metrics"):
+def _joined_reports(reports, *, fmt, baseline, family="candidates x metrics",
+                    best=None):
     """Return the printed report of compare: one comparison's, or several
-    joined (JSON: {"baseline", "comparisons"}; text: the sections in turn).
-    *reports* are _compare_json objects or _format_compare texts, in *fmt*
-    (text, markdown or json)."""
+    joined (JSON: {"baseline", "comparisons", "best_of"}; text: the
+    sections in turn, then the best candidate's gain with the choice
+    accounted for).  *reports* are _compare_json objects or
+    _format_compare texts, in *fmt* (text, markdown or json); *best* is
+    (([_BestOf], notes), the _Compared runs, the _Options)."""
     if len(reports) == 1:
         return _render(fmt, text=lambda: reports[0],
                       markdown=lambda: reports[0], data=lambda: reports[0])
     head = (f"{len(reports)} candidates against the baseline {baseline}; "
             f"p-values Holm-adjusted across {family}")
-    return _render(fmt, text=lambda: "\n\n".join([head] + reports),
-                  markdown=lambda: "\n\n".join([_markdown(head)] + reports),
+    tail = _best_lines(*best) if best else []
+    return _render(fmt, text=lambda: "\n\n".join([head] + reports + [
+        "\n".join(tail)] * bool(tail)),
+                  markdown=lambda: "\n\n".join(
+                      [_markdown(head)] + reports + [
+                          "\n\n".join(map(_markdown, tail))] * bool(tail)),
                   data=lambda: {"baseline": baseline, "holm": family,
-                                "comparisons": reports})
+                                "comparisons": reports,
+                                "best_of": _best_json(*best) if best
+                                else None})
+
+
+def _best_lines(found, runs, options):
+    """Return the lines of the best candidate of each metric: its gain as
+    observed with its own interval, and the interval that holds whichever
+    candidate was picked (_best_of)."""
+    best, notes = found
+    level = _decimal(_exact(options.confidence) * 100) + "%"
+    lines = []
+    for b, r in zip(best, runs[0].results):
+        k = b.best
+        own = runs[k].results[runs[0].results.index(r)]
+        u = _units_of(own)
+        lines.append(
+            f"best of {len(b.gains)} on {b.metric}: {runs[k].names[1]}, "
+            f"{u.gap(b.gains[k])} as observed ({level} CI "
+            f"{u.span_words(own.ci_paired)} on its own); accounting for the "
+            f"choice, {u.span_words(Interval(*map(_exact, b.joint[k])))} "
+            f"(intervals that hold for all {len(b.gains)} candidates at "
+            f"once, max-t over one joint bootstrap of the "
+            f"{_items(b.n_items)} every run has)")
+    return lines + notes
+
+
+def _best_json(found, runs, options):
+    """Return the JSON list of _best_lines' figures."""
+    best, notes = found
+    return {"notes": notes, "metrics": [
+        {"metric": b.metric, "direction": b.direction, "n_items": b.n_items,
+         "best": runs[b.best].names[1], "gains": [float(g) for g in b.gains],
+         "simultaneous_ci": [[ci.lo, ci.hi] for ci in b.joint],
+         "method": "max-t over a joint paired bootstrap (Romano and Wolf "
+                   "2005)"} for b in best]}
 
 
 def _rank_json(ranked, options):
@@ -13111,6 +13236,7 @@ def _run_compare(options):
     runs = [_compare_run(options, path, rng)
             for path in options.runs[1:] or [None]]
     runs = _judged(runs, options)
+    best = _best_of_runs(options, runs, rng)
     reports = [_compare_json(run, options) if options.format == "json"
                else _format_compare(run, options,
                                     options.format == "markdown")
@@ -13118,7 +13244,8 @@ def _run_compare(options):
     print(_joined_reports(reports, fmt=options.format,
                           baseline=options.runs[0],
                           family=runs[0].judgements[0].family
-                          if runs[0].judgements else ""))
+                          if runs[0].judgements else "",
+                          best=(best, runs, options)))
     if options.plot:
         _write_plot(options.plot, _histogram_svg(
             runs[0].results, confidence=options.confidence))

@@ -14,6 +14,7 @@
     python3 tests/benchmark.py --part calibration  # coverage and power
     python3 tests/benchmark.py --part judged       # PPI++ coverage, ~4 min
     python3 tests/benchmark.py --part small        # 10-200 items, ~6 min
+    python3 tests/benchmark.py --part winners      # best of K, ~5 min
     python3 tests/benchmark.py --part bycounts     # simulate --by-counts
     python3 tests/benchmark.py --part grouped      # --by and --macro
     python3 tests/benchmark.py --part sizes        # the loop at other N
@@ -329,6 +330,7 @@ import json
 import math
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -1779,13 +1781,56 @@ def small_cases(replays=400):
               f", joint {100 * held[1] / (replays // 2):.1f}%", flush=True)
 
 
+def winner_cases(replays=300, n=300):
+    """Issue 37: K candidates against one baseline (0/1 items sharing a
+    difficulty): how often the best candidate's own interval, and the
+    simultaneous one (compare's "accounting for the choice"), cover the
+    best candidate's true gain, and the best's observed gain minus its
+    true gain on average."""
+    print(f"\nbest of K candidates, {n} items, {replays} replays: the "
+          f"picked candidate's true gain covered by its own interval and by "
+          f"the simultaneous one; all K covered at once; the pick's bias")
+    z = statistics.NormalDist()
+    for label, gains in (("K=5, all equal to the baseline", [0.0] * 5),
+                         ("K=25, all equal", [0.0] * 25),
+                         ("K=5, one +3 pts among close", [0.03, 0.01, 0.01,
+                                                           0.0, 0.0]),
+                         ("K=25, one +3 pts among close", [0.03] + [0.01] * 8
+                          + [0.0] * 16)):
+        rng = random.Random(len(gains) * 7 + int(gains[0] * 100))
+        own = joint = every = 0
+        bias = 0.0
+        cuts = [z.inv_cdf(0.7 + g) for g in [0.0] + gains]
+        for _ in range(replays):
+            tally = collections.Counter()
+            for _ in range(n):
+                shared = rng.gauss(0, 1)
+                tally[tuple(int(0.5 * shared + 0.75 ** 0.5 * rng.gauss(0, 1)
+                                < cut) for cut in cuts)] += 1
+            b = bed._best_of(tally, rng, bed._Options(resamples=1000))
+            k = b.best
+            pair = collections.Counter()
+            for key, count in tally.items():
+                pair[key[0], key[k + 1]] += count
+            r = bed._compare_tally(pair, rng, bed._Options(resamples=1000))
+            truth = gains[k]
+            own += r.ci_paired.lo <= truth <= r.ci_paired.hi
+            joint += b.joint[k].lo <= truth <= b.joint[k].hi
+            every += all(c.lo <= g <= c.hi for c, g in zip(b.joint, gains))
+            bias += float(b.gains[k]) - truth
+        print(f"  {label:<32} own {100 * own / replays:5.1f}%  simultaneous "
+              f"{100 * joint / replays:5.1f}%  all at once "
+              f"{100 * every / replays:5.1f}%  bias {100 * bias / replays:+.2f}"
+              f" pts", flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
                                            "saddle", "corpus", "preferences",
                                            "sequential", "calibration", "bycounts",
                                            "grouped", "sizes", "join", "judged",
-                                           "small", "all"),
+                                           "small", "winners", "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -1850,6 +1895,8 @@ def main(argv=None):
         judged_cases(min(args.replays, 200))
     if args.part in ("small", "all"):
         small_cases(min(args.replays, 400))
+    if args.part in ("winners", "all"):
+        winner_cases(min(args.replays, 300))
     if args.part in ("preferences", "all"):
         with tempfile.TemporaryDirectory() as folder:
             preference_cases(folder, args.battles, args.systems, args.rounds,

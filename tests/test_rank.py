@@ -450,3 +450,63 @@ def test_joint_mean_intervals_hold_all_at_once(n, replays, least):
                                            joint_intervals=True))
         held += all(ci.lo <= m <= ci.hi for ci, m in zip(r.cis, means))
     assert held / replays >= least
+
+
+def candidates(rng, n, gains, base=0.7, corr=0.5):
+    """0/1 items of a baseline and candidates, correlated through a shared
+    item difficulty; candidate k's true gain is gains[k]."""
+    tally = bed.collections.Counter()
+    z = bed.NormalDist()
+    cuts = [z.inv_cdf(base + g) for g in [0.0] + list(gains)]
+    for _ in range(n):
+        shared = rng.gauss(0, 1)
+        tally[tuple(int(corr * shared + (1 - corr * corr) ** 0.5
+                        * rng.gauss(0, 1) < cut) for cut in cuts)] += 1
+    return tally
+
+
+@pytest.mark.parametrize("k, gains, replays, least", [
+    (5, [0.0] * 5, 40, 0.85),
+    pytest.param(5, [0.0] * 5, 300, 0.94, marks=pytest.mark.slow),
+    pytest.param(25, [0.0] * 25, 200, 0.94, marks=pytest.mark.slow),
+    pytest.param(5, [0.03, 0.01, 0.01, 0.0, 0.0], 300, 0.94,
+                 marks=pytest.mark.slow)])
+def test_the_best_candidates_gain_is_covered_whichever_was_picked(
+        k, gains, replays, least):
+    # Issue 37: the winner of K candidates has its own interval biased
+    # toward a gain; the simultaneous intervals cover the winner's true
+    # gain in at least 94% of replays (85% of 40, about 3 standard errors
+    # below 95%), and every candidate's at once in at least 92.5% (2
+    # standard errors of 200 replays below 95%; tests/benchmark.py --part
+    # winners measured 94.3-97.3% over 300).
+    rng = random.Random(k * 100 + replays)
+    covered = together = 0
+    for _ in range(replays):
+        b = bed._best_of(candidates(rng, 300, gains), rng,
+                         bed._Options(resamples=400 if replays < 100
+                                      else 1000, jobs=1))
+        ci = b.joint[b.best]
+        covered += ci.lo <= gains[b.best] <= ci.hi
+        together += all(c.lo <= g <= c.hi for c, g in zip(b.joint, gains))
+    assert covered / replays >= least
+    assert together / replays >= least - 0.015   # every one: a bit less
+
+
+def test_best_of_reads_in_compare_and_json(capsys):
+    import os
+    ex = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                      "datasets", "examples")
+    runs = [os.path.join(ex, f) for f in ("base.jsonl", "cand.jsonl",
+                                          "cand2.jsonl", "cand3.jsonl")]
+    assert bed.main(["compare", *runs, "--metric", "acc", "--resamples",
+                     "200"]) == 0
+    out = capsys.readouterr().out
+    assert "best of 3 on acc: " in out and "accounting for the choice" in out
+    assert bed.main(["compare", *runs, "--metric", "acc", "--resamples",
+                     "200", "--json"]) == 0
+    found = bed.json.loads(capsys.readouterr().out)["best_of"]
+    assert found["metrics"][0]["best"].endswith("cand3.jsonl")
+    assert bed.main(["compare", *runs[:3], "--metric", "acc", "--cluster",
+                     "passage_id", "--resamples", "200"]) == 0
+    assert "the choice is not accounted for with --cluster" in \
+        capsys.readouterr().out
