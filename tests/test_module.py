@@ -197,3 +197,18 @@ def test_no_internal_function_takes_more_than_eight_parameters():
             if count > 8 and node.name not in bed.__all__:
                 long.append(f"{node.name} ({count})")
     assert long == []
+
+
+def test_the_modules_examples_print_what_they_say():
+    # The docstrings' examples, as `python3 -m doctest` runs them; here
+    # rather than by --doctest-modules, which rewrote the module's asserts
+    # (4 s of CPU a run) to collect them.
+    import doctest
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    failed = []
+    for test in finder.find(bed, "bootstrap_eval_deltas",
+                            globs=vars(bed).copy()):
+        if runner.run(test, out=lambda text: None).failed:
+            failed.append(test.name)
+    assert runner.tries > 150 and failed == []

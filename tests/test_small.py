@@ -42,6 +42,7 @@ def test_clopper_pearson_matches_its_definition(n, share):
                                        abs=1e-9)
 
 
+@pytest.mark.slow        # importing scipy is most of its second
 def test_clopper_pearson_matches_scipy():
     stats = pytest.importorskip("scipy.stats")
     for k, n in ((0, 4), (3, 4), (4, 4), (5, 20), (65, 161), (990, 1000)):
