@@ -1130,6 +1130,8 @@ class _Options(NamedTuple):
     margin: tuple = ()           # (name or None, M): non-inferiority
     equivalence: tuple = ()      # (name or None, M): two one-sided tests
     sequential: bool = False     # anytime-valid, items in file order
+    group_runs: bool = False     # --runs: each run given is a folder of
+                                 # one system's runs
     order: object = None         # ... or in the order of this field
     bounds: object = None        # (lo, hi) of a bounded metric
     fail_on: object = None
@@ -1991,7 +1993,7 @@ def _holm(ps):
 
 # Doors (called from other sections): _bca_interval, _compare_binary,
 # _compare_macro, _compare_subsets, _compare_tally, _Density, _merged_tally,
-# _METHODS, _tally_spread.
+# _METHODS, _run_noise, _tally_spread.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -2890,6 +2892,150 @@ def _root(x):
     return math.isqrt(p * q << 2 * shift) / (q << shift)
 
 
+def _gamma_ratio(a, x):
+    """Return the regularized lower incomplete gamma P(a, x): its series
+    below a + 1, else its continued fraction by the modified Lentz method
+    (Numerical Recipes, 3rd ed. 2007, section 6.2).
+
+    >>> round(_gamma_ratio(1, 2.0), 12) == round(1 - math.exp(-2), 12)
+    True
+    """
+    if x <= 0:
+        return 0.0
+    front = math.exp(a * math.log(x) - x - math.lgamma(a))
+    if x < a + 1:
+        term = total = 1 / a
+        for k in range(1, 100000):
+            term *= x / (a + k)
+            total += term
+            if abs(term) < abs(total) * 1e-16:
+                break
+        return total * front
+    tiny = 1e-300
+    b = x + 1 - a
+    c, d = 1 / tiny, 1 / b
+    h = d
+    for k in range(1, 100000):
+        an = -k * (k - a)
+        b += 2
+        d = an * d + b
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = b + an / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        if abs(d * c - 1) < 1e-16:
+            break
+    return 1 - front * h
+
+
+def _chi2_quantile(p, df):
+    """Return x with P(chi-square on df degrees of freedom <= x) = p, by
+    bisection on _gamma_ratio.
+
+    >>> round(_chi2_quantile(0.975, 2), 4), round(_chi2_quantile(0.025, 4), 4)
+    (7.3778, 0.4844)
+    """
+    lo, hi = 0.0, max(1.0, df)
+    while _gamma_ratio(df / 2, hi / 2) < p:
+        lo, hi = hi, 2 * hi
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if _gamma_ratio(df / 2, mid / 2) < p else (lo, mid)
+    return hi
+
+
+class _RunNoise(NamedTuple):
+    """Several runs of each of two systems on the same items: how much a
+    run's mean moves from run to run, against the gap."""
+    metric: str
+    n_items: int
+    runs: tuple              # (runs of A, runs of B)
+    run_sd: tuple            # SD of one run's mean over runs, A and B
+    run_sd_ci: tuple         # ... each its Interval (chi-square, R - 1 df)
+    item_sd: float           # SD over items of the per-item mean gap
+    gap: float               # the gap of the run-averaged scores
+    one_run: Interval        # where one new run of each would put the gap
+    one_run_df: float        # that interval's degrees of freedom
+    naive: Interval          # the item-only interval of one run of each
+    runs_needed: object      # runs of each for 80% power at the gap seen,
+                             # run noise alone (None: no gap or no noise)
+
+
+def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
+    """Return the _RunNoise of a tally of (a_1..a_RA, b_1..b_RB) tuples,
+    one per item, RA = runs[0] and RB = runs[1] runs of each system on the
+    same items.
+
+    Items crossed with runs (Miller 2024, "Adding error bars to evals"):
+    the mean of run r of system s is its expected score on these items
+    plus a run effect of variance v_s, estimated by the sample variance of
+    its R_s run means (R_s - 1 degrees of freedom; it holds run-wide
+    shocks, a server, a seed, as well as item-level sampling noise).  The
+    gap that one new run of each would show on these items is then the
+    run-averaged gap g plus the noise of the two new runs and of the
+    averages, variance v_A (1 + 1/R_A) + v_B (1 + 1/R_B): a t prediction
+    interval on Satterthwaite's degrees of freedom.  The item-only
+    interval of one run against one run (the paired t of the first run of
+    each) ignores that spread; its coverage is printed beside this one in
+    tests/benchmark.py --part runs.
+
+    >>> t = collections.Counter({(1, 1, 1, 0): 40, (0, 1, 1, 1): 30,
+    ...                          (1, 0, 1, 1): 20, (0, 0, 0, 0): 10})
+    >>> r = _run_noise(t, (2, 2))
+    >>> round(r.gap, 3), [round(x, 3) for x in r.run_sd]
+    (0.05, [0.071, 0.283])
+    """
+    ra, rb = runs
+    if ra < 2 or rb < 2:
+        raise EvalDeltaError(f"{metric.name}: run-to-run spread needs two "
+                             f"runs of each system or more (given {ra} and "
+                             f"{rb})")
+    n = sum(tally.values())
+    if n < 2:
+        raise EvalDeltaError(f"{metric.name}: run noise needs two items or "
+                             f"more")
+    sums = [0.0] * (ra + rb)
+    gaps = []
+    for values, count in tally.items():
+        for k, v in enumerate(values):
+            sums[k] += v * count
+        gaps.append((sum(values[ra:]) / rb - sum(values[:ra]) / ra, count))
+    means = [total / n for total in sums]
+    v = [_variance(means[:ra], 1), _variance(means[ra:], 1)]
+    gap = sum(g * c for g, c in gaps) / n
+    item_var = sum(c * (g - gap) ** 2 for g, c in gaps) / (n - 1)
+    alpha = float(1 - _exact(options.confidence))
+    cis = []
+    for var, r in zip(v, runs):
+        cis.append(Interval(math.sqrt((r - 1) * var / _chi2_quantile(
+            1 - alpha / 2, r - 1)), math.sqrt((r - 1) * var / _chi2_quantile(
+                alpha / 2, r - 1))))
+    parts = [v[0] * (1 + 1 / ra), v[1] * (1 + 1 / rb)]
+    total = sum(parts)
+    if total > 0:
+        df = total ** 2 / sum(p * p / (r - 1) for p, r in zip(parts, runs))
+        half = _student_t_upper(alpha / 2, df) * math.sqrt(total)
+    else:
+        df, half = math.inf, 0.0
+    first = collections.Counter()
+    for values, count in tally.items():
+        first[values[ra] - values[0]] += count
+    d_mean = sum(d * c for d, c in first.items()) / n
+    d_var = sum(c * (d - d_mean) ** 2 for d, c in first.items()) / (n - 1)
+    naive_half = _student_t_upper(alpha / 2, n - 1) * math.sqrt(d_var / n)
+    needed = None
+    if gap and sum(v) > 0:
+        z = _z_sum(0.05, _POWER)
+        needed = max(2, math.ceil(z * z * sum(v) / (gap * gap) - 1e-9))
+    return _RunNoise(metric.name, n, (ra, rb), tuple(map(math.sqrt, v)),
+                     tuple(cis), math.sqrt(item_var), gap,
+                     Interval(gap - half, gap + half), df,
+                     Interval(d_mean - naive_half, d_mean + naive_half),
+                     needed)
+
+
 ## Ranking ####################################################################
 
 # Doors (called from other sections): _best_of, _joint_intervals, _pair_tally,
@@ -3711,7 +3857,7 @@ def _win_rates(size, cells):
 ## Judge-corrected comparison ################################################
 
 # Doors (called from other sections): _corrected_result, _judge_check,
-# _JudgeCheck, _labels_needed, _PPI_CLT_LEAST.
+# _JudgeCheck, _labels_needed, _PPI_CLT_LEAST, _variance.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -4908,7 +5054,7 @@ def _pass_at(n, c, k, every=False):
 # _detection, _expected_half_width, _items_with_repeats, _judge,
 # _mcnemar_power, _pilot_plan, _plan_design, _repeat_counts,
 # _repeats_from_samples, _simulated_power, _Spread, _student_t_tail,
-# _student_t_upper.
+# _student_t_upper, _z_sum.
 
 # The detectable size comes from the normal approximation to the paired
 # test: a true difference of (z_{1-alpha/2} + z_power) standard errors is
@@ -6077,9 +6223,9 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
 ## Input ######################################################################
 
 # Doors (called from other sections): _best_of_runs, _compare_run, _Compared,
-# _Dropped, _finite_number, _FORMATS, _holds_preferences, _ID_FIELDS, _judged,
-# _judged_metric, _lower_is_better, _margins, _open_source, _plan_from_pilot,
-# _preference_battles, _rank_input.
+# _Dropped, _finite_number, _FORMATS, _grouped_runs, _holds_preferences,
+# _ID_FIELDS, _judged, _judged_metric, _lower_is_better, _margins,
+# _open_source, _plan_from_pilot, _preference_battles, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -9314,6 +9460,53 @@ def _best_of_runs(options, runs, rng):
     return best, []
 
 
+def _run_group(path, options):
+    """Return the _Sources of one system's runs: each entry of the folder
+    *path* (a file, or a framework's run folder), names in order."""
+    if not os.path.isdir(path):
+        raise EvalDeltaError(f"{path}: --runs takes a folder per system "
+                             f"holding its run files")
+    entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
+    if len(entries) < 2:
+        raise EvalDeltaError(f"{path}: {_items(len(entries), 'run')} in this "
+                             f"group; the run-to-run spread needs two or more")
+    return [_open_source(os.path.join(path, e), options.reading)
+            for e in entries]
+
+
+def _grouped_runs(options, rng):
+    """Return (the _Compared of the run-averaged scores, [_RunNoise per
+    metric]) of compare --runs: every run of both systems joined on the
+    item id (runs on other items are an error naming the file), each
+    item's score averaged over a system's runs."""
+    groups = [_run_group(path, options) for path in options.runs[:2]]
+    sources = groups[0] + groups[1]
+    ra, rb = len(groups[0]), len(groups[1])
+    found = options.metric or _default_metrics(
+        sources[0], sources[ra], _not_metrics(options, sources[0],
+                                              sources[ra]))
+    if not found:
+        raise EvalDeltaError(f"{options.runs[0]}: no metric the runs share; "
+                             f"name it with --metric")
+    said, results, noise = [], [], []
+    for name in found:
+        metric = _Metric(name, name, name)
+        metric = metric._replace(direction=_direction(options, name, said))
+        tally, _ = _read_joint(sources, metric, id_field=options.id_col)
+        averaged = collections.Counter()
+        for values, count in tally.items():
+            averaged[_mean_of(values[:ra]), _mean_of(values[ra:])] += count
+        results.append(_compare_tally(averaged, rng, options, metric._replace(
+            kind="continuous" if set(averaged) - {(0, 0), (0, 1), (1, 0),
+                                                  (1, 1)} else None)))
+        noise.append(_run_noise(tally, (ra, rb), options, metric))
+    reading = [f"runs: {ra} of the baseline, {rb} of the candidate, on the "
+               f"same items; each item's score is its mean over a system's "
+               f"runs"] + said
+    return _Compared(tuple(options.runs[:2]), results, [], 0, reading,
+                     {}), noise
+
+
 def _per_run(items, sizes):
     """Split a list into consecutive parts of the given sizes."""
     out, at = [], 0
@@ -10085,7 +10278,7 @@ def _repeats_from_pilot(options, metrics, sizing):
 # _format_pilot, _format_plan, _format_rank, _format_repeats, _format_stopping,
 # _histogram_svg, _joined_reports, _OUTPUT_FORMATS, _peeking_json, _pilot_json,
 # _plan_json, _power_curve_svg, _rank_json, _Ranked, _render, _simulation_json,
-# _stopping_json.
+# _stopping_json, _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -11206,6 +11399,54 @@ def _joined_reports(reports, *, fmt, baseline, family="candidates x metrics",
                                 "comparisons": reports,
                                 "best_of": _best_json(*best) if best
                                 else None})
+
+
+def _noise_lines(noise, results, options):
+    """Return the lines of compare --runs: the run-to-run spread beside the
+    gap, where one run of each would put it, and the runs needed."""
+    level = _decimal(_exact(options.confidence) * 100) + "%"
+    lines = []
+    for q, r in zip(noise, results):
+        u = _units_of(r)
+        (ra, rb), (sa, sb), (ca, cb) = q.runs, q.run_sd, q.run_sd_ci
+        lines.append(
+            f"{q.metric} run to run: one run's mean moves by SD "
+            f"{u.gap(sa, sign=False)} for the baseline ({level} CI "
+            f"{u.span(Interval(*map(_exact, ca)), False)}, {ra} runs) and "
+            f"{u.gap(sb, sign=False)} for the candidate "
+            f"({u.span(Interval(*map(_exact, cb)), False)}, {rb} runs); "
+            f"the gap's item-to-item SD is {u.gap(q.item_sd, sign=False)}.")
+        lines.append(
+            f"  one new run of each: the gap would read within "
+            f"{u.span_words(Interval(*map(_exact, q.one_run)))} ({level} "
+            f"prediction, t on {q.one_run_df:.1f} degrees of freedom); the "
+            f"first run of each alone, items only, would have said "
+            f"{u.span_words(Interval(*map(_exact, q.naive)))}.")
+        if q.runs_needed:
+            lines.append(
+                f"  to tell {u.gap(q.gap)} from run noise alone (80% power, "
+                f"alpha 0.05): about {q.runs_needed} runs of each.")
+    return lines
+
+
+def _with_noise(report, noise, results, options):
+    """Return compare's report (text, markdown or JSON object) with the
+    runs' lines (or "runs" entries) added."""
+    if isinstance(report, dict):
+        report["runs"] = [
+            {"metric": q.metric, "n_items": q.n_items,
+             "runs": list(q.runs), "run_sd": list(q.run_sd),
+             "run_sd_ci": [list(ci) for ci in q.run_sd_ci],
+             "item_sd": q.item_sd, "gap": q.gap,
+             "one_run_interval": list(q.one_run),
+             "one_run_df": q.one_run_df,
+             "first_runs_item_only_interval": list(q.naive),
+             "runs_needed": q.runs_needed} for q in noise]
+        return report
+    lines = _noise_lines(noise, results, options)
+    if options.format == "markdown":
+        return report + "\n\n" + "\n\n".join(map(_markdown, lines))
+    return report + "\n\n" + "\n".join(lines)
 
 
 def _best_lines(found, runs, options):
@@ -12372,6 +12613,12 @@ def _add_compare(commands):
                           "every metric or, as NAME=M, for one: two "
                           "one-sided tests at --alpha, equivalent where the "
                           "1 - 2 alpha interval lies within +-M")
+    cmp.add_argument("--runs", action="store_true",
+                     help="the baseline and the candidate are each a folder "
+                          "of that system's runs on the same items (seeds, "
+                          "temperature > 0): the comparison of the run-"
+                          "averaged scores, the run-to-run spread, and where "
+                          "one run of each would put the gap")
     cmp.add_argument("--sequential", action="store_true",
                      help="also an anytime-valid comparison, valid however "
                           "often the eval was looked at while it ran: the "
@@ -12948,6 +13195,20 @@ def _compare_options(args):
     elif args.bounds is not None or args.order:
         raise EvalDeltaError(f"{'--bounds' if args.bounds else '--order'} "
                              f"goes with --sequential")
+    if args.runs:
+        if len(args.candidates) != 1:
+            raise EvalDeltaError("--runs compares two systems: give the "
+                                 "baseline's folder of runs and the "
+                                 "candidate's")
+        for flag, given in (("--cluster", args.cluster), ("--by", args.by),
+                            ("--sequential", args.sequential),
+                            ("--stat", stats), ("--human", args.human),
+                            ("--margin", args.margin),
+                            ("--equivalence", args.equivalence),
+                            ("--plot", args.plot)):
+            if given:
+                raise EvalDeltaError(f"--runs with {flag} is not supported "
+                                     f"yet")
     if args.human:
         for flag, given in (("--cluster", args.cluster), ("--by", args.by),
                             ("--sequential", args.sequential),
@@ -12991,7 +13252,7 @@ def _compare_options(args):
         sequential=args.sequential, order=args.order, bounds=args.bounds,
         fail_on=args.fail_on, human=tuple(args.human),
         human_field=args.human_field, judge_map=args.judge_map,
-        plot=args.plot, verbose=args.verbose)
+        plot=args.plot, verbose=args.verbose, group_runs=args.runs)
 
 
 def _rank_options(args):
@@ -13233,14 +13494,22 @@ def _run_compare(options):
     if options.plot:
         _check_plot(options.plot)
     rng = random.Random(options.seed)
-    runs = [_compare_run(options, path, rng)
-            for path in options.runs[1:] or [None]]
-    runs = _judged(runs, options)
-    best = _best_of_runs(options, runs, rng)
+    if options.group_runs:
+        compared, noise = _grouped_runs(options, rng)
+        runs = _judged([compared], options)
+        best = ([], [])
+    else:
+        runs = [_compare_run(options, path, rng)
+                for path in options.runs[1:] or [None]]
+        runs = _judged(runs, options)
+        best = _best_of_runs(options, runs, rng)
+        noise = ()
     reports = [_compare_json(run, options) if options.format == "json"
                else _format_compare(run, options,
                                     options.format == "markdown")
                for run in runs]
+    if noise:
+        reports = [_with_noise(reports[0], noise, runs[0].results, options)]
     print(_joined_reports(reports, fmt=options.format,
                           baseline=options.runs[0],
                           family=runs[0].judgements[0].family

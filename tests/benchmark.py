@@ -15,6 +15,7 @@
     python3 tests/benchmark.py --part judged       # PPI++ coverage, ~4 min
     python3 tests/benchmark.py --part small        # 10-200 items, ~6 min
     python3 tests/benchmark.py --part winners      # best of K, ~5 min
+    python3 tests/benchmark.py --part runs         # run-to-run noise, ~1 min
     python3 tests/benchmark.py --part bycounts     # simulate --by-counts
     python3 tests/benchmark.py --part grouped      # --by and --macro
     python3 tests/benchmark.py --part sizes        # the loop at other N
@@ -1824,13 +1825,48 @@ def winner_cases(replays=300, n=300):
               f" pts", flush=True)
 
 
+def runs_cases(replays=400, n=300):
+    """Issue 37: several runs of each system (0/1 items crossed with runs,
+    each run drawing every answer afresh, plus a run-wide shock): how
+    often one new run of each lands inside compare --runs's prediction
+    interval, beside the first runs' item-only interval."""
+    print(f"\nruns: {n} items, {replays} replays: the gap one new run of "
+          f"each shows, covered by the prediction interval and by the first "
+          f"runs' item-only interval")
+    for runs, shock in (((2, 2), 0.0), ((3, 3), 0.01), ((5, 5), 0.02),
+                        ((2, 5), 0.01)):
+        rng = random.Random(sum(runs) * 100 + int(shock * 1000))
+        ours = naive = 0
+        sd = []
+        for _ in range(replays):
+            p = [rng.random() for _ in range(n)]
+
+            def one(extra):
+                bump = rng.gauss(0, shock) if shock else 0.0
+                return [int(rng.random() < min(1, max(0, q + extra + bump)))
+                        for q in p]
+            a = [one(0.0) for _ in range(runs[0])]
+            b = [one(0.02) for _ in range(runs[1])]
+            q = bed._run_noise(collections.Counter(zip(*a, *b)), runs)
+            new_a, new_b = one(0.0), one(0.02)
+            new = (sum(new_b) - sum(new_a)) / n
+            ours += q.one_run.lo <= new <= q.one_run.hi
+            naive += q.naive.lo <= new <= q.naive.hi
+            sd.append(q.run_sd[0])
+        print(f"  runs {runs[0]} and {runs[1]}, run shock SD {shock:.2f}: "
+              f"run-to-run SD of a run's mean about "
+              f"{100 * statistics.median(sd):.1f} pts; prediction "
+              f"{100 * ours / replays:.1f}%, item-only "
+              f"{100 * naive / replays:.1f}%", flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
                                            "saddle", "corpus", "preferences",
                                            "sequential", "calibration", "bycounts",
                                            "grouped", "sizes", "join", "judged",
-                                           "small", "winners", "all"),
+                                           "small", "winners", "runs", "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -1897,6 +1933,8 @@ def main(argv=None):
         small_cases(min(args.replays, 400))
     if args.part in ("winners", "all"):
         winner_cases(min(args.replays, 300))
+    if args.part in ("runs", "all"):
+        runs_cases(min(args.replays, 400))
     if args.part in ("preferences", "all"):
         with tempfile.TemporaryDirectory() as folder:
             preference_cases(folder, args.battles, args.systems, args.rounds,

@@ -196,3 +196,17 @@ for name, acc, long_share in (("judged-base", 0.70, 0.2),
             row["human"] = int(right)
         rows.append(row)
     write_jsonl(os.path.join(ex, name + ".jsonl"), rows)
+
+# Several runs of each system (temperature > 0): 400 questions, three runs
+# of each, every answer drawn afresh in each run from the question's
+# chance of being right (B's 2 points higher), so that one run's accuracy
+# moves by about 2 points from run to run.
+seeds = random.Random(37)
+chance = [seeds.random() for _ in range(400)]
+for name, shift in (("base", 0.0), ("cand", 0.02)):
+    folder = os.path.join(ex, "runs", name)
+    os.makedirs(folder, exist_ok=True)
+    for run in range(1, 4):
+        write_jsonl(os.path.join(folder, f"run{run}.jsonl"), [
+            {"id": f"q{i:03d}", "acc": int(seeds.random() < min(1, p + shift))}
+            for i, p in enumerate(chance)])

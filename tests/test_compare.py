@@ -1143,3 +1143,63 @@ def test_macro_interval_covers_with_small_subsets(design, replays):
         covered += r.ci_paired.lo <= truth <= r.ci_paired.hi
     se = math.sqrt(0.95 * 0.05 / replays)
     assert covered / replays >= 0.95 - 2 * se
+
+
+# Several runs of each system (issue 37) ##################################
+
+def crossed_runs(rng, n, runs, shift=0.02, shock=0.0):
+    """0/1 items crossed with runs: item i's chance p_i (B's p_i + shift),
+    each run drawing every item afresh, plus a run-wide shock of SD
+    *shock* on the chance (a server, a seed).  Returns (tally, draw) where
+    draw() gives one new run of each as two lists."""
+    p = [rng.random() for _ in range(n)]
+
+    def one(extra):
+        bump = rng.gauss(0, shock) if shock else 0.0
+        return [int(rng.random() < min(1, max(0, q + extra + bump)))
+                for q in p]
+    a = [one(0.0) for _ in range(runs[0])]
+    b = [one(shift) for _ in range(runs[1])]
+    tally = collections.Counter(zip(*a, *b))
+    return tally, lambda: (one(0.0), one(shift))
+
+
+@pytest.mark.parametrize("runs, shock, replays, least", [
+    ((3, 3), 0.01, 60, 0.85),
+    pytest.param((2, 2), 0.0, 300, 0.94, marks=pytest.mark.slow),
+    pytest.param((5, 5), 0.02, 300, 0.94, marks=pytest.mark.slow),
+    pytest.param((3, 4), 0.01, 300, 0.94, marks=pytest.mark.slow)])
+def test_one_run_against_one_run_is_predicted(runs, shock, replays, least):
+    # The gap one new run of each shows on the same items falls inside
+    # the prediction interval in at least 94% of replays (85% of 60); the
+    # first runs' item-only interval, which ignores the run-to-run spread,
+    # is checked to be narrower.
+    rng = random.Random(sum(runs) * 10 + replays)
+    covered = narrower = 0
+    for _ in range(replays):
+        tally, draw = crossed_runs(rng, 200, runs, shock=shock)
+        q = bed._run_noise(tally, runs)
+        a, b = draw()
+        new = (sum(b) - sum(a)) / len(a)
+        covered += q.one_run.lo <= new <= q.one_run.hi
+        narrower += (q.naive.hi - q.naive.lo) < (q.one_run.hi - q.one_run.lo)
+    assert covered / replays >= least
+    assert narrower >= replays // 2
+
+
+def test_runs_bad_groups_get_one_line(capsys, tmp_path):
+    for name, files in (("A", ["r1.jsonl", "r2.jsonl"]), ("B", ["r1.jsonl"]),
+                        ("C", ["r1.jsonl", "r2.jsonl"])):
+        (tmp_path / name).mkdir()
+        for k, f in enumerate(files):
+            ids = range(5) if name != "C" or k == 0 else range(1, 6)
+            (tmp_path / name / f).write_text("".join(
+                json.dumps({"id": i, "acc": (i + k) % 2}) + "\n" for i in ids))
+    a, b, c = (str(tmp_path / x) for x in "ABC")
+    for argv, words in (([a, b], "1 run in this group"),
+                        ([a, c], "ids"),
+                        ([a, a + "/r1.jsonl"], "takes a folder per system"),
+                        ([a], "give the baseline's folder of runs")):
+        assert bed.main(["compare", *argv, "--runs"]) == 2
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1, err
