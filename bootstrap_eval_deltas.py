@@ -617,6 +617,35 @@ def _rank_of(v, values):
     return int(rank) if rank == int(rank) else rank
 
 
+def _short_names(paths):
+    """Return the paths without the folders they all start with and the
+    ends they all share, where what is left still tells them apart (else
+    the paths as given): rank's systems named by the folders a framework
+    wrote, not by 120-character paths.
+
+    >>> _short_names(["out/ko/Llama-3.1/", "out/ko/SOLAR-10.7B"])
+    ['Llama-3.1', 'SOLAR-10.7B']
+    >>> _short_names(["a/run.json", "b/run.json"])
+    ['a', 'b']
+    >>> _short_names(["same.json", "same.json"])
+    ['same.json', 'same.json']
+    """
+    parts = [[p for p in path.replace(os.sep, "/").split("/") if p]
+             for path in paths]
+    if len(parts) < 2 or not all(parts):
+        return list(paths)
+    head = 0
+    while all(len(p) > head + 1 for p in parts) and len(
+            {p[head] for p in parts}) == 1:
+        head += 1
+    tail = 0
+    while all(len(p) > head + tail + 1 for p in parts) and len(
+            {p[-1 - tail] for p in parts}) == 1:
+        tail += 1
+    names = ["/".join(p[head:len(p) - tail]) for p in parts]
+    return names if len(set(names)) == len(names) else list(paths)
+
+
 def _some(names, most=10):
     """Return up to *most* names, and how many more there are.
 
@@ -7365,11 +7394,17 @@ def _default_metrics(baseline, candidate, exclude, skipped=None):
                 baseline.metrics + tuple(theirs)) if x not in shared
                 and x not in exclude)
         if not shared:
+            filtered = [re.fullmatch(r"(.+)\[(.+)\]", x)
+                        for x in baseline.metrics + tuple(theirs)]
+            plain = set(baseline.metrics) | set(theirs)
+            hint = next((f"--filter {m.group(2)} (lm-eval: one run names "
+                         f"its filters, the other none)" for m in filtered
+                         if m and m.group(1) in plain), "--metric")
             raise EvalDeltaError(
                 f"{candidate.path}: no metric in both runs: "
                 f"{baseline.path} has {', '.join(baseline.metrics)}; this "
                 f"run has {', '.join(theirs) or 'none'}; name one with "
-                f"--metric")
+                f"{hint}")
         return shared
     listed = baseline.first.get("metrics")
     if (isinstance(listed, list) and listed
@@ -8113,7 +8148,14 @@ def _read_lm_eval(head, how):
     filters = list(dict.fromkeys(str(r.get("filter", "none"))
                                  for _, r in rows))
     if how.filter is not None:
-        if how.filter not in filters:
+        if filters == ["none"] and not any("filter" in r for _, r in rows):
+            notes.append(f"its samples name no filter and it has one: read "
+                         f"as --filter {how.filter}'s, which this file "
+                         f"cannot confirm")
+            rows = [(number, dict(r, filter=how.filter))
+                    for number, r in rows]
+            filters = [how.filter]
+        elif how.filter not in filters:
             raise EvalDeltaError(f"{path}: no filter {how.filter!r}; the "
                                  f"filters are {', '.join(filters)}")
         filters = [how.filter]
@@ -10142,7 +10184,8 @@ def _rank_input(options, sources):
         tally, dropped = _read_joint(sources, metric, id_field=options.id_col,
                                     allow_partial=options.allow_partial,
                                     by=options.by)
-        names = [source.path for source in sources]
+        names = _short_names(options.runs if len(options.runs) == len(
+            sources) else [source.path for source in sources])
     names = options.names or names
     if len(names) != len(sources if len(sources) > 1 else options.systems):
         raise EvalDeltaError(f"--names gives {len(names)} names for "
@@ -13571,6 +13614,10 @@ def _run_rank(options):
                for note in source.notes]
     metric, tally, dropped, names = _rank_input(options, sources)
     reading += dropped.notes() if isinstance(dropped, _Dropped) else []
+    if (options.against not in names and options.against in options.runs
+            and len(options.runs) == len(names)):     # a path, shortened
+        options = options._replace(against=names[options.runs.index(
+            options.against)])
     if options.against is not None and options.against not in names:
         raise EvalDeltaError(f"--baseline {options.against!r} is none of "
                              f"the systems: {', '.join(names)}")

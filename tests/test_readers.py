@@ -790,3 +790,30 @@ def test_a_metric_one_run_lacks_is_named_not_dropped(capsys, tmp_path):
     assert [e["metric"] for e in report["metrics"]] == ["exact_match"]
     assert "not compared by default: f1_score (in one run only); --metric " \
         "NAME compares one" in report["reading"]
+
+
+def test_lm_eval_runs_one_naming_its_filters_one_not(capsys, tmp_path):
+    # Issue 36: an older run whose samples name no filter (and has no
+    # results file to name them from) against one with two filters: the
+    # error once sent the user to --metric, which no name fitted, and
+    # --filter said "the filters are none".  Now the error names the
+    # --filter to give, and the unnamed run is read as that filter's, said.
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    old = tmp_path / "old" / "samples_gsm8k_2024-01-01T00-00-00.jsonl"
+    new = tmp_path / "new" / "samples_gsm8k_2024-02-01T00-00-00.jsonl"
+    old.write_text("".join(json.dumps({
+        "doc_id": i, "target": "1", "resps": [], "exact_match": i % 2})
+        + "\n" for i in range(8)))
+    new.write_text("".join(json.dumps({
+        "doc_id": i, "target": "1", "filter": f, "metrics": ["exact_match"],
+        "exact_match": (i + k) % 2}) + "\n"
+        for k, f in enumerate(("strict-match", "flexible-extract"))
+        for i in range(8)))
+    assert bed.main(["compare", str(old), str(new)]) == 2
+    err = capsys.readouterr().err
+    assert "name one with --filter strict-match" in err
+    assert bed.main(["compare", str(old), str(new), "--filter",
+                     "strict-match", "--resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "its samples name no filter" in out and "8 items" in out
