@@ -7250,11 +7250,15 @@ def _numbers_on(numbers, batch):
 
 class _Dropped(int):
     """How many ids some run lacks (an int), with .lacking: {run's path:
-    how many ids other runs have that it lacks}, for the report."""
+    how many ids other runs have that it lacks}, for the report, and .why
+    they were left out (a wide file's: rows missing a value)."""
 
-    def __new__(cls, count, lacking):
+    why = "ids not in every run"
+
+    def __new__(cls, count, lacking, why="ids not in every run"):
         self = super().__new__(cls, count)
         self.lacking = {path: n for path, n in lacking.items() if n}
+        self.why = why
         return self
 
     def notes(self):
@@ -8668,7 +8672,7 @@ def _promptfoo_source(path, results, how):
     if most > 1:
         notes.append(f"up to {most} repeats per test, averaged")
     if errored:
-        notes.append(f"{len(errored)} tests with API errors left out "
+        notes.append(f"{_items(len(errored), 'test')} with API errors left out "
                      f"(--allow-partial)")
     return _listed_source(path, labelled, notes, "promptfoo", systems)
 
@@ -10134,39 +10138,54 @@ def _not_metrics(options, baseline, candidate):
                               "metrics", *options.human} - {None}
 
 
-def _read_systems(source, names):
-    """Return the Counter of S-tuples of a wide file's columns *names*,
-    one system each, item by item (rank's tally)."""
+def _read_systems(source, names, allow_partial=False):
+    """Return (the Counter of S-tuples of a wide file's columns *names*,
+    one system each, item by item (rank's tally), the rows left out).
+    With *allow_partial* a row missing a system's value is left out and
+    counted (promptfoo writes no score where a provider failed), else
+    it is an error naming its line."""
     for name in names:
         _require(source.run(), name, "column", "the columns are",
                  source.first)
-    columns = [_Column(source, name) for name in names]
+    columns = [_Column(source, name, optional=allow_partial)
+               for name in names]
     tally = collections.Counter()
+    left = 0
     for numbers, records in source.batches:
-        tally.update(zip(*(col.numbers(numbers, records)
-                           for col in columns)))
-    return tally
+        rows = zip(*(col.numbers(numbers, records) for col in columns))
+        if allow_partial:
+            rows = list(rows)
+            kept = [row for row in rows if not any(map(math.isnan, row))]
+            left += len(rows) - len(kept)
+            rows = kept
+        tally.update(rows)
+    return tally, left
 
 
 def _rank_input(options, sources):
     """Return (_Metric, tally of S-tuples, dropped, names) for rank."""
     if len(sources) == 1:
+        listed = not options.systems and len(sources[0].systems) >= 2
+        if listed:                       # promptfoo: every provider
+            options = options._replace(systems=tuple(sources[0].systems))
         if not options.systems:
             raise EvalDeltaError("one file: name each system's column with "
                                  "--systems COL,COL,...")
-        if options.allow_partial:
-            raise EvalDeltaError("--allow-partial is for several runs "
-                                 "joined on their ids")
         if options.by:
             raise EvalDeltaError("--by with one wide file is not supported "
                                  "yet; give the runs as files")
         names = options.systems
-        tally = _read_systems(sources[0], names)
+        tally, left = _read_systems(sources[0], names, options.allow_partial)
+        if left and not tally:
+            raise EvalDeltaError(
+                f"{sources[0].path}: every one of its {left} rows lacks a "
+                f"value for one of the {len(names)} systems, so no item has "
+                f"them all; --systems names the ones to rank")
         suffix = os.path.commonprefix([x[::-1] for x in names])[::-1] \
             .strip("_. -")
-        metric = _Metric((options.metric or [suffix or "score"])[0], None,
-                        None)
-        dropped = 0
+        metric = _Metric((options.metric or [
+            "success" if listed else suffix or "score"])[0], None, None)
+        dropped = _Dropped(left, {}, "rows missing a system's value")
     else:
         if options.systems:
             raise EvalDeltaError("--systems names the columns of one wide "
@@ -11309,8 +11328,8 @@ def _format_rank(ranked, options, markdown=False):
                  f"{r.resamples} joint resamples")
         head = (f"{len(r.names)} systems, {_items(r.n_items)}, metric "
                 f"{r.metric} ({r.direction} is better), {drawn}"
-                + (f" ({dropped} ids not in every run, left out)" if dropped
-                   else ""))
+                + (f" ({dropped} {getattr(dropped, 'why', _Dropped.why)}, "
+                   f"left out)" if dropped else ""))
     if r.method == "saddlepoint":
         head += "; means' intervals by saddlepoint"
     joint = r.joint_rank_cis is not None and not marginal

@@ -514,3 +514,25 @@ def test_best_of_reads_in_compare_and_json(capsys):
                      "passage_id", "--resamples", "200"]) == 0
     assert "the choice is not accounted for with --cluster" in \
         capsys.readouterr().out
+
+
+def test_rank_one_promptfoo_file_of_every_provider(capsys):
+    # Issue 36: rank on one promptfoo file asked for --systems, and its
+    # --allow-partial hint led to "--allow-partial is for several runs".
+    # Every provider is a system by default, the metric is promptfoo's
+    # pass/fail (success), and --allow-partial leaves out the tests with
+    # an API error, saying how many.
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "fixtures", "promptfoo")
+    assert bed.main(["rank", os.path.join(fixtures, "results.json"),
+                     "--resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 systems, 14 items, metric success")
+    errored = os.path.join(fixtures, "results-errored.json")
+    assert bed.main(["rank", errored, "--resamples", "100"]) == 2
+    assert "--allow-partial" in capsys.readouterr().err
+    assert bed.main(["rank", errored, "--allow-partial", "--resamples",
+                     "100"]) == 0
+    out = capsys.readouterr().out
+    assert "13 items" in out.splitlines()[0]
+    assert "1 test with API errors left out (--allow-partial)" in out

@@ -325,7 +325,7 @@ def test_promptfoo_api_errors_are_not_wrong_answers(capsys):
     assert status == 2 and "an API error, not a wrong answer" in err
     report = compare(capsys, path, "--allow-partial")
     assert report["n_items"] == 13
-    assert any("1 tests with API errors left out" in line
+    assert any("1 test with API errors left out" in line
                for line in report["reading"])
 
 
