@@ -8502,23 +8502,39 @@ def _read_helm(head, how):
     splits = collections.Counter(_helm_split(e) for e in entries)
     split = ("test" if "test" in splits else
              min(map(str, splits.keys() - {None}), default=None))
-    labelled = []
+    labelled, seen, merged = [], {}, 0
     for entry in entries:
         if _helm_split(entry) != split:
             continue
         trial = entry.get("train_trial_index", 0)
-        record = {"id": f"{entry.get('instance_id')}/{trial}", "metrics": []}
+        key = f"{entry.get('instance_id')}/{trial}"
+        record = seen.get(key)
+        if record is None:          # some runs split an instance's stats
+            record = seen[key] = {"id": key, "metrics": []}   # over records
+            labelled.append((f"instance {entry.get('instance_id')} trial "
+                             f"{trial}", record))
+        else:
+            merged += 1
         for name, mean in _helm_stats(entry):
             if not name.get("perturbation") and name.get("split") == split:
                 stat = str(name.get("name"))
-                record[stat] = mean
-                if not stat.startswith(_HELM_BOOKKEEPING):
+                if stat in record and record[stat] != mean:
+                    raise EvalDeltaError(
+                        f"{path}: instance {entry.get('instance_id')} trial "
+                        f"{trial}: {stat} is {record[stat]!r} in one record "
+                        f"and {mean!r} in another; which one HELM scored "
+                        f"cannot be told")
+                if stat not in record and not stat.startswith(
+                        _HELM_BOOKKEEPING):
                     record["metrics"].append(stat)
-        labelled.append((f"instance {entry.get('instance_id')} trial "
-                         f"{trial}", record))
+                record[stat] = mean
     notes = [f"HELM {split} split, unperturbed; token counts, run times "
              f"and finish reasons are not compared unless --metric names "
              f"them"]
+    if merged:
+        notes.append(f"{_items(merged, 'record')} continued an instance "
+                     f"already read (its other stats): merged into it, one "
+                     f"item per instance as stats.json counts them")
     others = [f"{n} {s}-split instance{'s' * (n > 1)}"
               for s, n in sorted(splits.items(), key=str) if s != split]
     if others:

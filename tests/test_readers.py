@@ -817,3 +817,36 @@ def test_lm_eval_runs_one_naming_its_filters_one_not(capsys, tmp_path):
                      "strict-match", "--resamples", "100"]) == 0
     out = capsys.readouterr().out
     assert "its samples name no filter" in out and "8 items" in out
+
+
+def test_helm_instance_split_over_records_is_one_item(capsys, tmp_path):
+    # Issue 36: some HELM runs write one instance in several records of
+    # per_instance_stats.json, each holding other stats; the tool said
+    # "id ... repeated" and stopped.  They are one item now, said; the
+    # same stat with two values is an error naming the instance.
+    def stat(name, mean):
+        return {"name": {"name": name, "split": "test"}, "count": 1,
+                "sum": mean, "mean": mean}
+
+    def run(folder, flip, clash=False):
+        folder.mkdir()
+        records = []
+        for i in range(6):
+            right = float((i + flip) % 2)
+            records.append({"instance_id": f"id{i}", "train_trial_index": 0,
+                            "stats": [stat("exact_match", right)]})
+            records.append({"instance_id": f"id{i}", "train_trial_index": 0,
+                            "stats": [stat("num_output_tokens", 3.0),
+                                      stat("f1_score", right / 2)]
+                            + [stat("exact_match", 1 - right)] * clash})
+        (folder / "per_instance_stats.json").write_text(json.dumps(records))
+        return str(folder / "per_instance_stats.json")
+
+    a, b = run(tmp_path / "a", 0), run(tmp_path / "b", 1)
+    assert bed.main(["compare", a, b, "--resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "6 items" in out and "6 records continued an instance" in out
+    assert "exact_match" in out and "f1_score" in out
+    bad = run(tmp_path / "c", 0, clash=True)
+    assert bed.main(["compare", bad, b]) == 2
+    assert "instance id0 trial 0: exact_match is" in capsys.readouterr().err
