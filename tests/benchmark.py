@@ -1839,16 +1839,9 @@ def runs_cases(replays=400, n=300):
         ours = naive = 0
         sd = []
         for _ in range(replays):
-            p = [rng.random() for _ in range(n)]
-
-            def one(extra):
-                bump = rng.gauss(0, shock) if shock else 0.0
-                return [int(rng.random() < min(1, max(0, q + extra + bump)))
-                        for q in p]
-            a = [one(0.0) for _ in range(runs[0])]
-            b = [one(0.02) for _ in range(runs[1])]
-            q = bed._run_noise(collections.Counter(zip(*a, *b)), runs)
-            new_a, new_b = one(0.0), one(0.02)
+            tally, draw = designs.crossed_runs(rng, n, runs, shock=shock)
+            q = bed._run_noise(tally, runs)
+            new_a, new_b = draw()
             new = (sum(new_b) - sum(new_a)) / n
             ours += q.one_run.lo <= new <= q.one_run.hi
             naive += q.naive.lo <= new <= q.naive.hi

@@ -88,3 +88,19 @@ def judged(rng, items, labels, judge, acc=(0.70, 0.74)):
                                                    else wrong)))
             humans[s].append(float(truth) if i in marked else math.nan)
     return judges, humans, (acc[0], acc[1], acc[1] - acc[0])
+
+
+def crossed_runs(rng, n, runs, shift=0.02, shock=0.0):
+    """0/1 items crossed with runs: item i's chance p_i (B's p_i + shift),
+    each run drawing every item afresh, plus a run-wide shock of SD
+    *shock* on the chance (a server, a seed).  Returns (tally of (a runs,
+    b runs) tuples, draw) where draw() gives one new run of each."""
+    p = [rng.random() for _ in range(n)]
+
+    def one(extra):
+        bump = rng.gauss(0, shock) if shock else 0.0
+        return [int(rng.random() < min(1, max(0, q + extra + bump)))
+                for q in p]
+    a = [one(0.0) for _ in range(runs[0])]
+    b = [one(shift) for _ in range(runs[1])]
+    return collections.Counter(zip(*a, *b)), lambda: (one(0.0), one(shift))

@@ -1147,23 +1147,6 @@ def test_macro_interval_covers_with_small_subsets(design, replays):
 
 # Several runs of each system (issue 37) ##################################
 
-def crossed_runs(rng, n, runs, shift=0.02, shock=0.0):
-    """0/1 items crossed with runs: item i's chance p_i (B's p_i + shift),
-    each run drawing every item afresh, plus a run-wide shock of SD
-    *shock* on the chance (a server, a seed).  Returns (tally, draw) where
-    draw() gives one new run of each as two lists."""
-    p = [rng.random() for _ in range(n)]
-
-    def one(extra):
-        bump = rng.gauss(0, shock) if shock else 0.0
-        return [int(rng.random() < min(1, max(0, q + extra + bump)))
-                for q in p]
-    a = [one(0.0) for _ in range(runs[0])]
-    b = [one(shift) for _ in range(runs[1])]
-    tally = collections.Counter(zip(*a, *b))
-    return tally, lambda: (one(0.0), one(shift))
-
-
 @pytest.mark.parametrize("runs, shock, replays, least", [
     ((3, 3), 0.01, 60, 0.85),
     pytest.param((2, 2), 0.0, 300, 0.94, marks=pytest.mark.slow),
@@ -1177,7 +1160,7 @@ def test_one_run_against_one_run_is_predicted(runs, shock, replays, least):
     rng = random.Random(sum(runs) * 10 + replays)
     covered = narrower = 0
     for _ in range(replays):
-        tally, draw = crossed_runs(rng, 200, runs, shock=shock)
+        tally, draw = designs.crossed_runs(rng, 200, runs, shock=shock)
         q = bed._run_noise(tally, runs)
         a, b = draw()
         new = (sum(b) - sum(a)) / len(a)

@@ -16,19 +16,8 @@ from hypothesis import strategies as st
 
 import bootstrap_eval_deltas as bed
 import oracle
-
-
-def run(capsys, *argv):
-    status = bed.main(["compare", *argv])
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def wide(tmp_path, pairs, name="w.csv"):
-    path = tmp_path / name
-    path.write_text("item,system_a_correct,system_b_correct\n" + "".join(
-        f"{i},{a},{b}\n" for i, (a, b) in enumerate(pairs)))
-    return str(path)
+from test_report import run
+from test_report import wide
 
 
 # Each system's exact interval ##############################################
