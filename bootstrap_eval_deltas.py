@@ -3056,7 +3056,7 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
     naive_half = _student_t_upper(alpha / 2, n - 1) * math.sqrt(d_var / n)
     needed = None
     if gap and sum(v) > 0:
-        z = _z_sum(0.05, _POWER)
+        z = _z_sum(options.alpha, _POWER)
         needed = max(2, math.ceil(z * z * sum(v) / (gap * gap) - 1e-9))
     return _RunNoise(metric.name, n, (ra, rb), tuple(map(math.sqrt, v)),
                      tuple(cis), math.sqrt(item_var), gap,
@@ -11502,8 +11502,9 @@ def _noise_lines(noise, results, options):
             f"{u.span_words(Interval(*map(_exact, q.naive)))}.")
         if q.runs_needed:
             lines.append(
-                f"  to tell {u.gap(q.gap)} from run noise alone (80% power, "
-                f"alpha 0.05): about {q.runs_needed} runs of each.")
+                f"  to tell {u.gap(q.gap)} from run noise alone ("
+                f"{_POWER:.0%} power, alpha {options.alpha:g}): about "
+                f"{q.runs_needed} runs of each.")
     return lines
 
 
