@@ -8672,19 +8672,27 @@ def _promptfoo_source(path, results, how):
             row.setdefault(column, []).append(value)
     labelled, most = [], 1
     columns = {c: None for row in cells.values() for c in row}
-    for item, row in cells.items():
-        if item in errored:
+    alone = len(systems) == 1          # one provider: its fields by what
+    for item, row in cells.items():    # they hold, so that two files of
+        if item in errored:            # two providers pair (success)
             continue
         record = dict(id=item, **columns)    # a test a system did not run
         for column, values in row.items():
             most = max(most, len(values))
             record[column] = _mean_of(values)
+        if alone:
+            record = {("success" if k == systems[0] else
+                       k[len(systems[0]) + 1:] if k.startswith(
+                           systems[0] + ".") else k): v
+                      for k, v in record.items()}
         labelled.append((f"test {item}", record))
     if not labelled:
         raise EvalDeltaError(f"{path}: every test has an API error "
                              f"(failureReason 2): nothing was answered")
-    notes = [f"systems {', '.join(systems)}: one column each; a test is "
-             f"its description and vars"]
+    notes = [f"one system, {systems[0]}: its pass/fail is success, its "
+             f"score score; a test is its description and vars" if alone
+             else f"systems {', '.join(systems)}: one column each; a test "
+                  f"is its description and vars"]
     if most > 1:
         notes.append(f"up to {most} repeats per test, averaged")
     if errored:
