@@ -1188,6 +1188,7 @@ class _Options(NamedTuple):
     replays: int = REPLAYS
     within_var: object = None    # plan --repeats
     repeats: object = None
+    pick_labels: object = None   # plan: item ids to give human labels
     simulate: bool = False       # plan --simulate
     intervals: tuple = ()        # simulate --intervals
     differences: object = None   # simulate --differences SHAPE
@@ -6253,8 +6254,8 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
 
 # Doors (called from other sections): _best_of_runs, _compare_run, _Compared,
 # _Dropped, _finite_number, _FORMATS, _grouped_runs, _holds_preferences,
-# _ID_FIELDS, _judged, _judged_metric, _lower_is_better, _margins,
-# _open_source, _plan_from_pilot, _preference_battles, _rank_input.
+# _ID_FIELDS, _judged, _judged_metric, _label_sample, _lower_is_better,
+# _margins, _open_source, _plan_from_pilot, _preference_battles, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -9542,6 +9543,27 @@ def _run_group(path, options):
                              f"group; the run-to-run spread needs two or more")
     return [_open_source(os.path.join(path, e), options.reading)
             for e in entries]
+
+
+def _label_sample(options):
+    """Return (the ids of options.pick_labels items drawn at random from
+    the run, in file order, the items it has) for plan --pick-labels:
+    random.Random(seed).sample, so the same seed draws the same items."""
+    source = _open_source(options.runs[0], options.reading)
+    key = options.id_col or _shared_id_field(source.run(), source.run())
+    column = _Column(source, key, role="id")
+    ids = [label for numbers, records in source.batches
+           for label in column.labels(numbers, records)]
+    if len(set(ids)) < len(ids):
+        raise EvalDeltaError(f"{source.path}: an id is repeated "
+                             f"({key!r}); give the field that names each "
+                             f"item once with --id")
+    if options.pick_labels > len(ids):
+        raise EvalDeltaError(f"--pick-labels {options.pick_labels}: "
+                             f"{source.path} has {_items(len(ids))}")
+    chosen = random.Random(options.seed).sample(range(len(ids)),
+                                                options.pick_labels)
+    return [ids[k] for k in sorted(chosen)], len(ids)
 
 
 def _grouped_runs(options, rng):
@@ -12963,6 +12985,10 @@ def _add_plan(commands):
                       "[CANDIDATE], read as compare reads them): estimate "
                       "the agreement from them and plan for the observed "
                       "gap, or for --gap")
+    plan.add_argument("--pick-labels", type=int, metavar="N",
+                      help="with --from RUN: print N of its item ids drawn "
+                           "at random (--seed), one per line: the items to "
+                           "give human labels, as compare --human assumes")
     plan.add_argument("--id", dest="id_col", metavar="FIELD",
                       help="with --from: field naming the item")
     plan.add_argument("--a-col",
@@ -13390,7 +13416,18 @@ def _plan_options(args):
             f"{_flag(given[0])} " + ("does not go with --from: the pilot "
                                      "data set the design" if args.pilot
                                      else "goes with --from (pilot data)"))
-    if not (args.simulate or args.sequential):
+    if args.pick_labels is not None:
+        if not args.pilot or len(args.pilot) > 1:
+            raise EvalDeltaError("--pick-labels draws from one run's items: "
+                                 "give it with --from RUN")
+        if args.pick_labels < 1:
+            raise EvalDeltaError(f"--pick-labels {args.pick_labels}: give "
+                                 f"how many items to label, 1 or more")
+        for name in ("sequential", "repeats", "gap", "metric", "cluster"):
+            if getattr(args, name) not in (None, False):
+                raise EvalDeltaError(f"{_flag(name)} does not go with "
+                                     f"--pick-labels")
+    elif not (args.simulate or args.sequential):
         for name in ("replays", "seed"):
             if getattr(args, name) is not None:
                 raise EvalDeltaError(f"{_flag(name)} goes with --simulate "
@@ -13408,7 +13445,7 @@ def _plan_options(args):
         else args.confidence,
         replays=REPLAYS if args.replays is None else args.replays,
         seed=SEED if args.seed is None else args.seed, plot=args.plot,
-        quiet=args.quiet)
+        quiet=args.quiet, pick_labels=args.pick_labels)
     if args.pilot:
         return options
     if args.gap is not None and args.acc_b is not None:
@@ -13739,6 +13776,12 @@ def _run_plan(options):
     the detectable gap; return 0."""
     if options.plot:
         _check_plot(options.plot)
+    if options.pick_labels:
+        ids, total = _label_sample(options)
+        print(_render(options.format, text=lambda: "\n".join(ids),
+                      data=lambda: {"seed": options.seed, "items": total,
+                                    "ids": ids}))
+        return 0
     if options.runs:
         return _run_pilot(options)
     plan = _plan_design(options.acc_a, options.acc_b, corr=options.corr,

@@ -364,3 +364,27 @@ def test_labels_not_drawn_at_random_are_flagged(capsys, tmp_path):
                          "--metric", "score", "--human", "human",
                          "--resamples", "100")
     assert "differ from the others'" not in out         # drawn at random
+
+
+def test_plan_picks_the_items_to_label_at_random(capsys):
+    # The correction assumes the human labels fall on items drawn at
+    # random: plan --pick-labels draws them (seeded), in file order.
+    import os
+    run = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                       "datasets", "examples", "judged-base.jsonl")
+    picks = []
+    for seed in ("1", "1", "2"):
+        assert bed.main(["plan", "--from", run, "--pick-labels", "50",
+                         "--seed", seed]) == 0
+        picks.append(capsys.readouterr().out.split())
+    assert picks[0] == picks[1] != picks[2]
+    with open(run) as f:
+        order = [json.loads(line)["id"] for line in f]
+    assert len(set(picks[0])) == 50 and set(picks[0]) <= set(order)
+    assert picks[0] == sorted(picks[0], key=order.index)
+    for argv, words in ((["--pick-labels", "2001"], "has 2000 items"),
+                        (["--pick-labels", "0"], "1 or more"),
+                        (["--pick-labels", "5", "--gap", "0.1"],
+                         "does not go with")):
+        assert bed.main(["plan", "--from", run, *argv]) == 2
+        assert words in capsys.readouterr().err
