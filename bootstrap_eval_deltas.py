@@ -9402,7 +9402,19 @@ def _compare_run(options, path, rng):
         stats = [_parse_stat(f"{name}={name}({name})")
                  for name in baseline.corpus
                  if candidate is None or name in candidate.corpus]
-    corpus = [_compare_stat(options, path, stat, rng) for stat in stats]
+    corpus, left_out = [], []
+    for stat in list(stats):
+        try:
+            corpus.append(_compare_stat(options, path, stat, rng))
+        except EvalDeltaError as e:
+            if options.stat:            # asked for: the error stands
+                raise
+            stats.remove(stat)          # lm-eval's own, found: where its
+            left_out.append(            # pairs are no class labels
+                f"{stat.name}: left out: its [gold, pred] pairs are not the "
+                f"class labels an F1 or MCC over the corpus takes ({e}); "
+                f"lm-eval aggregates it by its task's own rule; the other "
+                f"metrics are compared")
     dropped = max((c[2] for c in corpus), default=0)
     listed = baseline.first.get("metrics") if baseline.corpus else None
     if (options.stat and not options.metric) or (stats and listed == []):
@@ -9426,7 +9438,7 @@ def _compare_run(options, path, rng):
                for m in metrics]
     margins = _margins(options.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
-    reading = _source_notes(options, (baseline, candidate))
+    reading = _source_notes(options, (baseline, candidate)) + left_out
     if options.human:
         human = options.human
         at = options.runs.index(path, 1) if len(human) > 1 else 0

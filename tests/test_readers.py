@@ -852,3 +852,26 @@ def test_helm_instance_split_over_records_is_one_item(capsys, tmp_path):
     bad = run(tmp_path / "c", 0, clash=True)
     assert bed.main(["compare", bad, b]) == 2
     assert "instance id0 trial 0: exact_match is" in capsys.readouterr().err
+
+
+def test_lm_eval_multi_label_f1_is_left_out_not_the_run(capsys, tmp_path):
+    # Issue 36: lm-eval tasks whose per-item f1 is [gold list, pred list]
+    # (multi-label) were refused whole, and their plain exact_match with
+    # them.  Found by default, such a pair is left out with a line naming
+    # the file and why; asked for with --stat, the error stands.
+    paths = []
+    for name, shift in (("a", 0), ("b", 1)):
+        path = tmp_path / f"samples_task_{name}.jsonl"
+        path.write_text("".join(json.dumps({
+            "doc_id": i, "target": "x", "filter": "none",
+            "metrics": ["f1", "exact_match"],
+            "f1": [["l1", "l2"], ["l1"] if (i + shift) % 2 else ["l2"]],
+            "exact_match": (i + shift) % 3 == 0}) + "\n" for i in range(20)))
+        paths.append(str(path))
+    assert bed.main(["compare", *paths, "--resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "f1: left out: its [gold, pred] pairs are not the class labels" \
+        in out and paths[0] in out
+    assert "\nexact_match " in out
+    assert bed.main(["compare", *paths, "--stat", "f1=f1(f1)"]) == 2
+    assert "not a class label" in capsys.readouterr().err
