@@ -11921,9 +11921,16 @@ def _histogram_svg(results, *, confidence=CONFIDENCE, bins=40):
         if isinstance(r.draws, _Density):
             body += _density_panel(r, i, confidence)
             continue
+        unit = ""
+        if r.kind == "binary":          # in points, as the report says
+            unit = ", points"           # them (+3.6 pts, not 0.036)
+            r = r._replace(draws=[100 * x for x in r.draws],
+                           ci_paired=Interval(*(100 * float(x)
+                                                for x in r.ci_paired)))
         draws = sorted(r.draws)
-        lo, hi = min(draws[0], 0.0), max(draws[-1], 0.0)
-        count = bins
+        lo = min(draws[0], 0.0, float(r.ci_paired.lo))   # a score interval
+        hi = max(draws[-1], 0.0, float(r.ci_paired.hi))  # may reach past
+        count = bins                                     # the draws
         if hi == lo:                     # every resample 0: one bar, centred
             lo, hi, count = -0.5, 0.5, bins | 1
         width = (hi - lo) / count
@@ -11936,9 +11943,11 @@ def _histogram_svg(results, *, confidence=CONFIDENCE, bins=40):
         frame = _Frame(xticks[0], xticks[-1], 0, yticks[-1], i * _H)
         level = _decimal(_exact(confidence) * 100)
         body += _axes(frame, xticks, yticks,
-                      f"{r.metric}: bootstrap of B - A, {level}% CI",
-                      f"difference in {r.metric} (candidate - baseline)",
-                      "resamples")
+                      f"{r.metric}: bootstrap of B - A, {level}% CI"
+                      + (f" by {r.paired_method}" if r.paired_method
+                         else ""),
+                      f"difference in {r.metric}{unit} (candidate - "
+                      f"baseline)", "resamples")
         for j, c in enumerate(counts):
             x0, x1 = frame.x(lo + j * width), frame.x(lo + (j + 1) * width)
             body.append(f'<rect x="{x0:.1f}" y="{frame.y(c):.1f}" '
