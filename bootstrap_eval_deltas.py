@@ -3168,12 +3168,7 @@ def _joint_intervals(observed, drawn, confidence=CONFIDENCE, n=None):
     [[0.9, 1.1], [0.0, 0.0]]
     """
     rows = len(drawn)
-    columns = [list(column) for column in zip(*drawn)]
-    spread = []
-    for column in columns:
-        mean = sum(column) / rows
-        spread.append(math.sqrt(sum((x - mean) ** 2 for x in column)
-                                / max(1, rows - 1)))
+    spread = [math.sqrt(_variance(column, 1)) for column in zip(*drawn)]
     stats = sorted(max([abs(x - o) / se for x, o, se in
                         zip(row, observed, spread) if se], default=0.0)
                    for row in drawn)
@@ -4372,8 +4367,7 @@ def _sequential_bounded(a, b, lo, hi, *, alpha=0.05, direction="higher"):
     head = n - next(itertools.compress(range(n), map(
         lt, repeat(_STAKE), reversed(bets))), n)  # no bet past it capped
     centre = math.fsum(xs) / n
-    spread = math.sqrt(math.fsum(map(mul, off := list(map(
-        sub, xs, repeat(centre))), off)) / n)
+    spread = math.sqrt(_variance(xs, 0))
 
     def end(side):
         """The m where log K(side) crosses log(2/alpha).  K+ falls with m
@@ -7256,10 +7250,10 @@ class _Dropped(int):
 
     why = "ids not in every run"
 
-    def __new__(cls, count, lacking, why="ids not in every run"):
+    def __new__(cls, count, lacking, why=None):
         self = super().__new__(cls, count)
         self.lacking = {path: n for path, n in lacking.items() if n}
-        self.why = why
+        self.why = why or cls.why
         return self
 
     def notes(self):
@@ -10816,7 +10810,7 @@ def _format_compare(run, options, markdown=False):
     results, judgements, subsets = run.results, run.judgements, run.subsets
     confidence, resamples = options.confidence, options.resamples
     by, macro, alpha = options.by, options.macro, options.alpha
-    preferences, sequential = run.preferences, run.sequential
+    preferences = run.preferences
     head = _header(run.names, results[0].n_items, run.dropped,
                    results[0].clusters)
     if macro:
@@ -11577,9 +11571,9 @@ def _best_lines(found, runs, options):
     best, notes = found
     level = _decimal(_exact(options.confidence) * 100) + "%"
     lines = []
-    for b, r in zip(best, runs[0].results):
+    for m, b in enumerate(best):       # best[m] is runs' m-th metric
         k = b.best
-        own = runs[k].results[runs[0].results.index(r)]
+        own = runs[k].results[m]
         u = _units_of(own)
         lines.append(
             f"best of {len(b.gains)} on {b.metric}: {runs[k].names[1]}, "

@@ -633,7 +633,6 @@ def betting(xs, alpha, m, c=0.5):
     first, best = None, 1.0
     seen = []
     for t, x in enumerate(xs, 1):
-        mean = 0.5
         s2 = 0.25
         if seen:
             means = [(0.5 + sum(seen[:i])) / (i + 1)

@@ -17,20 +17,12 @@ from hypothesis import strategies as st
 import bootstrap_eval_deltas as bed
 import designs
 import oracle
+from test_input import jsonl
+from test_input import run
 
 Z = NormalDist().inv_cdf(0.975)
 
 
-def run(capsys, *argv):
-    status = bed.main(["compare", *argv])
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def jsonl(tmp_path, name, rows):
-    path = tmp_path / name
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return str(path)
 
 
 def judged_runs(tmp_path, items=400, labels=80, judge="favours B", seed=1):
