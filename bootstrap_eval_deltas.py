@@ -187,6 +187,10 @@ _PIPED_EVERY = 10.0     # seconds between progress lines where stderr is
 _BATCH = 4096           # records read and checked together
 _LONGEST_FIELD = (1 << 31) - 1  # characters a CSV field may hold
 _WIDE_IDS = 1 << 20     # a wide file's rows whose found ids are checked
+_INFLATE_LIMIT = 256 << 20  # bytes a gzip stream or one member of an archive
+                            # may inflate to: a guard against archive bombs
+                            # (a 400 KB .eval once inflated to 400 MB);
+                            # --max-inflate MB: _Reading.inflate
 
 
 ## The article ################################################################
@@ -1122,6 +1126,7 @@ class _Reading(NamedTuple):
     choice_scores: object = None  # OpenAI evals: {choice: score}
     keep_epochs: bool = False    # a record per epoch (plan --repeats)
     all_tasks: bool = False      # a directory's tasks read as one run
+    inflate: int = _INFLATE_LIMIT  # bytes a compressed file may inflate to
 
 
 class _Options(NamedTuple):
@@ -6299,14 +6304,14 @@ class _Source(NamedTuple):
         return _Run(self.path, [self.first], [self.where(self.first_number)])
 
 
-def _table_source(path):
+def _table_source(path, inflate=_INFLATE_LIMIT):
     """Return the _Source of a CSV, TSV, JSONL or JSON-array file (or .gz).
 
     The format comes from the extension, else from the content.  A
     byte-order mark and CRLF line ends are fine.  An empty file, text that
     is not UTF-8 and malformed JSON raise EvalDeltaError naming the line.
     """
-    chunks, head = _lines(path), []
+    chunks, head = _lines(path, inflate), []
     for start, lines in chunks:
         head.append((start, lines))
         first_line = next((line for line in lines if line.strip()), None)
@@ -6378,9 +6383,9 @@ def _read_run(path, how=None):
     return _Run(path, records, places)
 
 
-def _lines(path):
+def _lines(path, inflate=_INFLATE_LIMIT):
     """Yield (number of the first line, lines) of a UTF-8 file, gunzipped
-    if need be, some 64 KB of lines at a time.
+    if need be (to *inflate* bytes at most), some 64 KB of lines at a time.
 
     If reading takes longer than _PROGRESS_AFTER seconds and stderr is a
     terminal, the share read so far is shown there.
@@ -6391,7 +6396,9 @@ def _lines(path):
         raise EvalDeltaError(f"{path}: cannot read: {exc.strerror}") from None
     with raw:
         gzipped = raw.peek(2)[:2] == b"\x1f\x8b"
-        binary = gzip.GzipFile(fileobj=raw) if gzipped else raw
+        binary = (io.BufferedReader(_Inflating(gzip.GzipFile(fileobj=raw),
+                                               path, inflate))
+                  if gzipped else raw)
         text = io.TextIOWrapper(binary, encoding="utf-8-sig", newline="")
         shown = _Shown(path, raw, _PROGRESS_AFTER)
         start = 1
@@ -6407,6 +6414,33 @@ def _lines(path):
             raise EvalDeltaError(f"{path}: cannot read: {reason}") from None
         finally:
             shown.clear()
+
+
+class _Inflating(io.RawIOBase):
+    """A gzip stream that stops with EvalDeltaError once it has given more
+    than *limit* bytes."""
+
+    def __init__(self, stream, path, limit):
+        self.stream, self.path, self.limit, self.given = stream, path, limit, 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        n = self.stream.readinto(buffer)
+        self.given += n
+        if self.given > self.limit:
+            raise EvalDeltaError(_too_inflated(self.path, "its gzip stream",
+                                               self.limit))
+        return n
+
+
+def _too_inflated(path, what, limit):
+    """Return the message of a file that inflates past *limit* bytes."""
+    mb = limit / (1 << 20)
+    return (f"{path}: {what} inflates past {mb:g} MB, the most a compressed "
+            f"file may inflate to here (a guard against archive bombs); if "
+            f"you trust the file, --max-inflate {4 * mb:g} reads it")
 
 
 def _stdin():
@@ -7806,8 +7840,8 @@ class _Head:
     first line as JSON and, for a file that is one JSON object, that
     object (parsed once, then read by the reader that claims it)."""
 
-    def __init__(self, path):
-        self.path = path
+    def __init__(self, path, inflate=_INFLATE_LIMIT):
+        self.path, self.inflate = path, inflate
         self.name = os.path.basename(path).lower()
         self.bytes = b"" if path == _STDIN else _head_bytes(path)
         self.text = self.bytes.decode("utf-8-sig", "replace").lstrip()
@@ -7836,7 +7870,7 @@ class _Head:
                 rest = self.text.partition("\n")[2].strip()
                 if first is None or (not rest and any(
                         isinstance(v, (list, dict)) for v in first.values())):
-                    doc = _load_json(self.path)
+                    doc = _load_json(self.path, self.inflate)
                     self._doc = doc if isinstance(doc, dict) else None
         return self._doc
 
@@ -7884,7 +7918,7 @@ def _open_source(path, how=None):
     if path != _STDIN and not os.path.exists(path):
         raise EvalDeltaError(f"{path}: cannot read: No such file or "
                              f"directory")       # before a name claims it
-    head = _Head(path)
+    head = _Head(path, how.inflate)
     with _CollectorPaused():
         return _reader_of(head, how).read(head, how)
 
@@ -7991,9 +8025,9 @@ def _mean_of(values):
     return None
 
 
-def _load_json(path):
+def _load_json(path, inflate=_INFLATE_LIMIT):
     """Return the one JSON value a file holds (gunzipped if need be)."""
-    return _parse_document(path, _lines(path))
+    return _parse_document(path, _lines(path, inflate))
 
 
 # Directories.  A framework's reader names the runs in a directory it
@@ -8139,7 +8173,7 @@ def _read_lm_eval(head, how):
     metric per filter."""
     path = head.path
     rows = [(number, _json_object(line, f"{path}:{number}"))
-            for start, lines in _lines(path)
+            for start, lines in _lines(path, head.inflate)
             for number, line in enumerate(lines, start) if line.strip()]
     notes = []
     if rows and not any("filter" in record for _, record in rows):
@@ -8411,12 +8445,9 @@ def _read_inspect(head, how):
         with zipfile.ZipFile(path) as archive:
             names = sorted(n for n in archive.namelist()
                            if n.startswith("samples/") and n.endswith(".json"))
-            for name in names:
-                with archive.open(name) as member:
-                    samples.append(_inspect_json(member.read(), path, name))
+            samples = [_archived_json(archive, head, name) for name in names]
             if "header.json" in archive.namelist():
-                header = _inspect_json(archive.read("header.json"), path,
-                                       "header.json")
+                header = _archived_json(archive, head, "header.json")
     except NotImplementedError:
         raise EvalDeltaError(
             f"{path}: compressed with zstd, which Python reads from 3.14 "
@@ -8426,6 +8457,17 @@ def _read_inspect(head, how):
         raise EvalDeltaError(f"{path}: not a readable Inspect .eval log "
                              f"({exc})") from None
     return _inspect_source(path, samples, header, how)
+
+
+def _archived_json(archive, head, name):
+    """Return the JSON value of a member of an Inspect .eval archive (no
+    more than head.inflate bytes)."""
+    with archive.open(name) as member:
+        data = member.read(head.inflate + 1)
+    if len(data) > head.inflate:
+        raise EvalDeltaError(_too_inflated(head.path, f"its member {name}",
+                                           head.inflate))
+    return _inspect_json(data, head.path, name)
 
 
 def _inspect_json(data, path, name):
@@ -8489,7 +8531,7 @@ def _read_helm(head, how):
     """Return the _Source of HELM's per_instance_stats.json: one split,
     unperturbed."""
     path = head.path
-    doc = _load_json(path)
+    doc = _load_json(path, head.inflate)
     if not isinstance(doc, list):
         raise EvalDeltaError(f"{path}: expected HELM's list of instances")
     entries = [e for e in doc if isinstance(e, dict)
@@ -8569,7 +8611,7 @@ def _read_openai_evals(head, how):
     graded choices)."""
     path, labelled, graded = head.path, [], 0
     scores = how.choice_scores
-    for start, lines in _lines(path):
+    for start, lines in _lines(path, head.inflate):
         for number, line in enumerate(lines, start):
             if not line.strip():
                 continue
@@ -8635,7 +8677,7 @@ def _read_promptfoo_lines(head, how):
     """Return the _Source of promptfoo's results.jsonl."""
     path = head.path
     results = [_json_object(line, f"{path}:{number}")
-               for start, lines in _lines(path)
+               for start, lines in _lines(path, head.inflate)
                for number, line in enumerate(lines, start) if line.strip()]
     return _promptfoo_source(path, results, how)
 
@@ -9029,9 +9071,9 @@ def _preference_kind(head):
                  if wanted <= keys), None)
 
 
-def _preference_records(path):
+def _preference_records(head):
     """Yield (place, record) of a JSON array, JSONL or CSV file."""
-    source = _table_source(path)
+    source = _table_source(head.path, head.inflate)
     for numbers, rows in source.batches:
         for number, row in zip(numbers, rows):
             yield source.where(number), (
@@ -9066,7 +9108,7 @@ def _system_name(value, place, field):
 def _read_alpaca_eval(head, how):
     """Return the _Source of AlpacaEval annotations (see above)."""
     verdicts, unannotated = [], 0
-    for place, record in _preference_records(head.path):
+    for place, record in _preference_records(head):
         a = _system_name(record.get("generator_1"), place, "generator_1")
         b = _system_name(record.get("generator_2"), place, "generator_2")
         value = record.get("preference")
@@ -9101,8 +9143,8 @@ _GAME_WINNERS = {"model_1": 0.0, "model_2": 1.0, "tie": 0.5}
 
 def _read_mt_bench(head, how):
     """Return the _Source of MT-Bench pairwise judgments (see above)."""
-    verdicts, errors, turns = [], 0, set()
-    for place, record in _preference_records(head.path):
+    verdicts, errors = [], 0
+    for place, record in _preference_records(head):
         a = _system_name(record.get("model_1"), place, "model_1")
         b = _system_name(record.get("model_2"), place, "model_2")
         g1, g2 = record.get("g1_winner"), record.get("g2_winner")
@@ -9110,14 +9152,13 @@ def _read_mt_bench(head, how):
             errors += 1
             continue
         for name, value in (("g1_winner", g1), ("g2_winner", g2)):
-            if value not in _GAME_WINNERS:
+            if not isinstance(value, str) or value not in _GAME_WINNERS:
                 raise EvalDeltaError(
                     f"{place}: {name} {_brief(value)} is not model_1, "
                     f"model_2, tie or error")
         share = 0.5 if g1 == "tie" or g1 != g2 else _GAME_WINNERS[g1]
         question, turn = str(record.get("question_id", place)), \
             record.get("turn", 1)
-        turns.add(turn)
         verdicts.append(_Verdict(
             f"{question}/turn {turn}", question, a, b, share, place,
             ((_GAME_WINNERS[g1], False), (_GAME_WINNERS[g2], True)),
@@ -9146,7 +9187,7 @@ def _arena_hard_share(score, model_first):
 def _read_arena_hard(head, how):
     """Return the _Source of Arena-Hard judgments (see above)."""
     verdicts, unread, named = [], 0, True
-    for place, record in _preference_records(head.path):
+    for place, record in _preference_records(head):
         b = _system_name(record.get("model"), place, "model")
         a = record.get("baseline")
         if a is None:
@@ -9189,7 +9230,7 @@ def _read_battles(head, how):
     verdicts = []
     plain = {"model_a": 0.0, "model_b": 1.0, "tie": 0.5,
              "tie (bothbad)": 0.5}          # Chatbot Arena's words
-    for place, record in _preference_records(head.path):
+    for place, record in _preference_records(head):
         a, b, winner = (record.get("model_a"), record.get("model_b"),
                         record.get("winner"))
         if a.__class__ is not str or not a:
@@ -9295,7 +9336,7 @@ def _record_lists(doc, prefix="", depth=3):
 
 def _read_table(head, how):
     """Return the _Source of a plain table: CSV, TSV, JSONL or a JSON array."""
-    return _table_source(head.path)
+    return _table_source(head.path, head.inflate)
 
 
 _READERS = (
@@ -12831,6 +12872,11 @@ def _add_reading(parser):
                        type=_choice_scores,
                        help="OpenAI evals, model-graded: the score of each "
                             "choice (Y=1,N=0)")
+    group.add_argument("--max-inflate", metavar="MB", type=_at_least(1),
+                       help="the megabytes a gzip stream or one member of "
+                            "an Inspect .eval archive may inflate to "
+                            f"(default {_INFLATE_LIMIT >> 20}: a guard "
+                            "against archive bombs)")
 
 
 def _reading(args):
@@ -12838,7 +12884,8 @@ def _reading(args):
     return _Reading(args.from_format, args.records, args.task, args.filter,
                    args.scorer, bool(getattr(args, "allow_partial", False)),
                    args.choice_scores,
-                   all_tasks=getattr(args, "by", None) == "task")
+                   all_tasks=getattr(args, "by", None) == "task",
+                   inflate=(args.max_inflate or 0) << 20 or _INFLATE_LIMIT)
 
 
 def _choice_scores(text):

@@ -1,11 +1,17 @@
 """Input: which fields are metrics, odd bytes and values, standard input.
 
-Every reader gets random bytes, JSON values and CSV cells (hypothesis):
-exit 0 with a report, or exit 2 with one line on stderr, never a traceback.
+Every reader gets random bytes, JSON values and CSV cells (hypothesis),
+in plain files, gzip streams and Inspect archives, and every preference
+shape random values: exit 0 with a report, or exit 2 with one line on
+stderr, never a traceback.  A stream or member inflating past the limit
+is one line too.
 """
+import gzip
 import io
 import json
+import os
 import unittest.mock
+import zipfile
 
 import pytest
 from hypothesis import HealthCheck
@@ -372,6 +378,98 @@ def test_random_values_in_each_frameworks_shape(capsys, tmp_path, values,
     _outcome(capsys, str(path), str(path))
     if shape == "document":
         _outcome(capsys, str(path), str(path), ["--records", "r"])
+
+
+_PREFERENCE_SHAPES = {
+    "annotations.json": lambda v: json.dumps([
+        {"instruction": i, "generator_1": "a", "generator_2": g,
+         "output_1": "x", "output_2": "y", "preference": p}
+        for i, (p, g, _) in enumerate(v)]),
+    "arena-hard.jsonl": lambda v: "".join(json.dumps(
+        {"question_id": i, "model": m, "games": [{"score": s}, {"score": s}]})
+        + "\n" for i, (s, m, _) in enumerate(v)),
+    "battles.json": lambda v: json.dumps([
+        {"model_a": a, "model_b": "b", "winner": w, "question_id": i}
+        for i, (w, a, _) in enumerate(v)]),
+    "mt-bench.jsonl": lambda v: "".join(json.dumps(
+        {"question_id": i, "model_1": "a", "model_2": m, "g1_winner": w,
+         "g2_winner": w, "turn": 1}) + "\n" for i, (w, m, _) in enumerate(v)),
+}
+
+
+@_FUZZ
+@given(values=st.lists(st.tuples(_JSON, _JSON, _JSON), min_size=1,
+                       max_size=5),
+       name=st.sampled_from(sorted(_PREFERENCE_SHAPES)),
+       command=st.sampled_from(["compare", "rank"]))
+def test_random_values_in_each_preference_shape(capsys, tmp_path, values,
+                                                name, command):
+    path = tmp_path / name
+    path.write_text(_PREFERENCE_SHAPES[name](values))
+    try:
+        status = bed.main([command, str(path), "--resamples", "41"])
+    except SystemExit as stop:
+        status = stop.code
+    out, err = capsys.readouterr()
+    assert status in (0, 2), (status, err)
+    assert (err.count("\n") == 1 and not out) if status else out
+
+
+@_FUZZ
+@given(samples=st.lists(st.tuples(_JSON, _JSON), min_size=1, max_size=4),
+       header=_JSON, lines=st.lists(_JSON, min_size=1, max_size=4))
+def test_random_values_in_archives_and_gzip_streams(capsys, tmp_path,
+                                                    samples, header, lines):
+    eval_log = tmp_path / "log.eval"
+    with zipfile.ZipFile(eval_log, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", json.dumps(header))
+        for i, (value, epoch) in enumerate(samples):
+            archive.writestr(f"samples/{i}_epoch_1.json", json.dumps(
+                {"id": i, "epoch": epoch, "scores": {"s": {"value": value}}}))
+    _outcome(capsys, str(eval_log), str(eval_log))
+    stream = tmp_path / "r.jsonl.gz"
+    stream.write_bytes(gzip.compress("".join(
+        json.dumps({"id": i, "m": v}) + "\n"
+        for i, v in enumerate(lines)).encode()))
+    _outcome(capsys, str(stream), str(stream))
+    _outcome(capsys, str(stream)[:-3] + ".gz", str(stream))   # none there
+
+
+# Compressed files that inflate past the limit ###########################
+
+def _bomb_archive(tmp_path, big):
+    """An Inspect .eval whose second sample inflates to *big* bytes."""
+    path = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", json.dumps({"eval": {}}))
+        for i, pad in ((0, ""), (1, " " * big)):
+            archive.writestr(f"samples/{i}_epoch_1.json", json.dumps(
+                {"id": i, "epoch": 1, "scores": {"s": {"value": 1}}}) + pad)
+    return str(path)
+
+
+def test_an_archive_member_inflating_past_the_limit_is_one_line(
+        capsys, tmp_path):
+    path = _bomb_archive(tmp_path, 3 << 20)
+    assert os.path.getsize(path) < 20_000
+    status, out, err = run(capsys, path, path, "--max-inflate", "2")
+    assert status == 2 and not out and err.count("\n") == 1
+    assert (f"{path}: its member samples/1_epoch_1.json inflates past 2 MB"
+            in err and "--max-inflate 8 reads it" in err)
+    status, out, err = run(capsys, path, path, "--max-inflate", "4")
+    assert status == 0 and "2 items" in out
+
+
+def test_a_gzip_stream_inflating_past_the_limit_is_one_line(capsys,
+                                                            tmp_path):
+    path = tmp_path / "r.jsonl.gz"
+    rows = [{"id": i, "acc": i % 2, "pad": " " * (1 << 20)} for i in range(3)]
+    path.write_bytes(gzip.compress("".join(
+        json.dumps(r) + "\n" for r in rows).encode()))
+    status, out, err = run(capsys, str(path), str(path), "--max-inflate", "2")
+    assert status == 2 and not out and err.count("\n") == 1
+    assert f"{path}: its gzip stream inflates past 2 MB" in err
+    assert run(capsys, str(path), str(path))[0] == 0      # the default
 
 
 def test_json_numbers_read_at_c_level_equal_the_checked_path(tmp_path):
