@@ -6225,8 +6225,13 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
                      else "the two runs' totals agree in every cluster")
     if ((worst > 0 or best < 0) != (float(r.p) < alpha)
             and _exact(confidence) == 1 - _exact(alpha)):
-        notes.append(f"the paired CI and the {r.test} test disagree "
-                     f"(p = {_p_text(r.p)}); trust neither alone")
+        notes.append((f"the paired CI leaves out 0 but the {r.test} test's "
+                      f"p = {_p_text(r.p)} is not below {alpha:g}"
+                      if worst > 0 or best < 0 else
+                      f"the {r.test} test's p = {_p_text(r.p)} is below "
+                      f"{alpha:g} but the paired CI takes in 0")
+                     + ": the gap is at the edge of what these items can "
+                       "show, and the verdict follows the test")
     if float(r.p) < alpha <= p_holm:
         notes.append(f"significant before the Holm adjustment across "
                      f"{family} (p = {_p_text(r.p)}), not after")
