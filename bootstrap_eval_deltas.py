@@ -6271,6 +6271,11 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
 # a dict of positions and arrays of floats.
 
 _ID_FIELDS = ("id", "item", "doc_id", "sample_id", "doc.id")
+_MODEL_FIELD = re.compile(r"(model|system|llm|checkpoint|submission)s?"
+                          r"([ _-]?(name|id))?", re.IGNORECASE)
+_ITEM_FIELD = re.compile(r"(.*[ _.-])?(id|idx|index|item|doc|sample|example|"
+                         r"question|prompt|instruction|input|query)s?",
+                         re.IGNORECASE)     # a field that names items
 _STDIN = "-"          # a file name that reads standard input
 _KNOWN_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
                   ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
@@ -7359,6 +7364,23 @@ def _require(run, name, noun, listing, names):
                              f"{', '.join(names) or 'none'}")
 
 
+def _leaderboard(path, fields):
+    """Return the refusal of a table with a column naming models and none
+    naming items (a leaderboard's aggregates, a row per model), else None."""
+    fields = [str(f) for f in fields]
+    named = next((f for f in fields if _MODEL_FIELD.fullmatch(f.strip())),
+                 None)
+    if named is None or any(_ITEM_FIELD.fullmatch(f.strip()) and f != named
+                            for f in fields):
+        return None
+    return (f"{path}: a row per model (column {named!r}) and no item ids: a "
+            f"leaderboard's aggregate scores, not per-item results, and "
+            f"comparing its rows would take models for items; give each "
+            f"system's per-item results (lm-eval --log_samples, an Inspect "
+            f"log, ...), or one file with a row per item and a column per "
+            f"system")
+
+
 def _shared_id_field(run, other, required=True):
     """Return the first of _ID_FIELDS both runs' first records have (None if
     there is none and not *required*)."""
@@ -7367,6 +7389,9 @@ def _shared_id_field(run, other, required=True):
                 and _field(other.records[0], name) is not _MISSING):
             return name
     if required:
+        for r in (run, other):
+            if _leaderboard(r.path, r.records[0]):
+                raise EvalDeltaError(_leaderboard(r.path, r.records[0]))
         raise EvalDeltaError(
             f"{run.path}: no id field shared with {other.path} (tried "
             f"{', '.join(_ID_FIELDS)}; name one with --id); the fields are "
@@ -10162,6 +10187,9 @@ def _metric_fields(options, baseline, candidate, said=None):
         if options.a_col is None and options.b_col is None and all(
                 _field(baseline.first, x) is _MISSING for x in (a, b)):
             columns = ", ".join(map(str, baseline.first))
+            if _leaderboard(baseline.path, baseline.first):
+                raise EvalDeltaError(_leaderboard(baseline.path,
+                                                  baseline.first))
             raise EvalDeltaError(
                 f"{baseline.where(baseline.first_number)}: no column {a!r} "
                 f"or {b!r}, so one run's results, not a file holding both "
@@ -10267,8 +10295,10 @@ def _rank_input(options, sources):
         if listed:                       # promptfoo: every provider
             options = options._replace(systems=tuple(sources[0].systems))
         if not options.systems:
-            raise EvalDeltaError("one file: name each system's column with "
-                                 "--systems COL,COL,...")
+            raise EvalDeltaError(_leaderboard(sources[0].path,
+                                              sources[0].first)
+                                 or "one file: name each system's column "
+                                    "with --systems COL,COL,...")
         if options.by:
             raise EvalDeltaError("--by with one wide file is not supported "
                                  "yet; give the runs as files")

@@ -798,3 +798,28 @@ def test_the_first_repeated_baseline_id_is_named_as_a_dict_finds_it(
         assert expected is None
     finally:
         bed._BATCH = old
+
+
+# A leaderboard is not per-item results ##################################
+
+def test_a_leaderboard_csv_is_refused_as_aggregates(capsys, tmp_path):
+    # A row per model, a column per benchmark (as the Open LLM Leaderboard
+    # exports): the advice was --a-col/--b-col, which would compare
+    # aggregates as if models were items.
+    board = tmp_path / "leaderboard.csv"
+    board.write_text("Model,Average,ARC,MMLU\nm/a,67.3,67.3,69.8\n"
+                     "m/b,60.9,59.9,64.1\nm/c,58.0,61.8,56.8\n")
+    other = tmp_path / "other.csv"
+    other.write_text("model_name,acc\na,0.8\nb,0.7\n")
+    for argv in (["compare", str(board)], ["rank", str(board)],
+                 ["compare", str(other), str(other)]):
+        status = bed.main(argv)
+        out, err = capsys.readouterr()
+        assert status == 2 and not out and err.count("\n") == 1
+        assert "a row per model" in err and "leaderboard's aggregate" in err
+        assert "--a-col" not in err
+    # Per-item results with a model column are not a leaderboard.
+    rows = tmp_path / "long.csv"
+    rows.write_text("question_id,model,score\n1,a,0.5\n")
+    status = bed.main(["compare", str(rows)])
+    assert status == 2 and "a row per model" not in capsys.readouterr().err
