@@ -4775,7 +4775,7 @@ def _continuous_calibration(rng, options=_Options(differences="normal",
 ## Corpus statistics ##########################################################
 
 # Doors (called from other sections): _compare_corpus, _corpus_table,
-# _parse_stat, _pass_at.
+# _PAIR_STATS, _parse_stat, _pass_at, _Stat.
 
 # F1, precision, recall and the Matthews correlation are not means of
 # per-item scores, but they are functions of sums of per-item indicators
@@ -4795,6 +4795,7 @@ def _continuous_calibration(rng, options=_Options(differences="normal",
 # an ordinary mean and goes through _compare_tally.
 
 _STATS = ("f1", "precision", "recall", "mcc", "ratio", "pass@k", "pass^k")
+_PAIR_STATS = _STATS[:4]   # bare, of a field of their name: [gold, pred]
 
 
 class _Stat(NamedTuple):
@@ -4821,7 +4822,7 @@ def _parse_stat(text):
     _Stat(name='mcc', stat='mcc', fields=('mcc',), k=0)
     """
     name, _, spec = text.rpartition("=")
-    if spec.strip().lower() in ("f1", "precision", "recall", "mcc"):
+    if spec.strip().lower() in _PAIR_STATS:
         name = name or spec               # lm-eval's own [gold, pred] pairs
         spec = f"{spec.strip()}({spec.strip()})"
     head, paren, rest = spec.strip().partition("(")
@@ -6304,7 +6305,7 @@ class _Source(NamedTuple):
     where: object
     notes: tuple = ()        # what the reader did: epochs averaged, ...
     systems: tuple = ()      # the systems of a file that holds several
-    corpus: tuple = ()       # fields of [gold, pred] pairs (lm-eval's f1)
+    corpus: tuple = ()       # _Stats the framework takes over the corpus
     metrics: tuple = ()      # a framework's metrics, in every record
     forkable: bool = True    # its batches may be read in a helper process
     measure: str = "success"  # what a file of several systems' columns holds
@@ -7610,11 +7611,11 @@ def _read_corpus(baseline, candidate, stat, *, id_field=None,
     kind = stat.stat
     passes = kind in ("pass@k", "pass^k")
     wide = candidate is None
-    shapes = {"ratio": {2: "num,den"}, "pass@k": {1: "field"},
+    shapes = {"ratio": {2: "num,den", 1: "list"}, "pass@k": {1: "field"},
               "pass^k": {1: "field"}}.get(kind, {2: "gold,pred",
                                                  1: "pair"})
     if wide:
-        shapes = {"ratio": {4: "num_a,den_a,num_b,den_b"},
+        shapes = {"ratio": {4: "num_a,den_a,num_b,den_b", 2: "list_a,list_b"},
                   "pass@k": {2: "field_a,field_b"},
                   "pass^k": {2: "field_a,field_b"}}.get(
                       kind, {3: "gold,pred_a,pred_b", 2: "pair_a,pair_b"})
@@ -7689,7 +7690,8 @@ def _read_corpus(baseline, candidate, stat, *, id_field=None,
             1 if signs is None else signs[g, a, b])
     if kind == "ratio":
         note = (f"{stat.name}: sum of {stat.fields[0]} / sum of "
-                f"{stat.fields[1]}")
+                f"{stat.fields[1]}" if len(stat.fields) > 1 else
+                f"{stat.name}: the items' lists pooled, sum over count")
     else:
         labels = {x for item in items for x in (item[1] if group else item)}
         binary = labels <= {0, 1}
@@ -7718,7 +7720,7 @@ def _split_wide(kind, rows):
     if kind in ("pass@k", "pass^k"):
         return ([[(s[0],) for s in samples] for samples in rows],
                 [[(s[1],) for s in samples] for samples in rows])
-    if kind == "ratio":
+    if kind == "ratio" and len(rows[0]) == 4:
         cuts = slice(0, 2), slice(2, 4)
     elif len(rows[0]) == 3:
         return (list(map(itemgetter(0, 1), rows)),
@@ -7773,7 +7775,10 @@ def _corpus_item(kind, a, b):
     """Return one item of _corpus_table from the two systems' values, or
     raise ValueError saying what is wrong with them."""
     if kind == "ratio":
-        numbers = [_finite_number(x) for x in a + b]
+        if len(a) == 1:             # a list per item: its sum over its length
+            a, b = _pooled(a[0]), _pooled(b[0])
+        numbers = [_finite_number(x) if type(x) is not Fraction else x
+                   for x in a + b]
         if numbers[1] < 0 or numbers[3] < 0:
             raise ValueError("a negative denominator")
         return tuple(numbers)
@@ -7791,6 +7796,18 @@ def _corpus_item(kind, a, b):
     if None in ends[0] + ends[1]:
         raise ValueError("a missing label")
     return ends[0][0], ends[0][1], ends[1][1]
+
+
+def _pooled(values):
+    """Return (sum, count) of a list of numbers, the sum exact, or raise
+    ValueError saying why not."""
+    if not isinstance(values, (list, tuple)):
+        raise ValueError(f"not a list of numbers: {_brief(values)}")
+    try:
+        total = sum(map(_exact, map(_finite_number, values)), Fraction(0))
+    except ValueError:
+        raise ValueError(f"not a list of numbers: {_brief(values)}") from None
+    return total, len(values)
 
 
 def _pass_tally(stat, pairs, where, groups=None):
@@ -8243,7 +8260,7 @@ def _read_lm_eval(head, how):
             if isinstance(value, (list, tuple)):
                 if metric not in corpus:
                     corpus.append(metric)
-                out[metric] = tuple(value)   # for --stat, not a mean
+                out[metric] = tuple(_hashable(value))   # not a mean
                 continue
             field = f"{metric}[{name}]" if several else metric
             out[field] = value
@@ -8254,14 +8271,15 @@ def _read_lm_eval(head, how):
     labelled, epochs = _epochs(labelled, how, "doc_id")
     notes += epochs
     if corpus:
-        notes.append(f"{', '.join(corpus)}: corpus-level (lm-eval writes a "
-                     f"[gold, pred] pair per item): compared as lm-eval "
-                     f"aggregates them unless --metric or --stat names what "
-                     f"to compare")
+        notes.append(f"{', '.join(corpus)}: a list per item, which lm-eval "
+                     f"aggregates over the corpus, and so are they compared "
+                     f"unless --metric or --stat names what to compare")
     if several:
         notes.append(f"filters {', '.join(filters)}: each its own metric; "
                      f"--filter keeps one")
-    return _listed_source(path, labelled, notes, corpus=corpus)
+    return _listed_source(path, labelled, notes, corpus=[
+        _parse_stat(name) if name in _PAIR_STATS
+        else _Stat(name, "ratio", (name,)) for name in corpus])
 
 
 def _older_filters(path, rows):
@@ -8410,9 +8428,17 @@ def _inspect_scores(sample, how, scorers):
     return out
 
 
+_INSPECT_RATIOS = {"num_instructions": ("inst_level_strict",
+                                         "inst_level_loose")}
+# A dict score's counts that Inspect sums over the samples before dividing
+# (inspect_evals' ifeval: if_metric's instruction-level accuracy is the
+# instructions followed over the instructions given, not a mean per item).
+
+
 def _inspect_records(path, samples, how):
-    """Return (labelled records, notes) of Inspect samples."""
+    """Return (labelled records, notes, corpus _Stats) of Inspect samples."""
     labelled, left, scorers = [], collections.Counter(), []
+    ratios = {}
     for sample in samples:
         if not isinstance(sample, dict):
             raise EvalDeltaError(f"{path}: a sample that is not an object")
@@ -8427,8 +8453,15 @@ def _inspect_records(path, samples, how):
             if not how.allow_partial:
                 _refuse_inspect_sample(path, place, why, sample)
             continue
+        for field in values:
+            scorer, _, key = field.rpartition(".")
+            for count in _INSPECT_RATIOS.get(key, ()):
+                if scorer and f"{scorer}.{count}" in values:
+                    ratios[f"{scorer}.{count}"] = field
         record = {"id": str(sample.get("id")),
-                  "epoch": sample.get("epoch", 1), "metrics": list(values)}
+                  "epoch": sample.get("epoch", 1), "metrics": [
+                      f for f in values if f not in ratios
+                      and f not in ratios.values()]}
         record.update(values)
         labelled.append((place, record))
     if how.scorer is not None and how.scorer not in scorers:
@@ -8442,7 +8475,13 @@ def _inspect_records(path, samples, how):
     labelled, notes = _epochs(labelled, how)
     notes += tuple(f"{n} {why} samples left out (--allow-partial)"
                    for why, n in left.items())
-    return labelled, notes
+    if ratios:
+        notes += (f"{', '.join(ratios)}: counts over "
+                  f"{', '.join(sorted(set(ratios.values())))}, which Inspect "
+                  f"sums over the samples before dividing (ifeval's "
+                  f"instruction-level accuracy), and so are they compared",)
+    return labelled, notes, [_Stat(count, "ratio", (count, total))
+                             for count, total in ratios.items()]
 
 
 def _refuse_inspect_sample(path, place, why, sample):
@@ -8521,7 +8560,8 @@ def _inspect_source(path, samples, header, how):
         raise EvalDeltaError(
             f"{path}: no samples in this Inspect log"
             + (f" (status {status})" if status else ""))
-    return _listed_source(path, *_inspect_records(path, samples, how))
+    labelled, notes, corpus = _inspect_records(path, samples, how)
+    return _listed_source(path, labelled, notes, corpus=corpus)
 
 
 # HELM: a run directory (benchmark_output/runs/<suite>/<run spec>/) holds
@@ -9456,17 +9496,17 @@ def _compare_run(options, path, rng):
         baseline, options, preferences = _preference_pair(options, baseline,
                                                          candidate)
         candidate = None
-    named = [m for m in options.metric or () if m in baseline.corpus and (
-        candidate is None or m in candidate.corpus)]
+    shared = [s for s in baseline.corpus
+              if candidate is None or s in candidate.corpus]
+    named = [s for s in shared if s.name in (options.metric or ())]
     if named:                # --metric mcc: lm-eval's [gold, pred] pairs
         options = options._replace(
-            metric=tuple(m for m in options.metric if m not in named),
-            stat=tuple(options.stat) + tuple(map(_parse_stat, named)))
+            metric=tuple(m for m in options.metric
+                         if m not in {s.name for s in named}),
+            stat=tuple(options.stat) + tuple(named))
     stats = list(options.stat)
-    if not stats and not options.metric:             # lm-eval's f1 and mcc
-        stats = [_parse_stat(f"{name}={name}({name})")
-                 for name in baseline.corpus
-                 if candidate is None or name in candidate.corpus]
+    if not stats and not options.metric:     # lm-eval's f1, ifeval's lists
+        stats = shared
     corpus, left_out = [], []
     for stat in list(stats):
         try:
@@ -9474,12 +9514,14 @@ def _compare_run(options, path, rng):
         except EvalDeltaError as e:
             if options.stat:            # asked for: the error stands
                 raise
-            stats.remove(stat)          # lm-eval's own, found: where its
-            left_out.append(            # pairs are no class labels
-                f"{stat.name}: left out: its [gold, pred] pairs are not the "
-                f"class labels an F1 or MCC over the corpus takes ({e}); "
-                f"lm-eval aggregates it by its task's own rule; the other "
-                f"metrics are compared")
+            stats.remove(stat)          # the framework's own, found
+            left_out.append(f"{stat.name}: left out: " + (
+                f"its [gold, pred] pairs are not the class labels an F1 or "
+                f"MCC over the corpus takes ({e})" if stat.stat != "ratio"
+                else f"its lists are not numbers to pool ({e})")
+                + f"; {os.path.basename(baseline.path)}'s framework "
+                  f"aggregates it by its task's own rule, which this tool "
+                  f"does not know; the other metrics are compared")
     dropped = max((c[2] for c in corpus), default=0)
     listed = baseline.first.get("metrics") if baseline.corpus else None
     if (options.stat and not options.metric) or (stats and listed == []):

@@ -443,8 +443,9 @@ def test_notes_every_run_has_are_said_once_and_a_wide_rank_names_its_metric(
     assert bed.main(["compare", *cola, "--resamples", "200"]) == 0
     read = [l for l in capsys.readouterr().out.splitlines()
             if l.startswith("read:")]
-    assert sum("corpus-level" in l for l in read) == 1
-    assert read[0].startswith("read: both runs: mcc: corpus-level")
+    assert sum("aggregates over the corpus" in l for l in read) == 1
+    assert read[0].startswith("read: both runs: mcc: a list per item, which "
+                              "lm-eval aggregates over the corpus")
     assert bed.main(["compare", *cola, "--stat", "mcc(mcc)", "--resamples",
                      "200"]) == 0
     assert "unless --metric or --stat" not in capsys.readouterr().out

@@ -5,6 +5,7 @@ JSON (group by item, average the epochs, count), not taken from the tool.
 """
 import json
 import os
+import random
 import shutil
 import zipfile
 from fractions import Fraction
@@ -100,10 +101,105 @@ def test_lm_eval_corpus_level_metrics_are_named_not_averaged(capsys):
     report = compare(capsys, base, cand)
     assert list(entries(report)) == ["acc", "acc_norm", "f1"]
     assert entries(report)["f1"]["type"] == "corpus"
-    assert any("f1: corpus-level" in line for line in report["reading"])
+    assert any("f1: a list per item, which lm-eval aggregates over the "
+               "corpus" in line for line in report["reading"])
     a, b = lines(base), lines(cand)
     check_binary(entries(report)["acc"],
                  [(int(x["acc"]), int(y["acc"])) for x, y in zip(a, b)])
+
+
+def _ifeval_runs(seed=5, n=40):
+    """Two systems' ifeval results: per item, which of its 1-4
+    instructions each followed (strict) and the prompt-level verdict."""
+    rng = random.Random(seed)
+    sizes = [rng.randint(1, 4) for _ in range(n)]
+    return [[[rng.random() < p for _ in range(k)] for k in sizes]
+            for p in (0.6, 0.75)]
+
+
+def test_lm_eval_instruction_lists_are_pooled_as_lm_eval_does(capsys,
+                                                              tmp_path):
+    # lm-eval's ifeval writes inst_level_strict_acc as a list of booleans
+    # per prompt and aggregates by pooling them (agg_inst_level_acc).  It
+    # was refused, blaming an option ("--stat 'inst_level_strict_acc=...'")
+    # the user never gave.
+    runs, paths = _ifeval_runs(), []
+    for name, run in zip(("base", "cand"), runs):
+        path = tmp_path / f"samples_ifeval_{name}.jsonl"
+        path.write_text("".join(json.dumps(
+            {"doc_id": i, "filter": "none", "metrics": [
+                "prompt_level_strict_acc", "inst_level_strict_acc"],
+             "prompt_level_strict_acc": all(followed),
+             "inst_level_strict_acc": followed}) + "\n"
+            for i, followed in enumerate(run)))
+        paths.append(str(path))
+    report = compare(capsys, *paths)
+    entry = entries(report)["inst_level_strict_acc"]
+    pooled = [sum(map(sum, run)) / sum(map(len, run)) for run in runs]
+    assert entry["type"] == "corpus"
+    assert [entry["observed"]["a"], entry["observed"]["b"]] == pooled
+    check_binary(entries(report)["prompt_level_strict_acc"],
+                 [(int(all(a)), int(all(b))) for a, b in zip(*runs)])
+    # the same statistic as a ratio of two count columns, seed for seed
+    counts = tmp_path / "counts.jsonl"
+    counts.write_text("".join(json.dumps(
+        {"id": i, "a_num": sum(a), "a_den": len(a), "b_num": sum(b),
+         "b_den": len(b)}) + "\n" for i, (a, b) in enumerate(zip(*runs))))
+    status = bed.main(["compare", str(counts), "--stat",
+                       "inst=ratio(a_num,a_den,b_num,b_den)", "--json",
+                       "--resamples", "200"])
+    (by_counts,) = json.loads(capsys.readouterr().out)["metrics"]
+    assert status == 0
+    for key in ("observed", "ci", "se"):
+        assert by_counts[key] == entry[key], key
+    del by_counts["test"]["p_holm"], entry["test"]["p_holm"]   # 1 and 2 tests
+    assert by_counts["test"] == entry["test"]
+
+
+def test_inspect_instruction_counts_are_a_ratio_of_sums(capsys, tmp_path):
+    # inspect_evals' ifeval scores a sample {inst_level_strict: followed,
+    # num_instructions: given, ...}; its metric sums both over the samples
+    # before dividing.  The counts were compared as means per item (1.43
+    # instructions followed, not 60%).
+    runs, paths = _ifeval_runs(), []
+    for name, run in zip(("base", "cand"), runs):
+        log = {"eval": {"task": "ifeval", "model": name}, "samples": [
+            {"id": f"k{i}", "epoch": 1, "scores": {"instruction_following": {
+                "value": {"prompt_level_strict": all(f),
+                          "inst_level_strict": sum(f),
+                          "num_instructions": len(f)}}}}
+            for i, f in enumerate(run)]}
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(log))
+        paths.append(str(path))
+    report = compare(capsys, *paths)
+    found = entries(report)
+    assert sorted(found) == ["instruction_following.inst_level_strict",
+                             "instruction_following.prompt_level_strict"]
+    entry = found["instruction_following.inst_level_strict"]
+    assert entry["type"] == "corpus"
+    assert [entry["observed"]["a"], entry["observed"]["b"]] == [
+        sum(map(sum, run)) / sum(map(len, run)) for run in runs]
+    assert any("which Inspect sums over the samples before dividing" in line
+               for line in report["reading"])
+
+
+def test_a_list_metric_of_text_is_left_out_in_words(capsys, tmp_path):
+    # lm-eval's bleu writes a [reference, prediction] pair of texts per
+    # item and aggregates them by its own corpus rule: the tool cannot, so
+    # it says so and compares the other metrics.
+    paths = []
+    for name in ("base", "cand"):
+        path = tmp_path / f"samples_wmt_{name}.jsonl"
+        path.write_text("".join(json.dumps(
+            {"doc_id": i, "filter": "none", "metrics": ["bleu", "acc"],
+             "bleu": ["a cat", "the cat"], "acc": i % 2}) + "\n"
+            for i in range(12)))
+        paths.append(str(path))
+    report = compare(capsys, *paths)
+    assert list(entries(report)) == ["acc"]
+    (said,) = [line for line in report["reading"] if "bleu: left out" in line]
+    assert "aggregates it by its task's own rule" in said
 
 
 def test_a_directory_of_several_tasks_needs_task(capsys):
