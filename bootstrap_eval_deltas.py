@@ -9519,9 +9519,9 @@ def _compare_run(options, path, rng):
                 f"its [gold, pred] pairs are not the class labels an F1 or "
                 f"MCC over the corpus takes ({e})" if stat.stat != "ratio"
                 else f"its lists are not numbers to pool ({e})")
-                + f"; {os.path.basename(baseline.path)}'s framework "
-                  f"aggregates it by its task's own rule, which this tool "
-                  f"does not know; the other metrics are compared")
+                + "; the framework that wrote it aggregates it by its "
+                  "task's own rule, which this tool does not know; the "
+                  "other metrics are compared")
     dropped = max((c[2] for c in corpus), default=0)
     listed = baseline.first.get("metrics") if baseline.corpus else None
     if (options.stat and not options.metric) or (stats and listed == []):
