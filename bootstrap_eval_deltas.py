@@ -3263,6 +3263,8 @@ class _BestOf(NamedTuple):
     best: int                # the candidate with the best gain
     joint: list              # simultaneous Interval of each gain
     resamples: int
+    hybrid: object = None    # (estimate, Interval) of the best's gain, the
+                             # choice accounted for (_winner_hybrid), or None
 
 
 def _best_of(tally, rng, options=_Options(), metric=_Metric()):
@@ -3275,7 +3277,9 @@ def _best_of(tally, rng, options=_Options(), metric=_Metric()):
     every candidate's gain at once hold for whichever was picked: the
     max-t intervals (_joint_intervals) over one joint paired bootstrap of
     the items, every run scored on the same resample (Romano and Wolf
-    2005).
+    2005).  The best's gain alone, the choice accounted for, is
+    _winner_hybrid's, from the gains' normal law (the covariance of the
+    items' gains over n, the best's row).
 
     >>> t = collections.Counter({(0, 1, 0, 1): 30, (1, 1, 1, 1): 40,
     ...                          (0, 0, 1, 0): 20, (1, 0, 0, 1): 10})
@@ -3301,10 +3305,104 @@ def _best_of(tally, rng, options=_Options(), metric=_Metric()):
              for r in range(options.resamples)]
     sign = 1 if metric.direction != "lower" else -1
     best = max(range(len(gains)), key=lambda k: (sign * gains[k], -k))
+    centred = [[(x - base) / scale - float(g)
+                for x, base in zip(column, columns[0])]
+               for column, g in zip(columns[1:], gains)]
+    cov = [math.fsum(map(mul, map(mul, centred[best], d), counts))
+           / (n - 1) / n if n > 1 else 0.0 for d in centred]
+    hybrid = _winner_hybrid([sign * float(g) for g in gains], cov, best,
+                            options.confidence, 1 / (2 * unit))
+    if hybrid is not None and sign < 0:
+        hybrid = -hybrid[0], Interval(-hybrid[1].hi, -hybrid[1].lo)
     return _BestOf(metric.name, metric.direction, n, gains, best,
                    _joint_intervals([float(g) for g in gains], drawn,
                                     options.confidence, n),
-                   options.resamples)
+                   options.resamples, hybrid)
+
+
+def _winner_hybrid(gains, cov, best, confidence=CONFIDENCE, slack=0.0):
+    """Return (estimate, Interval) of the true gain of the candidate picked
+    for the largest observed gain, the choice accounted for, or None
+    where its gain has no spread or lies on the edge of its law: the
+    hybrid estimate and interval of Andrews, Kitagawa and McCloskey
+    ("Inference on winners", QJE 139, 2024, sections 3-4) under the
+    gains' normal law N(mu, Sigma); *cov* is the best's row of Sigma (the
+    covariance of its gain with each, its own variance at *best*).
+
+    Given the other gains' parts independent of the best's (Z), its gain
+    Y was picked only if it lies in [lo, hi] (their Proposition 1), so
+    its law given the choice is a normal N(mu_best, var) truncated there.
+    Gains on a lattice (a mean of 0/1 scores moves by 1/n) tie; *slack*,
+    half the lattice's step, continues the choice Y >= gain_k to
+    Y >= gain_k - slack, as a continuity correction does, so a tied best
+    is not read as lying on the edge of its law.
+    The hybrid also truncates to |Y - mu| <= c sd, c the projection
+    interval's critical value at level beta = alpha / 10 (here
+    Bonferroni's over the K gains, which only widens it): the interval
+    is the mu inside that projection whose truncated law puts Y between
+    its (alpha - beta) / (1 - beta) / 2 tails, and the estimate the mu
+    putting Y at its median.
+
+    A clear winner's truncation does not bind, so it keeps its gain; one
+    just ahead of the runner-up is pulled down:
+
+    >>> def show(est, ci): return [round(x, 4) for x in (est, *ci)]
+    >>> show(*_winner_hybrid([0.05, 0.0], [1e-4, 0], 0))
+    [0.05, 0.0302, 0.0698]
+    >>> show(*_winner_hybrid([0.012, 0.01], [1e-4, 0], 0))
+    [-0.0137, -0.0182, 0.0272]
+    """
+    var = cov[best]
+    if not var > 0:
+        return None
+    sd, y = math.sqrt(var), gains[best]
+    lo, hi = -math.inf, math.inf
+    for k, (g, c) in enumerate(zip(gains, cov)):
+        if k == best:
+            continue
+        z, d = g - slack - c / var * y, var - c
+        if d > 1e-12 * var:
+            lo = max(lo, var * z / d)
+        elif d < -1e-12 * var:
+            hi = min(hi, var * z / d)
+    if not lo < y < hi:
+        return None
+    alpha = 1 - _exact(confidence)
+    beta = alpha / 10
+    c = NormalDist().inv_cdf(float(1 - beta / (2 * len(gains))))
+    tail = float((alpha - beta) / (1 - beta) / 2)
+
+    def share(mu):                  # P(Y' <= y) under the hybrid's law
+        a, b = max(lo, mu - c * sd), min(hi, mu + c * sd)
+        if y <= a:
+            return 0.0
+        if y >= b:
+            return 1.0
+        za, zb, zy = ((x - mu) / sd for x in (a, b, y))
+        mass = _normal_mass(za, zb)
+        if mass > 0:
+            return _normal_mass(za, zy) / mass
+        return (zy - za) / (zb - za) if zb > za else 0.5  # too narrow to bend
+
+    def solve(target):              # share falls from 1 to 0 over mu
+        left, right = y - c * sd, y + c * sd
+        for _ in range(200):
+            mid = (left + right) / 2
+            if mid in (left, right):
+                break
+            if share(mid) > target:
+                left = mid
+            else:
+                right = mid
+        return (left + right) / 2
+    return solve(0.5), Interval(solve(1 - tail), solve(tail))
+
+
+def _normal_mass(a, b):
+    """Return P(a < Z < b) for a standard normal Z and a <= b, from the
+    tail where it does not cancel."""
+    phi = NormalDist().cdf
+    return phi(b) - phi(a) if a < 0 else phi(-a) - phi(-b)
 
 
 def _normal_sums(rng, columns, counts, observed, resamples):
@@ -11693,13 +11791,19 @@ def _best_lines(found, runs, options):
         k = b.best
         own = runs[k].results[m]
         u = _units_of(own)
+        joint = u.span_words(Interval(*map(_exact, b.joint[k])))
         lines.append(
             f"best of {len(b.gains)} on {b.metric}: {runs[k].names[1]}, "
             f"{u.gap(b.gains[k])} as observed ({level} CI "
             f"{u.span_words(own.ci_paired)} on its own); accounting for the "
-            f"choice, {u.span_words(Interval(*map(_exact, b.joint[k])))} "
-            f"(intervals that hold for all {len(b.gains)} candidates at "
-            f"once, max-t over one joint bootstrap of the "
+            f"choice, " + (
+                f"{u.gap(_exact(b.hybrid[0]))} "
+                f"{u.span_words(Interval(*map(_exact, b.hybrid[1])))} (the "
+                f"hybrid estimate and interval of Andrews, Kitagawa and "
+                f"McCloskey 2024), and {joint} " if b.hybrid else
+                f"{joint} ") +
+            f"in intervals that hold for all {len(b.gains)} candidates at "
+            f"once (max-t over one joint bootstrap of the "
             f"{_items(b.n_items)} every run has)")
     return lines + notes
 
@@ -11712,7 +11816,12 @@ def _best_json(found, runs, options):
          "best": runs[b.best].names[1], "gains": [float(g) for g in b.gains],
          "simultaneous_ci": [[ci.lo, ci.hi] for ci in b.joint],
          "method": "max-t over a joint paired bootstrap (Romano and Wolf "
-                   "2005)"} for b in best]}
+                   "2005)",
+         "hybrid": b.hybrid and {
+             "estimate": b.hybrid[0], "ci": list(b.hybrid[1]),
+             "method": "hybrid of Andrews, Kitagawa and McCloskey (2024), "
+                       "beta = alpha / 10, normal law of the gains"}}
+        for b in best]}
 
 
 def _rank_json(ranked, options):

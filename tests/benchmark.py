@@ -1785,12 +1785,14 @@ def small_cases(replays=400):
 def winner_cases(replays=300, n=300):
     """Issue 37: K candidates against one baseline (0/1 items sharing a
     difficulty): how often the best candidate's own interval, and the
-    simultaneous one (compare's "accounting for the choice"), cover the
-    best candidate's true gain, and the best's observed gain minus its
-    true gain on average."""
+    simultaneous one and the hybrid one (compare's "accounting for the
+    choice"), cover the best candidate's true gain; the best's observed
+    gain minus its true gain on average; and how often the hybrid's
+    median-unbiased estimate is at or above the truth (50% if it is)."""
     print(f"\nbest of K candidates, {n} items, {replays} replays: the "
-          f"picked candidate's true gain covered by its own interval and by "
-          f"the simultaneous one; all K covered at once; the pick's bias")
+          f"picked candidate's true gain covered by its own interval, the "
+          f"simultaneous one and the hybrid one; all K covered at once; the "
+          f"pick's bias; the hybrid estimate at or above the truth")
     z = statistics.NormalDist()
     for label, gains in (("K=5, all equal to the baseline", [0.0] * 5),
                          ("K=25, all equal", [0.0] * 25),
@@ -1799,7 +1801,7 @@ def winner_cases(replays=300, n=300):
                          ("K=25, one +3 pts among close", [0.03] + [0.01] * 8
                           + [0.0] * 16)):
         rng = random.Random(len(gains) * 7 + int(gains[0] * 100))
-        own = joint = every = 0
+        own = joint = every = hybrid = above = 0
         bias = 0.0
         cuts = [z.inv_cdf(0.7 + g) for g in [0.0] + gains]
         for _ in range(replays):
@@ -1819,10 +1821,14 @@ def winner_cases(replays=300, n=300):
             joint += b.joint[k].lo <= truth <= b.joint[k].hi
             every += all(c.lo <= g <= c.hi for c, g in zip(b.joint, gains))
             bias += float(b.gains[k]) - truth
+            hybrid += b.hybrid[1].lo <= truth <= b.hybrid[1].hi
+            above += b.hybrid[0] >= truth
         print(f"  {label:<32} own {100 * own / replays:5.1f}%  simultaneous "
-              f"{100 * joint / replays:5.1f}%  all at once "
+              f"{100 * joint / replays:5.1f}%  hybrid "
+              f"{100 * hybrid / replays:5.1f}%  all at once "
               f"{100 * every / replays:5.1f}%  bias {100 * bias / replays:+.2f}"
-              f" pts", flush=True)
+              f" pts  estimate >= truth {100 * above / replays:4.1f}%",
+              flush=True)
 
 
 def runs_cases(replays=400, n=300):

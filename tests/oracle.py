@@ -648,3 +648,52 @@ def betting(xs, alpha, m, c=0.5):
         if first is None and hedged >= 1 / alpha:
             first = t
     return up, down, first, best
+
+
+def winner_hybrid(gains, cov_row, best, alpha=0.05, steps=400):
+    """Andrews, Kitagawa and McCloskey's hybrid estimate and interval for
+    the winner's mean, the plain way: the ends of the selection set found
+    by bisecting on "the winner is still the largest" as its value y moves
+    (the others held at their parts independent of it), the truncated
+    normal's distribution function by Simpson's rule, and each answer by
+    bisection over mu.  Returns (estimate, lo, hi)."""
+    var = cov_row[best]
+    sd, y = math.sqrt(var), gains[best]
+    z = [g - c / var * y for g, c in zip(gains, cov_row)]
+
+    def chosen(v):
+        return all(z[k] + cov_row[k] / var * v <= v
+                   for k in range(len(gains)))
+
+    def edge(far):                        # the last chosen value toward far
+        if chosen(far):
+            return math.inf if far > y else -math.inf
+        inside, outside = y, far
+        for _ in range(200):
+            mid = (inside + outside) / 2
+            inside, outside = (mid, outside) if chosen(mid) else (inside, mid)
+        return inside
+    lo, hi = edge(y - 50 * sd), edge(y + 50 * sd)
+    beta = alpha / 10
+    c = NormalDist().inv_cdf(1 - beta / (2 * len(gains)))
+
+    def integral(a, b, mu):
+        h = (b - a) / steps
+        f = [math.exp(-0.5 * ((a + i * h - mu) / sd) ** 2)
+             for i in range(steps + 1)]
+        return h / 3 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
+
+    def share(mu):
+        a, b = max(lo, mu - c * sd), min(hi, mu + c * sd)
+        if y <= a or y >= b:
+            return 0.0 if y <= a else 1.0
+        return integral(a, y, mu) / integral(a, b, mu)
+
+    def solve(target):
+        left, right = y - c * sd, y + c * sd
+        for _ in range(60):
+            mid = (left + right) / 2
+            left, right = (mid, right) if share(mid) > target else (left, mid)
+        return (left + right) / 2
+    tail = (alpha - beta) / (1 - beta) / 2
+    return solve(0.5), solve(1 - tail), solve(tail)

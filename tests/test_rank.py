@@ -7,6 +7,7 @@ import math
 import random
 
 import pytest
+from hypothesis import assume
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -484,7 +485,7 @@ def test_the_best_candidates_gain_is_covered_whichever_was_picked(
     # standard errors of 200 replays below 95%; tests/benchmark.py --part
     # winners measured 94.3-97.3% over 300).
     rng = random.Random(k * 100 + replays)
-    covered = together = 0
+    covered = together = hybrid = 0
     for _ in range(replays):
         b = bed._best_of(candidates(rng, 300, gains), rng,
                          bed._Options(resamples=400 if replays < 100
@@ -492,8 +493,65 @@ def test_the_best_candidates_gain_is_covered_whichever_was_picked(
         ci = b.joint[b.best]
         covered += ci.lo <= gains[b.best] <= ci.hi
         together += all(c.lo <= g <= c.hi for c, g in zip(b.joint, gains))
+        hybrid += b.hybrid[1].lo <= gains[b.best] <= b.hybrid[1].hi
     assert covered / replays >= least
     assert together / replays >= least - 0.015   # every one: a bit less
+    assert hybrid / replays >= least             # the hybrid interval too
+
+
+def _normal_winners(rng, means, cov, replays):
+    """Replays of gains drawn from N(means, cov) (cov by rows): the
+    winner's hybrid (estimate, Interval) and its true mean, each."""
+    k = len(means)
+    factor = bed._cholesky([row[:] for row in cov])
+    for _ in range(replays):
+        e = [rng.gauss(0, 1) for _ in range(k)]
+        x = [m + sum(factor[i][j] * e[j] for j in range(k))
+             for i, m in enumerate(means)]
+        best = max(range(k), key=x.__getitem__)
+        yield bed._winner_hybrid(x, cov[best], best), means[best]
+
+
+@pytest.mark.parametrize("means, replays, least", [
+    ([0.0] * 5, 400, 0.93),
+    ([3.0, 1.0, 1.0, 0.0, 0.0], 400, 0.93),
+    pytest.param([0.0] * 25, 2000, 0.94, marks=pytest.mark.slow)])
+def test_the_hybrid_covers_and_is_median_unbiased_where_gains_are_normal(
+        means, replays, least):
+    # Under the normal law it assumes, the hybrid interval covers the
+    # winner's mean 95% (at least 1 - alpha) and its estimate falls above
+    # the mean half the time (within (1 +- beta) / 2, Andrews, Kitagawa
+    # and McCloskey 2024, Proposition 6), however close the candidates.
+    k = len(means)
+    cov = [[1.0 if i == j else 0.3 for j in range(k)] for i in range(k)]
+    found = list(_normal_winners(random.Random(k + replays), means, cov,
+                                 replays))
+    covered = sum(ci.lo <= m <= ci.hi for (_, ci), m in found) / replays
+    above = sum(est >= m for (est, _), m in found) / replays
+    spread = 3 * math.sqrt(0.25 / replays)
+    assert covered >= least and abs(above - 0.5) <= spread
+
+
+@settings(max_examples=15, deadline=None)
+@given(data=st.data(), k=st.integers(2, 5))
+def test_the_hybrid_matches_a_plain_computation(data, k):
+    # The selection set from its formula against bisection on "the winner
+    # is still the largest"; the truncated law by erf against Simpson.
+    rows = [[data.draw(st.floats(-1, 1)) for _ in range(k)]
+            for _ in range(k)]
+    cov = [[sum(a * b for a, b in zip(r, s)) + (0.1 if r is s else 0.0)
+            for s in rows] for r in rows]
+    gains = [data.draw(st.floats(-1, 1)) for _ in range(k)]
+    best = max(range(k), key=gains.__getitem__)
+    assume(all(g < gains[best] - 1e-3 for g in gains[:best]
+               + gains[best + 1:]))          # a tie lies on the law's edge
+    found = bed._winner_hybrid(gains, cov[best], best)
+    est, lo, hi = oracle.winner_hybrid(gains, cov[best], best)
+    sd = math.sqrt(cov[best][best])
+    assert found is not None
+    assert found[0] == pytest.approx(est, abs=1e-6 * sd)
+    assert found[1].lo == pytest.approx(lo, abs=1e-6 * sd)
+    assert found[1].hi == pytest.approx(hi, abs=1e-6 * sd)
 
 
 def test_best_of_reads_in_compare_and_json(capsys):
