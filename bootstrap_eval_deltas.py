@@ -1194,6 +1194,7 @@ class _Options(NamedTuple):
     within_var: object = None    # plan --repeats
     repeats: object = None
     pick_labels: object = None   # plan: item ids to give human labels
+    width: object = None         # plan --human: a target CI half-width
     simulate: bool = False       # plan --simulate
     intervals: tuple = ()        # simulate --intervals
     differences: object = None   # simulate --differences SHAPE
@@ -3984,8 +3985,9 @@ def _win_rates(size, cells):
 
 ## Judge-corrected comparison ################################################
 
-# Doors (called from other sections): _corrected_result, _judge_check,
-# _JudgeCheck, _labels_needed, _PPI_CLT_LEAST, _variance.
+# Doors (called from other sections): _corrected_result, _corrected_se,
+# _judge_check, _JudgeCheck, _labels_for_se, _labels_needed, _PPI_CLT_LEAST,
+# _variance.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -4104,23 +4106,38 @@ def _labels_needed(c, target, alpha=0.05, power=_POWER):
     >>> _labels_needed(c, 0.05) > c.labels > _labels_needed(c, 0.2)
     True
     """
-    var_y, cov, var_f, var_u = c.moments
-    items = c.labels + c.unlabelled
-    limit = (target / (_upper_z(alpha / 2) + _upper_z(1 - power))) ** 2
+    if not target:
+        return None
+    return _labels_for_se(c, abs(target) / (_upper_z(alpha / 2)
+                                            + _upper_z(1 - power)))
 
-    def enough(n):
-        rest = items - n
-        weight = (min(1.0, max(0.0, cov / ((1 + n / rest) * var_f)))
-                  if var_f else 0.0)
-        return ((var_y - 2 * weight * cov + weight * weight * var_f) / n
-                + weight * weight * var_u / rest) <= limit
+
+def _labels_for_se(c, limit):
+    """Return the fewest labels with which _corrected_se(c, n) <= limit,
+    None where every item but one labelled would not do."""
+    items = c.labels + c.unlabelled
     grid = sorted({min(items - 1, max(2, round(2 * 1.05 ** k)))
                    for k in range(400)} | {items - 1})
-    passed = next((n for n in grid if n >= 2 and enough(n)), None)
-    if passed is None or not target:
+    passed = next((n for n in grid
+                   if n >= 2 and _corrected_se(c, n) <= limit), None)
+    if passed is None:
         return None
     low = max([n for n in grid if n < passed] or [1])
-    return next(n for n in range(low + 1, passed + 1) if enough(n))
+    return next(n for n in range(low + 1, passed + 1)
+                if _corrected_se(c, n) <= limit)
+
+
+def _corrected_se(c, n):
+    """Return the standard error the corrected mean *c* would have with
+    *n* of its items labelled (the rest judged alone), at the judge's
+    agreement seen (c.moments), PPI++'s weight tuned again for n."""
+    var_y, cov, var_f, var_u = c.moments
+    rest = c.labels + c.unlabelled - n
+    weight = (min(1.0, max(0.0, cov / ((1 + n / rest) * var_f)))
+              if var_f and rest > 0 else 0.0)
+    judged = weight * weight * var_u / rest if rest > 0 else 0.0
+    return math.sqrt(max(0.0, (var_y - 2 * weight * cov
+                               + weight * weight * var_f) / n + judged))
 
 
 def _mean_interval(values, confidence=CONFIDENCE):
@@ -6357,8 +6374,9 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
 
 # Doors (called from other sections): _best_of_runs, _compare_run, _Compared,
 # _Dropped, _finite_number, _FORMATS, _grouped_runs, _holds_preferences,
-# _ID_FIELDS, _judged, _judged_metric, _label_sample, _lower_is_better,
-# _margins, _open_source, _plan_from_pilot, _preference_battles, _rank_input.
+# _ID_FIELDS, _judged, _judged_metric, _label_sample, _labels_from_pilot,
+# _lower_is_better, _margins, _open_source, _plan_from_pilot,
+# _preference_battles, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -10587,6 +10605,18 @@ def _plan_from_pilot(options):
     return rows
 
 
+def _labels_from_pilot(options):
+    """Return [(the corrected gap's _MetricResult, its _Corrected)] of
+    plan --from A B --human: each metric of the pilot runs corrected by
+    its human labels, as compare --human corrects it."""
+    if len(options.runs) != 2:
+        raise EvalDeltaError("--human with --from takes two runs: the "
+                             "baseline's and the candidate's")
+    found = _compare_run(options, options.runs[1],
+                         random.Random(options.seed))
+    return [(r, check.gap) for r, check in zip(found.results, found.checks)]
+
+
 def _repeats_from_pilot(options, metrics, sizing):
     """_plan_from_pilot with repeats: each metric's variances, from the
     pilot's records of every epoch."""
@@ -10604,11 +10634,11 @@ def _repeats_from_pilot(options, metrics, sizing):
 ## Report #####################################################################
 
 # Doors (called from other sections): _calibration_json, _compare_json,
-# _forest_svg, _format_calibration, _format_compare, _format_peeking,
-# _format_pilot, _format_plan, _format_rank, _format_repeats, _format_stopping,
-# _histogram_svg, _joined_reports, _OUTPUT_FORMATS, _peeking_json, _pilot_json,
-# _plan_json, _power_curve_svg, _rank_json, _Ranked, _render, _simulation_json,
-# _stopping_json, _with_noise.
+# _forest_svg, _format_calibration, _format_compare, _format_labels_plan,
+# _format_peeking, _format_pilot, _format_plan, _format_rank, _format_repeats,
+# _format_stopping, _histogram_svg, _joined_reports, _labels_plan_json,
+# _OUTPUT_FORMATS, _peeking_json, _pilot_json, _plan_json, _power_curve_svg,
+# _rank_json, _Ranked, _render, _simulation_json, _stopping_json, _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -11985,6 +12015,104 @@ def _pilot_json(rows, *, gap=None, alpha=0.05, power=_POWER):
     return {"alpha": alpha, "power": power, "metrics": entries}
 
 
+def _labels_rows(r, gap, target, width, alpha, power, confidence):
+    """Return the figures of plan --human for one metric: a row per label
+    count (labels, the 95% CI's half-width, the power at *target*) and
+    the labels for *power* at target and for a half-width of *width*.
+    The labels the pilot has are its own interval (Student's t below
+    _PPI_CLT_LEAST labels); other counts are _corrected_se's, which reads
+    the moments without compare's finite-count details (within 1% of
+    the pilot's own at its count, measured in tests/test_judged.py)."""
+    items = gap.labels + gap.unlabelled
+    z = _upper_z(float((1 - _exact(confidence)) / 2))
+    counts = sorted({n for n in (gap.labels, 2 * gap.labels,
+                                 5 * gap.labels, 10 * gap.labels,
+                                 items // 2, items) if 2 <= n <= items})
+    rows = []
+    for n in counts:
+        se = gap.se if n == gap.labels else _corrected_se(gap, n)
+        half = ((gap.ci.hi - gap.ci.lo) / 2 if n == gap.labels
+                else z * se)
+        rows.append((n, half, _normal_power(target, se, alpha)))
+    needed = _labels_needed(gap, target, alpha, power)
+    for_width = (_labels_for_se(gap, width / z) if width else None)
+    return rows, needed, for_width
+
+
+def _normal_power(gap, se, alpha):
+    """Return the power of a two-sided z test at *alpha* against *gap*."""
+    if not se:
+        return 1.0 if gap else alpha
+    shift, z = abs(gap) / se, _upper_z(alpha / 2)
+    return NormalDist().cdf(shift - z) + NormalDist().cdf(-shift - z)
+
+
+def _format_labels_plan(found, *, gap=None, width=None, alpha=0.05,
+                        power=_POWER, confidence=CONFIDENCE):
+    """Return the text of plan --from A B --human: per metric, the labels
+    now and what more would buy (_labels_rows)."""
+    lines, level = [], _decimal(_exact(confidence) * 100)
+    for r, c in found:
+        u, items = _units_of(r), c.labels + c.unlabelled
+        target = c.estimate if gap is None else gap
+        rows, needed, for_width = _labels_rows(r, c, target, width, alpha,
+                                               power, confidence)
+        worth = (f"the precision of about {round(c.effective):,} labels "
+                 f"alone" if c.effective else "no more than the labels "
+                 "alone")
+        lines.append(f"{r.metric}: {_items(c.labels, 'human label')} of "
+                     f"{items:,} items give {worth} (PPI++ weight "
+                     f"{c.weight:.2f}); the corrected gap "
+                     f"{u.gap(_exact(c.estimate))}")
+        head = ("labels", f"{level}% CI half-width",
+                f"power at {u.gap(_exact(target))}")
+        table = [(f"{n:,}" + (" (now)" if n == c.labels else " (all)"
+                              if n == items else ""),
+                  u.gap(_exact(half), sign=False), f"{p:.2f}")
+                 for n, half, p in rows]
+        widths = [max(len(x) for x in column) for column in zip(head, *table)]
+        for row in [head] + table:
+            lines.append("  " + "  ".join(x.rjust(w)
+                                          for x, w in zip(row, widths)))
+        pct = _decimal(_exact(power) * 100)
+        lines.append(f"  to detect {u.gap(_exact(target))} with {pct}% "
+                     f"power: " + (f"about {needed:,} labels" if needed
+                                   else f"more labels than the {items:,} "
+                                   f"items have" if target else
+                                   "no gap to detect; give --gap"))
+        if width:
+            lines.append(f"  for a {level}% CI of "
+                         f"+-{u.gap(_exact(width), sign=False)}"
+                         f": " + (f"about {for_width:,} labels" if for_width
+                                  else f"more labels than the {items:,} "
+                                       f"items have"))
+    lines.append("(at the judge's agreement with the humans seen in the "
+                 "pilot, PPI++'s weight tuned for each count; the labelled "
+                 "items drawn at random, as plan --pick-labels draws them)")
+    return "\n".join(lines)
+
+
+def _labels_plan_json(found, *, gap=None, width=None, alpha=0.05,
+                      power=_POWER, confidence=CONFIDENCE):
+    """Return the JSON object of plan --from A B --human."""
+    entries = []
+    for r, c in found:
+        target = c.estimate if gap is None else gap
+        rows, needed, for_width = _labels_rows(r, c, target, width, alpha,
+                                               power, confidence)
+        entries.append({
+            "metric": r.metric, "labels": c.labels,
+            "items": c.labels + c.unlabelled, "weight": c.weight,
+            "effective_labels": c.effective, "corrected_gap": c.estimate,
+            "gap": target, "by_labels": [
+                {"labels": n, "half_width": half, "power": p}
+                for n, half, p in rows],
+            "labels_for_power": needed, "width": width,
+            "labels_for_width": for_width})
+    return {"alpha": alpha, "power": power, "confidence": confidence,
+            "metrics": entries}
+
+
 def _format_repeats(table, within):
     """Return the items-by-repeats table and where repeats stop paying."""
     limit = table[None]
@@ -13233,6 +13361,21 @@ def _add_plan(commands):
                       "[CANDIDATE], read as compare reads them): estimate "
                       "the agreement from them and plan for the observed "
                       "gap, or for --gap")
+    plan.add_argument("--human", action="append", metavar="FIELD|FILE",
+                      help="with --from A B: the pilot's human scores, as "
+                           "compare --human reads them: how the judge-"
+                           "corrected gap's interval and power grow with "
+                           "more labels, and the labels --gap or --width "
+                           "needs")
+    plan.add_argument("--human-field", metavar="NAME",
+                      help="with --human FILE: its field of human scores")
+    plan.add_argument("--judge-map", type=_judge_map_spec,
+                      metavar=">=T|LO,HI",
+                      help="with --human: the judge's scores onto the "
+                           "humans' scale, as in compare")
+    plan.add_argument("--width", type=_bounded(float, 0, None), metavar="W",
+                      help="with --human: the labels for a CI of +-W on "
+                           "the gap (0.02 for +-2 pts)")
     plan.add_argument("--pick-labels", type=int, metavar="N",
                       help="with --from RUN: print N of its item ids drawn "
                            "at random (--seed), one per line: the items to "
@@ -13642,7 +13785,7 @@ def _rank_options(args):
 # Options of plan that only --from uses, and options it cannot use.
 _PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
                "from_format", "records", "task", "filter", "scorer",
-               "choice_scores")
+               "choice_scores", "human")
 _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
                    "n_items", "simulate", "plot", "within_var")
 
@@ -13675,6 +13818,14 @@ def _plan_options(args):
             if getattr(args, name) not in (None, False):
                 raise EvalDeltaError(f"{_flag(name)} does not go with "
                                      f"--pick-labels")
+    elif args.human:
+        if len(args.pilot) != 2 or len(args.human) > 2:
+            raise EvalDeltaError("--human with --from takes two runs and "
+                                 "--human once, or once per run")
+        for name in ("sequential", "repeats", "cluster"):
+            if getattr(args, name) not in (None, False):
+                raise EvalDeltaError(f"{_flag(name)} does not go with "
+                                     f"--human in plan yet")
     elif not (args.simulate or args.sequential):
         for name in ("replays", "seed"):
             if getattr(args, name) is not None:
@@ -13693,7 +13844,15 @@ def _plan_options(args):
         else args.confidence,
         replays=REPLAYS if args.replays is None else args.replays,
         seed=SEED if args.seed is None else args.seed, plot=args.plot,
-        quiet=args.quiet, pick_labels=args.pick_labels)
+        quiet=args.quiet, pick_labels=args.pick_labels,
+        human=tuple(args.human or ()), human_field=args.human_field,
+        judge_map=args.judge_map, width=args.width)
+    if not args.human:
+        for flag, given in (("--human-field", args.human_field),
+                            ("--judge-map", args.judge_map),
+                            ("--width", args.width)):
+            if given is not None:
+                raise EvalDeltaError(f"{flag} goes with --human")
     if args.pilot:
         return options
     if args.gap is not None and args.acc_b is not None:
@@ -14084,6 +14243,15 @@ def _run_plan(options):
 def _run_pilot(options):
     """Run plan --from: each metric of the pilot runs sized as compare
     sizes it (and, with --sequential, replayed); return 0."""
+    if options.human:
+        found = _labels_from_pilot(options)
+        sizing = dict(gap=options.gap, width=options.width,
+                      alpha=options.alpha, power=options.power,
+                      confidence=options.confidence)
+        print(_render(options.format,
+                      text=lambda: _format_labels_plan(found, **sizing),
+                      data=lambda: _labels_plan_json(found, **sizing)))
+        return 0
     rows = _plan_from_pilot(options)
     sizing = dict(gap=options.gap, alpha=options.alpha, power=options.power)
     stops = _pilot_stopping(options, rows) if options.sequential else {}
