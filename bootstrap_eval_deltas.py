@@ -9766,18 +9766,53 @@ def _best_of_runs(options, runs, rng):
     return best, []
 
 
-def _run_group(path, options):
-    """Return the _Sources of one system's runs: each entry of the folder
-    *path* (a file, or a framework's run folder), names in order."""
-    if not os.path.isdir(path):
-        raise EvalDeltaError(f"{path}: --runs takes a folder per system "
-                             f"holding its run files")
-    entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
-    if len(entries) < 2:
-        raise EvalDeltaError(f"{path}: {_items(len(entries), 'run')} in this "
+def _run_group(spec, options):
+    """Return the _Sources of one system's runs, as --runs names them: a
+    folder holding them (each entry a file or a framework's run folder,
+    in name order), NAME=FILE,FILE,..., or one log of several epochs
+    (_epoch_runs)."""
+    name, eq, listed = spec.partition("=")
+    if eq and name and not os.path.exists(spec):
+        paths = [p for p in listed.split(",") if p]
+    elif os.path.isdir(spec):
+        paths = [os.path.join(spec, e) for e in sorted(os.listdir(spec))
+                 if not e.startswith(".")]
+    elif os.path.isfile(spec):
+        return _epoch_runs(spec, options)
+    else:
+        raise EvalDeltaError(f"{spec}: no such file or folder; --runs takes "
+                             f"a folder of a system's runs, NAME=FILE,FILE,"
+                             f"... or a log of several epochs")
+    if len(paths) < 2:
+        raise EvalDeltaError(f"{spec}: {_items(len(paths), 'run')} in this "
                              f"group; the run-to-run spread needs two or more")
-    return [_open_source(os.path.join(path, e), options.reading)
-            for e in entries]
+    return [_open_source(p, options.reading) for p in paths]
+
+
+def _epoch_runs(path, options):
+    """Return a _Source per epoch of one log whose items were each run
+    several times (Inspect's epochs; lm-eval's repeats): the epoch a
+    record names, else its place among its item's records, is its run."""
+    source = _open_source(path, options.reading._replace(keep_epochs=True))
+    key = options.id_col or _shared_id_field(source.run(), source.run())
+    runs, seen = {}, collections.Counter()
+    for numbers, batch in source.batches:
+        for number, record in zip(numbers, batch):
+            if not isinstance(record, dict):
+                record = dict(zip(source.fields, record))
+            item = _field(record, key)
+            seen[item] += 1
+            epoch = record.get("epoch", seen[item])
+            runs.setdefault(epoch, []).append((source.where(number), record))
+    if len(runs) < 2:
+        raise EvalDeltaError(f"{path}: one run of each item (no epochs); "
+                             f"--runs takes a folder of a system's runs, "
+                             f"NAME=FILE,FILE,... or a log of several "
+                             f"epochs")
+    return [_listed_source(f"{path} epoch {epoch}", [
+        (where.partition(": ")[2] or where, record)
+        for where, record in labelled], source.notes)
+        for epoch, labelled in runs.items()]
 
 
 def _label_sample(options):
@@ -9830,8 +9865,10 @@ def _grouped_runs(options, rng):
     reading = [f"runs: {ra} of the baseline, {rb} of the candidate, on the "
                f"same items; each item's score is its mean over a system's "
                f"runs"] + said
-    return _Compared(tuple(options.runs[:2]), results, [], 0, reading,
-                     {}), noise
+    names = tuple(spec.partition("=")[0] if "=" in spec
+                  and not os.path.exists(spec) else spec
+                  for spec in options.runs[:2])
+    return _Compared(names, results, [], 0, reading, {}), noise
 
 
 def _per_run(items, sizes):
@@ -13093,11 +13130,13 @@ def _add_compare(commands):
                           "one-sided tests at --alpha, equivalent where the "
                           "1 - 2 alpha interval lies within +-M")
     cmp.add_argument("--runs", action="store_true",
-                     help="the baseline and the candidate are each a folder "
-                          "of that system's runs on the same items (seeds, "
-                          "temperature > 0): the comparison of the run-"
-                          "averaged scores, the run-to-run spread, and where "
-                          "one run of each would put the gap")
+                     help="the baseline and the candidate are each several "
+                          "runs of that system on the same items (seeds, "
+                          "temperature > 0): a folder of them, NAME=FILE,"
+                          "FILE,..., or one log of several epochs; the "
+                          "comparison of the run-averaged scores, the "
+                          "run-to-run spread, and where one run of each "
+                          "would put the gap")
     cmp.add_argument("--sequential", action="store_true",
                      help="also an anytime-valid comparison, valid however "
                           "often the eval was looked at while it ran: the "

@@ -1184,8 +1184,48 @@ def test_runs_bad_groups_get_one_line(capsys, tmp_path):
     a, b, c = (str(tmp_path / x) for x in "ABC")
     for argv, words in (([a, b], "1 run in this group"),
                         ([a, c], "ids"),
-                        ([a, a + "/r1.jsonl"], "takes a folder per system"),
+                        ([a, a + "/r1.jsonl"], "one run of each item (no "
+                                               "epochs)"),
+                        ([a, "X=" + a + "/r1.jsonl"], "1 run in this group"),
+                        ([a, str(tmp_path / "none")], "no such file or "
+                                                      "folder"),
                         ([a], "give the baseline's folder of runs")):
         assert bed.main(["compare", *argv, "--runs"]) == 2
         err = capsys.readouterr().err
         assert words in err and err.count("\n") == 1, err
+
+
+def test_runs_named_on_the_command_line_or_as_epochs_are_the_folders(
+        capsys, tmp_path):
+    # The same three runs of each system given as folders, as NAME=FILE,
+    # FILE,FILE, and as one Inspect log of three epochs per sample: the
+    # same figures, the names as given.
+    rng = random.Random(3)
+    logs = {}
+    for name in ("base", "cand"):
+        (tmp_path / name).mkdir()
+        runs = [[int(rng.random() < 0.6) for _ in range(40)]
+                for _ in range(3)]
+        for k, run_ in enumerate(runs):
+            (tmp_path / name / f"r{k}.jsonl").write_text("".join(
+                json.dumps({"id": i, "acc": v}) + "\n"
+                for i, v in enumerate(run_)))
+        log = {"eval": {"task": "t", "model": name}, "samples": [
+            {"id": i, "epoch": k + 1, "scores": {"acc": {"value": v}}}
+            for i in range(40) for k, v in enumerate(r[i] for r in runs)]}
+        logs[name] = tmp_path / f"{name}.json"
+        logs[name].write_text(json.dumps(log))
+    folders = [str(tmp_path / n) for n in ("base", "cand")]
+    named = [f"{n}=" + ",".join(str(tmp_path / n / f"r{k}.jsonl")
+                               for k in range(3)) for n in ("base", "cand")]
+    reports = []
+    for argv in (folders, named, [str(logs["base"]), str(logs["cand"])]):
+        status, out, err = run(capsys, *argv, "--runs", "--json",
+                               "--resamples", "200")
+        assert status == 0, err
+        reports.append(json.loads(out))
+    for r in reports:
+        assert r["runs"] == reports[0]["runs"]
+        assert r["metrics"][0]["ci"] == reports[0]["metrics"][0]["ci"]
+    assert (reports[1]["baseline"], reports[1]["candidate"]) == (
+        "base", "cand")
