@@ -3063,7 +3063,7 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
     naive_half = _student_t_upper(alpha / 2, n - 1) * math.sqrt(d_var / n)
     needed = None
     if gap and sum(v) > 0:
-        z = _z_sum(options.alpha, _POWER)
+        z = _z_sum(options.alpha, options.power)
         needed = max(2, math.ceil(z * z * sum(v) / (gap * gap) - 1e-9))
     return _RunNoise(metric.name, n, (ra, rb), tuple(map(math.sqrt, v)),
                      tuple(cis), math.sqrt(item_var), gap,
@@ -10673,9 +10673,10 @@ def _repeats_from_pilot(options, metrics, sizing):
 # Doors (called from other sections): _calibration_json, _compare_json,
 # _forest_svg, _format_calibration, _format_compare, _format_labels_plan,
 # _format_peeking, _format_pilot, _format_plan, _format_rank, _format_repeats,
-# _format_stopping, _histogram_svg, _joined_reports, _labels_plan_json,
-# _OUTPUT_FORMATS, _peeking_json, _pilot_json, _plan_json, _power_curve_svg,
-# _rank_json, _Ranked, _render, _simulation_json, _stopping_json, _with_noise.
+# _format_runs_plan, _format_stopping, _histogram_svg, _joined_reports,
+# _labels_plan_json, _OUTPUT_FORMATS, _peeking_json, _pilot_json, _plan_json,
+# _power_curve_svg, _rank_json, _Ranked, _render, _runs_plan_json,
+# _simulation_json, _stopping_json, _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -11822,9 +11823,78 @@ def _noise_lines(noise, results, options):
         if q.runs_needed:
             lines.append(
                 f"  to tell {u.gap(q.gap)} from run noise alone ("
-                f"{_POWER:.0%} power, alpha {options.alpha:g}): about "
+                f"{options.power:.0%} power, alpha {options.alpha:g}): about "
                 f"{q.runs_needed} runs of each.")
     return lines
+
+
+def _runs_rows(q, gap, options):
+    """Return plan --runs' rows for one _RunNoise: (runs of each, the
+    standard error run noise alone gives the run-averaged gap, the power
+    at *gap*), at the runs given, a few more and the runs needed."""
+    v = sum(sd * sd for sd in q.run_sd)
+    needed = _run_noise_needed(q, gap, options)
+    counts = sorted({min(q.runs), 2 * min(q.runs), 5, 10, 20,
+                     *([needed] if needed else [])})
+    return [(r, math.sqrt(v / r), _normal_power(gap, math.sqrt(v / r),
+                                                 options.alpha))
+            for r in counts]
+
+
+def _format_runs_plan(noise, results, options):
+    """Return the text of plan --from A B --runs: per metric, the run-to-
+    run spread and what more runs of each would buy against the gap."""
+    lines = []
+    for q, r in zip(noise, results):
+        u = _units_of(r)
+        gap = q.gap if options.gap is None else options.gap
+        (ra, rb), (sa, sb) = q.runs, q.run_sd
+        lines.append(f"{q.metric}: {ra} runs of the baseline and {rb} of the "
+                     f"candidate on {_items(q.n_items)}; one run's mean "
+                     f"moves by SD {u.gap(sa, sign=False)} and "
+                     f"{u.gap(sb, sign=False)}; the gap "
+                     f"{u.gap(_exact(q.gap))}")
+        head = ("runs of each", "SE from run noise", f"power at "
+                f"{u.gap(_exact(gap))}")
+        table = [(str(k), u.gap(_exact(se), sign=False), f"{p:.2f}")
+                 for k, se, p in _runs_rows(q, gap, options)]
+        widths = [max(len(x) for x in column) for column in zip(head, *table)]
+        for row in [head] + table:
+            lines.append("  " + "  ".join(x.rjust(w)
+                                          for x, w in zip(row, widths)))
+        needed = _run_noise_needed(q, gap, options)
+        lines.append(f"  to tell {u.gap(_exact(gap))} from run noise alone "
+                     f"({options.power:.0%} power, alpha {options.alpha:g}): "
+                     + (f"about {needed} runs of each" if needed else
+                        "no gap to tell (give --gap)" if not gap else
+                        "any runs: the runs do not move"))
+    lines.append("(run noise on these items only: the item-to-item spread, "
+                 "which more items shrink, is compare's interval)")
+    return "\n".join(lines)
+
+
+def _run_noise_needed(q, gap, options):
+    """Return the runs of each with which run noise alone lets *gap* be
+    told apart with options.power (None: no gap or no run noise)."""
+    v = sum(sd * sd for sd in q.run_sd)
+    if not gap or not v:
+        return None
+    z = _z_sum(options.alpha, options.power)
+    return max(2, math.ceil(z * z * v / (gap * gap) - 1e-9))
+
+
+def _runs_plan_json(noise, results, options):
+    """Return the JSON object of plan --from A B --runs."""
+    return {"alpha": options.alpha, "power": options.power, "metrics": [
+        {"metric": q.metric, "n_items": q.n_items, "runs": list(q.runs),
+         "run_sd": list(q.run_sd), "observed_gap": q.gap,
+         "gap": q.gap if options.gap is None else options.gap,
+         "by_runs": [{"runs": k, "se": se, "power": p} for k, se, p in
+                     _runs_rows(q, q.gap if options.gap is None
+                                else options.gap, options)],
+         "runs_needed": _run_noise_needed(
+             q, q.gap if options.gap is None else options.gap, options)}
+        for q in noise]}
 
 
 def _with_noise(report, noise, results, options):
@@ -13415,6 +13485,11 @@ def _add_plan(commands):
     plan.add_argument("--width", type=_bounded(float, 0, None), metavar="W",
                       help="with --human: the labels for a CI of +-W on "
                            "the gap (0.02 for +-2 pts)")
+    plan.add_argument("--runs", action="store_true",
+                      help="with --from A B: each is several runs of one "
+                           "system, as compare --runs reads them: the "
+                           "run-to-run spread and the runs of each that "
+                           "tell the gap (or --gap) from it")
     plan.add_argument("--pick-labels", type=int, metavar="N",
                       help="with --from RUN: print N of its item ids drawn "
                            "at random (--seed), one per line: the items to "
@@ -13824,7 +13899,7 @@ def _rank_options(args):
 # Options of plan that only --from uses, and options it cannot use.
 _PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
                "from_format", "records", "task", "filter", "scorer",
-               "choice_scores", "human")
+               "choice_scores", "human", "runs")
 _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
                    "n_items", "simulate", "plot", "within_var")
 
@@ -13857,6 +13932,14 @@ def _plan_options(args):
             if getattr(args, name) not in (None, False):
                 raise EvalDeltaError(f"{_flag(name)} does not go with "
                                      f"--pick-labels")
+    elif args.runs:
+        if len(args.pilot) != 2:
+            raise EvalDeltaError("--runs with --from takes two groups of "
+                                 "runs: the baseline's and the candidate's")
+        for name in ("sequential", "repeats", "cluster", "human"):
+            if getattr(args, name) not in (None, False):
+                raise EvalDeltaError(f"{_flag(name)} does not go with "
+                                     f"--runs in plan")
     elif args.human:
         if len(args.pilot) != 2 or len(args.human) > 2:
             raise EvalDeltaError("--human with --from takes two runs and "
@@ -13885,7 +13968,7 @@ def _plan_options(args):
         seed=SEED if args.seed is None else args.seed, plot=args.plot,
         quiet=args.quiet, pick_labels=args.pick_labels,
         human=tuple(args.human or ()), human_field=args.human_field,
-        judge_map=args.judge_map, width=args.width)
+        judge_map=args.judge_map, width=args.width, group_runs=args.runs)
     if not args.human:
         for flag, given in (("--human-field", args.human_field),
                             ("--judge-map", args.judge_map),
@@ -14282,6 +14365,12 @@ def _run_plan(options):
 def _run_pilot(options):
     """Run plan --from: each metric of the pilot runs sized as compare
     sizes it (and, with --sequential, replayed); return 0."""
+    if options.group_runs:
+        found, noise = _grouped_runs(options, random.Random(options.seed))
+        print(_render(options.format, text=lambda: _format_runs_plan(
+            noise, found.results, options), data=lambda: _runs_plan_json(
+                noise, found.results, options)))
+        return 0
     if options.human:
         found = _labels_from_pilot(options)
         sizing = dict(gap=options.gap, width=options.width,

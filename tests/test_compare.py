@@ -4,7 +4,9 @@ import gzip
 import json
 import pickle
 import math
+import os
 import random
+from statistics import NormalDist
 
 import pytest
 from hypothesis import given
@@ -1229,3 +1231,42 @@ def test_runs_named_on_the_command_line_or_as_epochs_are_the_folders(
         assert r["metrics"][0]["ci"] == reports[0]["metrics"][0]["ci"]
     assert (reports[1]["baseline"], reports[1]["candidate"]) == (
         "base", "cand")
+
+
+def test_plan_runs_sizes_the_runs_as_compare_does(capsys):
+    # plan --from A B --runs reads the runs as compare --runs does: the
+    # same run SDs and runs needed for the gap seen; each row's standard
+    # error is the run variances' sum over the runs, its power the normal
+    # test's; --gap sizes another gap.
+    here = os.path.dirname(os.path.abspath(__file__))
+    groups = [os.path.join(here, os.pardir, "datasets", "examples", "runs",
+                           n) for n in ("base", "cand")]
+    assert bed.main(["compare", *groups, "--runs", "--json"]) == 0
+    (seen,) = json.loads(capsys.readouterr().out)["runs"]
+    for gap in (None, 0.03):
+        extra = [] if gap is None else ["--gap", str(gap)]
+        assert bed.main(["plan", "--from", *groups, "--runs", "--json",
+                         *extra]) == 0
+        (planned,) = json.loads(capsys.readouterr().out)["metrics"]
+        assert planned["run_sd"] == seen["run_sd"]
+        target = seen["gap"] if gap is None else gap
+        v = sum(sd * sd for sd in seen["run_sd"])
+        z = NormalDist()
+        for row in planned["by_runs"]:
+            se = math.sqrt(v / row["runs"])
+            assert row["se"] == pytest.approx(se, rel=1e-12)
+            assert row["power"] == pytest.approx(
+                z.cdf(abs(target) / se - z.inv_cdf(0.975))
+                + z.cdf(-abs(target) / se - z.inv_cdf(0.975)), rel=1e-12)
+        needed = planned["runs_needed"]
+        if gap is None:
+            assert needed == seen["runs_needed"]
+        powers = {row["runs"]: row["power"] for row in planned["by_runs"]}
+        assert powers[needed] >= 0.8 > z.cdf(   # one run fewer falls short
+            abs(target) / math.sqrt(v / (needed - 1)) - z.inv_cdf(0.975))
+    for argv, words in ((["--from", groups[0], "--runs"], "two groups"),
+                        (["--runs"], "goes with --from"),
+                        (["--from", *groups, "--runs", "--repeats", "2"],
+                         "does not go with --runs")):
+        assert bed.main(["plan", *argv]) == 2
+        assert words in capsys.readouterr().err
