@@ -3266,11 +3266,14 @@ class _BestOf(NamedTuple):
     resamples: int
     hybrid: object = None    # (estimate, Interval) of the best's gain, the
                              # choice accounted for (_winner_hybrid), or None
+    clusters: object = None  # the clusters resampled whole, or None: items
 
 
 def _best_of(tally, rng, options=_Options(), metric=_Metric()):
     """Return the _BestOf of a tally of (baseline, candidate 1, ...,
-    candidate K) tuples, one per item.
+    candidate K) tuples, one per item; or of a dict from each cluster's
+    label to its tally, the clusters resampled whole and the covariance
+    taken over their totals (a cluster and an item are both units).
 
     The best candidate's own interval ignores that it was picked for
     being best: among close candidates its gain is biased up and the
@@ -3288,37 +3291,54 @@ def _best_of(tally, rng, options=_Options(), metric=_Metric()):
     >>> b.best, [str(g) for g in b.gains]
     (2, ['1/5', '1/10', '3/10'])
     """
-    keys = sorted(tally)
-    counts = [tally[k] for k in keys]
-    n = sum(counts)
-    size = len(keys[0]) if keys else 0
+    groups = (list(tally.values()) if not isinstance(
+        tally, collections.Counter) else [tally])
+    keys = [sorted(group) for group in groups]
+    size = len(keys[0][0]) if keys and keys[0] else 0
     if size < 3:
         raise EvalDeltaError("best of several candidates needs two or more")
     _check_resamples(options.resamples, options.confidence)
-    ints, scale = _exact_ints([x for k in keys for x in k])
-    columns = [ints[s::size] for s in range(size)]
+    ints, scale = _exact_ints([x for part in keys for k in part for x in k])
+    if len(groups) == 1:             # items: a unit per distinct row
+        counts = [groups[0][k] for k in keys[0]]
+        columns = [[1] * len(counts)] + [ints[s::size] for s in range(size)]
+    else:                            # clusters: a unit per cluster
+        counts, columns, at = [1] * len(groups), [[] for _ in
+                                                   range(size + 1)], 0
+        for group, part in zip(groups, keys):
+            rows = [ints[at + j * size:at + (j + 1) * size]
+                    for j in range(len(part))]
+            at += len(part) * size
+            weights = [group[k] for k in part]
+            columns[0].append(sum(weights))
+            for s in range(size):
+                columns[s + 1].append(sum(map(mul, (r[s] for r in rows),
+                                              weights)))
+    units, n = sum(counts), sum(map(mul, columns[0], counts))
     sums = [column[:-1] for column in _resample_columns(
         rng, columns, counts, options.resamples, options.jobs)]
-    observed = [sum(map(mul, column, counts)) for column in columns]
+    observed = [sum(map(mul, column, counts)) for column in columns[1:]]
     unit = scale * n
     gains = [Fraction(total - observed[0], unit) for total in observed[1:]]
-    drawn = [[(column[r] - sums[0][r]) / unit for column in sums[1:]]
-             for r in range(options.resamples)]
+    drawn = [[(column[r] - sums[1][r]) / (scale * sums[0][r])
+              for column in sums[2:]] for r in range(options.resamples)]
     sign = 1 if metric.direction != "lower" else -1
     best = max(range(len(gains)), key=lambda k: (sign * gains[k], -k))
-    centred = [[(x - base) / scale - float(g)
-                for x, base in zip(column, columns[0])]
-               for column, g in zip(columns[1:], gains)]
+    centred = [[(x - base) / scale - float(g) * m for x, base, m in zip(
+        column, columns[1], columns[0])]
+        for column, g in zip(columns[2:], gains)]
     cov = [math.fsum(map(mul, map(mul, centred[best], d), counts))
-           / (n - 1) / n if n > 1 else 0.0 for d in centred]
+           / (units - 1) * units / (n * n) if units > 1 else 0.0
+           for d in centred]
     hybrid = _winner_hybrid([sign * float(g) for g in gains], cov, best,
                             options.confidence, 1 / (2 * unit))
     if hybrid is not None and sign < 0:
         hybrid = -hybrid[0], Interval(-hybrid[1].hi, -hybrid[1].lo)
     return _BestOf(metric.name, metric.direction, n, gains, best,
                    _joint_intervals([float(g) for g in gains], drawn,
-                                    options.confidence, n),
-                   options.resamples, hybrid)
+                                    options.confidence, units),
+                   options.resamples, hybrid,
+                   units if len(groups) > 1 else None)
 
 
 def _winner_hybrid(gains, cov, best, confidence=CONFIDENCE, slack=0.0):
@@ -9745,9 +9765,9 @@ def _best_of_runs(options, runs, rng):
     labels), which the notes say."""
     if len(runs) < 2:
         return [], []
-    why = ("--cluster" if options.cluster else "--human" if options.human
-           else "--stat" if options.stat else "preferences"
-           if runs[0].preferences is not None else None)
+    why = ("--human" if options.human else "--stat" if options.stat
+           else "preferences" if runs[0].preferences is not None else
+           "--by" if options.by else None)
     if why:
         return [], [f"best of {len(runs)}: the choice is not accounted for "
                     f"with {why} yet; each candidate's own interval "
@@ -9758,7 +9778,8 @@ def _best_of_runs(options, runs, rng):
         metric = _Metric(r.metric, r.metric, r.metric, direction=r.direction)
         try:
             tally, _ = _read_joint(sources, metric, id_field=options.id_col,
-                                   allow_partial=options.allow_partial)
+                                   allow_partial=options.allow_partial,
+                                   by=options.cluster)
         except EvalDeltaError as e:
             return best, [f"best of {len(runs)}: {r.metric}: the runs do "
                           f"not join item by item ({e})"]
@@ -11941,7 +11962,8 @@ def _best_lines(found, runs, options):
                 f"{joint} ") +
             f"in intervals that hold for all {len(b.gains)} candidates at "
             f"once (max-t over one joint bootstrap of the "
-            f"{_items(b.n_items)} every run has)")
+            + (f"{b.clusters:,} clusters of the {_items(b.n_items)}"
+               if b.clusters else _items(b.n_items)) + " every run has)")
     return lines + notes
 
 
@@ -11950,6 +11972,7 @@ def _best_json(found, runs, options):
     best, notes = found
     return {"notes": notes, "metrics": [
         {"metric": b.metric, "direction": b.direction, "n_items": b.n_items,
+         "clusters": b.clusters,
          "best": runs[b.best].names[1], "gains": [float(g) for g in b.gains],
          "simultaneous_ci": [[ci.lo, ci.hi] for ci in b.joint],
          "method": "max-t over a joint paired bootstrap (Romano and Wolf "

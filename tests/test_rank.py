@@ -570,7 +570,11 @@ def test_best_of_reads_in_compare_and_json(capsys):
     assert found["metrics"][0]["best"].endswith("cand3.jsonl")
     assert bed.main(["compare", *runs[:3], "--metric", "acc", "--cluster",
                      "passage_id", "--resamples", "200"]) == 0
-    assert "the choice is not accounted for with --cluster" in \
+    assert ("max-t over one joint bootstrap of the 40 clusters of the 240 "
+            "items") in capsys.readouterr().out
+    assert bed.main(["compare", *runs[:3], "--metric", "acc", "--by",
+                     "subject", "--resamples", "200"]) == 0
+    assert "the choice is not accounted for with --by" in \
         capsys.readouterr().out
 
 
@@ -594,3 +598,46 @@ def test_rank_one_promptfoo_file_of_every_provider(capsys):
     out = capsys.readouterr().out
     assert "13 items" in out.splitlines()[0]
     assert "1 test with API errors left out (--allow-partial)" in out
+
+
+def clustered_candidates(rng, clusters, size, gains, spread=0.5):
+    """Continuous scores of a baseline and candidates on *clusters*
+    clusters of *size* items: each system has its own effect in each
+    cluster (SD *spread*), so the gains vary by cluster; candidate k's
+    true gain is gains[k].  Returns {cluster: tally}."""
+    tally = {}
+    for g in range(clusters):
+        shared = rng.gauss(0, 1)
+        effects = [m + rng.gauss(0, spread) for m in [0.0] + list(gains)]
+        part = tally[g] = collections.Counter()
+        for _ in range(size):
+            item = shared + rng.gauss(0, 1)
+            part[tuple(round(item + e + rng.gauss(0, 0.5), 3)
+                       for e in effects)] += 1
+    return tally
+
+
+@pytest.mark.parametrize("k, replays, least", [
+    (5, 30, 0.8), pytest.param(5, 300, 0.92, marks=pytest.mark.slow),
+    pytest.param(25, 200, 0.92, marks=pytest.mark.slow)])
+def test_the_best_of_clustered_candidates_is_covered(k, replays, least):
+    # Gains that vary by cluster: resampling items would take 30 clusters
+    # of 10 for 300 independent items; the clusters resampled whole (and
+    # their totals' covariance for the hybrid) cover the winner's gain,
+    # where the items' intervals fall short.
+    rng = random.Random(k * 7 + replays)
+    gains = [0.0] * k
+    joint = hybrid = naive = 0
+    for _ in range(replays):
+        tally = clustered_candidates(rng, 30, 10, gains)
+        options = bed._Options(resamples=400 if replays > 30 else 200,
+                               jobs=1)
+        b = bed._best_of(tally, rng, options)
+        flat = sum(tally.values(), collections.Counter())
+        items = bed._best_of(flat, rng, options)
+        assert b.clusters == 30 and items.clusters is None
+        joint += b.joint[b.best].lo <= 0 <= b.joint[b.best].hi
+        hybrid += b.hybrid[1].lo <= 0 <= b.hybrid[1].hi
+        naive += items.joint[items.best].lo <= 0 <= items.joint[items.best].hi
+    assert joint / replays >= least and hybrid / replays >= least
+    assert naive < joint
