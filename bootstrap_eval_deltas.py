@@ -1173,6 +1173,8 @@ class _Options(NamedTuple):
     human: tuple = ()            # a FIELD or a FILE of human scores, one for
                                  # every run or one per run
     human_field: object = None   # a FILE's field (default: the metric's)
+    judge_covariate: object = None  # --human: a field the judge's error is
+                                    # regressed on (an answer's length)
     judge_map: object = None     # (">=", T) or (LO, HI): the judge's scores
                                  # onto the humans' 0/1 or [0, 1]
     # rank
@@ -4006,8 +4008,8 @@ def _win_rates(size, cells):
 ## Judge-corrected comparison ################################################
 
 # Doors (called from other sections): _corrected_result, _corrected_se,
-# _judge_check, _JudgeCheck, _labels_for_se, _labels_needed, _PPI_CLT_LEAST,
-# _variance.
+# _covariate_check, _judge_check, _JudgeCheck, _labels_for_se, _labels_needed,
+# _PPI_CLT_LEAST, _variance.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -4217,6 +4219,75 @@ class _JudgeCheck(NamedTuple):
                              # the others', where it is past 3.29; else None
     needed: object = None    # labels that would detect the gap seen
                              # (_labels_needed), None: more than the items
+    covariate: object = None  # _Covariate (--judge-covariate), or None
+
+
+class _Covariate(NamedTuple):
+    """How the judge's error moves with a covariate of the answers (their
+    length), and how far the two systems differ on it."""
+    name: str
+    slope: float             # judge minus human per unit of the covariate
+    ci: object               # its Interval, or None (too few items)
+    sd: float                # the covariate's SD over the labelled answers
+    answers: int             # the labelled answers, both systems'
+    gap: float               # the candidate's covariate less the baseline's
+    gap_ci: object           # its paired t Interval over every item
+    implied: float           # slope * gap: the judge's bias on the gap
+                             # that goes with the covariate
+
+
+def _covariate_check(judge, human, covariate, name, confidence=CONFIDENCE):
+    """Return the _Covariate of _Columns of the judge's scores, the
+    human's (NaN where unlabelled) and a covariate of each answer, or None
+    where the labelled answers' covariate does not vary.
+
+    The judge's error e = judge - human on every labelled answer of both
+    systems is regressed on the covariate x by least squares; the slope's
+    interval is Student's t on n_items - 1 degrees of freedom with the
+    standard error clustered by item (the two systems' answers to one
+    item may err together; Liang and Zeger 1986, with the CR1 factor), so
+    it holds for errors whose spread moves with x too.  The systems'
+    difference on x is the paired t over every item, and slope x that
+    difference is the part of the judge's gap the covariate predicts.
+
+    >>> from array import array
+    >>> j = _Columns(array("d", [1, 1, 0, 1]), array("d", [1, 1, 1, 1]))
+    >>> h = _Columns(array("d", [1, 0, 0, 1]), array("d", [1, 0, 0, 1]))
+    >>> x = _Columns(array("d", [1, 5, 2, 1]), array("d", [2, 6, 5, 2]))
+    >>> c = _covariate_check(j, h, x, "length")
+    >>> c.slope, c.answers, c.gap, c.implied     # as statistics.linear_regression
+    (0.25, 8, 1.5, 0.375)
+    """
+    rows = []
+    for k in (0, 1):
+        for i, (f, y, x) in enumerate(zip(judge[k], human[k],
+                                          covariate[k])):
+            if y == y:
+                rows.append((i, x, f - y))
+    n = len(rows)
+    mean_x = math.fsum(x for _, x, _ in rows) / n if n else 0.0
+    sxx = math.fsum((x - mean_x) ** 2 for _, x, _ in rows)
+    if n < 3 or not sxx > 0:
+        return None
+    mean_e = math.fsum(e for _, _, e in rows) / n
+    slope = math.fsum((x - mean_x) * (e - mean_e) for _, x, e in rows) / sxx
+    scores = collections.defaultdict(float)
+    for i, x, e in rows:
+        scores[i] += (x - mean_x) * (e - mean_e - slope * (x - mean_x))
+    groups = len(scores)
+    ci = None
+    if groups > 1:
+        factor = groups / (groups - 1) * (n - 1) / (n - 2)
+        se = math.sqrt(factor * math.fsum(v * v for v in scores.values())
+                       ) / sxx
+        half = _student_t_upper(float((1 - _exact(confidence)) / 2),
+                                groups - 1) * se
+        ci = Interval(slope - half, slope + half)
+    gap, gap_ci = _mean_interval([b - a for a, b in zip(covariate.a,
+                                                        covariate.b)],
+                                 confidence)
+    return _Covariate(name, slope, ci, math.sqrt(sxx / (n - 1)), n, gap,
+                      gap_ci, slope * gap)
 
 
 def _labelled(judge, human):
@@ -9922,16 +9993,24 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
     baseline, candidate = sources
     humans = [_Metric(f"{m.name} (human)", fields[0], fields[1], None,
                       m.direction, optional=True) for m in metrics]
-    tallies, missing = _read_tallies(baseline, candidate, metrics + humans,
-                                     options, columns=True)
+    named = options.judge_covariate
+    extra = [_Metric(named, named, named, "continuous")] if named else []
+    for source in sources if named else ():
+        _require(source.run(), named, "--judge-covariate field",
+                 "the fields are", [str(f) for f in source.first])
+    tallies, missing = _read_tallies(baseline, candidate,
+                                     metrics + humans + extra, options,
+                                     columns=True)
     for table in labels:
         table.check()
     where = [f"{source.path}: " + (f"its labels file {spec}"
                                    if field == _HUMAN else f"field {field!r}")
              for source, spec, field in zip(sources, specs, fields)]
     results, checks = [], []
+    covariate = tallies[-1] if named else None
     for m, judge, human in zip(metrics, tallies, tallies[len(metrics):]):
-        result, check = _judged_metric(judge, human, m, rng, options, where)
+        result, check = _judged_metric(judge, human, m, rng, options, where,
+                                       covariate)
         results.append(result)
         checks.append(check)
     reading = list(reading) + (missing.notes() if isinstance(
@@ -9948,12 +10027,15 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
 _HUMAN = "\x00human"     # the field _with_labels gives a run's records
 
 
-def _judged_metric(judge, human, metric, rng, options, where):
+def _judged_metric(judge, human, metric, rng, options, where,
+                   covariate=None):
     """Return (the corrected _MetricResult, its _JudgeCheck) of one
     metric: the judge's _Columns and the human's (NaN where a human gave
     none), aligned item by item; *where* names each system's labels in
     messages.  The judge's scores alone and the humans' alone are
-    compared as compare compares any metric, for the report beside."""
+    compared as compare compares any metric, for the report beside; with
+    the _Columns of a *covariate*, the judge's error is regressed on it
+    (_covariate_check)."""
     judge = _judge_mapped(judge, human, metric, options, where)
     binary = all(x != x or x in (0.0, 1.0) for x in human.a) and all(
         x != x or x in (0.0, 1.0) for x in human.b)
@@ -9967,7 +10049,10 @@ def _judged_metric(judge, human, metric, rng, options, where):
             both, rng, options, metric._replace(kind=kind)) if sum(
                 both.values()) > 1 else None, tuple(bias), tuple(agreement),
         drift, _labels_needed(gap, gap.estimate, options.alpha,
-                              options.power))
+                              options.power),
+        covariate and _covariate_check(judge, human, covariate,
+                                       options.judge_covariate,
+                                       options.confidence))
     return _corrected_result(metric, kind, corrected, gap,
                              len(judge.a)), check
 
@@ -11260,6 +11345,8 @@ def _judge_lines(r, j, check, as_judged, options):
                                    check.agreement)]
         lines.append(f"Agreement with the human labels: {said[0]}; "
                      f"{said[1]}.")
+    if check.covariate is not None:
+        lines.append(_covariate_line(check.covariate, u, level, span))
     worth = (f"the precision of about {round(gap.effective):,} labels "
              f"alone" if gap.effective else "no more precision than the "
              "labels alone")
@@ -11277,6 +11364,21 @@ def _judge_lines(r, j, check, as_judged, options):
                if needed else f"would take more labels than the "
                f"{r.n_items:,} items have."))
     return lines
+
+
+def _covariate_line(c, u, level, span):
+    """Return the report's line of a _Covariate (--judge-covariate)."""
+    per = u.gap(_exact(c.slope * c.sd))
+    ci = (f"{level} CI {span(Interval(c.ci.lo * c.sd, c.ci.hi * c.sd))}"
+          if c.ci else "too few items for an interval")
+    differ = (f"[{c.gap_ci.lo:+.4g}, {c.gap_ci.hi:+.4g}]" if c.gap_ci
+              else "no interval")
+    return (f"The judge's error (judge minus human) against {c.name}: "
+            f"{per} per SD of {c.name} ({c.sd:.4g}; {ci}), over "
+            f"{c.answers:,} labelled answers; the candidate's {c.name} "
+            f"less the baseline's is {c.gap:+.4g} {differ}, so about "
+            f"{u.gap(_exact(c.implied))} of the judge's gap goes with "
+            f"{c.name}.")
 
 
 def _share_text(x):
@@ -11579,7 +11681,17 @@ def _judge_json(check, as_judged):
                        "kappa": g.kappa and float(g.kappa), "items": g.items}
                       for g in check.agreement],
         "labelled_items_differ_z": check.drift,
-        "labels_needed": check.needed}
+        "labels_needed": check.needed,
+        "covariate": check.covariate and {
+            "name": check.covariate.name, "slope": check.covariate.slope,
+            "ci": check.covariate.ci and list(check.covariate.ci),
+            "sd": check.covariate.sd, "answers": check.covariate.answers,
+            "gap": check.covariate.gap,
+            "gap_ci": check.covariate.gap_ci and list(
+                check.covariate.gap_ci),
+            "implied_gap_bias": check.covariate.implied,
+            "method": "least squares, standard error clustered by item "
+                      "(CR1), Student's t on items - 1 df"}}
 
 
 def _compare_entries(results, judgements, interval, resamples=None):
@@ -13270,6 +13382,11 @@ def _add_compare(commands):
     cmp.add_argument("--human-field", metavar="NAME",
                      help="with --human FILE: the file's field of human "
                           "scores (default human)")
+    cmp.add_argument("--judge-covariate", metavar="FIELD",
+                     help="with --human: a number of each answer (its "
+                          "length): the judge's error regressed on it, "
+                          "and how far the systems differ on it, the bias "
+                          "a judge fond of long answers puts on the gap")
     cmp.add_argument("--judge-map", type=_judge_map_spec,
                      metavar=">=T|LO,HI",
                      help="with --human: the judge's scores onto the "
@@ -13868,7 +13985,8 @@ def _compare_options(args):
                                  f"run in their order")
     else:
         for flag, given in (("--human-field", args.human_field),
-                            ("--judge-map", args.judge_map)):
+                            ("--judge-map", args.judge_map),
+                            ("--judge-covariate", args.judge_covariate)):
             if given is not None:
                 raise EvalDeltaError(f"{flag} goes with --human")
     if args.fail_on == "not-equivalent" and not args.equivalence:
@@ -13893,6 +14011,7 @@ def _compare_options(args):
         sequential=args.sequential, order=args.order, bounds=args.bounds,
         fail_on=args.fail_on, human=tuple(args.human),
         human_field=args.human_field, judge_map=args.judge_map,
+        judge_covariate=args.judge_covariate,
         plot=args.plot, verbose=args.verbose, group_runs=args.runs)
 
 

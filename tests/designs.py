@@ -104,3 +104,26 @@ def crossed_runs(rng, n, runs, shift=0.02, shock=0.0):
     a = [one(0.0) for _ in range(runs[0])]
     b = [one(shift) for _ in range(runs[1])]
     return collections.Counter(zip(*a, *b)), lambda: (one(0.0), one(shift))
+
+
+def judged_lengths(rng, items, labels, lenient_on_long):
+    """A judged eval of two systems with each answer's length: (judge
+    columns, human columns (NaN where unlabelled), length columns), A
+    and B.  B writes longer answers (mean 300 words to A's 150, SD 80).
+    Each system is right 72% of the time; the judge passes a right answer
+    90% of the time and a wrong one 30% of the time, or, if
+    *lenient_on_long*, 5% plus 0.25% per word (80% at 300 words): its
+    error then grows with length, which B has more of."""
+    marked = set(rng.sample(range(items), labels))
+    judges, humans, lengths = ([], []), ([], []), ([], [])
+    for i in range(items):
+        for s, mean in enumerate((150, 300)):
+            words = max(1.0, rng.gauss(mean, 80))
+            truth = int(rng.random() < 0.72)
+            wrong = (min(1.0, 0.05 + 0.0025 * words) if lenient_on_long
+                     else 0.3)
+            judges[s].append(float(rng.random() < (0.9 if truth
+                                                   else wrong)))
+            humans[s].append(float(truth) if i in marked else math.nan)
+            lengths[s].append(words)
+    return judges, humans, lengths
