@@ -9753,7 +9753,14 @@ def _compare_run(options, path, rng):
     margins = _margins(options.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
     reading = _source_notes(options, (baseline, candidate)) + left_out
+    if options.human and preferences is not None:
+        return _judged_preferences(options, baseline, metrics[0],
+                                   preferences, reading + said, rng)
     if options.human:
+        if candidate is None:
+            raise EvalDeltaError("--human corrects two runs' judge scores: "
+                                 "give the baseline's run and the "
+                                 "candidate's (or one preference file)")
         human = options.human
         at = options.runs.index(path, 1) if len(human) > 1 else 0
         return _judged_run(options, [baseline, candidate], metrics,
@@ -10025,6 +10032,60 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
 
 
 _HUMAN = "\x00human"     # the field _with_labels gives a run's records
+
+
+def _judged_preferences(options, wide, metric, counts, reading, rng):
+    """Return the _Compared of compare PREFERENCES --human HUMAN: the
+    judge's verdicts (the wide source of _preference_pair: each item's
+    share for A and for B) corrected by a human's verdicts on some of the
+    same items, as _judged_metric corrects scores (a preference is a
+    score on a pair, a human verdict a second score on some items).  The
+    human's file is a preference file of any format the tool reads, its
+    verdicts between the same two systems, or a file of B's share per
+    item id (--human-field)."""
+    a, b = options.a_col, options.b_col
+    spec = options.human[0]
+    if len(options.human) > 1 or not os.path.isfile(spec):
+        raise EvalDeltaError(f"--human {spec}: a preference file is "
+                             f"corrected by one file of human verdicts on "
+                             f"some of its items")
+    if options.cluster or options.by:
+        raise EvalDeltaError(f"{wide.path}: its items share questions (or "
+                             f"--by is given): --human with clustered or "
+                             f"grouped items is not supported yet")
+    human = _open_source(spec, options.reading)
+    if human.kind == "preferences":
+        shares, _, _ = _preference_pair(options._replace(
+            a_col=a, b_col=b, cluster=None, by=None), human)
+        values, places = {}, {}
+        for numbers, records in shares.batches:
+            for number, record in zip(numbers, records):
+                values[record["id"]] = record[b]
+                places[record["id"]] = shares.where(number)
+        labels = _Labels(spec, values, places)
+    else:
+        labels = _human_labels(spec, options.human_field or "human",
+                               options.id_col)
+    x, y = array("d"), array("d")
+    for _, records in _with_labels(wide, labels, "id", wide).batches:
+        for record in records:
+            x.append(record[b])
+            share = record[_HUMAN]
+            y.append(math.nan if share is None else share)
+    labels.check()
+    outside = [v for v in y if v == v and not 0 <= v <= 1]
+    if outside:
+        raise EvalDeltaError(f"{spec}: a human share of {outside[0]:g} for "
+                             f"{b}; a verdict's share is from 0 to 1")
+    result, check = _judged_metric(
+        _Columns(array("d", (1 - v for v in x)), x),
+        _Columns(array("d", (1 - v for v in y)), y), metric, rng, options,
+        [f"{spec}: human verdicts"] * 2)
+    return _Compared((a, b), [result], [], 0, list(reading) + [
+        f"{spec}: human verdicts on {check.gap.labels:,} of the "
+        f"{result.n_items:,} items, correcting the judge's"],
+        _margins(options.margin, [metric.name]), preferences=counts,
+        checks=(check,))
 
 
 def _judged_metric(judge, human, metric, rng, options, where,
@@ -10314,7 +10375,9 @@ def _preference_pair(options, source, other=None):
             for share, first in v.games)
         questions[v.item] = v.question
         labels.setdefault(v.item, dict(v.fields))
-        items.setdefault(v.item, v.place)
+        items.setdefault(v.item, v.place[len(source.path) + 2:]
+                         if v.place.startswith(source.path + ": ")
+                         else v.place)           # where() adds the path
     if not shares:
         raise EvalDeltaError(f"{source.path}: no verdicts between {a} and {b}")
     taken = {"id", "question"} & {a, b}
@@ -11229,9 +11292,11 @@ def _format_compare(run, options, markdown=False):
         first, *rest = w.split("\n  ")
         lines += [("- " if markdown else "") + mark(first)] + [
             ("  - " if markdown else "  ") + mark(x) for x in rest]
-    if preferences is not None:
+    if preferences is not None:          # the judge's, where corrected
         lines += [("- " if markdown else "") + mark(w) for w in
-                  _preference_lines(preferences, results[0], confidence)]
+                  _preference_lines(preferences, run.checks[0].judged
+                                    if run.checks else results[0],
+                                    confidence, bool(run.checks))]
     if notes:
         lines += (["", "Notes:"] if markdown else ["notes:"])
         lines += [("- " if markdown else "  ") + mark(n) for n in notes]
@@ -11491,14 +11556,16 @@ def _win_interval(r):
     return Interval(*((1 + _exact(x)) / 2 for x in r.ci_paired))
 
 
-def _preference_lines(c, r, confidence):
+def _preference_lines(c, r, confidence, judged=False):
     """Return the lines of a pair's _PreferenceCounts: the win rate with its
-    interval (from the paired result r) and the counts behind it."""
+    interval (from the paired result r) and the counts behind it; *judged*:
+    they are the judge's, beside a correction by human verdicts."""
     level = _decimal(_exact(confidence) * 100) + "%"
     lo, hi = _win_interval(r)
     decisive = c.wins + c.losses
     lines = [
-        f"win rate of {c.b} against {c.a}: {_fixed(c.win_rate * 100, 2)}% "
+        ("as judged, " if judged else "")
+        + f"win rate of {c.b} against {c.a}: {_fixed(c.win_rate * 100, 2)}% "
         f"({level} CI [{_fixed(lo * 100, 2)}, {_fixed(hi * 100, 2)}]%, ties "
         f"as half; standard error {c.se * 100:.4g} pts, of the mean share "
         f"as AlpacaEval gives it); {_items(c.wins, 'win')}, "
@@ -11647,9 +11714,10 @@ def _compare_json(run, options):
     for entry, check, verdict in zip(report["metrics"], run.checks,
                                      run.as_judged):
         entry["judge_corrected"] = _judge_json(check, verdict)
-    if run.preferences is not None:
-        report["preferences"] = _preference_json(run.preferences,
-                                                 results[0])
+    if run.preferences is not None:      # the judge's, where corrected
+        report["preferences"] = _preference_json(
+            run.preferences, run.checks[0].judged if run.checks
+            else results[0])
     return report
 
 
@@ -13375,7 +13443,9 @@ def _add_compare(commands):
                           "PPI++): a field of the runs' records, present "
                           "on the items a human scored, or a file of them "
                           "(an id and --human-field); once for both runs or "
-                          "once per run.  The report adds the judge's "
+                          "once per run; for a preference file, a file of "
+                          "human verdicts on some of its items.  The report "
+                          "adds the judge's "
                           "figures alone, the humans' alone, the judge's "
                           "bias and agreement; the labelled items must be "
                           "a random sample of the items")
@@ -13974,10 +14044,6 @@ def _compare_options(args):
             if given:
                 raise EvalDeltaError(f"--human with {flag} is not supported "
                                      f"yet")
-        if not args.candidates:
-            raise EvalDeltaError("--human corrects two runs' judge scores: "
-                                 "give the baseline's run and the "
-                                 "candidate's")
         if len(args.human) not in (1, 1 + len(args.candidates)):
             raise EvalDeltaError(f"--human is given {len(args.human)} times "
                                  f"for {1 + len(args.candidates)} runs: "

@@ -210,3 +210,28 @@ for name, shift in (("base", 0.0), ("cand", 0.02)):
         write_jsonl(os.path.join(folder, f"run{run}.jsonl"), [
             {"id": f"q{i:03d}", "acc": int(seeds.random() < min(1, p + shift))}
             for i, p in enumerate(chance)])
+
+# A judge's pairwise verdicts with a human's on some of them: AlpacaEval
+# annotations of 500 instructions (base against cand), the judge's on all
+# and a human's on a random 100.  The humans prefer cand about half the
+# time; the judge agrees with them 80% of the time and turns a third of
+# its remaining losses for cand into wins: as judged cand wins about 60%.
+verdicts = random.Random(20261204)
+asked = set(verdicts.sample(range(500), 100))
+judge, human = [], []
+for i in range(500):
+    truth = verdicts.random() < 0.5
+    said = truth if verdicts.random() < 0.8 else not truth
+    if not said and verdicts.random() < 0.35:
+        said = True
+    row = {"instruction": f"instruction {i:03d}", "output_1": "...",
+           "generator_1": "base", "output_2": "...", "generator_2": "cand",
+           "annotator": "judge", "preference": 2.0 if said else 1.0}
+    judge.append(row)
+    if i in asked:
+        human.append(dict(row, annotator="human",
+                          preference=2.0 if truth else 1.0))
+for name, rows in (("prefs-judge.json", judge), ("prefs-human.json", human)):
+    with open(os.path.join(ex, name), "w") as f:
+        json.dump(rows, f, indent=0)
+        f.write("\n")

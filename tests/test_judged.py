@@ -555,3 +555,107 @@ def test_the_report_says_how_much_of_the_gap_goes_with_length(capsys):
     status, _, err = run(capsys, *runs, "--metric", "judge",
                          "--judge-covariate", "words")
     assert status == 2 and "--judge-covariate goes with --human" in err
+
+
+# -- preferences: a judge's verdicts corrected by a human's on some items -----
+
+def judged_preferences(tmp_path, rng, items=300, every=3, lean=0.3):
+    """AlpacaEval annotations of a judge that leans to B (it turns a loss
+    into a win on a share *lean* of B's long answers) and a human's
+    verdicts, the truth, on every *every*-th instruction.  Returns the
+    two paths and the (judge, human) shares of B per item."""
+    judge, human, shares = [], [], []
+    for i in range(items):
+        truth = rng.random() < 0.5
+        said = truth if rng.random() < 0.8 else not truth
+        if not said and rng.random() < 0.7 * lean:
+            said = True
+        row = {"instruction": f"q{i}", "generator_1": "base",
+               "generator_2": "cand", "output_1": "x", "output_2": "y",
+               "preference": 2.0 if said else 1.0}
+        judge.append(row)
+        if i % every == 0:
+            human.append(dict(row, preference=2.0 if truth else 1.0))
+        shares.append((float(said), float(truth) if i % every == 0
+                       else math.nan))
+    paths = []
+    for name, rows in (("annotations.json", judge), ("human.json", human)):
+        if tmp_path is not None:
+            (tmp_path / name).write_text(json.dumps(rows))
+            paths.append(str(tmp_path / name))
+    return paths, shares
+
+
+def test_a_preference_file_is_corrected_by_human_verdicts(capsys, tmp_path):
+    # A preference is a score on a pair and a human's verdict a second
+    # score on some items: the win rate's gap (2 x win rate - 1) is
+    # PPI++'s on the per-item differences, as for scores, and a file of
+    # B's human share per id says the same as a file of human verdicts.
+    (judge, human), shares = judged_preferences(tmp_path, random.Random(5))
+    status, out, err = run(capsys, judge, "--human", human, "--json")
+    assert status == 0, err
+    report = json.loads(out)
+    entry = report["metrics"][0]
+    f = [2 * j - 1 for j, h in shares if h == h]
+    y = [2 * h - 1 for j, h in shares if h == h]
+    g = [2 * j - 1 for j, h in shares if h != h]
+    estimate, _, lo, hi = oracle.ppi_mean(y, f, g, Z)
+    gap = entry["judge_corrected"]["gap"]
+    assert gap["estimate"] == pytest.approx(float(estimate), abs=1e-12)
+    assert gap["ci"] == pytest.approx([lo, hi], abs=1e-12)
+    assert report["preferences"]["win_rate"] == sum(j for j, _ in shares
+                                                     ) / len(shares)
+    table = tmp_path / "human.csv"
+    table.write_text("id,share\n" + "".join(
+        f"q{i},{h}\n" for i, (_, h) in enumerate(shares) if h == h))
+    status, out, err = run(capsys, judge, "--human", str(table),
+                           "--human-field", "share", "--json")
+    assert status == 0, err
+    assert json.loads(out)["metrics"][0]["judge_corrected"]["gap"] == gap
+    status, out, _ = run(capsys, judge, "--human", human)
+    assert "as judged, win rate of cand against base: " in out
+
+
+@pytest.mark.parametrize("replays, least", [
+    (40, 0.85), pytest.param(600, 0.93, marks=pytest.mark.slow)])
+def test_corrected_win_rates_cover_the_humans(replays, least):
+    # The judge's win rate stands about 10 points above the humans'; the
+    # corrected interval covers the humans' true gap (0: they prefer
+    # neither) at 95%, the judge's alone almost never.
+    rng = random.Random(replays)
+    covered = judged = 0
+    for _ in range(replays):
+        _, shares = judged_preferences(None, rng)
+        x = [j for j, _ in shares]
+        y = [h for _, h in shares]
+        from array import array
+        check = bed._judged_metric(
+            bed._Columns(array("d", [1 - v for v in x]), array("d", x)),
+            bed._Columns(array("d", [1 - v for v in y]), array("d", y)),
+            bed._Metric("win rate", "a", "b"), rng,
+            bed._Options(resamples=41), ["h", "h"])[1]
+        covered += check.gap.ci.lo <= 0 <= check.gap.ci.hi
+        ci = check.judged.ci_paired
+        judged += ci.lo <= 0 <= ci.hi
+    assert covered / replays >= least and judged / replays < 0.5
+
+
+def test_human_verdicts_that_cannot_correct_get_one_line(capsys, tmp_path):
+    (judge, human), _ = judged_preferences(tmp_path, random.Random(1), 30)
+    rows = json.loads(open(human).read())
+    extra = tmp_path / "extra.json"
+    extra.write_text(json.dumps(rows + [dict(rows[0], instruction="q999")]))
+    wrong = tmp_path / "wrong.csv"
+    wrong.write_text("id,human\nq0,2\n")
+    import os
+    mt = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures",
+                      "preferences", "mt-bench-pair.jsonl")
+    for argv, words in (
+            ([judge, "--human", str(extra)], "item 'q999', which the runs "
+                                             "do not hold"),
+            ([judge, "--human", str(wrong)], "a human share of 2 for cand"),
+            ([judge, "--human", "preference"], "one file of human verdicts"),
+            ([mt, "--human", human], "clustered or grouped items")):
+        status, out, err = run(capsys, *argv)
+        assert status == 2 and not out and err.count("\n") == 1, err
+        assert words in err
