@@ -11464,6 +11464,14 @@ def _judge_notes(run):
               f"the others' (z = {c.drift:+.1f}): labels not drawn at "
               f"random would bias the correction"
               for r, c in zip(run.results, run.checks) if c.drift]
+    apart = [r.metric for r, c in zip(run.results, run.checks)
+             if _units_of(r).gap(_exact(c.b.estimate - c.a.estimate))
+             != _units_of(r).gap(_exact(c.gap.estimate))]   # as printed
+    if apart:
+        notes.append(f"{', '.join(apart)}: the difference is corrected on "
+                     f"the items' own differences, with its own PPI++ "
+                     f"weight, so the pairing counts; it need not equal "
+                     f"the corrected means' difference")
     small = [r.metric for r, c in zip(run.results, run.checks)
              if c.gap.df is not None]
     if small:
