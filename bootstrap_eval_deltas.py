@@ -3501,8 +3501,8 @@ def _pair_tally(tally, i, j):
 
 ## Pairwise preferences #######################################################
 
-# Doors (called from other sections): _preference_counts, _rank_preferences,
-# _win_rates.
+# Doors (called from other sections): _bt_fit, _ELO, _preference_counts,
+# _rank_preferences, _solve, _win_rates.
 
 # A preference is a score on a pair: the second system's share x of a
 # verdict (1 a win, 0 a loss, 1/2 a tie, a judge's probability as its
@@ -4009,7 +4009,7 @@ def _win_rates(size, cells):
 
 # Doors (called from other sections): _corrected_result, _corrected_se,
 # _covariate_check, _judge_check, _JudgeCheck, _labels_for_se, _labels_needed,
-# _PPI_CLT_LEAST, _variance.
+# _ppi_bradley_terry, _PPI_CLT_LEAST, _variance.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -4220,6 +4220,139 @@ class _JudgeCheck(NamedTuple):
     needed: object = None    # labels that would detect the gap seen
                              # (_labels_needed), None: more than the items
     covariate: object = None  # _Covariate (--judge-covariate), or None
+
+
+class _CorrectedRatings(NamedTuple):
+    """Bradley-Terry log-strengths corrected by human verdicts on some of
+    the battles (_ppi_bradley_terry): system 0 held at 0."""
+    theta: list              # each system's log-strength, theta[0] = 0
+    cov: list                # their covariance (row and column 0 zero)
+    weight: float            # PPI++'s lam in [0, 1]
+    labels: int              # battles a human judged
+    unlabelled: int          # battles the judge alone judged
+
+
+def _ppi_bradley_terry(size, judged, labelled):
+    """Return the _CorrectedRatings of *size* systems from the battles the
+    judge alone judged, *judged* [(i, j, j's share)], and those a human
+    judged too, *labelled* [(i, j, j's share by the human, by the judge)].
+
+    Prediction-powered inference for an M-estimator (Angelopoulos, Duchi
+    and Zrnic 2023, PPI++, section 4): the Bradley-Terry log-likelihood is
+    a logistic regression of j's share on x = e_j - e_i, so the corrected
+    fit minimises lam/N sum_unlabelled l(f) + 1/n sum_labelled (l(y) -
+    lam l(f)), l the logistic loss; that is a Bradley-Terry fit with
+    weights lam/N and (1 - lam)/n and shares moved by the human's (_bt_fit,
+    Newton's method), so it stays concave for lam in [0, 1].  lam is
+    tuned to the least total variance and the covariance is the sandwich
+    H^-1 (V_lab + n/N lam^2 V_unl) H^-1 / n, every step as ppi-python's
+    ppi_logistic_ci takes it (tests/test_judged.py holds them equal):
+    fitted at lam = 1, lam tuned there, fitted again, lam tuned again, and
+    the last fit and its covariance at that lam.  Ratings of systems no
+    battle links are not identified; the caller checks the battles first.
+    """
+    n, big_n = len(labelled), len(judged)
+    if n < 2 or not big_n:
+        raise EvalDeltaError(f"{_items(n, 'battle')} judged by a human and "
+                             f"{big_n} by the judge alone: the correction "
+                             f"needs two of the first and one of the second")
+
+    def fit(lam):
+        pairs = [(i, j, lam / big_n, lam * f / big_n) for i, j, f in judged]
+        pairs += [(i, j, (1 - lam) / n, (y - lam * f) / n)
+                  for i, j, y, f in labelled]
+        theta = _bt_fit(size, pairs, tol=1e-13)
+        return [t - theta[0] for t in theta]
+
+    def stats(theta, lam):
+        free = size - 1               # the coordinates 1..size-1
+
+        def x(i, j):
+            row = [0.0] * free
+            if j:
+                row[j - 1] += 1.0
+            if i:
+                row[i - 1] -= 1.0
+            return row
+
+        def mu(i, j):
+            return 1 / (1 + math.exp(theta[i] - theta[j]))
+        hess = [[0.0] * free for _ in range(free)]
+        used = judged if lam else []
+        scale = big_n + n if lam else n
+        for i, j, *_ in list(used) + list(labelled):
+            v, row = mu(i, j) * (1 - mu(i, j)), x(i, j)
+            for a in range(free):
+                for b in range(free):
+                    hess[a][b] += v * row[a] * row[b] / scale
+        grads = [[(mu(i, j) - y) * c for c in x(i, j)]
+                 for i, j, y, _ in labelled]
+        hats = [[(mu(i, j) - f) * c for c in x(i, j)]
+                for i, j, _, f in labelled]
+        unl = [[(mu(i, j) - f) * c for c in x(i, j)] for i, j, f in judged]
+        return grads, hats, unl, _inverse(hess)
+
+    def tuned(theta):
+        grads, hats, unl, inv = stats(theta, 1.0)
+        g, h = _centred(grads), _centred(hats)
+        cross = [[(sum(a[r] * b[c] for a, b in zip(g, h))
+                   + sum(b[r] * a[c] for a, b in zip(g, h))) / n
+                  for c in range(size - 1)] for r in range(size - 1)]
+        spread = _covariance(hats + unl)
+        num = _trace_sandwich(inv, cross)
+        den = 2 * (1 + n / big_n) * _trace_sandwich(inv, spread)
+        return min(1.0, max(0.0, num / den)) if den else 0.0
+
+    lam = tuned(fit(1.0))
+    lam = tuned(fit(lam))
+    theta = fit(lam)
+    grads, hats, unl, inv = stats(theta, lam)
+    middle = [[a + n / big_n * b for a, b in zip(ra, rb)] for ra, rb in zip(
+        _covariance([[u - lam * v for u, v in zip(g, h)]
+                     for g, h in zip(grads, hats)]),
+        _covariance([[lam * u for u in row] for row in unl]))]
+    sandwich = _mat_mul(_mat_mul(inv, middle), inv)
+    cov = [[0.0] * size] + [[0.0] + [v / n for v in row] for row in sandwich]
+    return _CorrectedRatings(theta, cov, lam, n, big_n)
+
+
+def _centred(rows):
+    """Return the rows less their column means."""
+    means = [math.fsum(column) / len(rows) for column in zip(*rows)]
+    return [[v - m for v, m in zip(row, means)] for row in rows]
+
+
+def _covariance(rows):
+    """Return the covariance matrix of the rows' columns (n - 1, as
+    numpy's cov)."""
+    centred = _centred(rows)
+    width = len(rows[0])
+    return [[math.fsum(r[a] * r[b] for r in centred) / (len(rows) - 1)
+             for b in range(width)] for a in range(width)]
+
+
+def _mat_mul(a, b):
+    """Return the matrix product a b."""
+    return [[math.fsum(x * y for x, y in zip(row, column))
+             for column in zip(*b)] for row in a]
+
+
+def _trace_sandwich(inv, middle):
+    """Return trace(inv middle inv)."""
+    return sum(_mat_mul(_mat_mul(inv, middle), inv)[k][k]
+               for k in range(len(inv)))
+
+
+def _inverse(matrix):
+    """Return the inverse of a square matrix (by _solve, column by
+    column); EvalDeltaError where it is singular."""
+    size = len(matrix)
+    columns = [_solve(matrix, [float(r == c) for r in range(size)])
+               for c in range(size)]
+    if any(c is None for c in columns):
+        raise EvalDeltaError("the battles do not link every system: the "
+                             "ratings are not identified")
+    return [list(row) for row in zip(*columns)]
 
 
 class _Covariate(NamedTuple):
@@ -6465,9 +6598,9 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
 
 # Doors (called from other sections): _best_of_runs, _compare_run, _Compared,
 # _Dropped, _finite_number, _FORMATS, _grouped_runs, _holds_preferences,
-# _ID_FIELDS, _judged, _judged_metric, _label_sample, _labels_from_pilot,
-# _lower_is_better, _margins, _open_source, _plan_from_pilot,
-# _preference_battles, _rank_input.
+# _human_battles, _ID_FIELDS, _judged, _judged_metric, _label_sample,
+# _labels_from_pilot, _lower_is_better, _margins, _open_source,
+# _plan_from_pilot, _preference_battles, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -10735,6 +10868,56 @@ def _preference_battles(options, sources):
         return _battles(options, sources)
 
 
+def _human_battles(options, names):
+    """Return (the _CorrectedRatings, notes) of rank --human: the judge's
+    verdicts of the *names* systems in the runs, a human's on some of
+    the same items (its file in any preference format), joined on the
+    item; a human verdict on an item the judge's files lack, or between
+    other systems, is an error naming it."""
+    sources = [_open_source(path, options.reading) for path in options.runs]
+    human = _open_source(options.human[0], options.reading)
+    if human.kind != "preferences":
+        raise EvalDeltaError(f"{human.path}: not a preference file: rank "
+                             f"--human takes a human's verdicts in a "
+                             f"preference format")
+    index = {name: k for k, name in enumerate(names)}
+
+    def key(v):            # a battle file's items are its records: by the
+        item = (v.question if v.place.endswith(": " + v.item)  # question
+                else v.item)
+        return item, frozenset((v.a, v.b))
+    judge = {}
+    for source in sources:
+        for _, batch in source.batches:
+            for v in batch:
+                if v.a in index and v.b in index:
+                    if key(v) in judge:
+                        raise EvalDeltaError(
+                            f"{v.place}: {key(v)[0]!r} between {v.a} and "
+                            f"{v.b} is judged twice; the human's verdicts "
+                            f"are joined on the item and the pair")
+                    judge[key(v)] = v
+    labelled, seen = [], set()
+    for _, batch in human.batches:
+        for h in batch:
+            v = judge.get(key(h))
+            if v is None:
+                raise EvalDeltaError(
+                    f"{h.place}: a human verdict on {key(h)[0]!r} between "
+                    f"{h.a} and {h.b}, which the judged files lack")
+            if key(h) in seen:
+                raise EvalDeltaError(f"{h.place}: {key(h)[0]!r} judged "
+                                     f"twice by the human")
+            seen.add(key(h))
+            y = h.share if h.a == v.a else 1 - h.share
+            labelled.append((index[v.a], index[v.b], y, v.share))
+    judged = [(index[v.a], index[v.b], v.share)
+              for k, v in judge.items() if k not in seen]
+    found = _ppi_bradley_terry(len(names), judged, labelled)
+    return found, [f"{human.path}: human verdicts on {len(labelled):,} of "
+                   f"the {len(judge):,} battles, correcting the judge's"]
+
+
 def _battles(options, sources):
     """_preference_battles() of sources of preferences (see there)."""
     files = [(s.path, [v for _, batch in s.batches for v in batch])
@@ -11833,6 +12016,54 @@ class _Ranked(NamedTuple):
     reading: list = None     # read: lines (None: a subset's ranking)
     subsets: list = ()       # (label, _Ranked) with --by
     matrix: object = None    # preferences: the win-rate matrix
+    corrected: object = None  # rank --human: (_CorrectedRatings, notes)
+
+
+def _corrected_ratings(found, names, anchor, confidence):
+    """Return [(name, rating, Interval)] of _CorrectedRatings on the Elo
+    scale: centred at 1000, or the *anchor* (name, rating) fixed, each
+    interval normal on the variance of that rating."""
+    size, theta, cov = len(names), found.theta, found.cov
+    if anchor:
+        at = names.index(anchor[0])
+        weights = [float(k == at) for k in range(size)]
+        base = anchor[1]
+    else:
+        weights, base = [1 / size] * size, 1000.0
+    ref = math.fsum(w * t for w, t in zip(weights, theta))
+    cw = [math.fsum(c * w for c, w in zip(row, weights)) for row in cov]
+    wcw = math.fsum(w * v for w, v in zip(weights, cw))
+    z = _upper_z(float((1 - _exact(confidence)) / 2))
+    out = []
+    for k, name in enumerate(names):
+        sd = _ELO * math.sqrt(max(0.0, cov[k][k] - 2 * cw[k] + wcw))
+        rating = base + _ELO * (theta[k] - ref)
+        out.append((name, rating, Interval(rating - z * sd, rating + z * sd)))
+    return out
+
+
+def _corrected_lines(corrected, r, options):
+    """Return (the heading, the finding, table rows) of rank --human."""
+    found, _ = corrected
+    level = _decimal(_exact(options.confidence) * 100) + "%"
+    rows = sorted(_corrected_ratings(found, r.names, options.anchor,
+                                     options.confidence),
+                  key=lambda row: -row[1])
+    judged = dict(zip(r.names, r.means))
+    head = (f"ratings corrected by a human's verdicts on {found.labels:,} "
+            f"of the {found.labels + found.unlabelled:,} battles "
+            f"(prediction-powered Bradley-Terry, PPI++ weight "
+            f"{found.weight:.2f}; each {level} interval normal, on its own; "
+            f"the battles taken to be labelled at random):")
+    top = max(judged, key=judged.get)
+    finding = (f"the best as judged, {top}, rates highest after "
+               f"correction too" if rows[0][0] == top else
+               f"Finding: {top} rates best as judged; {rows[0][0]} after "
+               f"correction")
+    table = [["system", "corrected rating", f"{level} CI", "as judged"]]
+    table += [[name, f"{rating:.1f}", f"[{ci.lo:.1f}, {ci.hi:.1f}]",
+               f"{judged[name]:.1f}"] for name, rating, ci in rows]
+    return head, finding, table
 
 
 def _format_rank(ranked, options, markdown=False):
@@ -11940,6 +12171,10 @@ def _format_rank(ranked, options, markdown=False):
                 "" if matrix[s][t] is None else f"{matrix[s][t]:.3f}"
                 for t in order])
         lines += [""] + _table(table, markdown)
+    if ranked.corrected is not None:
+        lines += [""] + [mark(x) for x in _corrected_lines(
+            ranked.corrected, r, options)[:2]] + [""] * markdown + _table(
+                _corrected_lines(ranked.corrected, r, options)[2], markdown)
     if pairs:
         rows = [["pair (second - first)", "difference",
                  f"{level} CI (paired)", "p", "p (Holm)", "verdict"]]
@@ -12178,6 +12413,15 @@ def _rank_json(ranked, options):
     subsets' under "subsets"."""
     r, pairs, judgements = ranked.ranking, ranked.pairs, ranked.judgements
     seed, alpha, confidence = options.seed, options.alpha, options.confidence
+    corrected = ranked.corrected and {
+        "method": "prediction-powered Bradley-Terry (PPI++)",
+        "weight": ranked.corrected[0].weight,
+        "labels": ranked.corrected[0].labels,
+        "unlabelled": ranked.corrected[0].unlabelled,
+        "systems": [{"name": name, "rating": rating, "ci": list(ci)}
+                    for name, rating, ci in _corrected_ratings(
+                        ranked.corrected[0], r.names, options.anchor,
+                        confidence)]}
     anchor, marginal = options.anchor, options.marginal_ranks
     dropped = ranked.dropped
     report = {
@@ -12214,6 +12458,8 @@ def _rank_json(ranked, options):
                           "model": "davidson", "nu": r.ties[0],
                           "nu_ci": [r.ties[1].lo, r.ties[1].hi],
                           "nu_note": _nu_words(r.ties)})
+    if corrected:
+        report["human_corrected"] = corrected
     if ranked.reading is not None:
         report["reading"] = ranked.reading
     if ranked.subsets:
@@ -13605,6 +13851,12 @@ def _add_rank(commands):
     rank.add_argument("--allow-partial", action="store_true",
                       help="rank on the ids every run has and say how many "
                            "were left out, instead of failing")
+    rank.add_argument("--human", metavar="FILE",
+                      help="preference files: a human's verdicts on some of "
+                           "the same battles (any preference format, joined "
+                           "on the item): the Bradley-Terry ratings "
+                           "corrected by them (prediction-powered, PPI++) "
+                           "beside the judge's")
     rank.add_argument("--method", choices=_METHODS, default="auto",
                       help="the means' intervals and the pairs' "
                            "comparisons as in compare --method (default "
@@ -14109,7 +14361,9 @@ def _rank_options(args):
         confidence=args.confidence, method=args.method, seed=args.seed,
         jobs=args.jobs, alpha=args.alpha, pairs=args.pairs,
         against=args.baseline, marginal_ranks=args.marginal_ranks,
-        joint_intervals=args.joint_intervals, anchor=args.anchor, ties=args.ties, plot=args.plot)
+        joint_intervals=args.joint_intervals, anchor=args.anchor,
+        ties=args.ties, plot=args.plot,
+        human=(args.human,) if args.human else ())
 
 
 # Options of plan that only --from uses, and options it cannot use.
@@ -14430,9 +14684,10 @@ def _run_rank(options):
     sources = [_open_source(path, options.reading) for path in options.runs]
     if _holds_preferences(sources):
         return _run_rank_preferences(options, sources)
-    if options.anchor:
-        raise EvalDeltaError("--anchor fixes a Bradley-Terry rating: it "
-                             "goes with preference files")
+    if options.anchor or options.human:
+        raise EvalDeltaError(f"{'--anchor' if options.anchor else '--human'}"
+                             f" goes with preference files in rank (compare "
+                             f"corrects two runs' scores with --human)")
     if options.ties:
         raise EvalDeltaError("--ties says how a preference's tie counts: "
                              "it goes with preference files")
@@ -14477,8 +14732,12 @@ def _run_rank_preferences(options, sources):
     cells, names, reading, questions = _preference_battles(options, sources)
     ranking = _rank_preferences(cells, random.Random(options.seed), names,
                                 options, questions)
+    corrected = (_human_battles(options, names) if options.human
+                 else None)
+    reading = reading + (corrected[1] if corrected else [])
     ranked = _Ranked(ranking, reading=reading,
-                     matrix=_win_rates(len(names), cells))
+                     matrix=_win_rates(len(names), cells),
+                     corrected=corrected)
     return _print_ranked(ranked, options)
 
 

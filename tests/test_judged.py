@@ -688,3 +688,131 @@ def test_a_gap_apart_from_the_means_difference_is_explained(capsys,
                                    for n in ("base", "cand")),
                          "--metric", "judge", "--human", "human")
     assert status == 0 and "need not equal" not in out
+
+
+# -- rank --human: Bradley-Terry ratings corrected by human verdicts ----------
+
+def bt_battles(rng, strength, battles=800, every=4, favoured=3, lean=0.3):
+    """Battles among len(strength) systems: the truth drawn from the
+    Bradley-Terry law of *strength*, a judge right 80% of the time that
+    also gives the *favoured* system a share *lean* of its battles, and
+    the human's verdict (the truth) on every *every*-th battle.  Returns
+    (judged [(i, j, f)], labelled [(i, j, y, f)])."""
+    judged, labelled = [], []
+    for b in range(battles):
+        i, j = rng.sample(range(len(strength)), 2)
+        p = 1 / (1 + math.exp(strength[i] - strength[j]))
+        y = float(rng.random() < p)
+        f = y if rng.random() < 0.8 else 1 - y
+        if favoured in (i, j) and rng.random() < lean:
+            f = float(j == favoured)
+        if b % every == 0:
+            labelled.append((i, j, y, f))
+        else:
+            judged.append((i, j, f))
+    return judged, labelled
+
+
+@pytest.mark.slow       # ppi-python compiles its logistic code: ~20 s
+def test_corrected_ratings_are_ppi_pythons_logistic_fit():
+    # Bradley-Terry is a logistic regression on x = e_j - e_i (system 0
+    # dropped): ppi-python's ppi_logistic_ci on that design is the oracle.
+    np = pytest.importorskip("numpy")
+    ppi_py = pytest.importorskip("ppi_py")
+    judged, labelled = bt_battles(random.Random(4), [0.0, 0.4, -0.3, 0.8])
+    found = bed._ppi_bradley_terry(4, judged, labelled)
+
+    def design(rows):
+        x = np.zeros((len(rows), 3))
+        for k, (i, j, *_) in enumerate(rows):
+            if j:
+                x[k, j - 1] += 1
+            if i:
+                x[k, i - 1] -= 1
+        return x
+    lo, hi = ppi_py.ppi_logistic_ci(
+        design(labelled), np.array([r[2] for r in labelled]),
+        np.array([r[3] for r in labelled]), design(judged),
+        np.array([r[2] for r in judged]), alpha=0.05)
+    for k in range(1, 4):
+        half = Z * math.sqrt(found.cov[k][k])
+        assert found.theta[k] - half == pytest.approx(lo[k - 1], abs=1e-6)
+        assert found.theta[k] + half == pytest.approx(hi[k - 1], abs=1e-6)
+
+
+def test_with_no_weight_the_correction_is_the_humans_own_fit():
+    # A judge that says nothing of the truth gets weight 0, and the fit
+    # is then the Bradley-Terry maximum of the human verdicts alone.
+    rng = random.Random(6)
+    judged, labelled = bt_battles(rng, [0.0, 0.5, -0.5], 600, 2)
+    noise = [(i, j, y, float(rng.random() < 0.5)) for i, j, y, _ in labelled]
+    found = bed._ppi_bradley_terry(3, [(i, j, float(rng.random() < 0.5))
+                                       for i, j, _ in judged], noise)
+    alone = bed._bt_fit(3, [(i, j, 1.0, y) for i, j, y, _ in noise],
+                        tol=1e-13)
+    if found.weight == 0:
+        assert [t - found.theta[0] for t in found.theta] == pytest.approx(
+            [t - alone[0] for t in alone], abs=1e-9)
+    assert found.weight < 0.2
+
+
+@pytest.mark.parametrize("replays, least", [
+    (25, 0.85), pytest.param(400, 0.93, marks=pytest.mark.slow)])
+def test_corrected_ratings_cover_where_the_judge_favours_one(replays,
+                                                             least):
+    # The judge hands system 3 a third of its battles: its judged rating
+    # stands far above the truth; the corrected interval of each rating
+    # difference (against system 0) covers the truth.
+    strength = [0.0, 0.4, -0.3, 0.2]
+    rng = random.Random(replays)
+    covered = total = 0
+    for _ in range(replays):
+        judged, labelled = bt_battles(rng, strength)
+        found = bed._ppi_bradley_terry(4, judged, labelled)
+        for k in range(1, 4):
+            half = Z * math.sqrt(found.cov[k][k])
+            covered += abs(found.theta[k] - strength[k]) <= half
+            total += 1
+    assert covered / total >= least
+
+
+def test_rank_human_prints_the_corrected_ratings(capsys, tmp_path):
+    rng = random.Random(8)
+    names = ["alpha", "beta", "gamma"]
+    judge, human = [], []
+    for b in range(600):
+        a, c = rng.sample(names, 2)
+        truth = "model_b" if rng.random() < 0.5 else "model_a"
+        said = truth if rng.random() < 0.8 else (
+            "model_a" if truth == "model_b" else "model_b")
+        row = {"model_a": a, "model_b": c, "winner": said,
+               "question_id": f"q{b:04d}"}
+        judge.append(row)
+        if b % 4 == 0:
+            human.append(dict(row, winner=truth))
+    paths = []
+    for name, rows in (("battles.json", judge), ("human.json", human)):
+        (tmp_path / name).write_text(json.dumps(rows))
+        paths.append(str(tmp_path / name))
+    assert bed.main(["rank", paths[0], "--human", paths[1],
+                     "--resamples", "100", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)["human_corrected"]
+    assert found["labels"] == 150 and found["unlabelled"] == 450
+    ratings = [s["rating"] for s in found["systems"]]
+    assert sum(ratings) / 3 == pytest.approx(1000)
+    assert bed.main(["rank", paths[0], "--human", paths[1], "--resamples",
+                     "100"]) == 0
+    out = capsys.readouterr().out
+    assert "ratings corrected by a human's verdicts on 150 of the 600" in out
+    stray = tmp_path / "stray.json"
+    stray.write_text(json.dumps(human + [dict(human[0],
+                                              question_id="q9999")]))
+    for argv, words in (
+            ([paths[0], "--human", str(stray)], "'q9999' between"),
+            ([paths[0], "--human", str(tmp_path / "none.json")],
+             "cannot read"),
+            ([judged_runs(tmp_path)[0], judged_runs(tmp_path)[1], "--human",
+              paths[1]], "--human goes with preference files")):
+        assert bed.main(["rank", *argv, "--resamples", "100"]) == 2
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1, err
