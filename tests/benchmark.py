@@ -1563,6 +1563,40 @@ def judged_cases(replays, items=4000):
             print(f"{judge:<11} {labels:>6}  {shares:>24}  "
                   f"{width / replays:>12.4f}  "
                   f"{100 * alone / replays:>15.1f}%")
+    judged_ratings(replays)
+
+
+def judged_ratings(replays, battles=2000):
+    """Issue 33's preferences: Bradley-Terry ratings of 4 systems from a
+    judge that hands system 3 a third of its battles, corrected by a
+    human's verdicts (the truth) on 100, 400 and 1,000 of *battles*
+    battles (rank --human): how often the corrected interval of each
+    rating difference covers the truth, and the judge's own fit's bias on
+    the favoured system."""
+    strength = [0.0, 0.4, -0.3, 0.2]
+    print(f"\njudge-corrected Bradley-Terry, 4 systems, {battles} battles, "
+          f"{replays} replays: coverage of the 3 rating differences, the "
+          f"judge alone's bias on the favoured system (log-strength)")
+    for labels in (100, 400, 1000):
+        rng = random.Random(labels)
+        covered = total = 0
+        bias = weight = 0.0
+        for _ in range(replays):
+            judged, labelled = designs.bt_battles(rng, strength, battles,
+                                          battles // labels)
+            found = bed._ppi_bradley_terry(4, judged, labelled)
+            weight += found.weight
+            for k in range(1, 4):
+                half = 1.959964 * math.sqrt(found.cov[k][k])
+                covered += abs(found.theta[k] - strength[k]) <= half
+                total += 1
+            alone = bed._bt_fit(4, [(i, j, 1.0, f) for i, j, f in judged]
+                                + [(i, j, 1.0, f) for i, j, _, f in labelled])
+            bias += (alone[3] - alone[0]) - strength[3]
+        print(f"  {labels:>5} human verdicts: corrected "
+              f"{100 * covered / total:5.1f}%  PPI++ weight "
+              f"{weight / replays:.2f}  judge alone's bias "
+              f"{bias / replays:+.3f}", flush=True)
 
 
 SMALL_NS = (10, 15, 20, 30, 50, 100, 200)

@@ -127,3 +127,25 @@ def judged_lengths(rng, items, labels, lenient_on_long):
             humans[s].append(float(truth) if i in marked else math.nan)
             lengths[s].append(words)
     return judges, humans, lengths
+
+
+def bt_battles(rng, strength, battles=800, every=4, favoured=3,
+               lean=0.3):
+    """Battles among len(strength) systems: the truth drawn from the
+    Bradley-Terry law of *strength*, a judge right 80% of the time that
+    also gives the *favoured* system a share *lean* of its battles, and
+    the human's verdict (the truth) on every *every*-th battle.  Returns
+    (judged [(i, j, f)], labelled [(i, j, y, f)])."""
+    judged, labelled = [], []
+    for b in range(battles):
+        i, j = rng.sample(range(len(strength)), 2)
+        p = 1 / (1 + math.exp(strength[i] - strength[j]))
+        y = float(rng.random() < p)
+        f = y if rng.random() < 0.8 else 1 - y
+        if favoured in (i, j) and rng.random() < lean:
+            f = float(j == favoured)
+        if b % every == 0:
+            labelled.append((i, j, y, f))
+        else:
+            judged.append((i, j, f))
+    return judged, labelled

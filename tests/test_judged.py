@@ -692,34 +692,14 @@ def test_a_gap_apart_from_the_means_difference_is_explained(capsys,
 
 # -- rank --human: Bradley-Terry ratings corrected by human verdicts ----------
 
-def bt_battles(rng, strength, battles=800, every=4, favoured=3, lean=0.3):
-    """Battles among len(strength) systems: the truth drawn from the
-    Bradley-Terry law of *strength*, a judge right 80% of the time that
-    also gives the *favoured* system a share *lean* of its battles, and
-    the human's verdict (the truth) on every *every*-th battle.  Returns
-    (judged [(i, j, f)], labelled [(i, j, y, f)])."""
-    judged, labelled = [], []
-    for b in range(battles):
-        i, j = rng.sample(range(len(strength)), 2)
-        p = 1 / (1 + math.exp(strength[i] - strength[j]))
-        y = float(rng.random() < p)
-        f = y if rng.random() < 0.8 else 1 - y
-        if favoured in (i, j) and rng.random() < lean:
-            f = float(j == favoured)
-        if b % every == 0:
-            labelled.append((i, j, y, f))
-        else:
-            judged.append((i, j, f))
-    return judged, labelled
-
-
 @pytest.mark.slow       # ppi-python compiles its logistic code: ~20 s
 def test_corrected_ratings_are_ppi_pythons_logistic_fit():
     # Bradley-Terry is a logistic regression on x = e_j - e_i (system 0
     # dropped): ppi-python's ppi_logistic_ci on that design is the oracle.
     np = pytest.importorskip("numpy")
     ppi_py = pytest.importorskip("ppi_py")
-    judged, labelled = bt_battles(random.Random(4), [0.0, 0.4, -0.3, 0.8])
+    judged, labelled = designs.bt_battles(random.Random(4),
+                                          [0.0, 0.4, -0.3, 0.8])
     found = bed._ppi_bradley_terry(4, judged, labelled)
 
     def design(rows):
@@ -744,7 +724,7 @@ def test_with_no_weight_the_correction_is_the_humans_own_fit():
     # A judge that says nothing of the truth gets weight 0, and the fit
     # is then the Bradley-Terry maximum of the human verdicts alone.
     rng = random.Random(6)
-    judged, labelled = bt_battles(rng, [0.0, 0.5, -0.5], 600, 2)
+    judged, labelled = designs.bt_battles(rng, [0.0, 0.5, -0.5], 600, 2)
     noise = [(i, j, y, float(rng.random() < 0.5)) for i, j, y, _ in labelled]
     found = bed._ppi_bradley_terry(3, [(i, j, float(rng.random() < 0.5))
                                        for i, j, _ in judged], noise)
@@ -767,7 +747,7 @@ def test_corrected_ratings_cover_where_the_judge_favours_one(replays,
     rng = random.Random(replays)
     covered = total = 0
     for _ in range(replays):
-        judged, labelled = bt_battles(rng, strength)
+        judged, labelled = designs.bt_battles(rng, strength)
         found = bed._ppi_bradley_terry(4, judged, labelled)
         for k in range(1, 4):
             half = Z * math.sqrt(found.cov[k][k])
