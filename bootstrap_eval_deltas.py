@@ -2993,6 +2993,9 @@ class _RunNoise(NamedTuple):
     run_sd: tuple            # SD of one run's mean over runs, A and B
     run_sd_ci: tuple         # ... each its Interval (chi-square, R - 1 df)
     item_sd: float           # SD over items of the per-item mean gap
+    item_sd_ci: object       # ... its Interval (large-sample, by the
+                             # fourth moment, on the log scale), None
+                             # under 4 items or with no spread
     gap: float               # the gap of the run-averaged scores
     one_run: Interval        # where one new run of each would put the gap
     one_run_df: float        # that interval's degrees of freedom
@@ -3044,6 +3047,16 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
     v = [_variance(means[:ra], 1), _variance(means[ra:], 1)]
     gap = sum(g * c for g, c in gaps) / n
     item_var = sum(c * (g - gap) ** 2 for g, c in gaps) / (n - 1)
+    item_ci = None
+    if n >= 4 and item_var > 0:   # var(s^2) ~ (m4 - s^4 (n-3)/(n-1)) / n,
+        m4 = sum(c * (g - gap) ** 4 for g, c in gaps) / n   # on log s^2
+        stretch = math.exp(_upper_z(float(1 - _exact(options.confidence))
+                                    / 2) * math.sqrt(max(0.0, m4 - item_var
+                                                         ** 2 * (n - 3)
+                                                         / (n - 1)) / n)
+                           / item_var)
+        item_ci = Interval(math.sqrt(item_var / stretch),
+                           math.sqrt(item_var * stretch))
     alpha = float(1 - _exact(options.confidence))
     cis = []
     for var, r in zip(v, runs):
@@ -3068,7 +3081,7 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
         z = _z_sum(options.alpha, options.power)
         needed = max(2, math.ceil(z * z * sum(v) / (gap * gap) - 1e-9))
     return _RunNoise(metric.name, n, (ra, rb), tuple(map(math.sqrt, v)),
-                     tuple(cis), math.sqrt(item_var), gap,
+                     tuple(cis), math.sqrt(item_var), item_ci, gap,
                      Interval(gap - half, gap + half), df,
                      Interval(d_mean - naive_half, d_mean + naive_half),
                      needed)
@@ -12257,7 +12270,9 @@ def _noise_lines(noise, results, options):
             f"{u.span(Interval(*map(_exact, ca)), False)}, {ra} runs) and "
             f"{u.gap(sb, sign=False)} for the candidate "
             f"({u.span(Interval(*map(_exact, cb)), False)}, {rb} runs); "
-            f"the gap's item-to-item SD is {u.gap(q.item_sd, sign=False)}.")
+            f"the gap's item-to-item SD is {u.gap(q.item_sd, sign=False)}"
+            + (f" ({u.span(Interval(*map(_exact, q.item_sd_ci)), False)})"
+               if q.item_sd_ci else "") + ".")
         lines.append(
             f"  one new run of each: the gap would read within "
             f"{u.span_words(Interval(*map(_exact, q.one_run)))} ({level} "
@@ -12349,7 +12364,9 @@ def _with_noise(report, noise, results, options):
             {"metric": q.metric, "n_items": q.n_items,
              "runs": list(q.runs), "run_sd": list(q.run_sd),
              "run_sd_ci": [list(ci) for ci in q.run_sd_ci],
-             "item_sd": q.item_sd, "gap": q.gap,
+             "item_sd": q.item_sd,
+             "item_sd_ci": q.item_sd_ci and list(q.item_sd_ci),
+             "gap": q.gap,
              "one_run_interval": list(q.one_run),
              "one_run_df": q.one_run_df,
              "first_runs_item_only_interval": list(q.naive),
