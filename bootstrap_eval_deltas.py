@@ -7185,7 +7185,7 @@ def _is_number(value):
 
 
 def _read_tallies(baseline, candidate, metrics, options=_Options(),
-                  columns=False):
+                  columns=False, groups=None):
     """Return ([tally per metric], dropped) of one wide file or two runs.
 
     A tally counts the items with each (a, b) pair of values, or with a
@@ -7203,15 +7203,18 @@ def _read_tallies(baseline, candidate, metrics, options=_Options(),
     1 a large candidate file is parsed in a helper process while the
     baseline is read (_candidate_batches): the same tallies.  With
     sequential (and *columns*) a wide file's _Columns keep its rows' order
-    from the first row on, as two runs' keep the baseline's.
+    from the first row on, as two runs' keep the baseline's.  With a list
+    *groups* two runs' _Columns come with a cluster (or subset) too: the
+    list is filled with each item's label, in the columns' order.
     """
     cluster, role = _grouping(options)
-    columns = columns and cluster is None
+    columns = columns and (cluster is None or groups is not None)
     if candidate is None:
         return _read_wide(baseline, metrics, cluster, options.id_col, role,
                           columns, options.sequential and columns), 0
     key = options.id_col or _shared_id_field(baseline.run(), candidate.run())
-    return _read_joined(baseline, candidate, metrics, key, options, columns)
+    return _read_joined(baseline, candidate, metrics, key, options, columns,
+                        groups)
 
 
 def _grouping(options):
@@ -7429,9 +7432,11 @@ def _repeated(source, key, item, number, first):
                          f"(first at {source.where(first)})")
 
 
-def _read_joined(baseline, candidate, metrics, key, options, columns=False):
+def _read_joined(baseline, candidate, metrics, key, options, columns=False,
+                 groups=None):
     """Return (tallies, dropped) of two runs joined on *key*: the baseline
-    held, the candidate streamed past it (see _read_tallies)."""
+    held, the candidate streamed past it (see _read_tallies; *groups*
+    gets the items' labels where the columns are grouped)."""
     (cluster, role), allow_partial = _grouping(options), options.allow_partial
     fields = [m.b_field for m in metrics] + ([cluster] if cluster else [])
     stream = _candidate_batches(candidate, key, fields, options.jobs)
@@ -7473,6 +7478,10 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False):
                 _match(candidate, key, seen, ats, batch_numbers, items)
             seen[start:end] = array(seen.typecode, batch_numbers)
             if columns:
+                if cluster:
+                    _check_labels(baseline, candidate, cluster, numbers, ats,
+                                  [labels[at] for at in ats], raws[-1],
+                                  batch_numbers)
                 for tally, column, raw in zip(tallies, readers, raws):
                     tally.b[start:end] = array(
                         "d", column.numbers_of(batch_numbers, raw))
@@ -7503,6 +7512,8 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False):
     _check_join(baseline, candidate, key, order, seen, only, first_only,
                 allow_partial)
     missing = seen.count(0)
+    if groups is not None and columns:
+        groups.extend(itertools.compress(labels, map(bool, seen)))
     if columns and missing:           # the items in both runs
         shared = list(map(bool, seen))
         tallies = [_Columns(*(array("d", itertools.compress(v, shared))
@@ -10151,9 +10162,10 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
     for source in sources if named else ():
         _require(source.run(), named, "--judge-covariate field",
                  "the fields are", [str(f) for f in source.first])
+    groups = [] if options.by else None
     tallies, missing = _read_tallies(baseline, candidate,
                                      metrics + humans + extra, options,
-                                     columns=True)
+                                     columns=True, groups=groups)
     for table in labels:
         table.check()
     where = [f"{source.path}: " + (f"its labels file {spec}"
@@ -10161,16 +10173,26 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
              for source, spec, field in zip(sources, specs, fields)]
     results, checks = [], []
     covariate = tallies[-1] if named else None
+    subsets = []
     for m, judge, human in zip(metrics, tallies, tallies[len(metrics):]):
         result, check = _judged_metric(judge, human, m, rng, options, where,
                                        covariate)
         results.append(result)
         checks.append(check)
+        for label in sorted(set(groups or ())):   # --by: each corrected
+            pick = [g == label for g in groups]
+
+            def part(columns):
+                return _Columns(*(array("d", itertools.compress(v, pick))
+                                  for v in columns))
+            subsets.append((label, _judged_metric(
+                part(judge), part(human), m, rng, options,
+                [f"{options.by} {label!r}: {w}" for w in where])[0]))
     reading = list(reading) + (missing.notes() if isinstance(
         missing, _Dropped) else [])
-    return _Compared((baseline.path, candidate.path), results, [], missing,
-                     reading, _margins(options.margin, [m.name for m in
-                                                        metrics]),
+    return _Compared((baseline.path, candidate.path), results, subsets,
+                     missing, reading, _margins(options.margin,
+                                                [m.name for m in metrics]),
                      equivalence=_margins(options.equivalence,
                                           [m.name for m in metrics],
                                           "--equivalence"),
@@ -14315,7 +14337,8 @@ def _compare_options(args):
                 raise EvalDeltaError(f"--runs with {flag} is not supported "
                                      f"yet")
     if args.human:
-        for flag, given in (("--cluster", args.cluster), ("--by", args.by),
+        for flag, given in (("--cluster", args.cluster),
+                            ("--macro", args.macro),
                             ("--sequential", args.sequential),
                             ("--stat", stats)):
             if given:

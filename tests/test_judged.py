@@ -266,7 +266,7 @@ def test_the_library_corrects_as_the_command_line(capsys, tmp_path):
      "the judge's scores run from 2 to 9, the humans' from 0 to 1: put "
      "them on one scale with --judge-map"),
     (([{"id": 0, "s": 1, "h": 1}], [{"id": 0, "s": 1, "h": 1}]),
-     ["--by", "s"], "--human with --by is not supported yet"),
+     ["--macro", "--by", "s"], "--human with --macro is not supported yet"),
 ])
 def test_bad_human_labels_get_one_line(capsys, tmp_path, rows, extra,
                                        message):
@@ -796,3 +796,43 @@ def test_rank_human_prints_the_corrected_ratings(capsys, tmp_path):
         assert bed.main(["rank", *argv, "--resamples", "100"]) == 2
         err = capsys.readouterr().err
         assert words in err and err.count("\n") == 1, err
+
+
+def test_each_subset_is_corrected_on_its_own_items(capsys, tmp_path):
+    # --by with --human: each subset's gap is PPI++'s on that subset's
+    # items alone (its own weight), Holm across the subsets; a subset
+    # with fewer than two labels is named.
+    rng = random.Random(12)
+    (ja, jb), (ha, hb), _ = designs.judged(rng, 600, 150, "favours B")
+    subject = [f"s{i % 3}" for i in range(600)]
+    rows = [[dict({"id": i, "score": j, "subject": subject[i]},
+                  **({} if h != h else {"human": h}))
+             for i, (j, h) in enumerate(zip(js, hs))]
+            for js, hs in ((ja, ha), (jb, hb))]
+    paths = [jsonl(tmp_path, f"{n}.jsonl", r)
+             for n, r in zip(("a", "b"), rows)]
+    status, out, err = run(capsys, *paths, "--metric", "score", "--human",
+                           "human", "--by", "subject", "--json")
+    assert status == 0, err
+    report = json.loads(out)
+    found = {s["subset"]: s for s in report["subsets"]}
+    from array import array
+    for label in ("s0", "s1", "s2"):
+        pick = [s == label for s in subject]
+
+        def part(v):
+            return array("d", [x for x, p in zip(v, pick) if p])
+        _, gap, *_ = bed._judge_check(bed._Columns(part(ja), part(jb)),
+                                      bed._Columns(part(ha), part(hb)))
+        assert found[label]["observed"]["gap"] == pytest.approx(
+            gap.estimate, abs=1e-12)
+        assert found[label]["ci"]["paired_gap"] == pytest.approx(
+            [gap.ci.lo, gap.ci.hi], abs=1e-12)
+    rows[0][0]["subject"] = rows[1][0]["subject"] = "lonely"
+    rows[0][0]["human"] = rows[1][0]["human"] = 1.0
+    paths = [jsonl(tmp_path, f"{n}.jsonl", r)
+             for n, r in zip(("a", "b"), rows)]
+    status, out, err = run(capsys, *paths, "--metric", "score", "--human",
+                           "human", "--by", "subject")
+    assert status == 2 and "subject 'lonely'" in err
+    assert "a correction needs two at least" in err
