@@ -11630,11 +11630,8 @@ def _judge_lines(r, j, check, as_judged, options):
                      f"{said[1]}.")
     if check.covariate is not None:
         lines.append(_covariate_line(check.covariate, u, level, span))
-    worth = (f"the precision of about {round(gap.effective):,} labels "
-             f"alone" if gap.effective else "no more precision than the "
-             "labels alone")
     lines.append(f"{_items(gap.labels, 'human label')} and "
-                 f"{gap.unlabelled:,} judge scores give {worth} (PPI++ "
+                 f"{gap.unlabelled:,} judge scores give {_worth(gap)} (PPI++ "
                  f"weight {gap.weight:.2f}: 1 trusts the judge as PPI "
                  f"does, 0 sets it aside).")
     if j.verdict not in ("better", "worse") and gap.estimate:
@@ -11647,6 +11644,12 @@ def _judge_lines(r, j, check, as_judged, options):
                if needed else f"would take more labels than the "
                f"{r.n_items:,} items have."))
     return lines
+
+
+def _worth(c):
+    """Return what a _Corrected's labels and judge scores are worth."""
+    return (f"the precision of about {round(c.effective):,} labels alone"
+            if c.effective else "no more precision than the labels alone")
 
 
 def _covariate_line(c, u, level, span):
@@ -12335,14 +12338,11 @@ def _format_runs_plan(noise, results, options):
                      f"moves by SD {u.gap(sa, sign=False)} and "
                      f"{u.gap(sb, sign=False)}; the gap "
                      f"{u.gap(_exact(q.gap))}")
-        head = ("runs of each", "SE from run noise", f"power at "
-                f"{u.gap(_exact(gap))}")
-        table = [(str(k), u.gap(_exact(se), sign=False), f"{p:.2f}")
-                 for k, se, p in _runs_rows(q, gap, options)]
-        widths = [max(len(x) for x in column) for column in zip(head, *table)]
-        for row in [head] + table:
-            lines.append("  " + "  ".join(x.rjust(w)
-                                          for x, w in zip(row, widths)))
+        lines += ["  " + x for x in _table(
+            [["runs of each", "SE from run noise",
+              f"power at {u.gap(_exact(gap))}"]] + [
+                [str(k), u.gap(_exact(se), sign=False), f"{p:.2f}"]
+                for k, se, p in _runs_rows(q, gap, options)], False)]
         needed = _run_noise_needed(q, gap, options)
         lines.append(f"  to tell {u.gap(_exact(gap))} from run noise alone "
                      f"({options.power:.0%} power, alpha {options.alpha:g}): "
@@ -12660,23 +12660,17 @@ def _format_labels_plan(found, *, gap=None, width=None, alpha=0.05,
         target = c.estimate if gap is None else gap
         rows, needed, for_width = _labels_rows(r, c, target, width, alpha,
                                                power, confidence)
-        worth = (f"the precision of about {round(c.effective):,} labels "
-                 f"alone" if c.effective else "no more than the labels "
-                 "alone")
         lines.append(f"{r.metric}: {_items(c.labels, 'human label')} of "
-                     f"{items:,} items give {worth} (PPI++ weight "
+                     f"{items:,} items give {_worth(c)} (PPI++ weight "
                      f"{c.weight:.2f}); the corrected gap "
                      f"{u.gap(_exact(c.estimate))}")
-        head = ("labels", f"{level}% CI half-width",
-                f"power at {u.gap(_exact(target))}")
-        table = [(f"{n:,}" + (" (now)" if n == c.labels else " (all)"
-                              if n == items else ""),
-                  u.gap(_exact(half), sign=False), f"{p:.2f}")
-                 for n, half, p in rows]
-        widths = [max(len(x) for x in column) for column in zip(head, *table)]
-        for row in [head] + table:
-            lines.append("  " + "  ".join(x.rjust(w)
-                                          for x, w in zip(row, widths)))
+        lines += ["  " + x for x in _table(
+            [["labels", f"{level}% CI half-width",
+              f"power at {u.gap(_exact(target))}"]] + [
+                [f"{n:,}" + (" (now)" if n == c.labels else " (all)"
+                             if n == items else ""),
+                 u.gap(_exact(half), sign=False), f"{p:.2f}"]
+                for n, half, p in rows], False)]
         pct = _decimal(_exact(power) * 100)
         lines.append(f"  to detect {u.gap(_exact(target))} with {pct}% "
                      f"power: " + (f"about {needed:,} labels" if needed
