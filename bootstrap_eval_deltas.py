@@ -1164,6 +1164,8 @@ class _Options(NamedTuple):
     margin: tuple = ()           # (name or None, M): non-inferiority
     equivalence: tuple = ()      # (name or None, M): two one-sided tests
     sequential: bool = False     # anytime-valid, items in file order
+    crossed: bool = False        # --prompts: the runs are prompts, the
+                                 # same ones for both systems
     group_runs: bool = False     # --runs: each run given is a folder of
                                  # one system's runs
     order: object = None         # ... or in the order of this field
@@ -2031,7 +2033,7 @@ def _holm(ps):
 
 # Doors (called from other sections): _bca_interval, _compare_binary,
 # _compare_macro, _compare_subsets, _compare_tally, _Density, _merged_tally,
-# _METHODS, _run_noise, _tally_spread.
+# _METHODS, _prompt_effect, _run_noise, _tally_spread.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -2982,6 +2984,73 @@ def _chi2_quantile(p, df):
             break
         lo, hi = (mid, hi) if _gamma_ratio(df / 2, mid / 2) < p else (lo, mid)
     return hi
+
+
+class _PromptEffect(NamedTuple):
+    """Two systems each run under the same K prompts on the same items
+    (prompts crossed with systems): the gap under each prompt, and the
+    gap averaged over prompts taken as a random factor."""
+    metric: str
+    n_items: int
+    prompts: tuple           # the prompts' names
+    results: list            # each prompt's paired _MetricResult
+    p_holm: list             # ... its p, Holm-adjusted across the prompts
+    gap: float               # the gap averaged over the prompts
+    ci: Interval             # prompts (and items) as random: Student's t
+    df: float                # ... on Satterthwaite's degrees of freedom
+    prompt_sd: float         # SD of the per-prompt gaps
+
+
+def _prompt_effect(tally, prompts, rng, options=_Options(),
+                   metric=_Metric()):
+    """Return the _PromptEffect of a tally of (a_1..a_K, b_1..b_K) tuples,
+    one per item, a_k and b_k the systems' scores under prompt k.
+
+    Each prompt's gap g_k is compared as compare compares two runs (Holm
+    across the prompts: does the verdict hold under every prompt?).  With
+    prompts drawn from many one might have written, the gap to expect is
+    their mean; its variance is the prompts' s_g^2 / K plus the items'
+    s_d^2 / n, d_i the item's gap averaged over prompts (items crossed
+    with prompts; the two parts overlap in the item-by-prompt noise,
+    which errs wide), Student's t on Satterthwaite's degrees of freedom.
+    Coverage is measured in tests/test_compare.py.
+
+    >>> t = collections.Counter({(1, 0, 1, 1): 30, (0, 0, 1, 0): 20,
+    ...                          (1, 1, 1, 1): 50})
+    >>> e = _prompt_effect(t, ("p1", "p2"), random.Random(1),
+    ...                    _Options(resamples=200))
+    >>> [str(r.gap) for r in e.results], e.gap     # exact, then the mean
+    (['1/5', '3/10'], 0.25)
+    """
+    k = len(prompts)
+    if k < 2:
+        raise EvalDeltaError(f"{metric.name}: prompts as a factor need two "
+                             f"or more (given {k})")
+    results = []
+    for p in range(k):
+        pair = collections.Counter()
+        for values, count in tally.items():
+            pair[values[p], values[k + p]] += count
+        results.append(_compare_tally(pair, rng, options, metric))
+    gaps = [float(r.gap) for r in results]
+    n = sum(tally.values())
+    d = [(sum(values[k:]) - sum(values[:k])) / k for values in tally]
+    counts = list(tally.values())
+    mean_d = math.fsum(x * c for x, c in zip(d, counts)) / n
+    v_items = (math.fsum(c * (x - mean_d) ** 2 for x, c in zip(d, counts))
+               / (n - 1) / n if n > 1 else 0.0)
+    v_prompts = _variance(gaps, 1) / k
+    total = v_prompts + v_items
+    df = (total * total / (v_prompts ** 2 / (k - 1)
+                           + (v_items ** 2 / (n - 1) if n > 1 else 0.0))
+          if total else math.inf)
+    half = (_student_t_upper(float(1 - _exact(options.confidence)) / 2, df)
+            * math.sqrt(total) if total else 0.0)
+    gap = math.fsum(gaps) / k
+    return _PromptEffect(metric.name, n, tuple(prompts), results,
+                         _holm([r.p for r in results]), gap,
+                         Interval(gap - half, gap + half), df,
+                         math.sqrt(_variance(gaps, 1)))
 
 
 class _RunNoise(NamedTuple):
@@ -10100,6 +10169,7 @@ def _grouped_runs(options, rng):
     groups = [_run_group(path, options) for path in options.runs[:2]]
     sources = groups[0] + groups[1]
     ra, rb = len(groups[0]), len(groups[1])
+    prompts = _prompt_names(options, groups) if options.crossed else None
     found = options.metric or _default_metrics(
         sources[0], sources[ra], _not_metrics(options, sources[0],
                                               sources[ra]))
@@ -10117,14 +10187,35 @@ def _grouped_runs(options, rng):
         results.append(_compare_tally(averaged, rng, options, metric._replace(
             kind="continuous" if set(averaged) - {(0, 0), (0, 1), (1, 0),
                                                   (1, 1)} else None)))
-        noise.append(_run_noise(tally, (ra, rb), options, metric))
-    reading = [f"runs: {ra} of the baseline, {rb} of the candidate, on the "
+        noise.append(_prompt_effect(tally, prompts, rng, options, metric)
+                     if prompts else _run_noise(tally, (ra, rb), options,
+                                                metric))
+    reading = [f"prompts: {ra} ({', '.join(prompts)}), each run by both "
+               f"systems on the same items; each item's score is its mean "
+               f"over the prompts" if prompts else
+               f"runs: {ra} of the baseline, {rb} of the candidate, on the "
                f"same items; each item's score is its mean over a system's "
                f"runs"] + said
     names = tuple(spec.partition("=")[0] if "=" in spec
                   and not os.path.exists(spec) else spec
                   for spec in options.runs[:2])
     return _Compared(names, results, [], 0, reading, {}), noise
+
+
+def _prompt_names(options, groups):
+    """Return the prompts of compare --prompts: the names of each system's
+    runs (file names, without what follows the first dot), the same in
+    both systems' folders, in the same order; else EvalDeltaError naming
+    the first that one lacks."""
+    names = [[os.path.basename(s.path).split(".")[0] for s in group]
+             for group in groups]
+    if names[0] != names[1]:
+        lacks = next(iter((set(names[0]) ^ set(names[1])) or names[0]))
+        where = options.runs[1] if lacks in names[0] else options.runs[0]
+        raise EvalDeltaError(f"{where}: no run for prompt {lacks!r}; "
+                             f"--prompts pairs the two systems' runs by "
+                             f"their file names, one per prompt")
+    return tuple(names[0])
 
 
 def _per_run(items, sizes):
@@ -12312,6 +12403,43 @@ def _noise_lines(noise, results, options):
     return lines
 
 
+def _prompt_lines(effects, results, options):
+    """Return the lines of compare --prompts: each metric's gap averaged
+    over the prompts as a random factor, and the verdict under each."""
+    level = _decimal(_exact(options.confidence) * 100) + "%"
+    lines = []
+    for e, r in zip(effects, results):
+        u = _units_of(r)
+        gaps = [r_.gap for r_ in e.results]
+        lines.append(
+            f"{e.metric} across {len(e.prompts)} prompts: the gap under one "
+            f"prompt runs from {u.gap(min(gaps))} to {u.gap(max(gaps))} "
+            f"(SD {u.gap(_exact(e.prompt_sd), sign=False)}); with prompts "
+            f"as a random factor, {u.gap(_exact(e.gap))} ({level} CI "
+            f"{u.span_words(Interval(*map(_exact, e.ci)))}, t on "
+            f"{e.df:.1f} degrees of freedom, prompts and items).")
+        verdicts = collections.defaultdict(list)
+        for name, res, p in zip(e.prompts, e.results, e.p_holm):
+            sign = 1 if r.direction != "lower" else -1
+            verdicts["better" if p < options.alpha and sign * res.gap > 0
+                     else "worse" if p < options.alpha
+                     else "no detectable difference"].append(name)
+        lines.append(f"  each prompt alone (Holm across the "
+                     f"{len(e.prompts)}): " + "; ".join(
+                         f"{word} under {', '.join(names)}"
+                         for word, names in verdicts.items()) + ".")
+        here = r.ci_paired.lo > 0 or r.ci_paired.hi < 0
+        anew = e.ci.lo > 0 or e.ci.hi < 0
+        if here != anew:
+            lines.append(
+                "  Finding: " + ("a gap on these prompts that prompts drawn "
+                                 "anew may not show (the interval across "
+                                 "prompts takes in 0)" if here else
+                                 "no gap detectable on these prompts' "
+                                 "items alone, yet one across prompts") + ".")
+    return lines
+
+
 def _runs_rows(q, gap, options):
     """Return plan --runs' rows for one _RunNoise: (runs of each, the
     standard error run noise alone gives the run-averaged gap, the power
@@ -12380,7 +12508,23 @@ def _runs_plan_json(noise, results, options):
 
 def _with_noise(report, noise, results, options):
     """Return compare's report (text, markdown or JSON object) with the
-    runs' lines (or "runs" entries) added."""
+    runs' lines (or "runs" entries) added; under --prompts, the prompts'
+    (_prompt_lines, "prompts")."""
+    if options.crossed and isinstance(report, dict):
+        report["prompts"] = [
+            {"metric": e.metric, "n_items": e.n_items,
+             "prompts": list(e.prompts), "gap": e.gap, "ci": list(e.ci),
+             "df": e.df, "prompt_sd": e.prompt_sd,
+             "method": "prompts and items as random factors, Student's t "
+                       "(Satterthwaite)",
+             "per_prompt": [{"prompt": name, "gap": float(r.gap),
+                             "ci": [float(r.ci_paired.lo),
+                                    float(r.ci_paired.hi)],
+                             "p": float(r.p), "p_holm": float(p)}
+                            for name, r, p in zip(e.prompts, e.results,
+                                                  e.p_holm)]}
+            for e in noise]
+        return report
     if isinstance(report, dict):
         report["runs"] = [
             {"metric": q.metric, "n_items": q.n_items,
@@ -12394,7 +12538,8 @@ def _with_noise(report, noise, results, options):
              "first_runs_item_only_interval": list(q.naive),
              "runs_needed": q.runs_needed} for q in noise]
         return report
-    lines = _noise_lines(noise, results, options)
+    lines = (_prompt_lines(noise, results, options) if options.crossed
+             else _noise_lines(noise, results, options))
     if options.format == "markdown":
         return report + "\n\n" + "\n\n".join(map(_markdown, lines))
     return report + "\n\n" + "\n".join(lines)
@@ -13689,6 +13834,12 @@ def _add_compare(commands):
                           "every metric or, as NAME=M, for one: two "
                           "one-sided tests at --alpha, equivalent where the "
                           "1 - 2 alpha interval lies within +-M")
+    cmp.add_argument("--prompts", action="store_true",
+                     help="the baseline and the candidate are each a folder "
+                          "of runs under the same prompts (a file per "
+                          "prompt, named alike): the gap under each prompt "
+                          "(Holm across them) and averaged over prompts as "
+                          "a random factor")
     cmp.add_argument("--runs", action="store_true",
                      help="the baseline and the candidate are each several "
                           "runs of that system on the same items (seeds, "
@@ -14316,11 +14467,16 @@ def _compare_options(args):
     elif args.bounds is not None or args.order:
         raise EvalDeltaError(f"{'--bounds' if args.bounds else '--order'} "
                              f"goes with --sequential")
-    if args.runs:
+    if args.runs and args.prompts:
+        raise EvalDeltaError("give --runs (independent runs of each system) "
+                             "or --prompts (the same prompts for both), "
+                             "not both")
+    if args.runs or args.prompts:
+        flag = "--runs" if args.runs else "--prompts"
         if len(args.candidates) != 1:
-            raise EvalDeltaError("--runs compares two systems: give the "
-                                 "baseline's folder of runs and the "
-                                 "candidate's")
+            raise EvalDeltaError(f"{flag} compares two systems: give the "
+                                 f"baseline's folder of runs and the "
+                                 f"candidate's")
         for flag, given in (("--cluster", args.cluster), ("--by", args.by),
                             ("--sequential", args.sequential),
                             ("--stat", stats), ("--human", args.human),
@@ -14328,8 +14484,8 @@ def _compare_options(args):
                             ("--equivalence", args.equivalence),
                             ("--plot", args.plot)):
             if given:
-                raise EvalDeltaError(f"--runs with {flag} is not supported "
-                                     f"yet")
+                raise EvalDeltaError(f"{'--runs' if args.runs else '--prompts'}"
+                                     f" with {flag} is not supported yet")
     if args.human:
         for flag, given in (("--cluster", args.cluster),
                             ("--macro", args.macro),
@@ -14372,7 +14528,8 @@ def _compare_options(args):
         fail_on=args.fail_on, human=tuple(args.human),
         human_field=args.human_field, judge_map=args.judge_map,
         judge_covariate=args.judge_covariate,
-        plot=args.plot, verbose=args.verbose, group_runs=args.runs)
+        plot=args.plot, verbose=args.verbose,
+        group_runs=args.runs or args.prompts, crossed=args.prompts)
 
 
 def _rank_options(args):

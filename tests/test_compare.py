@@ -1293,3 +1293,78 @@ def test_the_item_sd_interval_covers(shape, replays, least):
         q = bed._run_noise(tally, (2, 2))
         covered += q.item_sd_ci.lo <= 1.0 <= q.item_sd_ci.hi
     assert covered / replays >= least
+
+
+# Prompts crossed with systems (issue 37, prompt sensitivity) #############
+
+def prompted(rng, prompts, items=200, gap=0.2, spread=0.3):
+    """Continuous scores of two systems under the same prompts on the same
+    items: each system's effect under each prompt drawn with SD *spread*
+    (the prompt effect), so the gap to expect over prompts is *gap*."""
+    item = [rng.gauss(0, 1) for _ in range(items)]
+    effects = [(rng.gauss(0, spread), rng.gauss(0, spread))
+               for _ in range(prompts)]
+    tally = collections.Counter()
+    for x in item:
+        a = [round(x + ea + rng.gauss(0, 0.5), 3) for ea, _ in effects]
+        b = [round(x + gap + eb + rng.gauss(0, 0.5), 3) for _, eb in effects]
+        tally[tuple(a + b)] += 1
+    return tally
+
+
+@pytest.mark.parametrize("prompts, replays, least", [
+    (5, 30, 0.8), pytest.param(5, 400, 0.93, marks=pytest.mark.slow),
+    pytest.param(3, 400, 0.93, marks=pytest.mark.slow)])
+def test_the_gap_across_prompts_is_covered(prompts, replays, least):
+    # Prompts as a random factor: the interval over prompts and items
+    # covers the gap one should expect under a prompt drawn anew; one
+    # prompt's own interval, items only, which takes that prompt as the
+    # only one, does not.
+    rng = random.Random(prompts * 100 + replays)
+    covered = items_only = 0
+    options = bed._Options(resamples=41, jobs=1)
+    for _ in range(replays):
+        tally = prompted(rng, prompts, 100 if replays < 100 else 200)
+        e = bed._prompt_effect(tally, [f"p{k}" for k in range(prompts)], rng,
+                               options)
+        covered += e.ci.lo <= 0.2 <= e.ci.hi
+        ci = e.results[0].ci_paired
+        items_only += ci.lo <= 0.2 <= ci.hi
+    assert covered / replays >= least
+    assert items_only / replays < 0.6
+
+
+def test_prompts_read_from_folders_say_each_prompts_verdict(capsys,
+                                                            tmp_path):
+    rng = random.Random(5)
+    tally = prompted(rng, 3, items=60)
+    for name, side in (("base", 0), ("cand", 3)):
+        (tmp_path / name).mkdir()
+        for k in range(3):
+            (tmp_path / name / f"p{k}.jsonl").write_text("".join(
+                json.dumps({"id": i, "score": values[side + k]}) + "\n"
+                for i, values in enumerate(v for v, c in tally.items()
+                                           for _ in range(c))))
+    base, cand = str(tmp_path / "base"), str(tmp_path / "cand")
+    status, out, err = run(capsys, base, cand, "--prompts", "--json",
+                           "--resamples", "200")
+    assert status == 0, err
+    (found,) = json.loads(out)["prompts"]
+    assert [p["prompt"] for p in found["per_prompt"]] == ["p0", "p1", "p2"]
+    rows = [v for v, c in tally.items() for _ in range(c)]
+    for k, p in enumerate(found["per_prompt"]):
+        assert p["gap"] == pytest.approx(
+            sum(v[3 + k] - v[k] for v in rows) / len(rows), abs=1e-12)
+    assert [p["p_holm"] for p in found["per_prompt"]] == pytest.approx(
+        [float(x) for x in bed._holm([p["p"] for p in found["per_prompt"]])],
+        abs=1e-12)
+    status, out, _ = run(capsys, base, cand, "--prompts", "--resamples",
+                         "200")
+    assert "with prompts as a random factor" in out
+    assert "each prompt alone (Holm across the 3)" in out
+    (tmp_path / "cand" / "p2.jsonl").rename(tmp_path / "cand" / "p9.jsonl")
+    for argv, words in (([base, cand, "--prompts"], "no run for prompt"),
+                        ([base, cand, "--prompts", "--runs"], "not both")):
+        status, out, err = run(capsys, *argv)
+        assert status == 2 and words in err and err.count("\n") == 1, err
+
