@@ -10207,8 +10207,7 @@ def _prompt_names(options, groups):
     runs (file names, without what follows the first dot), the same in
     both systems' folders, in the same order; else EvalDeltaError naming
     the first that one lacks."""
-    names = [[os.path.basename(s.path).split(".")[0] for s in group]
-             for group in groups]
+    names = [[_run_name(s.path) for s in group] for group in groups]
     if names[0] != names[1]:
         lacks = next(iter((set(names[0]) ^ set(names[1])) or names[0]))
         where = options.runs[1] if lacks in names[0] else options.runs[0]
@@ -10216,6 +10215,16 @@ def _prompt_names(options, groups):
                              f"--prompts pairs the two systems' runs by "
                              f"their file names, one per prompt")
     return tuple(names[0])
+
+
+def _run_name(path):
+    """Return a run file's name without the extensions a run file has:
+    'p1' of 'folder/p1.jsonl.gz' (a name with other dots keeps them)."""
+    name = os.path.basename(path)
+    while os.path.splitext(name)[1].lower() in (".gz", ".jsonl", ".json",
+                                                 ".csv", ".tsv", ".eval"):
+        name = os.path.splitext(name)[0]
+    return name
 
 
 def _per_run(items, sizes):
@@ -11009,8 +11018,14 @@ def _human_battles(options, names):
     index = {name: k for k, name in enumerate(names)}
 
     def key(v):            # a battle file's items are its records: by the
-        item = (v.question if v.place.endswith(": " + v.item)  # question
-                else v.item)
+        item = v.item      # question (never by position)
+        if v.place.endswith(": " + v.item):
+            if v.question == v.item:
+                raise EvalDeltaError(
+                    f"{v.place}: a battle with no question_id, so a human's "
+                    f"verdict on it cannot be found: --human joins battles "
+                    f"on their question_id and pair")
+            item = v.question
         return item, frozenset((v.a, v.b))
     judge = {}
     for source in sources:

@@ -787,8 +787,13 @@ def test_rank_human_prints_the_corrected_ratings(capsys, tmp_path):
     stray = tmp_path / "stray.json"
     stray.write_text(json.dumps(human + [dict(human[0],
                                               question_id="q9999")]))
+    unnamed = tmp_path / "unnamed.json"
+    unnamed.write_text(json.dumps([{k: v for k, v in row.items()
+                                    if k != "question_id"} for row in judge]))
     for argv, words in (
             ([paths[0], "--human", str(stray)], "'q9999' between"),
+            ([str(unnamed), "--human", paths[1]],
+             "a battle with no question_id"),     # never joined by position
             ([paths[0], "--human", str(tmp_path / "none.json")],
              "cannot read"),
             ([judged_runs(tmp_path)[0], judged_runs(tmp_path)[1], "--human",
