@@ -2033,7 +2033,7 @@ def _holm(ps):
 
 # Doors (called from other sections): _bca_interval, _compare_binary,
 # _compare_macro, _compare_subsets, _compare_tally, _Density, _merged_tally,
-# _METHODS, _prompt_effect, _run_noise, _tally_spread.
+# _METHODS, _prompt_effect, _run_noise, _run_noise_needed, _tally_spread.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -3145,15 +3145,22 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
     d_mean = sum(d * c for d, c in first.items()) / n
     d_var = sum(c * (d - d_mean) ** 2 for d, c in first.items()) / (n - 1)
     naive_half = _student_t_upper(alpha / 2, n - 1) * math.sqrt(d_var / n)
-    needed = None
-    if gap and sum(v) > 0:
-        z = _z_sum(options.alpha, options.power)
-        needed = max(2, math.ceil(z * z * sum(v) / (gap * gap) - 1e-9))
-    return _RunNoise(metric.name, n, (ra, rb), tuple(map(math.sqrt, v)),
-                     tuple(cis), math.sqrt(item_var), item_ci, gap,
-                     Interval(gap - half, gap + half), df,
-                     Interval(d_mean - naive_half, d_mean + naive_half),
-                     needed)
+    noise = _RunNoise(metric.name, n, (ra, rb), tuple(map(math.sqrt, v)),
+                      tuple(cis), math.sqrt(item_var), item_ci, gap,
+                      Interval(gap - half, gap + half), df,
+                      Interval(d_mean - naive_half, d_mean + naive_half),
+                      None)
+    return noise._replace(runs_needed=_run_noise_needed(noise, gap, options))
+
+
+def _run_noise_needed(q, gap, options):
+    """Return the runs of each with which run noise alone lets *gap* be
+    told apart with options.power (None: no gap or no run noise)."""
+    v = sum(sd * sd for sd in q.run_sd)
+    if not gap or not v:
+        return None
+    z = _z_sum(options.alpha, options.power)
+    return max(2, math.ceil(z * z * v / (gap * gap) - 1e-9))
 
 
 ## Ranking ####################################################################
@@ -4212,8 +4219,7 @@ def _labels_needed(c, target, alpha=0.05, power=_POWER):
     """
     if not target:
         return None
-    return _labels_for_se(c, abs(target) / (_upper_z(alpha / 2)
-                                            + _upper_z(1 - power)))
+    return _labels_for_se(c, abs(target) / _z_sum(alpha, power))
 
 
 def _labels_for_se(c, limit):
@@ -7824,8 +7830,9 @@ def _shared_id_field(run, other, required=True):
             return name
     if required:
         for r in (run, other):
-            if _leaderboard(r.path, r.records[0]):
-                raise EvalDeltaError(_leaderboard(r.path, r.records[0]))
+            board = _leaderboard(r.path, r.records[0])
+            if board:
+                raise EvalDeltaError(board)
         raise EvalDeltaError(
             f"{run.path}: no id field shared with {other.path} (tried "
             f"{', '.join(_ID_FIELDS)}; name one with --id); the fields are "
@@ -10096,9 +10103,8 @@ def _run_group(spec, options):
     folder holding them (each entry a file or a framework's run folder,
     in name order), NAME=FILE,FILE,..., or one log of several epochs
     (_epoch_runs)."""
-    name, eq, listed = spec.partition("=")
-    if eq and name and not os.path.exists(spec):
-        paths = [p for p in listed.split(",") if p]
+    if _group_name(spec) != spec:
+        paths = [p for p in spec.partition("=")[2].split(",") if p]
     elif os.path.isdir(spec):
         paths = [os.path.join(spec, e) for e in sorted(os.listdir(spec))
                  if not e.startswith(".")]
@@ -10196,10 +10202,15 @@ def _grouped_runs(options, rng):
                f"runs: {ra} of the baseline, {rb} of the candidate, on the "
                f"same items; each item's score is its mean over a system's "
                f"runs"] + said
-    names = tuple(spec.partition("=")[0] if "=" in spec
-                  and not os.path.exists(spec) else spec
-                  for spec in options.runs[:2])
+    names = tuple(map(_group_name, options.runs[:2]))
     return _Compared(names, results, [], 0, reading, {}), noise
+
+
+def _group_name(spec):
+    """Return the NAME of a --runs group given as NAME=FILE,FILE,..., else
+    the spec itself (a folder, or a log of epochs)."""
+    name, eq, _ = spec.partition("=")
+    return name if eq and name and not os.path.exists(spec) else spec
 
 
 def _prompt_names(options, groups):
@@ -10819,9 +10830,9 @@ def _metric_fields(options, baseline, candidate, said=None):
         if options.a_col is None and options.b_col is None and all(
                 _field(baseline.first, x) is _MISSING for x in (a, b)):
             columns = ", ".join(map(str, baseline.first))
-            if _leaderboard(baseline.path, baseline.first):
-                raise EvalDeltaError(_leaderboard(baseline.path,
-                                                  baseline.first))
+            board = _leaderboard(baseline.path, baseline.first)
+            if board:
+                raise EvalDeltaError(board)
             raise EvalDeltaError(
                 f"{baseline.where(baseline.first_number)}: no column {a!r} "
                 f"or {b!r}, so one run's results, not a file holding both "
@@ -11003,13 +11014,13 @@ def _preference_battles(options, sources):
         return _battles(options, sources)
 
 
-def _human_battles(options, names):
+def _human_battles(options, sources, names):
     """Return (the _CorrectedRatings, notes) of rank --human: the judge's
-    verdicts of the *names* systems in the runs, a human's on some of
+    verdicts of the *names* systems in *sources* (whose batches are lists,
+    read once already), a human's on some of
     the same items (its file in any preference format), joined on the
     item; a human verdict on an item the judge's files lack, or between
     other systems, is an error naming it."""
-    sources = [_open_source(path, options.reading) for path in options.runs]
     human = _open_source(options.human[0], options.reading)
     if human.kind != "preferences":
         raise EvalDeltaError(f"{human.path}: not a preference file: rank "
@@ -11032,24 +11043,26 @@ def _human_battles(options, names):
         for _, batch in source.batches:
             for v in batch:
                 if v.a in index and v.b in index:
-                    if key(v) in judge:
+                    k = key(v)
+                    if k in judge:
                         raise EvalDeltaError(
-                            f"{v.place}: {key(v)[0]!r} between {v.a} and "
+                            f"{v.place}: {k[0]!r} between {v.a} and "
                             f"{v.b} is judged twice; the human's verdicts "
                             f"are joined on the item and the pair")
-                    judge[key(v)] = v
+                    judge[k] = v
     labelled, seen = [], set()
     for _, batch in human.batches:
         for h in batch:
-            v = judge.get(key(h))
+            k = key(h)
+            v = judge.get(k)
             if v is None:
                 raise EvalDeltaError(
-                    f"{h.place}: a human verdict on {key(h)[0]!r} between "
+                    f"{h.place}: a human verdict on {k[0]!r} between "
                     f"{h.a} and {h.b}, which the judged files lack")
-            if key(h) in seen:
-                raise EvalDeltaError(f"{h.place}: {key(h)[0]!r} judged "
-                                     f"twice by the human")
-            seen.add(key(h))
+            if k in seen:
+                raise EvalDeltaError(f"{h.place}: {k[0]!r} judged twice by "
+                                     f"the human")
+            seen.add(k)
             y = h.share if h.a == v.a else 1 - h.share
             labelled.append((index[v.a], index[v.b], y, v.share))
     judged = [(index[v.a], index[v.b], v.share)
@@ -12316,9 +12329,9 @@ def _format_rank(ranked, options, markdown=False):
                 for t in order])
         lines += [""] + _table(table, markdown)
     if ranked.corrected is not None:
-        lines += [""] + [mark(x) for x in _corrected_lines(
-            ranked.corrected, r, options)[:2]] + [""] * markdown + _table(
-                _corrected_lines(ranked.corrected, r, options)[2], markdown)
+        head, finding, table = _corrected_lines(ranked.corrected, r, options)
+        lines += ["", mark(head), mark(finding)] + [""] * markdown + _table(
+            table, markdown)
     if pairs:
         rows = [["pair (second - first)", "difference",
                  f"{level} CI (paired)", "p", "p (Holm)", "verdict"]]
@@ -12456,16 +12469,17 @@ def _prompt_lines(effects, results, options):
 
 
 def _runs_rows(q, gap, options):
-    """Return plan --runs' rows for one _RunNoise: (runs of each, the
-    standard error run noise alone gives the run-averaged gap, the power
-    at *gap*), at the runs given, a few more and the runs needed."""
+    """Return (rows, runs needed) of plan --runs for one _RunNoise: a row
+    (runs of each, the standard error run noise alone gives the
+    run-averaged gap, the power at *gap*) at the runs given, a few more
+    and the runs needed (_run_noise_needed)."""
     v = sum(sd * sd for sd in q.run_sd)
     needed = _run_noise_needed(q, gap, options)
     counts = sorted({min(q.runs), 2 * min(q.runs), 5, 10, 20,
                      *([needed] if needed else [])})
     return [(r, math.sqrt(v / r), _normal_power(gap, math.sqrt(v / r),
                                                  options.alpha))
-            for r in counts]
+            for r in counts], needed
 
 
 def _format_runs_plan(noise, results, options):
@@ -12481,12 +12495,12 @@ def _format_runs_plan(noise, results, options):
                      f"moves by SD {u.gap(sa, sign=False)} and "
                      f"{u.gap(sb, sign=False)}; the gap "
                      f"{u.gap(_exact(q.gap))}")
+        rows, needed = _runs_rows(q, gap, options)
         lines += ["  " + x for x in _table(
             [["runs of each", "SE from run noise",
               f"power at {u.gap(_exact(gap))}"]] + [
                 [str(k), u.gap(_exact(se), sign=False), f"{p:.2f}"]
-                for k, se, p in _runs_rows(q, gap, options)], False)]
-        needed = _run_noise_needed(q, gap, options)
+                for k, se, p in rows], False)]
         lines.append(f"  to tell {u.gap(_exact(gap))} from run noise alone "
                      f"({options.power:.0%} power, alpha {options.alpha:g}): "
                      + (f"about {needed} runs of each" if needed else
@@ -12497,28 +12511,19 @@ def _format_runs_plan(noise, results, options):
     return "\n".join(lines)
 
 
-def _run_noise_needed(q, gap, options):
-    """Return the runs of each with which run noise alone lets *gap* be
-    told apart with options.power (None: no gap or no run noise)."""
-    v = sum(sd * sd for sd in q.run_sd)
-    if not gap or not v:
-        return None
-    z = _z_sum(options.alpha, options.power)
-    return max(2, math.ceil(z * z * v / (gap * gap) - 1e-9))
-
-
 def _runs_plan_json(noise, results, options):
     """Return the JSON object of plan --from A B --runs."""
-    return {"alpha": options.alpha, "power": options.power, "metrics": [
-        {"metric": q.metric, "n_items": q.n_items, "runs": list(q.runs),
-         "run_sd": list(q.run_sd), "observed_gap": q.gap,
-         "gap": q.gap if options.gap is None else options.gap,
-         "by_runs": [{"runs": k, "se": se, "power": p} for k, se, p in
-                     _runs_rows(q, q.gap if options.gap is None
-                                else options.gap, options)],
-         "runs_needed": _run_noise_needed(
-             q, q.gap if options.gap is None else options.gap, options)}
-        for q in noise]}
+    entries = []
+    for q in noise:
+        gap = q.gap if options.gap is None else options.gap
+        rows, needed = _runs_rows(q, gap, options)
+        entries.append({
+            "metric": q.metric, "n_items": q.n_items, "runs": list(q.runs),
+            "run_sd": list(q.run_sd), "observed_gap": q.gap, "gap": gap,
+            "by_runs": [{"runs": k, "se": se, "power": p}
+                        for k, se, p in rows], "runs_needed": needed})
+    return {"alpha": options.alpha, "power": options.power,
+            "metrics": entries}
 
 
 def _with_noise(report, noise, results, options):
@@ -12778,7 +12783,7 @@ def _pilot_json(rows, *, gap=None, alpha=0.05, power=_POWER):
     return {"alpha": alpha, "power": power, "metrics": entries}
 
 
-def _labels_rows(r, gap, target, width, alpha, power, confidence):
+def _labels_rows(gap, target, width, alpha, power, confidence):
     """Return the figures of plan --human for one metric: a row per label
     count (labels, the 95% CI's half-width, the power at *target*) and
     the labels for *power* at target and for a half-width of *width*.
@@ -12818,7 +12823,7 @@ def _format_labels_plan(found, *, gap=None, width=None, alpha=0.05,
     for r, c in found:
         u, items = _units_of(r), c.labels + c.unlabelled
         target = c.estimate if gap is None else gap
-        rows, needed, for_width = _labels_rows(r, c, target, width, alpha,
+        rows, needed, for_width = _labels_rows(c, target, width, alpha,
                                                power, confidence)
         lines.append(f"{r.metric}: {_items(c.labels, 'human label')} of "
                      f"{items:,} items give {_worth(c)} (PPI++ weight "
@@ -12855,7 +12860,7 @@ def _labels_plan_json(found, *, gap=None, width=None, alpha=0.05,
     entries = []
     for r, c in found:
         target = c.estimate if gap is None else gap
-        rows, needed, for_width = _labels_rows(r, c, target, width, alpha,
+        rows, needed, for_width = _labels_rows(c, target, width, alpha,
                                                power, confidence)
         entries.append({
             "metric": r.metric, "labels": c.labels,
@@ -14487,9 +14492,9 @@ def _compare_options(args):
                              "or --prompts (the same prompts for both), "
                              "not both")
     if args.runs or args.prompts:
-        flag = "--runs" if args.runs else "--prompts"
+        grouped = "--runs" if args.runs else "--prompts"
         if len(args.candidates) != 1:
-            raise EvalDeltaError(f"{flag} compares two systems: give the "
+            raise EvalDeltaError(f"{grouped} compares two systems: give the "
                                  f"baseline's folder of runs and the "
                                  f"candidate's")
         for flag, given in (("--cluster", args.cluster), ("--by", args.by),
@@ -14499,8 +14504,8 @@ def _compare_options(args):
                             ("--equivalence", args.equivalence),
                             ("--plot", args.plot)):
             if given:
-                raise EvalDeltaError(f"{'--runs' if args.runs else '--prompts'}"
-                                     f" with {flag} is not supported yet")
+                raise EvalDeltaError(f"{grouped} with {flag} is not "
+                                     f"supported yet")
     if args.human:
         for flag, given in (("--cluster", args.cluster),
                             ("--macro", args.macro),
@@ -14935,10 +14940,13 @@ def _run_rank(options):
 
 def _run_rank_preferences(options, sources):
     """Run rank on preference files: Bradley-Terry ratings; return 0."""
+    if options.human:                # the judge's verdicts read twice: once
+        sources = [s._replace(batches=list(s.batches))   # held as lists
+                   for s in sources]
     cells, names, reading, questions = _preference_battles(options, sources)
     ranking = _rank_preferences(cells, random.Random(options.seed), names,
                                 options, questions)
-    corrected = (_human_battles(options, names) if options.human
+    corrected = (_human_battles(options, sources, names) if options.human
                  else None)
     reading = reading + (corrected[1] if corrected else [])
     ranked = _Ranked(ranking, reading=reading,
