@@ -2031,9 +2031,10 @@ def _holm(ps):
 
 ## Comparing two systems ######################################################
 
-# Doors (called from other sections): _bca_interval, _compare_binary,
-# _compare_macro, _compare_subsets, _compare_tally, _Density, _merged_tally,
-# _METHODS, _prompt_effect, _run_noise, _run_noise_needed, _tally_spread.
+# Doors (called from other sections): _bca_interval, _clustered_se,
+# _compare_binary, _compare_macro, _compare_subsets, _compare_tally, _Density,
+# _merged_tally, _METHODS, _prompt_effect, _run_noise, _run_noise_needed,
+# _tally_spread.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -4096,9 +4097,9 @@ def _win_rates(size, cells):
 
 ## Judge-corrected comparison ################################################
 
-# Doors (called from other sections): _corrected_result, _corrected_se,
-# _covariate_check, _judge_check, _JudgeCheck, _labels_for_se, _labels_needed,
-# _ppi_bradley_terry, _PPI_CLT_LEAST, _variance.
+# Doors (called from other sections): _corrected_macro, _corrected_result,
+# _corrected_se, _covariate_check, _judge_check, _JudgeCheck, _labels_for_se,
+# _labels_needed, _ppi_bradley_terry, _PPI_CLT_LEAST, _variance.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -4130,7 +4131,8 @@ class _Corrected(NamedTuple):
     ci: Interval             # floats
     p: float                 # two-sided, of a zero mean
     se: float
-    weight: float            # lam, the power-tuned weight in [0, 1]
+    weight: object           # lam, the power-tuned weight in [0, 1]
+                             # (None: a macro average's, tuned per subset)
     labels: int              # n, the labelled items
     unlabelled: int          # N, the items the judge alone scored
     effective: object        # labels alone that would give this se
@@ -4138,6 +4140,10 @@ class _Corrected(NamedTuple):
     moments: tuple = ()      # (var y, cov(y, f), var f) on the labelled
                              # items and var f on the rest, unbiased: what
                              # _labels_needed sizes by
+    design: float = 1.0      # the variance over the unclustered one
+    drift: object = None     # the clustered z of the labelled items'
+                             # judge mean against the rest's (clusters)
+    clusters: object = None  # G, where items come in clusters
 
 
 def _variance(values, ddof):
@@ -4165,15 +4171,7 @@ def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE):
     (0.796875, 4, 3.47)
     """
     n, big_n = len(y), len(f_unlabelled)
-    if n < 2:
-        raise EvalDeltaError(f"{_items(n, 'human label')}: a corrected mean "
-                             f"needs two at least")
-    mean_y, mean_f = math.fsum(y) / n, math.fsum(f) / n
-    cov = math.fsum((a - mean_y) * (b - mean_f) for a, b in zip(y, f)) / n
-    spread = _variance(list(f) + list(f_unlabelled), 1)
-    weight = 0.0
-    if big_n and spread > 0:
-        weight = min(1.0, max(0.0, cov / ((1 + n / big_n) * spread)))
+    weight, cov = _ppi_weight(y, f, f_unlabelled)
     rectified = [a - weight * b for a, b in zip(y, f)]
     imputed = math.fsum(f_unlabelled) / big_n if big_n else 0.0
     estimate = weight * imputed + math.fsum(rectified) / n
@@ -4203,6 +4201,136 @@ def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE):
                _variance(list(f_unlabelled), 1))
     return _Corrected(estimate, Interval(estimate - half, estimate + half),
                       p, se, weight, n, big_n, effective, df, moments)
+
+
+def _ppi_weight(y, f, f_unlabelled):
+    """Return (PPI++'s power-tuned weight, cov(y, f) over n) of human
+    scores *y* and the judge's *f* on the labelled items and
+    *f_unlabelled* on the rest; fewer than two labels raise
+    EvalDeltaError."""
+    n, big_n = len(y), len(f_unlabelled)
+    if n < 2:
+        raise EvalDeltaError(f"{_items(n, 'human label')}: a corrected mean "
+                             f"needs two at least")
+    mean_y, mean_f = math.fsum(y) / n, math.fsum(f) / n
+    cov = math.fsum((a - mean_y) * (b - mean_f) for a, b in zip(y, f)) / n
+    spread = _variance(list(f) + list(f_unlabelled), 1)
+    weight = 0.0
+    if big_n and spread > 0:
+        weight = min(1.0, max(0.0, cov / ((1 + n / big_n) * spread)))
+    return weight, cov
+
+
+def _ppi_clustered(y, f, f_unlabelled, clusters, clusters_unlabelled,
+                   confidence=CONFIDENCE):
+    """Return the _Corrected mean of _ppi_mean where items come in
+    clusters (the labels of the labelled items' clusters, *clusters*, and
+    of the rest's): the same weight and estimate, and the standard error
+    of the clusters' sums of its linearisation,
+        u_g = lam / N sum over g's unlabelled of (f~ - mean f~)
+              + 1 / n sum over g's labelled of (r - mean r),  r = y - lam f,
+        se^2 = G / (G - 1) sum of u_g^2
+    (the CR1 sandwich of Liang and Zeger 1986 over the G clusters), which
+    holds where a cluster's labelled and unlabelled items err together:
+    the two parts are not independent then, and _ppi_mean's sum of their
+    variances is too small.  With each item a cluster it is _ppi_mean's
+    normal variance times G / (G - 1).  Below _PPI_CLT_LEAST clusters
+    with a label the interval is Student's t on their count - 1 degrees
+    of freedom.  The labelled items' judge mean against the rest's gets
+    the same clustered standard error (the drift's z, in _Corrected.drift);
+    _Corrected.design is the variance's ratio to the unclustered one, by
+    which _corrected_se scales a plan.
+
+    >>> c = _ppi_clustered([1, 0, 1, 1], [1, 0, 1, 0], [1, 1, 0, 1, 0, 1],
+    ...                    "abcd", "efghij")
+    >>> c.estimate == _ppi_mean([1, 0, 1, 1], [1, 0, 1, 0],
+    ...                         [1, 1, 0, 1, 0, 1]).estimate, c.df
+    (True, 3)
+    """
+    n, big_n = len(y), len(f_unlabelled)
+    weight, cov = _ppi_weight(y, f, f_unlabelled)
+    rectified = [a - weight * b for a, b in zip(y, f)]
+    imputed = math.fsum(f_unlabelled) / big_n if big_n else 0.0
+    mean_r, mean_f = math.fsum(rectified) / n, math.fsum(f) / n
+    estimate = weight * imputed + mean_r
+    u, shift = collections.defaultdict(float), collections.defaultdict(float)
+    for g, r, x in zip(clusters, rectified, f):
+        u[g] += (r - mean_r) / n
+        shift[g] += (x - mean_f) / n
+    for g, x in zip(clusters_unlabelled, f_unlabelled):
+        u[g] += weight * (x - imputed) / big_n
+        shift[g] -= (x - imputed) / big_n
+    groups, labelled = len(u), len(set(clusters))
+    if groups < 2:
+        raise EvalDeltaError(f"{_items(groups, 'cluster')}: a clustered "
+                             f"standard error needs two at least")
+    factor = groups / (groups - 1)
+    se = math.sqrt(factor * math.fsum(v * v for v in u.values()))
+    plain = (math.fsum((r - mean_r) ** 2 for r in rectified) / n / n
+             + (weight * weight * math.fsum((x - imputed) ** 2
+                                           for x in f_unlabelled)
+                / big_n / big_n if big_n else 0.0))
+    tail = float((1 - _exact(confidence)) / 2)
+    df = None if labelled >= _PPI_CLT_LEAST else max(labelled - 1, 1)
+    if df is None:
+        half = _upper_z(tail) * se
+        p = (2 * NormalDist().cdf(-abs(estimate) / se) if se
+             else float(estimate == 0) or 0.0)
+    else:
+        half = _student_t_upper(tail, df) * se if se else 0.0
+        p = (min(1.0, 2 * _student_t_tail(abs(estimate) / se, df)) if se
+             else float(estimate == 0))
+    human = _variance(list(y), 1)
+    drift_se = math.sqrt(factor * math.fsum(v * v for v in shift.values()))
+    drift = ((mean_f - imputed) / drift_se if big_n and drift_se else None)
+    return _Corrected(estimate, Interval(estimate - half, estimate + half),
+                      p, se, weight, n, big_n,
+                      human / (se * se) if se and human else None, df,
+                      (human, cov * n / (n - 1), _variance(list(f), 1),
+                       _variance(list(f_unlabelled), 1)),
+                      design=se * se / plain if plain else 1.0,
+                      drift=drift, clusters=groups)
+
+
+def _corrected_macro(parts, confidence=CONFIDENCE):
+    """Return the _Corrected unweighted average of the subsets' corrected
+    means *parts* (the subsets hold different items, so the parts are
+    independent): se^2 = sum of se_s^2 / S^2, normal where every part
+    is, else Student's t on Welch and Satterthwaite's degrees of freedom
+    of the parts' (a normal part's counted as infinite).  Its weight is
+    None (each subset tunes its own), and its effective labels are the
+    labels that, at the parts' human spread, give its se.
+
+    >>> a = _ppi_mean([1, 0, 1, 1], [1, 0, 1, 0], [1, 1, 0, 1, 0, 1])
+    >>> m = _corrected_macro([a, a])
+    >>> m.estimate == a.estimate, round(m.se * 2 ** 0.5 / a.se, 9)
+    (True, 1.0)
+    """
+    count = len(parts)
+    estimate = math.fsum(c.estimate for c in parts) / count
+    variances = [c.se * c.se / (count * count) for c in parts]
+    se = math.sqrt(math.fsum(variances))
+    tail = float((1 - _exact(confidence)) / 2)
+    df = None
+    if any(c.df is not None for c in parts):
+        df = (math.fsum(variances) ** 2
+              / math.fsum(v * v / c.df for v, c in zip(variances, parts)
+                          if c.df is not None) if se else None)
+    if df is None:
+        half = _upper_z(tail) * se
+        p = (2 * NormalDist().cdf(-abs(estimate) / se) if se
+             else float(estimate == 0) or 0.0)
+    else:
+        half = _student_t_upper(tail, df) * se
+        p = min(1.0, 2 * _student_t_tail(abs(estimate) / se, df))
+    labels = sum(c.labels for c in parts)
+    human = math.fsum(c.moments[0] / c.labels for c in parts) / (
+        count * count)
+    return _Corrected(estimate, Interval(estimate - half, estimate + half),
+                      p, se, None, labels,
+                      sum(c.unlabelled for c in parts),
+                      labels * human / (se * se) if se and human else None,
+                      df)
 
 
 def _labels_needed(c, target, alpha=0.05, power=_POWER):
@@ -4240,26 +4368,32 @@ def _labels_for_se(c, limit):
 def _corrected_se(c, n):
     """Return the standard error the corrected mean *c* would have with
     *n* of its items labelled (the rest judged alone), at the judge's
-    agreement seen (c.moments), PPI++'s weight tuned again for n."""
+    agreement seen (c.moments), PPI++'s weight tuned again for n, and
+    scaled by the clusters' design effect seen (c.design)."""
     var_y, cov, var_f, var_u = c.moments
     rest = c.labels + c.unlabelled - n
     weight = (min(1.0, max(0.0, cov / ((1 + n / rest) * var_f)))
               if var_f and rest > 0 else 0.0)
     judged = weight * weight * var_u / rest if rest > 0 else 0.0
-    return math.sqrt(max(0.0, (var_y - 2 * weight * cov
-                               + weight * weight * var_f) / n + judged))
+    return math.sqrt(c.design * max(0.0, (var_y - 2 * weight * cov
+                                          + weight * weight * var_f) / n
+                                    + judged))
 
 
-def _mean_interval(values, confidence=CONFIDENCE):
+def _mean_interval(values, confidence=CONFIDENCE, clusters=None):
     """Return (mean, its Student t Interval or None under two values) of
-    plain numbers: the judge's measured bias, judge minus human."""
+    plain numbers: the judge's measured bias, judge minus human.  With
+    each value's cluster, the standard error is _clustered_se's, on the
+    clusters' count - 1 degrees of freedom."""
     n = len(values)
     mean = math.fsum(values) / n if n else math.nan
-    if n < 2:
+    groups = n if clusters is None else len(set(clusters))
+    if groups < 2:
         return mean, None
-    se = math.sqrt(_variance(values, 1) / n)
+    se = (math.sqrt(_variance(values, 1) / n) if clusters is None
+          else _clustered_se(values, clusters))
     half = _student_t_upper(float((1 - _exact(confidence)) / 2),
-                            n - 1) * se
+                            groups - 1) * se
     return mean, Interval(mean - half, mean + half)
 
 
@@ -4457,7 +4591,8 @@ class _Covariate(NamedTuple):
                              # that goes with the covariate
 
 
-def _covariate_check(judge, human, covariate, name, confidence=CONFIDENCE):
+def _covariate_check(judge, human, covariate, name, confidence=CONFIDENCE,
+                     clusters=None):
     """Return the _Covariate of _Columns of the judge's scores, the
     human's (NaN where unlabelled) and a covariate of each answer, or None
     where the labelled answers' covariate does not vary.
@@ -4466,8 +4601,9 @@ def _covariate_check(judge, human, covariate, name, confidence=CONFIDENCE):
     systems is regressed on the covariate x by least squares; the slope's
     interval is Student's t on n_items - 1 degrees of freedom with the
     standard error clustered by item (the two systems' answers to one
-    item may err together; Liang and Zeger 1986, with the CR1 factor), so
-    it holds for errors whose spread moves with x too.  The systems'
+    item may err together; Liang and Zeger 1986, with the CR1 factor), or
+    by each item's cluster where *clusters* name them, so it holds for
+    errors whose spread moves with x too.  The systems'
     difference on x is the paired t over every item, and slope x that
     difference is the part of the judge's gap the covariate predicts.
 
@@ -4494,7 +4630,8 @@ def _covariate_check(judge, human, covariate, name, confidence=CONFIDENCE):
     slope = math.fsum((x - mean_x) * (e - mean_e) for _, x, e in rows) / sxx
     scores = collections.defaultdict(float)
     for i, x, e in rows:
-        scores[i] += (x - mean_x) * (e - mean_e - slope * (x - mean_x))
+        scores[i if clusters is None else clusters[i]] += (
+            (x - mean_x) * (e - mean_e - slope * (x - mean_x)))
     groups = len(scores)
     ci = None
     if groups > 1:
@@ -4506,7 +4643,7 @@ def _covariate_check(judge, human, covariate, name, confidence=CONFIDENCE):
         ci = Interval(slope - half, slope + half)
     gap, gap_ci = _mean_interval([b - a for a, b in zip(covariate.a,
                                                         covariate.b)],
-                                 confidence)
+                                 confidence, clusters)
     return _Covariate(name, slope, ci, math.sqrt(sxx / (n - 1)), n, gap,
                       gap_ci, slope * gap)
 
@@ -4524,36 +4661,50 @@ def _labelled(judge, human):
     return y, f, rest
 
 
-def _judge_check(judge, human, confidence=CONFIDENCE):
+def _judge_check(judge, human, confidence=CONFIDENCE, clusters=None):
     """Return (the _JudgeCheck's corrected part: a, b, gap, bias,
     agreement, drift) of one metric from _Columns of the judge's scores
     and of the human's (NaN where unlabelled); the items labelled for
-    both give the gap, the bias on it, and its rectifier."""
+    both give the gap, the bias on it, and its rectifier.  With each
+    item's cluster (*clusters*), the standard errors are clustered
+    (_ppi_clustered)."""
     corrected, bias, agreement, drift = [], [], [], None
+
+    def ppi(y, f, rest, labelled):
+        if clusters is None:
+            return _ppi_mean(y, f, rest, confidence)
+        return _ppi_clustered(y, f, rest,
+                              [clusters[k] for k in sorted(labelled)],
+                              [g for k, g in enumerate(clusters)
+                               if k not in labelled], confidence)
     for j, h in ((judge.a, human.a), (judge.b, human.b)):
         y, f, rest = _labelled(j, h)
-        corrected.append(_ppi_mean(y, f, rest, confidence))
-        bias.append(_mean_interval([x - v for x, v in zip(f, y)],
-                                   confidence))
+        labelled = {k for k, x in enumerate(h) if x == x}
+        corrected.append(ppi(y, f, rest, labelled))
+        bias.append(_mean_interval(
+            [x - v for x, v in zip(f, y)], confidence,
+            clusters and [clusters[k] for k in sorted(labelled)]))
         if set(y) <= {0.0, 1.0} and set(f) <= {0.0, 1.0}:
             agreement.append(_agreement(y, f))
-        if rest and len(f) > 1 and len(rest) > 1:
+        z = corrected[-1].drift
+        if clusters is None and rest and len(f) > 1 and len(rest) > 1:
             se = math.sqrt(_variance(f, 1) / len(f)
                            + _variance(rest, 1) / len(rest))
             z = (math.fsum(f) / len(f) - math.fsum(rest) / len(rest)) / se \
                 if se else 0.0
-            if abs(z) > 3.29 and (drift is None or abs(z) > abs(drift)):
-                drift = z
+        if z is not None and abs(z) > 3.29 and (drift is None
+                                                or abs(z) > abs(drift)):
+            drift = z
     both = [k for k, (x, y) in enumerate(zip(human.a, human.b))
             if x == x and y == y]
     ours = set(both)
     d = [judge.b[k] - judge.a[k] for k in range(len(judge.a))]
     y = [human.b[k] - human.a[k] for k in both]
-    gap = _ppi_mean(y, [d[k] for k in both],
-                    [x for k, x in enumerate(d) if k not in ours],
-                    confidence)
+    gap = ppi(y, [d[k] for k in both],
+              [x for k, x in enumerate(d) if k not in ours], ours)
     bias.append(_mean_interval([d[k] - v for k, v in zip(both, y)],
-                               confidence))
+                               confidence,
+                               clusters and [clusters[k] for k in both]))
     return corrected, gap, bias, agreement if len(agreement) == 2 else (), \
         drift
 
@@ -4570,8 +4721,8 @@ def _corrected_result(metric, kind, corrected, gap, items):
     return _MetricResult(
         metric.name, kind, metric.direction, items, a.estimate,
         b.estimate, gap.estimate, a.ci, b.ci, gap.ci, None, test, gap.p,
-        None, None, None, gap.se, None, None, "prediction-powered", how,
-        gap.df)
+        None, None, None, gap.se, gap.clusters, None, "prediction-powered",
+        how, gap.df)
 
 
 ## Anytime-valid comparison ###################################################
@@ -10273,7 +10424,7 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
     for source in sources if named else ():
         _require(source.run(), named, "--judge-covariate field",
                  "the fields are", [str(f) for f in source.first])
-    groups = [] if options.by else None
+    groups = [] if options.by or options.cluster else None
     tallies, missing = _read_tallies(baseline, candidate,
                                      metrics + humans + extra, options,
                                      columns=True, groups=groups)
@@ -10287,18 +10438,24 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
     subsets = []
     for m, judge, human in zip(metrics, tallies, tallies[len(metrics):]):
         result, check = _judged_metric(judge, human, m, rng, options, where,
-                                       covariate)
-        results.append(result)
-        checks.append(check)
-        for label in sorted(set(groups or ())):   # --by: each corrected
-            pick = [g == label for g in groups]
+                                       covariate, options.cluster and groups)
+        parts = []
+        for label in sorted(set(groups)) if options.by else ():
+            pick = [g == label for g in groups]     # --by: each corrected
 
             def part(columns):
                 return _Columns(*(array("d", itertools.compress(v, pick))
                                   for v in columns))
-            subsets.append((label, _judged_metric(
+            parts.append(_judged_metric(
                 part(judge), part(human), m, rng, options,
-                [f"{options.by} {label!r}: {w}" for w in where])[0]))
+                [f"{options.by} {label!r}: {w}" for w in where]))
+            subsets.append((label, parts[-1][0]))
+        if options.macro:
+            result, check = _judged_macro(check, [c for _, c in parts],
+                                          judge, human, groups, m, rng,
+                                          options)
+        results.append(result)
+        checks.append(check)
     reading = list(reading) + (missing.notes() if isinstance(
         missing, _Dropped) else [])
     return _Compared((baseline.path, candidate.path), results, subsets,
@@ -10368,32 +10525,74 @@ def _judged_preferences(options, wide, metric, counts, reading, rng):
 
 
 def _judged_metric(judge, human, metric, rng, options, where,
-                   covariate=None):
+                   covariate=None, clusters=None):
     """Return (the corrected _MetricResult, its _JudgeCheck) of one
     metric: the judge's _Columns and the human's (NaN where a human gave
     none), aligned item by item; *where* names each system's labels in
     messages.  The judge's scores alone and the humans' alone are
     compared as compare compares any metric, for the report beside; with
     the _Columns of a *covariate*, the judge's error is regressed on it
-    (_covariate_check)."""
+    (_covariate_check).  With each item's cluster (*clusters*), every
+    standard error is clustered, and the figures alone resample whole
+    clusters."""
     judge = _judge_mapped(judge, human, metric, options, where)
     binary = all(x != x or x in (0.0, 1.0) for x in human.a) and all(
         x != x or x in (0.0, 1.0) for x in human.b)
     kind = "binary" if binary else "continuous"
     corrected, gap, bias, agreement, drift = _judge_check(
-        judge, human, options.confidence)
-    both = collections.Counter((x, y) for x, y in zip(human.a, human.b)
-                               if x == x and y == y)
-    check = _JudgeCheck(*corrected, gap, _compare_tally(
-        judge, rng, options, metric), _compare_tally(
-            both, rng, options, metric._replace(kind=kind)) if sum(
-                both.values()) > 1 else None, tuple(bias), tuple(agreement),
+        judge, human, options.confidence, clusters)
+    both = [(x, y, g) for x, y, g in zip(
+        human.a, human.b, clusters or repeat(None)) if x == x and y == y]
+
+    def alone(rows, metric):
+        if clusters is None:
+            return _compare_tally(collections.Counter(
+                (x, y) for x, y, _ in rows), rng, options, metric)
+        tally = {}
+        for x, y, g in rows:
+            tally.setdefault(g, collections.Counter())[x, y] += 1
+        return _compare_tally(tally, rng, options, metric, clustered=True)
+    check = _JudgeCheck(
+        *corrected, gap, alone(zip(judge.a, judge.b, clusters), metric)
+        if clusters else _compare_tally(judge, rng, options, metric),
+        alone(both, metric._replace(kind=kind)) if len(both) > 1 else None, tuple(bias), tuple(agreement),
         drift, _labels_needed(gap, gap.estimate, options.alpha,
                               options.power),
         covariate and _covariate_check(judge, human, covariate,
                                        options.judge_covariate,
-                                       options.confidence))
+                                       options.confidence, clusters))
     return _corrected_result(metric, kind, corrected, gap,
+                             len(judge.a)), check
+
+
+def _judged_macro(check, parts, judge, human, groups, metric, rng,
+                  options):
+    """Return (the _MetricResult, the _JudgeCheck) of --human --macro:
+    each system's corrected mean and the gap the unweighted average of
+    the subsets' (_corrected_macro of *parts*, their _JudgeChecks), the
+    judge's figures alone and the humans' alone macro averages too
+    (_compare_macro); the judge's bias, agreement and drift stay those of
+    all the items (*check*'s), since they are of the judge, not of the
+    average."""
+    a, b, gap = (_corrected_macro([getattr(c, name) for c in parts],
+                                  options.confidence)
+                 for name in ("a", "b", "gap"))
+
+    def by_subset(rows):
+        tally = {}
+        for x, y, g in rows:
+            tally.setdefault(g, collections.Counter())[x, y] += 1
+        return tally
+    kind = check.human.kind if check.human else metric.kind
+    both = [(x, y, g) for x, y, g in zip(human.a, human.b, groups)
+            if x == x and y == y]
+    check = check._replace(
+        a=a, b=b, gap=gap, needed=None,
+        judged=_compare_macro(by_subset(zip(judge.a, judge.b, groups)), rng,
+                              options, metric),
+        human=_compare_macro(by_subset(both), rng, options,
+                             metric._replace(kind=kind)))
+    return _corrected_result(metric, kind, (a, b), gap,
                              len(judge.a)), check
 
 
@@ -11750,10 +11949,13 @@ def _judge_lines(r, j, check, as_judged, options):
     if check.covariate is not None:
         lines.append(_covariate_line(check.covariate, u, level, span))
     lines.append(f"{_items(gap.labels, 'human label')} and "
-                 f"{gap.unlabelled:,} judge scores give {_worth(gap)} (PPI++ "
-                 f"weight {gap.weight:.2f}: 1 trusts the judge as PPI "
-                 f"does, 0 sets it aside).")
-    if j.verdict not in ("better", "worse") and gap.estimate:
+                 f"{gap.unlabelled:,} judge scores give {_worth(gap)} ("
+                 + ("PPI++ weight tuned in each subset"
+                    if gap.weight is None else
+                    f"PPI++ weight {gap.weight:.2f}: 1 trusts the judge as "
+                    f"PPI does, 0 sets it aside") + ").")
+    if j.verdict not in ("better", "worse") and gap.estimate and \
+            gap.moments:
         needed = check.needed
         power = _decimal(_exact(options.power) * 100)
         lines.append(
@@ -11812,13 +12014,22 @@ def _judge_notes(run):
                      f"the items' own differences, with its own PPI++ "
                      f"weight, so the pairing counts; it need not equal "
                      f"the corrected means' difference")
-    small = [r.metric for r, c in zip(run.results, run.checks)
-             if c.gap.df is not None]
-    if small:
-        notes.append(f"{', '.join(small)}: fewer than {_PPI_CLT_LEAST} "
-                     f"human labels, so Student's t on the two parts' "
-                     f"variances (Welch-Satterthwaite degrees of freedom), "
-                     f"not the normal interval")
+    small = {}
+    for r, c in zip(run.results, run.checks):
+        if c.gap.df is None:
+            continue
+        why = (f"fewer than {_PPI_CLT_LEAST} clusters hold a human label, "
+               f"so Student's t on their count - 1 degrees of freedom"
+               if c.gap.clusters else
+               f"a subset has fewer than {_PPI_CLT_LEAST} human labels, so "
+               f"Student's t on the subsets' Welch-Satterthwaite degrees "
+               f"of freedom" if c.gap.weight is None else
+               f"fewer than {_PPI_CLT_LEAST} human labels, so Student's t "
+               f"on the two parts' variances (Welch-Satterthwaite degrees "
+               f"of freedom)")
+        small.setdefault(why, []).append(r.metric)
+    notes += [f"{', '.join(names)}: {why}, not the normal interval"
+              for why, names in small.items()]
     return notes
 
 
@@ -14507,9 +14718,7 @@ def _compare_options(args):
                 raise EvalDeltaError(f"{grouped} with {flag} is not "
                                      f"supported yet")
     if args.human:
-        for flag, given in (("--cluster", args.cluster),
-                            ("--macro", args.macro),
-                            ("--sequential", args.sequential),
+        for flag, given in (("--sequential", args.sequential),
                             ("--stat", stats)):
             if given:
                 raise EvalDeltaError(f"--human with {flag} is not supported "

@@ -149,3 +149,31 @@ def bt_battles(rng, strength, battles=800, every=4, favoured=3,
         else:
             judged.append((i, j, f))
     return judged, labelled
+
+
+def judged_clusters(rng, clusters, size, labels, shock=0.15, spread=0.1,
+                    lenient=0.4):
+    """A judged eval of two systems whose items come in *clusters* of
+    *size* (the questions of a passage, the turns of a conversation):
+    (judge columns, human columns (NaN where unlabelled), each item's
+    cluster, the true gap).  A cluster moves both systems' chance of a
+    right answer by +-shock, the candidate's by +-spread more, and the
+    judge passes a wrong answer 0% or *lenient* of the time as the
+    cluster falls: so judge, human and gap all err together within a
+    cluster.  A is right 70% of the time on average, B 74%; *labels*
+    items are labelled at random, whatever their clusters."""
+    items = clusters * size
+    marked = set(rng.sample(range(items), labels))
+    judges, humans, names = ([], []), ([], []), []
+    for g in range(clusters):
+        u, v = rng.choice((-shock, shock)), rng.choice((-spread, spread))
+        wrong = rng.choice((0.0, lenient))
+        for k in range(size):
+            i = g * size + k
+            names.append(f"c{g}")
+            for s, p in enumerate((0.70 + u, 0.74 + u + v)):
+                truth = int(rng.random() < p)
+                judges[s].append(float(rng.random() < (0.9 if truth
+                                                       else wrong)))
+                humans[s].append(float(truth) if i in marked else math.nan)
+    return judges, humans, names, 0.04

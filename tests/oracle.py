@@ -584,6 +584,34 @@ def ppi_mean(y, f, f_unlabelled, z):
     return estimate, lam, float(estimate) - half, float(estimate) + half
 
 
+def ppi_clustered_se(y, f, g, cy, cg):
+    """The clustered standard error of PPI++'s mean (ppi_mean's weight and
+    estimate) by the delta method on three means, the judge's on the
+    unlabelled items m1, the humans' m2 and the judge's m3 on the
+    labelled: their covariance the CR1 sandwich G / (G - 1) sum psi_g
+    psi_g' over the clusters, psi_g = ((S1_g - m1 N_g) / N, (S2_g - m2
+    n_g) / n, (S3_g - m3 n_g) / n), and theta = lam m1 + m2 - lam m3's
+    gradient (lam, 1, -lam) on either side; in fractions."""
+    y, f, g = ([written(x) for x in v] for v in (y, f, g))
+    lam = ppi_mean(y, f, g, 1.96)[1]
+    n, big_n = len(y), len(g)
+    m = [sum(g) / big_n, sum(y) / n, sum(f) / n]
+    psi = {}
+    for c, x in zip(cg, g):
+        psi.setdefault(c, [0, 0, 0])[0] += (x - m[0]) / big_n
+    for c, a, b in zip(cy, y, f):
+        row = psi.setdefault(c, [0, 0, 0])
+        row[1] += (a - m[1]) / n
+        row[2] += (b - m[2]) / n
+    groups = len(psi)
+    grad = [lam, 1, -lam]
+    cov = [[sum(p[i] * p[j] for p in psi.values()) * Fraction(groups,
+                                                            groups - 1)
+            for j in range(3)] for i in range(3)]
+    return math.sqrt(sum(grad[i] * cov[i][j] * grad[j]
+                         for i in range(3) for j in range(3)))
+
+
 def clopper_pearson(k, n, confidence=0.95):
     """The exact binomial interval by its definition: the p whose upper
     (lower) tail at k, summed term by term with math.comb, is (1 -
