@@ -3166,8 +3166,8 @@ def _run_noise_needed(q, gap, options):
 
 ## Ranking ####################################################################
 
-# Doors (called from other sections): _best_of, _joint_intervals, _pair_tally,
-# _rank_summary, _rank_systems, _Ranking.
+# Doors (called from other sections): _best_of, _cholesky, _joint_intervals,
+# _pair_tally, _rank_summary, _rank_systems, _Ranking.
 
 # Ranking several systems.  One joint paired bootstrap: each resample draws
 # one multiset of items and scores every system on it, so the systems stay
@@ -4098,8 +4098,9 @@ def _win_rates(size, cells):
 ## Judge-corrected comparison ################################################
 
 # Doors (called from other sections): _corrected_macro, _corrected_result,
-# _corrected_se, _covariate_check, _judge_check, _JudgeCheck, _labels_for_se,
-# _labels_needed, _ppi_bradley_terry, _PPI_CLT_LEAST, _variance.
+# _corrected_se, _corrected_table, _covariate_check, _judge_check, _JudgeCheck,
+# _labels_for_se, _labels_needed, _ppi_bradley_terry, _PPI_CLT_LEAST,
+# _variance.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -4121,6 +4122,12 @@ def _win_rates(size, cells):
 # _PPI_CLT_LEAST labels the interval and p are the normal ones; below,
 # Student's t on the parts' unbiased variances with Welch and
 # Satterthwaite's degrees of freedom (the rectifier's n - 1 dominate).
+# Where items come in clusters (--cluster; the turns of one question) the
+# two parts err together: _ppi_clustered takes the standard error over
+# clusters, and _ppi_bradley_terry's sandwich clusters the same way.  A
+# macro average of subsets averages their corrected means
+# (_corrected_macro); rank --human reads its ratings' rank sets and top
+# group from draws of the fit's normal law (_corrected_table).
 
 _PPI_CLT_LEAST = 100    # labels from which the corrected interval is normal
 
@@ -4454,10 +4461,72 @@ class _CorrectedRatings(NamedTuple):
     unlabelled: int          # battles the judge alone judged
 
 
-def _ppi_bradley_terry(size, judged, labelled):
+class _CorrectedTable(NamedTuple):
+    """rank --human's corrected ratings on the Elo scale, system by
+    system in the ranking's order."""
+    ratings: list            # centred at 1000, or --anchor's
+    cis: list                # each on its own, or all at once (joint)
+    rank_sets: list          # Interval of ranks, all holding at once
+    top: list                # True for the systems in the top group
+    joint: bool              # whether the cis hold all at once
+    draws: int               # draws of the fit's normal law behind them
+
+
+def _corrected_table(found, names, options, rng):
+    """Return the _CorrectedTable of _CorrectedRatings: each rating on the
+    Elo scale, centred at 1000 or with options.anchor (name, rating)
+    fixed; its interval normal on its own variance, or with
+    options.joint_intervals the max-t ones that hold together; the rank
+    sets that hold together and the top group.  Those come from
+    options.resamples draws of the log-strengths' normal law (the PPI++
+    sandwich its covariance; a parametric bootstrap), read by the rank
+    section's _joint_intervals, _joint_rank_sets and _rank_summary as
+    they read a joint bootstrap's rows."""
+    size, theta, cov = len(names), found.theta, found.cov
+    if options.anchor:
+        at = names.index(options.anchor[0])
+        weights, base = [float(k == at) for k in range(size)], \
+            options.anchor[1]
+    else:
+        weights, base = [1 / size] * size, 1000.0
+
+    def scaled(t):
+        ref = math.fsum(w * x for w, x in zip(weights, t))
+        return [base + _ELO * (x - ref) for x in t]
+    ratings = scaled(theta)
+    factor = _cholesky(cov)
+    drawn = [scaled([t + math.fsum(map(mul, row, z))
+                     for t, row in zip(theta, factor)])
+             for z in ([rng.gauss(0.0, 1.0) for _ in range(size)]
+                       for _ in range(options.resamples))]
+    confidence = options.confidence
+    if options.joint_intervals:
+        cis = _joint_intervals(ratings, drawn, confidence)
+    else:
+        cw = [math.fsum(c * w for c, w in zip(row, weights)) for row in cov]
+        wcw = math.fsum(w * v for w, v in zip(weights, cw))
+        z = _upper_z(float((1 - _exact(confidence)) / 2))
+        cis = []
+        for k, rating in enumerate(ratings):
+            sd = _ELO * math.sqrt(max(0.0, cov[k][k] - 2 * cw[k] + wcw))
+            cis.append(Interval(rating - z * sd, rating + z * sd))
+    _, sets, _, top = _rank_summary(ratings, drawn, confidence=confidence,
+                                    alpha=options.alpha)
+    return _CorrectedTable(ratings, cis, sets, top,
+                           bool(options.joint_intervals), len(drawn))
+
+
+def _ppi_bradley_terry(size, judged, labelled, clusters=None):
     """Return the _CorrectedRatings of *size* systems from the battles the
     judge alone judged, *judged* [(i, j, j's share)], and those a human
     judged too, *labelled* [(i, j, j's share by the human, by the judge)].
+    With *clusters*, (the labelled battles' questions, the judged's), the
+    covariance is clustered by question (as _ppi_clustered clusters a
+    mean's): H^-1 (G / (G - 1) sum psi_g psi_g') H^-1, psi_g the sum over
+    g's battles of the centred scores, 1/n (g_i - lam h_i) labelled and
+    lam/N u_i judged alone; with one battle a question it is the
+    sandwich below with the variances over their counts, times G / (G -
+    1).
 
     Prediction-powered inference for an M-estimator (Angelopoulos, Duchi
     and Zrnic 2023, PPI++, section 4): the Bradley-Terry log-likelihood is
@@ -4529,12 +4598,31 @@ def _ppi_bradley_terry(size, judged, labelled):
     lam = tuned(fit(lam))
     theta = fit(lam)
     grads, hats, unl, inv = stats(theta, lam)
-    middle = [[a + n / big_n * b for a, b in zip(ra, rb)] for ra, rb in zip(
-        _covariance([[u - lam * v for u, v in zip(g, h)]
-                     for g, h in zip(grads, hats)]),
-        _covariance([[lam * u for u in row] for row in unl]))]
+    rectified = [[u - lam * v for u, v in zip(g, h)]
+                 for g, h in zip(grads, hats)]
+    if clusters is None:
+        middle = [[(a + n / big_n * b) / n for a, b in zip(ra, rb)]
+                  for ra, rb in zip(_covariance(rectified), _covariance(
+                      [[lam * u for u in row] for row in unl]))]
+    else:
+        psi = {}
+        for rows, labels, scale in ((_centred(rectified), clusters[0],
+                                     1 / n),
+                                    (_centred(unl), clusters[1],
+                                     lam / big_n)):
+            for row, g in zip(rows, labels):
+                total = psi.setdefault(g, [0.0] * (size - 1))
+                for c, x in enumerate(row):
+                    total[c] += scale * x
+        groups = len(psi)
+        if groups < 2:
+            raise EvalDeltaError("every battle is of one question: a "
+                                 "clustered covariance needs two at least")
+        middle = [[groups / (groups - 1) * math.fsum(
+            p[r] * p[c] for p in psi.values()) for c in range(size - 1)]
+            for r in range(size - 1)]
     sandwich = _mat_mul(_mat_mul(inv, middle), inv)
-    cov = [[0.0] * size] + [[0.0] + [v / n for v in row] for row in sandwich]
+    cov = [[0.0] * size] + [[0.0] + row for row in sandwich]
     return _CorrectedRatings(theta, cov, lam, n, big_n)
 
 
@@ -9682,7 +9770,9 @@ def _read_aggregate(head, how):
 #     Bradley-Terry counts it three times).
 #   Chatbot Arena battles and plain tables: {model_a, model_b, winner},
 #     winner model_a, model_b, tie or tie (bothbad) (or a system's name,
-#     a, b); each battle is an item, its question_id (if any) a cluster.
+#     a, b); each battle is an item, its question_id (if any) a cluster;
+#     with a turn too (MT-Bench's human judgments, several judges to an
+#     item), the item is the question's turn, as in MT-Bench's pair files.
 
 class _Verdict(NamedTuple):
     """One judgment of two systems: the second's share of it, and where."""
@@ -9888,7 +9978,7 @@ def _read_arena_hard(head, how):
 def _read_battles(head, how):
     """Return the _Source of battles: Chatbot Arena's, or any table with
     model_a, model_b and winner (see above)."""
-    verdicts = []
+    verdicts, turns = [], False
     plain = {"model_a": 0.0, "model_b": 1.0, "tie": 0.5,
              "tie (bothbad)": 0.5}          # Chatbot Arena's words
     for place, record in _preference_records(head):
@@ -9910,12 +10000,20 @@ def _read_battles(head, how):
                 raise EvalDeltaError(f"{place}: winner {_brief(winner)} is "
                                      f"not model_a, model_b, tie or a "
                                      f"system's name")
-        question = record.get("question_id")
+        question, turn = record.get("question_id"), record.get("turn")
         item = place.rpartition(": ")[2]
+        if question is not None and turn is not None:   # MT-Bench's human
+            item = f"{question}/turn {turn}"   # judgments: as its pair files
+            turns = True
         verdicts.append(_Verdict(item, item if question is None
                                 else str(question), a, b, share, place,
                                 fields=_labels(record)))
+    items = {v.item for v in verdicts}
+    shared = turns and (len(items) < len(verdicts) or len(
+        {v.question for v in verdicts}) < len(items))
     return _preference_source(head.path, verdicts, [
+        "battles: each question's turn is an item (as in MT-Bench's pair "
+        "files), a tie a share of 1/2" if shared else
         "battles: each is an item, a tie a share of 1/2"])
 
 
@@ -10478,21 +10576,22 @@ def _judged_preferences(options, wide, metric, counts, reading, rng):
     score on a pair, a human verdict a second score on some items).  The
     human's file is a preference file of any format the tool reads, its
     verdicts between the same two systems, or a file of B's share per
-    item id (--human-field)."""
+    item id (--human-field).  Items that share a question (MT-Bench's
+    turns) are clustered by it, as compare clusters them."""
     a, b = options.a_col, options.b_col
     spec = options.human[0]
     if len(options.human) > 1 or not os.path.isfile(spec):
         raise EvalDeltaError(f"--human {spec}: a preference file is "
                              f"corrected by one file of human verdicts on "
                              f"some of its items")
-    if options.cluster or options.by:
-        raise EvalDeltaError(f"{wide.path}: its items share questions (or "
-                             f"--by is given): --human with clustered or "
-                             f"grouped items is not supported yet")
-    human = _open_source(spec, options.reading)
+    if options.by:
+        raise EvalDeltaError(f"{wide.path}: --by with --human on a "
+                             f"preference file is not supported yet")
+    human, said = _open_source(spec, options.reading), []
     if human.kind == "preferences":
-        shares, _, _ = _preference_pair(options._replace(
-            a_col=a, b_col=b, cluster=None, by=None), human)
+        shares, _, _ = _preference_pair(options._replace(   # its clusters
+            a_col=a, b_col=b, cluster="question", by=None), human)  # are
+        said = [f"{spec}: {note}" for note in shares.notes]  # the judge's
         values, places = {}, {}
         for numbers, records in shares.batches:
             for number, record in zip(numbers, records):
@@ -10502,12 +10601,14 @@ def _judged_preferences(options, wide, metric, counts, reading, rng):
     else:
         labels = _human_labels(spec, options.human_field or "human",
                                options.id_col)
-    x, y = array("d"), array("d")
+    x, y, clusters = array("d"), array("d"), []
     for _, records in _with_labels(wide, labels, "id", wide).batches:
         for record in records:
             x.append(record[b])
             share = record[_HUMAN]
             y.append(math.nan if share is None else share)
+            if options.cluster:
+                clusters.append(_field(record, options.cluster))
     labels.check()
     outside = [v for v in y if v == v and not 0 <= v <= 1]
     if outside:
@@ -10516,8 +10617,8 @@ def _judged_preferences(options, wide, metric, counts, reading, rng):
     result, check = _judged_metric(
         _Columns(array("d", (1 - v for v in x)), x),
         _Columns(array("d", (1 - v for v in y)), y), metric, rng, options,
-        [f"{spec}: human verdicts"] * 2)
-    return _Compared((a, b), [result], [], 0, list(reading) + [
+        [f"{spec}: human verdicts"] * 2, clusters=clusters or None)
+    return _Compared((a, b), [result], [], 0, list(reading) + said + [
         f"{spec}: human verdicts on {check.gap.labels:,} of the "
         f"{result.n_items:,} items, correcting the judge's"],
         _margins(options.margin, [metric.name]), preferences=counts,
@@ -11249,7 +11350,7 @@ def _human_battles(options, sources, names):
                             f"{v.b} is judged twice; the human's verdicts "
                             f"are joined on the item and the pair")
                     judge[k] = v
-    labelled, seen = [], set()
+    shares = {}
     for _, batch in human.batches:
         for h in batch:
             k = key(h)
@@ -11258,17 +11359,31 @@ def _human_battles(options, sources, names):
                 raise EvalDeltaError(
                     f"{h.place}: a human verdict on {k[0]!r} between "
                     f"{h.a} and {h.b}, which the judged files lack")
-            if k in seen:
-                raise EvalDeltaError(f"{h.place}: {k[0]!r} judged twice by "
-                                     f"the human")
-            seen.add(k)
-            y = h.share if h.a == v.a else 1 - h.share
-            labelled.append((index[v.a], index[v.b], y, v.share))
+            shares.setdefault(k, []).append(h.share if h.a == v.a
+                                            else 1 - h.share)
+    labelled = [(index[judge[k].a], index[judge[k].b],
+                 math.fsum(y) / len(y), judge[k].share)
+                for k, y in shares.items()]
     judged = [(index[v.a], index[v.b], v.share)
-              for k, v in judge.items() if k not in seen]
-    found = _ppi_bradley_terry(len(names), judged, labelled)
-    return found, [f"{human.path}: human verdicts on {len(labelled):,} of "
-                   f"the {len(judge):,} battles, correcting the judge's"]
+              for k, v in judge.items() if k not in shares]
+    notes = [f"{human.path}: human verdicts on {len(labelled):,} of the "
+             f"{len(judge):,} battles, correcting the judge's"]
+    twice = sum(1 for y in shares.values() if len(y) > 1)
+    if twice:
+        notes.append(f"{human.path}: {_items(twice, 'battle')} judged by "
+                     f"more than one human: their verdicts averaged")
+    questions = [v.question for v in judge.values()]
+    clusters = None
+    if len(set(questions)) < len(questions):
+        clusters = ([judge[k].question for k in shares],
+                    [v.question for k, v in judge.items()
+                     if k not in shares])
+        notes.append(f"{len(questions):,} battles of "
+                     f"{len(set(questions)):,} questions: the corrected "
+                     f"ratings' covariance clustered by question")
+    found = _ppi_bradley_terry(len(names), judged, labelled, clusters)
+    return found, notes, _corrected_table(found, names, options,
+                                          random.Random(options.seed))
 
 
 def _battles(options, sources):
@@ -12384,53 +12499,48 @@ class _Ranked(NamedTuple):
     reading: list = None     # read: lines (None: a subset's ranking)
     subsets: list = ()       # (label, _Ranked) with --by
     matrix: object = None    # preferences: the win-rate matrix
-    corrected: object = None  # rank --human: (_CorrectedRatings, notes)
-
-
-def _corrected_ratings(found, names, anchor, confidence):
-    """Return [(name, rating, Interval)] of _CorrectedRatings on the Elo
-    scale: centred at 1000, or the *anchor* (name, rating) fixed, each
-    interval normal on the variance of that rating."""
-    size, theta, cov = len(names), found.theta, found.cov
-    if anchor:
-        at = names.index(anchor[0])
-        weights = [float(k == at) for k in range(size)]
-        base = anchor[1]
-    else:
-        weights, base = [1 / size] * size, 1000.0
-    ref = math.fsum(w * t for w, t in zip(weights, theta))
-    cw = [math.fsum(c * w for c, w in zip(row, weights)) for row in cov]
-    wcw = math.fsum(w * v for w, v in zip(weights, cw))
-    z = _upper_z(float((1 - _exact(confidence)) / 2))
-    out = []
-    for k, name in enumerate(names):
-        sd = _ELO * math.sqrt(max(0.0, cov[k][k] - 2 * cw[k] + wcw))
-        rating = base + _ELO * (theta[k] - ref)
-        out.append((name, rating, Interval(rating - z * sd, rating + z * sd)))
-    return out
+    corrected: object = None  # rank --human: (_CorrectedRatings, notes,
+                              # _CorrectedTable)
 
 
 def _corrected_lines(corrected, r, options):
     """Return (the heading, the finding, table rows) of rank --human."""
-    found, _ = corrected
+    found, _, t = corrected
     level = _decimal(_exact(options.confidence) * 100) + "%"
-    rows = sorted(_corrected_ratings(found, r.names, options.anchor,
-                                     options.confidence),
-                  key=lambda row: -row[1])
-    judged = dict(zip(r.names, r.means))
+    order = sorted(range(len(r.names)), key=lambda k: -t.ratings[k])
     head = (f"ratings corrected by a human's verdicts on {found.labels:,} "
             f"of the {found.labels + found.unlabelled:,} battles "
             f"(prediction-powered Bradley-Terry, PPI++ weight "
-            f"{found.weight:.2f}; each {level} interval normal, on its own; "
-            f"the battles taken to be labelled at random):")
-    top = max(judged, key=judged.get)
-    finding = (f"the best as judged, {top}, rates highest after "
-               f"correction too" if rows[0][0] == top else
-               f"Finding: {top} rates best as judged; {rows[0][0]} after "
-               f"correction")
-    table = [["system", "corrected rating", f"{level} CI", "as judged"]]
-    table += [[name, f"{rating:.1f}", f"[{ci.lo:.1f}, {ci.hi:.1f}]",
-               f"{judged[name]:.1f}"] for name, rating, ci in rows]
+            f"{found.weight:.2f}; the battles taken to be labelled at "
+            f"random); " + ("the intervals hold all at once (max-t)"
+                            if t.joint else "each interval normal, on its "
+                            "own") + f", and the rank sets and top group "
+            f"come from {t.draws:,} draws of the fit's normal law:")
+    judged = r.names[max(range(len(r.names)), key=r.means.__getitem__)]
+    best = r.names[order[0]]
+    group = [r.names[k] for k in order if t.top[k]]
+    if judged not in group:
+        finding = (f"Finding: {judged} rates best as judged; after "
+                   f"correction it is not in the top group "
+                   f"({', '.join(group)})")
+    elif len(group) == 1:
+        finding = (f"the best as judged, {judged}, stands alone in the top "
+                   f"group after correction too")
+    else:
+        finding = ((f"the best as judged, {judged}, rates highest after "
+                    f"correction too" if best == judged else
+                    f"Finding: {judged} rates best as judged, {best} after "
+                    f"correction") + f", within a top group of "
+                   f"{', '.join(group)} (no detectable order among them)")
+    table = [["system", f"corrected rating [{level} CI]",
+              f"rank ({level} joint set)", "top group", "as judged"]]
+    ranks, anchor = _ranks(t.ratings), options.anchor
+    table += [[r.names[k], f"{t.ratings[k]:.1f} (the anchor)"
+               if anchor and r.names[k] == anchor[0] else
+               f"{t.ratings[k]:.1f} [{t.cis[k].lo:.1f}, {t.cis[k].hi:.1f}]",
+               f"{ranks[k]:g} ({t.rank_sets[k].lo:g}-"
+               f"{t.rank_sets[k].hi:g})", "yes" if t.top[k] else "",
+               f"{r.means[k]:.1f}"] for k in order]
     return head, finding, table
 
 
@@ -12828,15 +12938,18 @@ def _rank_json(ranked, options):
     subsets' under "subsets"."""
     r, pairs, judgements = ranked.ranking, ranked.pairs, ranked.judgements
     seed, alpha, confidence = options.seed, options.alpha, options.confidence
+    found, _, table = ranked.corrected or (None, None, None)
     corrected = ranked.corrected and {
         "method": "prediction-powered Bradley-Terry (PPI++)",
-        "weight": ranked.corrected[0].weight,
-        "labels": ranked.corrected[0].labels,
-        "unlabelled": ranked.corrected[0].unlabelled,
-        "systems": [{"name": name, "rating": rating, "ci": list(ci)}
-                    for name, rating, ci in _corrected_ratings(
-                        ranked.corrected[0], r.names, options.anchor,
-                        confidence)]}
+        "weight": found.weight, "labels": found.labels,
+        "unlabelled": found.unlabelled,
+        "intervals": "joint" if table.joint else "each",
+        "draws": table.draws,
+        "systems": [{"name": name, "rating": rating, "ci": list(ci),
+                     "rank_set": list(ranks), "top_group": top}
+                    for name, rating, ci, ranks, top in zip(
+                        r.names, table.ratings, table.cis, table.rank_sets,
+                        table.top)]}
     anchor, marginal = options.anchor, options.marginal_ranks
     dropped = ranked.dropped
     report = {

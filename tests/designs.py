@@ -177,3 +177,34 @@ def judged_clusters(rng, clusters, size, labels, shock=0.15, spread=0.1,
                                                        else wrong)))
                 humans[s].append(float(truth) if i in marked else math.nan)
     return judges, humans, names, 0.04
+
+
+def bt_turns(rng, strength, questions=300, turns=3, every=4, rho=0.8,
+             favoured=3, lean=0.3):
+    """Battles that share questions, as MT-Bench's turns do: each
+    question pits a random pair over *turns* battles whose outcomes go
+    together (each turn reuses the question's one uniform draw with
+    chance *rho*, so each keeps the Bradley-Terry chance of *strength*),
+    a judge right 80% of the time that, on a share *lean* of the
+    questions, hands every turn to the *favoured* system, and a human's
+    verdict (the truth) on a random 1 in *every* battles.  Returns
+    (judged [(i, j, f)], labelled [(i, j, y, f)], (the labelled
+    battles' questions, the judged's))."""
+    judged, labelled, marks = [], [], ([], [])
+    for q in range(questions):
+        i, j = rng.sample(range(len(strength)), 2)
+        p = 1 / (1 + math.exp(strength[i] - strength[j]))
+        shared, leaning = rng.random(), rng.random() < lean
+        for _ in range(turns):
+            u = shared if rng.random() < rho else rng.random()
+            y = float(u < p)
+            f = y if rng.random() < 0.8 else 1 - y
+            if favoured in (i, j) and leaning:
+                f = float(j == favoured)
+            if rng.random() < 1 / every:
+                labelled.append((i, j, y, f))
+                marks[0].append(f"q{q}")
+            else:
+                judged.append((i, j, f))
+                marks[1].append(f"q{q}")
+    return judged, labelled, marks
