@@ -13172,9 +13172,14 @@ def _format_labels_plan(found, *, gap=None, width=None, alpha=0.05,
                          f": " + (f"about {for_width:,} labels" if for_width
                                   else f"more labels than the {items:,} "
                                        f"items have"))
+    clustered = [c.design for _, c in found if c.clusters]
     lines.append("(at the judge's agreement with the humans seen in the "
-                 "pilot, PPI++'s weight tuned for each count; the labelled "
-                 "items drawn at random, as plan --pick-labels draws them)")
+                 "pilot, PPI++'s weight tuned for each count"
+                 + (f", the variance scaled by the clusters' design effect "
+                    f"seen ({', '.join(f'{d:.2f}' for d in clustered)}) at "
+                    f"every count" if clustered else "")
+                 + "; the labelled items drawn at random, as plan "
+                   "--pick-labels draws them)")
     return "\n".join(lines)
 
 
@@ -13189,6 +13194,7 @@ def _labels_plan_json(found, *, gap=None, width=None, alpha=0.05,
         entries.append({
             "metric": r.metric, "labels": c.labels,
             "items": c.labels + c.unlabelled, "weight": c.weight,
+            "clusters": c.clusters, "design_effect": c.design,
             "effective_labels": c.effective, "corrected_gap": c.estimate,
             "gap": target, "by_labels": [
                 {"labels": n, "half_width": half, "power": p}
@@ -14947,7 +14953,7 @@ def _plan_options(args):
         if len(args.pilot) != 2 or len(args.human) > 2:
             raise EvalDeltaError("--human with --from takes two runs and "
                                  "--human once, or once per run")
-        for name in ("sequential", "repeats", "cluster"):
+        for name in ("sequential", "repeats"):
             if getattr(args, name) not in (None, False):
                 raise EvalDeltaError(f"{_flag(name)} does not go with "
                                      f"--human in plan yet")

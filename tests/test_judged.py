@@ -1087,3 +1087,32 @@ def test_mt_bench_turns_corrected_by_its_human_judgments(capsys, tmp_path):
     assert "120 battles of 60 questions: the corrected ratings' " \
         "covariance clustered by question" in out
     assert "rank (95% joint set)" in out.split("ratings corrected")[1]
+
+
+def test_plan_human_scales_a_clustered_pilot_by_its_design_effect(capsys,
+                                                                  tmp_path):
+    # plan --human --cluster: at the pilot's own count the plan's
+    # standard error is the clustered one (the design effect carried to
+    # every count), not the unclustered one it would be without.
+    rng = random.Random(21)
+    (ja, jb), (ha, hb), names, _ = designs.judged_clusters(
+        rng, 20, 40, 300, shock=0.2, spread=0.2)
+    from array import array
+    _, gap, *_ = bed._judge_check(
+        bed._Columns(array("d", ja), array("d", jb)),
+        bed._Columns(array("d", ha), array("d", hb)), clusters=names)
+    assert gap.design > 1.3
+    assert bed._corrected_se(gap, gap.labels) == pytest.approx(gap.se,
+                                                               rel=0.03)
+    rows = [[dict({"id": i, "score": j, "q": names[i]},
+                  **({} if h != h else {"human": h}))
+             for i, (j, h) in enumerate(zip(js, hs))]
+            for js, hs in ((ja, ha), (jb, hb))]
+    paths = [jsonl(tmp_path, f"{n}.jsonl", r)
+             for n, r in zip(("a", "b"), rows)]
+    assert bed.main(["plan", "--from", *paths, "--metric", "score",
+                     "--human", "human", "--cluster", "q", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    plan = found["metrics"][0]
+    assert plan["clusters"] == 20
+    assert plan["design_effect"] == pytest.approx(gap.design, rel=1e-12)
