@@ -164,7 +164,7 @@ def test_every_readme_command_runs_as_written(capsys, monkeypatch):
             if "--no-csv" not in argv and "--differences" not in argv:
                 argv.append("--no-csv")
         elif argv[0] in ("compare", "rank"):
-            argv = argv + ["--resamples", "200"]
+            argv = argv + ["--resamples", "60"]
         elif "--simulate" in argv or "--sequential" in argv:
             argv = argv + ["--replays", "40"]
         if stdin:

@@ -129,7 +129,7 @@ def test_percentile_positions_are_exact():
         assert lo == size // 40 and hi == (39 * size) // 40
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(seed=st.integers(0, 2 ** 32),
        n=st.one_of(st.integers(1, 520), st.integers(520, 5000)),
        corr=st.floats(0, 0.95), acc=st.tuples(st.floats(0.05, 0.95),

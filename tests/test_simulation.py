@@ -38,7 +38,7 @@ def test_rates_and_agreement_are_as_designed():
 
 
 @pytest.mark.parametrize("acc_b", [
-    0.72, pytest.param(0.8, marks=pytest.mark.slow)])
+    pytest.param(0.72, marks=pytest.mark.slow), pytest.param(0.8, marks=pytest.mark.slow)])
 def test_replays_by_counts_agree_with_item_by_item(acc_b):
     # simulate --by-counts draws each replay's cells as one multinomial
     # and takes the ideal bootstrap's interval; its coverage and its share
@@ -46,7 +46,7 @@ def test_replays_by_counts_agree_with_item_by_item(acc_b):
     # with the item-by-item loop's within Monte Carlo error.
     import math
     design = dict(n_items=120, acc_a=0.72, acc_b=acc_b, corr=0.6)
-    slow = bed.coverage(random.Random(1), replays=150, resamples=400,
+    slow = bed.coverage(random.Random(1), replays=100, resamples=300,
                         **design)
     fast = bed._coverage_by_counts(random.Random(2), replays=1500, **design)
     assert fast.method == "by counts" and slow.method == "item by item"
