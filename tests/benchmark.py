@@ -1564,6 +1564,43 @@ def judged_cases(replays, items=4000):
                   f"{width / replays:>12.4f}  "
                   f"{100 * alone / replays:>15.1f}%")
     judged_ratings(replays)
+    judged_clusters(replays)
+
+
+def judged_clusters(replays):
+    """Issue 33's clusters: items that err together within a cluster
+    (tests/designs.judged_clusters) and battles whose turns go together
+    (designs.bt_turns): the gap's and the rating differences' coverage
+    with the standard error clustered (compare and rank --human with
+    clusters) and taken item by item."""
+    print(f"\njudge-corrected, clustered items, {replays} replays: coverage "
+          f"clustered / item by item")
+    for clusters, size, labels in ((20, 50, 400), (30, 40, 300),
+                                   (8, 60, 160)):
+        rng = random.Random(clusters * size + labels)
+        hits = [0, 0]
+        for _ in range(replays):
+            (ja, jb), (ha, hb), names, truth = designs.judged_clusters(
+                rng, clusters, size, labels)
+            judge, human = bed._Columns(ja, jb), bed._Columns(ha, hb)
+            for k, groups in enumerate((names, None)):
+                gap = bed._judge_check(judge, human, clusters=groups)[1]
+                hits[k] += gap.ci.lo <= truth <= gap.ci.hi
+        print(f"  gap, {clusters} clusters of {size}, {labels} labels: "
+              f"{100 * hits[0] / replays:.1f}% / "
+              f"{100 * hits[1] / replays:.1f}%")
+    strength, rng, hits, total = [0.0, 0.4, -0.3, 0.2], random.Random(5), \
+        [0, 0], 0
+    for _ in range(replays):
+        judged, labelled, questions = designs.bt_turns(rng, strength)
+        for k, groups in enumerate((questions, None)):
+            found = bed._ppi_bradley_terry(4, judged, labelled, groups)
+            hits[k] += sum(abs(found.theta[s] - strength[s])
+                           <= 1.959964 * math.sqrt(found.cov[s][s])
+                           for s in range(1, 4))
+        total += 3
+    print(f"  rating differences, 300 questions of 3 turns: "
+          f"{100 * hits[0] / total:.1f}% / {100 * hits[1] / total:.1f}%")
 
 
 def judged_ratings(replays, battles=2000):
