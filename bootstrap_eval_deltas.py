@@ -4188,26 +4188,36 @@ def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE):
              weight * weight * _variance(f_unlabelled, ddof) / big_n
              if big_n else 0.0]
     se = math.sqrt(math.fsum(parts))
-    tail = float((1 - _exact(confidence)) / 2)
     df = None
-    if normal:
-        half = _upper_z(tail) * se
-        p = (2 * NormalDist().cdf(-abs(estimate) / se) if se
-             else float(estimate == 0) or 0.0)
-    else:
+    if not normal:
         counts = [n - 1, big_n - 1]
         df = (math.fsum(parts) ** 2
               / math.fsum(v * v / k for v, k in zip(parts, counts) if k > 0)
               if se else n - 1)
-        half = _student_t_upper(tail, df) * se if se else 0.0
-        p = (min(1.0, 2 * _student_t_tail(abs(estimate) / se, df)) if se
-             else float(estimate == 0))
+    ci, p = _normal_or_t(estimate, se, df, confidence)
     human = _variance(list(y), 1)
     effective = human / (se * se) if se and human else None
     moments = (human, cov * n / (n - 1), _variance(list(f), 1),
                _variance(list(f_unlabelled), 1))
-    return _Corrected(estimate, Interval(estimate - half, estimate + half),
-                      p, se, weight, n, big_n, effective, df, moments)
+    return _Corrected(estimate, ci, p, se, weight, n, big_n, effective, df,
+                      moments)
+
+
+def _normal_or_t(estimate, se, df, confidence=CONFIDENCE):
+    """Return (the Interval, the two-sided p of a zero mean) of an
+    estimate with standard error *se*: normal where *df* is None, else
+    Student's t on df; without spread, the estimate itself, and p 1
+    where it is 0, else 0."""
+    if not se:
+        return Interval(estimate, estimate), float(estimate == 0)
+    tail = float((1 - _exact(confidence)) / 2)
+    if df is None:
+        half = _upper_z(tail) * se
+        p = 2 * NormalDist().cdf(-abs(estimate) / se)
+    else:
+        half = _student_t_upper(tail, df) * se
+        p = min(1.0, 2 * _student_t_tail(abs(estimate) / se, df))
+    return Interval(estimate - half, estimate + half), p
 
 
 def _ppi_weight(y, f, f_unlabelled):
@@ -4277,21 +4287,12 @@ def _ppi_clustered(y, f, f_unlabelled, clusters, clusters_unlabelled,
              + (weight * weight * math.fsum((x - imputed) ** 2
                                            for x in f_unlabelled)
                 / big_n / big_n if big_n else 0.0))
-    tail = float((1 - _exact(confidence)) / 2)
     df = None if labelled >= _PPI_CLT_LEAST else max(labelled - 1, 1)
-    if df is None:
-        half = _upper_z(tail) * se
-        p = (2 * NormalDist().cdf(-abs(estimate) / se) if se
-             else float(estimate == 0) or 0.0)
-    else:
-        half = _student_t_upper(tail, df) * se if se else 0.0
-        p = (min(1.0, 2 * _student_t_tail(abs(estimate) / se, df)) if se
-             else float(estimate == 0))
+    ci, p = _normal_or_t(estimate, se, df, confidence)
     human = _variance(list(y), 1)
     drift_se = math.sqrt(factor * math.fsum(v * v for v in shift.values()))
     drift = ((mean_f - imputed) / drift_se if big_n and drift_se else None)
-    return _Corrected(estimate, Interval(estimate - half, estimate + half),
-                      p, se, weight, n, big_n,
+    return _Corrected(estimate, ci, p, se, weight, n, big_n,
                       human / (se * se) if se and human else None, df,
                       (human, cov * n / (n - 1), _variance(list(f), 1),
                        _variance(list(f_unlabelled), 1)),
@@ -4317,24 +4318,16 @@ def _corrected_macro(parts, confidence=CONFIDENCE):
     estimate = math.fsum(c.estimate for c in parts) / count
     variances = [c.se * c.se / (count * count) for c in parts]
     se = math.sqrt(math.fsum(variances))
-    tail = float((1 - _exact(confidence)) / 2)
     df = None
     if any(c.df is not None for c in parts):
         df = (math.fsum(variances) ** 2
               / math.fsum(v * v / c.df for v, c in zip(variances, parts)
                           if c.df is not None) if se else None)
-    if df is None:
-        half = _upper_z(tail) * se
-        p = (2 * NormalDist().cdf(-abs(estimate) / se) if se
-             else float(estimate == 0) or 0.0)
-    else:
-        half = _student_t_upper(tail, df) * se
-        p = min(1.0, 2 * _student_t_tail(abs(estimate) / se, df))
+    ci, p = _normal_or_t(estimate, se, df, confidence)
     labels = sum(c.labels for c in parts)
     human = math.fsum(c.moments[0] / c.labels for c in parts) / (
         count * count)
-    return _Corrected(estimate, Interval(estimate - half, estimate + half),
-                      p, se, None, labels,
+    return _Corrected(estimate, ci, p, se, None, labels,
                       sum(c.unlabelled for c in parts),
                       labels * human / (se * se) if se and human else None,
                       df)
