@@ -176,7 +176,8 @@ def exact_randomization_p(stat, gold, a, b):
 
 
 @pytest.mark.parametrize("stat,seed", [
-    ("f1", 1), ("mcc", 2), pytest.param("f1", 3, marks=pytest.mark.slow),
+    ("f1", 1), pytest.param("mcc", 2, marks=pytest.mark.slow),
+    pytest.param("f1", 3, marks=pytest.mark.slow),
     pytest.param("precision", 4, marks=pytest.mark.slow)])
 def test_randomization_p_matches_enumeration_of_every_swap(stat, seed):
     rng = random.Random(seed)

@@ -436,7 +436,8 @@ def test_joint_rank_sets_a_column_at_a_time_are_the_straightforward_sets(
 
 
 @pytest.mark.parametrize("n, replays, least", [
-    (60, 20, 0.8), pytest.param(60, 300, 0.93, marks=pytest.mark.slow),
+    pytest.param(60, 20, 0.8, marks=pytest.mark.slow),
+    pytest.param(60, 300, 0.93, marks=pytest.mark.slow),
     pytest.param(150, 300, 0.93, marks=pytest.mark.slow)])
 def test_joint_mean_intervals_hold_all_at_once(n, replays, least):
     # --joint-intervals: five systems' means, scores sharing an item
@@ -516,7 +517,7 @@ def _normal_winners(rng, means, cov, replays):
 
 @pytest.mark.parametrize("means, replays, least", [
     ([0.0] * 5, 400, 0.93),
-    ([3.0, 1.0, 1.0, 0.0, 0.0], 400, 0.93),
+    pytest.param([3.0, 1.0, 1.0, 0.0, 0.0], 400, 0.93, marks=pytest.mark.slow),
     pytest.param([0.0] * 25, 2000, 0.94, marks=pytest.mark.slow)])
 def test_the_hybrid_covers_and_is_median_unbiased_where_gains_are_normal(
         means, replays, least):
