@@ -1074,6 +1074,8 @@ class _MetricResult(NamedTuple):
                                   # (or the stratified one, of a macro)
     df: "float | None" = None     # that standard error's degrees of
                                   # freedom (_cluster_df, _strata_df)
+    share: bool = False      # continuous means of 0/1 values (several runs
+                             # averaged): printed as percentages, as 0/1
 
     def __repr__(self):
         """One short line: the figures, not the 2,000 draws behind them."""
@@ -10432,9 +10434,11 @@ def _grouped_runs(options, rng):
         averaged = collections.Counter()
         for values, count in tally.items():
             averaged[_mean_of(values[:ra]), _mean_of(values[ra:])] += count
-        results.append(_compare_tally(averaged, rng, options, metric._replace(
-            kind="continuous" if set(averaged) - {(0, 0), (0, 1), (1, 0),
-                                                  (1, 1)} else None)))
+        continuous = set(averaged) - {(0, 0), (0, 1), (1, 0), (1, 1)}
+        result = _compare_tally(averaged, rng, options, metric._replace(
+            kind="continuous" if continuous else None))
+        results.append(result._replace(share=bool(continuous) and all(
+            v in (0, 1) for values in tally for v in values)))
         noise.append(_prompt_effect(tally, prompts, rng, options, metric)
                      if prompts else _run_noise(tally, (ra, rb), options,
                                                 metric))
@@ -11732,7 +11736,7 @@ def _units(binary, intervals, values=()):
 def _units_of(r):
     """Return the _Units of one _MetricResult's report: from its paired
     interval, else its means."""
-    return _units(r.kind == "binary", [r.ci_paired], [r.a, r.b])
+    return _units(r.kind == "binary" or r.share, [r.ci_paired], [r.a, r.b])
 
 
 def _at_limit(r, resamples):

@@ -1237,6 +1237,33 @@ def test_runs_named_on_the_command_line_or_as_epochs_are_the_folders(
         "base", "cand")
 
 
+def test_averaged_0_1_runs_print_as_percentages(capsys, tmp_path):
+    # Each item's mean over runs of a 0/1 metric is a share: the report
+    # gives it in percent and points, as it gives a 0/1 metric (--json
+    # keeps the fractions); averaged scores of another kind stay as they
+    # are.
+    here = os.path.dirname(os.path.abspath(__file__))
+    groups = [os.path.join(here, os.pardir, "datasets", "examples", "runs",
+                           n) for n in ("base", "cand")]
+    status, out, _ = run(capsys, *groups, "--runs")
+    assert status == 0
+    table = out.splitlines()[3]
+    assert table.split()[2].endswith("%") and " pts " in table
+    assert "one run's mean moves by SD " in out and "pts for the baseline" \
+        in out
+    status, out, _ = run(capsys, *groups, "--runs", "--json")
+    assert 0 < json.loads(out)["metrics"][0]["observed"]["a"] < 1
+    rng = random.Random(3)
+    for side in ("a", "b"):
+        (tmp_path / side).mkdir()
+        for k in range(2):
+            jsonl(tmp_path / side, f"r{k}.jsonl",
+                  [{"id": i, "s": round(rng.random(), 2)} for i in range(30)])
+    status, out, _ = run(capsys, str(tmp_path / "a"), str(tmp_path / "b"),
+                         "--runs")
+    assert status == 0 and "%" not in out.splitlines()[3]
+
+
 def test_plan_runs_sizes_the_runs_as_compare_does(capsys):
     # plan --from A B --runs reads the runs as compare --runs does: the
     # same run SDs and runs needed for the gap seen; each row's standard
