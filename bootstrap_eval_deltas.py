@@ -2034,9 +2034,9 @@ def _holm(ps):
 ## Comparing two systems ######################################################
 
 # Doors (called from other sections): _bca_interval, _clustered_se,
-# _compare_binary, _compare_macro, _compare_subsets, _compare_tally, _Density,
-# _merged_tally, _METHODS, _prompt_effect, _run_noise, _run_noise_needed,
-# _tally_spread.
+# _compare_binary, _compare_macro, _compare_metric, _compare_subsets,
+# _compare_tally, _Density, _merged_tally, _METHODS, _prompt_effect,
+# _run_noise, _run_noise_needed, _tally_by, _tally_spread.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -2133,10 +2133,21 @@ def _compare_metric(a, b, rng, options=_Options(), metric=_Metric(),
     if clusters is None:
         return _compare_tally(collections.Counter(zip(a, b)), rng, options,
                               metric)
+    return _compare_tally(_tally_by(clusters, a, b), rng, options, metric,
+                          clustered=True)
+
+
+def _tally_by(labels, a, b):
+    """Return {label: Counter of (a, b) pairs} of items with these labels
+    (a cluster's or a subset's).
+
+    >>> _tally_by("xxy", [1, 1, 0], [1, 1, 1])
+    {'x': Counter({(1, 1): 2}), 'y': Counter({(0, 1): 1})}
+    """
     tally = {}
-    for label, x, y in zip(clusters, a, b):
+    for label, x, y in zip(labels, a, b):
         tally.setdefault(label, collections.Counter())[x, y] += 1
-    return _compare_tally(tally, rng, options, metric, clustered=True)
+    return tally
 
 
 def _compare_tally(tally, rng, options=_Options(), metric=_Metric(), *,
@@ -10586,9 +10597,11 @@ def _judged_preferences(options, wide, metric, counts, reading, rng):
                              f"preference file is not supported yet")
     human, said = _open_source(spec, options.reading), []
     if human.kind == "preferences":
-        shares, _, _ = _preference_pair(options._replace(   # its clusters
-            a_col=a, b_col=b, cluster="question", by=None), human)  # are
-        said = [f"{spec}: {note}" for note in shares.notes]  # the judge's
+        # cluster="question": the human's file keeps the judge's clusters,
+        # so its reading says nothing of its own
+        shares, _, _ = _preference_pair(options._replace(
+            a_col=a, b_col=b, cluster="question", by=None), human)
+        said = [f"{spec}: {note}" for note in shares.notes]
         values, places = {}, {}
         for numbers, records in shares.batches:
             for number, record in zip(numbers, records):
@@ -10639,21 +10652,17 @@ def _judged_metric(judge, human, metric, rng, options, where,
     kind = "binary" if binary else "continuous"
     corrected, gap, bias, agreement, drift = _judge_check(
         judge, human, options.confidence, clusters)
-    both = [(x, y, g) for x, y, g in zip(
-        human.a, human.b, clusters or repeat(None)) if x == x and y == y]
-
-    def alone(rows, metric):
-        if clusters is None:
-            return _compare_tally(collections.Counter(
-                (x, y) for x, y, _ in rows), rng, options, metric)
-        tally = {}
-        for x, y, g in rows:
-            tally.setdefault(g, collections.Counter())[x, y] += 1
-        return _compare_tally(tally, rng, options, metric, clustered=True)
+    both = [k for k, (x, y) in enumerate(zip(human.a, human.b))
+            if x == x and y == y]
     check = _JudgeCheck(
-        *corrected, gap, alone(zip(judge.a, judge.b, clusters), metric)
+        *corrected, gap, _compare_metric(
+            judge.a, judge.b, rng, options, metric, clusters=clusters)
         if clusters else _compare_tally(judge, rng, options, metric),
-        alone(both, metric._replace(kind=kind)) if len(both) > 1 else None, tuple(bias), tuple(agreement),
+        _compare_metric([human.a[k] for k in both],
+                        [human.b[k] for k in both], rng, options,
+                        metric._replace(kind=kind), clusters=clusters and [
+                            clusters[k] for k in both])
+        if len(both) > 1 else None, tuple(bias), tuple(agreement),
         drift, _labels_needed(gap, gap.estimate, options.alpha,
                               options.power),
         covariate and _covariate_check(judge, human, covariate,
@@ -10675,21 +10684,17 @@ def _judged_macro(check, parts, judge, human, groups, metric, rng,
     a, b, gap = (_corrected_macro([getattr(c, name) for c in parts],
                                   options.confidence)
                  for name in ("a", "b", "gap"))
-
-    def by_subset(rows):
-        tally = {}
-        for x, y, g in rows:
-            tally.setdefault(g, collections.Counter())[x, y] += 1
-        return tally
     kind = check.human.kind if check.human else metric.kind
-    both = [(x, y, g) for x, y, g in zip(human.a, human.b, groups)
+    both = [k for k, (x, y) in enumerate(zip(human.a, human.b))
             if x == x and y == y]
     check = check._replace(
         a=a, b=b, gap=gap, needed=None,
-        judged=_compare_macro(by_subset(zip(judge.a, judge.b, groups)), rng,
+        judged=_compare_macro(_tally_by(groups, judge.a, judge.b), rng,
                               options, metric),
-        human=_compare_macro(by_subset(both), rng, options,
-                             metric._replace(kind=kind)))
+        human=_compare_macro(_tally_by(
+            [groups[k] for k in both], [human.a[k] for k in both],
+            [human.b[k] for k in both]), rng, options,
+            metric._replace(kind=kind)))
     return _corrected_result(metric, kind, (a, b), gap,
                              len(judge.a)), check
 
