@@ -12519,21 +12519,21 @@ def _corrected_lines(corrected, r, options):
                             "own") + f", and the rank sets and top group "
             f"come from {t.draws:,} draws of the fit's normal law:")
     judged = r.names[max(range(len(r.names)), key=r.means.__getitem__)]
-    best = r.names[order[0]]
     group = [r.names[k] for k in order if t.top[k]]
+    as_judged = [name for name, top in zip(r.names, r.top) if top]
+    together = (" (no detectable order among them)" if len(group) > 1
+                else "")
     if judged not in group:
         finding = (f"Finding: {judged} rates best as judged; after "
                    f"correction it is not in the top group "
                    f"({', '.join(group)})")
-    elif len(group) == 1:
-        finding = (f"the best as judged, {judged}, stands alone in the top "
-                   f"group after correction too")
+    elif set(group) == set(as_judged):
+        finding = (f"the top group is the same after correction: "
+                   f"{', '.join(group)}{together}")
     else:
-        finding = ((f"the best as judged, {judged}, rates highest after "
-                    f"correction too" if best == judged else
-                    f"Finding: {judged} rates best as judged, {best} after "
-                    f"correction") + f", within a top group of "
-                   f"{', '.join(group)} (no detectable order among them)")
+        finding = (f"Finding: the top group as judged is "
+                   f"{', '.join(as_judged)}; after correction it is "
+                   f"{', '.join(group)}{together}")
     table = [["system", f"corrected rating [{level} CI]",
               f"rank ({level} joint set)", "top group", "as judged"]]
     ranks, anchor = _ranks(t.ratings), options.anchor
@@ -12653,8 +12653,8 @@ def _format_rank(ranked, options, markdown=False):
         lines += [""] + _table(table, markdown)
     if ranked.corrected is not None:
         head, finding, table = _corrected_lines(ranked.corrected, r, options)
-        lines += ["", mark(head), mark(finding)] + [""] * markdown + _table(
-            table, markdown)
+        lines += ["", mark(head)] + [""] * markdown + [mark(finding)] + [
+            ""] * markdown + _table(table, markdown)
     if pairs:
         rows = [["pair (second - first)", "difference",
                  f"{level} CI (paired)", "p", "p (Holm)", "verdict"]]

@@ -5,6 +5,7 @@ words where it cannot be read.
 """
 import json
 import math
+import os
 import random
 from fractions import Fraction
 from statistics import NormalDist
@@ -1109,3 +1110,21 @@ def test_plan_human_scales_a_clustered_pilot_by_its_design_effect(capsys,
     plan = found["metrics"][0]
     assert plan["clusters"] == 20
     assert plan["design_effect"] == pytest.approx(gap.design, rel=1e-12)
+
+
+def test_rank_human_says_where_the_top_group_moved(capsys):
+    # The shipped example: the judge puts cand alone at the top; corrected
+    # by 100 human verdicts, base and cand are not told apart.
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        os.pardir, "datasets", "examples")
+    argv = ["rank", os.path.join(here, "prefs-judge.json"), "--human",
+            os.path.join(here, "prefs-human.json"), "--resamples", "300"]
+    assert bed.main(argv) == 0
+    out = capsys.readouterr().out
+    assert ("Finding: the top group as judged is cand; after correction it "
+            "is base, cand (no detectable order among them)") in out
+    assert bed.main(argv + ["--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert all(s["top_group"] for s in found["human_corrected"]["systems"])
+    assert {s["name"]: s["top_group"] for s in found["systems"]} == {
+        "cand": True, "base": False}
