@@ -10612,13 +10612,19 @@ def _judged_preferences(options, wide, metric, counts, reading, rng):
         labels = _human_labels(spec, options.human_field or "human",
                                options.id_col)
     x, y, clusters = array("d"), array("d"), []
-    for _, records in _with_labels(wide, labels, "id", wide).batches:
-        for record in records:
+    for numbers, records in _with_labels(wide, labels, "id", wide).batches:
+        for number, record in zip(numbers, records):
             x.append(record[b])
             share = record[_HUMAN]
             y.append(math.nan if share is None else share)
             if options.cluster:
-                clusters.append(_field(record, options.cluster))
+                cluster = _field(record, options.cluster)
+                if _missing(cluster):
+                    raise EvalDeltaError(
+                        f"{wide.where(number)}: no cluster field "
+                        f"{options.cluster!r} in this record; its fields "
+                        f"are {', '.join(k for k in record if k != _HUMAN)}")
+                clusters.append(cluster)
     labels.check()
     outside = [v for v in y if v == v and not 0 <= v <= 1]
     if outside:

@@ -667,7 +667,9 @@ def test_human_verdicts_that_cannot_correct_get_one_line(capsys, tmp_path):
             ([judge, "--human", "preference"], "one file of human verdicts"),
             ([mt, "--human", human], "no system 'vicuna-13b-v1.3'"),
             ([judge, "--human", human, "--by", "instruction"],
-             "--by with --human on a preference file is not supported")):
+             "--by with --human on a preference file is not supported"),
+            ([judge, "--human", human, "--cluster", "nosuch"],
+             "record 1: no cluster field 'nosuch' in this record")):
         status, out, err = run(capsys, *argv)
         assert status == 2 and not out and err.count("\n") == 1, err
         assert words in err
