@@ -397,6 +397,10 @@ _PREFERENCE_SHAPES = {
     "mt-bench.jsonl": lambda v: "".join(json.dumps(
         {"question_id": i, "model_1": "a", "model_2": m, "g1_winner": w,
          "g2_winner": w, "turn": 1}) + "\n" for i, (w, m, _) in enumerate(v)),
+    "human_judgments.jsonl": lambda v: "".join(json.dumps(     # MT-Bench's
+        {"question_id": i // 2, "model_a": "a", "model_b": m, "winner": w,
+         "judge": "expert_0", "turn": t}) + "\n"
+        for i, (w, m, t) in enumerate(v)),
 }
 
 
