@@ -886,7 +886,7 @@ def test_macro_matches_the_stratified_oracle(subsets, seed, resamples):
 
 
 @pytest.mark.parametrize("replays", [
-    40, pytest.param(300, marks=pytest.mark.slow)])
+    pytest.param(40, marks=pytest.mark.slow), pytest.param(300, marks=pytest.mark.slow)])
 def test_macro_false_positive_rate_under_the_null(replays):
     # Three subjects of 6, 10 and 20 items, differences symmetric about 0:
     # the stratified sign flip may reject alpha of the time.

@@ -379,7 +379,8 @@ def test_gold_labels_that_differ_between_runs_are_refused(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("replays, most", [
-    (60, 0.12), pytest.param(300, 0.085, marks=pytest.mark.slow)])
+    pytest.param(60, 0.12, marks=pytest.mark.slow),
+    pytest.param(300, 0.085, marks=pytest.mark.slow)])
 def test_randomization_test_false_positive_rate_under_the_null(replays,
                                                                most):
     # Two systems equally good (each right 75% of the time, independently)

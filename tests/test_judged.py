@@ -751,7 +751,7 @@ def test_with_no_weight_the_correction_is_the_humans_own_fit():
 
 
 @pytest.mark.parametrize("design, replays, least", [
-    ("battles", 6, 0.75), ("turns", 4, 0.75),
+    pytest.param("battles", 6, 0.75, marks=pytest.mark.slow), ("turns", 4, 0.75),
     pytest.param("battles", 400, 0.93, marks=pytest.mark.slow),
     pytest.param("turns", 400, 0.93, marks=pytest.mark.slow)])
 def test_corrected_rating_differences_cover(design, replays, least):

@@ -462,7 +462,7 @@ def _detected(tally, rng):
 
 
 @pytest.mark.parametrize("clusters", [
-    6, pytest.param(10, marks=pytest.mark.slow)])
+    pytest.param(6, marks=pytest.mark.slow), pytest.param(10, marks=pytest.mark.slow)])
 def test_the_reported_detectable_difference_has_its_power(clusters):
     # The detectable difference an eval of few clusters reports, then a
     # fresh eval of the same design with that true difference: the cluster

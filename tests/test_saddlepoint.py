@@ -293,7 +293,7 @@ def test_macro_ends_lie_within_resampling_error():
 # -- calibration -----------------------------------------------------------------
 
 @pytest.mark.parametrize("replays, low, high, most", [
-    (60, 0.85, 1.0, 0.13),
+    pytest.param(60, 0.85, 1.0, 0.13, marks=pytest.mark.slow),
     pytest.param(300, 0.91, 0.98, 0.09, marks=pytest.mark.slow)])
 def test_saddlepoint_interval_and_test_are_calibrated(replays, low, high,
                                                       most):
