@@ -4264,7 +4264,8 @@ def _ppi_clustered(y, f, f_unlabelled, clusters, clusters_unlabelled,
     holds where a cluster's labelled and unlabelled items err together:
     the two parts are not independent then, and _ppi_mean's sum of their
     variances is too small.  With each item a cluster it is _ppi_mean's
-    normal variance times G / (G - 1).  Below _PPI_CLT_LEAST clusters
+    normal variance times G / (G - 1).  The weight, the estimate and the
+    moments are _ppi_mean's.  Below _PPI_CLT_LEAST clusters
     with a label the interval is Student's t on their count - 1 degrees
     of freedom.  The labelled items' judge mean against the rest's gets
     the same clustered standard error (the drift's z, in _Corrected.drift);
@@ -4277,12 +4278,11 @@ def _ppi_clustered(y, f, f_unlabelled, clusters, clusters_unlabelled,
     ...                         [1, 1, 0, 1, 0, 1]).estimate, c.df
     (True, 3)
     """
-    n, big_n = len(y), len(f_unlabelled)
-    weight, cov = _ppi_weight(y, f, f_unlabelled)
+    unclustered = _ppi_mean(y, f, f_unlabelled, confidence)
+    n, big_n, weight = len(y), len(f_unlabelled), unclustered.weight
     rectified = [a - weight * b for a, b in zip(y, f)]
     imputed = math.fsum(f_unlabelled) / big_n if big_n else 0.0
     mean_r, mean_f = math.fsum(rectified) / n, math.fsum(f) / n
-    estimate = weight * imputed + mean_r
     u, shift = collections.defaultdict(float), collections.defaultdict(float)
     for g, r, x in zip(clusters, rectified, f):
         u[g] += (r - mean_r) / n
@@ -4301,16 +4301,14 @@ def _ppi_clustered(y, f, f_unlabelled, clusters, clusters_unlabelled,
                                            for x in f_unlabelled)
                 / big_n / big_n if big_n else 0.0))
     df = None if labelled >= _PPI_CLT_LEAST else max(labelled - 1, 1)
-    ci, p = _normal_or_t(estimate, se, df, confidence)
-    human = _variance(list(y), 1)
+    ci, p = _normal_or_t(unclustered.estimate, se, df, confidence)
+    human = unclustered.moments[0]
     drift_se = math.sqrt(factor * math.fsum(v * v for v in shift.values()))
-    drift = ((mean_f - imputed) / drift_se if big_n and drift_se else None)
-    return _Corrected(estimate, ci, p, se, weight, n, big_n,
-                      human / (se * se) if se and human else None, df,
-                      (human, cov * n / (n - 1), _variance(list(f), 1),
-                       _variance(list(f_unlabelled), 1)),
-                      design=se * se / plain if plain else 1.0,
-                      drift=drift, clusters=groups)
+    return unclustered._replace(
+        ci=ci, p=p, se=se, df=df,
+        effective=human / (se * se) if se and human else None,
+        design=se * se / plain if plain else 1.0, clusters=groups,
+        drift=(mean_f - imputed) / drift_se if big_n and drift_se else None)
 
 
 def _corrected_macro(parts, confidence=CONFIDENCE):
