@@ -1181,6 +1181,7 @@ class _Options(NamedTuple):
                                     # regressed on (an answer's length)
     judge_map: object = None     # (">=", T) or (LO, HI): the judge's scores
                                  # onto the humans' 0/1 or [0, 1]
+    scale: object = None         # (LO, HI): the scale judge and humans share
     # rank
     pairs: bool = False          # every pair's difference
     against: object = None       # --baseline: each system against this one
@@ -10561,7 +10562,7 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
         results.append(result)
         checks.append(check)
     reading = list(reading) + (missing.notes() if isinstance(
-        missing, _Dropped) else [])
+        missing, _Dropped) else []) + _judge_map_words(options)
     return _Compared((baseline.path, candidate.path), results, subsets,
                      missing, reading, _margins(options.margin,
                                                 [m.name for m in metrics]),
@@ -10736,21 +10737,75 @@ def _judge_mapped(judge, human, metric, options, where):
         judge = _Columns(array("d", map(scale, judge.a)),
                          array("d", map(scale, judge.b)))
     labelled = [x for x in itertools.chain(human.a, human.b) if x == x]
-    lo, hi = min(labelled), max(labelled)
-    if set(labelled) <= {0.0, 1.0}:
-        lo, hi = 0.0, 1.0
-    outside = [x for x in itertools.chain(judge.a, judge.b)
-               if not lo <= x <= hi]
-    if outside:
-        low, high = min(itertools.chain(judge.a, judge.b)), max(
-            itertools.chain(judge.a, judge.b))
+    scored = list(itertools.chain(judge.a, judge.b))
+    problem = _scales_differ(scored, labelled, options.scale)
+    if problem:
         mapped = " (after --judge-map)" if spec is not None else ""
         raise EvalDeltaError(
-            f"{metric.name}: the judge's scores{mapped} run from {low:g} to "
-            f"{high:g}, the humans' from {lo:g} to {hi:g}: put them on one "
-            f"scale with --judge-map >=T (a judge score of T or more is a "
-            f"1) or --judge-map LO,HI (the judge's LO to HI onto 0 to 1)")
+            f"{metric.name}: the judge's scores{mapped} run from "
+            f"{min(scored):g} to {max(scored):g}, the humans' from "
+            f"{min(labelled):g} to {max(labelled):g}: {problem}; put them on "
+            f"one scale with --judge-map >=T (a judge score of T or more is "
+            f"a 1) or --judge-map LO,HI (the judge's LO to HI onto 0 to 1), "
+            f"or declare the scale both use with --scale LO,HI")
     return judge
+
+
+def _judge_map_words(options):
+    """Return the read: line saying how --judge-map and --scale put the
+    judge's scores on the humans' scale ([] where neither is given).
+
+    >>> _judge_map_words(_Options(judge_map=(">=", 7.0)))
+    ["--judge-map >=7: a judge's score of 7 or more is a 1, below it a 0"]
+    """
+    words = []
+    if options.judge_map is not None:
+        how, value = options.judge_map
+        words.append(
+            f"--judge-map >={value:g}: a judge's score of {value:g} or more "
+            f"is a 1, below it a 0" if how == ">=" else
+            f"--judge-map {how:g},{value:g}: the judge's scores from {how:g} "
+            f"to {value:g} put onto 0 to 1")
+    if options.scale is not None:
+        words.append(f"--scale {options.scale[0]:g},{options.scale[1]:g}: "
+                     f"the scale the judge and the humans share")
+    return words
+
+
+def _scales_differ(judge, human, scale=None):
+    """Return why the judge's scores and the humans' look to be on two
+    scales, or '' where one scale holds both.
+
+    One scale is *scale* (LO, HI) where given, else the range the judge's
+    and the humans' scores span together, never the humans' alone: a few
+    labels of a 0-10 scale may happen to run from 2 to 10.  Two scales
+    show where one side is 0/1 or within [0, 1] and the other is not,
+    or where one side's largest magnitude is over four times the other's
+    (0-100 against 1-5).  The correction itself (PPI++) is unbiased on any
+    scale; the judge's bias and "as judged" figures need one.
+
+    >>> _scales_differ([0, 3, 10], [2, 8]), _scales_differ([0.2, 0.9], [2, 8])
+    ('', 'the humans score beyond 0 to 1 and the judge does not')
+    >>> _scales_differ([3, 97], [1, 4]), _scales_differ([3, 11], [2], (0, 10))
+    ('the two run over scales of 97 and 4', 'a judge score of 11 lies outside --scale 0,10')
+    """
+    if scale is not None:
+        lo, hi = scale
+        for who, values in (("judge", judge), ("human", human)):
+            out = next((x for x in values if not lo <= x <= hi), None)
+            if out is not None:
+                return (f"a {who} score of {out:g} lies outside --scale "
+                        f"{lo:g},{hi:g}")
+        return ""
+    unit = [all(0 <= x <= 1 for x in values) for values in (judge, human)]
+    if unit == [True, False]:
+        return "the humans score beyond 0 to 1 and the judge does not"
+    if unit == [False, True]:
+        return "the humans score from 0 to 1 and the judge beyond it"
+    tops = sorted(max(map(abs, values)) for values in (judge, human))
+    if tops[0] > 0 and tops[1] > 4 * tops[0]:
+        return f"the two run over scales of {tops[1]:g} and {tops[0]:g}"
+    return ""
 
 
 class _Labels:
@@ -13730,10 +13785,27 @@ def _plain(values, name):
     return out
 
 
+def _library_spec(value, parse, keyword):
+    """Return a library keyword's value as its option's parser reads it
+    (a string as on the command line, a pair as LO,HI), or None.
+
+    >>> _library_spec("1,10", _judge_map_spec, "judge_map")
+    (1.0, 10.0)
+    """
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else ",".join(map(str, value))
+    try:
+        return parse(text)
+    except argparse.ArgumentTypeError as error:
+        raise EvalDeltaError(f"{keyword}: {error}") from None
+
+
 def compare(baseline, candidate, *, metric="metric", kind=None,
             direction="higher", margin=None, confidence=CONFIDENCE,
             alpha=0.05, resamples=RESAMPLES, interval="percentile",
-            method="auto", seed=SEED, jobs=1, human_a=None, human_b=None):
+            method="auto", seed=SEED, jobs=1, human_a=None, human_b=None,
+            judge_map=None, scale=None):
     """Return the Comparison of two systems' per-item scores, in item order.
 
     *kind* is "binary" or "continuous" (default: binary when every value
@@ -13742,8 +13814,9 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     *human_b*, each system's human scores item by item (None where a
     human gave none), the scores are a judge's, corrected by them as
     compare --human corrects them (prediction-powered inference, PPI++);
-    to_dict()'s "judge_corrected" holds the detail.  The other options are
-    compare's.  If the sequences differ in length or hold a value that is
+    to_dict()'s "judge_corrected" holds the detail; *judge_map* (">=7" or
+    "1,10") and *scale* ((1, 5)) are --judge-map's and --scale's.  The
+    other options are compare's.  If the sequences differ in length or hold a value that is
     not a finite number, EvalDeltaError is raised.
 
     >>> c = compare([1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40)
@@ -13755,7 +13828,9 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     options = _library_options(
         confidence=confidence, alpha=alpha, resamples=resamples, seed=seed,
         jobs=jobs, interval=interval, method=method,
-        margin=() if margin is None else ((None, margin),))
+        margin=() if margin is None else ((None, margin),),
+        judge_map=_library_spec(judge_map, _judge_map_spec, "judge_map"),
+        scale=_library_spec(scale, _bounds_spec, "scale"))
     m = _Metric(metric, kind=kind, direction=direction)
     a, b = _library_columns([_plain(baseline, "baseline"),
                              _plain(candidate, "candidate")],
@@ -14257,6 +14332,10 @@ def _add_compare(commands):
                           "humans' scale: >=T makes a judge score of T or "
                           "more a 1 (0/1 human labels), LO,HI maps the "
                           "judge's LO..HI onto 0..1")
+    cmp.add_argument("--scale", type=_bounds_spec, metavar="LO,HI",
+                     help="with --human: the scale the judge and the "
+                          "humans both score on (1,5 or 0,10); by default "
+                          "the range their scores span together")
     _add_reading(cmp)
     cmp.add_argument("--fail-on", choices=("worse", "not-better",
                                            "inferior", "changed",
@@ -14492,6 +14571,9 @@ def _add_plan(commands):
                       metavar=">=T|LO,HI",
                       help="with --human: the judge's scores onto the "
                            "humans' scale, as in compare")
+    plan.add_argument("--scale", type=_bounds_spec, metavar="LO,HI",
+                      help="with --human: the scale the judge and the "
+                           "humans both score on, as in compare")
     plan.add_argument("--width", type=_bounded(float, 0, None), metavar="W",
                       help="with --human: the labels for a CI of +-W on "
                            "the gap (0.02 for +-2 pts)")
@@ -14856,6 +14938,7 @@ def _compare_options(args):
     else:
         for flag, given in (("--human-field", args.human_field),
                             ("--judge-map", args.judge_map),
+                            ("--scale", args.scale),
                             ("--judge-covariate", args.judge_covariate)):
             if given is not None:
                 raise EvalDeltaError(f"{flag} goes with --human")
@@ -14881,7 +14964,7 @@ def _compare_options(args):
         sequential=args.sequential, order=args.order, bounds=args.bounds,
         fail_on=args.fail_on, human=tuple(args.human),
         human_field=args.human_field, judge_map=args.judge_map,
-        judge_covariate=args.judge_covariate,
+        scale=args.scale, judge_covariate=args.judge_covariate,
         plot=args.plot, verbose=args.verbose,
         group_runs=args.runs or args.prompts, crossed=args.prompts)
 
@@ -14983,10 +15066,12 @@ def _plan_options(args):
         seed=SEED if args.seed is None else args.seed, plot=args.plot,
         quiet=args.quiet, pick_labels=args.pick_labels,
         human=tuple(args.human or ()), human_field=args.human_field,
-        judge_map=args.judge_map, width=args.width, group_runs=args.runs)
+        judge_map=args.judge_map, scale=args.scale, width=args.width,
+        group_runs=args.runs)
     if not args.human:
         for flag, given in (("--human-field", args.human_field),
                             ("--judge-map", args.judge_map),
+                            ("--scale", args.scale),
                             ("--width", args.width)):
             if given is not None:
                 raise EvalDeltaError(f"{flag} goes with --human")

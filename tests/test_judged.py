@@ -266,8 +266,19 @@ def test_the_library_corrects_as_the_command_line(capsys, tmp_path):
        {"id": 2, "s": 9}],
       [{"id": 0, "s": 8, "h": 1}, {"id": 1, "s": 3, "h": 0},
        {"id": 2, "s": 5}]), [],
-     "the judge's scores run from 2 to 9, the humans' from 0 to 1: put "
-     "them on one scale with --judge-map"),
+     "the judge's scores run from 2 to 9, the humans' from 0 to 1: the "
+     "humans score from 0 to 1 and the judge beyond it; put them on one "
+     "scale with --judge-map"),
+    # a judge on 0-100 against 1-5 labels
+    (([{"id": 0, "s": 70, "h": 4}, {"id": 1, "s": 20, "h": 1},
+       {"id": 2, "s": 90}],
+      [{"id": 0, "s": 80, "h": 5}, {"id": 1, "s": 30, "h": 2},
+       {"id": 2, "s": 50}]), [],
+     "the two run over scales of 90 and 5; put them on one scale"),
+    # a scale declared that the scores leave
+    (([{"id": 0, "s": 7, "h": 4}, {"id": 1, "s": 2, "h": 1}],
+      [{"id": 0, "s": 8, "h": 5}, {"id": 1, "s": 3, "h": 2}]),
+     ["--scale", "1,5"], "a judge score of 7 lies outside --scale 1,5"),
     (([{"id": 0, "s": 1, "h": 1}], [{"id": 0, "s": 1, "h": 1}]),
      ["--sequential"], "--human with --sequential is not supported yet"),
     # every item in one cluster
@@ -317,6 +328,58 @@ def test_a_judge_mapped_onto_the_labels(capsys, tmp_path):
     status, out, err = run(capsys, a, b, "--metric", "s", "--judge-map",
                            "1,10")
     assert status == 2 and "--judge-map goes with --human" in err
+
+
+def test_one_scale_is_the_judges_and_the_humans_together(capsys, tmp_path):
+    # A 0-10 judge and 0-10 humans at 2% labels: the humans' few labels
+    # happen to span less than 0-10 (here 3 to 9 at most), which once
+    # refused the pair in most replays; the scale both span is one.
+    rng = random.Random(4)
+    spans = set()
+    for replay in range(6):
+        truth = [[min(10, max(0, round(rng.gauss(6 + k / 2, 2))))
+                  for _ in range(500)] for k in (0, 1)]
+        judge = [[min(10, max(0, t + rng.choice((-1, 0, 1, 2)))) for t in ts]
+                 for ts in truth]
+        labelled = set(rng.sample(range(500), 10))
+        human = [[t if i in labelled else None for i, t in enumerate(ts)]
+                 for ts in truth]
+        c = bed.compare(judge[0], judge[1], human_a=human[0],
+                        human_b=human[1], resamples=50, seed=replay)
+        assert c.verdict in ("better", "worse", "no detectable difference")
+        spans.add(max(x for x in human[0] + human[1] if x is not None) -
+                  min(x for x in human[0] + human[1] if x is not None))
+    assert min(spans) < 10          # the labels' own range was narrower
+
+
+def test_the_judge_map_is_said_and_the_library_takes_it(capsys, tmp_path):
+    rng = random.Random(3)
+    rows = [[{"id": i, "s": rng.randint(1, 10), "h": rng.randint(0, 1)
+              if i % 4 == 0 else None} for i in range(80)] for _ in (0, 1)]
+    for part in rows:
+        for row in part:
+            if row["h"] is None:
+                del row["h"]
+    a, b = (jsonl(tmp_path, n, r) for n, r in zip(("a.jsonl", "b.jsonl"),
+                                                 rows))
+    status, out, err = run(capsys, a, b, "--metric", "s", "--human", "h",
+                           "--judge-map", "1,10", "--json")
+    assert status == 0, err
+    report = json.loads(out)
+    assert report["reading"] == [
+        "--judge-map 1,10: the judge's scores from 1 to 10 put onto 0 to 1"]
+    status, text, err = run(capsys, a, b, "--metric", "s", "--human", "h",
+                            "--judge-map", "1,10")
+    assert "read: --judge-map 1,10: the judge's" in text
+    got = bed.compare([r["s"] for r in rows[0]], [r["s"] for r in rows[1]],
+                      metric="s", human_a=[r.get("h") for r in rows[0]],
+                      human_b=[r.get("h") for r in rows[1]],
+                      judge_map="1,10", resamples=400)
+    assert got.gap == report["metrics"][0]["observed"]["gap"]
+    assert list(got.ci) == report["metrics"][0]["ci"]["paired_gap"]
+    with pytest.raises(bed.EvalDeltaError, match="judge_map: expected"):
+        bed.compare([1, 2], [2, 3], human_a=[1, 0], human_b=[0, 1],
+                    judge_map="10,1")
 
 
 @settings(max_examples=10, deadline=None)
