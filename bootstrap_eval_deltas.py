@@ -515,6 +515,38 @@ def _exact(x):
     return Fraction(x)
 
 
+def _judge_map_of(text):
+    """Return --judge-map's (">=", T) or (LO, HI) from '>=T' or 'LO,HI'
+    with LO < HI, both finite; else raise EvalDeltaError.
+
+    >>> _judge_map_of(">=7"), _judge_map_of("1,10")
+    (('>=', 7.0), (1.0, 10.0))
+    """
+    try:
+        if text.strip().startswith(">="):
+            threshold = float(text.strip()[2:])
+            if math.isfinite(threshold):
+                return ">=", threshold
+        else:
+            return _bounds_of(text)
+    except (ValueError, EvalDeltaError):
+        pass
+    raise EvalDeltaError(
+        f"expected >=T (a threshold) or LO,HI with LO < HI, not {text!r}")
+
+
+def _bounds_of(text):
+    """Return (LO, HI) from 'LO,HI' with LO < HI, both finite; else raise
+    EvalDeltaError."""
+    try:
+        lo, hi = (float(x) for x in text.split(","))
+    except ValueError:
+        lo = hi = math.nan
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise EvalDeltaError(f"expected LO,HI with LO < HI, not {text!r}")
+    return lo, hi
+
+
 class _Progress:
     """Long work's progress and time left, on stderr.
 
@@ -13789,7 +13821,7 @@ def _library_spec(value, parse, keyword):
     """Return a library keyword's value as its option's parser reads it
     (a string as on the command line, a pair as LO,HI), or None.
 
-    >>> _library_spec("1,10", _judge_map_spec, "judge_map")
+    >>> _library_spec("1,10", _judge_map_of, "judge_map")
     (1.0, 10.0)
     """
     if value is None:
@@ -13797,7 +13829,7 @@ def _library_spec(value, parse, keyword):
     text = value if isinstance(value, str) else ",".join(map(str, value))
     try:
         return parse(text)
-    except argparse.ArgumentTypeError as error:
+    except EvalDeltaError as error:
         raise EvalDeltaError(f"{keyword}: {error}") from None
 
 
@@ -13829,8 +13861,8 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
         confidence=confidence, alpha=alpha, resamples=resamples, seed=seed,
         jobs=jobs, interval=interval, method=method,
         margin=() if margin is None else ((None, margin),),
-        judge_map=_library_spec(judge_map, _judge_map_spec, "judge_map"),
-        scale=_library_spec(scale, _bounds_spec, "scale"))
+        judge_map=_library_spec(judge_map, _judge_map_of, "judge_map"),
+        scale=_library_spec(scale, _bounds_of, "scale"))
     m = _Metric(metric, kind=kind, direction=direction)
     a, b = _library_columns([_plain(baseline, "baseline"),
                              _plain(candidate, "candidate")],
@@ -15103,32 +15135,19 @@ def _metric_type(text):
 
 
 def _judge_map_spec(text):
-    """argparse type of --judge-map: '>=T' or 'LO,HI' with LO < HI."""
+    """argparse type of --judge-map: '>=T' or 'LO,HI' (_judge_map_of)."""
     try:
-        if text.strip().startswith(">="):
-            threshold = float(text.strip()[2:])
-            if math.isfinite(threshold):
-                return ">=", threshold
-        else:
-            lo, hi = (float(x) for x in text.split(","))
-            if math.isfinite(lo) and math.isfinite(hi) and lo < hi:
-                return lo, hi
-    except ValueError:
-        pass
-    raise argparse.ArgumentTypeError(
-        f"expected >=T (a threshold) or LO,HI with LO < HI, not {text!r}")
+        return _judge_map_of(text)
+    except EvalDeltaError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _bounds_spec(text):
-    """argparse type of --bounds: LO,HI with LO < HI, both finite."""
+    """argparse type of --bounds and --scale: LO,HI (_bounds_of)."""
     try:
-        lo, hi = (float(x) for x in text.split(","))
-    except ValueError:
-        lo = hi = math.nan
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise argparse.ArgumentTypeError(
-            f"expected LO,HI with LO < HI, not {text!r}")
-    return lo, hi
+        return _bounds_of(text)
+    except EvalDeltaError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _margin_spec(text):
