@@ -10277,9 +10277,11 @@ def _compare_run(options, path, rng):
                                    preferences, reading + said, rng)
     if options.human:
         if candidate is None:
-            raise EvalDeltaError("--human corrects two runs' judge scores: "
-                                 "give the baseline's run and the "
-                                 "candidate's (or one preference file)")
+            columns = metrics[0].a_field, metrics[0].b_field
+            options, sides, metrics, specs = _wide_sides(options, baseline,
+                                                         metrics)
+            return _judged_run(options, sides, metrics, reading + said, rng,
+                               specs)._replace(names=columns)
         human = options.human
         at = options.runs.index(path, 1) if len(human) > 1 else 0
         return _judged_run(options, [baseline, candidate], metrics,
@@ -10327,6 +10329,81 @@ def _compare_run(options, path, rng):
                      margins, preferences, sequential,
                      _margins(options.equivalence, [r.metric for r in results],
                               "--equivalence"))
+
+
+def _wide_sides(options, wide, metrics):
+    """Return (options, [A's source, B's source], metrics, human fields) of
+    compare --human on one file holding both systems: --a-col JUDGE_A
+    --b-col JUDGE_B --human HUMAN_A,HUMAN_B (or --human twice), and
+    --judge-covariate X_A,X_B.  The file is read as two runs, each row
+    one item of both, under the fields' shared stems (judge, human),
+    joined on the file's id field, else on its rows: the same row is the
+    same item, as in any wide file."""
+    fields = (options.human[0].split(",") if len(options.human) == 1
+              else list(options.human))
+    m = metrics[0]
+    if m.a_field == m.b_field or len(fields) != 2 or not all(fields):
+        raise EvalDeltaError(
+            f"--human with one file of both systems ({wide.path}) names "
+            f"each system's field of human scores: --a-col JUDGE_A --b-col "
+            f"JUDGE_B --human HUMAN_A,HUMAN_B (with two runs, --human FIELD "
+            f"or a labels FILE)")
+    if wide.path == _STDIN:
+        raise EvalDeltaError("--human with one file of both systems reads "
+                             "it twice: give its path, not standard input")
+    named = options.judge_covariate
+    covariate = named.split(",", 1) if named and "," in named else [named] * 2
+    columns = [(m.a_field, fields[0], covariate[0]),
+               (m.b_field, fields[1], covariate[1])]
+    names = [_stem(*pair) for pair in zip(*columns)]
+    names[0] = m.name if " - " not in m.name else names[0]
+    key = options.id_col or next((f for f in _ID_FIELDS if _field(
+        wide.first, f) is not _MISSING), _ROW)
+    for field in [f for side in columns for f in side if f]:
+        _require(wide.run(), field, "column", "the columns are",
+                 list(wide.first))
+    sides = [_renamed(_open_source(wide.path, options.reading),
+                      dict(zip(names, side)), key == _ROW)
+             for side in columns]
+    options = options._replace(id_col=key, judge_covariate=named and
+                               names[2])
+    return (options, sides, [m._replace(name=names[0], a_field=names[0],
+                                         b_field=names[0])], [names[1]] * 2)
+
+
+_ROW = "\x00row"        # a wide file's row, its item where it has no id
+
+
+def _stem(a, b):
+    """Return the name two fields share (judge_a, judge_b: judge), else
+    the first.
+
+    >>> _stem("judge_a", "judge_b"), _stem("a.human", "b.human")
+    ('judge', 'a.human')
+    """
+    stem = os.path.commonprefix([a, b]).rstrip("_-. ") if a and b else ""
+    return stem or a
+
+
+def _renamed(source, names, rows):
+    """Return *source* with each record holding its fields *names* says
+    (new name: old field) under their new names (a field it lacks is left
+    out), and its row number as _ROW if *rows*."""
+    def side(number, record):
+        if source.fields is not None:
+            record = dict(zip(source.fields, record))
+        out = {**record, **{new: value for new, value in (
+            (new, _field(record, old)) for new, old in names.items() if old)
+            if value is not _MISSING}}
+        if rows:
+            out[_ROW] = number
+        return out
+
+    def batches():
+        for numbers, records in source.batches:
+            yield numbers, [side(n, r) for n, r in zip(numbers, records)]
+    return source._replace(batches=batches(), fields=None, forkable=False,
+                           first=side(source.first_number, source.first))
 
 
 def _judged(runs, options):
@@ -14962,7 +15039,7 @@ def _compare_options(args):
             if given:
                 raise EvalDeltaError(f"--human with {flag} is not supported "
                                      f"yet")
-        if len(args.human) not in (1, 1 + len(args.candidates)):
+        if len(args.human) not in (1, 1 + len(args.candidates or [None])):
             raise EvalDeltaError(f"--human is given {len(args.human)} times "
                                  f"for {1 + len(args.candidates)} runs: "
                                  f"give it once for every run, or once per "

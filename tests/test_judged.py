@@ -1193,3 +1193,54 @@ def test_rank_human_says_where_the_top_group_moved(capsys):
     assert all(s["top_group"] for s in found["human_corrected"]["systems"])
     assert {s["name"]: s["top_group"] for s in found["systems"]} == {
         "cand": True, "base": False}
+
+
+def test_one_wide_file_of_judge_and_humans(capsys, tmp_path):
+    # prompt_id, judge_a, judge_b, human_a, human_b, words_a, words_b: a
+    # judged eval as one table, corrected in one command, with the same
+    # numbers as two runs of it and as the library's.
+    rng = random.Random(11)
+    rows = []
+    for i in range(300):
+        truth = [min(10, max(0, round(rng.gauss(6 + k / 3, 2)))) for k in (0, 1)]
+        words = [rng.randint(50, 300), rng.randint(80, 400)]
+        judge = [min(10, max(0, t + 2 * (w > 200) + rng.choice((-1, 0, 1))))
+                 for t, w in zip(truth, words)]
+        human = truth if i % 10 == 0 else ["", ""]
+        rows.append([f"p{i}", *judge, *human, *words])
+    wide = tmp_path / "bots.csv"
+    wide.write_text("prompt_id,judge_a,judge_b,human_a,human_b,words_a,"
+                    "words_b\n" + "".join(",".join(map(str, r)) + "\n"
+                                          for r in rows))
+    status, out, err = run(capsys, str(wide), "--a-col", "judge_a",
+                           "--b-col", "judge_b", "--human", "human_a,human_b",
+                           "--judge-covariate", "words_a,words_b", "--json")
+    assert status == 0, err
+    got = json.loads(out)
+    (entry,) = got["metrics"]
+    assert (got["baseline"], got["candidate"], entry["metric"]) == (
+        "judge_a", "judge_b", "judge")
+    assert entry["judge_corrected"]["gap"]["labels"] == 30
+    assert entry["judge_corrected"]["covariate"] is not None
+    twice = run(capsys, str(wide), "--a-col", "judge_a", "--b-col",
+                "judge_b", "--human", "human_a", "--human", "human_b",
+                "--judge-covariate", "words_a,words_b", "--json")[1]
+    assert json.loads(twice)["metrics"] == got["metrics"]
+    halves = [jsonl(tmp_path, f"{k}.jsonl", [
+        {"id": r[0], "judge": r[1 + k], **({"human": r[3 + k]}
+                                           if r[3 + k] != "" else {})}
+        for r in rows]) for k in (0, 1)]
+    status, out, err = run(capsys, *halves, "--metric", "judge", "--human",
+                           "human", "--json")
+    two_runs = json.loads(out)["metrics"][0]
+    for key in ("observed", "ci", "test"):
+        assert two_runs[key] == entry[key], key
+    library = bed.compare([r[1] for r in rows], [r[2] for r in rows],
+                          human_a=[r[3] if r[3] != "" else None for r in rows],
+                          human_b=[r[4] if r[4] != "" else None for r in rows],
+                          metric="judge", resamples=400)
+    assert library.gap == entry["observed"]["gap"]
+    assert list(library.ci) == entry["ci"]["paired_gap"]
+    status, _, err = run(capsys, str(wide), "--a-col", "judge_a", "--b-col",
+                         "judge_b", "--human", "human_a")
+    assert status == 2 and "--human HUMAN_A,HUMAN_B" in err
