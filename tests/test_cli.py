@@ -297,7 +297,11 @@ def test_ctrl_c_ends_quietly_with_status_130(tmp_path):
     # The child says when main() is about to run and the test waits for
     # its own CPU work past that, so the interrupt lands inside the run
     # however slowly a loaded machine imports the module.
-    start = ("import sys; sys.path.insert(0, sys.argv[1]); "
+    # SIGINT is restored to Python's handler: a shell that starts the
+    # suite in the background hands its children SIGINT ignored.
+    start = ("import signal, sys; "
+             "signal.signal(signal.SIGINT, signal.default_int_handler); "
+             "sys.path.insert(0, sys.argv[1]); "
              "import bootstrap_eval_deltas as bed; "
              "sys.stderr.write('ready\\n'); sys.stderr.flush(); "
              "sys.exit(bed.main(['--out', sys.argv[2]]))")
