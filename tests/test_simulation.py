@@ -57,6 +57,37 @@ def test_replays_by_counts_agree_with_item_by_item(acc_b):
         assert abs(p - q) <= 3 * max(se, 0.01)
 
 
+def test_the_run_by_counts_draws_the_article_bootstraps_laws():
+    # simulate --by-counts draws the single run's resamples from the cell
+    # counts: each replicate set has the mean and variance of the index
+    # draws' law (a binomial for each system, the multinomial's
+    # difference for the paired one, a difference of two binomials for
+    # the unpaired), within 4 standard errors over 4,000 resamples, and
+    # its intervals lie within a point of the article's own draws.
+    import math
+    rng = random.Random(7)
+    pairs = bed.simulate(rng, 300)
+    n, resamples = len(pairs), 4000
+    fast = bed._compare_binary_by_counts(pairs, random.Random(8),
+                                         resamples=resamples)
+    slow = bed._compare_binary(pairs, random.Random(9), resamples=resamples)
+    assert (fast.a, fast.b, fast.gap, fast.p) == (slow.a, slow.b, slow.gap,
+                                                  slow.p)
+    for f, s in ((fast.ci_a, slow.ci_a), (fast.ci_b, slow.ci_b),
+                 (fast.ci_paired, slow.ci_paired),
+                 (fast.ci_unpaired, slow.ci_unpaired)):
+        assert abs(f.lo - s.lo) <= 0.01 and abs(f.hi - s.hi) <= 0.01
+    a_only = sum(1 for a, b in pairs if a and not b)
+    b_only = sum(1 for a, b in pairs if b and not a)
+    mean = (b_only - a_only) / n
+    var = ((a_only + b_only) / n - mean ** 2) / n    # of the paired mean
+    got = fast.draws
+    m = sum(got) / resamples
+    v = sum((x - m) ** 2 for x in got) / (resamples - 1)
+    assert abs(m - mean) <= 4 * math.sqrt(var / resamples)
+    assert abs(v / var - 1) <= 4 * math.sqrt(2 / resamples)
+
+
 def test_the_ideal_paired_interval_against_enumeration():
     # 12 items, 3 right for A alone and 4 for B alone: the exact law of the
     # resampled sum of differences by enumerating the multinomial, against
