@@ -3217,6 +3217,8 @@ class _Ranking(NamedTuple):
     joint_rank_cis: object = None  # rank sets that hold all at once
     ties: object = None      # Davidson's (nu, its Interval), if fitted
     unrated: int = 0         # Bradley-Terry rounds with no finite rating
+    exact: object = None     # _ExactRanks, joined to the bootstrap's
+    bootstrap: object = None  # (joint rank sets, top) of the bootstrap alone
 
 
 def _joint_rank_sets(observed, drawn, confidence=CONFIDENCE):
@@ -3352,11 +3354,18 @@ def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
         [sign * total for total in observed],
         [[sign * column[r] for column in sums] for r in range(resamples)],
         confidence=confidence, alpha=options.alpha)
+    exact = _exact_ranks(columns, counts,
+                         lambda j, k: sign * (observed[j] - observed[k]),
+                         _kind_of(keys) == "binary", confidence=confidence,
+                         alpha=options.alpha)
     return _Ranking(metric.name, _kind_of(keys), direction, n, list(names),
                    [Fraction(total, unit) for total in observed], cis,
                    _ranks([sign * total for total in observed]), rank_cis,
-                   top, Fraction(critical) / unit, resamples, method,
-                   joint_rank_cis=joint)
+                   list(map(operator.or_, top, exact.top)),
+                   Fraction(critical) / unit, resamples, method,
+                   joint_rank_cis=[Interval(min(b.lo, e.lo), max(b.hi, e.hi))
+                                   for b, e in zip(joint, exact.sets)],
+                   exact=exact, bootstrap=(joint, top))
 
 
 class _BestOf(NamedTuple):
@@ -3592,6 +3601,117 @@ def _rank_summary(observed, drawn, *, confidence=CONFIDENCE, alpha=0.05):
     best = max(observed)
     return (rank_cis, _joint_rank_sets(observed, drawn, confidence), critical,
             [best - x <= critical for x in observed])
+
+
+# Rank sets and the top group from exact pairwise tests as well.  At ten
+# items the joint bootstrap is surer than the items allow: three lm-eval
+# runs of 10 winogrande items had a rank set of one beside McNemar's p =
+# 0.125 against the runner-up.  Mogstad, Romano, Shaikh and Wilhelm
+# (2024, Rev. Econ. Stud.) build rank sets from any simultaneous pairwise
+# tests: j's lowest rank is 1 + the systems surely better than j, its
+# highest S - those surely worse.  Here each ordered pair (j, k) has the
+# one-sided exact test of "j is no better than k" -- McNemar's on a 0/1
+# metric, the sign flip on any other (exact to 20 nonzero differences,
+# Robinson's saddlepoint beyond) -- and Holm's step-down over the S(S-1)
+# of them makes them hold together whatever their dependence (Holm 1979:
+# a family-wise error rate, which is what sets that hold at once need;
+# a false discovery rate is not).  The top group: the systems that no
+# other is surely better than, at alpha.  Both join the bootstrap's as a
+# union, so nothing is narrower than the bootstrap's alone; where the
+# items are few the tests decide, where they are many the bootstrap.
+# Measured (3 equal systems, independent 0/1 scores, 400 replays): the
+# bootstrap alone left one out of the top group in 8.0%, 6.8% and 3.5% of
+# replays at 10, 20 and 30 items, the union in 0.3%, 2.5% and 1.0%.  A
+# union rather than the tests alone below some size: below 100 items it is
+# as narrow as the tests alone (three systems at 0.3, 0.5, 0.7, 200
+# replays: total rank-set width 7.06 against 7.06 at 30 items, 4.25
+# against 4.23 at 100), and it keeps the promise -- no lone top beside an
+# exact test that does not reject -- at any size, where a threshold would
+# drop it above.
+
+class _ExactRanks(NamedTuple):
+    """Rank sets and the top group from exact pairwise tests."""
+    test: str                # the pairwise tests' name, as the report says
+    hypotheses: int          # the ordered pairs Holm adjusts over
+    sets: list               # each system's rank set (Interval)
+    top: list                # True for the systems no other is surely above
+
+
+def _pair_p(columns, counts, j, k, binary):
+    """Return the two-sided exact p of systems j and k's paired values,
+    columns[s][i] the integer value of system s on the counts[i] items of
+    row i: McNemar's exact p on 0/1 values (_mcnemar_p), else the sign
+    flip's (exact up to 20 nonzero differences, else Robinson's
+    saddlepoint); no random numbers.
+
+    >>> _pair_p([[1, 1, 0], [0, 1, 1]], [5, 3, 0], 0, 1, True)
+    Fraction(1, 16)
+    """
+    if binary:
+        ahead = behind = 0
+        for x, y, c in zip(columns[j], columns[k], counts):
+            ahead += c * (x > y)
+            behind += c * (x < y)
+        return _mcnemar_p(ahead, behind)
+    diffs = collections.Counter()
+    for x, y, c in zip(columns[j], columns[k], counts):
+        if x != y and c:
+            diffs[x - y] += c
+    values = sorted(diffs)
+    weights = [diffs[v] for v in values]
+    if sum(weights) <= 20:
+        return _sign_flip(values, weights, None, 0)[0]
+    return _saddlepoint_sign_flip(values, weights)
+
+
+def _surely_above(tests, level):
+    """Return the set of ordered pairs (j, k), j surely above k, from
+    *tests*, {(j, k): (two-sided p, gap j - k, larger better)}: Holm's
+    step-down (_holm) at *level* over both one-sided hypotheses of every
+    pair, "j no better than k" with p/2 where j is ahead (the exact tests
+    are symmetric) and 1 where it is not.
+
+    >>> sorted(_surely_above({(0, 1): (0.001, 1), (0, 2): (0.001, 1),
+    ...                       (1, 2): (0.5, -1)}, 0.05))
+    [(0, 1), (0, 2)]
+    """
+    hypotheses = []
+    for (j, k), (p, gap) in tests.items():
+        one = p / 2 if p < 1 else 1
+        hypotheses += [((j, k), one if gap > 0 else 1),
+                       ((k, j), one if gap < 0 else 1)]
+    adjusted = _holm([p for _, p in hypotheses])
+    return {pair for (pair, _), q in zip(hypotheses, adjusted) if q < level}
+
+
+def _exact_ranks(columns, counts, gaps, binary, *, confidence=CONFIDENCE,
+                 alpha=0.05):
+    """Return the _ExactRanks of systems' integer *columns* (see _pair_p),
+    gaps(j, k) their observed gap, larger better: rank sets at
+    *confidence* and the top group at *alpha* (see above).
+
+    >>> r = _exact_ranks([[1] * 8, [0] * 8, [0] * 8], [1] * 8,
+    ...                  lambda j, k: [1, 0, 0][j] - [1, 0, 0][k], True)
+    >>> r.sets, r.top
+    ([Interval(lo=1, hi=1), Interval(lo=2, hi=3), Interval(lo=2, hi=3)], [True, False, False])
+    """
+    size = len(columns)
+    tests = {(j, k): (_pair_p(columns, counts, j, k, binary), gaps(j, k))
+             for j in range(size) for k in range(j + 1, size)}
+    found = []
+    for level in (1 - _exact(confidence), _exact(alpha)):
+        sure = _surely_above(tests, level)
+        found.append(([sum((j, s) in sure for j in range(size))
+                       for s in range(size)],
+                      [sum((s, k) in sure for k in range(size))
+                       for s in range(size)]))
+    (above, below), (beaten, _) = found
+    return _ExactRanks("McNemar's exact tests" if binary
+                       else "exact sign-flip tests",
+                       size * (size - 1),
+                       [Interval(1 + above[s], size - below[s])
+                        for s in range(size)],
+                       [not beaten[s] for s in range(size)])
 
 
 def _pair_tally(tally, i, j):
@@ -12550,6 +12670,23 @@ def _corrected_lines(corrected, r, options):
     return head, finding, table
 
 
+def _exact_words(r, order):
+    """Return rank's clauses on what the exact pairwise tests added to the
+    bootstrap's top group and rank sets (_ExactRanks), each "" where they
+    added nothing, so a report the tests agree with reads as before."""
+    if r.exact is None:
+        return "", ""
+    sets, top = r.bootstrap
+    tests = f"{r.exact.test} of each pair"
+    holm = f"Holm over the {r.exact.hypotheses} ordered pairs"
+    kept = [r.names[s] for s in order if r.top[s] and not top[s]]
+    wider = [r.names[s] for s in order if r.joint_rank_cis[s] != sets[s]]
+    return ((f"; at {_items(r.n_items)} {tests}, {holm}, also keep "
+             f"{', '.join(kept)}" if kept else ""),
+            (f", widened for {', '.join(wider)} by {tests} ({holm}), less "
+             f"sure than the bootstrap" if wider else ""))
+
+
 def _format_rank(ranked, options, markdown=False):
     """Return the text (or markdown) report of rank (a _Ranked), then each
     subset's.  The rank column holds the joint rank sets (all true ranks
@@ -12611,9 +12748,10 @@ def _format_rank(ranked, options, markdown=False):
     most = (f"{r.critical:.1f} rating points" if rated else
             u.gap(r.critical, sign=False))
     law = "normal law" if r.method == "saddlepoint" else "bootstrap"
+    kept, widened = _exact_words(r, order)
     words = (f"top group, not detectably worse than the best at alpha "
              f"{alpha:g} (joint {law} of the largest difference, "
-             f"{most} at most): {', '.join(top)}")
+             f"{most} at most{kept}): {', '.join(top)}")
     if len(top) == 1:
         words += "; it stands alone"
     caution = []
@@ -12643,8 +12781,8 @@ def _format_rank(ranked, options, markdown=False):
         f"--joint-intervals makes them hold together"))
     lines.append(mark(
         f"ranks: {level} sets that hold for every system at once (Mogstad, "
-        f"Romano, Shaikh and Wilhelm 2024); --marginal-ranks shows each "
-        f"rank's own interval" if joint else
+        f"Romano, Shaikh and Wilhelm 2024){widened}; --marginal-ranks shows "
+        f"each rank's own interval" if joint else
         f"ranks: each system's own {level} interval, not jointly: all of "
         f"them hold at once less often"))
     matrix = ranked.matrix

@@ -558,6 +558,49 @@ def joint_rank_sets(observed, drawn, confidence):
     return [(1 + above[s], size - below[s]) for s in range(size)]
 
 
+def exact_rank_sets(rows, level, binary=True):
+    """Rank sets from exact one-sided tests of every ordered pair (j, k)
+    of systems (rows: one tuple of values per item, larger better), Holm's
+    step-down over all of them by hand: the one-sided p of "j no better
+    than k" by summing binomial probabilities (0/1) or by every sign
+    pattern (else), the smallest first, rejecting while p (m - i) < level.
+    Returns [(lowest rank, highest rank)] and the systems none is above."""
+    size = len(rows[0])
+    hypotheses = []
+    for j in range(size):
+        for k in range(size):
+            if j == k:
+                continue
+            diffs = [written(r[j]) - written(r[k]) for r in rows]
+            if binary:
+                up = sum(1 for d in diffs if d > 0)
+                m = up + sum(1 for d in diffs if d < 0)
+                p = sum(Fraction(math.comb(m, i), 2 ** m)
+                        for i in range(up, m + 1))
+            else:
+                nonzero = [d for d in diffs if d]
+                total = sum(nonzero)
+                p = Fraction(sum(
+                    1 for pattern in range(2 ** len(nonzero))
+                    if sum(d if pattern >> i & 1 else -d
+                           for i, d in enumerate(nonzero)) >= total),
+                    2 ** len(nonzero))
+            if sum(diffs) <= 0:     # not ahead: not a claim to test
+                p = Fraction(1)
+            hypotheses.append((p, j, k))
+    hypotheses.sort(key=lambda h: h[0])
+    m, sure = len(hypotheses), set()
+    for i, (p, j, k) in enumerate(hypotheses):
+        if not p * (m - i) < level:
+            break
+        sure.add((j, k))
+    sets = [(1 + sum((j, s) in sure for j in range(size)),
+             size - sum((s, k) in sure for k in range(size)))
+            for s in range(size)]
+    return sets, [all((j, s) not in sure for j in range(size))
+                  for s in range(size)]
+
+
 def ppi_mean(y, f, f_unlabelled, z):
     """PPI++'s mean, written out in exact fractions of the values as
     written (float sums only at the square root): the weight cov(y, f) /
