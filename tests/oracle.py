@@ -768,3 +768,25 @@ def winner_hybrid(gains, cov_row, best, alpha=0.05, steps=400):
         return (left + right) / 2
     tail = (alpha - beta) / (1 - beta) / 2
     return solve(0.5), solve(1 - tail), solve(tail)
+
+
+def step_up_adjusted(ps, dependent=False):
+    """Benjamini-Hochberg's adjusted p of each, straight from its
+    definition: min over the p-values at or above it of m p_(j) / j (times
+    1 + 1/2 + ... + 1/m for Benjamini-Yekutieli), capped at 1."""
+    m = len(ps)
+    c = sum(Fraction(1, i) for i in range(1, m + 1)) if dependent else 1
+    ranked = sorted(ps)
+    return [min(1, min(c * m * ranked[j] / (j + 1) for j in range(m)
+                       if ranked[j] >= p)) for p in ps]
+
+
+def step_up_rejected(ps, q, dependent=False):
+    """The hypotheses Benjamini and Hochberg's (1995) procedure rejects:
+    the k smallest, k the largest i with p_(i) <= i q / (m c(m))."""
+    m = len(ps)
+    c = sum(Fraction(1, i) for i in range(1, m + 1)) if dependent else 1
+    order = sorted(range(m), key=lambda i: ps[i])
+    k = max((i + 1 for i in range(m)
+             if ps[order[i]] <= Fraction(i + 1) * q / (m * c)), default=0)
+    return set(order[:k])

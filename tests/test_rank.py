@@ -235,6 +235,38 @@ def test_rank_cli_text_json_and_pairs(capsys, tmp_path):
     assert "stands alone" in out
 
 
+def test_rank_adjust_bh_adjusts_the_pairs_not_the_rank_sets(capsys,
+                                                            tmp_path):
+    # --adjust bh: the pairs' p-values BH-adjusted (said in the table and
+    # the JSON); the rank sets and the top group keep Holm's, as the
+    # report says, since a false discovery rate makes no sets that hold
+    # at once.
+    paths = _runs(tmp_path, [0.5, 0.6, 0.8], n=100)
+    argv = ["rank", *paths, "--names", "x,y,z", "--pairs",
+            "--resamples", "60"]
+    reports = {}
+    for adjust in ("holm", "bh"):
+        assert bed.main(argv + ["--json", "--adjust", adjust]) == 0
+        reports[adjust] = json.loads(capsys.readouterr().out)
+    assert reports["bh"]["systems"] == reports["holm"]["systems"]
+    pairs = reports["bh"]["pairs"]
+    ps = [p["p"] for p in pairs]
+    assert [p["p_adjusted"] for p in pairs] == pytest.approx(bed._bh(ps),
+                                                             rel=1e-12)
+    assert [p["p_holm"] for p in pairs] == pytest.approx(bed._holm(ps),
+                                                         rel=1e-12)
+    assert {p["adjust"] for p in pairs} == {"bh"}
+    assert [p["verdict"] != "no detectable difference" for p in pairs] == [
+        p < 0.05 for p in bed._bh(ps)]
+    assert bed.main(argv + ["--adjust", "bh"]) == 0
+    out = capsys.readouterr().out
+    assert "paired differences, BH-adjusted (Benjamini-Hochberg) across " \
+        "these 3:" in out and "p (BH)" in out
+    assert "the rank sets and the top group keep Holm's adjustment" in out
+    assert bed.main(argv) == 0
+    assert "keep Holm's" not in capsys.readouterr().out
+
+
 def test_rank_a_wide_file(capsys, tmp_path):
     path = tmp_path / "wide.csv"
     path.write_text("item,m1,m2,m3\n" + "".join(
