@@ -171,7 +171,7 @@ def test_bh_rejects_four_of_benjamini_and_hochbergs_fifteen():
     assert bed._ADJUSTMENTS["none"](BH_1995) == BH_1995
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(ps=st.lists(st.fractions(0, 1, max_denominator=50), min_size=1,
                    max_size=12),
        q=st.sampled_from([Fraction(1, 100), Fraction(1, 20), Fraction(1, 5)]),
