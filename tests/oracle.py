@@ -558,6 +558,49 @@ def joint_rank_sets(observed, drawn, confidence):
     return [(1 + above[s], size - below[s]) for s in range(size)]
 
 
+def exact_rank_sets(rows, level, binary=True):
+    """Rank sets from exact one-sided tests of every ordered pair (j, k)
+    of systems (rows: one tuple of values per item, larger better), Holm's
+    step-down over all of them by hand: the one-sided p of "j no better
+    than k" by summing binomial probabilities (0/1) or by every sign
+    pattern (else), the smallest first, rejecting while p (m - i) < level.
+    Returns [(lowest rank, highest rank)] and the systems none is above."""
+    size = len(rows[0])
+    hypotheses = []
+    for j in range(size):
+        for k in range(size):
+            if j == k:
+                continue
+            diffs = [written(r[j]) - written(r[k]) for r in rows]
+            if binary:
+                up = sum(1 for d in diffs if d > 0)
+                m = up + sum(1 for d in diffs if d < 0)
+                p = sum(Fraction(math.comb(m, i), 2 ** m)
+                        for i in range(up, m + 1))
+            else:
+                nonzero = [d for d in diffs if d]
+                total = sum(nonzero)
+                p = Fraction(sum(
+                    1 for pattern in range(2 ** len(nonzero))
+                    if sum(d if pattern >> i & 1 else -d
+                           for i, d in enumerate(nonzero)) >= total),
+                    2 ** len(nonzero))
+            if sum(diffs) <= 0:     # not ahead: not a claim to test
+                p = Fraction(1)
+            hypotheses.append((p, j, k))
+    hypotheses.sort(key=lambda h: h[0])
+    m, sure = len(hypotheses), set()
+    for i, (p, j, k) in enumerate(hypotheses):
+        if not p * (m - i) < level:
+            break
+        sure.add((j, k))
+    sets = [(1 + sum((j, s) in sure for j in range(size)),
+             size - sum((s, k) in sure for k in range(size)))
+            for s in range(size)]
+    return sets, [all((j, s) not in sure for j in range(size))
+                  for s in range(size)]
+
+
 def ppi_mean(y, f, f_unlabelled, z):
     """PPI++'s mean, written out in exact fractions of the values as
     written (float sums only at the square root): the weight cov(y, f) /
@@ -725,3 +768,25 @@ def winner_hybrid(gains, cov_row, best, alpha=0.05, steps=400):
         return (left + right) / 2
     tail = (alpha - beta) / (1 - beta) / 2
     return solve(0.5), solve(1 - tail), solve(tail)
+
+
+def step_up_adjusted(ps, dependent=False):
+    """Benjamini-Hochberg's adjusted p of each, straight from its
+    definition: min over the p-values at or above it of m p_(j) / j (times
+    1 + 1/2 + ... + 1/m for Benjamini-Yekutieli), capped at 1."""
+    m = len(ps)
+    c = sum(Fraction(1, i) for i in range(1, m + 1)) if dependent else 1
+    ranked = sorted(ps)
+    return [min(1, min(c * m * ranked[j] / (j + 1) for j in range(m)
+                       if ranked[j] >= p)) for p in ps]
+
+
+def step_up_rejected(ps, q, dependent=False):
+    """The hypotheses Benjamini and Hochberg's (1995) procedure rejects:
+    the k smallest, k the largest i with p_(i) <= i q / (m c(m))."""
+    m = len(ps)
+    c = sum(Fraction(1, i) for i in range(1, m + 1)) if dependent else 1
+    order = sorted(range(m), key=lambda i: ps[i])
+    k = max((i + 1 for i in range(m)
+             if ps[order[i]] <= Fraction(i + 1) * q / (m * c)), default=0)
+    return set(order[:k])

@@ -814,6 +814,45 @@ def test_by_subset_rows_and_the_pooled_overall(capsys, tmp_path):
     assert [r["test"]["p_holm"] for r in rows] == bed._holm(ps)
 
 
+def test_adjust_bh_by_none_in_the_json_the_table_and_the_verdicts(
+        capsys, tmp_path):
+    # --adjust: the family's p-values adjusted as asked, the verdicts
+    # following them; p_holm stays Holm's, "adjust" and "p_adjusted" say
+    # what the verdict followed.
+    base, cand = two_runs(tmp_path, gap=0.06)
+    common = ["--json", "--resamples", "100", "--lower-is-better", "latency"]
+    reports = {}
+    for adjust in ("holm", "bh", "by", "none"):
+        status, out, _ = run(capsys, base, cand, *common, "--adjust", adjust)
+        assert status == 0
+        reports[adjust] = json.loads(out)["metrics"]
+    ps = [e["test"]["p"] for e in reports["holm"]]
+    want = {"holm": bed._holm(ps), "bh": bed._bh(ps),
+            "by": bed._bh(ps, dependent=True), "none": ps}
+    for adjust, entries in reports.items():
+        assert [e["test"]["adjust"] for e in entries] == [adjust] * 3
+        assert [e["test"]["p_adjusted"] for e in entries] == pytest.approx(
+            want[adjust], rel=1e-12)
+        assert [e["test"]["p_holm"] for e in entries] == want["holm"]
+        assert [e["verdict"] in ("better", "worse") for e in entries] == [
+            p < 0.05 for p in want[adjust]]
+    status, out, _ = run(capsys, base, cand, "--adjust", "bh",
+                         "--resamples", "100")
+    assert "p (BH)" in out.splitlines()[2]
+    assert "each p BH-adjusted (Benjamini-Hochberg) across 3 metrics" in out
+    called = [line for line in out.splitlines()
+              if ": the candidate is " in line]
+    assert called and all(line.endswith("after Benjamini-Hochberg.")
+                          for line in called)
+    status, out, _ = run(capsys, base, cand, "--adjust", "none",
+                         "--resamples", "100")
+    assert "p (" not in out.splitlines()[2] and "not adjusted" in out
+    with pytest.raises(SystemExit) as stop:
+        run(capsys, base, cand, "--adjust", "fdr")
+    assert stop.value.code == 2
+    assert "invalid choice: 'fdr'" in capsys.readouterr().err
+
+
 def test_by_subset_text_flags_small_subsets_and_holm(capsys, tmp_path):
     a, b, _, _ = subject_runs(tmp_path)
     status, out, _ = run(capsys, a, b, "--by", "subject", "--metric", "acc",

@@ -212,3 +212,29 @@ def test_mt_bench_pairwise_is_fastchats_adjusted_win_rate(capsys):
 def test_real_files_refused_in_one_line(capsys, parts, said):
     path = real(*parts)
     assert said in refused(capsys, path, path)
+
+
+@pytest.mark.parametrize("solar", [0, 1])
+def test_rank_of_ten_winogrande_items_names_no_lone_top(capsys, solar):
+    # Issue 44: rank of gpt-4o, EXAONE and SOLAR on lm-eval's 10 winogrande
+    # items said SOLAR "stands alone" at rank 1 (1-1), beside McNemar's
+    # exact p = 0.125 (0.0625 with SOLAR's other file) against gpt-4o.
+    import bootstrap_eval_deltas as bed
+    folder = real("lm_eval", "winogrande")
+    runs = [sorted(glob.glob(os.path.join(folder, name, "samples_*")))[k]
+            for name, k in (("EXAONE-3.0-7.8B-Instruct", 0),
+                            ("SOLAR-10.7B-Instruct-v1.0", solar),
+                            ("gpt-4o", 0))]
+    names = ["EXAONE", "SOLAR", "gpt-4o"]
+    argv = ["rank", *runs, "--names", ",".join(names), "--resamples", "500"]
+    assert bed.main(argv) == 0
+    text = capsys.readouterr().out
+    assert "stands alone" not in text and "SOLAR   " in text
+    assert bed.main(argv + ["--json", "--pairs"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    systems = {s["name"]: s for s in report["systems"]}
+    assert systems["SOLAR"]["top_group"] and systems["gpt-4o"]["top_group"]
+    assert systems["SOLAR"]["rank_set_joint"] == [1, 2]
+    (pair,) = [p for p in report["pairs"] if {p["a"], p["b"]} == {
+        "SOLAR", "gpt-4o"}]
+    assert pair["p"] > 0.05
