@@ -6980,6 +6980,7 @@ class _Source(NamedTuple):
     metrics: tuple = ()      # a framework's metrics, in every record
     forkable: bool = True    # its batches may be read in a helper process
     measure: str = "success"  # what a file of several systems' columns holds
+    identity: tuple = ()     # fields holding the item itself or its hash (the join checks them)
 
     def run(self):
         """Return a _Run holding the first record only, for header checks."""
@@ -9696,6 +9697,139 @@ def _read_predictions(path, doc, how):
     return _listed_source(path, labelled, notes)
 
 
+# Every Eval Ever (evaleval's shared schema, instance_level_eval 0.2, 2026):
+# a *_samples.jsonl (or <uuid>.jsonl) of one model on one evaluation, a
+# line per sample: {schema_version, evaluation_id, model_id,
+# evaluation_name, sample_id, sample_hash, interaction_type, input, output
+# or messages, answer_attribution, evaluation: {score, is_correct, ...}},
+# written beside an aggregate <uuid>.json (model_info, evaluation_results
+# [{evaluation_name, score_details: {score}}], detailed_evaluation_results
+# naming the samples file).  The item is sample_id; sample_hash, a hash of
+# the item's input and reference, is its identity (the join checks that
+# two runs' hashes agree for an id).  is_correct is compared apart from
+# score only where it differs from it on some item.
+
+_EEE_KEYS = {"schema_version", "evaluation_id", "model_id",
+             "evaluation_name", "sample_id", "interaction_type"}
+
+
+def _is_every_eval_ever(head):
+    """Recognise an Every Eval Ever samples file: a first line with
+    sample_id, an evaluation object and the schema's other keys."""
+    first = head.first()
+    return (first is not None and isinstance(first.get("evaluation"), dict)
+            and len(first.keys() & _EEE_KEYS) >= 4 and "sample_id" in first)
+
+
+def _every_eval_ever_runs(path):
+    """Return the _Found runs of a folder of Every Eval Ever samples files
+    (data/<benchmark>/<developer>/<model>/): task its evaluation_name."""
+    found = []
+    for folder, files in _walk(path, 3):
+        for name in files:
+            head = _Head(os.path.join(folder, name))
+            if name.endswith(".jsonl") and _is_every_eval_ever(head):
+                task = head.first().get("evaluation_name")
+                found.append(_Found(str(task), "", head.path))
+    return found
+
+
+def _read_every_eval_ever(head, how):
+    """Return the _Source of an Every Eval Ever samples file: a record per
+    sample_id (samples of one id averaged as epochs), metrics score and,
+    where it says more, is_correct; sample_hash the item's identity."""
+    path, labelled, models, tasks = head.path, [], {}, {}
+    for start, lines in _lines(path, head.inflate):
+        for number, line in enumerate(lines, start):
+            if not line.strip():
+                continue
+            record = _json_object(line, f"{path}:{number}")
+            labelled.append((f"line {number}",
+                             _eee_record(record, f"{path}:{number}")))
+            models.setdefault(str(record.get("model_id")), number)
+            tasks.setdefault(str(record.get("evaluation_name")), number)
+    if len(models) > 1:
+        raise EvalDeltaError(
+            f"{path}:{list(models.values())[1]}: model_id "
+            f"{list(models)[1]!r} after {list(models)[0]!r}: an Every Eval "
+            f"Ever samples file holds one model's samples; split it by model")
+    apart = any(r["is_correct"] != r["score"] for _, r in labelled
+                if r["is_correct"] is not _MISSING)
+    for _, record in labelled:
+        record["metrics"] = ["score", "is_correct"] if apart else ["score"]
+    labelled, notes = _epochs(labelled, how, "sample_id")
+    notes = [_eee_note(path, list(models)[0], list(tasks), labelled)] + list(
+        notes)
+    if not apart:
+        notes.append("is_correct equals score on every sample, so score "
+                     "stands for both")
+    source = _listed_source(path, labelled, notes)
+    return source._replace(identity=("sample_hash",))
+
+
+def _eee_record(record, place):
+    """Return the record of an Every Eval Ever sample: its id, identity,
+    evaluation name and the numbers of its evaluation object."""
+    item, evaluation = record.get("sample_id"), record.get("evaluation")
+    if _missing(item):
+        raise EvalDeltaError(f"{place}: no sample_id")
+    if not isinstance(evaluation, dict):
+        raise EvalDeltaError(f"{place}: 'evaluation' is "
+                             f"{type(evaluation).__name__}, not an object "
+                             f"with score and is_correct")
+    out = {"sample_id": str(item), "sample_hash": record.get("sample_hash"),
+           "evaluation_name": record.get("evaluation_name")}
+    out["score"] = evaluation.get("score", _MISSING)
+    correct = evaluation.get("is_correct", _MISSING)
+    out["is_correct"] = int(correct) if type(correct) is bool else correct
+    return out
+
+
+def _eee_note(path, model, tasks, labelled):
+    """Return the read: line of an Every Eval Ever file: its model and
+    evaluation, and its aggregate's figures where one is beside it."""
+    line = (f"Every Eval Ever: {model} on "
+            f"{', '.join(str(t) for t in tasks)}")
+    aggregate = _eee_aggregate(path, model)
+    if aggregate is None:
+        return line
+    name, figures = aggregate
+    shown = "; ".join(f"{what} {score:.4g}" if type(score) in (int, float)
+                      else f"{what} {score}" for what, score in figures)
+    return f"{line}; its aggregate {name} reports {shown or 'no score'}"
+
+
+def _eee_aggregate(path, model):
+    """Return (file name, [(evaluation, score)]) of the Every Eval Ever
+    aggregate beside a samples file: the .json naming it in
+    detailed_evaluation_results, else the one there of the same model;
+    None if there is none."""
+    folder = os.path.dirname(path) or "."
+    named, same = [], []
+    for name in sorted(os.listdir(folder)):
+        file = os.path.join(folder, name)
+        if not name.endswith(".json") or not os.path.isfile(file):
+            continue
+        doc = _Head(file).document()
+        if not doc or not isinstance(doc.get("evaluation_results"), list):
+            continue
+        detail = doc.get("detailed_evaluation_results")
+        target = detail.get("file_path") if isinstance(detail, dict) else None
+        if target and os.path.basename(str(target)) == os.path.basename(path):
+            named.append((name, doc))
+        elif (doc.get("model_info") or {}).get("id") == model:
+            same.append((name, doc))
+    chosen = named or (same if len(same) == 1 else [])
+    if not chosen:
+        return None
+    name, doc = chosen[0]
+    figures = dict.fromkeys(
+        (f"{r.get('evaluation_name')}", (r.get("score_details") or {})
+         .get("score")) for r in doc["evaluation_results"]
+        if isinstance(r, dict))
+    return name, list(figures)
+
+
 # Files that hold no per-item results, recognised to say so and where the
 # per-item file is: lm-eval's results_<date>.json, HELM's stats.json,
 # run_spec.json and scenario.json, OpenCompass's results/ without details,
@@ -10115,6 +10249,9 @@ _READERS = (
             "holding it", _is_helm, _read_helm, _helm_runs),
     _Reader("openai-evals", "OpenAI evals record file (match events)",
             _is_openai_evals, _read_openai_evals),
+    _Reader("every-eval-ever", "Every Eval Ever samples .jsonl (sample_id, "
+            "sample_hash, evaluation.score), or the folder holding them",
+            _is_every_eval_ever, _read_every_eval_ever, _every_eval_ever_runs),
     _Reader("lm-eval", "lm-evaluation-harness samples_<task>_<date>.jsonl, "
             "or the output directory holding them", _is_lm_eval,
             _read_lm_eval, _lm_eval_runs),

@@ -212,3 +212,15 @@ def test_mt_bench_pairwise_is_fastchats_adjusted_win_rate(capsys):
 def test_real_files_refused_in_one_line(capsys, parts, said):
     path = real(*parts)
     assert said in refused(capsys, path, path)
+
+
+def test_every_eval_ever_mean_is_its_aggregate(capsys):
+    folder = real("every_eval_ever", "hellaswag-pythia-1b-v0")
+    samples = os.path.join(folder, "None_samples.jsonl")
+    report = compare(capsys, samples, samples)
+    (entry,) = report["metrics"]
+    (aggregate,) = glob.glob(os.path.join(folder, "*.json"))
+    figures = {r["score_details"]["score"]
+               for r in load(aggregate)["evaluation_results"]}
+    assert figures == {entry["observed"]["a"]} == {0.3}
+    assert report["n_items"] == 10
