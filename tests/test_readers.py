@@ -350,13 +350,13 @@ def test_json_object_names_its_record_lists(capsys):
         "score"
 
 
-def test_parquet_says_how_to_convert(capsys, tmp_path):
+def test_a_parquet_file_cut_short_is_one_line(capsys, tmp_path):
     path = tmp_path / "details.parquet"
     path.write_bytes(b"PAR1" + bytes(20))
     status = bed.main(["compare", str(path), str(path)])
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1
-    assert "parquet, which the standard library cannot read" in err
+    assert "not a Parquet file (no PAR1 magic at its start and end" in err
 
 
 def test_plan_from_reads_framework_files(capsys):
