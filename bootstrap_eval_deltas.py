@@ -8848,6 +8848,12 @@ def _parquet_chunk(f, footer, leaf, info, limit):
                              f"reader lacks (it reads SNAPPY, GZIP and "
                              f"uncompressed pages); rewrite the file with one "
                              f"of those")
+    total = _footer_count(info.get(5), place)
+    if total > limit // 8:
+        raise EvalDeltaError(f"{place}: {total} values in a column chunk, "
+                             f"more than --max-inflate lets this reader hold")
+    if not total:                       # an empty row group: no page read
+        return [], []
     start = info.get(9)
     dictionary = info.get(11)
     if type(dictionary) is int and 0 < dictionary < (start or 0):
@@ -8860,10 +8866,6 @@ def _parquet_chunk(f, footer, leaf, info, limit):
     f.seek(start)
     data = f.read(size)
     levels = _level_decoder(leaf)
-    total = _footer_count(info.get(5), place)
-    if total > limit // 8:
-        raise EvalDeltaError(f"{place}: {total} values in a column chunk, "
-                             f"more than --max-inflate lets this reader hold")
     reps, defs, values, pos, dictionary = [], [], [], 0, None
     while len(defs) < total:
         if pos >= len(data):
