@@ -69,8 +69,10 @@ part of section X):
                     _detection() (what an eval can detect), _judge()
                     (verdicts, non-inferiority and equivalence)
     Input           files to records and tallies; which fields are metrics;
-                    the one join of runs; the reader registry (_READERS:
-                    lm-eval, Inspect, HELM, OpenAI evals, promptfoo,
+                    the one join of runs; Parquet (a standard-library
+                    reader: Thrift footer, pages, SNAPPY, levels); the
+                    reader registry (_READERS: lm-eval, Inspect, HELM,
+                    lighteval, Every Eval Ever, OpenAI evals, promptfoo,
                     DeepEval, OpenCompass, AlpacaEval, MT-Bench, Arena-Hard,
                     battles, ...); runs compared and ranked (_CompareOptions,
                     _compare_run, _preference_pair, _rank_input,
@@ -9522,7 +9524,8 @@ def _directory_source(path, how):
             f"{path}: a directory of {len(files)} files, none a run that a "
             f"framework writes in its directories (lm-eval samples_*.jsonl, "
             f"HELM per_instance_stats.json, Inspect logs, DeepEval test runs, "
-            f"OpenCompass predictions/ or results/); name the file to read")
+            f"OpenCompass predictions/ or results/, lighteval details_*"
+            f".parquet, Every Eval Ever .jsonl); name the file to read")
     runs, older = _newest_runs(path, found)
     if how.task is not None:
         if how.task not in runs:
@@ -10575,8 +10578,7 @@ def _eee_aggregate(path, model):
 # per-item file is: lm-eval's results_<date>.json, HELM's stats.json,
 # run_spec.json and scenario.json, OpenCompass's results/ without details,
 # simple-evals' metrics file and its _allresults.json (conversations with
-# no item ids: pairing them by position is refused), lighteval's parquet
-# (the standard library cannot read it) and git-lfs pointers.
+# no item ids: pairing them by position is refused) and git-lfs pointers.
 
 _AGGREGATES = (
     (lambda h, d: d is not None and isinstance(d.get("results"), dict)
