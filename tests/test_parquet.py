@@ -25,7 +25,7 @@ from test_readers import fixture
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-_FEW = settings(max_examples=15, deadline=None,
+_FEW = settings(max_examples=10, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])
 
@@ -69,7 +69,7 @@ _SCHEMA = pa.schema([
 
 
 @_FEW
-@given(rows=st.lists(_ROW, max_size=40),
+@given(rows=st.lists(_ROW, max_size=25),
        codec=st.sampled_from(["snappy", "gzip", "none"]),
        version=st.sampled_from(["1.0", "2.0"]),
        dictionary=st.booleans(), page=st.sampled_from([64, 1 << 20]),
@@ -180,7 +180,7 @@ def test_corrupt_files_are_one_line(capsys, tmp_path):
 
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2 ** 32), where=st.sampled_from(
     ["footer", "pages", "cut", "anywhere"]),
