@@ -281,3 +281,65 @@ def test_items_are_named_by_their_text_and_checked_by_their_gold(capsys,
                              "metrics": [{"acc": 1.0}, {"acc": 0.0}]}), path)
     assert "row 2: the example of row 1 again, with a different gold" in \
         fail(capsys, str(path), str(path))
+
+
+def encode_hybrid(runs, width):
+    """The RLE / bit-packed hybrid, written the plain way: each run
+    ('rle', value, n) or ('packed', values), values a multiple of 8."""
+    out = bytearray()
+
+    def varint(x):
+        while x >= 128:
+            out.append(x & 127 | 128)
+            x >>= 7
+        out.append(x)
+    for run in runs:
+        if run[0] == "rle":
+            varint(run[2] << 1)
+            out += run[1].to_bytes((width + 7) // 8, "little")
+        else:
+            varint(len(run[1]) // 8 << 1 | 1)
+            bits = sum(v << (i * width) for i, v in enumerate(run[1]))
+            out += bits.to_bytes(len(run[1]) * width // 8, "little")
+    return bytes(out)
+
+
+@settings(max_examples=20, deadline=None)
+@given(width=st.integers(1, 24), data=st.data())
+def test_levels_and_indices_decode_as_encoded(width, data):
+    # Bit-packed runs far longer than writers make (they stop at 504
+    # values) decode as written, in linear time.
+    values = st.integers(0, (1 << width) - 1)
+    runs = data.draw(st.lists(
+        st.tuples(st.just("rle"), values, st.integers(1, 700))
+        | st.tuples(st.just("packed"), st.lists(values, min_size=1,
+                                                max_size=1500).map(
+            lambda v: v + v[:1] * (-len(v) % 8))), min_size=1, max_size=4))
+    want = [v for run in runs for v in (
+        [run[1]] * run[2] if run[0] == "rle" else run[1])]
+    data = encode_hybrid(runs, width)
+    assert bed._hybrid(data, 0, len(data), width, len(want), "") == want
+
+
+def test_a_folder_of_tasks_reads_one_or_all_as_subsets(capsys, tmp_path):
+    # details/<model>/<date>/ holding two tasks: one named with --task, or
+    # both with --by task; a results file that is not JSON is not quoted.
+    runs = []
+    for run in ("model-a", "model-b"):
+        source = details_of(run)
+        folder = tmp_path / run / os.path.basename(os.path.dirname(source))
+        folder.mkdir(parents=True)
+        name = os.path.basename(source)
+        for task in ("arc:easy", "arc:hard"):
+            (folder / name.replace("arc:easy", task)).write_bytes(
+                open(source, "rb").read())
+        stamp = bed._details_task(name)[1]
+        (folder / f"results_{stamp}.json").write_text("{not json")
+        runs.append(str(tmp_path / run))
+    assert "2 tasks in this lighteval directory" in fail(capsys, *runs)
+    one = compare(capsys, *runs, "--task", "lighteval|arc:hard|0")
+    both = compare(capsys, *runs, "--by", "task")
+    assert one["n_items"] == 40 and both["n_items"] == 80
+    assert bed.main(["compare", *runs, "--task", "lighteval|arc:easy|0",
+                     "--resamples", "50"]) == 0
+    assert "is not readable JSON, so not quoted" in capsys.readouterr().out
