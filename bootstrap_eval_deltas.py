@@ -69,8 +69,10 @@ part of section X):
                     _detection() (what an eval can detect), _judge()
                     (verdicts, non-inferiority and equivalence)
     Input           files to records and tallies; which fields are metrics;
-                    the one join of runs; the reader registry (_READERS:
-                    lm-eval, Inspect, HELM, OpenAI evals, promptfoo,
+                    the one join of runs; Parquet (a standard-library
+                    reader: Thrift footer, pages, SNAPPY, levels); the
+                    reader registry (_READERS: lm-eval, Inspect, HELM,
+                    lighteval, Every Eval Ever, OpenAI evals, promptfoo,
                     DeepEval, OpenCompass, AlpacaEval, MT-Bench, Arena-Hard,
                     battles, ...); runs compared and ranked (_CompareOptions,
                     _compare_run, _preference_pair, _rank_input,
@@ -118,6 +120,7 @@ import csv
 import difflib
 import functools
 import gzip
+import hashlib
 import io
 import itertools
 import json
@@ -128,6 +131,7 @@ import random
 import re
 import shlex
 import statistics
+import struct
 import sys
 import tempfile
 import time
@@ -7218,6 +7222,7 @@ class _Source(NamedTuple):
     metrics: tuple = ()      # a framework's metrics, in every record
     forkable: bool = True    # its batches may be read in a helper process
     measure: str = "success"  # what a file of several systems' columns holds
+    identity: tuple = ()     # fields holding the item itself or its hash (the join checks them)
 
     def run(self):
         """Return a _Run holding the first record only, for header checks."""
@@ -8764,6 +8769,745 @@ def _pass_tally(stat, pairs, where, groups=None):
     return by if groups else tally
 
 
+## Input: Parquet #############################################################
+
+# A reader of the Parquet files lighteval writes its details in, standard
+# library only, after the format's specification (apache/parquet-format:
+# parquet.thrift, Encodings.md) and Thrift's compact protocol
+# (thrift/doc/specs/thrift-compact-protocol.md).  A file is 'PAR1', column
+# chunks of pages, a footer (FileMetaData, Thrift compact) and its length
+# and 'PAR1' again.  Only the leaf columns asked for are read and
+# decompressed: data pages v1 and v2, dictionary pages, PLAIN,
+# PLAIN_DICTIONARY / RLE_DICTIONARY and RLE values, levels in the RLE /
+# bit-packed hybrid; SNAPPY (a small decompressor below), GZIP and
+# uncompressed pages.  Values are assembled from definition and
+# repetition levels (Melnik et al. 2010, "Dremel") into None, lists and,
+# for groups outside lists, dicts.  Anything else (ZSTD, LZ4, BROTLI,
+# DELTA encodings) is refused in one line naming the column and what it
+# uses; a corrupt file is one line too: every loop is bounded by the bytes
+# it has left, so none runs off the end or forever.
+
+_PARQUET_CODECS = ("UNCOMPRESSED", "SNAPPY", "GZIP", "LZO", "BROTLI", "LZ4",
+                   "ZSTD", "LZ4_RAW")
+_PARQUET_ENCODINGS = {0: "PLAIN", 2: "PLAIN_DICTIONARY", 3: "RLE",
+                      4: "BIT_PACKED", 5: "DELTA_BINARY_PACKED",
+                      6: "DELTA_LENGTH_BYTE_ARRAY", 7: "DELTA_BYTE_ARRAY",
+                      8: "RLE_DICTIONARY", 9: "BYTE_STREAM_SPLIT"}
+_PLAIN_WIDTHS = {1: "<i", 2: "<q", 4: "<f", 5: "<d"}  # INT32 INT64 FLOAT DOUBLE
+_THRIFT_DEPTH = 32    # structs nested deeper are no Parquet footer
+
+
+class _Leaf(NamedTuple):
+    """A leaf column of a Parquet schema: its dotted path, physical type,
+    the repetition of each node from the top down (0 required, 1 optional,
+    2 repeated), whether its bytes are text, and its width (fixed-length
+    byte arrays)."""
+    path: str
+    kind: int
+    repetitions: tuple
+    text: bool
+    width: int
+
+
+class _ParquetFile(NamedTuple):
+    """A Parquet file's footer, read: its rows, leaves (by dotted path,
+    in schema order), row groups' column chunks (by path) and key-value
+    metadata."""
+    path: str
+    size: int
+    rows: int
+    leaves: dict
+    groups: list
+    metadata: dict
+
+
+def _thrift(data, pos, end, place, depth=0):
+    """Return (struct, position after it) of a Thrift compact-protocol
+    struct in data[pos:end]: {field id: value}, structs as dicts, lists
+    as lists, binary as bytes.
+
+    Field header: delta << 4 | type (delta 0: a zigzag i16 id follows);
+    integers are zigzag varints; binary a varint length and bytes; a list
+    size << 4 | type (size 15: a varint size follows); booleans live in
+    the type (1 true, 2 false).
+
+    >>> _thrift(bytes([0x15, 0x04, 0x18, 0x02, 0x68, 0x69, 0x00]), 0, 7, "")
+    ({1: 2, 2: b'hi'}, 7)
+    """
+    if depth > _THRIFT_DEPTH:
+        raise EvalDeltaError(f"{place}: Thrift structs nested too deep")
+    out, field = {}, 0
+    while True:
+        if pos >= end:
+            raise EvalDeltaError(f"{place}: the footer ends inside a struct")
+        byte = data[pos]
+        pos += 1
+        if byte == 0:
+            return out, pos
+        kind, delta = byte & 15, byte >> 4
+        if delta:
+            field += delta
+        else:
+            field, pos = _varint(data, pos, end, place)
+            field = (field >> 1) ^ -(field & 1)
+        if kind in (1, 2):
+            out[field] = kind == 1
+        else:
+            out[field], pos = _thrift_value(data, pos, end, kind, place,
+                                            depth)
+
+
+def _thrift_value(data, pos, end, kind, place, depth):
+    """Return (value, position after it) of one compact-protocol value of
+    type *kind* (3 byte, 4-6 integers, 7 double, 8 binary, 9 and 10 list
+    and set, 11 map, 12 struct)."""
+    if kind in (4, 5, 6):
+        value, pos = _varint(data, pos, end, place)
+        return (value >> 1) ^ -(value & 1), pos
+    if kind == 3:
+        if pos >= end:
+            raise EvalDeltaError(f"{place}: the footer ends inside a value")
+        return data[pos], pos + 1
+    if kind == 7:
+        if pos + 8 > end:
+            raise EvalDeltaError(f"{place}: the footer ends inside a double")
+        return struct.unpack_from("<d", data, pos)[0], pos + 8
+    if kind == 8:
+        size, pos = _varint(data, pos, end, place)
+        if size > end - pos:
+            raise EvalDeltaError(f"{place}: a string of {size} bytes runs "
+                                 f"past the footer's end")
+        return bytes(data[pos:pos + size]), pos + size
+    if kind in (9, 10):
+        if pos >= end:
+            raise EvalDeltaError(f"{place}: the footer ends inside a list")
+        size, item = data[pos] >> 4, data[pos] & 15
+        pos += 1
+        if size == 15:
+            size, pos = _varint(data, pos, end, place)
+        if size > end - pos:           # every element takes a byte at least
+            raise EvalDeltaError(f"{place}: a list of {size} elements runs "
+                                 f"past the footer's end")
+        values = []
+        for _ in range(size):
+            if item in (1, 2):         # a list's booleans take a byte each
+                values.append(data[pos] == 1)
+                pos += 1
+            else:
+                value, pos = _thrift_value(data, pos, end, item, place,
+                                           depth + 1)
+                values.append(value)
+        return values, pos
+    if kind == 12:
+        return _thrift(data, pos, end, place, depth + 1)
+    if kind == 11:
+        size, pos = _varint(data, pos, end, place)
+        if size == 0:
+            return {}, pos
+        if size > end - pos or pos >= end:
+            raise EvalDeltaError(f"{place}: a map runs past the footer's end")
+        keys, values = data[pos] >> 4, data[pos] & 15
+        if keys not in (3, 4, 5, 6, 7, 8):
+            raise EvalDeltaError(f"{place}: a map keyed by Thrift type {keys}")
+        pos, out = pos + 1, {}
+        for _ in range(size):
+            key, pos = _thrift_value(data, pos, end, keys, place, depth + 1)
+            out[key], pos = _thrift_value(data, pos, end, values, place,
+                                          depth + 1)
+        return out, pos
+    raise EvalDeltaError(f"{place}: a Thrift value of unknown type {kind}")
+
+
+def _varint(data, pos, end, place):
+    """Return (value, position after it) of an unsigned LEB128 varint (at
+    most 10 bytes).
+
+    >>> _varint(bytes([0x96, 0x01]), 0, 2, "")
+    (150, 2)
+    """
+    value = shift = 0
+    for pos in range(pos, min(end, pos + 10)):
+        byte = data[pos]
+        value |= (byte & 127) << shift
+        if byte < 128:
+            return value, pos + 1
+        shift += 7
+    raise EvalDeltaError(f"{place}: a varint runs off the end of its bytes")
+
+
+def _parquet_footer(path):
+    """Return the _ParquetFile of a Parquet file: its footer read (and no
+    page); a file that is not one, or whose footer is cut or corrupt,
+    raises EvalDeltaError in one line."""
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, 2)
+            if size < 12:
+                raise EvalDeltaError(f"{path}: {size} bytes, too short for "
+                                     f"a Parquet file")
+            f.seek(0)
+            start = f.read(4)
+            f.seek(size - 8)
+            tail = f.read(8)
+            length = int.from_bytes(tail[:4], "little")
+            if start != b"PAR1" or tail[4:] != b"PAR1":
+                raise EvalDeltaError(f"{path}: not a Parquet file (no PAR1 "
+                                     f"magic at its start and end; "
+                                     f"truncated?)")
+            if length > size - 12:
+                raise EvalDeltaError(f"{path}: its Parquet footer says "
+                                     f"{length} bytes, more than the file "
+                                     f"holds (truncated?)")
+            f.seek(size - 8 - length)
+            data = f.read(length)
+    except OSError as exc:
+        raise EvalDeltaError(f"{path}: cannot read: {exc.strerror}") from None
+    place = f"{path}: Parquet footer"
+    meta, _ = _thrift(data, 0, len(data), place)
+    schema = _typed(meta, 2, list, place)
+    if not schema or not all(isinstance(e, dict) for e in schema):
+        raise EvalDeltaError(f"{place}: no schema")
+    leaves = _parquet_leaves(schema, place)
+    groups = []
+    for group in _typed(meta, 4, list, place):
+        chunks = {}
+        for chunk in _typed(_typed(group, None, dict, place), 1, list, place):
+            info = _typed(_typed(chunk, None, dict, place), 3, dict, place)
+            names = _typed(info, 3, list, place)
+            chunks[".".join(_footer_text(n, place) for n in names)] = info
+        groups.append((_footer_count(group.get(3), place), chunks))
+    metadata = {}
+    for pair in _typed(meta, 5, list, place):
+        key = _typed(pair, None, dict, place).get(1)
+        value = pair.get(2)
+        metadata[_footer_text(key, place)] = (
+            None if value is None else _footer_text(value, place))
+    return _ParquetFile(path, size, _footer_count(meta.get(3), place),
+                        leaves, groups, metadata)
+
+
+def _typed(struct_, field, kind, place):
+    """Return struct_[field] (struct_ itself if field is None; an empty
+    *kind* if the field is absent), which must be a *kind*."""
+    value = struct_ if field is None else struct_.get(field, kind())
+    if not isinstance(value, kind):
+        raise EvalDeltaError(f"{place}: a {type(value).__name__} where a "
+                             f"{kind.__name__} belongs")
+    return value
+
+
+def _footer_text(value, place):
+    """Return footer bytes as text (a name or a metadata value)."""
+    if not isinstance(value, bytes):
+        raise EvalDeltaError(f"{place}: a name that is not a string")
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        raise EvalDeltaError(f"{place}: a name that is not UTF-8") from None
+
+
+def _footer_count(value, place):
+    """Return a footer's count, which must be a whole number >= 0."""
+    if type(value) is not int or value < 0:
+        raise EvalDeltaError(f"{place}: a count of {value!r}")
+    return value
+
+
+def _parquet_leaves(schema, place):
+    """Return {dotted path: _Leaf} of a flattened schema (depth first; an
+    element's num_children says how many of the next elements it holds)."""
+    leaves, stack = {}, []          # stack: [name, repetition, children left]
+    for element in schema[1:]:
+        name = _footer_text(element.get(4), place)
+        children, width = element.get(5) or 0, element.get(2) or 0
+        repetition = element.get(3, 0)
+        if (type(children) is not int or children < 0 or type(width) is not
+                int or repetition not in (0, 1, 2) or type(repetition) is
+                bool or type(element.get(1, 0)) is not int):
+            raise EvalDeltaError(f"{place}: column {name}: a bad schema entry")
+        if children:
+            stack.append([name, repetition, children])
+            continue
+        path = [x[0] for x in stack] + [name]
+        logical = element.get(10) if isinstance(element.get(10), dict) else {}
+        text = element.get(6) in (0, 4) or 1 in logical or 5 in logical
+        leaves[".".join(path)] = _Leaf(
+            ".".join(path), element.get(1), tuple(x[1] for x in stack) + (
+                repetition,), text, width)
+        while stack:
+            stack[-1][2] -= 1
+            if stack[-1][2]:
+                break
+            stack.pop()
+    if stack:
+        raise EvalDeltaError(f"{place}: the schema ends inside a group")
+    return leaves
+
+
+def _parquet_columns(footer, paths, limit=_INFLATE_LIMIT):
+    """Return {dotted leaf path: ([its value in each row], [the definition
+    level each row starts with])} of the leaf columns *paths* of a Parquet
+    file, read and decompressed alone (the others are never touched).  A
+    null is None, a list a list; a codec or encoding this reader lacks,
+    or a corrupt page raises EvalDeltaError naming the column."""
+    out = {}
+    try:
+        with open(footer.path, "rb") as f:
+            for path in paths:
+                leaf = footer.leaves[path]
+                values, firsts = [], []
+                for rows, chunks in footer.groups:
+                    got = _parquet_chunk(f, footer, leaf, chunks.get(path),
+                                         limit)
+                    if len(got[0]) != rows:
+                        raise EvalDeltaError(
+                            f"{footer.path}: column {path}: {len(got[0])} "
+                            f"rows where its row group has {rows}")
+                    values += got[0]
+                    firsts += got[1]
+                out[path] = values, firsts
+    except OSError as exc:
+        raise EvalDeltaError(f"{footer.path}: cannot read: "
+                             f"{exc.strerror}") from None
+    return out
+
+
+def _parquet_chunk(f, footer, leaf, info, limit):
+    """Return (values, first definition levels) of one column chunk, row
+    by row."""
+    place = f"{footer.path}: column {leaf.path}"
+    if not isinstance(info, dict):
+        raise EvalDeltaError(f"{place}: no column chunk in a row group")
+    codec = info.get(4)
+    if codec not in (0, 1, 2):
+        name = (_PARQUET_CODECS[codec] if type(codec) is int
+                and 0 <= codec < len(_PARQUET_CODECS) else f"codec {codec!r}")
+        raise EvalDeltaError(f"{place}: compressed with {name}, which this "
+                             f"reader lacks (it reads SNAPPY, GZIP and "
+                             f"uncompressed pages); rewrite the file with one "
+                             f"of those")
+    total = _footer_count(info.get(5), place)
+    if total > limit // 8:
+        raise EvalDeltaError(f"{place}: {total} values in a column chunk, "
+                             f"more than --max-inflate lets this reader hold")
+    if not total:                       # an empty row group: no page read
+        return [], []
+    start = info.get(9)
+    dictionary = info.get(11)
+    if type(dictionary) is int and 0 < dictionary < (start or 0):
+        start = dictionary
+    size = info.get(7)
+    if (type(start) is not int or type(size) is not int or start < 4
+            or size < 0 or start + size > footer.size - 8):
+        raise EvalDeltaError(f"{place}: its pages lie outside the file "
+                             f"(truncated?)")
+    f.seek(start)
+    data = f.read(size)
+    levels = _max_levels(leaf)
+    reps, defs, values, pos, dictionary = [], [], [], 0, None
+    while len(defs) < total:
+        if pos >= len(data):
+            raise EvalDeltaError(f"{place}: its pages end after {len(defs)} "
+                                 f"of {total} values")
+        header, pos = _thrift(data, pos, len(data), f"{place}: page header")
+        stored = header.get(3)
+        if type(stored) is not int or not 0 <= stored <= len(data) - pos:
+            raise EvalDeltaError(f"{place}: a page runs past its column "
+                                 f"chunk (truncated?)")
+        body, pos = data[pos:pos + stored], pos + stored
+        kind = header.get(1)
+        if kind == 2:
+            dictionary = _dictionary_page(body, header, codec, leaf, place,
+                                          limit)
+        elif kind in (0, 3):
+            page = _data_page(body, header, codec, leaf, levels, place, limit,
+                              total - len(defs))
+            reps += page[0]
+            defs += page[1]
+            values += _page_values(page[2], page[3], page[4], leaf,
+                                   dictionary, place)
+    if len(defs) != total or (reps and reps[0] != 0):
+        raise EvalDeltaError(f"{place}: {len(defs)} values where its chunk "
+                             f"says {total}")
+    firsts = defs if not any(reps) else [d for r, d in zip(reps, defs)
+                                         if r == 0]
+    return _assemble(leaf, reps, defs, values, place), firsts
+
+
+def _inflate(body, codec, size, place, limit):
+    """Return a page's bytes decompressed (*size* bytes, as its header
+    says), or raise EvalDeltaError saying the page does not decompress."""
+    if type(size) is not int or not 0 <= size <= limit:
+        raise EvalDeltaError(f"{place}: a page of {size!r} bytes "
+                             f"uncompressed")
+    if codec == 1:
+        out = _unsnappy(body, size, place)
+    elif codec == 2:
+        try:
+            inflater = zlib.decompressobj(47)       # gzip or zlib header
+            out = inflater.decompress(body, size + 1)
+        except zlib.error as exc:
+            raise EvalDeltaError(f"{place}: a GZIP page that does not "
+                                 f"decompress ({exc})") from None
+    else:
+        out = body
+    if len(out) != size:
+        raise EvalDeltaError(f"{place}: a page of {len(out)} bytes where its "
+                             f"header says {size}")
+    return out
+
+
+def _unsnappy(data, size, place):
+    """Return Snappy-compressed *data* decompressed (Google's format
+    description: a varint length, then literals and back-copies), which
+    must come to *size* bytes.
+
+    Below, 6 bytes: the literal 'ab' (tag 0x04), then 4 bytes copied from
+    2 back (tag 0x01, offset 2), an overlapping copy that repeats them.
+
+    >>> bytes(_unsnappy(bytes([6, 0x04, 97, 98, 0x01, 2]), 6, ""))
+    b'ababab'
+    """
+    end = len(data)
+    declared, pos = _varint(data, 0, end, place)
+    if declared != size:
+        raise EvalDeltaError(f"{place}: a SNAPPY page of {declared} bytes "
+                             f"where its header says {size}")
+    out = bytearray()
+    while pos < end:
+        tag = data[pos]
+        pos += 1
+        kind = tag & 3
+        if kind == 0:
+            length = tag >> 2
+            if length >= 60:
+                extra = length - 59
+                length = int.from_bytes(data[pos:pos + extra], "little")
+                pos += extra
+            length += 1
+            if pos + length > end or len(out) + length > size:
+                raise EvalDeltaError(f"{place}: a SNAPPY page that does not "
+                                     f"decompress (a literal runs over)")
+            out += data[pos:pos + length]
+            pos += length
+            continue
+        if kind == 1:
+            length = 4 + ((tag >> 2) & 7)
+            offset = ((tag >> 5) << 8) | (data[pos] if pos < end else 0)
+            pos += 1
+        else:
+            width = 2 if kind == 2 else 4
+            length = (tag >> 2) + 1
+            offset = int.from_bytes(data[pos:pos + width], "little")
+            pos += width
+        if (pos > end or not 0 < offset <= len(out)
+                or len(out) + length > size):
+            raise EvalDeltaError(f"{place}: a SNAPPY page that does not "
+                                 f"decompress (a bad back-reference)")
+        first = len(out) - offset
+        if offset >= length:
+            out += out[first:first + length]
+        else:                         # an overlapping copy repeats its start
+            out += (out[first:] * (length // offset + 1))[:length]
+    if len(out) != size:
+        raise EvalDeltaError(f"{place}: a SNAPPY page that does not "
+                             f"decompress ({len(out)} of {size} bytes)")
+    return out
+
+
+def _max_levels(leaf):
+    """Return (max repetition level, max definition level) of a leaf."""
+    return (sum(r == 2 for r in leaf.repetitions),
+            sum(r != 0 for r in leaf.repetitions))
+
+
+def _dictionary_page(body, header, codec, leaf, place, limit):
+    """Return the values of a dictionary page (PLAIN encoded)."""
+    info = header.get(7)
+    if not isinstance(info, dict):
+        raise EvalDeltaError(f"{place}: a dictionary page with no header")
+    data = _inflate(body, codec, header.get(2), place, limit)
+    count = _footer_count(info.get(1), place)
+    if info.get(2, 0) not in (0, 2):
+        _refuse_encoding(info.get(2), place)
+    return _plain_values(data, 0, count, leaf, place)[0]
+
+
+def _data_page(body, header, codec, leaf, levels, place, limit, left):
+    """Return (repetition levels, definition levels, values' bytes, their
+    encoding, how many) of a data page, v1 or v2, of at most *left*
+    values."""
+    max_rep, max_def = levels
+    if header.get(1) == 0:
+        info = header.get(5)
+        if not isinstance(info, dict):
+            raise EvalDeltaError(f"{place}: a data page with no header")
+        count = _page_count(info, left, place)
+        data = _inflate(body, codec, header.get(2), place, limit)
+        pos, reps, defs = 0, [0] * count, [max_def] * count
+        for maximum, at in ((max_rep, 4), (max_def, 3)):
+            if not maximum:
+                continue
+            if info.get(at, 3) != 3:
+                _refuse_encoding(info.get(at), place)
+            size = int.from_bytes(data[pos:pos + 4], "little")
+            if pos + 4 + size > len(data):
+                raise EvalDeltaError(f"{place}: levels run past their page")
+            got = _hybrid(data, pos + 4, pos + 4 + size,
+                          maximum.bit_length(), count, place)
+            if at == 4:
+                reps = got
+            else:
+                defs = got
+            pos += 4 + size
+        return reps, defs, data[pos:], info.get(2), defs.count(max_def)
+    info = header.get(8)
+    if not isinstance(info, dict):
+        raise EvalDeltaError(f"{place}: a data page (v2) with no header")
+    count = _page_count(info, left, place)
+    rep_size = _footer_count(info.get(6, 0), place)
+    def_size = _footer_count(info.get(5, 0), place)
+    if rep_size + def_size > len(body):
+        raise EvalDeltaError(f"{place}: levels run past their page")
+    reps = (_hybrid(body, 0, rep_size, max_rep.bit_length(), count, place)
+            if max_rep else [0] * count)
+    defs = (_hybrid(body, rep_size, rep_size + def_size,
+                    max_def.bit_length(), count, place)
+            if max_def else [max_def] * count)
+    rest = body[rep_size + def_size:]
+    if info.get(7, True):
+        size = header.get(2)
+        rest = _inflate(rest, codec, size - rep_size - def_size
+                        if type(size) is int else size, place, limit)
+    return reps, defs, rest, info.get(4), defs.count(max_def)
+
+
+def _page_count(info, left, place):
+    """Return a data page's count of values, at most the *left* its chunk
+    has yet to give."""
+    count = _footer_count(info.get(1), place)
+    if count > left:
+        raise EvalDeltaError(f"{place}: a page of {count} values where its "
+                             f"chunk has {left} left")
+    return count
+
+
+def _refuse_encoding(code, place):
+    """Raise the error of an encoding this reader lacks."""
+    name = (_PARQUET_ENCODINGS.get(code) if type(code) is int else None) \
+        or f"encoding {code!r}"
+    raise EvalDeltaError(f"{place}: encoded with {name}, which this reader "
+                         f"lacks (it reads PLAIN, dictionary and RLE pages)")
+
+
+def _hybrid(data, pos, end, width, count, place):
+    """Return *count* values of the RLE / bit-packed hybrid encoding in
+    data[pos:end], each *width* bits (Encodings.md): runs, each a varint
+    header h; h odd: h >> 1 groups of 8 values bit-packed, least
+    significant bit first; h even: one value (ceil(width / 8) bytes,
+    little-endian) repeated h >> 1 times.
+
+    >>> _hybrid(bytes([0x06, 0x01, 0x03, 0x88, 0xC6, 0xFA]), 0, 6, 3, 11, "")
+    [1, 1, 1, 0, 1, 2, 3, 4, 5, 6, 7]
+    """
+    out, size, mask = [], (width + 7) // 8, (1 << width) - 1
+    while len(out) < count:
+        if pos >= end:
+            raise EvalDeltaError(f"{place}: levels or indices end after "
+                                 f"{len(out)} of {count} values")
+        header, pos = _varint(data, pos, end, place)
+        if header & 1:
+            groups = header >> 1
+            nbytes = groups * width
+            if nbytes > end - pos:
+                nbytes = (end - pos) // width * width   # the last run's tail
+                if not nbytes and width:
+                    raise EvalDeltaError(f"{place}: a bit-packed run past "
+                                         f"its page")
+            wanted = min(groups * 8, count - len(out))
+            if width:
+                wanted = min(wanted, nbytes * 8 // width)
+                for at in range(0, wanted, 512):   # 64 groups at a time:
+                    bits = int.from_bytes(         # linear, not quadratic
+                        data[pos + at * width // 8:
+                             pos + (at + 512) * width // 8], "little")
+                    out += [(bits >> (i * width)) & mask
+                            for i in range(min(512, wanted - at))]
+            else:
+                out += [0] * wanted
+            pos += nbytes
+        else:
+            if pos + size > end:
+                raise EvalDeltaError(f"{place}: an RLE run past its page")
+            value = int.from_bytes(data[pos:pos + size], "little")
+            pos += size
+            out += [value] * min(header >> 1, count - len(out))
+    return out
+
+
+def _page_values(data, encoding, count, leaf, dictionary, place):
+    """Return the *count* non-null values of a data page's value bytes."""
+    if encoding == 0:
+        return _plain_values(data, 0, count, leaf, place)[0]
+    if encoding in (2, 8):
+        if dictionary is None:
+            raise EvalDeltaError(f"{place}: dictionary indices with no "
+                                 f"dictionary page")
+        if not count:
+            return []
+        if not data:
+            raise EvalDeltaError(f"{place}: a page of indices with no bytes")
+        indices = _hybrid(data, 1, len(data), data[0], count, place)
+        if max(indices) >= len(dictionary):
+            raise EvalDeltaError(f"{place}: a dictionary index past its "
+                                 f"{len(dictionary)} entries")
+        return [dictionary[i] for i in indices]
+    if encoding == 3 and leaf.kind == 0:          # booleans, RLE
+        size = int.from_bytes(data[:4], "little")
+        return [bool(v) for v in _hybrid(data, 4, min(4 + size, len(data)),
+                                         1, count, place)]
+    _refuse_encoding(encoding, place)
+
+
+def _plain_values(data, pos, count, leaf, place):
+    """Return (values, position after them) of *count* PLAIN values."""
+    kind = leaf.kind
+    if kind in _PLAIN_WIDTHS:
+        code = _PLAIN_WIDTHS[kind]
+        width = struct.calcsize(code)
+        if pos + count * width > len(data):
+            raise EvalDeltaError(f"{place}: values run past their page")
+        values = list(struct.unpack_from(f"<{count}{code[1]}", data, pos))
+        return values, pos + count * width
+    if kind == 0:
+        if pos + (count + 7) // 8 > len(data):
+            raise EvalDeltaError(f"{place}: values run past their page")
+        bits = int.from_bytes(data[pos:pos + (count + 7) // 8], "little")
+        return [bool(bits >> i & 1) for i in range(count)], \
+            pos + (count + 7) // 8
+    if kind == 6:
+        values, end = [], len(data)
+        for _ in range(count):
+            if pos + 4 > end:
+                raise EvalDeltaError(f"{place}: values run past their page")
+            size = int.from_bytes(data[pos:pos + 4], "little")
+            if pos + 4 + size > end:
+                raise EvalDeltaError(f"{place}: values run past their page")
+            values.append(bytes(data[pos + 4:pos + 4 + size]))
+            pos += 4 + size
+        return _texts(values, leaf, place), pos
+    if kind == 7 and leaf.width > 0:
+        if pos + count * leaf.width > len(data):
+            raise EvalDeltaError(f"{place}: values run past their page")
+        values = [bytes(data[i:i + leaf.width]) for i in range(
+            pos, pos + count * leaf.width, leaf.width)]
+        return _texts(values, leaf, place), pos + count * leaf.width
+    raise EvalDeltaError(f"{place}: values of physical type {kind!r}, which "
+                         f"this reader lacks")
+
+
+def _texts(values, leaf, place):
+    """Return byte values as text where the schema says they are."""
+    if not leaf.text:
+        return values
+    try:
+        return [v.decode("utf-8") for v in values]
+    except UnicodeDecodeError:
+        raise EvalDeltaError(f"{place}: a string that is not UTF-8") from None
+
+
+def _assemble(leaf, reps, defs, values, place):
+    """Return a leaf column's value in each row from its levels (Dremel):
+    a repetition level r starts a new element of the list r levels deep
+    (0 a new row); the definition level d says how far down the path is
+    defined, so a null or an empty list shows where it stops.  Groups are
+    transparent here (a null group gives None); _parquet_rows builds them.
+
+    >>> leaf = _Leaf("a.list.element", 1, (1, 2, 1), False, 0)
+    >>> _assemble(leaf, [0, 1, 0, 0, 0], [3, 2, 1, 0, 3], [5, 6], "")
+    [[5, None], [], None, [6]]
+    """
+    max_def = sum(r != 0 for r in leaf.repetitions)
+    depths, level = [], 0              # def level of each repeated node
+    for repetition in leaf.repetitions:
+        level += repetition != 0
+        if repetition == 2:
+            depths.append(level)
+    if not depths:                     # no list: a value or None per row
+        if not max_def:
+            return values
+        it = iter(values)
+        return [next(it) if d == max_def else None for d in defs]
+    rows, it, lists, deepest = [], iter(values), [None] * (len(depths) + 1), \
+        len(depths)
+    for r, d in zip(reps, defs):
+        if r > deepest:
+            raise EvalDeltaError(f"{place}: a repetition level of {r}")
+        if r == 0:
+            if d < depths[0] - 1:
+                rows.append(None)
+                continue
+            if d == depths[0] - 1:
+                rows.append([])
+                continue
+            lists[1] = []
+            rows.append(lists[1])
+            j = 1
+        else:
+            j = r
+            if lists[j] is None:
+                raise EvalDeltaError(f"{place}: a repetition level of {r} "
+                                     f"before its list began")
+        while j < deepest:
+            if d < depths[j] - 1:
+                lists[j].append(None)
+                break
+            if d == depths[j] - 1:
+                lists[j].append([])
+                break
+            lists[j + 1] = []
+            lists[j].append(lists[j + 1])
+            j += 1
+        else:
+            lists[j].append(next(it) if d == max_def else None)
+    return rows
+
+
+def _parquet_rows(footer, prefixes, limit=_INFLATE_LIMIT):
+    """Return {top-level column: [its value in each row]} of the leaves
+    under *prefixes* (a column, or a field of a group: 'metrics',
+    'doc.id'): a group a dict of the fields read (None where the group is
+    null), a list (Parquet's LIST, or a repeated field) a list.  Groups
+    inside lists are refused, naming the column."""
+    paths = [p for p in footer.leaves if any(
+        p == x or p.startswith(x + ".") for x in prefixes)]
+    columns = _parquet_columns(footer, paths, limit)
+    tops = dict.fromkeys(p.split(".")[0] for p in paths)
+    return {top: _group_rows(footer, columns, [top]) for top in tops}
+
+
+def _group_rows(footer, columns, parts):
+    """Return the value in each row of the node at *parts* (a path of
+    names), from its leaves' (values, row definition levels)."""
+    prefix = ".".join(parts)
+    under = [p for p in columns if p == prefix or p.startswith(prefix + ".")]
+    leaf = footer.leaves[under[0]]
+    if under == [prefix]:
+        return columns[prefix][0]
+    k = len(parts) - 1
+    if 2 in leaf.repetitions[:k + 2]:          # a list from here down
+        if len(under) > 1:
+            raise EvalDeltaError(f"{footer.path}: column {prefix}: a list of "
+                                 f"groups, which this reader lacks")
+        return columns[under[0]][0]
+    level = sum(r != 0 for r in leaf.repetitions[:k + 1])
+    names = dict.fromkeys(p[len(prefix) + 1:].split(".")[0] for p in under)
+    fields = {name: _group_rows(footer, columns, parts + [name])
+              for name in names}
+    return [None if d < level else {name: fields[name][i] for name in names}
+            for i, d in enumerate(columns[under[0]][1])]
+
+
 ## Input: the reader registry #################################################
 
 # Each eval framework writes per-item results its own way, as files and as
@@ -9020,7 +9764,8 @@ def _directory_source(path, how):
             f"{path}: a directory of {len(files)} files, none a run that a "
             f"framework writes in its directories (lm-eval samples_*.jsonl, "
             f"HELM per_instance_stats.json, Inspect logs, DeepEval test runs, "
-            f"OpenCompass predictions/ or results/); name the file to read")
+            f"OpenCompass predictions/ or results/, lighteval details_*"
+            f".parquet, Every Eval Ever .jsonl); name the file to read")
     runs, older = _newest_runs(path, found)
     if how.task is not None:
         if how.task not in runs:
@@ -9070,9 +9815,10 @@ def _tasks_source(path, runs, how):
     """Return one _Source of the runs {task: file}: each record gains the
     field task and its id is prefixed with it, since ids repeat across
     tasks (--by task)."""
-    labelled, notes = [], []
+    labelled, notes, first = [], [], None
     for task, file in runs.items():
         source = _open_source(file, how._replace(all_tasks=False))
+        first = first or source
         for numbers, records in source.batches:
             if source.fields is not None:
                 records = [dict(zip(source.fields, r)) for r in records]
@@ -9087,7 +9833,8 @@ def _tasks_source(path, runs, how):
     notes.insert(0, f"{_items(len(runs), 'task')} read as one run, a "
                     f"field task each")
     source = _listed_source(path, labelled, notes)
-    return source._replace(where=lambda number: labelled[number - 1][0])
+    return source._replace(where=lambda number: labelled[number - 1][0],
+                           identity=first.identity)
 
 
 # lm-evaluation-harness.  --log_samples writes, in output_path/<model>/,
@@ -9934,12 +10681,147 @@ def _read_predictions(path, doc, how):
     return _listed_source(path, labelled, notes)
 
 
+# Every Eval Ever (evaleval's shared schema, instance_level_eval 0.2, 2026):
+# a *_samples.jsonl (or <uuid>.jsonl) of one model on one evaluation, a
+# line per sample: {schema_version, evaluation_id, model_id,
+# evaluation_name, sample_id, sample_hash, interaction_type, input, output
+# or messages, answer_attribution, evaluation: {score, is_correct, ...}},
+# written beside an aggregate <uuid>.json (model_info, evaluation_results
+# [{evaluation_name, score_details: {score}}], detailed_evaluation_results
+# naming the samples file).  The item is sample_id; sample_hash, a hash of
+# the item's input and reference, is its identity (the join checks that
+# two runs' hashes agree for an id).  is_correct is compared apart from
+# score only where it differs from it on some item.
+
+_EEE_KEYS = {"schema_version", "evaluation_id", "model_id",
+             "evaluation_name", "sample_id", "interaction_type"}
+
+
+def _is_every_eval_ever(head):
+    """Recognise an Every Eval Ever samples file: a first line with
+    sample_id, an evaluation object and the schema's other keys."""
+    first = head.first()
+    return (first is not None and isinstance(first.get("evaluation"), dict)
+            and len(first.keys() & _EEE_KEYS) >= 4 and "sample_id" in first)
+
+
+def _every_eval_ever_runs(path):
+    """Return the _Found runs of a folder of Every Eval Ever samples files
+    (data/<benchmark>/<developer>/<model>/): task its evaluation_name."""
+    found = []
+    for folder, files in _walk(path, 3):
+        for name in files:
+            head = _Head(os.path.join(folder, name))
+            if name.endswith(".jsonl") and _is_every_eval_ever(head):
+                task = head.first().get("evaluation_name")
+                found.append(_Found(str(task), "", head.path))
+    return found
+
+
+def _read_every_eval_ever(head, how):
+    """Return the _Source of an Every Eval Ever samples file: a record per
+    sample_id (samples of one id averaged as epochs), metrics score and,
+    where it says more, is_correct; sample_hash the item's identity."""
+    path, labelled, models, tasks = head.path, [], {}, {}
+    for start, lines in _lines(path, head.inflate):
+        for number, line in enumerate(lines, start):
+            if not line.strip():
+                continue
+            record = _json_object(line, f"{path}:{number}")
+            labelled.append((f"line {number}",
+                             _eee_record(record, f"{path}:{number}")))
+            models.setdefault(str(record.get("model_id")), number)
+            tasks.setdefault(str(record.get("evaluation_name")), number)
+    if len(models) > 1:
+        raise EvalDeltaError(
+            f"{path}:{list(models.values())[1]}: model_id "
+            f"{list(models)[1]!r} after {list(models)[0]!r}: an Every Eval "
+            f"Ever samples file holds one model's samples; split it by model")
+    apart = any(r["is_correct"] != r["score"] for _, r in labelled
+                if r["is_correct"] is not _MISSING)
+    for _, record in labelled:
+        record["metrics"] = ["score", "is_correct"] if apart else ["score"]
+    labelled, notes = _epochs(labelled, how, "sample_id")
+    notes = [_eee_note(path, list(models)[0], list(tasks), labelled)] + list(
+        notes)
+    if not apart:
+        notes.append("is_correct equals score on every sample, so score "
+                     "stands for both")
+    source = _listed_source(path, labelled, notes)
+    return source._replace(identity=("sample_hash",))
+
+
+def _eee_record(record, place):
+    """Return the record of an Every Eval Ever sample: its id, identity,
+    evaluation name and the numbers of its evaluation object."""
+    item, evaluation = record.get("sample_id"), record.get("evaluation")
+    if _missing(item):
+        raise EvalDeltaError(f"{place}: no sample_id")
+    if not isinstance(evaluation, dict):
+        raise EvalDeltaError(f"{place}: 'evaluation' is "
+                             f"{type(evaluation).__name__}, not an object "
+                             f"with score and is_correct")
+    out = {"sample_id": str(item), "sample_hash": record.get("sample_hash"),
+           "evaluation_name": record.get("evaluation_name")}
+    out["score"] = evaluation.get("score", _MISSING)
+    correct = evaluation.get("is_correct", _MISSING)
+    out["is_correct"] = int(correct) if type(correct) is bool else correct
+    return out
+
+
+def _eee_note(path, model, tasks, labelled):
+    """Return the read: line of an Every Eval Ever file: its model and
+    evaluation, and its aggregate's figures where one is beside it."""
+    line = (f"Every Eval Ever: {model} on "
+            f"{', '.join(str(t) for t in tasks)}")
+    aggregate = _eee_aggregate(path, model)
+    if aggregate is None:
+        return line
+    name, figures = aggregate
+    shown = "; ".join(f"{what} {score:.4g}" if type(score) in (int, float)
+                      else f"{what} {score}" for what, score in figures)
+    return f"{line}; its aggregate {name} reports {shown or 'no score'}"
+
+
+def _eee_aggregate(path, model):
+    """Return (file name, [(evaluation, score)]) of the Every Eval Ever
+    aggregate beside a samples file: the .json naming it in
+    detailed_evaluation_results, else the one there of the same model;
+    None if there is none."""
+    folder = os.path.dirname(path) or "."
+    named, same = [], []
+    for name in sorted(os.listdir(folder)):
+        file = os.path.join(folder, name)
+        if not name.endswith(".json") or not os.path.isfile(file):
+            continue
+        try:
+            doc = _Head(file).document()
+        except EvalDeltaError:          # not JSON: not the aggregate
+            continue
+        if not doc or not isinstance(doc.get("evaluation_results"), list):
+            continue
+        detail = doc.get("detailed_evaluation_results")
+        target = detail.get("file_path") if isinstance(detail, dict) else None
+        if target and os.path.basename(str(target)) == os.path.basename(path):
+            named.append((name, doc))
+        elif (doc.get("model_info") or {}).get("id") == model:
+            same.append((name, doc))
+    chosen = named or (same if len(same) == 1 else [])
+    if not chosen:
+        return None
+    name, doc = chosen[0]
+    figures = dict.fromkeys(
+        (f"{r.get('evaluation_name')}", (r.get("score_details") or {})
+         .get("score")) for r in doc["evaluation_results"]
+        if isinstance(r, dict))
+    return name, list(figures)
+
+
 # Files that hold no per-item results, recognised to say so and where the
 # per-item file is: lm-eval's results_<date>.json, HELM's stats.json,
 # run_spec.json and scenario.json, OpenCompass's results/ without details,
 # simple-evals' metrics file and its _allresults.json (conversations with
-# no item ids: pairing them by position is refused), lighteval's parquet
-# (the standard library cannot read it) and git-lfs pointers.
+# no item ids: pairing them by position is refused) and git-lfs pointers.
 
 _AGGREGATES = (
     (lambda h, d: d is not None and isinstance(d.get("results"), dict)
@@ -10289,15 +11171,170 @@ def _read_lfs_pointer(head, how):
         f"{shlex.quote(head.path)}")
 
 
-def _read_parquet(head, how):
-    """Refuse parquet (the standard library cannot read it), giving a
-    conversion to JSONL."""
-    raise EvalDeltaError(
-        f"{head.path}: parquet, which the standard library cannot read "
-        f"(lighteval writes its details so); convert it once: python -c "
-        f"\"import pandas as p, sys; p.read_parquet(sys.argv[1]).to_json(sys.argv[2], "
-        f"orient='records', lines=True)\" {shlex.quote(head.path)} "
-        f"details.jsonl")
+# lighteval writes its details (--save-details) only as Parquet:
+# details/<model>/<date>/details_<task>_<date>.parquet, a row per example
+# (and per metric group: a task whose metrics are computed in two passes,
+# as aime24's sampling pass@1 and its extractive_match, writes each
+# example twice, each row holding its own metrics and nulls for the
+# others), beside results/<model>/results_<date>.json (the means, read for
+# the read: line).  Two layouts: the older (example, predictions, gold,
+# full_prompt, specifics, metrics: a group of numbers) and the newer (doc,
+# model_response, metric).  No column numbers the items by anything but
+# position, which is refused: an item is its text (doc.id where lighteval
+# sets one), and a hash of its text and gold its identity, so two runs
+# pair on the same example and the join can check that they hold it.
+# Only these columns are read; predictions and tokens are never inflated.
+
+def _lighteval_runs(path):
+    """Return the _Found runs of a lighteval output or details directory:
+    its details_<task>_<date>.parquet files."""
+    return [_Found(*_details_task(name), os.path.join(folder, name))
+            for folder, files in _walk(path, 4) for name in files
+            if name.startswith("details_") and name.endswith(".parquet")]
+
+
+def _details_task(name):
+    """Return (task, date) of lighteval's details_<task>_<date>.parquet.
+
+    >>> _details_task("details_lighteval|aime24|0_2025-05-02T21-28-09.71.parquet")
+    ('lighteval|aime24|0', '2025-05-02T21-28-09.71')
+    """
+    stem = name[len("details_"):].rsplit(".parquet", 1)[0]
+    match = re.search(r"_(\d{4}-\d\d-\d\dT[\d\-.:]+)$", stem)
+    if not match:
+        return stem, ""
+    return stem[:match.start()], match.group(1)
+
+
+def _read_lighteval(head, how):
+    """Return the _Source of a lighteval details file: a record per
+    example (its rows' metrics merged), id its text's hash or doc.id."""
+    path = head.path
+    footer = _parquet_footer(path)
+    tops = dict.fromkeys(p.split(".")[0] for p in footer.leaves)
+    group = "metric" if "metric" in tops else "metrics"
+    newer = group == "metric"
+    text = "doc.query" if newer else "example"
+    if not any(p.startswith(group + ".") for p in footer.leaves) or (
+            text not in footer.leaves):
+        raise EvalDeltaError(
+            f"{path}: a Parquet file without lighteval's columns (a "
+            f"metrics group and example, or metric and doc.query); its "
+            f"columns are {', '.join(list(tops)[:12])}")
+    gold = [p for p in ("doc.id", "doc.gold_index", "doc.choices", "gold")
+            if p in footer.leaves or any(x.startswith(p + ".")
+                                         for x in footer.leaves)]
+    rows = _parquet_rows(footer, [group, text] + gold, how.inflate)
+    numbered = newer and all(isinstance(d, dict) and d.get("id")
+                             for d in rows["doc"])
+    labelled = _lighteval_items(path, rows, group, newer, numbered)
+    labelled, notes = _merge_rows(path, labelled, footer.rows)
+    notes.insert(0, _lighteval_note(path, labelled))
+    if not numbered:
+        notes.insert(1, "lighteval details number no items: each is named "
+                        "by a hash of its example's text")
+    source = _listed_source(path, labelled, [n for n in notes if n])
+    return source._replace(identity=("item_hash",))
+
+
+def _lighteval_items(path, rows, group, newer, numbered):
+    """Return (place, record) of each row of lighteval details: id (doc.id
+    if *numbered*, else a hash of the example's text), the item's hash
+    (of its text and gold) and its metrics (booleans as 0 and 1)."""
+    labelled = []
+    golds = rows.get("gold") or [None] * len(rows[group])
+    for i, metrics in enumerate(rows[group]):
+        place = f"row {i + 1}"
+        doc = (rows["doc"][i] or {}) if newer else {}
+        if newer:
+            content = doc.get("query")
+            gold = [doc.get("gold_index"), doc.get("choices")]
+        else:
+            content, gold = rows["example"][i], golds[i]
+        if not isinstance(content, str):
+            raise EvalDeltaError(f"{path}: {place}: no "
+                                 f"{'doc.query' if newer else 'example'} to "
+                                 f"name its item (pairing by row position is "
+                                 f"refused)")
+        name = hashlib.sha256(content.encode()).hexdigest()[:16]
+        item = doc["id"] if numbered else name
+        whole = json.dumps([content, gold], sort_keys=True, default=str)
+        record = {"id": str(item),
+                  "item_hash": hashlib.sha256(whole.encode()).hexdigest()}
+        for key, value in (metrics or {}).items():
+            if value is not None:
+                record[key] = int(value) if type(value) is bool else value
+        labelled.append((place, record))
+    return labelled
+
+
+def _merge_rows(path, labelled, total):
+    """Return (labelled, notes) with one record per id: rows of one example
+    merged, a metric several rows hold averaged as epochs (and said), a
+    metric no row holds left missing (the metric reader names it)."""
+    groups = {}
+    for place, record in labelled:
+        groups.setdefault(record["id"], []).append((place, record))
+    if len(groups) == len(labelled):
+        for _, record in labelled:
+            record["metrics"] = [k for k in record
+                                 if k not in ("id", "item_hash")]
+        return labelled, []
+    out, repeated = [], 0
+    for group in groups.values():
+        place, first = group[0]
+        merged = {"id": first["id"], "item_hash": first["item_hash"]}
+        names = dict.fromkeys(k for _, r in group for k in r
+                              if k not in ("id", "item_hash"))
+        for name in names:
+            values = [r[name] for _, r in group if name in r]
+            repeated += len(values) > 1
+            merged[name] = _mean_of(values)
+        other = next((p for p, r in group
+                      if r["item_hash"] != first["item_hash"]), None)
+        if other is not None:
+            raise EvalDeltaError(
+                f"{path}: {other}: the example of {place} again, with a "
+                f"different gold: two items that one id cannot tell apart")
+        merged["metrics"] = list(names)
+        out.append((place, merged))
+    notes = [f"{total} rows of {len(out)} examples: each example's rows "
+             f"merged (lighteval writes a row per metric group)"]
+    if repeated:
+        notes.append(f"{repeated} metric values held by several rows of "
+                     f"one example: averaged as epochs")
+    return out, notes
+
+
+def _lighteval_note(path, labelled):
+    """Return the read: line of the results_<date>.json of a details file
+    (its means of the metrics read), or '' if none is found."""
+    task, stamp = _details_task(os.path.basename(path))
+    folder = os.path.dirname(os.path.abspath(path))
+    places = [folder, os.path.dirname(folder)]
+    parts = folder.split(os.sep)
+    if "details" in parts:                 # details/<model>/<date>/
+        at = len(parts) - 1 - parts[::-1].index("details")
+        places.append(os.sep.join(parts[:at] + ["results"]
+                                  + parts[at + 1:-1]))
+    name = f"results_{stamp}.json"
+    found = next((os.path.join(p, name) for p in places
+                  if stamp and os.path.isfile(os.path.join(p, name))), None)
+    if found is None:
+        return ""
+    try:
+        doc = _load_json(found)
+    except EvalDeltaError:
+        return f"{name} beside it is not readable JSON, so not quoted"
+    figures = ((doc.get("results") or {}).get(task)
+               if isinstance(doc, dict) else None)
+    if not isinstance(figures, dict):
+        return ""
+    names = dict.fromkeys(m for _, r in labelled for m in r["metrics"])
+    shown = [f"{m} {figures[m]:.4g}" for m in names
+             if type(figures.get(m)) in (int, float)]
+    return (f"lighteval's {name} reports {task}: "
+            f"{', '.join(shown) or 'none of these metrics'}")
 
 
 # Any JSON object: records under the key named by --records.
@@ -10346,13 +11383,17 @@ _READERS = (
     _Reader("inspect", "Inspect .eval or .json log (logs/<date>_<task>_<id>"
             ".eval in a directory)", _is_inspect, _read_inspect,
             _inspect_runs),
-    _Reader("lighteval", "lighteval parquet details (says how to convert)",
+    _Reader("lighteval", "lighteval details_<task>_<date>.parquet, or the "
+            "output or details directory holding them",
             lambda h: h.bytes[:4] == b"PAR1" or h.name.endswith(".parquet"),
-            _read_parquet),
+            _read_lighteval, _lighteval_runs),
     _Reader("helm", "HELM per_instance_stats.json, or the run directory "
             "holding it", _is_helm, _read_helm, _helm_runs),
     _Reader("openai-evals", "OpenAI evals record file (match events)",
             _is_openai_evals, _read_openai_evals),
+    _Reader("every-eval-ever", "Every Eval Ever samples .jsonl (sample_id, "
+            "sample_hash, evaluation.score), or the folder holding them",
+            _is_every_eval_ever, _read_every_eval_ever, _every_eval_ever_runs),
     _Reader("lm-eval", "lm-evaluation-harness samples_<task>_<date>.jsonl, "
             "or the output directory holding them", _is_lm_eval,
             _read_lm_eval, _lm_eval_runs),

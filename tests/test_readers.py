@@ -351,13 +351,13 @@ def test_json_object_names_its_record_lists(capsys):
         "score"
 
 
-def test_parquet_says_how_to_convert(capsys, tmp_path):
+def test_a_parquet_file_cut_short_is_one_line(capsys, tmp_path):
     path = tmp_path / "details.parquet"
     path.write_bytes(b"PAR1" + bytes(20))
     status = bed.main(["compare", str(path), str(path)])
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1
-    assert "parquet, which the standard library cannot read" in err
+    assert "not a Parquet file (no PAR1 magic at its start and end" in err
 
 
 def test_plan_from_reads_framework_files(capsys):
@@ -972,3 +972,60 @@ def test_lm_eval_multi_label_f1_is_left_out_not_the_run(capsys, tmp_path):
     assert "\nexact_match " in out
     assert bed.main(["compare", *paths, "--stat", "f1=f1(f1)"]) == 2
     assert "not a class label" in capsys.readouterr().err
+
+
+# Every Eval Ever ##########################################################
+
+def eee_samples(model):
+    folder = fixture("every-eval-ever", "ai2_arc", *model.split("/"))
+    (name,) = [n for n in os.listdir(folder) if n.endswith(".jsonl")]
+    return os.path.join(folder, name)
+
+
+def test_every_eval_ever_two_models_compare_with_no_options(capsys):
+    # Issue 48: two models' samples files on one evaluation compare with
+    # no options: ids from sample_id, the metric evaluation.score, the
+    # model and evaluation named, the aggregate beside each quoted.
+    a, b = (eee_samples(m) for m in ("ollama/qwen2.5-0.5b",
+                                     "anthropic/claude-sonnet-4-0"))
+    report = compare(capsys, a, b)
+    (entry,) = report["metrics"]
+    assert entry["metric"] == "score"
+    runs = [{r["sample_id"]: int(r["evaluation"]["score"]) for r in lines(p)}
+            for p in (a, b)]
+    check_binary(entry, [(runs[0][k], runs[1][k]) for k in runs[0]])
+    assert bed.main(["compare", a, b, "--resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    for path in (a, b):
+        aggregate = path[:-1]                       # <uuid>.json beside it
+        with open(aggregate) as f:
+            figure = json.load(f)["evaluation_results"][0]["score_details"][
+                "score"]
+        model = lines(path)[0]["model_id"]
+        assert (f"Every Eval Ever: {model} on arc_easy; its aggregate "
+                f"{os.path.basename(aggregate)} reports arc_easy "
+                f"{figure:.4g}") in out
+    # The folder a model's files are in reads as the run.
+    assert compare(capsys, os.path.dirname(a), os.path.dirname(b))[
+        "metrics"][0]["observed"] == entry["observed"]
+
+
+def test_every_eval_ever_identity_and_one_model_a_file(capsys, tmp_path):
+    a = eee_samples("ollama/qwen2.5-0.5b")
+    source = bed._open_source(a)
+    assert source.identity == ("sample_hash",)
+    records = [r for _, batch in source.batches for r in batch]
+    assert [r["sample_hash"] for r in records] == [
+        r["sample_hash"] for r in lines(a)]
+    # is_correct is compared apart only where it says more than score.
+    rows = lines(a)
+    rows[0]["evaluation"]["score"] = 0.5
+    mixed = tmp_path / "mixed_samples.jsonl"
+    mixed.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert bed._open_source(str(mixed)).metrics == ("score", "is_correct")
+    rows[3]["model_id"] = "other/model"
+    two = tmp_path / "two_samples.jsonl"
+    two.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    err = fail(capsys, str(two), a)
+    assert f"{two}:4: model_id 'other/model' after 'ollama/qwen2.5-0.5b'" \
+        in err

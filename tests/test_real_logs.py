@@ -238,3 +238,42 @@ def test_rank_of_ten_winogrande_items_names_no_lone_top(capsys, solar):
     (pair,) = [p for p in report["pairs"] if {p["a"], p["b"]} == {
         "SOLAR", "gpt-4o"}]
     assert pair["p"] > 0.05
+
+
+def test_every_eval_ever_mean_is_its_aggregate(capsys):
+    folder = real("every_eval_ever", "hellaswag-pythia-1b-v0")
+    samples = os.path.join(folder, "None_samples.jsonl")
+    report = compare(capsys, samples, samples)
+    (entry,) = report["metrics"]
+    (aggregate,) = glob.glob(os.path.join(folder, "*.json"))
+    figures = {r["score_details"]["score"]
+               for r in load(aggregate)["evaluation_results"]}
+    assert figures == {entry["observed"]["a"]} == {0.3}
+    assert report["n_items"] == 10
+
+
+def test_lighteval_means_are_its_results_file(capsys):
+    # 60 rows, the 30 aime24 problems twice: lighteval writes a row per
+    # metric group (math_pass@1:32_samples in one, extractive_match in the
+    # other, each null in the other's rows), so an item is a problem.
+    run = real("lighteval", "open-r1_olmo")
+    report = compare(capsys, run, run)
+    (results,) = glob.glob(os.path.join(run, "results", "*", "*", "*.json"))
+    figures = load(results)["results"]["lighteval|aime24|0"]
+    assert report["n_items"] == 30
+    assert {e["metric"] for e in report["metrics"]} == {
+        "extractive_match", "math_pass@1:32_samples"}
+    for entry in report["metrics"]:
+        assert entry["observed"]["a"] == figures[entry["metric"]] == 0.0
+
+
+def test_lighteval_real_file_reads_as_pyarrow_reads_it():
+    pq = pytest.importorskip("pyarrow.parquet")
+    import bootstrap_eval_deltas as bed
+    (path,) = glob.glob(real("lighteval", "open-r1_olmo", "details", "*",
+                             "*", "*", "*.parquet"))
+    footer = bed._parquet_footer(path)
+    names = ["example", "metrics", "gold", "specifics", "padded",
+             "pred_logits"]         # lists of int64, of null type
+    assert bed._parquet_rows(footer, names) == pq.read_table(
+        path, columns=names).to_pydict()
