@@ -118,6 +118,7 @@ import csv
 import difflib
 import functools
 import gzip
+import hashlib
 import io
 import itertools
 import json
@@ -1152,6 +1153,7 @@ class _Options(NamedTuple):
     by: object = None            # ... or are a subset each
     macro: bool = False          # the overall result the subsets' average
     allow_partial: bool = False  # the ids every run has, the rest said
+    different_items: bool = False  # ids pair records whose items differ
     reading: _Reading = _Reading()
     # how to compute
     resamples: int = RESAMPLES
@@ -6978,8 +6980,10 @@ class _Source(NamedTuple):
     systems: tuple = ()      # the systems of a file that holds several
     corpus: tuple = ()       # _Stats the framework takes over the corpus
     metrics: tuple = ()      # a framework's metrics, in every record
+    task: str = ""           # the task (or scenario) run, where the reader knows
     forkable: bool = True    # its batches may be read in a helper process
     measure: str = "success"  # what a file of several systems' columns holds
+    identity: tuple = ()     # fields holding the item itself or its hash (the join checks them)
 
     def run(self):
         """Return a _Run holding the first record only, for header checks."""
@@ -7544,7 +7548,7 @@ def _grouping(options):
 
 
 def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
-               by=None):
+               by=None, different_items=False):
     """Return (Counter of S-tuples, dropped) of one metric of S runs
     joined on their ids (by default the first of _ID_FIELDS they all
     have): one value per run for each item in every run.  Ids in some
@@ -7556,9 +7560,12 @@ def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
     their ids as ten _IdLists, not ten dicts of a million strings; runs
     with the same ids in other orders (written as items finished) are
     placed in the first run's order through its _Positions; only runs
-    whose ids differ take a dict and a set each.
+    whose ids differ take a dict and a set each.  Ids that hold other
+    items in another run are an error unless different_items (see
+    _same_items).
     """
     key = id_field or _shared_id_field(sources[0].run(), sources[1].run())
+    sources, kept = _identities(sources, key)
     runs, marks = [], None
     for k, source in enumerate(sources):
         label = by if by and not k else None
@@ -7566,6 +7573,7 @@ def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
                                                  label, "subset")
         runs.append((source.path, order, values[0]))
         marks = found if label else marks
+    said = _same_items(kept, key, different_items)
     first = runs[0][1]
     columns = [values for _, _, values in runs]
     places = None                    # the first run's _Positions
@@ -7579,7 +7587,8 @@ def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
             break                    # not the same ids: the full join
     else:
         if len(first):               # the same ids in every run
-            return _joint_tally(zip(*columns), marks), _Dropped(0, {})
+            return _joint_tally(zip(*columns), marks), _Dropped(0, {},
+                                                                said=said)
     del columns
     tables = [(dict(zip(order, range(len(order)))), values)
               for _, order, values in runs]
@@ -7587,6 +7596,7 @@ def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
     labels = marks and {item: marks[at] for item, at in tables[0][0].items()}
     order, dropped = _shared_ids([(s.path, ids) for s, (ids, _) in zip(
         sources, tables)], key, allow_partial, "ranks")
+    dropped.said += said
     rows = (tuple(values[ids[item]] for ids, values in tables)
             for item in order)
     return _joint_tally(rows, labels and list(map(labels.__getitem__,
@@ -7757,6 +7767,7 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False,
     gets the items' labels where the columns are grouped)."""
     (cluster, role), allow_partial = _grouping(options), options.allow_partial
     fields = [m.b_field for m in metrics] + ([cluster] if cluster else [])
+    (baseline, candidate), kept = _identities((baseline, candidate), key)
     stream = _candidate_batches(candidate, key, fields, options.jobs)
     try:
         order, numbers, values, labels = _read_baseline(
@@ -7829,6 +7840,7 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False,
                 _count(tally, mine, a, b)
     _check_join(baseline, candidate, key, order, seen, only, first_only,
                 allow_partial)
+    said = _same_items(kept, key, options.different_items)
     missing = seen.count(0)
     if groups is not None and columns:
         groups.extend(itertools.compress(labels, map(bool, seen)))
@@ -7837,7 +7849,7 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False,
         tallies = [_Columns(*(array("d", itertools.compress(v, shared))
                              for v in t)) for t in tallies]
     return tallies, _Dropped(only + missing, {candidate.path: missing,
-                                              baseline.path: only})
+                                              baseline.path: only}, said=said)
 
 
 def _candidate_batches(source, key, fields, jobs):
@@ -7977,16 +7989,19 @@ class _Dropped(int):
 
     why = "ids not in every run"
 
-    def __new__(cls, count, lacking, why=None):
+    def __new__(cls, count, lacking, why=None, said=()):
         self = super().__new__(cls, count)
         self.lacking = {path: n for path, n in lacking.items() if n}
         self.why = why or cls.why
+        self.said = list(said)       # the join's other lines (_same_items)
         return self
 
     def notes(self):
-        """Return the read: lines of the ids left out, run by run."""
+        """Return the read: lines of the ids left out, run by run (and the
+        join's other lines)."""
         return [f"{path}: lacks {_items(n, 'id')} another run has, left out "
-                f"(--allow-partial)" for path, n in self.lacking.items()]
+                f"(--allow-partial)" for path, n in self.lacking.items()
+                ] + self.said
 
 
 def _lacking(lacks, has, count, key, first, verb="compares"):
@@ -8038,6 +8053,184 @@ def _check_join(baseline, candidate, key, order, seen, only, first_only,
     if missing == len(seen):
         raise EvalDeltaError(f"{candidate.path}: no {key} in common with "
                              f"{baseline.path}")
+
+
+# Item identity.  Ids say which records to pair, not that they hold the
+# same items: runs of two tasks (winogrande and ko_winogrande) both number
+# their documents 0, 1, 2, ...  A reader that knows which fields hold the
+# item itself or its hash (lm-eval's doc_hash or doc, Inspect's input and
+# target, HELM's instance text and references) names them in
+# _Source.identity; as the join reads each run, _Identities keeps a short
+# digest of each such field by id (BLAKE2b, RFC 7693, of its canonical
+# JSON: 8 bytes, whatever the item's size), and once the runs are read
+# the ids they share must hold equal digests.  A mismatch stops the join
+# in one line naming both runs, the first differing id and field, and how
+# many ids differ; --same-ids-different-items pairs them anyway (the same
+# questions translated, say), and says so.  A field one run lacks is not
+# compared.
+
+_DIGEST_SIZE = 8      # bytes of an identity digest: 2^-64 to collide
+
+
+def _digest(value):
+    """Return a short digest of a JSON value, the same whatever the order
+    of its objects' keys.
+
+    >>> _digest({"a": 1, "b": [2]}) == _digest({"b": [2], "a": 1})
+    True
+    >>> _digest("Sarah was a surgeon") == _digest("Sarah was a nurse")
+    False
+    """
+    try:
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False,
+                          separators=(",", ":"), default=repr)
+    except (TypeError, ValueError):      # keys of mixed types
+        text = repr(value)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
+                           digest_size=_DIGEST_SIZE).digest()
+
+
+class _Identities:
+    """One run's item digests by id (see above), gathered as the join
+    reads its batches through tapped()."""
+
+    def __init__(self, source, key, fields):
+        self.path, self.task, self.fields = source.path, source.task, fields
+        self.ids = _Column(source, key, role="id")
+        self.getters = [_getter(source, f) for f in fields]
+        self.digests = {}
+
+    def tapped(self, source):
+        """Return *source*, its batches digested as they go by."""
+        def batches():
+            for numbers, records in source.batches:
+                items = self.ids.labels(numbers, records)
+                columns = [list(map(get, records)) for get in self.getters]
+                for item, values in zip(items, zip(*columns)):
+                    self.digests.setdefault(item, tuple(
+                        None if _missing(v) else _digest(v) for v in values))
+                yield numbers, records
+        return source._replace(batches=batches(), forkable=False)
+
+
+def _identities(sources, key):
+    """Return (the sources, their _Identities or None): the sources tapped
+    where each of them names identity fields and they share some."""
+    fields = [f for f in sources[0].identity
+              if all(f in s.identity for s in sources[1:])]
+    if not fields or key is None:
+        return list(sources), None
+    kept = [_Identities(s, key, fields) for s in sources]
+    return [k.tapped(s) for k, s in zip(kept, sources)], kept
+
+
+def _same_items(kept, key, different_items=False):
+    """Return the read: lines on what the runs' shared ids hold: nothing
+    where their items agree; with *different_items*, how many differ.
+    Without it, ids holding different items raise EvalDeltaError, naming
+    the first (in the first run's order), its field and the runs' tasks."""
+    if not kept:
+        return []
+    said, first = [], kept[0]
+    for other in kept[1:]:
+        shared = differ = 0
+        at = None
+        for item, mine in first.digests.items():
+            theirs = other.digests.get(item)
+            if theirs is None:
+                continue
+            shared += 1
+            field = next((f for f, x, y in zip(first.fields, mine, theirs)
+                          if None not in (x, y) and x != y), None)
+            if field is not None:
+                differ += 1
+                at = at or (item, field)
+        if not differ:
+            continue
+        tasks = (f" (tasks {first.task} and {other.task})"
+                 if first.task and other.task and first.task != other.task
+                 else "")
+        if different_items:
+            said.append(f"{other.path}: {differ} of {shared} shared ids hold "
+                        f"other items than in {first.path}, paired as given "
+                        f"(--same-ids-different-items)")
+            continue
+        raise EvalDeltaError(
+            f"{first.path} and {other.path}: the same ids hold different "
+            f"items{tasks}: {key} {at[0]!r} differs in {at[1]}, and "
+            f"{differ} of the {shared} shared ids differ{'s' * (differ == 1)}; if "
+            f"they are meant "
+            f"to pair (the same items reworded or translated), "
+            f"--same-ids-different-items compares them anyway")
+    return said
+
+
+def _same_run(sources, tallies, dropped):
+    """Return the read: line of a run compared with itself: one file given
+    twice, two files of the same bytes, or every item's values the same
+    in both where they are not all 0 or 1 (two systems often agree on
+    every item of a short 0/1 eval, seldom on every score); else []."""
+    paths = [s.path for s in sources]
+    if _STDIN in paths:
+        return []
+    if os.path.realpath(paths[0]) == os.path.realpath(paths[1]):
+        return [f"{paths[1]}: the baseline's file again: a run compared "
+                f"with itself"]
+    if _same_bytes(*paths):
+        return [f"{paths[1]}: the same bytes as the baseline's file: the "
+                f"same run twice?"]
+    if (tallies and not dropped and all(map(_all_equal, tallies))
+            and not all(map(_all_binary, tallies))):
+        return [f"{paths[1]}: every item's scores are the baseline's: the "
+                f"same run twice?"]
+    return []
+
+
+def _same_bytes(a, b):
+    """Return True if files a and b hold the same bytes (read only where
+    their sizes agree, and only up to the first difference)."""
+    try:
+        if not (os.path.isfile(a) and os.path.isfile(b)) or \
+                os.path.getsize(a) != os.path.getsize(b):
+            return False
+        with open(a, "rb") as f, open(b, "rb") as g:
+            while True:
+                x, y = f.read(1 << 20), g.read(1 << 20)
+                if x != y:
+                    return False
+                if not x:
+                    return True
+    except OSError:
+        return False
+
+
+def _all_binary(tally):
+    """Return True if every value of a tally is 0 or 1."""
+    if isinstance(tally, _Columns):
+        return set(tally.a) | set(tally.b) <= {0, 1}
+    if isinstance(tally, dict) and not isinstance(tally,
+                                                  collections.Counter):
+        return all(map(_all_binary, tally.values()))
+    return all(set(pair) <= {0, 1} for pair in tally)
+
+
+def _other_tasks(sources):
+    """Return the read: line of runs of different tasks (where the readers
+    know them), else []."""
+    tasks = [s.task for s in sources]
+    if "" in tasks or len(set(tasks)) == 1:
+        return []
+    return [f"runs of different tasks: {', '.join(tasks)}"]
+
+
+def _all_equal(tally):
+    """Return True if every item of a tally has a == b."""
+    if isinstance(tally, _Columns):
+        return tally.a == tally.b
+    if isinstance(tally, dict) and not isinstance(tally,
+                                                  collections.Counter):
+        return all(map(_all_equal, tally.values()))
+    return all(a == b for a, b in tally)
 
 
 def _require(run, name, noun, listing, names):
@@ -8273,7 +8466,8 @@ def _watched(source, exclude):
 
 
 def _read_corpus(baseline, candidate, stat, *, id_field=None,
-                allow_partial=False, group=None, jobs=1):
+                allow_partial=False, group=None, jobs=1,
+                different_items=False):
     """Return (items, dropped, note) of a _Stat (see _parse_stat): the
     items for _corpus_table, or for pass@k and pass^k a tally of the two
     systems' per-item estimates for _compare_tally, how many ids only one
@@ -8318,6 +8512,7 @@ def _read_corpus(baseline, candidate, stat, *, id_field=None,
         dropped = 0
     else:
         key = id_field or _shared_id_field(baseline.run(), candidate.run())
+        (baseline, candidate), kept = _identities((baseline, candidate), key)
         stream = _candidate_batches(candidate, key, stat.fields, jobs)
         try:
             base, where_a = _corpus_rows(baseline, stat.fields + extra, key,
@@ -8327,6 +8522,7 @@ def _read_corpus(baseline, candidate, stat, *, id_field=None,
             raise
         cand, where_b = _corpus_rows(candidate, stat.fields, key, passes,
                                      stream)
+        _same_items(kept, key, different_items)
 
         def where(label):
             return f"{where_a(label)} and {where_b(label)} (id {label})"
@@ -8832,9 +9028,10 @@ def _tasks_source(path, runs, how):
     """Return one _Source of the runs {task: file}: each record gains the
     field task and its id is prefixed with it, since ids repeat across
     tasks (--by task)."""
-    labelled, notes = [], []
+    labelled, notes, identities = [], [], set()
     for task, file in runs.items():
         source = _open_source(file, how._replace(all_tasks=False))
+        identities.add(source.identity)
         for numbers, records in source.batches:
             if source.fields is not None:
                 records = [dict(zip(source.fields, r)) for r in records]
@@ -8849,7 +9046,9 @@ def _tasks_source(path, runs, how):
     notes.insert(0, f"{_items(len(runs), 'task')} read as one run, a "
                     f"field task each")
     source = _listed_source(path, labelled, notes)
-    return source._replace(where=lambda number: labelled[number - 1][0])
+    return source._replace(where=lambda number: labelled[number - 1][0],
+                           identity=identities.pop() if len(
+                               identities) == 1 else ())
 
 
 # lm-evaluation-harness.  --log_samples writes, in output_path/<model>/,
@@ -8934,6 +9133,8 @@ def _read_lm_eval(head, how):
         out = {"doc_id": str(doc), "filter": name}
         if "doc" in record:              # the document: --by doc.subject
             out["doc"] = record["doc"]
+        if "doc_hash" in record:         # its hash: the item's identity
+            out["doc_hash"] = record["doc_hash"]
         listed = record.get("metrics")
         names = (listed if isinstance(listed, list) else
                  [k for k in record if k not in _LM_EVAL_KEYS])
@@ -8960,9 +9161,27 @@ def _read_lm_eval(head, how):
     if several:
         notes.append(f"filters {', '.join(filters)}: each its own metric; "
                      f"--filter keeps one")
-    return _listed_source(path, labelled, notes, corpus=[
+    source = _listed_source(path, labelled, notes, corpus=[
         _parse_stat(name) if name in _PAIR_STATS
         else _Stat(name, "ratio", (name,)) for name in corpus])
+    return source._replace(task=_lm_eval_task(path, rows),
+                           identity=_held_by(labelled, "doc_hash", "doc"))
+
+
+def _lm_eval_task(path, rows):
+    """Return the task of an lm-eval samples file: its records' task name
+    (newer lm-eval), else its file's name (samples_<task>_<date>)."""
+    named = {str(r.get("task_name")) for _, r in rows if "task_name" in r}
+    if len(named) == 1:
+        return named.pop()
+    name = os.path.basename(path)
+    return _task_and_stamp(name)[0] if name.startswith("samples_") else ""
+
+
+def _held_by(labelled, *fields):
+    """Return (the first of *fields* every record holds,), or ()."""
+    return next(((f,) for f in fields
+                 if all(f in record for _, record in labelled)), ())
 
 
 def _older_filters(path, rows):
@@ -9145,6 +9364,7 @@ def _inspect_records(path, samples, how):
                   "epoch": sample.get("epoch", 1), "metrics": [
                       f for f in values if f not in ratios
                       and f not in ratios.values()]}
+        record.update(_inspect_item(sample))
         record.update(values)
         labelled.append((place, record))
     if how.scorer is not None and how.scorer not in scorers:
@@ -9165,6 +9385,18 @@ def _inspect_records(path, samples, how):
                   f"instruction-level accuracy), and so are they compared",)
     return labelled, notes, [_Stat(count, "ratio", (count, total))
                              for count, total in ratios.items()]
+
+
+def _inspect_item(sample):
+    """Return the item an Inspect sample holds, {input, target}, as read:
+    a chat input's messages as (role, content) alone, since each message
+    also carries an id drawn afresh in every run."""
+    item = {k: sample[k] for k in ("input", "target") if k in sample}
+    if isinstance(item.get("input"), list):
+        item["input"] = [[m.get("role"), m.get("content")]
+                         if isinstance(m, dict) else m
+                         for m in item["input"]]
+    return item
 
 
 def _refuse_inspect_sample(path, place, why, sample):
@@ -9244,7 +9476,12 @@ def _inspect_source(path, samples, header, how):
             f"{path}: no samples in this Inspect log"
             + (f" (status {status})" if status else ""))
     labelled, notes, corpus = _inspect_records(path, samples, how)
-    return _listed_source(path, labelled, notes, corpus=corpus)
+    spec = header.get("eval") if isinstance(header, dict) else None
+    task = spec.get("task") if isinstance(spec, dict) else None
+    return _listed_source(path, labelled, notes, corpus=corpus)._replace(
+        task=str(task or ""), identity=tuple(
+            f for f in ("input", "target")
+            if all(f in record for _, record in labelled)))
 
 
 # HELM: a run directory (benchmark_output/runs/<suite>/<run spec>/) holds
@@ -9331,7 +9568,62 @@ def _read_helm(head, how):
         notes.append(f"{', '.join(others)} left out (the "
                      f"{split} split is read; stats.json reports each split "
                      f"apart)")
-    return _listed_source(path, labelled, notes)
+    folder = os.path.dirname(path)
+    texts = _helm_instances(folder, head.inflate)
+    for _, record in labelled:
+        record.update(texts.get(record["id"].rpartition("/")[0], ()))
+    return _listed_source(path, labelled, notes)._replace(
+        task=_helm_scenario(folder, head.inflate), identity=tuple(
+            f for f in ("input", "references") if texts and all(
+                f in record for _, record in labelled)))
+
+
+def _helm_instances(folder, inflate):
+    """Return {instance id: {input, references}} of the instances of a HELM
+    run (its instances.json, else scenario_state.json's request states:
+    the text of each unperturbed instance and its references with their
+    tags), {} if the run holds neither."""
+    for name, part in (("instances.json", None),
+                       ("scenario_state.json", "request_states")):
+        file = os.path.join(folder, name)
+        if os.path.isfile(file):
+            doc = _load_json(file, inflate)
+            break
+    else:
+        return {}
+    listed = doc.get(part) if part and isinstance(doc, dict) else doc
+    out = {}
+    for entry in listed if isinstance(listed, list) else ():
+        instance = entry.get("instance", entry) if part else entry
+        if not isinstance(instance, dict) or instance.get("perturbation"):
+            continue
+        text = instance.get("input")
+        refs = instance.get("references")
+        out.setdefault(str(instance.get("id")), {
+            "input": text.get("text") if isinstance(text, dict) else text,
+            "references": [[(r.get("output") or {}).get("text"),
+                            r.get("tags")] for r in refs
+                           if isinstance(r, dict)]
+            if isinstance(refs, list) else refs})
+    return out
+
+
+def _helm_scenario(folder, inflate):
+    """Return the scenario of a HELM run ('mmlu:subject=philosophy', from
+    its run_spec.json: the run's name before ':' and the scenario's
+    arguments), '' if unknown."""
+    file = os.path.join(folder, "run_spec.json")
+    if not os.path.isfile(file):
+        return ""
+    spec = _load_json(file, inflate)
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+        return ""
+    scenario = spec.get("scenario_spec")
+    args = scenario.get("args") if isinstance(scenario, dict) else None
+    name = spec["name"].partition(":")[0]
+    if isinstance(args, dict) and args:
+        name += ":" + ",".join(f"{k}={v}" for k, v in args.items())
+    return name
 
 
 def _helm_split(entry):
@@ -10260,6 +10552,9 @@ def _compare_run(options, path, rng):
                                       left[1])
     tallies, missing = _read_tallies(baseline, candidate, metrics, options,
                                      columns=True)
+    if candidate is not None:
+        reading += _same_run((baseline, candidate), tallies, missing)
+        reading += _other_tasks((baseline, candidate))
     reading += said
     ordered = (_in_order(options, tallies, reading) if options.order
                else tallies)
@@ -10341,9 +10636,10 @@ def _best_of_runs(options, runs, rng):
     for r in runs[0].results:
         metric = _Metric(r.metric, r.metric, r.metric, direction=r.direction)
         try:
-            tally, _ = _read_joint(sources, metric, id_field=options.id_col,
-                                   allow_partial=options.allow_partial,
-                                   by=options.cluster)
+            tally, _ = _read_joint(
+                sources, metric, id_field=options.id_col,
+                allow_partial=options.allow_partial, by=options.cluster,
+                different_items=options.different_items)
         except EvalDeltaError as e:
             return best, [f"best of {len(runs)}: {r.metric}: the runs do "
                           f"not join item by item ({e})"]
@@ -10439,7 +10735,8 @@ def _grouped_runs(options, rng):
     for name in found:
         metric = _Metric(name, name, name)
         metric = metric._replace(direction=_direction(options, name, said))
-        tally, _ = _read_joint(sources, metric, id_field=options.id_col)
+        tally, _ = _read_joint(sources, metric, id_field=options.id_col,
+                               different_items=options.different_items)
         averaged = collections.Counter()
         for values, count in tally.items():
             averaged[_mean_of(values[:ra]), _mean_of(values[ra:])] += count
@@ -11027,7 +11324,8 @@ def _compare_stat(options, path, stat, rng):
     group = options.by or options.cluster
     items, dropped, note = _read_corpus(
         baseline, candidate, stat, id_field=options.id_col,
-        allow_partial=options.allow_partial, group=group, jobs=options.jobs)
+        allow_partial=options.allow_partial, group=group, jobs=options.jobs,
+        different_items=options.different_items)
     notes = _source_notes(options, (baseline, candidate))
     direction = _direction(options, stat.name, notes)
     if passes:
@@ -11279,7 +11577,8 @@ def _rank_input(options, sources):
         metric = _Metric(found[0], found[0], found[0])
         tally, dropped = _read_joint(sources, metric, id_field=options.id_col,
                                     allow_partial=options.allow_partial,
-                                    by=options.by)
+                                    by=options.by,
+                                    different_items=options.different_items)
         names = _short_names(options.runs if len(options.runs) == len(
             sources) else [source.path for source in sources])
     names = options.names or names
@@ -14166,6 +14465,13 @@ def _add_compare(commands):
     cmp.add_argument("--allow-partial", action="store_true",
                      help="compare the ids both runs have and report how "
                           "many were left out, instead of failing")
+    cmp.add_argument("--same-ids-different-items", action="store_true",
+                     dest="different_items",
+                     help="pair records by id even where the runs' files "
+                          "hold different items under it (a question's "
+                          "text, a document's hash): the same items "
+                          "translated or reworded; without it such runs "
+                          "are refused")
     cmp.add_argument("--interval", choices=("percentile", "bca"),
                      default="percentile",
                      help="bootstrap interval of the means and the paired "
@@ -14391,6 +14697,10 @@ def _add_rank(commands):
     rank.add_argument("--allow-partial", action="store_true",
                       help="rank on the ids every run has and say how many "
                            "were left out, instead of failing")
+    rank.add_argument("--same-ids-different-items", action="store_true",
+                      dest="different_items",
+                      help="pair records by id even where the runs hold "
+                           "different items under it (as compare's)")
     rank.add_argument("--human", metavar="FILE",
                       help="preference files: a human's verdicts on some of "
                            "the same battles (any preference format, joined "
@@ -14506,6 +14816,11 @@ def _add_plan(commands):
                            "give human labels, as compare --human assumes")
     plan.add_argument("--id", dest="id_col", metavar="FIELD",
                       help="with --from: field naming the item")
+    plan.add_argument("--same-ids-different-items", action="store_true",
+                      dest="different_items",
+                      help="with --from: pair records by id even where the "
+                           "runs hold different items under it (as "
+                           "compare's)")
     plan.add_argument("--a-col",
                       help="with --from and one file: baseline's column")
     plan.add_argument("--b-col",
@@ -14873,6 +15188,7 @@ def _compare_options(args):
         lower_is_better=tuple(args.lower_is_better),
         higher_is_better=tuple(args.higher_is_better), cluster=args.cluster,
         by=args.by, macro=args.macro, allow_partial=args.allow_partial,
+        different_items=args.different_items,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, interval=args.interval,
         method=args.method, seed=args.seed, jobs=args.jobs, alpha=args.alpha,
@@ -14902,6 +15218,7 @@ def _rank_options(args):
         higher_is_better=(() if args.higher_is_better is None
                           else (args.higher_is_better,)),
         allow_partial=args.allow_partial, by=args.by,
+        different_items=args.different_items,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, method=args.method, seed=args.seed,
         jobs=args.jobs, alpha=args.alpha, pairs=args.pairs,
@@ -14971,6 +15288,7 @@ def _plan_options(args):
     options = _Options(
         runs=tuple(args.pilot or ()), id_col=args.id_col, a_col=args.a_col,
         b_col=args.b_col, cluster=args.cluster,
+        different_items=args.different_items,
         metric=tuple(args.metric or ()), reading=_reading(args),
         alpha=args.alpha, power=args.power, repeats=args.repeats,
         within_var=args.within_var, sequential=args.sequential,

@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import pytest
 
+import bootstrap_eval_deltas as bed
 from test_readers import compare
 from test_readers import fail as refused
 
@@ -212,3 +213,19 @@ def test_mt_bench_pairwise_is_fastchats_adjusted_win_rate(capsys):
 def test_real_files_refused_in_one_line(capsys, parts, said):
     path = real(*parts)
     assert said in refused(capsys, path, path)
+
+
+def test_winogrande_and_ko_winogrande_are_different_items(capsys):
+    # Issue 45: both number their docs 0-9; the docs' hashes differ.
+    en = real("lm_eval", "winogrande", "EXAONE-3.0-7.8B-Instruct",
+              "samples_winogrande_2024-12-23T14-45-44.695233.jsonl")
+    ko = real("lm_eval", "ko_winogrande", "Llama-3.1-8B-Instruct",
+              "samples_ko_winogrande_2024-11-19T15-07-36.131394.jsonl")
+    err = refused(capsys, en, ko)
+    assert ("(tasks winogrande and ko_winogrande): doc_id '0' differs in "
+            "doc_hash, and 10 of the 10 shared ids differ") in err
+    other = real("lm_eval", "winogrande", "gpt-4o",
+                 "samples_winogrande_2024-12-23T14-29-31.806745.jsonl")
+    assert compare(capsys, en, other)["n_items"] == 10
+    assert bed.main(["compare", en, en, "--resamples", "50"]) == 0
+    assert "a run compared with itself" in capsys.readouterr().out
