@@ -622,11 +622,13 @@ def _rank_of(v, values):
     return int(rank) if rank == int(rank) else rank
 
 
-def _short_names(paths):
+def _short_names(paths, alone=False):
     """Return the paths without the folders they all start with and the
     ends they all share, where what is left still tells them apart (else
     the paths as given): rank's systems named by the folders a framework
-    wrote, not by 120-character paths.
+    wrote, not by 120-character paths.  With *alone*, what is left is
+    cut to the first folder (or name) that tells them apart, if one does
+    (compare's: a model's folder, not the folder and its dated file).
 
     >>> _short_names(["out/ko/Llama-3.1/", "out/ko/SOLAR-10.7B"])
     ['Llama-3.1', 'SOLAR-10.7B']
@@ -634,6 +636,11 @@ def _short_names(paths):
     ['a', 'b']
     >>> _short_names(["same.json", "same.json"])
     ['same.json', 'same.json']
+    >>> _short_names(["o/m1/s_2024.jsonl", "o/m2/s_2025.jsonl"], alone=True)
+    ['m1', 'm2']
+    >>> _short_names(["o/s_wg_2024-12-23T14.1.jsonl",
+    ...               "o/s_wg_2024-12-23T15.2.jsonl"], alone=True)
+    ['2024-12-23T14.1', '2024-12-23T15.2']
     """
     parts = [[p for p in path.replace(os.sep, "/").split("/") if p]
              for path in paths]
@@ -648,7 +655,35 @@ def _short_names(paths):
             {p[-1 - tail] for p in parts}) == 1:
         tail += 1
     names = ["/".join(p[head:len(p) - tail]) for p in parts]
+    if alone:
+        left = [p[head:len(p) - tail] for p in parts]
+        cut = next((k for k in range(min(map(len, left)))
+                    if len({p[k] for p in left}) == len(left)), None)
+        if cut is not None:
+            names = [p[cut] for p in left]
+            if cut == min(map(len, left)) - 1:   # file names: their words
+                names = _distinct_words(names)
     return names if len(set(names)) == len(names) else list(paths)
+
+
+def _distinct_words(names):
+    """Return names without the words (ending in '_' or '.') they all begin
+    or end with, if what is left tells them apart.
+
+    >>> _distinct_words(["samples_wg_2024.jsonl", "samples_wg_2025.jsonl"])
+    ['2024', '2025']
+    """
+    words = [re.findall(r"[^_.]*[_.]?", name)[:-1] for name in names]
+    head = 0
+    while all(len(w) > head + 1 for w in words) and len(
+            {w[head] for w in words}) == 1:
+        head += 1
+    tail = 0
+    while all(len(w) > head + tail + 1 for w in words) and len(
+            {w[-1 - tail] for w in words}) == 1:
+        tail += 1
+    out = ["".join(w[head:len(w) - tail]).strip("_.") for w in words]
+    return out if all(out) and len(set(out)) == len(out) else list(names)
 
 
 def _some(names, most=10):
@@ -6932,8 +6967,8 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
 # Doors (called from other sections): _best_of_runs, _compare_run, _Compared,
 # _Dropped, _finite_number, _FORMATS, _grouped_runs, _holds_preferences,
 # _human_battles, _ID_FIELDS, _judged, _judged_metric, _label_sample,
-# _labels_from_pilot, _lower_is_better, _margins, _open_source,
-# _plan_from_pilot, _preference_battles, _rank_input.
+# _labels_from_pilot, _lower_is_better, _margins, _named_runs,
+# _open_source, _plan_from_pilot, _preference_battles, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -8174,8 +8209,7 @@ def _same_run(sources, tallies, dropped):
     if _STDIN in paths:
         return []
     if os.path.realpath(paths[0]) == os.path.realpath(paths[1]):
-        return [f"{paths[1]}: the baseline's file again: a run compared "
-                f"with itself"]
+        return ["both runs: one file, a run compared with itself"]
     if _same_bytes(*paths):
         return [f"{paths[1]}: the same bytes as the baseline's file: the "
                 f"same run twice?"]
@@ -10591,6 +10625,37 @@ def _compare_run(options, path, rng):
                               "--equivalence"))
 
 
+def _here(line):
+    """Return a line with the absolute paths in it under the current
+    folder written from it ('/home/me/evals/a.json' as 'a.json' in
+    /home/me/evals)."""
+    here = os.path.join(os.getcwd(), "")
+    return line.replace(here, "") if len(here) > 1 else line
+
+
+def _named_runs(options, runs):
+    """Return the _Compared *runs* with their systems named for the report:
+    by --names (the baseline's, then each candidate's; a wide file's two
+    columns'), else by what tells the paths given apart (_short_names);
+    systems named otherwise (columns, a preference file's) keep their
+    names.  Their read: lines name the files under the current folder
+    from it (_here)."""
+    runs = [run._replace(reading=list(map(_here, run.reading)))
+            for run in runs]
+    given = list(options.runs)
+    if options.names:                    # as many as systems (_options)
+        first, *rest = options.names
+        return [run._replace(names=(first, rest[k] if given[1:]
+                                    else rest[0]))
+                for k, run in enumerate(runs)]
+    if not given[1:]:
+        return runs
+    short = _short_names(given, alone=True)
+    return [run._replace(names=(short[0], short[k])) if all(
+        name == _STDIN or os.path.exists(name) for name in run.names)
+        else run for k, run in enumerate(runs, 1)]
+
+
 def _judged(runs, options):
     """Return the _Compared *runs*, each with its _Judgements: Holm's
     family is every candidate's metrics (and, apart, their subsets)."""
@@ -11422,6 +11487,26 @@ def _chosen_metrics(options, baseline, candidate, said=None):
     return [_Metric(*f, kinds.get(f[0])) for f in fields], baseline, candidate
 
 
+def _stem(a, b):
+    """Return the metric of a wide file's columns *a* and *b*: the end they
+    share, else the word they begin with ('' if neither).
+
+    >>> _stem("system_a_correct", "system_b_correct")
+    'correct'
+    >>> _stem("judge_a", "judge_b"), _stem("score1", "score2"), _stem("x", "y")
+    ('judge', 'score', '')
+    >>> _stem("acc_llama", "acc_mistral")
+    'acc'
+    """
+    suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
+    if suffix:
+        return suffix
+    head = os.path.commonprefix([a, b])
+    if max(len(a), len(b)) - len(head) > 2:      # a word, not a tag, after
+        head = head[:max(map(head.rfind, "_. -")) + 1]
+    return head.strip("_. -")
+
+
 def _metric_fields(options, baseline, candidate, said=None):
     """Return [(metric name, field in A's records, field in B's)] of two
     Sources (candidate None for one wide file); what was guessed is added
@@ -11444,7 +11529,7 @@ def _metric_fields(options, baseline, candidate, said=None):
                 f"compare it with another run's, compare "
                 f"{shlex.quote(baseline.path)} OTHER, or name the two "
                 f"systems' columns with --a-col and --b-col")
-        suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
+        suffix = _stem(a, b)
         name = (options.metric[0] if options.metric
                 else suffix or f"{b} - {a}")
         if (options.metric and options.a_col is None and options.b_col is None
@@ -14411,6 +14496,10 @@ def _add_compare(commands):
     cmp.add_argument("--id", dest="id_col", metavar="FIELD",
                      help="field naming the item (default: the first of "
                           f"{', '.join(_ID_FIELDS)} present)")
+    cmp.add_argument("--names", type=_names_list, metavar="NAME,...",
+                     help="labels of the baseline and each candidate (of "
+                          "--a-col and --b-col, for one file), in order "
+                          "(default: what tells the paths apart)")
     cmp.add_argument("--a-col",
                      help=f"one-file mode: column of the baseline's score "
                           f"(default {CSV_HEADER[1]})")
@@ -15082,6 +15171,11 @@ def _compare_options(args):
     if len(args.candidates) > 1 and args.plot:
         raise EvalDeltaError("--plot draws one comparison; give one "
                              "candidate")
+    systems = 1 + len(args.candidates) if args.candidates else 2
+    if args.names and len(args.names) != systems:
+        raise EvalDeltaError(f"--names gives {len(args.names)} names for "
+                             f"{systems} systems (the baseline, then each "
+                             f"candidate)")
     if args.candidates:
         for flag, value in (("--a-col", args.a_col), ("--b-col", args.b_col)):
             if value is not None:
@@ -15183,6 +15277,7 @@ def _compare_options(args):
     _check_resamples(args.resamples, args.confidence)
     return _Options(
         runs=(args.baseline, *args.candidates), id_col=args.id_col,
+        names=tuple(args.names or ()),
         a_col=args.a_col, b_col=args.b_col, metric=tuple(args.metric or ()),
         stat=tuple(stats), metric_type=tuple(args.metric_type),
         lower_is_better=tuple(args.lower_is_better),
@@ -15490,14 +15585,16 @@ def _run_compare(options):
         runs = _judged(runs, options)
         best = _best_of_runs(options, runs, rng)
         noise = ()
+    named = _named_runs(options, runs)
     reports = [_compare_json(run, options) if options.format == "json"
                else _format_compare(run, options,
                                     options.format == "markdown")
-               for run in runs]
+               for run in (runs if options.format == "json" else named)]
     if noise:
         reports = [_with_noise(reports[0], noise, runs[0].results, options)]
     print(_joined_reports(reports, fmt=options.format,
-                          baseline=options.runs[0],
+                          baseline=options.runs[0] if options.format == "json"
+                          else named[0].names[0],
                           family=runs[0].judgements[0].family
                           if runs[0].judgements else "",
                           best=(best, runs, options)))

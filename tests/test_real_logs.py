@@ -229,3 +229,21 @@ def test_winogrande_and_ko_winogrande_are_different_items(capsys):
     assert compare(capsys, en, other)["n_items"] == 10
     assert bed.main(["compare", en, en, "--resamples", "50"]) == 0
     assert "a run compared with itself" in capsys.readouterr().out
+
+
+def test_lm_eval_compare_lines_fit_120_columns(capsys):
+    # Issue 45: full paths as system names made lines of 264-348 columns.
+    folder = real("lm_eval", "winogrande")
+    a, = glob.glob(os.path.join(folder, "EXAONE-3.0-7.8B-Instruct", "*"))
+    b, = glob.glob(os.path.join(folder, "gpt-4o", "*"))
+    assert bed.main(["compare", a, b, "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("baseline: EXAONE-3.0-7.8B-Instruct   candidate: "
+                          "gpt-4o   10 items")
+    assert max(map(len, out.splitlines())) <= 120
+    c, d = sorted(glob.glob(os.path.join(folder, "SOLAR-10.7B-Instruct-v1.0",
+                                         "*")))
+    assert bed.main(["compare", c, d, "--resamples", "50"]) == 0
+    assert capsys.readouterr().out.startswith(
+        "baseline: 2024-12-23T14-36-36.300029   candidate: "
+        "2024-12-23T15-04-32.131238")
