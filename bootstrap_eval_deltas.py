@@ -593,6 +593,24 @@ def _missing(value):
             or (type(value) is float and value != value))
 
 
+# Spreadsheets, R, pandas and hand-made files spell a missing number as
+# text: NA, N/A, nan, NaN, null, None (any case) or a blank.  Where a number
+# is read, such a word is a missing value, quoted back as written; a label
+# (a class named "none") is read as it is.
+_MISSING_WORDS = frozenset({"", "na", "n/a", "nan", "null", "none"})
+
+
+def _missing_number(value):
+    """Return True for a number that is missing (_missing) or spelled as
+    missing in text (_MISSING_WORDS).
+
+    >>> [_missing_number(v) for v in ("NA", " n/a ", "None", "NaN", "0")]
+    [True, True, True, True, False]
+    """
+    return _missing(value) or (type(value) is str
+                               and value.strip().lower() in _MISSING_WORDS)
+
+
 def _ranks(values):
     """Return each value's rank, 1 for the largest, ties taking the mean.
 
@@ -7417,6 +7435,9 @@ def _finite_number(value):
     """
     if _missing(value):
         raise ValueError("missing value")
+    if _missing_number(value):
+        raise ValueError(f"missing value ({value!r})")
+    given = value
     if isinstance(value, str):
         word = value.strip().lower()
         if "_" in word:                  # Python's 1_0; data mean text
@@ -7425,11 +7446,11 @@ def _finite_number(value):
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"not a number: {value!r}") from None
+        raise ValueError(f"not a number: {given!r}") from None
     except OverflowError:
-        raise ValueError(f"not a finite number: {value!r}") from None
+        raise ValueError(f"not a finite number: {given!r}") from None
     if not math.isfinite(x):
-        raise ValueError(f"not a finite number: {value!r}")
+        raise ValueError(f"not a finite number: {given!r}")
     return x + 0.0                       # no -0.0
 
 
@@ -7480,13 +7501,13 @@ class _Column:
         return list(map(add, values, repeat(0.0)))     # no -0.0
 
     def _number(self, number, value):
-        if self.optional and _missing(value):     # a JSON NaN too
+        if self.optional and _missing_number(value):     # a JSON NaN too
             return math.nan                  # no label here: the usual case
         try:
             x = _finite_number(value)
         except ValueError as exc:
             hint = ("; --allow-partial leaves out the items missing one, "
-                    "and counts them" if _missing(value) else "")
+                    "and counts them" if _missing_number(value) else "")
             raise EvalDeltaError(f"{self.where(number)}: {self.field}: "
                                  f"{exc}{hint}") from None
         if self.binary and x not in (0, 1):
@@ -7542,7 +7563,7 @@ def _is_number(value):
 
 
 def _read_tallies(baseline, candidate, metrics, options=_Options(),
-                  columns=False, groups=None):
+                  columns=False, groups=None, left_out=None):
     """Return ([tally per metric], dropped) of one wide file or two runs.
 
     A tally counts the items with each (a, b) pair of values, or with a
@@ -7562,7 +7583,10 @@ def _read_tallies(baseline, candidate, metrics, options=_Options(),
     sequential (and *columns*) a wide file's _Columns keep its rows' order
     from the first row on, as two runs' keep the baseline's.  With a list
     *groups* two runs' _Columns come with a cluster (or subset) too: the
-    list is filled with each item's label, in the columns' order.
+    list is filled with each item's label, in the columns' order.  With
+    *left_out*, [(run, [(numbers, records)] --allow-partial left out of it
+    for a missing value)] of the two runs (_complete_rows), their ids are
+    not counted again as ids in one run only.
     """
     cluster, role = _grouping(options)
     columns = columns and (cluster is None or groups is not None)
@@ -7571,7 +7595,18 @@ def _read_tallies(baseline, candidate, metrics, options=_Options(),
                           columns, options.sequential and columns), 0
     key = options.id_col or _shared_id_field(baseline.run(), candidate.run())
     return _read_joined(baseline, candidate, metrics, key, options, columns,
-                        groups)
+                        groups, _left_ids(left_out, key))
+
+
+def _left_ids(left_out, key):
+    """Return [set of ids] of the records each run left out (see
+    _read_tallies), [set(), set()] if none."""
+    out = [set(), set()]
+    for k, (source, removed) in enumerate(left_out or ()):
+        ids = _Column(source, key, role="id")
+        for numbers, records in removed:
+            out[k].update(ids.labels(numbers, records))
+    return out
 
 
 def _grouping(options):
@@ -7667,17 +7702,24 @@ def _joint_tally(rows, labels=None):
 
 def _complete_rows(source, fields, left):
     """Return *source* without the records that lack a value (absent,
-    null or empty) of one of *fields*, counting them in left[0]: what
-    --allow-partial leaves out (a wide file's system that did not run an
-    item, a run's unscored items).  A file whose records all lack one is
-    an error."""
+    null, empty or a word such as NA: _missing_number) of one of
+    *fields*, counting them in left[0]: what --allow-partial leaves out
+    (a wide file's system that did not run an item, a run's unscored
+    items); with a list left[1], the records left out are added to it as
+    (numbers, records), for the join to tell their ids from ids missing
+    from the run.  A file whose records all lack one is an error."""
     getters = [_getter(source, field) for field in fields]
 
     def batches():
         for numbers, records in source.batches:
             keep = [i for i, record in enumerate(records)
-                    if not any(_missing(get(record)) for get in getters)]
+                    if not any(_missing_number(get(record))
+                               for get in getters)]
             left[0] += len(records) - len(keep)
+            if left[1:] and len(keep) < len(records):
+                out = sorted(set(range(len(records))) - set(keep))
+                left[1].append(([numbers[i] for i in out],
+                                [records[i] for i in out]))
             if keep:
                 yield [numbers[i] for i in keep], [records[i] for i in keep]
     kept = batches()
@@ -7796,10 +7838,12 @@ def _repeated(source, key, item, number, first):
 
 
 def _read_joined(baseline, candidate, metrics, key, options, columns=False,
-                 groups=None):
+                 groups=None, gone=(set(), set())):
     """Return (tallies, dropped) of two runs joined on *key*: the baseline
     held, the candidate streamed past it (see _read_tallies; *groups*
-    gets the items' labels where the columns are grouped)."""
+    gets the items' labels where the columns are grouped; *gone* holds
+    the ids each run left out for a missing value, which *dropped* does
+    not count)."""
     (cluster, role), allow_partial = _grouping(options), options.allow_partial
     fields = [m.b_field for m in metrics] + ([cluster] if cluster else [])
     (baseline, candidate), kept = _identities((baseline, candidate), key)
@@ -7820,7 +7864,7 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False,
     if columns:                     # B's values at A's positions
         tallies = [_Columns(a, array("d", [0.0]) * len(numbers))
                    for a in values]
-    expected = 0
+    expected, valued = 0, 0      # ids another run left out for a value
     for batch_numbers, items, raws in stream:
         if (seen.typecode == "I" and batch_numbers
                 and max(batch_numbers) >> 8 * seen.itemsize):
@@ -7854,6 +7898,8 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False,
         else:
             keep, only = _match(candidate, key, seen, ats, batch_numbers,
                                 items, only, first_only)
+            valued += sum(1 for at, item in zip(ats, items)
+                          if at is None and item in gone[0]) if gone[0] else 0
             if len(keep) < len(ats):
                 mask = [at is not None for at in ats]
                 batch_numbers = list(itertools.compress(batch_numbers, mask))
@@ -7877,14 +7923,18 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False,
                 allow_partial)
     said = _same_items(kept, key, options.different_items)
     missing = seen.count(0)
+    unvalued = sum(1 for item in itertools.compress(
+        order, map(operator.not_, seen)) if item in gone[1]) \
+        if missing and gone[1] else 0
     if groups is not None and columns:
         groups.extend(itertools.compress(labels, map(bool, seen)))
     if columns and missing:           # the items in both runs
         shared = list(map(bool, seen))
         tallies = [_Columns(*(array("d", itertools.compress(v, shared))
                              for v in t)) for t in tallies]
-    return tallies, _Dropped(only + missing, {candidate.path: missing,
-                                              baseline.path: only}, said=said)
+    return tallies, _Dropped(only - valued + missing - unvalued, {
+        candidate.path: missing - unvalued, baseline.path: only - valued},
+        said=said)
 
 
 def _candidate_batches(source, key, fields, jobs):
@@ -8343,7 +8393,7 @@ def _numeric_fields(run, exclude=()):
 def _is_metric_value(value, table):
     """Return True for a value that makes its field a metric by default."""
     if table:
-        return isinstance(value, str) and bool(value.strip()) and \
+        return isinstance(value, str) and not _missing_number(value) and \
             _is_number(value)
     return type(value) in (int, float, bool) and not _missing(value)
 
@@ -8400,7 +8450,7 @@ def _default_metrics(baseline, candidate, exclude, skipped=None):
                 continue
             theirs = _field(other.first, name)
             if not _is_metric_value(theirs, other.fields is not None):
-                shown = ("missing" if _missing(theirs)
+                shown = ("missing" if _missing_number(theirs)
                          else f"{theirs!r}, not a number")
                 raise EvalDeltaError(
                     f"{other.where(other.first_number)}: {name} is {shown} "
@@ -8470,7 +8520,7 @@ def _watched(source, exclude):
     table = source.fields is not None
     exclude = set(exclude)
     getters = {name: _getter(source, name) for name, value in first.items()
-               if _missing(value) and name not in exclude}
+               if _missing_number(value) and name not in exclude}
 
     def batches():
         for numbers, records in source.batches:
@@ -10577,7 +10627,7 @@ def _compare_run(options, path, rng):
         at = options.runs.index(path, 1) if len(human) > 1 else 0
         return _judged_run(options, [baseline, candidate], metrics,
                            reading + said, rng, [human[0], human[at]])
-    left = [[0], [0]]
+    left = [[0, []], [0, []]]
     if options.allow_partial:
         baseline = _complete_rows(baseline, [f for m in metrics for f in (
             m.a_field, m.b_field)[:2 if candidate is None else 1]], left[0])
@@ -10585,7 +10635,9 @@ def _compare_run(options, path, rng):
             candidate = _complete_rows(candidate, [m.b_field for m in metrics],
                                       left[1])
     tallies, missing = _read_tallies(baseline, candidate, metrics, options,
-                                     columns=True)
+                                     columns=True, left_out=[
+                                         (s, removed) for s, (_, removed)
+                                         in zip((baseline, candidate), left)])
     if candidate is not None:
         reading += _same_run((baseline, candidate), tallies, missing)
         reading += _other_tasks((baseline, candidate))
@@ -10608,7 +10660,7 @@ def _compare_run(options, path, rng):
     reading += [c[4] for c in corpus]
     reading += [f"{source.path}: {_items(n, 'record')} missing a value "
                 f"left out (--allow-partial)"
-                for source, (n,) in zip((baseline, candidate), left) if n]
+                for source, (n, _) in zip((baseline, candidate), left) if n]
     reading += missing.notes() if isinstance(missing, _Dropped) else []
     if preferences is not None:    # one verdict's two shares: never unpaired
         results = [r._replace(ci_unpaired=None) for r in results]

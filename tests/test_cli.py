@@ -181,8 +181,9 @@ HEADER = "item,system_a_correct,system_b_correct\n"
     (HEADER + "1,0,\n", ":2: system_b_correct: missing value; "
                        "--allow-partial leaves out the items missing one, "
                        "and counts them"),
-    (HEADER + "1,0,1\n2,nan,1\n", ":3: system_a_correct: not a finite "
-                                  "number: 'nan'"),
+    (HEADER + "1,0,1\n2,nan,1\n", ":3: system_a_correct: missing value "
+                                  "('nan'); --allow-partial leaves out the "
+                                  "items missing one, and counts them"),
     (HEADER + "1,0,1\n2,1\n", ":3: 2 fields, the header has 3"),
     (HEADER.encode() + b"1,0,1\n2,\xff,1\n", ":3: not UTF-8 text "
                                              "(byte 0xff)"),

@@ -96,6 +96,38 @@ def test_missing_values_left_out_with_allow_partial(capsys, tmp_path):
     assert report["metrics"][0]["observed"]["a"] == 10 / 19   # odd ids
 
 
+@pytest.mark.parametrize("word", ["NA", "N/A", "nan", "NaN", "null",
+                                  "None", ""])
+def test_missing_values_spelled_as_words(capsys, tmp_path, word):
+    # Issue 45: NA was refused even with --allow-partial, quoted back as
+    # 'na'; a blank cell left out was counted as an id in one run only.
+    a = tmp_path / "a.csv"
+    a.write_text("id,m\n" + "".join(f"{i},{word if i == 3 else i % 2}\n"
+                                    for i in range(12)))
+    b = tmp_path / "b.csv"
+    b.write_text("id,m\n" + "".join(f"{i},1\n" for i in range(12)))
+    status, _, err = run(capsys, str(a), str(b))
+    quoted = f" ({word!r})" if word else ""
+    assert status == 2 and f"a.csv:5: m: missing value{quoted}; " \
+        f"--allow-partial leaves out" in err
+    for order in ((a, b), (b, a)):
+        status, out, err = run(capsys, *map(str, order), "--allow-partial",
+                               "--json", "--resamples", "50")
+        report = json.loads(out)
+        assert status == 0 and report["n_items"] == 11, err
+        assert report["dropped_ids"] == 0
+        assert f"{a}: 1 record missing a value left out (--allow-partial)" \
+            in report["reading"]
+        assert not any("lacks" in line for line in report["reading"])
+
+
+def test_a_word_that_is_no_number_is_quoted_as_written(capsys, tmp_path):
+    a = jsonl(tmp_path, "a.jsonl", [{"id": i, "m": "Yes!" if i else 1}
+                                    for i in range(3)])
+    status, _, err = run(capsys, a, a, "--metric", "m")
+    assert status == 2 and "m: not a number: 'Yes!'" in err
+
+
 def test_csv_headers_stripped_and_semicolons_read(capsys, tmp_path):
     spaced = tmp_path / "spaced.csv"
     spaced.write_text("id, model a, model b\n1,1,0\n2,0,1\n3,1,1\n")
