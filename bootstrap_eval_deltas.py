@@ -8324,14 +8324,44 @@ def _require(run, name, noun, listing, names):
                              f"{', '.join(names) or 'none'}")
 
 
-def _leaderboard(path, fields):
+# A leaderboard holds a row per model and aggregates over the items in its
+# columns (win rates, standard errors, counts of wins and of items,
+# lengths averaged): comparing its rows would take models for items.
+_AGGREGATE_FIELD = re.compile(
+    r"(.*[ _-])?(win[ _-]?rate|standard[ _-]error|std[ _-]?err(or)?|"
+    r"n[ _-](wins|wins[ _-]base|draws|ties|losses|total|samples|items)|"
+    r"avg[ _-]length|elo|rating)", re.IGNORECASE)
+
+
+def _leaderboard(path, fields, aggregates_only=False):
     """Return the refusal of a table with a column naming models and none
-    naming items (a leaderboard's aggregates, a row per model), else None."""
+    naming items (a leaderboard's aggregates, a row per model), else
+    None.  Where two or more columns are aggregates (_AGGREGATE_FIELD),
+    a first column with no name (pandas's index) or 'name' names the
+    models too, and the refusal says what per-item file to give; with
+    *aggregates_only*, only such a table is refused."""
     fields = [str(f) for f in fields]
+    summed = [f for f in fields if _AGGREGATE_FIELD.fullmatch(f.strip())]
     named = next((f for f in fields if _MODEL_FIELD.fullmatch(f.strip())),
                  None)
+    if named is None and len(summed) >= 2 and fields[0].strip() in (
+            "", "name"):
+        named = fields[0]                 # the models, as the index
     if named is None or any(_ITEM_FIELD.fullmatch(f.strip()) and f != named
-                            for f in fields):
+                            and f not in summed for f in fields):
+        return None
+    if len(summed) >= 2:
+        alpaca = {"win_rate", "n_total"} <= set(fields)
+        return (f"{path}: a leaderboard: a row per model and aggregates over "
+                f"the items ({_some(summed, 4)}), not per-item results, and "
+                f"comparing its rows would take models for items; "
+                + ("compare AlpacaEval's per-item judgments instead: "
+                   "results/<model>/<annotator>/annotations.json, a file a "
+                   "model" if alpaca else
+                   "give each system's per-item results (lm-eval "
+                   "--log_samples, an Inspect log, ...), or one file with a "
+                   "row per item and a column per system"))
+    if aggregates_only:
         return None
     return (f"{path}: a row per model (column {named!r}) and no item ids: a "
             f"leaderboard's aggregate scores, not per-item results, and "
@@ -11566,6 +11596,9 @@ def _metric_fields(options, baseline, candidate, said=None):
     if candidate is None:
         if baseline.systems:
             return [_system_columns(options, baseline)]
+        board = _leaderboard(baseline.path, baseline.first, True)
+        if board:
+            raise EvalDeltaError(board)
         a = options.a_col or CSV_HEADER[1]
         b = options.b_col or CSV_HEADER[2]
         if options.a_col is None and options.b_col is None and all(
@@ -11686,6 +11719,9 @@ def _rank_input(options, sources):
         if options.by:
             raise EvalDeltaError("--by with one wide file is not supported "
                                  "yet; give the runs as files")
+        board = _leaderboard(sources[0].path, sources[0].first, True)
+        if board:
+            raise EvalDeltaError(board)
         names = options.systems
         tally, left = _read_systems(sources[0], names, options.allow_partial)
         if left and not tally:

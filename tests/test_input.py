@@ -862,3 +862,25 @@ def test_a_leaderboard_csv_is_refused_as_aggregates(capsys, tmp_path):
     rows.write_text("question_id,model,score\n1,a,0.5\n")
     status = bed.main(["compare", str(rows)])
     assert status == 2 and "a row per model" not in capsys.readouterr().err
+
+
+def test_alpaca_evals_leaderboard_is_refused_with_the_file_to_give(capsys):
+    # Issue 45: AlpacaEval's leaderboard (models as pandas's unnamed index,
+    # win_rate, standard_error, n_wins, n_total, ...) was "one run's
+    # results" with advice to pass --a-col/--b-col, and following it
+    # compared the models as items.
+    board = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         "fixtures", "alpaca-eval-leaderboard",
+                         "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv")
+    for argv in (["compare", board], ["compare", board, board],
+                 ["compare", board, "--a-col", "win_rate", "--b-col",
+                  "length_controlled_winrate"], ["rank", board],
+                 ["rank", board, "--systems", "win_rate,n_wins"]):
+        status = bed.main(argv)
+        out, err = capsys.readouterr()
+        assert status == 2 and not out and err.count("\n") == 1, argv
+        assert (f"{board}: a leaderboard: a row per model and aggregates "
+                f"over the items (win_rate, standard_error, n_wins, "
+                f"n_wins_base and 6 more)") in err
+        assert "results/<model>/<annotator>/annotations.json" in err
+        assert "--a-col" not in err

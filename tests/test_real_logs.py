@@ -247,3 +247,10 @@ def test_lm_eval_compare_lines_fit_120_columns(capsys):
     assert capsys.readouterr().out.startswith(
         "baseline: 2024-12-23T14-36-36.300029   candidate: "
         "2024-12-23T15-04-32.131238")
+
+
+@pytest.mark.parametrize("version", ["AlpacaEval_1_alpaca_eval_gpt4"])
+def test_alpaca_eval_leaderboard_csv_is_refused(capsys, version):
+    (board,) = glob.glob(real("preferences", "alpaca_eval", version,
+                              "*leaderboard.csv"))
+    assert "a leaderboard: a row per model" in refused(capsys, board)
