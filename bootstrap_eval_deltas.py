@@ -14476,11 +14476,11 @@ class _Parser(argparse.ArgumentParser):
         return ""
 
 
-def _build_parser():
+def _build_parser(prog="bootstrap-eval-deltas"):
     """Return the argparse parser of the four commands: simulate, compare,
-    rank, plan."""
+    rank, plan; its usage and errors name the program *prog*."""
     parser = _Parser(
-        prog="bootstrap-eval-deltas",
+        prog=prog,
         description="Is system B really better than system A on your eval "
                     "set, or is the gap noise?  With no command, runs "
                     "'simulate', the article's experiment.",
@@ -15051,16 +15051,28 @@ def _add_plan(commands):
     plan.set_defaults(run=_run_plan)
 
 
-def _with_default_command(argv):
+def _invoked_as(argv):
+    """Return the program as it was invoked, for usage and errors: 'python3
+    PATH' for the script run by its path (python3 bootstrap_eval_deltas.py,
+    python3 -m bootstrap_eval_deltas), the command's name for the console
+    script, and bootstrap-eval-deltas when main() is given its arguments
+    (a library call, a test)."""
+    name = sys.argv[0] if argv is None and sys.argv else ""
+    if name.endswith(".py"):
+        return f"python3 {shlex.quote(name)}"
+    return os.path.basename(name) or "bootstrap-eval-deltas"
+
+
+def _with_default_command(argv, prog="bootstrap-eval-deltas"):
     """Return argv with simulate in front when it names no command (the
-    article's run)."""
+    article's run); a word that is no command is an error naming *prog*."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-") and argv[0] not in _COMMANDS:
         near = difflib.get_close_matches(argv[0], _COMMANDS, 1, 0.6)
-        print(f"bootstrap-eval-deltas: error: no command {argv[0]!r}; the "
+        print(f"{prog}: error: no command {argv[0]!r}; the "
               f"commands are {', '.join(_COMMANDS)}"
               + (f" (did you mean {near[0]}?)" if near else "")
-              + "; see bootstrap-eval-deltas --help", file=sys.stderr)
+              + f"; see {prog} --help", file=sys.stderr)
         raise SystemExit(2)
     if not argv or argv[0] not in _COMMANDS + ("-h", "--help", "--version"):
         argv.insert(0, "simulate")
@@ -15968,7 +15980,8 @@ def _plan_svg(plan, largest):
 
 def main(argv=None) -> int:
     """Run the command line; return the exit status."""
-    args = _build_parser().parse_args(_with_default_command(argv))
+    prog = _invoked_as(argv)
+    args = _build_parser(prog).parse_args(_with_default_command(argv, prog))
     watch = not getattr(args, "quiet", False)
     if watch:                            # long resampling says how long
         _WATCH.append(_Progress(sys.stderr, lines=not sys.stderr.isatty()))

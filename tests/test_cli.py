@@ -694,3 +694,25 @@ def test_a_wide_files_metric_is_its_columns_stem(capsys, tmp_path):
                          "--b-col", "judge_b", "--resamples", "50")
     assert status == 0 and "\njudge   continuous" in out
     assert "judge_b - judge_a" not in out
+
+
+def test_usage_errors_name_the_program_as_invoked(capsys, monkeypatch):
+    # Issue 45: "see bootstrap-eval-deltas --help" named a command that
+    # exists only after pip install; run as a script, the script is named.
+    for argv0, prog in (("bootstrap_eval_deltas.py",
+                         "python3 bootstrap_eval_deltas.py"),
+                        ("/usr/bin/bootstrap-eval-deltas",
+                         "bootstrap-eval-deltas")):
+        monkeypatch.setattr("sys.argv", [argv0, "comparre"])
+        with pytest.raises(SystemExit) as stop:
+            bed.main()
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and err == (
+            f"{prog}: error: no command 'comparre'; the commands are "
+            f"simulate, compare, plan, rank (did you mean compare?); see "
+            f"{prog} --help\n")
+        monkeypatch.setattr("sys.argv", [argv0, "plan", "--acc-a", "2"])
+        with pytest.raises(SystemExit):
+            bed.main()
+        assert capsys.readouterr().err.endswith(
+            f"; see {prog} plan --help\n")
