@@ -685,13 +685,15 @@ def _short_names(paths, alone=False):
 
 
 def _distinct_words(names):
-    """Return names without the words (ending in '_' or '.') they all begin
-    or end with, if what is left tells them apart.
+    """Return names without the words (ending in '_', '.' or ',') they all
+    begin or end with, if what is left tells them apart.
 
     >>> _distinct_words(["samples_wg_2024.jsonl", "samples_wg_2025.jsonl"])
     ['2024', '2025']
+    >>> _distinct_words(["mmlu,method=joint,model=a", "mmlu,model=b"])
+    ['method=joint,model=a', 'model=b']
     """
-    words = [re.findall(r"[^_.]*[_.]?", name)[:-1] for name in names]
+    words = [re.findall(r"[^_.,]*[_.,]?", name)[:-1] for name in names]
     head = 0
     while all(len(w) > head + 1 for w in words) and len(
             {w[head] for w in words}) == 1:
@@ -700,7 +702,7 @@ def _distinct_words(names):
     while all(len(w) > head + tail + 1 for w in words) and len(
             {w[-1 - tail] for w in words}) == 1:
         tail += 1
-    out = ["".join(w[head:len(w) - tail]).strip("_.") for w in words]
+    out = ["".join(w[head:len(w) - tail]).strip("_.,") for w in words]
     return out if all(out) and len(set(out)) == len(out) else list(names)
 
 
@@ -9289,7 +9291,8 @@ def _lm_eval_task(path, rows):
     if len(named) == 1:
         return named.pop()
     name = os.path.basename(path)
-    return _task_and_stamp(name)[0] if name.startswith("samples_") else ""
+    task, stamp = _task_and_stamp(name)
+    return task if name.startswith("samples_") and stamp else ""
 
 
 def _held_by(labelled, *fields):
@@ -10732,7 +10735,9 @@ def _named_runs(options, runs):
                 for k, run in enumerate(runs)]
     if not given[1:]:
         return runs
-    short = _short_names(given, alone=True)
+    files = [path for path in given if path != _STDIN]     # - stays -
+    short = iter(_short_names(files, alone=True))
+    short = [path if path == _STDIN else next(short) for path in given]
     return [run._replace(names=(short[0], short[k])) if all(
         name == _STDIN or os.path.exists(name) for name in run.names)
         else run for k, run in enumerate(runs, 1)]
