@@ -10736,6 +10736,8 @@ def _named_runs(options, runs):
     if not given[1:]:
         return runs
     files = [path for path in given if path != _STDIN]     # - stays -
+    if len(set(files)) == 1:            # one file again: its name, twice
+        files = [os.path.basename(path.rstrip("/")) or path for path in files]
     short = iter(_short_names(files, alone=True))
     short = [path if path == _STDIN else next(short) for path in given]
     return [run._replace(names=(short[0], short[k])) if all(
