@@ -7035,7 +7035,7 @@ class _Source(NamedTuple):
     systems: tuple = ()      # the systems of a file that holds several
     corpus: tuple = ()       # _Stats the framework takes over the corpus
     metrics: tuple = ()      # a framework's metrics, in every record
-    task: str = ""           # the task (or scenario) run, where the reader knows
+    task: str = ""           # the task (or scenario) run, if the reader knows
     forkable: bool = True    # its batches may be read in a helper process
     measure: str = "success"  # what a file of several systems' columns holds
     identity: tuple = ()     # fields holding the item itself or its hash (the join checks them)
@@ -8245,9 +8245,9 @@ def _same_items(kept, key, different_items=False):
         raise EvalDeltaError(
             f"{first.path} and {other.path}: the same ids hold different "
             f"items{tasks}: {key} {at[0]!r} differs in {at[1]}, and "
-            f"{differ} of the {shared} shared ids differ{'s' * (differ == 1)}; if "
-            f"they are meant "
-            f"to pair (the same items reworded or translated), "
+            f"{differ} of the {shared} shared ids "
+            f"differ{'s' * (differ == 1)}; if they are meant to pair (the "
+            f"same items reworded or translated), "
             f"--same-ids-different-items compares them anyway")
     return said
 
