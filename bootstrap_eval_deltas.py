@@ -628,6 +628,24 @@ def _missing(value):
             or (type(value) is float and value != value))
 
 
+# Spreadsheets, R, pandas and hand-made files spell a missing number as
+# text: NA, N/A, nan, NaN, null, None (any case) or a blank.  Where a number
+# is read, such a word is a missing value, quoted back as written; a label
+# (a class named "none") is read as it is.
+_MISSING_WORDS = frozenset({"", "na", "n/a", "nan", "null", "none"})
+
+
+def _missing_number(value):
+    """Return True for a number that is missing (_missing) or spelled as
+    missing in text (_MISSING_WORDS).
+
+    >>> [_missing_number(v) for v in ("NA", " n/a ", "None", "NaN", "0")]
+    [True, True, True, True, False]
+    """
+    return _missing(value) or (type(value) is str
+                               and value.strip().lower() in _MISSING_WORDS)
+
+
 def _ranks(values):
     """Return each value's rank, 1 for the largest, ties taking the mean.
 
@@ -657,11 +675,13 @@ def _rank_of(v, values):
     return int(rank) if rank == int(rank) else rank
 
 
-def _short_names(paths):
+def _short_names(paths, alone=False):
     """Return the paths without the folders they all start with and the
     ends they all share, where what is left still tells them apart (else
     the paths as given): rank's systems named by the folders a framework
-    wrote, not by 120-character paths.
+    wrote, not by 120-character paths.  With *alone*, what is left is
+    cut to the first folder (or name) that tells them apart, if one does
+    (compare's: a model's folder, not the folder and its dated file).
 
     >>> _short_names(["out/ko/Llama-3.1/", "out/ko/SOLAR-10.7B"])
     ['Llama-3.1', 'SOLAR-10.7B']
@@ -669,6 +689,11 @@ def _short_names(paths):
     ['a', 'b']
     >>> _short_names(["same.json", "same.json"])
     ['same.json', 'same.json']
+    >>> _short_names(["o/m1/s_2024.jsonl", "o/m2/s_2025.jsonl"], alone=True)
+    ['m1', 'm2']
+    >>> _short_names(["o/s_wg_2024-12-23T14.1.jsonl",
+    ...               "o/s_wg_2024-12-23T15.2.jsonl"], alone=True)
+    ['2024-12-23T14.1', '2024-12-23T15.2']
     """
     parts = [[p for p in path.replace(os.sep, "/").split("/") if p]
              for path in paths]
@@ -683,7 +708,37 @@ def _short_names(paths):
             {p[-1 - tail] for p in parts}) == 1:
         tail += 1
     names = ["/".join(p[head:len(p) - tail]) for p in parts]
+    if alone:
+        left = [p[head:len(p) - tail] for p in parts]
+        cut = next((k for k in range(min(map(len, left)))
+                    if len({p[k] for p in left}) == len(left)), None)
+        if cut is not None:
+            names = [p[cut] for p in left]
+            if cut == min(map(len, left)) - 1:   # file names: their words
+                names = _distinct_words(names)
     return names if len(set(names)) == len(names) else list(paths)
+
+
+def _distinct_words(names):
+    """Return names without the words (ending in '_', '.' or ',') they all
+    begin or end with, if what is left tells them apart.
+
+    >>> _distinct_words(["samples_wg_2024.jsonl", "samples_wg_2025.jsonl"])
+    ['2024', '2025']
+    >>> _distinct_words(["mmlu,method=joint,model=a", "mmlu,model=b"])
+    ['method=joint,model=a', 'model=b']
+    """
+    words = [re.findall(r"[^_.,]*[_.,]?", name)[:-1] for name in names]
+    head = 0
+    while all(len(w) > head + 1 for w in words) and len(
+            {w[head] for w in words}) == 1:
+        head += 1
+    tail = 0
+    while all(len(w) > head + tail + 1 for w in words) and len(
+            {w[-1 - tail] for w in words}) == 1:
+        tail += 1
+    out = ["".join(w[head:len(w) - tail]).strip("_.,") for w in words]
+    return out if all(out) and len(set(out)) == len(out) else list(names)
 
 
 def _some(names, most=10):
@@ -1188,6 +1243,7 @@ class _Options(NamedTuple):
     by: object = None            # ... or are a subset each
     macro: bool = False          # the overall result the subsets' average
     allow_partial: bool = False  # the ids every run has, the rest said
+    different_items: bool = False  # ids pair records whose items differ
     reading: _Reading = _Reading()
     # how to compute
     resamples: int = RESAMPLES
@@ -7172,8 +7228,8 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 # Doors (called from other sections): _best_of_runs, _compare_run, _Compared,
 # _Dropped, _finite_number, _FORMATS, _grouped_runs, _holds_preferences,
 # _human_battles, _ID_FIELDS, _judged, _judged_metric, _label_sample,
-# _labels_from_pilot, _lower_is_better, _margins, _open_source,
-# _plan_from_pilot, _preference_battles, _rank_input.
+# _labels_from_pilot, _lower_is_better, _margins, _named_runs,
+# _open_source, _plan_from_pilot, _preference_battles, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -7220,6 +7276,7 @@ class _Source(NamedTuple):
     systems: tuple = ()      # the systems of a file that holds several
     corpus: tuple = ()       # _Stats the framework takes over the corpus
     metrics: tuple = ()      # a framework's metrics, in every record
+    task: str = ""           # the task (or scenario) run, if the reader knows
     forkable: bool = True    # its batches may be read in a helper process
     measure: str = "success"  # what a file of several systems' columns holds
     identity: tuple = ()     # fields holding the item itself or its hash (the join checks them)
@@ -7621,6 +7678,9 @@ def _finite_number(value):
     """
     if _missing(value):
         raise ValueError("missing value")
+    if _missing_number(value):
+        raise ValueError(f"missing value ({value!r})")
+    given = value
     if isinstance(value, str):
         word = value.strip().lower()
         if "_" in word:                  # Python's 1_0; data mean text
@@ -7629,11 +7689,11 @@ def _finite_number(value):
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"not a number: {value!r}") from None
+        raise ValueError(f"not a number: {given!r}") from None
     except OverflowError:
-        raise ValueError(f"not a finite number: {value!r}") from None
+        raise ValueError(f"not a finite number: {given!r}") from None
     if not math.isfinite(x):
-        raise ValueError(f"not a finite number: {value!r}")
+        raise ValueError(f"not a finite number: {given!r}")
     return x + 0.0                       # no -0.0
 
 
@@ -7684,13 +7744,13 @@ class _Column:
         return list(map(add, values, repeat(0.0)))     # no -0.0
 
     def _number(self, number, value):
-        if self.optional and _missing(value):     # a JSON NaN too
+        if self.optional and _missing_number(value):     # a JSON NaN too
             return math.nan                  # no label here: the usual case
         try:
             x = _finite_number(value)
         except ValueError as exc:
             hint = ("; --allow-partial leaves out the items missing one, "
-                    "and counts them" if _missing(value) else "")
+                    "and counts them" if _missing_number(value) else "")
             raise EvalDeltaError(f"{self.where(number)}: {self.field}: "
                                  f"{exc}{hint}") from None
         if self.binary and x not in (0, 1):
@@ -7746,7 +7806,7 @@ def _is_number(value):
 
 
 def _read_tallies(baseline, candidate, metrics, options=_Options(),
-                  columns=False, groups=None):
+                  columns=False, groups=None, left_out=None):
     """Return ([tally per metric], dropped) of one wide file or two runs.
 
     A tally counts the items with each (a, b) pair of values, or with a
@@ -7766,7 +7826,10 @@ def _read_tallies(baseline, candidate, metrics, options=_Options(),
     sequential (and *columns*) a wide file's _Columns keep its rows' order
     from the first row on, as two runs' keep the baseline's.  With a list
     *groups* two runs' _Columns come with a cluster (or subset) too: the
-    list is filled with each item's label, in the columns' order.
+    list is filled with each item's label, in the columns' order.  With
+    *left_out*, [(run, [(numbers, records)] --allow-partial left out of it
+    for a missing value)] of the two runs (_complete_rows), their ids are
+    not counted again as ids in one run only.
     """
     cluster, role = _grouping(options)
     columns = columns and (cluster is None or groups is not None)
@@ -7775,7 +7838,18 @@ def _read_tallies(baseline, candidate, metrics, options=_Options(),
                           columns, options.sequential and columns), 0
     key = options.id_col or _shared_id_field(baseline.run(), candidate.run())
     return _read_joined(baseline, candidate, metrics, key, options, columns,
-                        groups)
+                        groups, _left_ids(left_out, key))
+
+
+def _left_ids(left_out, key):
+    """Return [set of ids] of the records each run left out (see
+    _read_tallies), [set(), set()] if none."""
+    out = [set(), set()]
+    for k, (source, removed) in enumerate(left_out or ()):
+        ids = _Column(source, key, role="id")
+        for numbers, records in removed:
+            out[k].update(ids.labels(numbers, records))
+    return out
 
 
 def _grouping(options):
@@ -7787,7 +7861,7 @@ def _grouping(options):
 
 
 def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
-               by=None):
+               by=None, different_items=False):
     """Return (Counter of S-tuples, dropped) of one metric of S runs
     joined on their ids (by default the first of _ID_FIELDS they all
     have): one value per run for each item in every run.  Ids in some
@@ -7799,9 +7873,12 @@ def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
     their ids as ten _IdLists, not ten dicts of a million strings; runs
     with the same ids in other orders (written as items finished) are
     placed in the first run's order through its _Positions; only runs
-    whose ids differ take a dict and a set each.
+    whose ids differ take a dict and a set each.  Ids that hold other
+    items in another run are an error unless different_items (see
+    _same_items).
     """
     key = id_field or _shared_id_field(sources[0].run(), sources[1].run())
+    sources, kept = _identities(sources, key)
     runs, marks = [], None
     for k, source in enumerate(sources):
         label = by if by and not k else None
@@ -7809,6 +7886,7 @@ def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
                                                  label, "subset")
         runs.append((source.path, order, values[0]))
         marks = found if label else marks
+    said = _same_items(kept, key, different_items)
     first = runs[0][1]
     columns = [values for _, _, values in runs]
     places = None                    # the first run's _Positions
@@ -7822,7 +7900,8 @@ def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
             break                    # not the same ids: the full join
     else:
         if len(first):               # the same ids in every run
-            return _joint_tally(zip(*columns), marks), _Dropped(0, {})
+            return _joint_tally(zip(*columns), marks), _Dropped(0, {},
+                                                                said=said)
     del columns
     tables = [(dict(zip(order, range(len(order)))), values)
               for _, order, values in runs]
@@ -7830,6 +7909,7 @@ def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
     labels = marks and {item: marks[at] for item, at in tables[0][0].items()}
     order, dropped = _shared_ids([(s.path, ids) for s, (ids, _) in zip(
         sources, tables)], key, allow_partial, "ranks")
+    dropped.said += said
     rows = (tuple(values[ids[item]] for ids, values in tables)
             for item in order)
     return _joint_tally(rows, labels and list(map(labels.__getitem__,
@@ -7865,17 +7945,24 @@ def _joint_tally(rows, labels=None):
 
 def _complete_rows(source, fields, left):
     """Return *source* without the records that lack a value (absent,
-    null or empty) of one of *fields*, counting them in left[0]: what
-    --allow-partial leaves out (a wide file's system that did not run an
-    item, a run's unscored items).  A file whose records all lack one is
-    an error."""
+    null, empty or a word such as NA: _missing_number) of one of
+    *fields*, counting them in left[0]: what --allow-partial leaves out
+    (a wide file's system that did not run an item, a run's unscored
+    items); with a list left[1], the records left out are added to it as
+    (numbers, records), for the join to tell their ids from ids missing
+    from the run.  A file whose records all lack one is an error."""
     getters = [_getter(source, field) for field in fields]
 
     def batches():
         for numbers, records in source.batches:
             keep = [i for i, record in enumerate(records)
-                    if not any(_missing(get(record)) for get in getters)]
+                    if not any(_missing_number(get(record))
+                               for get in getters)]
             left[0] += len(records) - len(keep)
+            if left[1:] and len(keep) < len(records):
+                out = sorted(set(range(len(records))) - set(keep))
+                left[1].append(([numbers[i] for i in out],
+                                [records[i] for i in out]))
             if keep:
                 yield [numbers[i] for i in keep], [records[i] for i in keep]
     kept = batches()
@@ -7994,12 +8081,15 @@ def _repeated(source, key, item, number, first):
 
 
 def _read_joined(baseline, candidate, metrics, key, options, columns=False,
-                 groups=None):
+                 groups=None, gone=(set(), set())):
     """Return (tallies, dropped) of two runs joined on *key*: the baseline
     held, the candidate streamed past it (see _read_tallies; *groups*
-    gets the items' labels where the columns are grouped)."""
+    gets the items' labels where the columns are grouped; *gone* holds
+    the ids each run left out for a missing value, which *dropped* does
+    not count)."""
     (cluster, role), allow_partial = _grouping(options), options.allow_partial
     fields = [m.b_field for m in metrics] + ([cluster] if cluster else [])
+    (baseline, candidate), kept = _identities((baseline, candidate), key)
     stream = _candidate_batches(candidate, key, fields, options.jobs)
     try:
         order, numbers, values, labels = _read_baseline(
@@ -8017,7 +8107,7 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False,
     if columns:                     # B's values at A's positions
         tallies = [_Columns(a, array("d", [0.0]) * len(numbers))
                    for a in values]
-    expected = 0
+    expected, valued = 0, 0      # ids another run left out for a value
     for batch_numbers, items, raws in stream:
         if (seen.typecode == "I" and batch_numbers
                 and max(batch_numbers) >> 8 * seen.itemsize):
@@ -8051,6 +8141,8 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False,
         else:
             keep, only = _match(candidate, key, seen, ats, batch_numbers,
                                 items, only, first_only)
+            valued += sum(1 for at, item in zip(ats, items)
+                          if at is None and item in gone[0]) if gone[0] else 0
             if len(keep) < len(ats):
                 mask = [at is not None for at in ats]
                 batch_numbers = list(itertools.compress(batch_numbers, mask))
@@ -8072,15 +8164,20 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False,
                 _count(tally, mine, a, b)
     _check_join(baseline, candidate, key, order, seen, only, first_only,
                 allow_partial)
+    said = _same_items(kept, key, options.different_items)
     missing = seen.count(0)
+    unvalued = sum(1 for item in itertools.compress(
+        order, map(operator.not_, seen)) if item in gone[1]) \
+        if missing and gone[1] else 0
     if groups is not None and columns:
         groups.extend(itertools.compress(labels, map(bool, seen)))
     if columns and missing:           # the items in both runs
         shared = list(map(bool, seen))
         tallies = [_Columns(*(array("d", itertools.compress(v, shared))
                              for v in t)) for t in tallies]
-    return tallies, _Dropped(only + missing, {candidate.path: missing,
-                                              baseline.path: only})
+    return tallies, _Dropped(only - valued + missing - unvalued, {
+        candidate.path: missing - unvalued, baseline.path: only - valued},
+        said=said)
 
 
 def _candidate_batches(source, key, fields, jobs):
@@ -8220,16 +8317,19 @@ class _Dropped(int):
 
     why = "ids not in every run"
 
-    def __new__(cls, count, lacking, why=None):
+    def __new__(cls, count, lacking, why=None, said=()):
         self = super().__new__(cls, count)
         self.lacking = {path: n for path, n in lacking.items() if n}
         self.why = why or cls.why
+        self.said = list(said)       # the join's other lines (_same_items)
         return self
 
     def notes(self):
-        """Return the read: lines of the ids left out, run by run."""
+        """Return the read: lines of the ids left out, run by run (and the
+        join's other lines)."""
         return [f"{path}: lacks {_items(n, 'id')} another run has, left out "
-                f"(--allow-partial)" for path, n in self.lacking.items()]
+                f"(--allow-partial)" for path, n in self.lacking.items()
+                ] + self.said
 
 
 def _lacking(lacks, has, count, key, first, verb="compares"):
@@ -8283,6 +8383,183 @@ def _check_join(baseline, candidate, key, order, seen, only, first_only,
                              f"{baseline.path}")
 
 
+# Item identity.  Ids say which records to pair, not that they hold the
+# same items: runs of two tasks (winogrande and ko_winogrande) both number
+# their documents 0, 1, 2, ...  A reader that knows which fields hold the
+# item itself or its hash (lm-eval's doc_hash or doc, Inspect's input and
+# target, HELM's instance text and references) names them in
+# _Source.identity; as the join reads each run, _Identities keeps a short
+# digest of each such field by id (BLAKE2b, RFC 7693, of its canonical
+# JSON: 8 bytes, whatever the item's size), and once the runs are read
+# the ids they share must hold equal digests.  A mismatch stops the join
+# in one line naming both runs, the first differing id and field, and how
+# many ids differ; --same-ids-different-items pairs them anyway (the same
+# questions translated, say), and says so.  A field one run lacks is not
+# compared.
+
+_DIGEST_SIZE = 8      # bytes of an identity digest: 2^-64 to collide
+
+
+def _digest(value):
+    """Return a short digest of a JSON value, the same whatever the order
+    of its objects' keys.
+
+    >>> _digest({"a": 1, "b": [2]}) == _digest({"b": [2], "a": 1})
+    True
+    >>> _digest("Sarah was a surgeon") == _digest("Sarah was a nurse")
+    False
+    """
+    try:
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False,
+                          separators=(",", ":"), default=repr)
+    except (TypeError, ValueError):      # keys of mixed types
+        text = repr(value)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
+                           digest_size=_DIGEST_SIZE).digest()
+
+
+class _Identities:
+    """One run's item digests by id (see above), gathered as the join
+    reads its batches through tapped()."""
+
+    def __init__(self, source, key, fields):
+        self.path, self.task, self.fields = source.path, source.task, fields
+        self.ids = _Column(source, key, role="id")
+        self.getters = [_getter(source, f) for f in fields]
+        self.digests = {}
+
+    def tapped(self, source):
+        """Return *source*, its batches digested as they go by."""
+        def batches():
+            for numbers, records in source.batches:
+                items = self.ids.labels(numbers, records)
+                columns = [list(map(get, records)) for get in self.getters]
+                for item, values in zip(items, zip(*columns)):
+                    self.digests.setdefault(item, tuple(
+                        None if _missing(v) else _digest(v) for v in values))
+                yield numbers, records
+        return source._replace(batches=batches(), forkable=False)
+
+
+def _identities(sources, key):
+    """Return (the sources, their _Identities or None): the sources tapped
+    where each of them names identity fields and they share some."""
+    fields = [f for f in sources[0].identity
+              if all(f in s.identity for s in sources[1:])]
+    if not fields or key is None:
+        return list(sources), None
+    kept = [_Identities(s, key, fields) for s in sources]
+    return [k.tapped(s) for k, s in zip(kept, sources)], kept
+
+
+def _same_items(kept, key, different_items=False):
+    """Return the read: lines on what the runs' shared ids hold: nothing
+    where their items agree; with *different_items*, how many differ.
+    Without it, ids holding different items raise EvalDeltaError, naming
+    the first (in the first run's order), its field and the runs' tasks."""
+    if not kept:
+        return []
+    said, first = [], kept[0]
+    for other in kept[1:]:
+        shared = differ = 0
+        at = None
+        for item, mine in first.digests.items():
+            theirs = other.digests.get(item)
+            if theirs is None:
+                continue
+            shared += 1
+            field = next((f for f, x, y in zip(first.fields, mine, theirs)
+                          if None not in (x, y) and x != y), None)
+            if field is not None:
+                differ += 1
+                at = at or (item, field)
+        if not differ:
+            continue
+        tasks = (f" (tasks {first.task} and {other.task})"
+                 if first.task and other.task and first.task != other.task
+                 else "")
+        if different_items:
+            said.append(f"{other.path}: {differ} of {shared} shared ids hold "
+                        f"other items than in {first.path}, paired as given "
+                        f"(--same-ids-different-items)")
+            continue
+        raise EvalDeltaError(
+            f"{first.path} and {other.path}: the same ids hold different "
+            f"items{tasks}: {key} {at[0]!r} differs in {at[1]}, and "
+            f"{differ} of the {shared} shared ids "
+            f"differ{'s' * (differ == 1)}; if they are meant to pair (the "
+            f"same items reworded or translated), "
+            f"--same-ids-different-items compares them anyway")
+    return said
+
+
+def _same_run(sources, tallies, dropped):
+    """Return the read: line of a run compared with itself: one file given
+    twice, two files of the same bytes, or every item's values the same
+    in both where they are not all 0 or 1 (two systems often agree on
+    every item of a short 0/1 eval, seldom on every score); else []."""
+    paths = [s.path for s in sources]
+    if _STDIN in paths:
+        return []
+    if os.path.realpath(paths[0]) == os.path.realpath(paths[1]):
+        return ["both runs: one file, a run compared with itself"]
+    if _same_bytes(*paths):
+        return [f"{paths[1]}: the same bytes as the baseline's file: the "
+                f"same run twice?"]
+    if (tallies and not dropped and all(map(_all_equal, tallies))
+            and not all(map(_all_binary, tallies))):
+        return [f"{paths[1]}: every item's scores are the baseline's: the "
+                f"same run twice?"]
+    return []
+
+
+def _same_bytes(a, b):
+    """Return True if files a and b hold the same bytes (read only where
+    their sizes agree, and only up to the first difference)."""
+    try:
+        if not (os.path.isfile(a) and os.path.isfile(b)) or \
+                os.path.getsize(a) != os.path.getsize(b):
+            return False
+        with open(a, "rb") as f, open(b, "rb") as g:
+            while True:
+                x, y = f.read(1 << 20), g.read(1 << 20)
+                if x != y:
+                    return False
+                if not x:
+                    return True
+    except OSError:
+        return False
+
+
+def _all_binary(tally):
+    """Return True if every value of a tally is 0 or 1."""
+    if isinstance(tally, _Columns):
+        return set(tally.a) | set(tally.b) <= {0, 1}
+    if isinstance(tally, dict) and not isinstance(tally,
+                                                  collections.Counter):
+        return all(map(_all_binary, tally.values()))
+    return all(set(pair) <= {0, 1} for pair in tally)
+
+
+def _other_tasks(sources):
+    """Return the read: line of runs of different tasks (where the readers
+    know them), else []."""
+    tasks = [s.task for s in sources]
+    if "" in tasks or len(set(tasks)) == 1:
+        return []
+    return [f"runs of different tasks: {', '.join(tasks)}"]
+
+
+def _all_equal(tally):
+    """Return True if every item of a tally has a == b."""
+    if isinstance(tally, _Columns):
+        return tally.a == tally.b
+    if isinstance(tally, dict) and not isinstance(tally,
+                                                  collections.Counter):
+        return all(map(_all_equal, tally.values()))
+    return all(a == b for a, b in tally)
+
+
 def _require(run, name, noun, listing, names):
     """Raise EvalDeltaError, listing *names*, if run's records lack *name*."""
     if _field(run.records[0], name) is _MISSING:
@@ -8290,14 +8567,44 @@ def _require(run, name, noun, listing, names):
                              f"{', '.join(names) or 'none'}")
 
 
-def _leaderboard(path, fields):
+# A leaderboard holds a row per model and aggregates over the items in its
+# columns (win rates, standard errors, counts of wins and of items,
+# lengths averaged): comparing its rows would take models for items.
+_AGGREGATE_FIELD = re.compile(
+    r"(.*[ _-])?(win[ _-]?rate|standard[ _-]error|std[ _-]?err(or)?|"
+    r"n[ _-](wins|wins[ _-]base|draws|ties|losses|total|samples|items)|"
+    r"avg[ _-]length|elo|rating)", re.IGNORECASE)
+
+
+def _leaderboard(path, fields, aggregates_only=False):
     """Return the refusal of a table with a column naming models and none
-    naming items (a leaderboard's aggregates, a row per model), else None."""
+    naming items (a leaderboard's aggregates, a row per model), else
+    None.  Where two or more columns are aggregates (_AGGREGATE_FIELD),
+    a first column with no name (pandas's index) or 'name' names the
+    models too, and the refusal says what per-item file to give; with
+    *aggregates_only*, only such a table is refused."""
     fields = [str(f) for f in fields]
+    summed = [f for f in fields if _AGGREGATE_FIELD.fullmatch(f.strip())]
     named = next((f for f in fields if _MODEL_FIELD.fullmatch(f.strip())),
                  None)
+    if named is None and len(summed) >= 2 and fields[0].strip() in (
+            "", "name"):
+        named = fields[0]                 # the models, as the index
     if named is None or any(_ITEM_FIELD.fullmatch(f.strip()) and f != named
-                            for f in fields):
+                            and f not in summed for f in fields):
+        return None
+    if len(summed) >= 2:
+        alpaca = {"win_rate", "n_total"} <= set(fields)
+        return (f"{path}: a leaderboard: a row per model and aggregates over "
+                f"the items ({_some(summed, 4)}), not per-item results, and "
+                f"comparing its rows would take models for items; "
+                + ("compare AlpacaEval's per-item judgments instead: "
+                   "results/<model>/<annotator>/annotations.json, a file a "
+                   "model" if alpaca else
+                   "give each system's per-item results (lm-eval "
+                   "--log_samples, an Inspect log, ...), or one file with a "
+                   "row per item and a column per system"))
+    if aggregates_only:
         return None
     return (f"{path}: a row per model (column {named!r}) and no item ids: a "
             f"leaderboard's aggregate scores, not per-item results, and "
@@ -8359,7 +8666,7 @@ def _numeric_fields(run, exclude=()):
 def _is_metric_value(value, table):
     """Return True for a value that makes its field a metric by default."""
     if table:
-        return isinstance(value, str) and bool(value.strip()) and \
+        return isinstance(value, str) and not _missing_number(value) and \
             _is_number(value)
     return type(value) in (int, float, bool) and not _missing(value)
 
@@ -8416,7 +8723,7 @@ def _default_metrics(baseline, candidate, exclude, skipped=None):
                 continue
             theirs = _field(other.first, name)
             if not _is_metric_value(theirs, other.fields is not None):
-                shown = ("missing" if _missing(theirs)
+                shown = ("missing" if _missing_number(theirs)
                          else f"{theirs!r}, not a number")
                 raise EvalDeltaError(
                     f"{other.where(other.first_number)}: {name} is {shown} "
@@ -8486,7 +8793,7 @@ def _watched(source, exclude):
     table = source.fields is not None
     exclude = set(exclude)
     getters = {name: _getter(source, name) for name, value in first.items()
-               if _missing(value) and name not in exclude}
+               if _missing_number(value) and name not in exclude}
 
     def batches():
         for numbers, records in source.batches:
@@ -8516,7 +8823,8 @@ def _watched(source, exclude):
 
 
 def _read_corpus(baseline, candidate, stat, *, id_field=None,
-                allow_partial=False, group=None, jobs=1):
+                allow_partial=False, group=None, jobs=1,
+                different_items=False):
     """Return (items, dropped, note) of a _Stat (see _parse_stat): the
     items for _corpus_table, or for pass@k and pass^k a tally of the two
     systems' per-item estimates for _compare_tally, how many ids only one
@@ -8561,6 +8869,7 @@ def _read_corpus(baseline, candidate, stat, *, id_field=None,
         dropped = 0
     else:
         key = id_field or _shared_id_field(baseline.run(), candidate.run())
+        (baseline, candidate), kept = _identities((baseline, candidate), key)
         stream = _candidate_batches(candidate, key, stat.fields, jobs)
         try:
             base, where_a = _corpus_rows(baseline, stat.fields + extra, key,
@@ -8570,6 +8879,7 @@ def _read_corpus(baseline, candidate, stat, *, id_field=None,
             raise
         cand, where_b = _corpus_rows(candidate, stat.fields, key, passes,
                                      stream)
+        _same_items(kept, key, different_items)
 
         def where(label):
             return f"{where_a(label)} and {where_b(label)} (id {label})"
@@ -9815,10 +10125,10 @@ def _tasks_source(path, runs, how):
     """Return one _Source of the runs {task: file}: each record gains the
     field task and its id is prefixed with it, since ids repeat across
     tasks (--by task)."""
-    labelled, notes, first = [], [], None
+    labelled, notes, identities = [], [], set()
     for task, file in runs.items():
         source = _open_source(file, how._replace(all_tasks=False))
-        first = first or source
+        identities.add(source.identity)
         for numbers, records in source.batches:
             if source.fields is not None:
                 records = [dict(zip(source.fields, r)) for r in records]
@@ -9834,7 +10144,8 @@ def _tasks_source(path, runs, how):
                     f"field task each")
     source = _listed_source(path, labelled, notes)
     return source._replace(where=lambda number: labelled[number - 1][0],
-                           identity=first.identity)
+                           identity=identities.pop() if len(
+                               identities) == 1 else ())
 
 
 # lm-evaluation-harness.  --log_samples writes, in output_path/<model>/,
@@ -9919,6 +10230,8 @@ def _read_lm_eval(head, how):
         out = {"doc_id": str(doc), "filter": name}
         if "doc" in record:              # the document: --by doc.subject
             out["doc"] = record["doc"]
+        if "doc_hash" in record:         # its hash: the item's identity
+            out["doc_hash"] = record["doc_hash"]
         listed = record.get("metrics")
         names = (listed if isinstance(listed, list) else
                  [k for k in record if k not in _LM_EVAL_KEYS])
@@ -9945,9 +10258,28 @@ def _read_lm_eval(head, how):
     if several:
         notes.append(f"filters {', '.join(filters)}: each its own metric; "
                      f"--filter keeps one")
-    return _listed_source(path, labelled, notes, corpus=[
+    source = _listed_source(path, labelled, notes, corpus=[
         _parse_stat(name) if name in _PAIR_STATS
         else _Stat(name, "ratio", (name,)) for name in corpus])
+    return source._replace(task=_lm_eval_task(path, rows),
+                           identity=_held_by(labelled, "doc_hash", "doc"))
+
+
+def _lm_eval_task(path, rows):
+    """Return the task of an lm-eval samples file: its records' task name
+    (newer lm-eval), else its file's name (samples_<task>_<date>)."""
+    named = {str(r.get("task_name")) for _, r in rows if "task_name" in r}
+    if len(named) == 1:
+        return named.pop()
+    name = os.path.basename(path)
+    task, stamp = _task_and_stamp(name)
+    return task if name.startswith("samples_") and stamp else ""
+
+
+def _held_by(labelled, *fields):
+    """Return (the first of *fields* every record holds,), or ()."""
+    return next(((f,) for f in fields
+                 if all(f in record for _, record in labelled)), ())
 
 
 def _older_filters(path, rows):
@@ -10130,6 +10462,7 @@ def _inspect_records(path, samples, how):
                   "epoch": sample.get("epoch", 1), "metrics": [
                       f for f in values if f not in ratios
                       and f not in ratios.values()]}
+        record.update(_inspect_item(sample))
         record.update(values)
         labelled.append((place, record))
     if how.scorer is not None and how.scorer not in scorers:
@@ -10150,6 +10483,18 @@ def _inspect_records(path, samples, how):
                   f"instruction-level accuracy), and so are they compared",)
     return labelled, notes, [_Stat(count, "ratio", (count, total))
                              for count, total in ratios.items()]
+
+
+def _inspect_item(sample):
+    """Return the item an Inspect sample holds, {input, target}, as read:
+    a chat input's messages as (role, content) alone, since each message
+    also carries an id drawn afresh in every run."""
+    item = {k: sample[k] for k in ("input", "target") if k in sample}
+    if isinstance(item.get("input"), list):
+        item["input"] = [[m.get("role"), m.get("content")]
+                         if isinstance(m, dict) else m
+                         for m in item["input"]]
+    return item
 
 
 def _refuse_inspect_sample(path, place, why, sample):
@@ -10229,7 +10574,12 @@ def _inspect_source(path, samples, header, how):
             f"{path}: no samples in this Inspect log"
             + (f" (status {status})" if status else ""))
     labelled, notes, corpus = _inspect_records(path, samples, how)
-    return _listed_source(path, labelled, notes, corpus=corpus)
+    spec = header.get("eval") if isinstance(header, dict) else None
+    task = spec.get("task") if isinstance(spec, dict) else None
+    return _listed_source(path, labelled, notes, corpus=corpus)._replace(
+        task=str(task or ""), identity=tuple(
+            f for f in ("input", "target")
+            if all(f in record for _, record in labelled)))
 
 
 # HELM: a run directory (benchmark_output/runs/<suite>/<run spec>/) holds
@@ -10316,7 +10666,62 @@ def _read_helm(head, how):
         notes.append(f"{', '.join(others)} left out (the "
                      f"{split} split is read; stats.json reports each split "
                      f"apart)")
-    return _listed_source(path, labelled, notes)
+    folder = os.path.dirname(path)
+    texts = _helm_instances(folder, head.inflate)
+    for _, record in labelled:
+        record.update(texts.get(record["id"].rpartition("/")[0], ()))
+    return _listed_source(path, labelled, notes)._replace(
+        task=_helm_scenario(folder, head.inflate), identity=tuple(
+            f for f in ("input", "references") if texts and all(
+                f in record for _, record in labelled)))
+
+
+def _helm_instances(folder, inflate):
+    """Return {instance id: {input, references}} of the instances of a HELM
+    run (its instances.json, else scenario_state.json's request states:
+    the text of each unperturbed instance and its references with their
+    tags), {} if the run holds neither."""
+    for name, part in (("instances.json", None),
+                       ("scenario_state.json", "request_states")):
+        file = os.path.join(folder, name)
+        if os.path.isfile(file):
+            doc = _load_json(file, inflate)
+            break
+    else:
+        return {}
+    listed = doc.get(part) if part and isinstance(doc, dict) else doc
+    out = {}
+    for entry in listed if isinstance(listed, list) else ():
+        instance = entry.get("instance", entry) if part else entry
+        if not isinstance(instance, dict) or instance.get("perturbation"):
+            continue
+        text = instance.get("input")
+        refs = instance.get("references")
+        out.setdefault(str(instance.get("id")), {
+            "input": text.get("text") if isinstance(text, dict) else text,
+            "references": [[(r.get("output") or {}).get("text"),
+                            r.get("tags")] for r in refs
+                           if isinstance(r, dict)]
+            if isinstance(refs, list) else refs})
+    return out
+
+
+def _helm_scenario(folder, inflate):
+    """Return the scenario of a HELM run ('mmlu:subject=philosophy', from
+    its run_spec.json: the run's name before ':' and the scenario's
+    arguments), '' if unknown."""
+    file = os.path.join(folder, "run_spec.json")
+    if not os.path.isfile(file):
+        return ""
+    spec = _load_json(file, inflate)
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+        return ""
+    scenario = spec.get("scenario_spec")
+    args = scenario.get("args") if isinstance(scenario, dict) else None
+    name = spec["name"].partition(":")[0]
+    if isinstance(args, dict) and args:
+        name += ":" + ",".join(f"{k}={v}" for k, v in args.items())
+    return name
 
 
 def _helm_split(entry):
@@ -11532,7 +11937,7 @@ def _compare_run(options, path, rng):
         at = options.runs.index(path, 1) if len(human) > 1 else 0
         return _judged_run(options, [baseline, candidate], metrics,
                            reading + said, rng, [human[0], human[at]])
-    left = [[0], [0]]
+    left = [[0, []], [0, []]]
     if options.allow_partial:
         baseline = _complete_rows(baseline, [f for m in metrics for f in (
             m.a_field, m.b_field)[:2 if candidate is None else 1]], left[0])
@@ -11540,7 +11945,12 @@ def _compare_run(options, path, rng):
             candidate = _complete_rows(candidate, [m.b_field for m in metrics],
                                       left[1])
     tallies, missing = _read_tallies(baseline, candidate, metrics, options,
-                                     columns=True)
+                                     columns=True, left_out=[
+                                         (s, removed) for s, (_, removed)
+                                         in zip((baseline, candidate), left)])
+    if candidate is not None:
+        reading += _same_run((baseline, candidate), tallies, missing)
+        reading += _other_tasks((baseline, candidate))
     reading += said
     ordered = (_in_order(options, tallies, reading) if options.order
                else tallies)
@@ -11560,7 +11970,7 @@ def _compare_run(options, path, rng):
     reading += [c[4] for c in corpus]
     reading += [f"{source.path}: {_items(n, 'record')} missing a value "
                 f"left out (--allow-partial)"
-                for source, (n,) in zip((baseline, candidate), left) if n]
+                for source, (n, _) in zip((baseline, candidate), left) if n]
     reading += missing.notes() if isinstance(missing, _Dropped) else []
     if preferences is not None:    # one verdict's two shares: never unpaired
         results = [r._replace(ci_unpaired=None) for r in results]
@@ -11601,8 +12011,9 @@ def _wide_sides(options, wide, metrics):
     covariate = named.split(",", 1) if named and "," in named else [named] * 2
     columns = [(m.a_field, fields[0], covariate[0]),
                (m.b_field, fields[1], covariate[1])]
-    names = [_stem(*pair) for pair in zip(*columns)]
-    names[0] = m.name if " - " not in m.name else names[0]
+    names = [(_stem(*pair) or pair[0]) if all(pair) else pair[0]
+             for pair in zip(*columns)]
+    names[0] = m.name
     key = options.id_col or next((f for f in _ID_FIELDS if _field(
         wide.first, f) is not _MISSING), _ROW)
     for field in [f for side in columns for f in side if f]:
@@ -11618,17 +12029,6 @@ def _wide_sides(options, wide, metrics):
 
 
 _ROW = "\x00row"        # a wide file's row, its item where it has no id
-
-
-def _stem(a, b):
-    """Return the name two fields share (judge_a, judge_b: judge), else
-    the first.
-
-    >>> _stem("judge_a", "judge_b"), _stem("a.human", "b.human")
-    ('judge', 'a.human')
-    """
-    stem = os.path.commonprefix([a, b]).rstrip("_-. ") if a and b else ""
-    return stem or a
 
 
 def _renamed(source, names, rows):
@@ -11650,6 +12050,41 @@ def _renamed(source, names, rows):
             yield numbers, [side(n, r) for n, r in zip(numbers, records)]
     return source._replace(batches=batches(), fields=None, forkable=False,
                            first=side(source.first_number, source.first))
+
+
+def _here(line):
+    """Return a line with the absolute paths in it under the current
+    folder written from it ('/home/me/evals/a.json' as 'a.json' in
+    /home/me/evals)."""
+    here = os.path.join(os.getcwd(), "")
+    return line.replace(here, "") if len(here) > 1 else line
+
+
+def _named_runs(options, runs):
+    """Return the _Compared *runs* with their systems named for the report:
+    by --names (the baseline's, then each candidate's; a wide file's two
+    columns'), else by what tells the paths given apart (_short_names);
+    systems named otherwise (columns, a preference file's) keep their
+    names.  Their read: lines name the files under the current folder
+    from it (_here)."""
+    runs = [run._replace(reading=list(map(_here, run.reading)))
+            for run in runs]
+    given = list(options.runs)
+    if options.names:                    # as many as systems (_options)
+        first, *rest = options.names
+        return [run._replace(names=(first, rest[k] if given[1:]
+                                    else rest[0]))
+                for k, run in enumerate(runs)]
+    if not given[1:]:
+        return runs
+    files = [path for path in given if path != _STDIN]     # - stays -
+    if len(set(files)) == 1:            # one file again: its name, twice
+        files = [os.path.basename(path.rstrip("/")) or path for path in files]
+    short = iter(_short_names(files, alone=True))
+    short = [path if path == _STDIN else next(short) for path in given]
+    return [run._replace(names=(short[0], short[k])) if all(
+        name == _STDIN or os.path.exists(name) for name in run.names)
+        else run for k, run in enumerate(runs, 1)]
 
 
 def _judged(runs, options):
@@ -11698,9 +12133,10 @@ def _best_of_runs(options, runs, rng):
     for r in runs[0].results:
         metric = _Metric(r.metric, r.metric, r.metric, direction=r.direction)
         try:
-            tally, _ = _read_joint(sources, metric, id_field=options.id_col,
-                                   allow_partial=options.allow_partial,
-                                   by=options.cluster)
+            tally, _ = _read_joint(
+                sources, metric, id_field=options.id_col,
+                allow_partial=options.allow_partial, by=options.cluster,
+                different_items=options.different_items)
         except EvalDeltaError as e:
             return best, [f"best of {len(runs)}: {r.metric}: the runs do "
                           f"not join item by item ({e})"]
@@ -11796,7 +12232,8 @@ def _grouped_runs(options, rng):
     for name in found:
         metric = _Metric(name, name, name)
         metric = metric._replace(direction=_direction(options, name, said))
-        tally, _ = _read_joint(sources, metric, id_field=options.id_col)
+        tally, _ = _read_joint(sources, metric, id_field=options.id_col,
+                               different_items=options.different_items)
         averaged = collections.Counter()
         for values, count in tally.items():
             averaged[_mean_of(values[:ra]), _mean_of(values[ra:])] += count
@@ -12438,7 +12875,8 @@ def _compare_stat(options, path, stat, rng):
     group = options.by or options.cluster
     items, dropped, note = _read_corpus(
         baseline, candidate, stat, id_field=options.id_col,
-        allow_partial=options.allow_partial, group=group, jobs=options.jobs)
+        allow_partial=options.allow_partial, group=group, jobs=options.jobs,
+        different_items=options.different_items)
     notes = _source_notes(options, (baseline, candidate))
     direction = _direction(options, stat.name, notes)
     if passes:
@@ -12535,6 +12973,26 @@ def _chosen_metrics(options, baseline, candidate, said=None):
     return [_Metric(*f, kinds.get(f[0])) for f in fields], baseline, candidate
 
 
+def _stem(a, b):
+    """Return the metric of a wide file's columns *a* and *b*: the end they
+    share, else the word they begin with ('' if neither).
+
+    >>> _stem("system_a_correct", "system_b_correct")
+    'correct'
+    >>> _stem("judge_a", "judge_b"), _stem("score1", "score2"), _stem("x", "y")
+    ('judge', 'score', '')
+    >>> _stem("acc_llama", "acc_mistral")
+    'acc'
+    """
+    suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
+    if suffix:
+        return suffix
+    head = os.path.commonprefix([a, b])
+    if max(len(a), len(b)) - len(head) > 2:      # a word, not a tag, after
+        head = head[:max(map(head.rfind, "_. -")) + 1]
+    return head.strip("_. -")
+
+
 def _metric_fields(options, baseline, candidate, said=None):
     """Return [(metric name, field in A's records, field in B's)] of two
     Sources (candidate None for one wide file); what was guessed is added
@@ -12542,6 +13000,9 @@ def _metric_fields(options, baseline, candidate, said=None):
     if candidate is None:
         if baseline.systems:
             return [_system_columns(options, baseline)]
+        board = _leaderboard(baseline.path, baseline.first, True)
+        if board:
+            raise EvalDeltaError(board)
         a = options.a_col or CSV_HEADER[1]
         b = options.b_col or CSV_HEADER[2]
         if options.a_col is None and options.b_col is None and all(
@@ -12557,7 +13018,7 @@ def _metric_fields(options, baseline, candidate, said=None):
                 f"compare it with another run's, compare "
                 f"{shlex.quote(baseline.path)} OTHER, or name the two "
                 f"systems' columns with --a-col and --b-col")
-        suffix = os.path.commonprefix([a[::-1], b[::-1]])[::-1].strip("_. ")
+        suffix = _stem(a, b)
         name = (options.metric[0] if options.metric
                 else suffix or f"{b} - {a}")
         if (options.metric and options.a_col is None and options.b_col is None
@@ -12662,6 +13123,9 @@ def _rank_input(options, sources):
         if options.by:
             raise EvalDeltaError("--by with one wide file is not supported "
                                  "yet; give the runs as files")
+        board = _leaderboard(sources[0].path, sources[0].first, True)
+        if board:
+            raise EvalDeltaError(board)
         names = options.systems
         tally, left = _read_systems(sources[0], names, options.allow_partial)
         if left and not tally:
@@ -12690,7 +13154,8 @@ def _rank_input(options, sources):
         metric = _Metric(found[0], found[0], found[0])
         tally, dropped = _read_joint(sources, metric, id_field=options.id_col,
                                     allow_partial=options.allow_partial,
-                                    by=options.by)
+                                    by=options.by,
+                                    different_items=options.different_items)
         names = _short_names(options.runs if len(options.runs) == len(
             sources) else [source.path for source in sources])
     names = options.names or names
@@ -15516,11 +15981,11 @@ class _Parser(argparse.ArgumentParser):
         return ""
 
 
-def _build_parser():
+def _build_parser(prog="bootstrap-eval-deltas"):
     """Return the argparse parser of the four commands: simulate, compare,
-    rank, plan."""
+    rank, plan; its usage and errors name the program *prog*."""
     parser = _Parser(
-        prog="bootstrap-eval-deltas",
+        prog=prog,
         description="Is system B really better than system A on your eval "
                     "set, or is the gap noise?  With no command, runs "
                     "'simulate', the article's experiment.",
@@ -15625,6 +16090,10 @@ def _add_compare(commands):
     cmp.add_argument("--id", dest="id_col", metavar="FIELD",
                      help="field naming the item (default: the first of "
                           f"{', '.join(_ID_FIELDS)} present)")
+    cmp.add_argument("--names", type=_names_list, metavar="NAME,...",
+                     help="labels of the baseline and each candidate (of "
+                          "--a-col and --b-col, for one file), in order "
+                          "(default: what tells the paths apart)")
     cmp.add_argument("--a-col",
                      help=f"one-file mode: column of the baseline's score "
                           f"(default {CSV_HEADER[1]})")
@@ -15679,6 +16148,13 @@ def _add_compare(commands):
     cmp.add_argument("--allow-partial", action="store_true",
                      help="compare the ids both runs have and report how "
                           "many were left out, instead of failing")
+    cmp.add_argument("--same-ids-different-items", action="store_true",
+                     dest="different_items",
+                     help="pair records by id even where the runs' files "
+                          "hold different items under it (a question's "
+                          "text, a document's hash): the same items "
+                          "translated or reworded; without it such runs "
+                          "are refused")
     cmp.add_argument("--interval", choices=("percentile", "bca"),
                      default="percentile",
                      help="bootstrap interval of the means and the paired "
@@ -15915,6 +16391,10 @@ def _add_rank(commands):
     rank.add_argument("--allow-partial", action="store_true",
                       help="rank on the ids every run has and say how many "
                            "were left out, instead of failing")
+    rank.add_argument("--same-ids-different-items", action="store_true",
+                      dest="different_items",
+                      help="pair records by id even where the runs hold "
+                           "different items under it (as compare's)")
     rank.add_argument("--human", metavar="FILE",
                       help="preference files: a human's verdicts on some of "
                            "the same battles (any preference format, joined "
@@ -16041,6 +16521,11 @@ def _add_plan(commands):
                            "give human labels, as compare --human assumes")
     plan.add_argument("--id", dest="id_col", metavar="FIELD",
                       help="with --from: field naming the item")
+    plan.add_argument("--same-ids-different-items", action="store_true",
+                      dest="different_items",
+                      help="with --from: pair records by id even where the "
+                           "runs hold different items under it (as "
+                           "compare's)")
     plan.add_argument("--a-col",
                       help="with --from and one file: baseline's column")
     plan.add_argument("--b-col",
@@ -16094,16 +16579,28 @@ def _add_plan(commands):
     plan.set_defaults(run=_run_plan)
 
 
-def _with_default_command(argv):
+def _invoked_as(argv):
+    """Return the program as it was invoked, for usage and errors: 'python3
+    PATH' for the script run by its path (python3 bootstrap_eval_deltas.py,
+    python3 -m bootstrap_eval_deltas), the command's name for the console
+    script, and bootstrap-eval-deltas when main() is given its arguments
+    (a library call, a test)."""
+    name = sys.argv[0] if argv is None and sys.argv else ""
+    if name.endswith(".py"):
+        return f"python3 {shlex.quote(name)}"
+    return os.path.basename(name) or "bootstrap-eval-deltas"
+
+
+def _with_default_command(argv, prog="bootstrap-eval-deltas"):
     """Return argv with simulate in front when it names no command (the
-    article's run)."""
+    article's run); a word that is no command is an error naming *prog*."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-") and argv[0] not in _COMMANDS:
         near = difflib.get_close_matches(argv[0], _COMMANDS, 1, 0.6)
-        print(f"bootstrap-eval-deltas: error: no command {argv[0]!r}; the "
+        print(f"{prog}: error: no command {argv[0]!r}; the "
               f"commands are {', '.join(_COMMANDS)}"
               + (f" (did you mean {near[0]}?)" if near else "")
-              + "; see bootstrap-eval-deltas --help", file=sys.stderr)
+              + f"; see {prog} --help", file=sys.stderr)
         raise SystemExit(2)
     if not argv or argv[0] not in _COMMANDS + ("-h", "--help", "--version"):
         argv.insert(0, "simulate")
@@ -16302,6 +16799,11 @@ def _compare_options(args):
     if len(args.candidates) > 1 and args.plot:
         raise EvalDeltaError("--plot draws one comparison; give one "
                              "candidate")
+    systems = 1 + len(args.candidates) if args.candidates else 2
+    if args.names and len(args.names) != systems:
+        raise EvalDeltaError(f"--names gives {len(args.names)} names for "
+                             f"{systems} systems (the baseline, then each "
+                             f"candidate)")
     if args.candidates:
         for flag, value in (("--a-col", args.a_col), ("--b-col", args.b_col)):
             if value is not None:
@@ -16404,11 +16906,13 @@ def _compare_options(args):
     _check_resamples(args.resamples, args.confidence)
     return _Options(
         runs=(args.baseline, *args.candidates), id_col=args.id_col,
+        names=tuple(args.names or ()),
         a_col=args.a_col, b_col=args.b_col, metric=tuple(args.metric or ()),
         stat=tuple(stats), metric_type=tuple(args.metric_type),
         lower_is_better=tuple(args.lower_is_better),
         higher_is_better=tuple(args.higher_is_better), cluster=args.cluster,
         by=args.by, macro=args.macro, allow_partial=args.allow_partial,
+        different_items=args.different_items,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, interval=args.interval,
         method=args.method, seed=args.seed, jobs=args.jobs, alpha=args.alpha,
@@ -16438,6 +16942,7 @@ def _rank_options(args):
         higher_is_better=(() if args.higher_is_better is None
                           else (args.higher_is_better,)),
         allow_partial=args.allow_partial, by=args.by,
+        different_items=args.different_items,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, method=args.method, seed=args.seed,
         jobs=args.jobs, alpha=args.alpha, adjust=args.adjust,
@@ -16507,6 +17012,7 @@ def _plan_options(args):
     options = _Options(
         runs=tuple(args.pilot or ()), id_col=args.id_col, a_col=args.a_col,
         b_col=args.b_col, cluster=args.cluster,
+        different_items=args.different_items,
         metric=tuple(args.metric or ()), reading=_reading(args),
         alpha=args.alpha, power=args.power, repeats=args.repeats,
         within_var=args.within_var, sequential=args.sequential,
@@ -16698,14 +17204,16 @@ def _run_compare(options):
         runs = _judged(runs, options)
         best = _best_of_runs(options, runs, rng)
         noise = ()
+    named = _named_runs(options, runs)
     reports = [_compare_json(run, options) if options.format == "json"
                else _format_compare(run, options,
                                     options.format == "markdown")
-               for run in runs]
+               for run in (runs if options.format == "json" else named)]
     if noise:
         reports = [_with_noise(reports[0], noise, runs[0].results, options)]
     print(_joined_reports(reports, fmt=options.format,
-                          baseline=options.runs[0],
+                          baseline=options.runs[0] if options.format == "json"
+                          else named[0].names[0],
                           family=runs[0].judgements[0].family
                           if runs[0].judgements else "",
                           best=(best, runs, options), adjust=options.adjust))
@@ -16990,7 +17498,8 @@ def _plan_svg(plan, largest):
 
 def main(argv=None) -> int:
     """Run the command line; return the exit status."""
-    args = _build_parser().parse_args(_with_default_command(argv))
+    prog = _invoked_as(argv)
+    args = _build_parser(prog).parse_args(_with_default_command(argv, prog))
     watch = not getattr(args, "quiet", False)
     if watch:                            # long resampling says how long
         _WATCH.append(_Progress(sys.stderr, lines=not sys.stderr.isatty()))

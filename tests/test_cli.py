@@ -181,8 +181,9 @@ HEADER = "item,system_a_correct,system_b_correct\n"
     (HEADER + "1,0,\n", ":2: system_b_correct: missing value; "
                        "--allow-partial leaves out the items missing one, "
                        "and counts them"),
-    (HEADER + "1,0,1\n2,nan,1\n", ":3: system_a_correct: not a finite "
-                                  "number: 'nan'"),
+    (HEADER + "1,0,1\n2,nan,1\n", ":3: system_a_correct: missing value "
+                                  "('nan'); --allow-partial leaves out the "
+                                  "items missing one, and counts them"),
     (HEADER + "1,0,1\n2,1\n", ":3: 2 fields, the header has 3"),
     (HEADER.encode() + b"1,0,1\n2,\xff,1\n", ":3: not UTF-8 text "
                                              "(byte 0xff)"),
@@ -656,3 +657,66 @@ def test_long_work_says_how_long_when_piped(monkeypatch):
     said = bed.sys.stderr.getvalue()
     assert said.count("\n") in (3, 4) and "\r" not in said
     assert bed._progress(40, True) is None
+
+
+# Names (issue 45) ########################################################
+
+def test_compare_names_systems_by_what_tells_their_paths_apart(
+        capsys, tmp_path, monkeypatch):
+    # compare named its systems by their whole paths; now by the folder
+    # (or the words of the file name) that tells them apart, or --names;
+    # read: lines write files under the current folder from it; JSON keeps
+    # the paths whole.
+    for model, x in (("model-a", 0), ("model-b", 1)):
+        (tmp_path / model).mkdir()
+        write(tmp_path / model, "samples_t_2024-01-01T00.jsonl", "".join(
+            json.dumps({"id": i, "acc": (i + x) % 2}) + "\n"
+            for i in range(6 + x)))
+    a, b = (str(tmp_path / m / "samples_t_2024-01-01T00.jsonl")
+            for m in ("model-a", "model-b"))
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = run(capsys, "compare", a, b, "--allow-partial",
+                         "--resamples", "50")
+    assert status == 0
+    assert out.startswith("baseline: model-a   candidate: model-b   6 items")
+    assert ("read: model-a/samples_t_2024-01-01T00.jsonl: lacks 1 id "
+            "another run has") in out and str(tmp_path) not in out
+    status, out, _ = run(capsys, "compare", a, b, "--allow-partial",
+                         "--names", "old,new", "--resamples", "50")
+    assert out.startswith("baseline: old   candidate: new   6 items")
+    status, out, _ = run(capsys, "compare", a, b, "--allow-partial",
+                         "--json", "--resamples", "50")
+    assert json.loads(out)["candidate"] == b
+    status, _, err = run(capsys, "compare", a, b, "--names", "x,y,z")
+    assert status == 2 and "--names gives 3 names for 2 systems" in err
+
+
+def test_a_wide_files_metric_is_its_columns_stem(capsys, tmp_path):
+    path = write(tmp_path, "w.csv", "id,judge_a,judge_b\n1,3,4\n2,5,5\n"
+                                    "3,2,4\n4,1,3\n")
+    status, out, _ = run(capsys, "compare", path, "--a-col", "judge_a",
+                         "--b-col", "judge_b", "--resamples", "50")
+    assert status == 0 and "\njudge   continuous" in out
+    assert "judge_b - judge_a" not in out
+
+
+def test_usage_errors_name_the_program_as_invoked(capsys, monkeypatch):
+    # Issue 45: "see bootstrap-eval-deltas --help" named a command that
+    # exists only after pip install; run as a script, the script is named.
+    for argv0, prog in (("bootstrap_eval_deltas.py",
+                         "python3 bootstrap_eval_deltas.py"),
+                        ("/usr/bin/bootstrap-eval-deltas",
+                         "bootstrap-eval-deltas")):
+        monkeypatch.setattr("sys.argv", [argv0, "comparre"])
+        with pytest.raises(SystemExit) as stop:
+            bed.main()
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and err == (
+            f"{prog}: error: no command 'comparre'; the commands are "
+            f"simulate, compare, plan, rank (did you mean compare?); see "
+            f"{prog} --help\n")
+        monkeypatch.setattr("sys.argv", [argv0, "plan", "--acc-a", "2"])
+        with pytest.raises(SystemExit):
+            bed.main()
+        assert capsys.readouterr().err.endswith(
+            f"; see {prog} plan --help\n")

@@ -96,6 +96,38 @@ def test_missing_values_left_out_with_allow_partial(capsys, tmp_path):
     assert report["metrics"][0]["observed"]["a"] == 10 / 19   # odd ids
 
 
+@pytest.mark.parametrize("word", ["NA", "N/A", "nan", "NaN", "null",
+                                  "None", ""])
+def test_missing_values_spelled_as_words(capsys, tmp_path, word):
+    # Issue 45: NA was refused even with --allow-partial, quoted back as
+    # 'na'; a blank cell left out was counted as an id in one run only.
+    a = tmp_path / "a.csv"
+    a.write_text("id,m\n" + "".join(f"{i},{word if i == 3 else i % 2}\n"
+                                    for i in range(12)))
+    b = tmp_path / "b.csv"
+    b.write_text("id,m\n" + "".join(f"{i},1\n" for i in range(12)))
+    status, _, err = run(capsys, str(a), str(b))
+    quoted = f" ({word!r})" if word else ""
+    assert status == 2 and f"a.csv:5: m: missing value{quoted}; " \
+        f"--allow-partial leaves out" in err
+    for order in ((a, b), (b, a)):
+        status, out, err = run(capsys, *map(str, order), "--allow-partial",
+                               "--json", "--resamples", "50")
+        report = json.loads(out)
+        assert status == 0 and report["n_items"] == 11, err
+        assert report["dropped_ids"] == 0
+        assert f"{a}: 1 record missing a value left out (--allow-partial)" \
+            in report["reading"]
+        assert not any("lacks" in line for line in report["reading"])
+
+
+def test_a_word_that_is_no_number_is_quoted_as_written(capsys, tmp_path):
+    a = jsonl(tmp_path, "a.jsonl", [{"id": i, "m": "Yes!" if i else 1}
+                                    for i in range(3)])
+    status, _, err = run(capsys, a, a, "--metric", "m")
+    assert status == 2 and "m: not a number: 'Yes!'" in err
+
+
 def test_csv_headers_stripped_and_semicolons_read(capsys, tmp_path):
     spaced = tmp_path / "spaced.csv"
     spaced.write_text("id, model a, model b\n1,1,0\n2,0,1\n3,1,1\n")
@@ -830,3 +862,25 @@ def test_a_leaderboard_csv_is_refused_as_aggregates(capsys, tmp_path):
     rows.write_text("question_id,model,score\n1,a,0.5\n")
     status = bed.main(["compare", str(rows)])
     assert status == 2 and "a row per model" not in capsys.readouterr().err
+
+
+def test_alpaca_evals_leaderboard_is_refused_with_the_file_to_give(capsys):
+    # Issue 45: AlpacaEval's leaderboard (models as pandas's unnamed index,
+    # win_rate, standard_error, n_wins, n_total, ...) was "one run's
+    # results" with advice to pass --a-col/--b-col, and following it
+    # compared the models as items.
+    board = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         "fixtures", "alpaca-eval-leaderboard",
+                         "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv")
+    for argv in (["compare", board], ["compare", board, board],
+                 ["compare", board, "--a-col", "win_rate", "--b-col",
+                  "length_controlled_winrate"], ["rank", board],
+                 ["rank", board, "--systems", "win_rate,n_wins"]):
+        status = bed.main(argv)
+        out, err = capsys.readouterr()
+        assert status == 2 and not out and err.count("\n") == 1, argv
+        assert (f"{board}: a leaderboard: a row per model and aggregates "
+                f"over the items (win_rate, standard_error, n_wins, "
+                f"n_wins_base and 6 more)") in err
+        assert "results/<model>/<annotator>/annotations.json" in err
+        assert "--a-col" not in err

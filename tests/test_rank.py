@@ -305,7 +305,9 @@ def test_compare_several_candidates_text_and_fail_on(capsys, tmp_path):
                        "--fail-on", "worse"])
     out, err = capsys.readouterr()
     assert status == 1
-    assert out.startswith(f"2 candidates against the baseline {paths[0]}")
+    names = bed._short_names(paths, alone=True)     # what tells them apart
+    assert out.startswith(f"2 candidates against the baseline {names[0]}")
+    assert f"baseline: {names[0]}   candidate: {names[2]}" in out
     assert f"--fail-on worse: {paths[2]}: acc is worse" in err
     status = bed.main(["compare", *paths, "--plot", str(tmp_path / "p.svg")])
     assert status == 2 and "--plot draws one comparison" in \

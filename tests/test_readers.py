@@ -1029,3 +1029,86 @@ def test_every_eval_ever_identity_and_one_model_a_file(capsys, tmp_path):
     err = fail(capsys, str(two), a)
     assert f"{two}:4: model_id 'other/model' after 'ollama/qwen2.5-0.5b'" \
         in err
+
+
+# Item identity in the join (issue 45) ####################################
+
+def test_ids_holding_other_items_are_refused_for_each_framework(capsys):
+    # Two runs of different tasks both number their items 1, 2, 3: the
+    # join compares what each id holds (lm-eval's doc_hash, else its doc;
+    # Inspect's input and target; HELM's instance text and references)
+    # and refuses in one line naming both files, the id, the field and
+    # how many ids differ.
+    lm = "lm-eval-items"
+    cases = [
+        (fixture(lm, "samples_winogrande_2024-12-23T14-45-44.695233.jsonl"),
+         fixture(lm, "samples_ko_winogrande_2024-11-19T15-07-36.131394.jsonl"),
+         "(tasks winogrande and ko_winogrande): doc_id '0' differs in "
+         "doc_hash, and 4 of the 4 shared ids differ;"),
+        (fixture(lm, "samples_ko_winogrande_2024-11-19T16-30-00.000000.jsonl"),
+         fixture(lm, "samples_ko_winogrande_2024-11-19T16-01-11.737538.jsonl"),
+         "items: doc_id '2' differs in doc, and 1 of the 4 shared ids "
+         "differs;"),
+        (fixture("inspect-items", "popularity-a.json"),
+         fixture("inspect-items", "arc_easy.json"),
+         "(tasks popularity and inspect_evals/arc_easy): id '1' differs in "
+         "input, and 3 of the 3 shared ids differ;"),
+        (fixture("helm-items", "mmlu-philosophy-a"),
+         fixture("helm-items", "mmlu-anatomy-c"),
+         "(tasks mmlu:subject=philosophy and mmlu:subject=anatomy): id "
+         "'id1/0' differs in input, and 3 of the 3 shared ids differ;"),
+    ]
+    for a, b, said in cases:
+        err = fail(capsys, a, b)
+        assert said in err and a in err and b in err, err
+        assert "--same-ids-different-items compares them anyway" in err
+        assert bed.main(["compare", a, b, "--same-ids-different-items",
+                         "--resamples", "50"]) == 0
+        out = capsys.readouterr().out
+        assert "paired as given (--same-ids-different-items)" in out
+    a, b = cases[0][:2]
+    assert bed.main(["rank", a, b, a]) == 2
+    assert "doc_id '0' differs in doc_hash" in capsys.readouterr().err
+    assert bed.main(["plan", "--from", a, b]) == 2
+    assert "doc_id '0' differs in doc_hash" in capsys.readouterr().err
+
+
+def test_same_items_still_pair_and_a_run_against_itself_is_said(capsys,
+                                                                 tmp_path):
+    # Same content under the same ids compares as before (an Inspect chat
+    # input's message ids, drawn afresh each run, are not the item); one
+    # file given twice, or two files of the same bytes, get a note.
+    lm = fixture("lm-eval-items",
+                 "samples_winogrande_2024-12-23T14-45-44.695233.jsonl")
+    pairs = [(lm, fixture("lm-eval-items", "samples_winogrande_2024-12-23T"
+                                           "15-04-32.131238.jsonl")),
+             (fixture("inspect-items", "arc_easy.json"),
+              fixture("inspect-items", "arc_easy-rerun.json")),
+             (fixture("inspect-items", "popularity-a.json"),
+              fixture("inspect-items", "popularity-b.json")),
+             (fixture("helm-items", "mmlu-philosophy-a"),
+              fixture("helm-items", "mmlu-philosophy-b"))]
+    for a, b in pairs:
+        assert bed.main(["compare", a, b, "--resamples", "50"]) == 0
+        out = capsys.readouterr().out
+        assert "the same run" not in out and "compared with itself" \
+            not in out
+    assert bed.main(["compare", lm, lm, "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("a run compared with itself") == 1
+    copy = os.path.join(os.path.dirname(lm), "..", "lm-eval-items",
+                        os.path.basename(lm))
+    assert bed.main(["compare", lm, copy, "--resamples", "50"]) == 0
+    assert "a run compared with itself" in capsys.readouterr().out
+    twin = tmp_path / "samples_winogrande_2024-12-24T00-00-00.0.jsonl"
+    shutil.copyfile(lm, twin)
+    assert bed.main(["compare", lm, str(twin), "--resamples", "50"]) == 0
+    assert "the same bytes as the baseline's file: the same run twice?" \
+        in capsys.readouterr().out
+    rows = [{"id": i, "score": i / 7} for i in range(7)]
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    b.write_text("".join(json.dumps(r) + "\n" for r in rows[::-1]))
+    assert bed.main(["compare", str(a), str(b), "--resamples", "50"]) == 0
+    assert "every item's scores are the baseline's" in \
+        capsys.readouterr().out

@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import pytest
 
+import bootstrap_eval_deltas as bed
 from test_readers import compare
 from test_readers import fail as refused
 
@@ -277,3 +278,44 @@ def test_lighteval_real_file_reads_as_pyarrow_reads_it():
              "pred_logits"]         # lists of int64, of null type
     assert bed._parquet_rows(footer, names) == pq.read_table(
         path, columns=names).to_pydict()
+
+
+def test_winogrande_and_ko_winogrande_are_different_items(capsys):
+    # Issue 45: both number their docs 0-9; the docs' hashes differ.
+    en = real("lm_eval", "winogrande", "EXAONE-3.0-7.8B-Instruct",
+              "samples_winogrande_2024-12-23T14-45-44.695233.jsonl")
+    ko = real("lm_eval", "ko_winogrande", "Llama-3.1-8B-Instruct",
+              "samples_ko_winogrande_2024-11-19T15-07-36.131394.jsonl")
+    err = refused(capsys, en, ko)
+    assert ("(tasks winogrande and ko_winogrande): doc_id '0' differs in "
+            "doc_hash, and 10 of the 10 shared ids differ") in err
+    other = real("lm_eval", "winogrande", "gpt-4o",
+                 "samples_winogrande_2024-12-23T14-29-31.806745.jsonl")
+    assert compare(capsys, en, other)["n_items"] == 10
+    assert bed.main(["compare", en, en, "--resamples", "50"]) == 0
+    assert "a run compared with itself" in capsys.readouterr().out
+
+
+def test_lm_eval_compare_lines_fit_120_columns(capsys):
+    # Issue 45: full paths as system names made lines of 264-348 columns.
+    folder = real("lm_eval", "winogrande")
+    a, = glob.glob(os.path.join(folder, "EXAONE-3.0-7.8B-Instruct", "*"))
+    b, = glob.glob(os.path.join(folder, "gpt-4o", "*"))
+    assert bed.main(["compare", a, b, "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("baseline: EXAONE-3.0-7.8B-Instruct   candidate: "
+                          "gpt-4o   10 items")
+    assert max(map(len, out.splitlines())) <= 120
+    c, d = sorted(glob.glob(os.path.join(folder, "SOLAR-10.7B-Instruct-v1.0",
+                                         "*")))
+    assert bed.main(["compare", c, d, "--resamples", "50"]) == 0
+    assert capsys.readouterr().out.startswith(
+        "baseline: 2024-12-23T14-36-36.300029   candidate: "
+        "2024-12-23T15-04-32.131238")
+
+
+@pytest.mark.parametrize("version", ["AlpacaEval_1_alpaca_eval_gpt4"])
+def test_alpaca_eval_leaderboard_csv_is_refused(capsys, version):
+    (board,) = glob.glob(real("preferences", "alpaca_eval", version,
+                              "*leaderboard.csv"))
+    assert "a leaderboard: a row per model" in refused(capsys, board)
