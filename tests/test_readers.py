@@ -1112,3 +1112,17 @@ def test_same_items_still_pair_and_a_run_against_itself_is_said(capsys,
     assert bed.main(["compare", str(a), str(b), "--resamples", "50"]) == 0
     assert "every item's scores are the baseline's" in \
         capsys.readouterr().out
+
+
+def test_every_eval_ever_hashes_that_differ_are_other_items(capsys, tmp_path):
+    # Issue 48: sample_hash is the item's identity; a pair of files whose
+    # hashes differ for a shared sample_id holds different items.
+    a = eee_samples("ollama/qwen2.5-0.5b")
+    rows = lines(a)
+    rows[1]["sample_hash"] = "0" * 64
+    other = tmp_path / "other_samples.jsonl"
+    other.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    err = fail(capsys, a, str(other))
+    assert (f"sample_id {rows[1]['sample_id']!r} differs in sample_hash, "
+            f"and 1 of the {len(rows)} shared ids differs") in err
+    assert len(err.strip().splitlines()) == 1
