@@ -12699,11 +12699,11 @@ def _rank_parts(ranked, options):
         f"ranks: each system's own {level} interval, not jointly: all of "
         f"them hold at once less often"]
     matrix = ranked.matrix
-    table = None
+    rates = None
     if matrix is not None and len(r.names) <= 12:
-        table = [["win rate of row vs column"] + [r.names[s] for s in order]]
+        rates = [["win rate of row vs column"] + [r.names[s] for s in order]]
         for s in order:
-            table.append([r.names[s]] + [
+            rates.append([r.names[s]] + [
                 "" if matrix[s][t] is None else f"{matrix[s][t]:.3f}"
                 for t in order])
     corrected = None
@@ -12711,16 +12711,16 @@ def _rank_parts(ranked, options):
         corrected = _corrected_lines(ranked.corrected, r, options)
     paired = None
     if pairs:
-        rows = [["pair (second - first)", "difference",
-                 f"{level} CI (paired)", "p", "p (Holm)", "verdict"]]
+        table = [["pair (second - first)", "difference",
+                  f"{level} CI (paired)", "p", "p (Holm)", "verdict"]]
         for (a, b, res), j in zip(pairs, judgements):
-            rows.append([f"{b} - {a}", u.gap(res.gap),
-                         u.span(res.ci_paired), _p_text(res.p),
-                         _p_text(j.p_holm), _verdict_words(j)])
+            table.append([f"{b} - {a}", u.gap(res.gap),
+                          u.span(res.ci_paired), _p_text(res.p),
+                          _p_text(j.p_holm), _verdict_words(j)])
         paired = (f"paired differences, Holm-adjusted across these "
                   f"{len(pairs)}:" if len(pairs) > 1 else
-                  "the paired difference (one pair: no adjustment):", rows)
-    return _RankParts(head, rows, words, caution, notes, table, corrected,
+                  "the paired difference (one pair: no adjustment):", table)
+    return _RankParts(head, rows, words, caution, notes, rates, corrected,
                       paired)
 
 
@@ -12817,8 +12817,10 @@ font-variant-numeric:tabular-nums;margin:.3rem 0}
 .caption{color:#444;margin:.8rem 0 .1rem}
 th,td{border-bottom:1px solid #d8d8d8;padding:.25rem .55rem;
 text-align:left;white-space:nowrap}th{background:#f4f4f4}
+.plots{display:grid;gap:0 1rem;
+grid-template-columns:repeat(auto-fill,minmax(min(100%,36rem),1fr))}
 figure{margin:.8rem 0}figure svg{display:block;max-width:100%;height:auto}
-figcaption{color:#444;font-size:.9rem}
+figcaption{color:#444;font-weight:600}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;
 padding:.5rem;font-size:.85rem}
 @media print{body{max-width:none;font-size:11pt}#verdict{background:none}
@@ -12873,12 +12875,13 @@ def _html(page):
                 + "</tr>" for row in rows[1:]]
         out.append("</tbody></table></div>")
     if page.figures:
-        out.append("<h2>Plots</h2>")
+        out += ["<h2>Plots</h2>", '<div class="plots">']
     for caption, svg in page.figures:
         svg = svg[svg.index("<svg"):]        # inline: no XML declaration
-        out.append(f"<figure>{svg}" + (f"<figcaption>{escape(caption)}"
-                                        f"</figcaption>" if caption else "")
-                   + "</figure>")
+        out.append("<figure>" + (f"<figcaption>{escape(caption)}"
+                                 f"</figcaption>" if caption else "")
+                   + f"{svg}</figure>")
+    out += ["</div>"] * bool(page.figures)
     for heading, lines in page.details:
         out.append(f"<h2>{escape(heading)}</h2>")
         out += items(lines)
@@ -12901,6 +12904,7 @@ def _compare_page(runs, options, best=None, noise=()):
     several = len(runs) > 1
     page = dict(head=[], verdicts=[], tables=[], figures=[], details=[],
                 notes=[], reading=[])
+    hint = None
     for run in runs:
         results, judgements = run.results, run.judgements
         who = (f"{_short_name(os.path.basename(run.names[1]))}: "
@@ -12914,8 +12918,8 @@ def _compare_page(runs, options, best=None, noise=()):
         audit = {line for lines in audits for line in lines
                  if not line.startswith("Finding:")}     # a verdict's own
         for w in words:
-            if w.startswith("(--verbose"):
-                notes.append(w[1:-1])
+            if w.startswith("(--verbose"):       # said once, below
+                hint = w[1:-1]
                 continue
             page["verdicts"].append(who + "\n  ".join(
                 x for x in w.split("\n  ") if x not in audit))
@@ -12939,12 +12943,12 @@ def _compare_page(runs, options, best=None, noise=()):
             page["details"].append((who + "Preferences", _preference_lines(
                 run.preferences, run.checks[0].judged if run.checks
                 else results[0], options.confidence, bool(run.checks))))
-        page["figures"] += [("", _histogram_svg(
+        page["figures"] += [(who[:-2], _histogram_svg(
             [r], confidence=options.confidence, judgements=[j]))
             for r, j in zip(results, judgements)]
         for k, check in enumerate(run.checks):
             page["figures"].append((
-                "", _judge_svg(results[k], judgements[k], check, options)))
+                who[:-2], _judge_svg(results[k], judgements[k], check, options)))
             page["details"].append((
                 f"{who}{results[k].metric}: the judge against the humans",
                 audits[k]))
@@ -12953,6 +12957,8 @@ def _compare_page(runs, options, best=None, noise=()):
                             if x not in page["reading"]]
     if best and best[0][0]:
         page["verdicts"] += _best_lines(*best)
+    if hint:
+        page["notes"].append(hint)
     if noise:                            # --runs, --prompts
         page["details"].append(("Runs" if not options.crossed else
                                 "Prompts", (_prompt_lines if options.crossed
@@ -13863,20 +13869,36 @@ def _difference_panel(r, j, i, confidence, bins):
                     f'stroke="#c0392b" stroke-width="3"/><circle cx="'
                     f'{frame.x(scale * float(r.gap)):.1f}" cy="{y:.1f}" '
                     f'r="5" fill="#c0392b"/>')
-    body += _ci_lines(frame, ci, margin)
+    body += _ci_lines(frame, ci if r.draws else None, margin)
     entry += [("#c0392b", "", f"{level}% CI"),
               ("#555", ' stroke-dasharray="6 4"', "zero")]
     entry += [("#d35400", ' stroke-dasharray="2 3"',
                "margin")] * (margin is not None)
-    right = (ci.lo + ci.hi) / 2 > (frame.x0 + frame.x1) / 2
-    body.append(_legend(i * _H, entry, left=right))   # where the mass is not
+    if isinstance(r.draws, _Density):    # what reaches the legend's rows
+        high = [x for x, f in zip(xs, fs) if f > 0.7 * frame.y1]
+    elif r.draws:
+        high = [lo + (k + 0.5) * width for k, c in enumerate(counts)
+                if c > 0.7 * frame.y1]
+    else:
+        high = []
+    lines = [v for v in ends[:3 if r.draws else 1] + ends[3:]]
+
+    def crossed(left):                   # lines and mass under the legend
+        x0 = _LEFT + 6 if left else _W - _RIGHT - 114
+        return sum(x0 <= frame.x(v) <= x0 + 118 for v in lines) + 2 * any(
+            x0 <= frame.x(v) <= x0 + 118 for v in high)
+    left = crossed(True) < crossed(False) or (
+        crossed(True) == crossed(False)
+        and (ci.lo + ci.hi) / 2 > (frame.x0 + frame.x1) / 2)
+    body.append(_legend(i * _H, entry, left=left))
     return body
 
 
 def _ci_lines(frame, ci, margin=None):
-    """Return a panel's lines: the paired CI's ends (solid), 0 (dashed)
-    and the margin (dotted)."""
+    """Return a panel's lines: the paired CI's ends (solid; none where
+    *ci* is None), 0 (dashed) and the margin (dotted)."""
     out = []
+    ci = ci or Interval(None, None)
     for value, colour, dash in ((ci.lo, "#c0392b", ""),
                                 (ci.hi, "#c0392b", ""),
                                 (0.0, "#555", ' stroke-dasharray="6 4"'),

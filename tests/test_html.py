@@ -97,9 +97,12 @@ def test_rank_and_plan_pages(capsys):
     out, reader = page_of(capsys, ["rank"] + [example(f"{name}.jsonl")
                                               for name in ("base", "cand",
                                                            "cand2")]
-                          + ["--metric", "acc", "--resamples", "200"])
+                          + ["--metric", "acc", "--resamples", "200",
+                             "--pairs"])
     text = "".join(reader.text)
     assert reader.svgs == 2                  # the forest and the pairs
+    tables = out.split("<table>")[1:]        # the systems first, the pairs
+    assert [t.split("<th>")[1][:6] for t in tables] == ["system", "pair ("]
     assert text.index("top group, not detectably") < text.index("rank (")
     assert ">cand2<" in out and "cand2.jsonl<" not in out.split("<svg")[1]
     out, reader = page_of(capsys, ["plan", "--acc-a", "0.72", "--acc-b",
