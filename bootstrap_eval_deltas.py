@@ -13162,32 +13162,39 @@ def _runs_rows(q, gap, options):
             for r in counts], needed
 
 
-def _format_runs_plan(noise, results, options):
-    """Return the text of plan --from A B --runs: per metric, the run-to-
-    run spread and what more runs of each would buy against the gap."""
+def _format_runs_plan(noise, results, options, markdown=False):
+    """Return the text (or markdown) of plan --from A B --runs: per
+    metric, the run-to-run spread and what more runs of each would buy
+    against the gap."""
     lines = []
+    mark, item = (_markdown, "- ") if markdown else (str, "  ")
     for q, r in zip(noise, results):
+        lines += [""] * (markdown and bool(lines))
         u = _units_of(r)
         gap = q.gap if options.gap is None else options.gap
         (ra, rb), (sa, sb) = q.runs, q.run_sd
-        lines.append(f"{q.metric}: {ra} runs of the baseline and {rb} of the "
-                     f"candidate on {_items(q.n_items)}; one run's mean "
-                     f"moves by SD {u.gap(sa, sign=False)} and "
-                     f"{u.gap(sb, sign=False)}; the gap "
-                     f"{u.gap(_exact(q.gap))}")
+        lines.append(mark(f"{q.metric}: {ra} runs of the baseline and {rb} "
+                          f"of the candidate on {_items(q.n_items)}; one "
+                          f"run's mean moves by SD {u.gap(sa, sign=False)} "
+                          f"and {u.gap(sb, sign=False)}; the gap "
+                          f"{u.gap(_exact(q.gap))}"))
         rows, needed = _runs_rows(q, gap, options)
-        lines += ["  " + x for x in _table(
+        table = _table(
             [["runs of each", "SE from run noise",
               f"power at {u.gap(_exact(gap))}"]] + [
                 [str(k), u.gap(_exact(se), sign=False), f"{p:.2f}"]
-                for k, se, p in rows], False)]
-        lines.append(f"  to tell {u.gap(_exact(gap))} from run noise alone "
-                     f"({options.power:.0%} power, alpha {options.alpha:g}): "
-                     + (f"about {needed} runs of each" if needed else
-                        "no gap to tell (give --gap)" if not gap else
-                        "any runs: the runs do not move"))
-    lines.append("(run noise on these items only: the item-to-item spread, "
-                 "which more items shrink, is compare's interval)")
+                for k, se, p in rows], markdown)
+        lines += ["", *table, ""] if markdown else ["  " + x for x in table]
+        lines.append(item + mark(
+            f"to tell {u.gap(_exact(gap))} from run noise alone "
+            f"({options.power:.0%} power, alpha {options.alpha:g}): "
+            + (f"about {needed} runs of each" if needed else
+               "no gap to tell (give --gap)" if not gap else
+               "any runs: the runs do not move")))
+    lines += [""] * markdown
+    lines.append(mark("(run noise on these items only: the item-to-item "
+                      "spread, which more items shrink, is compare's "
+                      "interval)"))
     return "\n".join(lines)
 
 
@@ -13454,19 +13461,23 @@ def _plan_parts(plan):
     return heads, lines, rows, simulated
 
 
-def _format_pilot(rows, *, gap=None, alpha=0.05, power=_POWER):
-    """Return the text of plan --from: a line per metric (_pilot_plan), or
-    with repeats each metric's variances and its table of items."""
+def _format_pilot(rows, *, gap=None, alpha=0.05, power=_POWER,
+                  markdown=False):
+    """Return the text (or markdown) of plan --from: a line per metric
+    (_pilot_plan), or with repeats each metric's variances and its table
+    of items."""
+    mark, apart = (_markdown, "\n\n") if markdown else (str, "\n")
     if rows and not isinstance(rows[0][0], str):
-        return "\n".join(_pilot_plan(r, gap=gap, alpha=alpha, power=power)
-                         for r, _ in rows)
+        return apart.join(mark(_pilot_plan(r, gap=gap, alpha=alpha,
+                                           power=power)) for r, _ in rows)
     lines = []
     for name, table, within, between, seen in rows:
-        lines.append(f"{name}: gap {seen:+.4g}; between-item variance "
-                     f"{between:.4g}, within-item variance {within:.4g} "
-                     f"(estimated from the repeated samples)")
-        lines.append(_format_repeats(table, within))
-    return "\n".join(lines)
+        lines.append(mark(f"{name}: gap {seen:+.4g}; between-item variance "
+                          f"{between:.4g}, within-item variance "
+                          f"{within:.4g} (estimated from the repeated "
+                          f"samples)"))
+        lines.append(_format_repeats(table, within, markdown))
+    return apart.join(lines)
 
 
 def _pilot_json(rows, *, gap=None, alpha=0.05, power=_POWER):
@@ -13525,46 +13536,52 @@ def _normal_power(gap, se, alpha):
 
 
 def _format_labels_plan(found, *, gap=None, width=None, alpha=0.05,
-                        power=_POWER, confidence=CONFIDENCE):
-    """Return the text of plan --from A B --human: per metric, the labels
-    now and what more would buy (_labels_rows)."""
+                        power=_POWER, confidence=CONFIDENCE, markdown=False):
+    """Return the text (or markdown) of plan --from A B --human: per
+    metric, the labels now and what more would buy (_labels_rows)."""
     lines, level = [], _decimal(_exact(confidence) * 100)
+    mark, item = (_markdown, "- ") if markdown else (str, "  ")
     for r, c in found:
+        lines += [""] * (markdown and bool(lines))
         u, items = _units_of(r), c.labels + c.unlabelled
         target = c.estimate if gap is None else gap
         rows, needed, for_width = _labels_rows(c, target, width, alpha,
                                                power, confidence)
-        lines.append(f"{r.metric}: {_items(c.labels, 'human label')} of "
-                     f"{items:,} items give {_worth(c)} (PPI++ weight "
-                     f"{c.weight:.2f}); the corrected gap "
-                     f"{u.gap(_exact(c.estimate))}")
-        lines += ["  " + x for x in _table(
+        lines.append(mark(f"{r.metric}: {_items(c.labels, 'human label')} "
+                          f"of {items:,} items give {_worth(c)} (PPI++ "
+                          f"weight {c.weight:.2f}); the corrected gap "
+                          f"{u.gap(_exact(c.estimate))}"))
+        table = _table(
             [["labels", f"{level}% CI half-width",
               f"power at {u.gap(_exact(target))}"]] + [
                 [f"{n:,}" + (" (now)" if n == c.labels else " (all)"
                              if n == items else ""),
                  u.gap(_exact(half), sign=False), f"{p:.2f}"]
-                for n, half, p in rows], False)]
+                for n, half, p in rows], markdown)
+        lines += ["", *table, ""] if markdown else ["  " + x for x in table]
         pct = _decimal(_exact(power) * 100)
-        lines.append(f"  to detect {u.gap(_exact(target))} with {pct}% "
-                     f"power: " + (f"about {needed:,} labels" if needed
-                                   else f"more labels than the {items:,} "
-                                   f"items have" if target else
-                                   "no gap to detect; give --gap"))
+        lines.append(item + mark(
+            f"to detect {u.gap(_exact(target))} with {pct}% "
+            f"power: " + (f"about {needed:,} labels" if needed
+                          else f"more labels than the {items:,} "
+                          f"items have" if target else
+                          "no gap to detect; give --gap")))
         if width:
-            lines.append(f"  for a {level}% CI of "
-                         f"+-{u.gap(_exact(width), sign=False)}"
-                         f": " + (f"about {for_width:,} labels" if for_width
-                                  else f"more labels than the {items:,} "
-                                       f"items have"))
+            lines.append(item + mark(
+                f"for a {level}% CI of "
+                f"+-{u.gap(_exact(width), sign=False)}"
+                f": " + (f"about {for_width:,} labels" if for_width
+                         else f"more labels than the {items:,} "
+                              f"items have")))
     clustered = [c.design for _, c in found if c.clusters]
-    lines.append("(at the judge's agreement with the humans seen in the "
+    lines += [""] * markdown
+    lines.append(mark("(at the judge's agreement with the humans seen in the "
                  "pilot, PPI++'s weight tuned for each count"
                  + (f", the variance scaled by the clusters' design effect "
                     f"seen ({', '.join(f'{d:.2f}' for d in clustered)}) at "
                     f"every count" if clustered else "")
                  + "; the labelled items drawn at random, as plan "
-                   "--pick-labels draws them)")
+                   "--pick-labels draws them)"))
     return "\n".join(lines)
 
 
@@ -16022,7 +16039,9 @@ def _run_pilot(options):
         found, noise = _grouped_runs(options, random.Random(options.seed))
         _emit(options, text=lambda: _format_runs_plan(
             noise, found.results, options), data=lambda: _runs_plan_json(
-                noise, found.results, options))
+                noise, found.results, options),
+              markdown=lambda: _format_runs_plan(noise, found.results,
+                                                 options, True))
         return 0
     if options.human:
         found = _labels_from_pilot(options)
@@ -16030,7 +16049,9 @@ def _run_pilot(options):
                       alpha=options.alpha, power=options.power,
                       confidence=options.confidence)
         _emit(options, text=lambda: _format_labels_plan(found, **sizing),
-              data=lambda: _labels_plan_json(found, **sizing))
+              data=lambda: _labels_plan_json(found, **sizing),
+              markdown=lambda: _format_labels_plan(found, **sizing,
+                                                   markdown=True))
         return 0
     rows = _plan_from_pilot(options)
     sizing = dict(gap=options.gap, alpha=options.alpha, power=options.power)
@@ -16044,14 +16065,18 @@ def _run_pilot(options):
                     stops[entry["metric"]], seed=options.seed)
         return report
 
-    def text():
-        lines = [_format_pilot(rows, **sizing)]
+    def text(markdown=False):
+        lines = [_format_pilot(rows, **sizing, markdown=markdown)]
         for name, st in stops.items():
             said = _format_stopping(st, seed=options.seed,
                                     power=options.power)
             lines += [f"{name}: " + said[0]] + said[1:]
+        if markdown:
+            return "\n\n".join(lines[:1] + [
+                "- " * (x[:1] == " ") + _markdown(x.strip())
+                for x in lines[1:]])
         return "\n".join(lines)
-    _emit(options, text=text, data=data)
+    _emit(options, text=text, data=data, markdown=lambda: text(True))
     return 0
 
 
