@@ -11504,9 +11504,10 @@ def _repeats_from_pilot(options, metrics, sizing):
 # _format_labels_plan, _format_peeking, _format_pilot, _format_plan,
 # _format_rank, _format_repeats, _format_runs_plan, _format_stopping,
 # _histogram_svg, _html, _joined_reports, _labels_plan_json, _OUTPUT_FORMATS,
-# _Page, _peeking_json, _pilot_json, _plan_json, _plan_markdown, _plan_page,
-# _power_curve_svg, _rank_json, _rank_page, _Ranked, _render,
-# _runs_plan_json, _simulation_json, _stopping_json, _with_noise.
+# _markdown_lines, _Page, _peeking_json, _pilot_json, _plan_json,
+# _plan_markdown, _plan_page, _power_curve_svg, _rank_json, _rank_page,
+# _Ranked, _render, _runs_plan_json, _simulation_json, _stopping_json,
+# _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -13414,9 +13415,19 @@ def _plan_markdown(plan, options, repeats=None, stopping=()):
     table by repeats and the *stopping* lines of --sequential."""
     return "\n\n".join(
         [_format_plan(plan, True)] + ([_format_repeats(
-            repeats, options.within_var, True)] if repeats else []) + [
-                _markdown(x) if k == 0 else "- " + _markdown(x.strip())
-                for k, x in enumerate(stopping)])
+            repeats, options.within_var, True)] if repeats else [])
+        + _markdown_lines(stopping))
+
+
+def _markdown_lines(lines):
+    """Return a text report's lines as markdown blocks: an indented line
+    (a detail of the line above) a list item, any other a paragraph.
+
+    >>> _markdown_lines(["a_b:", "  c"])
+    ['a\\\\_b:', '- c']
+    """
+    return [("- " if x[:1] == " " else "") + _markdown(x.strip())
+            for x in lines]
 
 
 def _plan_parts(plan):
@@ -16072,9 +16083,7 @@ def _run_pilot(options):
                                     power=options.power)
             lines += [f"{name}: " + said[0]] + said[1:]
         if markdown:
-            return "\n\n".join(lines[:1] + [
-                "- " * (x[:1] == " ") + _markdown(x.strip())
-                for x in lines[1:]])
+            return "\n\n".join(lines[:1] + _markdown_lines(lines[1:]))
         return "\n".join(lines)
     _emit(options, text=text, data=data, markdown=lambda: text(True))
     return 0
