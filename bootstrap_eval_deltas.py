@@ -14538,7 +14538,8 @@ def _add_format(parser):
     """Add --format (a row of _OUTPUT_FORMATS) and --json, its short form."""
     parser.add_argument("--format", choices=list(_OUTPUT_FORMATS),
                         help="report format (default text; markdown suits "
-                             "a pull-request comment; json is --json)")
+                             "a pull-request comment; json is --json; html "
+                             "is one self-contained page)")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object instead of the text "
                              "report (values as fractions: 0.036, not 3.6)")
