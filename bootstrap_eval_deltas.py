@@ -12949,7 +12949,8 @@ def _compare_page(runs, options, best=None, noise=()):
             for r, j in zip(results, judgements)]
         for k, check in enumerate(run.checks):
             page["figures"].append((
-                who[:-2], _judge_svg(results[k], judgements[k], check, options)))
+                who[:-2], _judge_svg(results[k], judgements[k], check,
+                                     options)))
             page["details"].append((
                 f"{who}{results[k].metric}: the judge against the humans",
                 audits[k]))
@@ -13638,7 +13639,8 @@ def _repeats_parts(table, within):
     enough = min((k for k in table if k is not None and table[k] <= 1.05 * limit),
                  default=None)
     if enough is None:
-        return head, rows, "every repeat shown still saves more than 5% of items"
+        return head, rows, ("every repeat shown still saves more than 5% "
+                            "of items")
     return head, rows, (f"from K={enough} on, more repeats save less than "
                         f"5% of the items")
 
@@ -14093,13 +14095,14 @@ def _matrix_svg(names, cells, *, title, subtitle):
                 continue
             text, shade, bold = c
             shade = max(-1.0, min(1.0, shade))
-            fill = (f"rgb({round(255 - 160 * shade)},{round(255 - 100 * shade)}"
-                    f",255)" if shade >= 0 else
+            fill = (f"rgb({round(255 - 160 * shade)},"
+                    f"{round(255 - 100 * shade)},255)" if shade >= 0 else
                     f"rgb(255,{round(255 + 120 * shade)},"
                     f"{round(255 + 120 * shade)})")
             body.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell}" '
                         f'height="{cell}" fill="{fill}" stroke="white"/>'
-                        f'<text x="{x + cell / 2:.1f}" y="{y + cell / 2 + 4:.1f}"'
+                        f'<text x="{x + cell / 2:.1f}" '
+                        f'y="{y + cell / 2 + 4:.1f}"'
                         f' text-anchor="middle" font-size="12"'
                         + ' font-weight="bold"' * bool(bold)
                         + f'>{esc(text)}</text>')

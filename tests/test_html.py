@@ -7,6 +7,7 @@ import os
 import pytest
 
 import bootstrap_eval_deltas as bed
+from test_report import _texts_outside
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(HERE, os.pardir, "datasets", "examples")
@@ -68,6 +69,8 @@ def check(page):
         'xmlns="http://www.w3.org/2000/svg"', "")
     assert "https://" not in page and "@import" not in page
     assert reader.order[0] == "verdict" and "table" in reader.order
+    for svg in page.split("<svg")[1:]:       # every label on its canvas
+        assert _texts_outside("<svg" + svg.split("</svg>")[0]) == []
     return reader
 
 

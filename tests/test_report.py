@@ -273,7 +273,7 @@ def _texts_outside(svg):
         x = float(re.search(r'\bx="([-\d.]+)"', attrs).group(1)) + dx
         y = float(re.search(r'\by="([-\d.]+)"', attrs).group(1))
         size = float(re.search(r'font-size="([\d.]+)"', attrs).group(1))
-        w = bed._text_width(text.replace("&amp;", "&"), size)
+        w = bed._text_width(html.unescape(text), size)
         anchor = re.search(r'text-anchor="(\w+)"', attrs)
         left = {"end": x - w, "middle": x - w / 2}.get(
             anchor and anchor.group(1), x)
