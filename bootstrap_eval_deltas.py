@@ -13880,6 +13880,17 @@ def _difference_panel(r, j, i, confidence, bins):
                    i * _H)
     body = _axes(frame, xticks, yticks, title, xlabel, ylabel, subtitle,
                  sides)
+    if r.mcnemar is not None:            # the items' own differences
+        m = r.mcnemar
+        wins = ((m.b_only, m.a_only) if r.direction == "higher"
+                else (m.a_only, m.b_only))
+        words = (f"items: {wins[0]:,} better, {wins[1]:,} worse, "
+                 f"{r.n_items - sum(wins):,} the same")
+        room = _W - _LEFT - _RIGHT - 2 * max(map(_text_width, sides)) - 24
+        body.append(f'<text x="{(_LEFT + _W - _RIGHT) / 2:.1f}" '
+                    f'y="{frame.y(0) + 58:.1f}" text-anchor="middle" '
+                    f'font-size="{_fitted(words, 12, room)}" fill="#333">'
+                    f'{_xml_escape(words)}</text>')
     if isinstance(r.draws, _Density):
         points = " ".join(f"{frame.x(x):.1f},{frame.y(f):.1f}"
                           for x, f in zip(xs, fs))
