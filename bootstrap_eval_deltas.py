@@ -11924,7 +11924,7 @@ def _format_compare(run, options, markdown=False):
     """
     results, judgements, subsets = run.results, run.judgements, run.subsets
     confidence, resamples = options.confidence, options.resamples
-    by, macro, alpha = options.by, options.macro, options.alpha
+    by, alpha = options.by, options.alpha
     preferences = run.preferences
     head = _compare_head(run, options)
     words, notes = (_verbose_words if options.verbose else _words)(
