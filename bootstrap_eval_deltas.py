@@ -13814,7 +13814,9 @@ def _difference_words(r, j, confidence):
     how = (" by saddlepoint" if r.method == "saddlepoint" and not
            r.paired_method else f" by {r.paired_method}"
            if r.paired_method else "")
-    subtitle = (f"{'bootstrap of ' * bool(r.draws)}candidate - baseline: "
+    drawn = ("ideal bootstrap of " if isinstance(r.draws, _Density) else
+             "bootstrap of " if r.draws else "")
+    subtitle = (f"{drawn}candidate - baseline: "
                 f"{u.gap(r.gap)}, {level}% CI {u.span_words(r.ci_paired)}"
                 f"{how}")
     xlabel = (f"difference in {r.metric}{', points' * u.binary} "
