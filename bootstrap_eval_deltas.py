@@ -12823,9 +12823,11 @@ grid-template-columns:repeat(auto-fill,minmax(min(100%,36rem),1fr))}
 figure{margin:.8rem 0}figure svg{display:block;max-width:100%;height:auto}
 figcaption{color:#444;font-weight:600}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;
-padding:.5rem;font-size:.85rem}
-@media print{body{max-width:none;font-size:11pt}#verdict{background:none}
-figure,table,#verdict{break-inside:avoid}}
+padding:.5rem;font-size:.85rem}pre.command{white-space:pre;overflow-x:auto}
+@media print{body{max-width:none;font-size:10pt}#verdict{background:none}
+figure,table,#verdict{break-inside:avoid}h2{break-after:avoid}
+.table{overflow:visible}
+th,td{white-space:normal;padding:.15rem .3rem}pre.command{white-space:pre-wrap}}
 """
 
 
@@ -12892,7 +12894,7 @@ def _html(page):
             out.append(f"<h2>{heading}</h2>")
             out += items(lines)
     if page.command:
-        out += ["<h2>Made by</h2>", f"<pre><code>"
+        out += ["<h2>Made by</h2>", f'<pre class="command"><code>'
                 f"{escape(shlex.join(page.command))}</code></pre>"]
     return "\n".join(out + ["</body>", "</html>"])
 
@@ -12908,8 +12910,7 @@ def _compare_page(runs, options, best=None, noise=()):
     hint = None
     for run in runs:
         results, judgements = run.results, run.judgements
-        who = (f"{_short_name(os.path.basename(run.names[1]))}: "
-               if several else "")
+        who = f"{_run_name(run.names[1])}: " if several else ""
         page["head"].append(_compare_head(run, options))
         words, notes = (_verbose_words if options.verbose else _words)(
             run, options)
@@ -12966,12 +12967,19 @@ def _compare_page(runs, options, best=None, noise=()):
                                 "Prompts", (_prompt_lines if options.crossed
                                             else _noise_lines)(
             noise, runs[0].results, options)))
-    names = [_short_name(os.path.basename(name.rstrip("/\\")) or name)
-             for name in runs[0].names]
+    names = [_run_name(name) for name in runs[0].names]
     title = (f"compare: {names[1]} against {names[0]}" if not several else
              f"compare: {len(runs)} candidates against {names[0]}")
     return _Page(title=title, command=options.command,
                  **{k: tuple(v) for k, v in page.items()})
+
+
+def _run_name(name):
+    """Return a run's name as a title shows it: a file or folder by its
+    own name, without a data file's extension; a column as it is."""
+    if os.path.exists(name):
+        name = os.path.basename(name.rstrip("/\\")) or name
+    return _short_name(name)
 
 
 def _judge_svg(r, j, check, options):
