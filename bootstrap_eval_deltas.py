@@ -12910,7 +12910,7 @@ def _compare_page(runs, options, best=None, noise=()):
     hint = None
     for run in runs:
         results, judgements = run.results, run.judgements
-        who = f"{_run_name(run.names[1])}: " if several else ""
+        who = f"{_title_name(run.names[1])}: " if several else ""
         page["head"].append(_compare_head(run, options))
         words, notes = (_verbose_words if options.verbose else _words)(
             run, options)
@@ -12967,14 +12967,14 @@ def _compare_page(runs, options, best=None, noise=()):
                                 "Prompts", (_prompt_lines if options.crossed
                                             else _noise_lines)(
             noise, runs[0].results, options)))
-    names = [_run_name(name) for name in runs[0].names]
+    names = [_title_name(name) for name in runs[0].names]
     title = (f"compare: {names[1]} against {names[0]}" if not several else
              f"compare: {len(runs)} candidates against {names[0]}")
     return _Page(title=title, command=options.command,
                  **{k: tuple(v) for k, v in page.items()})
 
 
-def _run_name(name):
+def _title_name(name):
     """Return a run's name as a title shows it: a file or folder by its
     own name, without a data file's extension; a column as it is."""
     if os.path.exists(name):
