@@ -1305,13 +1305,16 @@ class _Options(NamedTuple):
     # how to print
     format: str = "text"         # a row of _OUTPUT_FORMATS
     plot: object = None          # an SVG file to draw
+    html: object = None          # an HTML page to write beside the format
+    command: tuple = ()          # the arguments as given, which the page
+                                 # quotes to reproduce itself
     quiet: bool = False          # no progress on stderr
     verbose: bool = False        # every note of every metric
 
     @property
     def density(self):
         """Whether a saddlepoint result keeps its _Density (to draw)."""
-        return bool(self.plot)
+        return bool(self.plot or self.html or self.format == "html")
 
 
 ## Resampling #################################################################
@@ -13373,12 +13376,14 @@ def _repeats_from_pilot(options, metrics, sizing):
 ## Report #####################################################################
 
 # Doors (called from other sections): _calibration_json, _compare_json,
-# _forest_svg, _format_calibration, _format_compare, _format_labels_plan,
-# _format_peeking, _format_pilot, _format_plan, _format_rank, _format_repeats,
-# _format_runs_plan, _format_stopping, _histogram_svg, _joined_reports,
-# _labels_plan_json, _OUTPUT_FORMATS, _peeking_json, _pilot_json, _plan_json,
-# _power_curve_svg, _rank_json, _Ranked, _render, _runs_plan_json,
-# _simulation_json, _stopping_json, _with_noise.
+# _compare_page, _forest_svg, _format_calibration, _format_compare,
+# _format_labels_plan, _format_peeking, _format_pilot, _format_plan,
+# _format_rank, _format_repeats, _format_runs_plan, _format_stopping,
+# _histogram_svg, _html, _joined_reports, _labels_plan_json, _OUTPUT_FORMATS,
+# _markdown_lines, _Page, _peeking_json, _pilot_json, _plan_json,
+# _plan_markdown, _plan_page, _power_curve_svg, _rank_json, _rank_page,
+# _Ranked, _render, _runs_plan_json, _simulation_json, _stopping_json,
+# _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -13835,16 +13840,9 @@ def _format_compare(run, options, markdown=False):
     """
     results, judgements, subsets = run.results, run.judgements, run.subsets
     confidence, resamples = options.confidence, options.resamples
-    by, macro, alpha = options.by, options.macro, options.alpha
+    by, alpha = options.by, options.alpha
     preferences = run.preferences
-    head = _header(run.names, results[0].n_items, run.dropped,
-                   results[0].clusters)
-    if macro:
-        head += (f"; overall: the macro average over the "
-                 f"{len({label for label, _ in subsets})} {by} subsets")
-    if run.checks:
-        head += (f"; the judge's scores corrected by human scores on "
-                 f"{_items(run.checks[0].gap.labels)} (prediction-powered)")
+    head = _compare_head(run, options)
     words, notes = (_verbose_words if options.verbose else _words)(
         run, options)
     mark = _markdown if markdown else str
@@ -13878,6 +13876,22 @@ def _format_compare(run, options, markdown=False):
                                       {r.metric: _units_of(r)
                                        for r in results})
     return "\n".join(lines)
+
+
+def _compare_head(run, options):
+    """Return compare's first line (_header), with the macro average and
+    the judge's correction said."""
+    results, subsets = run.results, run.subsets
+    head = _header(run.names, results[0].n_items, run.dropped,
+                   results[0].clusters)
+    if options.macro:
+        head += (f"; overall: the macro average over the "
+                 f"{len({label for label, _ in subsets})} {options.by} "
+                 f"subsets")
+    if run.checks:
+        head += (f"; the judge's scores corrected by human scores on "
+                 f"{_items(run.checks[0].gap.labels)} (prediction-powered)")
+    return head
 
 
 def _verbose_words(run, options):
@@ -14230,6 +14244,28 @@ def _subset_lines(by, subsets, judgements, confidence, alpha, markdown,
     """Return the lines of the per-subset table and its flags; each
     metric's values in its overall result's _Units, where *units* has
     them."""
+    adjust = judgements[0].adjust if judgements else "holm"
+    rows = _subset_rows(by, subsets, judgements, confidence, units)
+    gap = [""] * markdown                # markdown: blocks apart
+    family = judgements[0].family if judgements else ""
+    lines = [f"by {by}: {len({label for label, _ in subsets})} subsets, "
+             f"each p {_adjusted_words(adjust)} across {family}"] + gap + \
+        _table(rows, markdown)
+    small = sorted({label for label, r in subsets if r.n_items < 20})
+    if small:
+        lines += gap + [f"fewer than 20 items, so rough: {_some(small)}"]
+    before = [f"{r.metric} in {label}" for (label, r), j
+              in zip(subsets, judgements)
+              if float(r.p) < alpha <= _adjusted_p(j)]
+    if before:
+        lines += gap + [f"significant before {_ADJUST_NAMES[adjust]}'s "
+                        f"adjustment only: {_some(before)}"]
+    return [_markdown(line) if markdown and not line.startswith("|")
+            else line for line in lines]
+
+
+def _subset_rows(by, subsets, judgements, confidence, units=None):
+    """Return the rows of the per-subset table (see _subset_lines)."""
     level = _decimal(_exact(confidence) * 100) + "%"
     adjust = judgements[0].adjust if judgements else "holm"
     shown = adjust != "none"
@@ -14248,22 +14284,7 @@ def _subset_lines(by, subsets, judgements, confidence, alpha, markdown,
                      u.mean(r.b), u.gap(r.gap), u.span(r.ci_paired),
                      _p_text(r.p)] + [_p_text(_adjusted_p(j))] * shown
                     + [_verdict_words(j)])
-    gap = [""] * markdown                # markdown: blocks apart
-    family = judgements[0].family if judgements else ""
-    lines = [f"by {by}: {len({label for label, _ in subsets})} subsets, "
-             f"each p {_adjusted_words(adjust)} across {family}"] + gap + \
-        _table(rows, markdown)
-    small = sorted({label for label, r in subsets if r.n_items < 20})
-    if small:
-        lines += gap + [f"fewer than 20 items, so rough: {_some(small)}"]
-    before = [f"{r.metric} in {label}" for (label, r), j
-              in zip(subsets, judgements)
-              if float(r.p) < alpha <= _adjusted_p(j)]
-    if before:
-        lines += gap + [f"significant before {_ADJUST_NAMES[adjust]}'s "
-                        f"adjustment only: {_some(before)}"]
-    return [_markdown(line) if markdown and not line.startswith("|")
-            else line for line in lines]
+    return rows
 
 
 _MARKDOWN = {c: "\\" + c for c in "\\`*_[]|~#"}
@@ -14495,10 +14516,56 @@ def _format_rank(ranked, options, markdown=False):
     rank's own percentile interval.  A _Ranking of preferences
     (Bradley-Terry ratings) is said so, with its anchor and its win-rate
     matrix."""
+    p = _rank_parts(ranked, options)
+    reading = ranked.reading or ()
+    mark = _markdown if markdown else str
+    if markdown:                 # the read: lines a list, as compare's
+        lines = [mark(p.head)] + [""] * bool(reading) + [
+            f"- {mark(f'read: {line}')}" for line in reading]
+    else:
+        lines = [p.head] + [f"read: {line}" for line in reading]
+    lines += [""] * markdown + _table(p.rows, markdown) + ["", mark(p.words)]
+    for line in p.caution:
+        lines += [""] * markdown + [mark(line)]
+    lines += [""] * markdown         # markdown: a paragraph of its own
+    lines += [mark(line) for line in p.notes]
+    if p.matrix:
+        lines += [""] + _table(p.matrix, markdown)
+    if p.corrected:
+        head, finding, table = p.corrected
+        lines += ["", mark(head)] + [""] * markdown + [mark(finding)] + [
+            ""] * markdown + _table(table, markdown)
+    if p.pairs:
+        caption, rows = p.pairs
+        lines += ["", mark(caption)] + [""] * markdown + _table(rows,
+                                                                markdown)
+    if p.adjusted:
+        lines += ["", mark(p.adjusted)]
+    return "\n\n".join(["\n".join(lines)] + [
+        f"{options.by} {label}:\n" + _format_rank(sub, options, markdown)
+        for label, sub in ranked.subsets])
+
+
+class _RankParts(NamedTuple):
+    """The pieces of rank's report (_rank_parts), as the text, markdown
+    and HTML reports show them."""
+    head: str
+    rows: list               # the table: a row per system
+    words: str               # the top group
+    caution: list
+    notes: list              # how the intervals and rank sets hold
+    matrix: list             # the win rates' table, or None
+    corrected: tuple         # rank --human: (head, finding, table), or None
+    pairs: tuple             # (caption, rows) of the pairs, or None
+    adjusted: str = ""       # what --adjust other than holm adjusts
+
+
+def _rank_parts(ranked, options):
+    """Return the _RankParts of a _Ranked (its own, not its subsets')."""
     r, pairs, judgements = ranked.ranking, ranked.pairs, ranked.judgements
     alpha, confidence = options.alpha, options.confidence
     anchor, marginal = options.anchor, options.marginal_ranks
-    reading, dropped = ranked.reading or (), ranked.dropped
+    dropped = ranked.dropped
     rated = r.kind == "preferences"
     u = _units(r.kind == "binary", list(r.cis) + [res.ci_paired for _, _,
                                                   res in pairs], r.means)
@@ -14564,58 +14631,46 @@ def _format_rank(ranked, options, markdown=False):
                   f"stopped, so the intervals and the top group above are "
                   f"wider than the battles can support; more battles "
                   f"between these systems would narrow them")]
-    mark = _markdown if markdown else str
-    if markdown:                 # the read: lines a list, as compare's
-        lines = [mark(head)] + [""] * bool(reading) + [
-            f"- {mark(f'read: {line}')}" for line in reading]
-    else:
-        lines = [head] + [f"read: {line}" for line in reading]
-    lines += [""] * markdown + _table(rows, markdown) + ["", mark(words)]
-    for line in caution:
-        lines += [""] * markdown + [mark(line)]
-    lines += [""] * markdown         # markdown: a paragraph of its own
     what = "ratings" if rated else "means"
-    lines.append(mark(
+    notes = [
         f"{what}: {level} intervals that hold for every system at once "
         f"(max-t over the joint bootstrap)" if options.joint_intervals else
         f"{what}: each {level} interval holds on its own, not all at once; "
-        f"--joint-intervals makes them hold together"))
-    lines.append(mark(
+        f"--joint-intervals makes them hold together",
         f"ranks: {level} sets that hold for every system at once (Mogstad, "
         f"Romano, Shaikh and Wilhelm 2024){widened}; --marginal-ranks shows "
         f"each rank's own interval" if joint else
         f"ranks: each system's own {level} interval, not jointly: all of "
-        f"them hold at once less often"))
+        f"them hold at once less often"]
     matrix = ranked.matrix
+    rates = None
     if matrix is not None and len(r.names) <= 12:
-        table = [["win rate of row vs column"] + [r.names[s] for s in order]]
+        rates = [["win rate of row vs column"] + [r.names[s] for s in order]]
         for s in order:
-            table.append([r.names[s]] + [
+            rates.append([r.names[s]] + [
                 "" if matrix[s][t] is None else f"{matrix[s][t]:.3f}"
                 for t in order])
-        lines += [""] + _table(table, markdown)
+    corrected = None
     if ranked.corrected is not None:
-        head, finding, table = _corrected_lines(ranked.corrected, r, options)
-        lines += ["", mark(head)] + [""] * markdown + [mark(finding)] + [
-            ""] * markdown + _table(table, markdown)
+        corrected = _corrected_lines(ranked.corrected, r, options)
     adjust = options.adjust
+    paired = None
     if pairs:
         shown = adjust != "none"
-        rows = [["pair (second - first)", "difference",
-                 f"{level} CI (paired)", "p"]
-                + [f"p ({_ADJUST_LABELS[adjust]})"] * shown + ["verdict"]]
+        table = [["pair (second - first)", "difference",
+                  f"{level} CI (paired)", "p"]
+                 + [f"p ({_ADJUST_LABELS[adjust]})"] * shown + ["verdict"]]
         for (a, b, res), j in zip(pairs, judgements):
-            rows.append([f"{b} - {a}", u.gap(res.gap),
-                         u.span(res.ci_paired), _p_text(res.p)]
-                        + [_p_text(_adjusted_p(j))] * shown
-                        + [_verdict_words(j)])
-        lines += ["", mark(f"paired differences, {_adjusted_words(adjust)} "
-                           f"across these {len(pairs)}:" if len(pairs) > 1
-                           else "the paired difference (one pair: no "
-                           "adjustment):")] + [""] * markdown + _table(
-                               rows, markdown)
+            table.append([f"{b} - {a}", u.gap(res.gap),
+                          u.span(res.ci_paired), _p_text(res.p)]
+                         + [_p_text(_adjusted_p(j))] * shown
+                         + [_verdict_words(j)])
+        paired = (f"paired differences, {_adjusted_words(adjust)} across "
+                  f"these {len(pairs)}:" if len(pairs) > 1 else
+                  "the paired difference (one pair: no adjustment):", table)
+    adjusted = ""
     if adjust != "holm" and r.exact is not None and ranked.reading is not None:
-        lines += ["", mark(
+        adjusted = (
             f"--adjust {adjust} "
             + ("leaves the pairs' p-values as they are" if adjust == "none"
                else "adjusts the pairs' p-values")
@@ -14623,16 +14678,17 @@ def _format_rank(ranked, options, markdown=False):
             + "; the rank sets and the top group keep Holm's adjustment, "
             "as sets that hold all at once need" + (
                 "" if adjust == "none" else " (a false discovery rate does "
-                "not bound the chance that any of them is wrong)"))]
-    return "\n\n".join(["\n".join(lines)] + [
-        f"{options.by} {label}:\n" + _format_rank(sub, options, markdown)
-        for label, sub in ranked.subsets])
+                "not bound the chance that any of them is wrong)"))
+    return _RankParts(head, rows, words, caution, notes, rates, corrected,
+                      paired, adjusted)
 
 
 # Output formats are one table, as tabulate's _table_formats: a row per
 # format, each turning a report's text, its markdown (where the command
-# has a markdown of its own, else the text in a fenced block) or its JSON
-# object into what is printed.  Every command prints through _render().
+# has a markdown of its own, else the text in a fenced block), its JSON
+# object or its _Page (where the command has one, else the text on a page
+# of its own) into what is printed.  Every command prints through
+# _render().
 
 def _fenced(text):
     """Return text as a markdown code block, shown as it is."""
@@ -14640,19 +14696,21 @@ def _fenced(text):
 
 
 _OUTPUT_FORMATS = {
-    "text": lambda text, markdown, data: text(),
-    "markdown": lambda text, markdown, data: (markdown or (
+    "text": lambda text, markdown, data, page: text(),
+    "markdown": lambda text, markdown, data, page: (markdown or (
         lambda: _fenced(text())))(),
-    "json": lambda text, markdown, data: json.dumps(_finite(data()),
-                                                    allow_nan=False),
+    "json": lambda text, markdown, data, page: json.dumps(
+        _finite(data()), allow_nan=False),
+    "html": lambda text, markdown, data, page: _html((page or (
+        lambda: _Page(preformatted=text())))()),
 }
 
 
-def _render(fmt, *, text, data, markdown=None):
+def _render(fmt, *, text, data, markdown=None, page=None):
     """Return a report in *fmt*, a key of _OUTPUT_FORMATS: *text*, *data*
-    (the JSON object) and *markdown* are functions, so that only the form
-    asked for is built."""
-    return _OUTPUT_FORMATS[fmt](text, markdown, data)
+    (the JSON object), *markdown* and *page* (a _Page) are functions, so
+    that only the form asked for is built."""
+    return _OUTPUT_FORMATS[fmt](text, markdown, data, page)
 
 
 def _joined_reports(reports, *, fmt, baseline, family="candidates x metrics",
@@ -14678,6 +14736,317 @@ def _joined_reports(reports, *, fmt, baseline, family="candidates x metrics",
                                 "comparisons": reports,
                                 "best_of": _best_json(*best) if best
                                 else None})
+
+
+# A page is one more format (SVG inline, CSS inline, no script, nothing
+# fetched): coverage.py's htmlcov puts the total first, then the table,
+# then the detail; the page does the same with a command's verdicts,
+# tables, plots, notes, read: lines and the command that makes it again.
+# Every string on it passes through html.escape, the SVGs through
+# _xml_escape, so that a name from a file stays text.
+
+class _Page(NamedTuple):
+    """What an HTML report shows, in the order a reader needs it (_html):
+    every part a plain string or list, built from the pieces the text and
+    markdown reports use."""
+    title: str = "bootstrap-eval-deltas report"
+    head: tuple = ()         # lines under the title: what was compared
+    verdicts: tuple = ()     # the verdict sentences; "\n  " starts the
+                             # lines below one, as in the text report
+    tables: tuple = ()       # (caption, rows), rows[0] the header
+    figures: tuple = ()      # (caption, SVG document)
+    details: tuple = ()      # (heading, lines): a judge's audit, ...
+    notes: tuple = ()
+    reading: tuple = ()      # the read: lines, without "read: "
+    command: tuple = ()      # the arguments that make the page again
+    preformatted: str = None  # a report with no page of its own: its text
+    verdict_heading: str = "Verdict"
+
+
+_PAGE_STYLE = """\
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;
+color:#1b1b1b;max-width:80rem;margin:0 auto;padding:.8rem}
+h1{font-size:1.25rem;margin:.3rem 0}h2{font-size:1.05rem;margin:1.4rem 0 .4rem}
+.head{color:#444;margin:.2rem 0;overflow-wrap:anywhere}
+#verdict{border-left:4px solid #1f5fa8;background:#f2f5fa;padding:.2rem .9rem}
+#verdict>ul>li{margin:.5rem 0}#verdict>ul>li>b{font-weight:600}
+ul{padding-left:1.2rem}li{overflow-wrap:anywhere}li ul{color:#444}
+.table{overflow-x:auto}table{border-collapse:collapse;font-size:.88rem;
+font-variant-numeric:tabular-nums;margin:.3rem 0}
+.caption{color:#444;margin:.8rem 0 .1rem}
+th,td{border-bottom:1px solid #d8d8d8;padding:.25rem .55rem;
+text-align:left;white-space:nowrap}th{background:#f4f4f4}
+.plots{display:grid;gap:0 1rem;
+grid-template-columns:repeat(auto-fill,minmax(min(100%,36rem),1fr))}
+figure{margin:.8rem 0}figure svg{display:block;max-width:100%;height:auto}
+figcaption{color:#444;font-weight:600}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f6f6;
+padding:.5rem;font-size:.85rem}pre.command{white-space:pre;overflow-x:auto}
+@media print{body{max-width:none;font-size:10pt}#verdict{background:none}
+figure,table,#verdict{break-inside:avoid}h2{break-after:avoid}
+.table{overflow:visible}
+th,td{white-space:normal;padding:.15rem .3rem}pre.command{white-space:pre-wrap}}
+"""
+
+
+def _html(page):
+    """Return the HTML document of a _Page: the title and the head lines,
+    the verdicts (id "verdict", before any table), each table, each
+    figure, each detail, the notes, the read: lines and the command;
+    every string escaped (html.escape), every SVG inline.
+
+    >>> text = _html(_Page(verdicts=["acc: <b>better</b>"]))
+    >>> "<li><b>acc: &lt;b&gt;better&lt;/b&gt;</b></li>" in text
+    True
+    """
+    from html import escape
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>",
+           '<meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, '
+           'initial-scale=1">', f"<title>{escape(page.title)}</title>",
+           f"<style>\n{_PAGE_STYLE}</style>", "</head>", "<body>",
+           f"<h1>{escape(page.title)}</h1>"]
+    out += [f'<p class="head">{escape(line)}</p>' for line in page.head]
+
+    def items(lines, first=""):
+        """A list: each line's first part, its "\\n  " parts below."""
+        html = ["<ul>"]
+        for line in lines:
+            top, *below = line.split("\n  ")
+            html.append(f"<li>{first and '<b>'}{escape(top)}"
+                        f"{first and '</b>'}" + ("<ul>" + "".join(
+                            f"<li>{escape(x)}</li>" for x in below)
+                                                  + "</ul>" if below else "")
+                        + "</li>")
+        return html + ["</ul>"]
+    if page.verdicts:
+        out += ['<section id="verdict">',
+                f"<h2>{escape(page.verdict_heading)}</h2>"]
+        out += items(page.verdicts, first="b") + ["</section>"]
+    if page.preformatted is not None:
+        out.append(f"<pre>{escape(page.preformatted)}</pre>")
+    for caption, rows in page.tables:
+        if caption:
+            out.append(f'<p class="caption">{escape(caption)}</p>')
+        out += ['<div class="table"><table>']
+        out.append("<thead><tr>" + "".join(f"<th>{escape(c)}</th>"
+                                          for c in rows[0])
+                   + "</tr></thead><tbody>")
+        out += ["<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row)
+                + "</tr>" for row in rows[1:]]
+        out.append("</tbody></table></div>")
+    if page.figures:
+        out += ["<h2>Plots</h2>", '<div class="plots">']
+    for caption, svg in page.figures:
+        svg = svg[svg.index("<svg"):]        # inline: no XML declaration
+        out.append("<figure>" + (f"<figcaption>{escape(caption)}"
+                                 f"</figcaption>" if caption else "")
+                   + f"{svg}</figure>")
+    out += ["</div>"] * bool(page.figures)
+    for heading, lines in page.details:
+        out.append(f"<h2>{escape(heading)}</h2>")
+        out += items(lines)
+    for heading, lines in (("Notes", page.notes),
+                           ("Read", [f"read: {x}" for x in page.reading])):
+        if lines:
+            out.append(f"<h2>{heading}</h2>")
+            out += items(lines)
+    if page.command:
+        out += ["<h2>Made by</h2>", f'<pre class="command"><code>'
+                f"{escape(shlex.join(page.command))}</code></pre>"]
+    return "\n".join(out + ["</body>", "</html>"])
+
+
+def _compare_page(runs, options, best=None, noise=()):
+    """Return the _Page of compare: each candidate's verdicts, its table
+    (and its subsets'), a plot per metric (_histogram_svg), the judge
+    against the humans where --human corrected the scores (_judge_svg and
+    the audit lines of _judge_lines), then the notes and read: lines."""
+    several = len(runs) > 1
+    page = dict(head=[], verdicts=[], tables=[], figures=[], details=[],
+                notes=[], reading=[])
+    hint = None
+    for run in runs:
+        results, judgements = run.results, run.judgements
+        who = f"{_title_name(run.names[1])}: " if several else ""
+        page["head"].append(_compare_head(run, options))
+        words, notes = (_verbose_words if options.verbose else _words)(
+            run, options)
+        audits = [_judge_lines(results[k], judgements[k], check,
+                               run.as_judged[k], options)
+                  for k, check in enumerate(run.checks)]
+        audit = {line for lines in audits for line in lines
+                 if not line.startswith("Finding:")}     # a verdict's own
+        for w in words:
+            if w.startswith("(--verbose"):       # said once, below
+                hint = w[1:-1]
+                continue
+            page["verdicts"].append(who + "\n  ".join(
+                x for x in w.split("\n  ") if x not in audit))
+        adjusted = any(j.family_size > 1 for j in judgements)
+        page["tables"].append((
+            who + (f"p (Holm): each p adjusted across {judgements[0].family}"
+                   f", the verdicts decided on it" if adjusted else ""),
+            _rows(results, judgements, options.confidence,
+                  options.resamples)))
+        if options.by is not None:
+            units = {r.metric: _units_of(r) for r in results}
+            rows = _subset_rows(options.by, run.subsets,
+                                run.subset_judgements, options.confidence,
+                                units)
+            lines = _subset_lines(options.by, run.subsets,
+                                  run.subset_judgements, options.confidence,
+                                  options.alpha, False, units)
+            page["tables"].append((who + lines[0], rows))
+            notes += lines[len(rows) + 1:]
+        if run.preferences is not None:
+            page["details"].append((who + "Preferences", _preference_lines(
+                run.preferences, run.checks[0].judged if run.checks
+                else results[0], options.confidence, bool(run.checks))))
+        page["figures"] += [(who[:-2], _histogram_svg(
+            [r], confidence=options.confidence, judgements=[j]))
+            for r, j in zip(results, judgements)]
+        for k, check in enumerate(run.checks):
+            page["figures"].append((
+                who[:-2], _judge_svg(results[k], judgements[k], check,
+                                     options)))
+            page["details"].append((
+                f"{who}{results[k].metric}: the judge against the humans",
+                audits[k]))
+        page["notes"] += [who + note for note in notes]
+        page["reading"] += [x for x in run.reading
+                            if x not in page["reading"]]
+    if best and best[0][0]:
+        page["verdicts"] += _best_lines(*best)
+    if hint:
+        page["notes"].append(hint)
+    if noise:                            # --runs, --prompts
+        page["details"].append(("Runs" if not options.crossed else
+                                "Prompts", (_prompt_lines if options.crossed
+                                            else _noise_lines)(
+            noise, runs[0].results, options)))
+    names = [_title_name(name) for name in runs[0].names]
+    title = (f"compare: {names[1]} against {names[0]}" if not several else
+             f"compare: {len(runs)} candidates against {names[0]}")
+    return _Page(title=title, command=options.command,
+                 **{k: tuple(v) for k, v in page.items()})
+
+
+def _title_name(name):
+    """Return a run's name as a title shows it: a file or folder by its
+    own name, without a data file's extension; a column as it is."""
+    if os.path.exists(name):
+        name = os.path.basename(name.rstrip("/\\")) or name
+    return _short_name(name)
+
+
+def _judge_svg(r, j, check, options):
+    """Return the judge against the humans on one metric: the difference
+    as the judge's scores alone say it, as the humans' labels alone say
+    it, and corrected (prediction-powered), each with its interval,
+    against zero."""
+    scale, _, _, xlabel, sides = _difference_words(r, j, options.confidence)
+    level = _decimal(_exact(options.confidence) * 100)
+    rows = [(f"judge alone ({r.n_items:,} items)", check.judged)]
+    if check.human is not None:
+        rows.append((f"humans alone ({check.human.n_items:,} items)",
+                     check.human))
+    rows.append(("judge corrected by humans", r))
+    return _intervals_svg(
+        [(label, scale * float(x.gap), scale * float(x.ci_paired.lo),
+          scale * float(x.ci_paired.hi)) for label, x in rows],
+        title=f"{r.metric}: the judge against the humans",
+        subtitle=f"candidate - baseline with its {level}% CI; corrected: "
+                 f"{_verdict_words(j)}", xlabel=xlabel, sides=sides)
+
+
+def _rank_page(ranked, options):
+    """Return the _Page of rank: the top group first, the table, the
+    forest plot (_forest_svg) and, for three systems or more, the matrix
+    of pairs (_pairs_svg), the pairs' and corrected tables, then the
+    notes and read: lines; each subset's table after the rest."""
+    p = _rank_parts(ranked, options)
+    r = ranked.ranking
+    tables = [("", p.rows)]
+    if p.corrected:
+        head, finding, table = p.corrected
+        tables.append((head, table))
+    if p.pairs:
+        tables.append(p.pairs)
+    if p.matrix:
+        tables.append(("", p.matrix))
+    figures = [("", _forest_svg(r, confidence=options.confidence,
+                                marginal=options.marginal_ranks))]
+    if len(r.names) > 2:
+        figures.append(("", _pairs_svg(ranked, options)))
+    for label, sub in ranked.subsets:
+        tables.append((f"{options.by} {label}", _rank_parts(sub,
+                                                            options).rows))
+    return _Page(
+        title=f"rank: {len(r.names)} systems on {r.metric}", head=(p.head,),
+        verdicts=(p.words,) + tuple(p.corrected[1:2] if p.corrected
+                                    else ()),
+        tables=tuple(tables), figures=tuple(figures),
+        notes=tuple(p.caution + p.notes + [p.adjusted] * bool(p.adjusted)),
+        reading=tuple(ranked.reading or ()),
+        command=options.command)
+
+
+def _pairs_svg(ranked, options):
+    """Return the matrix of rank's pairs: each row's win rate against each
+    column (preferences), or the difference of the means, row minus
+    column, in the table's units, bold where --pairs or --baseline found
+    it detectable after Holm."""
+    r = ranked.ranking
+    order = sorted(range(len(r.names)), key=lambda s: (r.ranks[s], s))
+    names = [_short_name(r.names[s]) for s in order]
+    if ranked.matrix is not None:
+        m = ranked.matrix
+        cells = [[None if s == t or m[s][t] is None else
+                  (f"{m[s][t]:.2f}", 2 * m[s][t] - 1, False) for t in order]
+                 for s in order]
+        return _matrix_svg(names, cells, title="win rate of the row "
+                           "against the column", subtitle="blue: the row "
+                           "wins more often; red: the column does")
+    u = _units(r.kind == "binary", list(r.cis), r.means)
+    sign = 1 if r.direction == "higher" else -1
+    found = {}
+    for (a, b, _), j in zip(ranked.pairs, ranked.judgements):
+        found[a, b] = found[b, a] = j.verdict in ("better", "worse")
+    top = max(abs(float(r.means[s] - r.means[t])) for s in order
+              for t in order) or 1
+    cells = [[None if s == t else (
+        u.gap(r.means[s] - r.means[t]), sign * float(
+            r.means[s] - r.means[t]) / top,
+        found.get((r.names[s], r.names[t]), False)) for t in order]
+        for s in order]
+    return _matrix_svg(names, cells, title=f"{r.metric}: the row's mean "
+                       f"minus the column's", subtitle=(
+                           "blue: the row better; red: the column better"
+                           + ("; bold: detectable after Holm" if found
+                              else "; rank --pairs tests each pair")))
+
+
+def _plan_page(plan, options, svg, repeats=None, stopping=()):
+    """Return the _Page of plan from a design: the items needed first,
+    the table of power by items (and by repeats, _repeats_parts), the
+    power curve with the answer marked (*svg*), then the simulated power
+    and the *stopping* lines of --sequential as notes."""
+    d = plan.design
+    head, said, rows, simulated = _plan_parts(plan)
+    tables = [("", rows)]
+    notes = list(simulated)
+    if repeats:
+        caption, table, end = _repeats_parts(repeats, options.within_var)
+        tables.append((caption, table))
+        notes.append(end)
+    return _Page(
+        title=f"plan: A={d.acc_a:g} against B={d.acc_b:g}",
+        head=tuple(head), verdicts=tuple(said), tables=tuple(tables),
+        verdict_heading="Answer",
+        figures=(("", svg),), notes=tuple(notes) + tuple(
+            x.strip() for x in stopping),
+        command=options.command)
 
 
 def _noise_lines(noise, results, options):
@@ -14762,32 +15131,39 @@ def _runs_rows(q, gap, options):
             for r in counts], needed
 
 
-def _format_runs_plan(noise, results, options):
-    """Return the text of plan --from A B --runs: per metric, the run-to-
-    run spread and what more runs of each would buy against the gap."""
+def _format_runs_plan(noise, results, options, markdown=False):
+    """Return the text (or markdown) of plan --from A B --runs: per
+    metric, the run-to-run spread and what more runs of each would buy
+    against the gap."""
     lines = []
+    mark, item = (_markdown, "- ") if markdown else (str, "  ")
     for q, r in zip(noise, results):
+        lines += [""] * (markdown and bool(lines))
         u = _units_of(r)
         gap = q.gap if options.gap is None else options.gap
         (ra, rb), (sa, sb) = q.runs, q.run_sd
-        lines.append(f"{q.metric}: {ra} runs of the baseline and {rb} of the "
-                     f"candidate on {_items(q.n_items)}; one run's mean "
-                     f"moves by SD {u.gap(sa, sign=False)} and "
-                     f"{u.gap(sb, sign=False)}; the gap "
-                     f"{u.gap(_exact(q.gap))}")
+        lines.append(mark(f"{q.metric}: {ra} runs of the baseline and {rb} "
+                          f"of the candidate on {_items(q.n_items)}; one "
+                          f"run's mean moves by SD {u.gap(sa, sign=False)} "
+                          f"and {u.gap(sb, sign=False)}; the gap "
+                          f"{u.gap(_exact(q.gap))}"))
         rows, needed = _runs_rows(q, gap, options)
-        lines += ["  " + x for x in _table(
+        table = _table(
             [["runs of each", "SE from run noise",
               f"power at {u.gap(_exact(gap))}"]] + [
                 [str(k), u.gap(_exact(se), sign=False), f"{p:.2f}"]
-                for k, se, p in rows], False)]
-        lines.append(f"  to tell {u.gap(_exact(gap))} from run noise alone "
-                     f"({options.power:.0%} power, alpha {options.alpha:g}): "
-                     + (f"about {needed} runs of each" if needed else
-                        "no gap to tell (give --gap)" if not gap else
-                        "any runs: the runs do not move"))
-    lines.append("(run noise on these items only: the item-to-item spread, "
-                 "which more items shrink, is compare's interval)")
+                for k, se, p in rows], markdown)
+        lines += ["", *table, ""] if markdown else ["  " + x for x in table]
+        lines.append(item + mark(
+            f"to tell {u.gap(_exact(gap))} from run noise alone "
+            f"({options.power:.0%} power, alpha {options.alpha:g}): "
+            + (f"about {needed} runs of each" if needed else
+               "no gap to tell (give --gap)" if not gap else
+               "any runs: the runs do not move")))
+    lines += [""] * markdown
+    lines.append(mark("(run noise on these items only: the item-to-item "
+                      "spread, which more items shrink, is compare's "
+                      "interval)"))
     return "\n".join(lines)
 
 
@@ -14988,16 +15364,53 @@ class Plan(NamedTuple):
         return _plan_json(self)
 
 
-def _format_plan(plan):
-    """Return the text report of plan (no trailing newline)."""
+def _format_plan(plan, markdown=False):
+    """Return the text (or markdown) report of plan (no trailing
+    newline): the design, the items needed, the table of power by items
+    (_plan_parts)."""
+    head, said, rows, simulated = _plan_parts(plan)
+    if markdown:
+        return "\n\n".join([_markdown(x) for x in head + said]
+                            + ["\n".join(_table(rows, True))]
+                            + [_markdown(x) for x in simulated])
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return "\n".join(head + said + [
+        "  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows]
+                     + simulated)
+
+
+def _plan_markdown(plan, options, repeats=None, stopping=()):
+    """Return the markdown of plan from a design: _format_plan's, then the
+    table by repeats and the *stopping* lines of --sequential."""
+    return "\n\n".join(
+        [_format_plan(plan, True)] + ([_format_repeats(
+            repeats, options.within_var, True)] if repeats else [])
+        + _markdown_lines(stopping))
+
+
+def _markdown_lines(lines):
+    """Return a text report's lines as markdown blocks: an indented line
+    (a detail of the line above) a list item, any other a paragraph.
+
+    >>> _markdown_lines(["a_b:", "  c"])
+    ['a\\\\_b:', '- c']
+    """
+    return [("- " if x[:1] == " " else "") + _markdown(x.strip())
+            for x in lines]
+
+
+def _plan_parts(plan):
+    """Return plan's (design lines, items-needed lines, table rows,
+    simulated lines)."""
     d = plan.design
     gap = _exact(d.acc_b) - _exact(d.acc_a)
     head = (f"design: A={d.acc_a:g}, B={d.acc_b:g} (gap {_pts(gap)} pts), ")
     head += (f"latent correlation {plan.corr:g} (bivariate normal copula)"
              if plan.corr is not None else "discordance given")
-    lines = [head,
+    heads = [head,
              f"discordant items: A only {d.p10:.4f}, B only {d.p01:.4f}, "
              f"together {d.discordance:.4f}"]
+    lines = []
     level = f"{plan.power:.0%} power at alpha {plan.alpha:g}"
     if plan.items_needed is None:
         lines.append(f"no gap to detect: items for {level} undefined")
@@ -15018,30 +15431,33 @@ def _format_plan(plan):
                      else f"+{100 * mde:.1f} pts",
                      f"{100 * _expected_half_width(n, d, plan.confidence):.1f}"
                      f" pts"])
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in rows]
+    simulated = []
     for n, (hits, replays) in plan.simulated.items():
-        lines.append(f"simulated at n={n}: McNemar rejected in "
+        simulated.append(f"simulated at n={n}: McNemar rejected in "
                      f"{100 * (hits / replays):.1f}% of {replays} replays "
                      f"(Monte Carlo s.e. {100 * _mc_se(hits, replays):.1f}%);"
                      f" exact power "
                      f"{100 * _mcnemar_power(n, d, alpha=plan.alpha):.1f}%")
-    return "\n".join(lines)
+    return heads, lines, rows, simulated
 
 
-def _format_pilot(rows, *, gap=None, alpha=0.05, power=_POWER):
-    """Return the text of plan --from: a line per metric (_pilot_plan), or
-    with repeats each metric's variances and its table of items."""
+def _format_pilot(rows, *, gap=None, alpha=0.05, power=_POWER,
+                  markdown=False):
+    """Return the text (or markdown) of plan --from: a line per metric
+    (_pilot_plan), or with repeats each metric's variances and its table
+    of items."""
+    mark, apart = (_markdown, "\n\n") if markdown else (str, "\n")
     if rows and not isinstance(rows[0][0], str):
-        return "\n".join(_pilot_plan(r, gap=gap, alpha=alpha, power=power)
-                         for r, _ in rows)
+        return apart.join(mark(_pilot_plan(r, gap=gap, alpha=alpha,
+                                           power=power)) for r, _ in rows)
     lines = []
     for name, table, within, between, seen in rows:
-        lines.append(f"{name}: gap {seen:+.4g}; between-item variance "
-                     f"{between:.4g}, within-item variance {within:.4g} "
-                     f"(estimated from the repeated samples)")
-        lines.append(_format_repeats(table, within))
-    return "\n".join(lines)
+        lines.append(mark(f"{name}: gap {seen:+.4g}; between-item variance "
+                          f"{between:.4g}, within-item variance "
+                          f"{within:.4g} (estimated from the repeated "
+                          f"samples)"))
+        lines.append(_format_repeats(table, within, markdown))
+    return apart.join(lines)
 
 
 def _pilot_json(rows, *, gap=None, alpha=0.05, power=_POWER):
@@ -15100,46 +15516,52 @@ def _normal_power(gap, se, alpha):
 
 
 def _format_labels_plan(found, *, gap=None, width=None, alpha=0.05,
-                        power=_POWER, confidence=CONFIDENCE):
-    """Return the text of plan --from A B --human: per metric, the labels
-    now and what more would buy (_labels_rows)."""
+                        power=_POWER, confidence=CONFIDENCE, markdown=False):
+    """Return the text (or markdown) of plan --from A B --human: per
+    metric, the labels now and what more would buy (_labels_rows)."""
     lines, level = [], _decimal(_exact(confidence) * 100)
+    mark, item = (_markdown, "- ") if markdown else (str, "  ")
     for r, c in found:
+        lines += [""] * (markdown and bool(lines))
         u, items = _units_of(r), c.labels + c.unlabelled
         target = c.estimate if gap is None else gap
         rows, needed, for_width = _labels_rows(c, target, width, alpha,
                                                power, confidence)
-        lines.append(f"{r.metric}: {_items(c.labels, 'human label')} of "
-                     f"{items:,} items give {_worth(c)} (PPI++ weight "
-                     f"{c.weight:.2f}); the corrected gap "
-                     f"{u.gap(_exact(c.estimate))}")
-        lines += ["  " + x for x in _table(
+        lines.append(mark(f"{r.metric}: {_items(c.labels, 'human label')} "
+                          f"of {items:,} items give {_worth(c)} (PPI++ "
+                          f"weight {c.weight:.2f}); the corrected gap "
+                          f"{u.gap(_exact(c.estimate))}"))
+        table = _table(
             [["labels", f"{level}% CI half-width",
               f"power at {u.gap(_exact(target))}"]] + [
                 [f"{n:,}" + (" (now)" if n == c.labels else " (all)"
                              if n == items else ""),
                  u.gap(_exact(half), sign=False), f"{p:.2f}"]
-                for n, half, p in rows], False)]
+                for n, half, p in rows], markdown)
+        lines += ["", *table, ""] if markdown else ["  " + x for x in table]
         pct = _decimal(_exact(power) * 100)
-        lines.append(f"  to detect {u.gap(_exact(target))} with {pct}% "
-                     f"power: " + (f"about {needed:,} labels" if needed
-                                   else f"more labels than the {items:,} "
-                                   f"items have" if target else
-                                   "no gap to detect; give --gap"))
+        lines.append(item + mark(
+            f"to detect {u.gap(_exact(target))} with {pct}% "
+            f"power: " + (f"about {needed:,} labels" if needed
+                          else f"more labels than the {items:,} "
+                          f"items have" if target else
+                          "no gap to detect; give --gap")))
         if width:
-            lines.append(f"  for a {level}% CI of "
-                         f"+-{u.gap(_exact(width), sign=False)}"
-                         f": " + (f"about {for_width:,} labels" if for_width
-                                  else f"more labels than the {items:,} "
-                                       f"items have"))
+            lines.append(item + mark(
+                f"for a {level}% CI of "
+                f"+-{u.gap(_exact(width), sign=False)}"
+                f": " + (f"about {for_width:,} labels" if for_width
+                         else f"more labels than the {items:,} "
+                              f"items have")))
     clustered = [c.design for _, c in found if c.clusters]
-    lines.append("(at the judge's agreement with the humans seen in the "
+    lines += [""] * markdown
+    lines.append(mark("(at the judge's agreement with the humans seen in the "
                  "pilot, PPI++'s weight tuned for each count"
                  + (f", the variance scaled by the clusters' design effect "
                     f"seen ({', '.join(f'{d:.2f}' for d in clustered)}) at "
                     f"every count" if clustered else "")
                  + "; the labelled items drawn at random, as plan "
-                   "--pick-labels draws them)")
+                   "--pick-labels draws them)"))
     return "\n".join(lines)
 
 
@@ -15165,21 +15587,30 @@ def _labels_plan_json(found, *, gap=None, width=None, alpha=0.05,
             "metrics": entries}
 
 
-def _format_repeats(table, within):
-    """Return the items-by-repeats table and where repeats stop paying."""
+def _format_repeats(table, within, markdown=False):
+    """Return the items-by-repeats table and where repeats stop paying
+    (text, or markdown)."""
+    head, rows, end = _repeats_parts(table, within)
+    return "\n".join([head] + (["", *_table(rows, True), ""] if markdown
+                               else [f"{k:>5}  {v:>12}" for k, v in rows])
+                     + [end])
+
+
+def _repeats_parts(table, within):
+    """Return (heading, rows, where repeats stop paying) of the
+    items-by-repeats table."""
     limit = table[None]
-    lines = [f"repeats per item (Miller 2024), within-item variance "
-             f"{within:g} (normal approximation):", "    K  items needed"]
-    lines += [f"{'many' if k is None else k:>5}  {v:>12}"
-              for k, v in table.items()]
+    head = (f"repeats per item (Miller 2024), within-item variance "
+            f"{within:g} (normal approximation):")
+    rows = [["K", "items needed"]] + [["many" if k is None else str(k),
+                                       str(v)] for k, v in table.items()]
     enough = min((k for k in table if k is not None and table[k] <= 1.05 * limit),
                  default=None)
     if enough is None:
-        lines.append("every repeat shown still saves more than 5% of items")
-    else:
-        lines.append(f"from K={enough} on, more repeats save less than 5% of "
-                     f"the items")
-    return "\n".join(lines)
+        return head, rows, ("every repeat shown still saves more than 5% "
+                            "of items")
+    return head, rows, (f"from K={enough} on, more repeats save less than "
+                        f"5% of the items")
 
 
 def _plan_json(plan):
@@ -15204,9 +15635,12 @@ def _plan_json(plan):
 
 # Pictures are hand-written SVG: a fixed 640 x 400 canvas per panel, linear
 # axes with "nice" ticks, text escaped for XML.  They are strings like the
-# other reports; main writes them.
+# other reports; main writes them, and the HTML page holds them inline.
+# Each says what the table says, in its units (a 0/1 metric in percent and
+# points), with the names shortened as the table's, which way is better
+# and the verdict.
 
-_W, _H, _LEFT, _RIGHT, _TOP, _BOTTOM = 640, 400, 70, 20, 40, 55
+_W, _H, _LEFT, _RIGHT, _TOP, _BOTTOM = 640, 400, 70, 20, 52, 68
 
 
 def _nice_ticks(lo, hi, count=5):
@@ -15240,18 +15674,26 @@ class _Frame(NamedTuple):
         return self.top + _TOP + span - (v - self.y0) / (self.y1 - self.y0) * span
 
 
-def _axes(frame, xticks, yticks, title, xlabel, ylabel):
-    """Return the SVG of a panel's title, axes, ticks and labels."""
+def _axes(frame, xticks, yticks, title, xlabel, ylabel, subtitle=None,
+          sides=None):
+    """Return the SVG of a panel's title (and subtitle), axes, ticks and
+    labels; *sides* (left, right) label the x axis's two ends below it
+    (which side is better)."""
     esc = _xml_escape
     bottom, top = frame.y(frame.y0), frame.y(frame.y1)
     left, right = frame.x(frame.x0), frame.x(frame.x1)
-    out = [f'<text x="{_W / 2:.1f}" y="{frame.top + 24:.1f}" '
+    out = [f'<text x="{_W / 2:.1f}" y="{frame.top + 22:.1f}" '
            f'text-anchor="middle" font-size="{_fitted(title, 16, _W - 16)}">'
            f'{esc(title)}</text>',
            f'<line x1="{left:.1f}" y1="{bottom:.1f}" x2="{right:.1f}" '
            f'y2="{bottom:.1f}" stroke="black"/>',
            f'<line x1="{left:.1f}" y1="{bottom:.1f}" x2="{left:.1f}" '
            f'y2="{top:.1f}" stroke="black"/>']
+    if subtitle:
+        out.append(f'<text x="{_W / 2:.1f}" y="{frame.top + 40:.1f}" '
+                   f'text-anchor="middle" font-size="'
+                   f'{_fitted(subtitle, 12, _W - 16)}" fill="#333">'
+                   f'{esc(subtitle)}</text>')
     for t in xticks:
         x = frame.x(t)
         out.append(_tick((x, bottom, x, bottom + 5), (x, bottom + 19),
@@ -15260,9 +15702,14 @@ def _axes(frame, xticks, yticks, title, xlabel, ylabel):
         y = frame.y(t)
         out.append(_tick((left - 5, y, left, y), (left - 8, y + 4), "end", t))
     fit = 2 * min((left + right) / 2, _W - (left + right) / 2) - 8
-    out.append(f'<text x="{(left + right) / 2:.1f}" y="{bottom + 40:.1f}" '
+    out.append(f'<text x="{(left + right) / 2:.1f}" y="{bottom + 38:.1f}" '
                f'text-anchor="middle" font-size="{_fitted(xlabel, 13, fit)}">'
                f'{esc(xlabel)}</text>')
+    for k, words in enumerate(sides or ()):
+        size = _fitted(words, 12, (right - left) / 2 - 8)
+        out.append(f'<text x="{(left, right)[k]:.1f}" y="{bottom + 58:.1f}" '
+                   f'text-anchor="{("start", "end")[k]}" font-size="{size}" '
+                   f'fill="#1f5fa8">{esc(words)}</text>')
     out.append(f'<text transform="translate(18 {(top + bottom) / 2:.1f}) '
                f'rotate(-90)" text-anchor="middle" font-size="13">'
                f'{esc(ylabel)}</text>')
@@ -15289,7 +15736,9 @@ def _svg(panels, body):
 def _power_curve_svg(points, *, target, answer, title):
     """Return an SVG of exact power against items, target and answer marked.
 
-    *points* are (n, power) pairs in increasing n.
+    *points* are (n, power) pairs in increasing n.  The answer's label goes
+    above the target's line left of the point, or below it right of the
+    point, where an increasing curve is not.
     """
     xs = [n for n, _ in points]
     xticks = _nice_ticks(0, max(xs))
@@ -15306,111 +15755,202 @@ def _power_curve_svg(points, *, target, answer, title):
                 f'stroke-dasharray="6 4"/>')
     if answer is not None:
         x = frame.x(answer)
+        words = f"{answer} items for {target:.0%} power"
+        above = x - 10 - _text_width(words, 13) > _LEFT + 4
+        body.append(f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{x:.1f}" '
+                    f'y2="{frame.y(0):.1f}" stroke="#c0392b" '
+                    f'stroke-dasharray="2 3"/>')
         body.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="#c0392b"/>'
-                    f'<text x="{x + 8:.1f}" y="{y - 8:.1f}" font-size="13">'
-                    f'{answer} items for {target:.0%}</text>')
+                    f'<text x="{x - 10 if above else x + 10:.1f}" '
+                    f'y="{y - 10 if above else y + 20:.1f}" font-size="13" '
+                    f'text-anchor="{"end" if above else "start"}">'
+                    f'{_xml_escape(words)}</text>')
     return _svg(1, body)
 
 
-def _histogram_svg(results, *, confidence=CONFIDENCE, bins=40):
+def _difference_words(r, j, confidence):
+    """Return (scale, title, subtitle, x label, sides) of a panel of r's
+    paired difference: in the table's units (a 0/1 metric's in points,
+    *scale* 100), with its verdict (a _Judgement *j*, or None) and which
+    side of zero is better."""
+    u = _units_of(r)
+    level = _decimal(_exact(confidence) * 100)
+    lower = r.direction == "lower"
+    name = r.metric + " (lower is better)" * lower
+    title = f"{name}: " + (_verdict_words(j) if j is not None else
+                           "candidate - baseline")
+    how = (" by saddlepoint" if r.method == "saddlepoint" and not
+           r.paired_method else f" by {r.paired_method}"
+           if r.paired_method else "")
+    drawn = ("ideal bootstrap of " if isinstance(r.draws, _Density) else
+             "bootstrap of " if r.draws else "")
+    subtitle = (f"{drawn}candidate - baseline: "
+                f"{u.gap(r.gap)}, {level}% CI {u.span_words(r.ci_paired)}"
+                f"{how}")
+    xlabel = (f"difference in {r.metric}{', points' * u.binary} "
+              f"(candidate - baseline)")
+    better = ("baseline", "candidate")[::-1 if lower else 1]
+    sides = (f"\u2190 {better[0]} better", f"{better[1]} better \u2192")
+    return 100 if u.binary else 1, title, subtitle, xlabel, sides
+
+
+def _histogram_svg(results, *, confidence=CONFIDENCE, bins=40,
+                   judgements=None):
     """Return an SVG with one panel per metric: the paired bootstrap
     distribution of the difference (a histogram of the resamples, or the
-    saddlepoint's density curve where there are none), its CI (solid)
-    and zero (dashed)."""
+    saddlepoint's density curve where there are none, or the interval
+    alone where neither was kept), its CI (solid), zero (dashed) and
+    the non-inferiority margin (dotted), titled with the verdict of each
+    _Judgement in *judgements*, the side that is better labelled."""
     body = []
     for i, r in enumerate(results):
-        if isinstance(r.draws, _Density):
-            body += _density_panel(r, i, confidence)
-            continue
-        unit = ""
-        if r.kind == "binary":          # in points, as the report says
-            unit = ", points"           # them (+3.6 pts, not 0.036)
-            r = r._replace(draws=[100 * x for x in r.draws],
-                           ci_paired=Interval(*(100 * float(x)
-                                                for x in r.ci_paired)))
-        draws = sorted(r.draws)
-        lo = min(draws[0], 0.0, float(r.ci_paired.lo))   # a score interval
-        hi = max(draws[-1], 0.0, float(r.ci_paired.hi))  # may reach past
-        count = bins                                     # the draws
+        j = judgements[i] if judgements else None
+        body += _difference_panel(r, j, i, confidence, bins)
+    return _svg(len(results), body)
+
+
+def _difference_panel(r, j, i, confidence, bins):
+    """Return panel i of _histogram_svg."""
+    scale, title, subtitle, xlabel, sides = _difference_words(r, j,
+                                                              confidence)
+    ci = Interval(*(scale * float(x) for x in r.ci_paired))
+    margin = None
+    if j is not None and j.margin is not None:
+        margin = scale * float(j.margin) * (-1 if r.direction == "higher"
+                                            else 1)
+    ends = [0.0, ci.lo, ci.hi] + [margin] * (margin is not None)
+    level = _decimal(_exact(confidence) * 100)
+    if isinstance(r.draws, _Density):
+        xs = [scale * x for x in r.draws.x]
+        fs = [f / scale for f in r.draws.density]
+        if not math.isfinite(fs[0]):             # a point mass: a spike
+            xs, fs = xs * 3, [0.0, 1.0, 0.0]
+        ylabel, entry = "density", [("#4a7ab5", "", "density")]
+        lo, hi = min(xs[0], *ends), max(xs[-1], *ends)
+        top = max(fs)
+    elif r.draws:
+        draws = sorted(scale * x for x in r.draws)
+        lo, hi = min(draws[0], *ends), max(draws[-1], *ends)
+        count = bins
         if hi == lo:                     # every resample 0: one bar, centred
             lo, hi, count = -0.5, 0.5, bins | 1
         width = (hi - lo) / count
         counts = [0] * count
         for v in draws:
             counts[min(count - 1, int((v - lo) / width))] += 1
-        pad = (hi - lo) / 20             # no line on the panel's edge
-        xticks = _nice_ticks(lo - pad, hi + pad)
-        yticks = _nice_ticks(0, max(counts))
-        frame = _Frame(xticks[0], xticks[-1], 0, yticks[-1], i * _H)
-        level = _decimal(_exact(confidence) * 100)
-        body += _axes(frame, xticks, yticks,
-                      f"{r.metric}: bootstrap of B - A, {level}% CI"
-                      + (f" by {r.paired_method}" if r.paired_method
-                         else ""),
-                      f"difference in {r.metric}{unit} (candidate - "
-                      f"baseline)", "resamples")
-        for j, c in enumerate(counts):
-            x0, x1 = frame.x(lo + j * width), frame.x(lo + (j + 1) * width)
+        ylabel, entry, top = "resamples", [], max(counts)
+    else:                                # nothing kept: the interval alone
+        lo, hi, ylabel, entry, top = min(ends), max(ends), "", [], 1
+    if hi == lo:                         # no spread: a spike at 0
+        lo, hi = -0.5, 0.5
+    pad = (hi - lo) / 20                 # no line on the panel's edge
+    xticks = _nice_ticks(lo - pad, hi + pad)
+    yticks = _nice_ticks(0, top) if ylabel else []
+    frame = _Frame(xticks[0], xticks[-1], 0, yticks[-1] if yticks else 1,
+                   i * _H)
+    body = _axes(frame, xticks, yticks, title, xlabel, ylabel, subtitle,
+                 sides)
+    if r.mcnemar is not None:            # the items' own differences
+        m = r.mcnemar
+        wins = ((m.b_only, m.a_only) if r.direction == "higher"
+                else (m.a_only, m.b_only))
+        words = (f"items: {wins[0]:,} better, {wins[1]:,} worse, "
+                 f"{r.n_items - sum(wins):,} the same")
+        room = _W - _LEFT - _RIGHT - 2 * max(map(_text_width, sides)) - 24
+        body.append(f'<text x="{(_LEFT + _W - _RIGHT) / 2:.1f}" '
+                    f'y="{frame.y(0) + 58:.1f}" text-anchor="middle" '
+                    f'font-size="{_fitted(words, 12, room)}" fill="#333">'
+                    f'{_xml_escape(words)}</text>')
+    if isinstance(r.draws, _Density):
+        points = " ".join(f"{frame.x(x):.1f},{frame.y(f):.1f}"
+                          for x, f in zip(xs, fs))
+        body.append(f'<polyline points="{points}" fill="none" '
+                    f'stroke="#4a7ab5" stroke-width="2"/>')
+    elif r.draws:
+        for k, c in enumerate(counts):
+            x0, x1 = frame.x(lo + k * width), frame.x(lo + (k + 1) * width)
             body.append(f'<rect x="{x0:.1f}" y="{frame.y(c):.1f}" '
                         f'width="{max(x1 - x0 - 1, 0.5):.1f}" '
                         f'height="{frame.y(0) - frame.y(c):.1f}" '
                         f'fill="#9cb9dd"/>')
-        body += _ci_lines(frame, r)
-        body.append(_legend(i * _H, [("#c0392b", "", f"{level}% CI"),
-                                     ("#555", ' stroke-dasharray="6 4"',
-                                      "zero")]))
-    return _svg(len(results), body)
+    else:                                # the estimate on its interval
+        y = frame.y(0.5)
+        body.append(f'<line x1="{frame.x(ci.lo):.1f}" y1="{y:.1f}" '
+                    f'x2="{frame.x(ci.hi):.1f}" y2="{y:.1f}" '
+                    f'stroke="#c0392b" stroke-width="3"/><circle cx="'
+                    f'{frame.x(scale * float(r.gap)):.1f}" cy="{y:.1f}" '
+                    f'r="5" fill="#c0392b"/>')
+    body += _ci_lines(frame, ci if r.draws else None, margin)
+    entry += [("#c0392b", "", f"{level}% CI"),
+              ("#555", ' stroke-dasharray="6 4"', "zero")]
+    entry += [("#d35400", ' stroke-dasharray="2 3"',
+               "margin")] * (margin is not None)
+    if isinstance(r.draws, _Density):    # what reaches the legend's rows
+        high = [x for x, f in zip(xs, fs) if f > 0.7 * frame.y1]
+    elif r.draws:
+        high = [lo + (k + 0.5) * width for k, c in enumerate(counts)
+                if c > 0.7 * frame.y1]
+    else:
+        high = []
+    lines = [v for v in ends[:3 if r.draws else 1] + ends[3:]]
 
-
-def _ci_lines(frame, r):
-    """Return a panel's lines: the paired CI's ends (solid) and 0."""
-    out = []
-    for value, dash in ((r.ci_paired.lo, ""), (r.ci_paired.hi, ""),
-                        (0.0, ' stroke-dasharray="6 4"')):
-        x = frame.x(float(value))
-        out.append(f'<line x1="{x:.1f}" y1="{frame.y(0):.1f}" '
-                   f'x2="{x:.1f}" y2="{frame.y(frame.y1):.1f}" '
-                   f'stroke="{"#555" if dash else "#c0392b"}" '
-                   f'stroke-width="2"{dash}/>')
-    return out
-
-
-def _density_panel(r, i, confidence):
-    """Return panel i of _histogram_svg: the saddlepoint density curve."""
-    xs, fs = r.draws
-    lo, hi = min(xs[0], 0.0), max(xs[-1], 0.0)
-    if hi == lo:                             # no spread: a spike at 0
-        lo, hi = -0.5, 0.5
-    if not math.isfinite(fs[0]):             # a point mass: a spike
-        xs, fs = xs * 3, [0.0, 1.0, 0.0]
-    pad = (hi - lo) / 20
-    xticks = _nice_ticks(lo - pad, hi + pad)
-    yticks = _nice_ticks(0, max(fs))
-    frame = _Frame(xticks[0], xticks[-1], 0, yticks[-1], i * _H)
-    level = _decimal(_exact(confidence) * 100)
-    body = _axes(frame, xticks, yticks,
-                 f"{r.metric}: ideal bootstrap of B - A (saddlepoint), "
-                 f"{level}% CI", f"difference in {r.metric} (candidate - "
-                 f"baseline)", "density")
-    points = " ".join(f"{frame.x(x):.1f},{frame.y(f):.1f}"
-                      for x, f in zip(xs, fs))
-    body.append(f'<polyline points="{points}" fill="none" '
-                f'stroke="#4a7ab5" stroke-width="2"/>')
-    body += _ci_lines(frame, r)
-    body.append(_legend(i * _H, [("#4a7ab5", "", "density"),
-                                 ("#c0392b", "", f"{level}% CI"),
-                                 ("#555", ' stroke-dasharray="6 4"',
-                                  "zero")]))
+    def crossed(left):                   # lines and mass under the legend
+        x0 = _LEFT + 6 if left else _W - _RIGHT - 114
+        return sum(x0 <= frame.x(v) <= x0 + 118 for v in lines) + 2 * any(
+            x0 <= frame.x(v) <= x0 + 118 for v in high)
+    left = crossed(True) < crossed(False) or (
+        crossed(True) == crossed(False)
+        and (ci.lo + ci.hi) / 2 > (frame.x0 + frame.x1) / 2)
+    body.append(_legend(i * _H, entry, left=left))
     return body
 
 
-def _forest_svg(ranking, *, confidence=CONFIDENCE):
+def _ci_lines(frame, ci, margin=None):
+    """Return a panel's lines: the paired CI's ends (solid; none where
+    *ci* is None), 0 (dashed) and the margin (dotted)."""
+    out = []
+    ci = ci or Interval(None, None)
+    for value, colour, dash in ((ci.lo, "#c0392b", ""),
+                                (ci.hi, "#c0392b", ""),
+                                (0.0, "#555", ' stroke-dasharray="6 4"'),
+                                (margin, "#d35400",
+                                 ' stroke-dasharray="2 3"')):
+        if value is None:
+            continue
+        x = frame.x(float(value))
+        out.append(f'<line x1="{x:.1f}" y1="{frame.y(0):.1f}" '
+                   f'x2="{x:.1f}" y2="{frame.y(frame.y1):.1f}" '
+                   f'stroke="{colour}" stroke-width="2"{dash}/>')
+    return out
+
+
+_DATA_SUFFIXES = (".gz", ".jsonl", ".json", ".csv", ".tsv", ".eval")
+
+
+def _short_name(name):
+    """Return a system's name as a picture shows it: without a data
+    file's extension ("cand.jsonl" is "cand").
+
+    >>> _short_name("runs/cand.jsonl.gz"), _short_name("gpt-4.json")
+    ('runs/cand', 'gpt-4')
+    """
+    for suffix in _DATA_SUFFIXES:
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            name = name[:-len(suffix)]
+    return name
+
+
+def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
     """Return an SVG forest plot of a _Ranking: a row per system, best
-    first, its mean (dot) and CI (line); the top group's rows shaded."""
+    first, its mean (dot) and CI (line) in the table's units, its rank
+    set at the right; the top group's rows shaded."""
     r = ranking
     order = sorted(range(len(r.names)), key=lambda s: (r.ranks[s], s))
-    lo = min(float(ci.lo) for ci in r.cis)
-    hi = max(float(ci.hi) for ci in r.cis)
+    rated = r.kind == "preferences"
+    scale = 100 if r.kind == "binary" else 1      # percent, as the table
+    cis = [Interval(scale * float(ci.lo), scale * float(ci.hi))
+           for ci in r.cis]
+    lo, hi = min(ci.lo for ci in cis), max(ci.hi for ci in cis)
     if hi == lo:
         lo, hi = lo - 0.5, hi + 0.5
     pad = (hi - lo) / 20
@@ -15418,10 +15958,15 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE):
     rows = len(order)
     frame = _Frame(xticks[0], xticks[-1], 0, rows, 0)
     level = _decimal(_exact(confidence) * 100)
-    what = "rating" if r.kind == "preferences" else "mean"
+    what = "rating" if rated else "mean"
+    joint = r.joint_rank_cis is not None and not marginal
     body = _axes(frame, xticks, [], f"{r.metric}: {what} and {level}% CI, "
-                 f"{r.direction} is better", r.metric, "")
+                 f"{r.direction} is better", r.metric + " (%)" * (
+                     scale == 100), "",
+                 f"the top group shaded; at the right each rank and its "
+                 f"{level}% {'joint set' if joint else 'interval'}")
     esc = _xml_escape
+    names = [_short_name(name) for name in r.names]
     for row, s in enumerate(order):
         y0, y1 = frame.y(rows - row), frame.y(rows - row - 1)
         y = (y0 + y1) / 2
@@ -15429,14 +15974,17 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE):
             body.append(f'<rect x="{frame.x(frame.x0):.1f}" y="{y0:.1f}" '
                         f'width="{frame.x(frame.x1) - frame.x(frame.x0):.1f}"'
                         f' height="{y1 - y0:.1f}" fill="#e8eef7"/>')
-        body.append(f'<line x1="{frame.x(float(r.cis[s].lo)):.1f}" '
-                    f'y1="{y:.1f}" x2="{frame.x(float(r.cis[s].hi)):.1f}" '
+        rank_lo, rank_hi = (r.joint_rank_cis if joint else r.rank_cis)[s]
+        body.append(f'<line x1="{frame.x(cis[s].lo):.1f}" '
+                    f'y1="{y:.1f}" x2="{frame.x(cis[s].hi):.1f}" '
                     f'y2="{y:.1f}" stroke="#1f5fa8" stroke-width="2"/>'
-                    f'<circle cx="{frame.x(float(r.means[s])):.1f}" '
+                    f'<circle cx="{frame.x(scale * float(r.means[s])):.1f}" '
                     f'cy="{y:.1f}" r="4" fill="#1f5fa8"/>'
                     f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" '
-                    f'text-anchor="end" font-size="12">{esc(r.names[s])}'
-                    f'</text>')
+                    f'text-anchor="end" font-size="12">{esc(names[s])}'
+                    f'</text><text x="{_W + 4}" y="{y + 4:.1f}" '
+                    f'font-size="12">{r.ranks[s]:g} ({rank_lo:g}-'
+                    f'{rank_hi:g})</text>')
     y = _H + 12                          # the legend in a row of its own
     body.append(f'<line x1="{_LEFT}" y1="{y}" x2="{_LEFT + 24}" y2="{y}" '
                 f'stroke="#1f5fa8" stroke-width="2"/>'
@@ -15447,14 +15995,102 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE):
                 f'<text x="{_LEFT + 190}" y="{y + 4}" font-size="12">top '
                 f'group</text>')
     # the names' margin as wide as the longest name needs
-    extra = math.ceil(max(0.0, max(_text_width(name) for name in r.names)
+    extra = math.ceil(max(0.0, max(_text_width(name) for name in names)
                           - (_LEFT - 12)))
-    width, height = _W + extra, _H + 30
+    width, height = _W + extra + 64, _H + 30   # 64: the rank column
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
             f'height="{height}" viewBox="0 0 {width} {height}" '
             f'font-family="sans-serif">\n<rect width="100%" height="100%" '
             f'fill="white"/>\n<g transform="translate({extra} 0)">\n'
             + "\n".join(body) + "\n</g>\n</svg>\n")
+
+
+def _intervals_svg(rows, *, title, xlabel, subtitle=None, sides=None):
+    """Return an SVG of estimates with their intervals, a row each, against
+    zero (dashed): *rows* are (label, estimate, lo, hi), in the units
+    the axis shows (the judge against the humans, say)."""
+    ends = [0.0] + [x for _, est, lo, hi in rows for x in (est, lo, hi)]
+    lo, hi = min(ends), max(ends)
+    if hi == lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    pad = (hi - lo) / 20
+    xticks = _nice_ticks(lo - pad, hi + pad)
+    n = len(rows)
+    frame = _Frame(xticks[0], xticks[-1], 0, n, 0)
+    body = _axes(frame, xticks, [], title, xlabel, "", subtitle, sides)
+    x = frame.x(0.0)
+    body.append(f'<line x1="{x:.1f}" y1="{frame.y(0):.1f}" x2="{x:.1f}" '
+                f'y2="{frame.y(n):.1f}" stroke="#555" stroke-width="2" '
+                f'stroke-dasharray="6 4"/>')
+    for k, (label, est, a, b) in enumerate(rows):
+        y = (frame.y(n - k) + frame.y(n - k - 1)) / 2
+        body.append(f'<line x1="{frame.x(a):.1f}" y1="{y:.1f}" '
+                    f'x2="{frame.x(b):.1f}" y2="{y:.1f}" stroke="#1f5fa8" '
+                    f'stroke-width="2"/><circle cx="{frame.x(est):.1f}" '
+                    f'cy="{y:.1f}" r="4" fill="#1f5fa8"/>'
+                    f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" '
+                    f'text-anchor="end" font-size="12">{_xml_escape(label)}'
+                    f'</text>')
+    extra = math.ceil(max(0.0, max(_text_width(row[0]) for row in rows)
+                          - (_LEFT - 12)))
+    width = _W + extra
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+            f'height="{_H}" viewBox="0 0 {width} {_H}" '
+            f'font-family="sans-serif">\n<rect width="100%" height="100%" '
+            f'fill="white"/>\n<g transform="translate({extra} 0)">\n'
+            + "\n".join(body) + "\n</g>\n</svg>\n")
+
+
+def _matrix_svg(names, cells, *, title, subtitle):
+    """Return an SVG heat map of a square matrix: *cells*[i][j] is
+    (text, shade in [-1, 1], bold) or None (the diagonal); blue where the
+    row does better, red where the column does."""
+    n = len(names)
+    label = max(_text_width(name) for name in names) + 12
+    cell = max(56, math.ceil(max((_text_width(c[0]) for row in cells
+                                  for c in row if c), default=0)) + 10)
+    top = 60 + label                     # the columns' names, turned
+    width = math.ceil(label + n * cell + 16)
+    height = math.ceil(top + n * cell + 10)
+    width = max(width, math.ceil(max(_text_width(title, 14),
+                                     _text_width(subtitle))) + 16)
+    esc = _xml_escape
+    body = [f'<text x="8" y="20" font-size="{_fitted(title, 14, width - 16)}"'
+            f'>{esc(title)}</text><text x="8" y="38" font-size="'
+            f'{_fitted(subtitle, 12, width - 16)}" fill="#333">'
+            f'{esc(subtitle)}</text>']
+    for k, name in enumerate(names):
+        y = top + k * cell + cell / 2 + 4
+        x = label + k * cell + cell / 2 + 4
+        body.append(f'<text x="{label - 6:.1f}" y="{y:.1f}" '
+                    f'text-anchor="end" font-size="12">{esc(name)}</text>'
+                    f'<text x="{x:.1f}" y="{top - 6:.1f}" font-size="12" '
+                    f'transform="rotate(-90 {x:.1f} {top - 6:.1f})">'
+                    f'{esc(name)}</text>')
+    for i, row in enumerate(cells):
+        for k, c in enumerate(row):
+            x, y = label + k * cell, top + i * cell
+            if c is None:
+                body.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell}" '
+                            f'height="{cell}" fill="#eee"/>')
+                continue
+            text, shade, bold = c
+            shade = max(-1.0, min(1.0, shade))
+            fill = (f"rgb({round(255 - 160 * shade)},"
+                    f"{round(255 - 100 * shade)},255)" if shade >= 0 else
+                    f"rgb(255,{round(255 + 120 * shade)},"
+                    f"{round(255 + 120 * shade)})")
+            body.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{cell}" '
+                        f'height="{cell}" fill="{fill}" stroke="white"/>'
+                        f'<text x="{x + cell / 2:.1f}" '
+                        f'y="{y + cell / 2 + 4:.1f}"'
+                        f' text-anchor="middle" font-size="12"'
+                        + ' font-weight="bold"' * bool(bold)
+                        + f'>{esc(text)}</text>')
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+            f'height="{height}" viewBox="0 0 {width} {height}" '
+            f'font-family="sans-serif">\n<rect width="100%" height="100%" '
+            f'fill="white"/>\n' + "\n".join(body) + "\n</svg>\n")
 
 
 # Text widths of sans-serif at 12 px, by character class (from the advance
@@ -15485,12 +16121,13 @@ def _xml_escape(text):
                                                                    "&gt;")
 
 
-def _legend(top, entries):
-    """Return a legend at the panel's top right: (colour, dash, label)."""
+def _legend(top, entries, left=False):
+    """Return a legend at the panel's top right (or left): (colour, dash,
+    label)."""
     out = []
     for k, (colour, dash, label) in enumerate(entries):
         y = top + _TOP + 12 + 16 * k
-        x = _W - _RIGHT - 110
+        x = _LEFT + 10 if left else _W - _RIGHT - 110
         out.append(f'<line x1="{x}" y1="{y}" x2="{x + 24}" y2="{y}" '
                    f'stroke="{colour}" stroke-width="2"{dash}/>'
                    f'<text x="{x + 30}" y="{y + 4}" font-size="12">'
@@ -15908,7 +16545,8 @@ def _add_format(parser):
     """Add --format (a row of _OUTPUT_FORMATS) and --json, its short form."""
     parser.add_argument("--format", choices=list(_OUTPUT_FORMATS),
                         help="report format (default text; markdown suits "
-                             "a pull-request comment; json is --json)")
+                             "a pull-request comment; json is --json; html "
+                             "is one self-contained page)")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object instead of the text "
                              "report (values as fractions: 0.036, not 3.6)")
@@ -16226,6 +16864,9 @@ def _add_compare(commands):
     cmp.add_argument("--plot", metavar="FILE.svg",
                      help="also draw each metric's paired bootstrap "
                           "distribution with its CI and zero, as SVG")
+    cmp.add_argument("--html", metavar="FILE.html",
+                     help="also write the report as one self-contained "
+                          "HTML page (--format html prints it)")
     cmp.add_argument("--human", action="append", default=[],
                      metavar="FIELD|FILE",
                      help="a judge's scores corrected by human scores on "
@@ -16445,6 +17086,9 @@ def _add_rank(commands):
     rank.add_argument("--plot", metavar="FILE.svg",
                       help="also draw a forest plot: a row per system, its "
                            "mean and CI, the top group shaded, as SVG")
+    rank.add_argument("--html", metavar="FILE.html",
+                      help="also write the report as one self-contained "
+                           "HTML page (--format html prints it)")
     _add_common(rank)
     _add_quiet(rank)
     _add_jobs(rank, "index resampling")
@@ -16575,6 +17219,9 @@ def _add_plan(commands):
     plan.add_argument("--plot", metavar="FILE.svg",
                       help="also draw the exact power against items, the "
                            "target and the answer marked, as SVG")
+    plan.add_argument("--html", metavar="FILE.html",
+                      help="also write the report as one self-contained "
+                           "HTML page (--format html prints it)")
     _add_quiet(plan)
     plan.set_defaults(run=_run_plan)
 
@@ -16662,6 +17309,30 @@ def _check_plot(path):
     _check_writable(path)
 
 
+def _check_page(path):
+    """Refuse an --html file that is not .html or .htm, is in a folder
+    that does not exist, or cannot be written."""
+    if not path.lower().endswith((".html", ".htm")):
+        raise EvalDeltaError(f"--html writes a page: give a file name "
+                             f"ending in .html, not {path}")
+    parent = os.path.dirname(path)
+    if parent and not os.path.isdir(parent):
+        raise EvalDeltaError(f"--html {path}: no folder {parent}; make it "
+                             f"first")
+    _check_writable(path)
+
+
+def _emit(options, **forms):
+    """Print a report in the format asked (_render's *forms*) and, with
+    --html FILE, write its page there too (a page of the text where the
+    command has none of its own)."""
+    forms.setdefault("page", lambda: _Page(
+        preformatted=forms["text"](), command=options.command))
+    print(_render(options.format, **forms))
+    if options.html:
+        _write_plot(options.html, _render("html", **forms))
+
+
 def _write_plot(path, svg):
     """Write a --plot file and say so on stderr."""
     _write_atomic(path, svg)
@@ -16702,7 +17373,10 @@ def _options(args):
     fmt = "json" if args.json else args.format or "text"
     settle = {"simulate": _simulate_options, "compare": _compare_options,
               "rank": _rank_options, "plan": _plan_options}[args.command]
-    return settle(args)._replace(format=fmt)
+    page = getattr(args, "html", None)
+    if page:
+        _check_page(page)
+    return settle(args)._replace(format=fmt, html=page)
 
 
 def _simulate_options(args):
@@ -17205,21 +17879,31 @@ def _run_compare(options):
         best = _best_of_runs(options, runs, rng)
         noise = ()
     named = _named_runs(options, runs)
-    reports = [_compare_json(run, options) if options.format == "json"
-               else _format_compare(run, options,
-                                    options.format == "markdown")
-               for run in (runs if options.format == "json" else named)]
-    if noise:
-        reports = [_with_noise(reports[0], noise, runs[0].results, options)]
-    print(_joined_reports(reports, fmt=options.format,
-                          baseline=options.runs[0] if options.format == "json"
-                          else named[0].names[0],
-                          family=runs[0].judgements[0].family
-                          if runs[0].judgements else "",
-                          best=(best, runs, options), adjust=options.adjust))
+    if options.format != "html":
+        reports = [_compare_json(run, options) if options.format == "json"
+                   else _format_compare(run, options,
+                                        options.format == "markdown")
+                   for run in (runs if options.format == "json" else named)]
+        if noise:
+            reports = [_with_noise(reports[0], noise, runs[0].results,
+                                   options)]
+        print(_joined_reports(
+            reports, fmt=options.format,
+            baseline=options.runs[0] if options.format == "json"
+            else named[0].names[0],
+            family=runs[0].judgements[0].family if runs[0].judgements
+            else "", best=(best, runs, options), adjust=options.adjust))
+    if options.format == "html" or options.html:
+        page = _html(_compare_page(named, options, (best, runs, options),
+                                   noise))
+        if options.format == "html":
+            print(page)
+        if options.html:
+            _write_plot(options.html, page)
     if options.plot:
         _write_plot(options.plot, _histogram_svg(
-            runs[0].results, confidence=options.confidence))
+            runs[0].results, confidence=options.confidence,
+            judgements=runs[0].judgements))
     several = len(runs) > 1
     tripped = [(f"{run.names[1]}: {metric}" if several else metric, why)
                for run in runs
@@ -17325,12 +18009,14 @@ def _run_rank_preferences(options, sources):
 def _print_ranked(ranked, options):
     """Print rank's report of a _Ranked in the format asked, and draw its
     forest plot where asked; return 0."""
-    print(_render(options.format, text=lambda: _format_rank(ranked, options),
-                  markdown=lambda: _format_rank(ranked, options, True),
-                  data=lambda: _rank_json(ranked, options)))
+    _emit(options, text=lambda: _format_rank(ranked, options),
+          markdown=lambda: _format_rank(ranked, options, True),
+          data=lambda: _rank_json(ranked, options),
+          page=lambda: _rank_page(ranked, options))
     if options.plot:
-        _write_plot(options.plot, _forest_svg(ranked.ranking,
-                                              confidence=options.confidence))
+        _write_plot(options.plot, _forest_svg(
+            ranked.ranking, confidence=options.confidence,
+            marginal=options.marginal_ranks))
     return 0
 
 
@@ -17363,9 +18049,9 @@ def _run_plan(options):
         _check_plot(options.plot)
     if options.pick_labels:
         ids, total = _label_sample(options)
-        print(_render(options.format, text=lambda: "\n".join(ids),
-                      data=lambda: {"seed": options.seed, "items": total,
-                                    "ids": ids}))
+        _emit(options, text=lambda: "\n".join(ids),
+              data=lambda: {"seed": options.seed, "items": total,
+                            "ids": ids})
         return 0
     if options.runs:
         return _run_pilot(options)
@@ -17397,8 +18083,9 @@ def _run_plan(options):
             replays=options.replays, most=3 * (needed or max(ns)),
             fixed=needed, alpha=options.alpha,
             progress=_progress(options.replays, options.quiet))
+    svg = _plan_svg(plan, max(ns + [needed or 0]))
     if options.plot:
-        _write_plot(options.plot, _plan_svg(plan, max(ns + [needed or 0])))
+        _write_plot(options.plot, svg)
 
     def data():
         report = _plan_json(plan)
@@ -17409,12 +18096,14 @@ def _run_plan(options):
             report["sequential"] = _stopping_json(stopping,
                                                   seed=options.seed)
         return report
-    print(_render(options.format, data=data, text=lambda: _format_plan(plan)
-                  + ("\n" + _format_repeats(repeats, options.within_var)
-                     if repeats else "")
-                  + ("\n" + "\n".join(_format_stopping(
-                      stopping, seed=options.seed, power=options.power))
-                     if stopping else "")))
+    said = _format_stopping(stopping, seed=options.seed,
+                            power=options.power) if stopping else []
+    more = ([_format_repeats(repeats, options.within_var)]
+            if repeats else []) + said
+    _emit(options, data=data, text=lambda: "\n".join(
+        [_format_plan(plan)] + more), markdown=lambda: _plan_markdown(
+            plan, options, repeats, said),
+          page=lambda: _plan_page(plan, options, svg, repeats, said))
     return 0
 
 
@@ -17423,18 +18112,21 @@ def _run_pilot(options):
     sizes it (and, with --sequential, replayed); return 0."""
     if options.group_runs:
         found, noise = _grouped_runs(options, random.Random(options.seed))
-        print(_render(options.format, text=lambda: _format_runs_plan(
+        _emit(options, text=lambda: _format_runs_plan(
             noise, found.results, options), data=lambda: _runs_plan_json(
-                noise, found.results, options)))
+                noise, found.results, options),
+              markdown=lambda: _format_runs_plan(noise, found.results,
+                                                 options, True))
         return 0
     if options.human:
         found = _labels_from_pilot(options)
         sizing = dict(gap=options.gap, width=options.width,
                       alpha=options.alpha, power=options.power,
                       confidence=options.confidence)
-        print(_render(options.format,
-                      text=lambda: _format_labels_plan(found, **sizing),
-                      data=lambda: _labels_plan_json(found, **sizing)))
+        _emit(options, text=lambda: _format_labels_plan(found, **sizing),
+              data=lambda: _labels_plan_json(found, **sizing),
+              markdown=lambda: _format_labels_plan(found, **sizing,
+                                                   markdown=True))
         return 0
     rows = _plan_from_pilot(options)
     sizing = dict(gap=options.gap, alpha=options.alpha, power=options.power)
@@ -17448,14 +18140,16 @@ def _run_pilot(options):
                     stops[entry["metric"]], seed=options.seed)
         return report
 
-    def text():
-        lines = [_format_pilot(rows, **sizing)]
+    def text(markdown=False):
+        lines = [_format_pilot(rows, **sizing, markdown=markdown)]
         for name, st in stops.items():
             said = _format_stopping(st, seed=options.seed,
                                     power=options.power)
             lines += [f"{name}: " + said[0]] + said[1:]
+        if markdown:
+            return "\n\n".join(lines[:1] + _markdown_lines(lines[1:]))
         return "\n".join(lines)
-    print(_render(options.format, text=text, data=data))
+    _emit(options, text=text, data=data, markdown=lambda: text(True))
     return 0
 
 
@@ -17496,6 +18190,15 @@ def _plan_svg(plan, largest):
               f"pts (A={d.acc_a:g}, B={d.acc_b:g})")
 
 
+def _program():
+    """Return how this program was run, as a page quotes it: python3 and
+    the script, or the installed command."""
+    script = sys.argv[0] if sys.argv else ""
+    if os.path.basename(script) == "bootstrap_eval_deltas.py":
+        return ("python3", script)
+    return ("bootstrap-eval-deltas",)
+
+
 def main(argv=None) -> int:
     """Run the command line; return the exit status."""
     prog = _invoked_as(argv)
@@ -17504,7 +18207,8 @@ def main(argv=None) -> int:
     if watch:                            # long resampling says how long
         _WATCH.append(_Progress(sys.stderr, lines=not sys.stderr.isatty()))
     try:
-        return args.run(_options(args))
+        return args.run(_options(args)._replace(command=_program() + tuple(
+            sys.argv[1:] if argv is None else argv)))
     except BrokenPipeError:              # e.g. | head: end quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -541,12 +541,18 @@ def test_compare_plot_one_panel_per_metric(capsys, tmp_path):
     root = ET.parse(target).getroot()
     ns = "{http://www.w3.org/2000/svg}"
     titles = [t.text for t in root.iter(ns + "text")
-              if t.text and "bootstrap of B - A" in t.text]
+              if t.text and "bootstrap of candidate - baseline" in t.text]
     # the interval drawn is named where it is not the bootstrap's own
-    # (under 100 items: Newcombe's for 0/1, the expanded percentile)
-    assert status == 0 and titles == [
-        "acc: bootstrap of B - A, 95% CI by Newcombe score",
-        "f1: bootstrap of B - A, 95% CI by expanded percentile"]
+    # (under 100 items: Newcombe's for 0/1, the expanded percentile); each
+    # panel is titled with its verdict, in the table's units
+    assert status == 0 and [t.split(": ")[0] for t in titles] == [
+        "bootstrap of candidate - baseline"] * 2
+    assert titles[0].endswith(" pts by Newcombe score")
+    assert titles[1].endswith("] by expanded percentile")
+    verdicts = [t.text for t in root.iter(ns + "text")
+                if t.text and t.text.startswith(("acc: ", "f1: "))]
+    assert len(verdicts) == 2 and all(
+        "difference" in v or "better" in v or "worse" in v for v in verdicts)
     assert root.get("height") == "800"
     bars = [r for r in root.iter(ns + "rect") if r.get("fill") == "#9cb9dd"]
     assert len(bars) == 80                     # 40 bins per panel
@@ -558,7 +564,7 @@ def test_svg_escapes_metric_names():
                             bed._Options(resamples=50),
                             bed._Metric(name="f1<&>"))
     root = ET.fromstring(bed._histogram_svg([r]))
-    assert any(t.text == "f1<&>: bootstrap of B - A, 95% CI"
+    assert any(t.text == "f1<&>: candidate - baseline"
                for t in root.iter("{http://www.w3.org/2000/svg}text"))
 
 

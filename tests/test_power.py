@@ -201,7 +201,7 @@ def test_plan_plot_is_valid_svg(capsys, tmp_path):
     ns = "{http://www.w3.org/2000/svg}"
     assert status == 0 and root.tag == ns + "svg"
     texts = [t.text for t in root.iter(ns + "text")]
-    assert "1533 items for 80%" in texts and "items" in texts
+    assert "1533 items for 80% power" in texts and "items" in texts
     assert texts[0] == "Power to detect +4.0 pts (A=0.72, B=0.76)"
     assert len(list(root.iter(ns + "path"))) == 1
     assert [p.name for p in tmp_path.iterdir()] == ["power.svg"]

@@ -1,4 +1,5 @@
 """Report: verdict words, sizing in words, markdown, SVG, JSON settings."""
+import html
 import json
 import os
 import random
@@ -222,16 +223,23 @@ def test_the_words_print_the_power_used():
 
 def test_every_command_prints_through_one_table_of_formats(capsys):
     # simulate and plan had no --format; every command now takes text,
-    # markdown and json from _OUTPUT_FORMATS, and --json is --format json.
-    assert list(bed._OUTPUT_FORMATS) == ["text", "markdown", "json"]
+    # markdown, json and html from _OUTPUT_FORMATS, and --json is --format
+    # json.  A report with no markdown (or page) of its own is its text in
+    # a code block (or on a page).
+    assert list(bed._OUTPUT_FORMATS) == ["text", "markdown", "json", "html"]
     for argv in (["plan"], ["simulate", "--replays", "3", "--n-items", "60",
                             "--resamples", "50", "--no-csv", "--quiet"]):
         outs = {}
         for fmt in bed._OUTPUT_FORMATS:
             assert bed.main(argv + ["--format", fmt]) == 0
             outs[fmt] = capsys.readouterr().out
-        assert outs["markdown"] == "```\n" + outs["text"].rstrip("\n") + \
-            "\n```\n"
+        if argv[0] == "simulate":
+            assert outs["markdown"] == "```\n" + outs["text"].rstrip(
+                "\n") + "\n```\n"
+            assert html.escape(outs["text"].rstrip("\n")) in outs["html"]
+        else:                            # plan's markdown: a table
+            assert "| n | exact power |" in outs["markdown"]
+        assert outs["html"].startswith("<!DOCTYPE html>")
         assert bed.main(argv + ["--json"]) == 0
         assert json.loads(capsys.readouterr().out) == json.loads(outs["json"])
 
@@ -265,7 +273,7 @@ def _texts_outside(svg):
         x = float(re.search(r'\bx="([-\d.]+)"', attrs).group(1)) + dx
         y = float(re.search(r'\by="([-\d.]+)"', attrs).group(1))
         size = float(re.search(r'font-size="([\d.]+)"', attrs).group(1))
-        w = bed._text_width(text.replace("&amp;", "&"), size)
+        w = bed._text_width(html.unescape(text), size)
         anchor = re.search(r'text-anchor="(\w+)"', attrs)
         left = {"end": x - w, "middle": x - w / 2}.get(
             anchor and anchor.group(1), x)
