@@ -116,6 +116,7 @@ import bisect
 import collections
 import csv
 import difflib
+import filecmp
 import functools
 import gzip
 import io
@@ -11494,6 +11495,723 @@ def _repeats_from_pilot(options, metrics, sizing):
         **sizing)) for name, a_field, b_field, *_ in metrics]
 
 
+## Input: what the files hold (check) #########################################
+
+# check is a doctor, as brew doctor and flutter doctor are: it reads each
+# input as compare reads it (the one reader registry: _READERS and
+# _open_source), in one pass over its records, keeping per field its
+# counts, missing values, the types met, the least and greatest number and
+# up to _DISTINCT_MOST distinct values; per input its ids and, where the
+# records carry the item itself (lm-eval's doc and doc_hash, a question's
+# text, Every Eval Ever's sample_hash), a digest of it per id, so that two
+# runs numbering their items alike but holding different ones are told
+# apart.  What each field is (the id, a metric, a cluster, a subset, human
+# labels, a judge's scores) follows compare's own rules (_ID_FIELDS,
+# _default_metrics, _not_a_metric, _MODEL_FIELD, _ITEM_FIELD) and the
+# values.  A folder is read as compare reads it; a folder of several
+# systems' runs, or of files no framework wrote, is read entry by entry.
+# Then the commands: each asks only what these files can answer, with the
+# options compare will need (--id, --allow-partial, --metric where a
+# field is scored on some items only).
+
+_DISTINCT_MOST = 1 << 12   # distinct values kept per field; past it, "many"
+_CHECK_MOST = 60           # inputs check reads under one folder at most
+_CONTENT_FIELDS = ("doc_hash", "sample_hash", "input_hash", "doc", "input",
+                   "question", "prompt", "instruction", "text")
+_HUMAN_WORDS = {"human", "humans", "annotator", "annotators", "annotation",
+                "rater", "raters", "manual", "expert", "crowd"}
+_JUDGE_WORDS = {"judge", "judged", "judges", "grader", "graded", "llm",
+                "gpt4", "geval", "autorater", "rating", "rated"}
+_FEW_ITEMS = 30            # fewer items than this: only a large gap shows
+
+
+class _FieldProfile(NamedTuple):
+    """One field of an input as check saw it."""
+    name: str
+    kind: str                # 0/1, number, text, list, object, or a mix
+    count: int               # records holding a value
+    missing: int             # records where it is absent, null or empty
+    lo: object = None        # the least and greatest number
+    hi: object = None
+    distinct: object = None  # distinct values, None past _DISTINCT_MOST
+    examples: tuple = ()     # a few values, as text
+    roles: tuple = ()        # id, metric, cluster, subset, human labels, ...
+    mean: object = None      # of the numbers
+
+
+class _Profile(NamedTuple):
+    """What check found in one input: how it was read, its fields, its ids
+    ({id: records with it}) and the digest of each id's item (where the
+    records carry it)."""
+    path: str                # as given, or under the folder given
+    format: str = ""         # the _READERS row that read it
+    kind: str = ""           # csv, tsv, jsonl, json or preferences
+    task: str = ""
+    records: int = 0
+    id_field: object = None
+    ids: dict = {}
+    digests: dict = {}       # {id: digest of its content field}
+    content: object = None   # that field
+    fields: tuple = ()       # _FieldProfiles, in the order met
+    notes: tuple = ()        # what the reader said it did
+    systems: tuple = ()      # the systems of a file holding several
+    metrics: tuple = ()      # compare's default metrics of this input
+    refused: str = ""        # the tool's one line, where it refuses it
+    folder: object = None    # the folder of plain files it came from
+    runs: tuple = ()         # several runs of one system: their paths
+    presence: dict = {}      # {which systems have a value: rows}
+    name: str = ""           # the path, short (_short_names of them all)
+
+
+class _Checked(NamedTuple):
+    """check's findings: the inputs, how their ids join, the problems and
+    the commands (argv without the program, and what each answers)."""
+    inputs: list
+    joins: list              # lines on how the ids join
+    problems: list
+    commands: list           # (argv, what it answers)
+
+
+class _FieldTally:
+    """One field's profile gathered as its values stream past."""
+
+    def __init__(self, name):
+        self.name, self.count, self.missing = name, 0, 0
+        self.types = collections.Counter()
+        self.lo = self.hi = None
+        self.sum, self.numbers = 0.0, 0
+        self.distinct, self.many = collections.Counter(), False
+
+    def add(self, raw, table):
+        """Count a batch of the field's values *raw* (CSV text if *table*)."""
+        present = [v for v in raw if not _missing(v)]
+        self.missing += len(raw) - len(present)
+        self.count += len(present)
+        if not present:
+            return
+        kinds = collections.Counter(map(type, present))
+        if table:
+            numbers = [x for x in map(_number_or_none, present)
+                       if x is not None]
+            kinds = collections.Counter(
+                {"number": len(numbers), "text": len(present) - len(numbers)})
+        else:
+            numbers = [float(v) for v in present
+                       if type(v) in (int, float, bool) and math.isfinite(v)]
+        self.types.update(kinds)
+        if numbers:
+            lo, hi = min(numbers), max(numbers)
+            self.lo = lo if self.lo is None else min(self.lo, lo)
+            self.hi = hi if self.hi is None else max(self.hi, hi)
+            self.sum += math.fsum(numbers)
+            self.numbers += len(numbers)
+        if not self.many:
+            self.distinct.update(v for v in present
+                                 if type(v) not in (list, dict, tuple))
+            if len(self.distinct) > _DISTINCT_MOST:
+                self.many = True
+                self.distinct = collections.Counter(
+                    dict(itertools.islice(self.distinct.items(), 3)))
+
+    def profile(self, roles=()):
+        """Return the _FieldProfile of what was counted."""
+        names = {int: "number", float: "number", bool: "true/false",
+                 str: "text", list: "list", tuple: "list", dict: "object"}
+        kinds = list(dict.fromkeys(names.get(t, getattr(t, "__name__", t))
+                                   for t in self.types))
+        if "number" in kinds and "true/false" in kinds:
+            kinds.remove("true/false")
+        kind = " and ".join(kinds) or "missing"
+        if kind in ("number", "true/false") and not self.many and set(
+                map(_number_or_none, self.distinct)) <= {0.0, 1.0}:
+            kind = "0/1"
+        examples = tuple(str(v) if len(str(v)) <= 24 else str(v)[:21]
+                         + "..." for v in itertools.islice(self.distinct, 3))
+        return _FieldProfile(self.name, kind, self.count, self.missing,
+                             self.lo, self.hi,
+                             None if self.many else len(self.distinct),
+                             examples, tuple(roles),
+                             self.sum / self.numbers if self.numbers else None)
+
+
+def _number_or_none(value):
+    """Return a value that reads as a finite number as a float, else None."""
+    try:
+        return _finite_number(value) if type(value) not in (list, dict) \
+            else None
+    except ValueError:
+        return None
+
+
+def _check(options):
+    """Return the _Checked of check's inputs (options.runs): each read and
+    profiled, the ids joined, the problems and the commands found.
+
+    A path that does not exist raises EvalDeltaError; a file the tool
+    refuses is a finding (its one line), not an error.
+    """
+    profiles = []
+    for path in options.runs:
+        if path != _STDIN and not os.path.exists(path):
+            raise EvalDeltaError(f"{path}: cannot read: No such file or "
+                                 f"directory")
+        profiles += _check_path(path, options, 6)
+    profiles = _runs_folders(profiles)
+    profiles = [p._replace(name=name) for p, name in zip(
+        profiles, _short_names([p.path for p in profiles]))]
+    joins, problems = _check_joins(profiles)
+    problems = [f"{p.name}: {p.refused}" for p in profiles if p.refused] \
+        + _check_problems(profiles) + problems
+    return _Checked(profiles, joins, problems,
+                    _check_commands(profiles, options))
+
+
+def _check_path(path, options, depth):
+    """Return the _Profiles of one path: a file, a folder a framework wrote
+    (one run, or one per system's subfolder, or its tasks' newest runs), or
+    a folder of other files and folders, read entry by entry."""
+    if path == _STDIN or not os.path.isdir(path):
+        return [_profile(path, options)]
+    layout = next((r for r in _READERS if r.layout), None)
+    found = []
+    for reader in _READERS:
+        found = reader.layout(path) if reader.layout else []
+        if found:
+            layout = reader
+            break
+    if found:
+        parts = [os.path.relpath(f.path, path).split(os.sep) for f in found]
+        tops = sorted({p[0] for p in parts if len(p) > 1})
+        if len(tops) > 1 and all(len(p) > 1 for p in parts) and depth:
+            return _under(path, tops, options, depth)   # a system each
+        runs, _ = _newest_runs(path, found)
+        if len(runs) == 1 or options.reading.task is not None:
+            return [_profile(path, options, layout.name,
+                             options.reading.task or next(iter(runs)))]
+        return [_profile(run, options, layout.name, task)
+                for task, run in sorted(runs.items())]
+    entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
+    if not depth:
+        return [_Profile(path, refused=f"a folder of {len(entries)} entries"
+                                       f" below the depth check reads")]
+    profiles = _under(path, entries, options, depth)
+    if all(os.path.isfile(os.path.join(path, e)) for e in entries):
+        profiles = [p._replace(folder=path) for p in profiles]
+    return profiles
+
+
+def _under(path, entries, options, depth):
+    """Return the _Profiles of a folder's *entries* (at most _CHECK_MOST)."""
+    profiles = []
+    for entry in entries[:_CHECK_MOST]:
+        profiles += _check_path(os.path.join(path, entry), options, depth - 1)
+    if len(entries) > _CHECK_MOST:
+        profiles.append(_Profile(path, refused=f"{len(entries)} entries; "
+                                 f"the first {_CHECK_MOST} read"))
+    return profiles
+
+
+def _profile(path, options, format=None, task=""):
+    """Return the _Profile of one run (a file, or a folder a framework
+    wrote) read as compare reads it, in one pass."""
+    how = options.reading
+    try:
+        if os.path.isdir(path):
+            source = _open_source(path, how)
+        else:
+            head = _Head(path, how.inflate)
+            reader = _reader_of(head, how)
+            format = reader.name
+            with _CollectorPaused():
+                source = reader.read(head, how)
+        if not task and format == "lm-eval" and not os.path.isdir(path):
+            task = _task_and_stamp(os.path.basename(path))[0]
+        return _profile_source(path, source, format or "", task, options)
+    except EvalDeltaError as exc:
+        line = str(exc)
+        return _Profile(path, format=format or "", task=task,
+                        refused=line[len(path) + 2:]
+                        if line.startswith(f"{path}: ") else line)
+
+
+def _profile_source(path, source, format, task, options):
+    """Return the _Profile of an opened _Source: its records read once."""
+    table = source.fields is not None
+    key = options.id_col or next(
+        (f for f in _ID_FIELDS if _field(source.first, f) is not _MISSING),
+        None) or next((f for f in source.first if _ITEM_FIELD.fullmatch(
+            str(f)) and not _MODEL_FIELD.fullmatch(str(f))
+            and _not_a_metric(str(f)) != "an index"), None)
+    content = next((f for f in _CONTENT_FIELDS
+                    if f != key and f in source.first), None)
+    tallies, ids, digests, records = {}, collections.Counter(), {}, 0
+    presence = collections.Counter()
+    systems = [_getter(source, name) for name in source.systems
+               if source.kind != "preferences"]
+    ids_of = _Column(source, key, role="id").labels if key else None
+    for numbers, batch in source.batches:
+        records += len(batch)
+        if not table and batch and not isinstance(batch[0], dict):
+            batch = [r._asdict() for r in batch]       # _Verdicts
+        if table:
+            names = source.fields
+        else:
+            names = dict.fromkeys(n for r in batch for n in r)
+        for name in names:
+            if name not in tallies:
+                tallies[name] = _FieldTally(name)
+            tallies[name].add(list(map(_getter(source, name), batch)), table)
+        presence.update(tuple(not _missing(get(r)) for get in systems)
+                        for r in batch if systems)
+        if ids_of:
+            labels = ids_of(numbers, batch)
+            ids.update(labels)
+            if content:
+                get = _getter(source, content)
+                digests.update((label, _digest(get(r)))
+                               for label, r in zip(labels, batch))
+    metrics = _profile_metrics(source, key)
+    fields = tuple(t.profile() for t in tallies.values())
+    fields = tuple(f._replace(roles=_roles(f, key, metrics, source))
+                   for f in fields)
+    return _Profile(path, format, source.kind, task, records, key, dict(ids),
+                    digests, content, fields, source.notes, source.systems,
+                    tuple(metrics), presence=dict(presence))
+
+
+def _digest(value):
+    """Return a short digest of an item's content (any JSON value)."""
+    text = (value if isinstance(value, str)
+            else json.dumps(value, sort_keys=True, default=str))
+    return zlib.crc32(text.encode("utf-8", "replace"))
+
+
+def _profile_metrics(source, key):
+    """Return the fields compare takes as metrics by default (its own
+    _default_metrics, the input set against itself), or () where it would
+    take none."""
+    if source.kind == "preferences":
+        return ()
+    exclude = set(_ID_FIELDS) | {key, "metrics"} - {None}
+    try:
+        return _default_metrics(source, source, exclude)
+    except EvalDeltaError:
+        return ()
+
+
+def _roles(f, key, metrics, source):
+    """Return what a field is: the id, a metric (and a judge's scores),
+    human labels, a cluster, a subset, a system's name, or what its name
+    says it is not (an index, a label, a length)."""
+    words = set(re.findall(r"[a-z0-9]+", f.name.lower()))
+    numeric = f.kind in ("0/1", "number", "true/false")
+    if f.name == key:
+        return ("id",)
+    if source.kind == "preferences":
+        return ()
+    if numeric and 0 < f.missing and f.count and (
+            words & _HUMAN_WORDS or metrics and f.name not in metrics):
+        return ("human labels",)         # scored on some items only
+    if f.name in metrics:
+        judged = words & _JUDGE_WORDS or "[geval]" in f.name.lower()
+        return ("metric",) + ("judge's scores",) * bool(judged) + (
+            "lower is better",) * _lower_is_better(f.name)
+    if _MODEL_FIELD.fullmatch(f.name):
+        return ("system",)
+    if _not_a_metric(f.name):
+        return (_not_a_metric(f.name),)
+    if f.kind == "text" or f.kind == "number" and not metrics:
+        if f.distinct and f.missing == 0 and 1 < f.distinct < f.count:
+            if _ITEM_FIELD.fullmatch(f.name) or f.distinct > 50:
+                return ("cluster",)
+            return ("subset",)
+    if f.name in _CONTENT_FIELDS:
+        return ("content",)
+    return ()
+
+
+def _runs_folders(profiles):
+    """Return *profiles* with each folder of one system's runs folded into
+    one _Profile (runs: its files), where two such folders or more hold
+    the same items: every file in a folder holding the same ids and fields
+    (compare --runs)."""
+    folders = {}
+    for p in profiles:
+        if p.folder is not None:
+            folders.setdefault(p.folder, []).append(p)
+    runs = {}
+    for folder, group in folders.items():
+        first = group[0]
+        if len(group) > 1 and all(
+                not p.refused and p.ids and p.ids.keys() == first.ids.keys()
+                and [f.name for f in p.fields]
+                == [f.name for f in first.fields] for p in group):
+            runs[folder] = first._replace(
+                path=folder, runs=tuple(p.path for p in group), folder=None)
+    if len(runs) < 2:
+        return profiles
+    out, said = [], set()
+    for p in profiles:
+        if p.folder in runs:
+            if p.folder not in said:
+                said.add(p.folder)
+                out.append(runs[p.folder])
+        else:
+            out.append(p)
+    return out
+
+
+def _joinable(a, b):
+    """Return (shared ids, differing digests) of two per-item profiles."""
+    shared = a.ids.keys() & b.ids.keys()
+    differ = ([i for i in shared if a.digests.get(i) != b.digests.get(i)]
+              if a.content and a.content == b.content else [])
+    return shared, differ
+
+
+def _check_joins(profiles):
+    """Return (lines on how the inputs' ids join, problems seen there):
+    inputs holding the same ids said together, then each pair that
+    shares some ids only; where both carry the items' content, whether
+    the shared ids hold the same items."""
+    items = [p for p in profiles if p.ids and not p.refused]
+    alike = {}
+    for p in items:
+        alike.setdefault(frozenset(p.ids), []).append(p)
+    lines, problems = [], []
+    for group in alike.values():
+        if len(group) > 1:
+            first = group[0]
+            lines.append(f"{_listing([p.name for p in group])}: the same "
+                         f"{_items(len(first.ids), 'id')} ({first.id_field})"
+                         + _content_words(group, problems))
+    keys = list(alike)
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            shared = a & b
+            if shared:
+                x, y = alike[a][0], alike[b][0]
+                lines.append(
+                    f"{x.name} and {y.name}: {_items(len(shared), 'id')} "
+                    f"shared, {len(a) - len(shared)} only in the first, "
+                    f"{len(b) - len(shared)} only in the second (compare "
+                    f"takes them with --allow-partial)"
+                    + _content_words([x, y], problems))
+    return lines[:40], problems
+
+
+def _listing(names):
+    """Return 'a, b and c'."""
+    return (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1
+            else "".join(names))
+
+
+def _content_words(group, problems):
+    """Return words on whether the inputs of *group* hold the same items
+    under their shared ids (where they carry the items' content), adding
+    a problem for each that does not; and a problem for different tasks."""
+    first, words = group[0], ""
+    for p in group[1:]:
+        shared, differ = _joinable(first, p)
+        tasks = (f"different tasks ({first.task}, {p.task})"
+                 if first.task and p.task and first.task != p.task else "")
+        if differ:
+            at = sorted(differ, key=_natural)[0]
+            problems.append(
+                f"{first.name} and {p.name}: the same ids hold different "
+                f"items: id {at}'s {first.content} differs"
+                + (f" ({len(differ)} of {len(shared)} shared ids)"
+                   if len(differ) > 1 else "") + f"{'; ' * bool(tasks)}"
+                + tasks)
+        elif tasks:
+            problems.append(f"{first.name} and {p.name}: {tasks}")
+    if first.content and all(p.content == first.content for p in group):
+        same = not any(_joinable(first, p)[1] for p in group[1:])
+        words = f"; their {first.content} " + ("agrees" if same
+                                               else "differs")
+    return words
+
+
+def _natural(text):
+    """Return a sort key putting '2' before '10'."""
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t)
+            for t in re.split(r"(\d+)", text)]
+
+
+def _check_problems(profiles):
+    """Return what looks wrong within each input, and identical inputs."""
+    problems = []
+    for p in profiles:
+        if p.refused:
+            continue
+        board = _leaderboard(p.path, [f.name for f in p.fields])
+        if board:
+            problems.append(board)
+        repeats = p.records - len(p.ids) if p.ids else 0
+        if repeats and not p.runs:
+            most = max(p.ids.values())
+            problems.append(
+                f"{p.name}: {_items(p.records, 'record')} for "
+                f"{_items(len(p.ids), 'id')} ({p.id_field}): up to {most} "
+                f"records an item (samples, epochs or duplicates); compare "
+                f"pairs one record an item: pass@k (--stat) or --runs reads "
+                f"several")
+        if not p.ids and p.kind != "preferences" and not board:
+            problems.append(f"{p.name}: no id field (tried "
+                            f"{', '.join(_ID_FIELDS)}); name one with --id")
+        systems = [f for f in p.fields if "system" in f.roles
+                   and (f.distinct or 2) > 1]
+        if len(p.systems) > 2 or systems:
+            named = (f"systems {_some(list(p.systems), 6)}" if p.systems
+                     else f"column {systems[0].name}: "
+                          f"{', '.join(systems[0].examples)}, ...")
+            problems.append(f"{p.name}: several systems in one file "
+                            f"({named}): pick two with --a-col and --b-col, "
+                            f"or rank them")
+    few = [p for p in profiles if p.ids and len(p.ids) < _FEW_ITEMS
+           and p.kind != "preferences" and not p.refused]
+    if few:
+        most = max(len(p.ids) for p in few)
+        problems.append(
+            ("every input" if len(few) == len(profiles) > 1 else
+             _listing([p.name for p in few]))
+            + f": {'only ' * (len(few) == 1)}{_items(most)} or fewer: only "
+              f"a large gap can show (plan --from says how large)")
+    files = [p for p in profiles if not p.refused and not p.runs
+             and os.path.isfile(p.path)]
+    for i, a in enumerate(files):
+        for b in files[i + 1:]:
+            if (os.path.samefile(a.path, b.path) or filecmp.cmp(
+                    a.path, b.path, shallow=False)):
+                problems.append(f"{a.name} and {b.name}: the same file"
+                                if os.path.samefile(a.path, b.path) else
+                                f"{a.name} and {b.name}: byte-identical "
+                                f"files: the same run twice?")
+    return problems
+
+
+def _reading_argv(how):
+    """Return the options that give the _Reading *how* (check passes the
+    ones it was given on to the commands it suggests)."""
+    argv = []
+    for flag, value in (("--from-format", how.format),
+                        ("--records", how.records), ("--task", how.task),
+                        ("--filter", how.filter), ("--scorer", how.scorer)):
+        if value is not None:
+            argv += [flag, value]
+    if how.choice_scores:
+        argv += ["--choice-scores", ",".join(
+            f"{k}={v:g}" for k, v in how.choice_scores.items())]
+    if how.inflate != _INFLATE_LIMIT:
+        argv += ["--max-inflate", str(how.inflate >> 20)]
+    return argv
+
+
+def _join_groups(profiles):
+    """Return the per-item inputs in groups compare can join: the same id
+    field, shared ids, the same items where their content is known, and a
+    metric in common (or, for repeated ids, samples to pool)."""
+    groups = []
+    for p in profiles:
+        for group in groups:
+            first = group[0]
+            shared, differ = _joinable(first, p)
+            repeats = (first.records > len(first.ids), p.records > len(p.ids))
+            tasks = {first.task, p.task} - {""}
+            if (shared and not differ and first.id_field == p.id_field
+                    and len(tasks) < 2
+                    and repeats[0] == repeats[1]
+                    and set(first.metrics) & set(p.metrics)):
+                group.append(p)
+                break
+        else:
+            groups.append([p])
+    return groups
+
+
+def _kinds(p):
+    """Return {field name: _FieldProfile} of a profile."""
+    return {f.name: f for f in p.fields}
+
+
+def _check_commands(profiles, options):
+    """Return [(argv, what it answers)]: the commands that answer what the
+    profiled inputs can answer, with the options compare will need."""
+    extra = _reading_argv(options.reading)
+    found = [p for p in profiles if not p.refused]
+    commands = []
+    per_item = [p for p in found if p.kind != "preferences" and p.ids
+                and not p.runs]
+    for group in _join_groups(per_item):
+        if len(group) > 1:
+            commands += _group_commands(group, extra)
+    runs = [p for p in found if p.runs]
+    if len(runs) > 1 and runs[0].ids.keys() & runs[1].ids.keys():
+        a, b = runs[0].path, runs[1].path
+        commands += [
+            (["compare", "--runs", a, b] + extra,
+             f"several runs of each system ({len(runs[0].runs)} and "
+             f"{len(runs[1].runs)}): the gap of the run-averaged scores, the "
+             f"run-to-run spread, where one run of each would put the gap"),
+            (["plan", "--from", a, b, "--runs"] + extra,
+             "how many runs of each system tell the gap from the run-to-run "
+             "spread")]
+    for p in found:
+        commands += _single_commands(p, extra)
+    prefs = [p for p in found if p.kind == "preferences"]
+    for judge in prefs:
+        for human in prefs:
+            if (human is not judge and set(human.systems) == set(
+                    judge.systems) and len(judge.systems) == 2
+                    and human.ids.keys() < judge.ids.keys()):
+                commands.append((
+                    ["compare", judge.path, "--human", human.path] + extra,
+                    f"the judge's verdicts in {judge.name} corrected by the "
+                    f"human verdicts on {_items(len(human.ids))} of its "
+                    f"{len(judge.ids)} (prediction-powered)"))
+    return commands
+
+
+def _group_commands(group, extra):
+    """Return the commands of inputs that join: compare, rank, --cluster,
+    --by, --human, --runs (epochs), pass@k, plan --from."""
+    first, paths = group[0], [p.path for p in group]
+    a, b = paths[:2]
+    names = [p.name for p in group]
+    shared = [m for m in first.metrics if all(m in p.metrics for p in group)]
+    fields = [_kinds(p) for p in group]
+    common = ["--id", first.id_field] if first.id_field not in _ID_FIELDS \
+        else []
+    partial = any(p.ids.keys() != first.ids.keys() for p in group)
+    common += ["--allow-partial"] * partial + extra
+    if first.records > len(first.ids):
+        return _samples_commands(group, shared, common)
+    whole = [m for m in shared
+             if all(not f[m].missing for f in fields if m in f)]
+    loose = any(f.missing and f.kind in ("0/1", "number") and f.count
+                for p in group for f in p.fields if f.name != p.id_field)
+    if not whole:
+        return []
+    named = [x for m in whole for x in ("--metric", m)] if (
+        loose or whole != shared or any(set(p.metrics) != set(shared)
+                                        for p in group)) else []
+    out = [(["compare"] + paths + named + common,
+            (f"is {names[1]} better than {names[0]}" if len(group) == 2 else
+             f"is each of the {len(group) - 1} candidates better than "
+             f"{names[0]}")
+            + f" on {_some(whole, 4)}: paired intervals and tests, a "
+              f"verdict (Holm across "
+            + ("metrics)" if len(group) == 2 else "candidates x metrics)"))]
+    if len(group) > 2:
+        out.append((["rank"] + paths + ["--metric", whole[0]] + common,
+                    f"which of the {len(group)} systems is best on "
+                    f"{whole[0]}: means, rank intervals, the top group"))
+    roles = {role: [f.name for f in first.fields if role in f.roles
+                    and all(f.name in k for k in fields[:2])]
+             for role in ("cluster", "subset", "human labels")}
+    for name in roles["cluster"][:1]:
+        f = _kinds(first)[name]
+        out.append((["compare", a, b] + named + ["--cluster", name] + common,
+                    f"the same, resampling the items of one {name} together "
+                    f"({_items(f.distinct, 'group')}, about "
+                    f"{round(first.records / f.distinct)} items each)"))
+    for name in roles["subset"][:1]:
+        out.append((["compare", a, b] + named + ["--by", name] + common,
+                    f"a verdict within each {name} "
+                    f"({_items(_kinds(first)[name].distinct, 'subset')}), "
+                    f"Holm across them"))
+    judge = [m for m in whole if "judge's scores" in _kinds(first)[m].roles]
+    for human in roles["human labels"][:1]:
+        metric = (judge or whole)[0]
+        labelled = _kinds(first)[human].count
+        out.append((["compare", a, b, "--metric", metric, "--human", human]
+                    + common, f"{metric} corrected by the human labels in "
+                              f"{human} ({labelled} of {first.records} "
+                              f"items; prediction-powered): the judge's "
+                              f"bias and the corrected gap"))
+        if not partial:
+            out.append((["plan", "--from", a, b, "--metric", metric,
+                         "--human", human] + common,
+                        "how the corrected gap's interval narrows with more "
+                        "human labels"))
+    # epochs as runs; not where ids mix numbers and names ('0', 's1'):
+    # compare --runs then finds no id in common between the epochs
+    digits = sum(map(str.isdigit, first.ids))
+    if all(any("epochs per item" in n for n in p.notes) for p in group[:2]
+           ) and digits in (0, len(first.ids)):
+        out.append((["compare", "--runs", a, b] + extra,
+                    "each epoch a run: the run-to-run spread beside the gap"))
+    if not partial:
+        out.append((["plan", "--from", a, b] + named + common,
+                    "how many items would detect the gap seen, at 80% "
+                    "power (the pilot's agreement between the systems)"))
+    return out
+
+
+def _samples_commands(group, shared, common):
+    """Return the commands of inputs with several records an item (samples
+    of one problem): pass@k and pass^k, and plan --repeats."""
+    fields = [_kinds(p) for p in group[:2]]
+    binary = [m for m in shared if all(f[m].kind == "0/1" for f in fields)]
+    k = min(min(p.ids.values()) for p in group[:2])
+    if not binary or k < 2:
+        return []
+    a, b = group[0].path, group[1].path
+    m = binary[0]
+    return [(["compare", a, b, "--stat", f"pass@{k}({m})", "--stat",
+              f"pass^{k}({m})"] + common,
+             f"pass@{k} and pass^{k} of {m} from each item's samples (its "
+             f"records sharing an id)"),
+            (["plan", "--from", a, b, "--metric", m, "--repeats", str(k)]
+             + common, f"the items needed with 1 to {k} samples an item")]
+
+
+def _systems_commands(p, extra):
+    """Return the commands of a file holding several systems' columns
+    (promptfoo's providers): compare two that share rows, rank them all
+    where some rows have every one."""
+    partial = ["--allow-partial"] * any(
+        not all(present) for present in p.presence)
+    pairs = [(i, j) for i in range(len(p.systems))
+             for j in range(i + 1, len(p.systems))
+             if any(present[i] and present[j] for present in p.presence)]
+    out = []
+    if len(p.systems) > 2 and any(map(all, p.presence)):
+        out.append((["rank", p.path] + partial + extra,
+                    f"which of its {len(p.systems)} systems is best: means, "
+                    f"rank intervals, the top group"))
+    for i, j in pairs[:1]:
+        a, b = p.systems[i], p.systems[j]
+        cols = ["--a-col", a, "--b-col", b] if len(p.systems) > 2 else []
+        out.append((["compare", p.path] + cols + partial + extra,
+                    f"is {b} better than {a}"))
+    return out
+
+
+def _single_commands(p, extra):
+    """Return the commands one input answers alone: a file holding both
+    systems' columns, several systems, or pairwise preferences."""
+    fields = _kinds(p)
+    if p.kind == "preferences":
+        if len(p.systems) == 2:
+            return [(["compare", p.path] + extra,
+                     f"how often {p.systems[1]} is preferred to "
+                     f"{p.systems[0]}: the win rate with its interval")]
+        return [(["rank", p.path] + extra,
+                 f"the {len(p.systems)} systems' Bradley-Terry ratings, rank "
+                 f"intervals and top group")]
+    if p.systems:
+        return _systems_commands(p, extra)
+    a, b = CSV_HEADER[1:3]
+    if a in fields and b in fields and not p.runs:
+        return [(["compare", p.path] + extra,
+                 f"is {b} better than {a}: paired intervals, McNemar's "
+                 f"exact test, a verdict"),
+                (["plan", "--from", p.path] + extra,
+                 "how many items would detect the gap seen, at 80% power")]
+    return []
+
+
 ## Report #####################################################################
 
 # Doors (called from other sections): _calibration_json, _compare_json,
@@ -13544,6 +14262,117 @@ def _legend(top, entries):
     return "".join(out)
 
 
+_ROLE_WORDS = {"cluster": "cluster (--cluster)", "subset": "subset (--by)",
+               "human labels": "human labels (--human)"}
+
+
+def _format_check(checked, prog, markdown=False):
+    """Return check's report: each input (how it was read, its fields),
+    how the ids join, the problems, then the commands, each runnable as
+    printed (*prog* is the program as it was invoked) with what it
+    answers."""
+    md = _markdown if markdown else str
+    lines = [md(f"check: {_items(len(checked.inputs), 'input')}")]
+    for p in checked.inputs:
+        lines += [""] + [md(line) for line in _input_lines(p)]
+        rows = [_field_row(f) for f in p.fields]
+        if rows:
+            lines += [""] * markdown + _table(
+                [["field", "type", "values", "missing", "looks like"]]
+                + rows, markdown) + [""] * markdown
+        lines += [md(f"  read: {note}") for note in p.notes]
+    lines += [""] + [md(x) for x in (["ids:"] + [
+        f"  {line}" for line in checked.joins] if checked.joins else
+        ["ids: no two inputs share ids"])]
+    lines += [""] + [md(x) for x in (["problems:"] + [
+        f"  {line}" for line in checked.problems] if checked.problems else
+        ["problems: none seen"])]
+    if not checked.commands:
+        lines += ["", md("commands: none: a comparison needs two runs on "
+                         "the same items, a file holding two systems, or "
+                         "pairwise preferences")]
+        return "\n".join(lines)
+    lines += ["", md("commands (run from this folder):")]
+    shown = [(" ".join([prog] + [shlex.quote(a) for a in argv]), what)
+             for argv, what in checked.commands]
+    if markdown:
+        for command, what in shown:
+            lines += ["", md(what + ":"), "", "```", command, "```"]
+    else:
+        for command, what in shown:
+            lines += [f"  {command}", f"      {what}"]
+    return "\n".join(lines)
+
+
+def _input_lines(p):
+    """Return the head lines of one input of check's report."""
+    head = p.path
+    if p.refused and not p.format:
+        return [f"{head}: refused: {p.refused}"]
+    if p.refused:
+        return [f"{head}: read as {p.format}, refused: {p.refused}"]
+    how = p.format + (f" ({p.kind})" if p.kind and p.kind != p.format
+                      else "")
+    said = [f"{head}: {how}"]
+    said += [f"task {p.task}"] * bool(p.task)
+    if p.runs:
+        said.append(f"{_items(len(p.runs), 'run')} of one system "
+                    f"({_some([os.path.basename(r) for r in p.runs], 4)}; "
+                    f"the first profiled)")
+    said.append(_items(p.records, "record"))
+    if p.ids:
+        said.append(f"{_items(len(p.ids))} (id field {p.id_field})")
+    elif p.kind != "preferences":
+        said.append("no id field")
+    if p.systems:
+        said.append(f"systems {_some(list(p.systems), 6)}")
+    if p.content:
+        said.append(f"item content in {p.content}")
+    return [", ".join(said)]
+
+
+def _field_row(f):
+    """Return one field's row of check's table."""
+    if f.lo is not None and f.kind in ("0/1", "number", "true/false"):
+        values = (f"mean {_g(f.mean)}" if f.kind == "0/1" else
+                  f"{_g(f.lo)} to {_g(f.hi)}, mean {_g(f.mean)}")
+    elif f.kind in ("list", "object"):
+        values = ""
+    elif f.distinct is None:
+        values = "many distinct: " + ", ".join(f.examples)
+    else:
+        values = f"{f.distinct} distinct" + (
+            ": " + ", ".join(f.examples) if f.examples else "") + (
+            ", ..." if f.distinct > len(f.examples) else "")
+    roles = ", ".join(_ROLE_WORDS.get(r, r) for r in f.roles)
+    return [f.name, f.kind, values, str(f.missing) if f.missing else "",
+            roles]
+
+
+def _g(x):
+    """Return a number in 4 significant digits."""
+    return f"{x:.4g}"
+
+
+def _check_json(checked):
+    """Return check's report as a JSON object: the commands as argv lists
+    (without the program), what each answers in "answers"."""
+    return {"inputs": [dict(
+        path=p.path, format=p.format or None, kind=p.kind or None,
+        task=p.task or None, records=p.records, items=len(p.ids),
+        id_field=p.id_field, content=p.content, runs=list(p.runs),
+        systems=list(p.systems), metrics=list(p.metrics),
+        notes=list(p.notes), refused=p.refused or None,
+        fields=[dict(name=f.name, type=f.kind, count=f.count,
+                     missing=f.missing, min=f.lo, max=f.hi, mean=f.mean,
+                     distinct=f.distinct, examples=list(f.examples),
+                     roles=list(f.roles)) for f in p.fields])
+        for p in checked.inputs],
+        "joins": checked.joins, "problems": checked.problems,
+        "commands": [argv for argv, _ in checked.commands],
+        "answers": [what for _, what in checked.commands]}
+
+
 ## Library use ################################################################
 
 # compare() and rank() serve notebooks: plain sequences of per-item scores
@@ -13882,7 +14711,7 @@ def _library_columns(columns, names, kind=None):
 
 ## Command line ###############################################################
 
-_COMMANDS = ("simulate", "compare", "plan", "rank")
+_COMMANDS = ("simulate", "compare", "plan", "rank", "check")
 
 
 def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
@@ -14016,7 +14845,8 @@ def _build_parser():
     parser.add_argument("--version", action="version",
                         version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add_command in (_add_simulate, _add_compare, _add_plan, _add_rank):
+    for add_command in (_add_simulate, _add_compare, _add_plan, _add_rank,
+                        _add_check):
         add_command(commands)
     return parser
 
@@ -14440,6 +15270,37 @@ def _add_rank(commands):
     rank.set_defaults(run=_run_rank)
 
 
+def _add_check(commands):
+    """Add the check command (a doctor for eval files) and its options."""
+    check = commands.add_parser(
+        "check", help="say what eval files hold and which commands answer "
+                      "what they can answer",
+        description="Read each file or folder as compare would, and say "
+                    "what was read and how (format, task, items, the id "
+                    "field), each field with its type, range and missing "
+                    "values and what it looks like (a metric, a judge's "
+                    "scores, human labels, a cluster, a subset), how the "
+                    "inputs' ids join and whether they hold the same items, "
+                    "the problems seen, then the commands that answer what "
+                    "these files can answer, runnable as printed.",
+        epilog="Examples: %(prog)s datasets/examples/base.jsonl "
+               "datasets/examples/cand.jsonl; %(prog)s out/ --json")
+    what = check.add_argument_group("input: what to read")
+    what.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
+                      help="per-item results, a folder a framework wrote, or "
+                           "a folder of such files and folders (read entry "
+                           "by entry)")
+    what.add_argument("--id", dest="id_col", metavar="FIELD",
+                      help="field naming the item (default: the first of "
+                           f"{', '.join(_ID_FIELDS)} present, else a field "
+                           f"named like one)")
+    _add_reading(check)
+    output = check.add_argument_group("output")
+    _add_format(output)
+    _add_quiet(output)
+    check.set_defaults(run=_run_check)
+
+
 def _names_list(text):
     """argparse type of --systems and --names: comma-separated names."""
     names = [x.strip() for x in text.split(",")]
@@ -14669,7 +15530,8 @@ def _options(args):
                              f"--format {args.format}")
     fmt = "json" if args.json else args.format or "text"
     settle = {"simulate": _simulate_options, "compare": _compare_options,
-              "rank": _rank_options, "plan": _plan_options}[args.command]
+              "rank": _rank_options, "plan": _plan_options,
+              "check": _check_options}[args.command]
     return settle(args)._replace(format=fmt)
 
 
@@ -14917,6 +15779,12 @@ _PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
                "choice_scores", "human", "runs")
 _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
                    "n_items", "simulate", "plot", "within_var")
+
+
+def _check_options(args):
+    """Return check's _Options: the paths and how to read them."""
+    return _Options(runs=tuple(args.paths), id_col=args.id_col,
+                    reading=_reading(args), quiet=args.quiet)
 
 
 def _flag(name):
@@ -15199,6 +16067,27 @@ def _run_compare(options):
         print(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: {metric} "
               f"{why}", file=sys.stderr)
     return 1 if tripped else 0
+
+
+def _run_check(options):
+    """Run check: read and profile the inputs, print what they hold and
+    the commands that answer what they can; return 0."""
+    checked = _check(options)
+    prog = _invoked_as()
+    print(_render(options.format,
+                  text=lambda: _format_check(checked, prog),
+                  markdown=lambda: _format_check(checked, prog, True),
+                  data=lambda: _check_json(checked)))
+    return 0
+
+
+def _invoked_as():
+    """Return the program as invoked, for the commands check prints:
+    'python3 FILE' where the script was run, else the console script."""
+    arg0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(arg0) == "bootstrap_eval_deltas.py":
+        return "python3 " + shlex.quote(arg0)
+    return "bootstrap-eval-deltas"
 
 
 def _failures(results, judgements, fail_on):
