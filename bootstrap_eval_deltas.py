@@ -14741,19 +14741,19 @@ def _at_least(minimum):
     return _bounded(int, minimum, None, lo_open=False)
 
 
-def _add_common(parser):
-    """Add the options every command shares: resamples, seed, confidence,
-    --json."""
-    parser.add_argument("--resamples", type=_at_least(1), default=RESAMPLES,
+def _add_common(stats, output):
+    """Add the options every command shares: resamples, seed, confidence
+    (to the group *stats*), --format and --json (to *output*)."""
+    stats.add_argument("--resamples", type=_at_least(1), default=RESAMPLES,
                         help="bootstrap resamples per interval "
                              "(default %(default)s)")
-    parser.add_argument("--seed", type=int, default=SEED,
+    stats.add_argument("--seed", type=int, default=SEED,
                         help="seed of the random.Random that drives every "
                              "draw (default %(default)s)")
-    parser.add_argument("--confidence", type=_PROBABILITY, default=CONFIDENCE,
+    stats.add_argument("--confidence", type=_PROBABILITY, default=CONFIDENCE,
                         help="two-sided confidence of the intervals "
                              "(default %(default)s)")
-    _add_format(parser)
+    _add_format(output)
 
 
 def _add_format(parser):
@@ -14800,7 +14800,8 @@ class _Parser(argparse.ArgumentParser):
     _MISSING = {"compare": "give the baseline's run, then the candidate's "
                            "(or one file holding both)",
                 "rank": "give the runs to rank (or one wide file with "
-                        "--systems)"}
+                        "--systems)",
+                "check": "give the files or folders to check"}
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)    # --n-item is a typo,
@@ -14862,35 +14863,43 @@ def _add_simulate(commands):
                     "coverage, and write the per-item CSV.",
         epilog="Examples: %(prog)s; %(prog)s --n-items 2000 --no-csv; "
                "%(prog)s --acc-b 0.72 --intervals percentile,bca,score")
-    sim.add_argument("--n-items", type=_at_least(1), default=N_ITEMS,
-                     help="items in the eval set (default %(default)s)")
-    sim.add_argument("--corr", type=_CORRELATION, 
-                     help=f"loading of the shared latent difficulty, in "
-                          f"[0, 1) (default {CORR})")
-    sim.add_argument("--acc-a", type=_PROBABILITY,
-                     help=f"true accuracy of system A, in (0, 1) "
-                          f"(default {ACC_A})")
-    sim.add_argument("--acc-b", type=_PROBABILITY,
-                     help=f"true accuracy of system B, in (0, 1) "
-                          f"(default {ACC_B})")
-    sim.add_argument("--replays", type=_at_least(0), default=REPLAYS,
-                     help="replays of the coverage loop; 0 skips it "
-                          "(default %(default)s)")
-    _add_common(sim)
-    sim.add_argument("--out", metavar="PATH",
-                     help=f"where to write the per-item CSV, atomically "
-                          f"(default {CSV_PATH})")
-    sim.add_argument("--no-csv", action="store_true",
-                     help="do not write the per-item CSV")
-    _add_jobs(sim, "the coverage loop")
-    _add_quiet(sim)
-    sim.add_argument("--intervals", type=_interval_list, metavar="NAMES",
+    setting = sim.add_argument_group("the article's setting")
+    stats = sim.add_argument_group(
+        "statistics: the coverage loop and its resamples")
+    cal = sim.add_argument_group(
+        "calibration: intervals and tests over replays")
+    early = sim.add_argument_group(
+        "stopping early: looking (peeking) while the eval runs")
+    output = sim.add_argument_group("output")
+    setting.add_argument("--n-items", type=_at_least(1), default=N_ITEMS,
+                         help="items in the eval set (default %(default)s)")
+    setting.add_argument("--corr", type=_CORRELATION, 
+                         help=f"loading of the shared latent difficulty, in "
+                              f"[0, 1) (default {CORR})")
+    setting.add_argument("--acc-a", type=_PROBABILITY,
+                         help=f"true accuracy of system A, in (0, 1) "
+                              f"(default {ACC_A})")
+    setting.add_argument("--acc-b", type=_PROBABILITY,
+                         help=f"true accuracy of system B, in (0, 1) "
+                              f"(default {ACC_B})")
+    stats.add_argument("--replays", type=_at_least(0), default=REPLAYS,
+                       help="replays of the coverage loop; 0 skips it "
+                            "(default %(default)s)")
+    _add_common(stats, output)
+    output.add_argument("--out", metavar="PATH",
+                        help=f"where to write the per-item CSV, atomically "
+                             f"(default {CSV_PATH})")
+    output.add_argument("--no-csv", action="store_true",
+                        help="do not write the per-item CSV")
+    _add_jobs(stats, "the coverage loop")
+    _add_quiet(output)
+    cal.add_argument("--intervals", type=_interval_list, metavar="NAMES",
                      help="calibrate intervals instead of the coverage "
                           "lines: a comma list of percentile, bca, score; "
                           "each one's coverage and rate of excluding zero "
                           "over the replays, and McNemar's rejection rate "
                           "(e.g. --intervals percentile,bca,score)")
-    sim.add_argument("--differences", choices=_SHAPES,
+    cal.add_argument("--differences", choices=_SHAPES,
                      help="calibrate the continuous paired intervals "
                           "instead of the binary article: per-item "
                           "differences of sd 1 and this shape (lognormal is "
@@ -14899,22 +14908,22 @@ def _add_simulate(commands):
                           "by saddlepoint and by resampling, percentile and "
                           "BCa, covers the gap and excludes zero, and how "
                           "often each sign-flip test rejects; no CSV")
-    sim.add_argument("--gap", type=_bounded(float, -math.inf, None),
+    cal.add_argument("--gap", type=_bounded(float, -math.inf, None),
                      help="the true mean difference of --differences, in "
                           "sds (default 0: excluding zero is then a false "
                           "positive)")
-    sim.add_argument("--by-counts", action="store_true",
-                     help="replay the coverage loop by counts: each "
-                          "replay's cells one multinomial draw and its "
-                          "interval the ideal bootstrap's, at a cost that "
-                          "does not grow with --n-items (a power study at a "
-                          "new size; not the article's random stream)")
-    sim.add_argument("--peeking", action="store_true",
-                     help="replay the article's systems with no true gap "
-                          "(B as good as A), looking after every item: how "
-                          "often a fixed-sample interval excludes zero at "
-                          "some look, against the anytime-valid confidence "
-                          "sequence of compare --sequential; no CSV")
+    stats.add_argument("--by-counts", action="store_true",
+                       help="replay the coverage loop by counts: each "
+                            "replay's cells one multinomial draw and its "
+                            "interval the ideal bootstrap's, at a cost that "
+                            "does not grow with --n-items (a power study at a "
+                            "new size; not the article's random stream)")
+    early.add_argument("--peeking", action="store_true",
+                       help="replay the article's systems with no true gap "
+                            "(B as good as A), looking after every item: how "
+                            "often a fixed-sample interval excludes zero at "
+                            "some look, against the anytime-valid confidence "
+                            "sequence of compare --sequential; no CSV")
     sim.set_defaults(run=_run_simulate)
 
 
@@ -14931,185 +14940,205 @@ def _add_compare(commands):
                "%(prog)s base.jsonl cand.jsonl --metric acc; "
                "%(prog)s a.csv b.csv --id qid --lower-is-better latency "
                "--format markdown")
-    cmp.add_argument("baseline", help="per-item results of the baseline (A): "
+    inp = cmp.add_argument_group("input: what to read")
+    what = cmp.add_argument_group("what to compare: metrics, clusters, "
+                                  "subsets")
+    stats = cmp.add_argument_group("statistics: how sure")
+    judged = cmp.add_argument_group(
+        "judged evals: an LLM judge's scores corrected by human labels")
+    early = cmp.add_argument_group(
+        "stopping early: looking (peeking) while the eval runs")
+    many = cmp.add_argument_group(
+        "many runs and candidates: seeds, repeats, epochs, prompts")
+    gates = cmp.add_argument_group(
+        "gates: non-inferiority, equivalence, exit 1 in CI")
+    reading = _reading_group(cmp)
+    output = cmp.add_argument_group("output")
+    inp.add_argument("baseline", help="per-item results of the baseline (A): "
                      "CSV, TSV, JSONL or a JSON array, optionally .gz; alone, "
                      "a wide file with both systems' columns")
-    cmp.add_argument("candidates", nargs="*", metavar="CANDIDATE",
+    inp.add_argument("candidates", nargs="*", metavar="CANDIDATE",
                      help="per-item results of the candidate (B), joined to "
                           "the baseline's on the id field; several "
                           "candidates are each compared with the baseline, "
                           "Holm-adjusted across candidates x metrics")
-    cmp.add_argument("--id", dest="id_col", metavar="FIELD",
+    inp.add_argument("--id", dest="id_col", metavar="FIELD",
                      help="field naming the item (default: the first of "
                           f"{', '.join(_ID_FIELDS)} present)")
-    cmp.add_argument("--a-col",
+    inp.add_argument("--a-col",
                      help=f"one-file mode: column of the baseline's score "
                           f"(default {CSV_HEADER[1]})")
-    cmp.add_argument("--b-col",
+    inp.add_argument("--b-col",
                      help=f"one-file mode: column of the candidate's score "
                           f"(default {CSV_HEADER[2]})")
-    cmp.add_argument("--metric", action="append", metavar="NAME",
-                     help="metric field to compare, dots for nested JSON "
-                          "(metrics.acc); repeat for several (default: every "
-                          "numeric field both runs have)")
-    cmp.add_argument("--stat", action="append", default=[],
-                     metavar="NAME=STAT(FIELD,...)",
-                     help="a corpus statistic, not a mean: f1, precision, "
-                          "recall or mcc of (gold,pred) fields or of one "
-                          "field of [gold, pred] pairs (lm-eval's f1 and "
-                          "mcc; 0/1 labels give class 1's, others the macro "
-                          "average; mcc is scikit-learn's); ratio(num,den), "
-                          "sum over sum; pass@K(field) or pass^K(field) from "
-                          "each item's 0/1 samples (its records sharing an "
-                          "id). Paired bootstrap and approximate "
-                          "randomization test; repeatable. E.g. --stat "
-                          "f1(label,prediction) --stat tokens=ratio(right,"
-                          "total) --stat pass@5(passed)")
-    cmp.add_argument("--metric-type", action="append", default=[],
-                     metavar="NAME=TYPE", type=_metric_type,
-                     help="force a metric binary or continuous (default: "
-                          "binary when every value is 0 or 1)")
-    cmp.add_argument("--lower-is-better", action="append", default=[],
-                     metavar="NAME",
-                     help="a metric where smaller is better; repeatable "
-                          "(default: metrics named for a latency, time, "
-                          "duration, cost, loss, error or perplexity, said "
-                          "in the report)")
-    cmp.add_argument("--higher-is-better", action="append", default=[],
-                     metavar="NAME",
-                     help="a metric where larger is better although its "
-                          "name says otherwise; repeatable")
-    cmp.add_argument("--cluster", metavar="FIELD",
-                     help="items sharing this field's value (questions on "
-                          "one passage, samples of one prompt) are "
-                          "resampled and sign-flipped together")
-    cmp.add_argument("--by", metavar="FIELD",
-                     help="also compare within each subset of items that "
-                          "share this field's value (an MMLU subject): a "
-                          "row per subset and metric, Holm across all of "
-                          "them; the overall result pools every item")
-    cmp.add_argument("--macro", action="store_true",
-                     help="with --by: the overall result is the macro "
-                          "average, the unweighted mean of subset means "
-                          "(MMLU's headline), with a stratified bootstrap "
-                          "interval and a stratified sign-flip test")
-    cmp.add_argument("--allow-partial", action="store_true",
+    what.add_argument("--metric", action="append", metavar="NAME",
+                      help="metric field to compare, dots for nested JSON "
+                           "(metrics.acc); repeat for several (default: every "
+                           "numeric field both runs have)")
+    what.add_argument("--stat", action="append", default=[],
+                      metavar="NAME=STAT(FIELD,...)",
+                      help="a corpus statistic, not a mean: f1, precision, "
+                           "recall or mcc of (gold,pred) fields or of one "
+                           "field of [gold, pred] pairs (lm-eval's f1 and "
+                           "mcc; 0/1 labels give class 1's, others the macro "
+                           "average; mcc is scikit-learn's); ratio(num,den), "
+                           "sum over sum; pass@K(field) or pass^K(field) from "
+                           "each item's 0/1 samples (its records sharing an "
+                           "id). Paired bootstrap and approximate "
+                           "randomization test; repeatable. E.g. --stat "
+                           "f1(label,prediction) --stat tokens=ratio(right,"
+                           "total) --stat pass@5(passed)")
+    what.add_argument("--metric-type", action="append", default=[],
+                      metavar="NAME=TYPE", type=_metric_type,
+                      help="force a metric binary or continuous (default: "
+                           "binary when every value is 0 or 1)")
+    what.add_argument("--lower-is-better", action="append", default=[],
+                      metavar="NAME",
+                      help="a metric where smaller is better; repeatable "
+                           "(default: metrics named for a latency, time, "
+                           "duration, cost, loss, error or perplexity, said "
+                           "in the report)")
+    what.add_argument("--higher-is-better", action="append", default=[],
+                      metavar="NAME",
+                      help="a metric where larger is better although its "
+                           "name says otherwise; repeatable")
+    what.add_argument("--cluster", metavar="FIELD",
+                      help="items sharing this field's value (questions on "
+                           "one passage, samples of one prompt) are "
+                           "resampled and sign-flipped together")
+    what.add_argument("--by", metavar="FIELD",
+                      help="also compare within each subset of items that "
+                           "share this field's value (an MMLU subject): a "
+                           "row per subset and metric, Holm across all of "
+                           "them; the overall result pools every item")
+    what.add_argument("--macro", action="store_true",
+                      help="with --by: the overall result is the macro "
+                           "average, the unweighted mean of subset means "
+                           "(MMLU's headline), with a stratified bootstrap "
+                           "interval and a stratified sign-flip test")
+    inp.add_argument("--allow-partial", action="store_true",
                      help="compare the ids both runs have and report how "
                           "many were left out, instead of failing")
-    cmp.add_argument("--interval", choices=("percentile", "bca"),
-                     default="percentile",
-                     help="bootstrap interval of the means and the paired "
-                          "difference: percentile (the article's) or bca, "
-                          "bias-corrected and accelerated (default "
-                          "%(default)s)")
-    cmp.add_argument("--method", choices=_METHODS, default="auto",
-                     help="saddlepoint: each interval as infinitely many "
-                          "resamples would give it (the ideal bootstrap), "
-                          "computed, not resampled, and the sign-flip p "
-                          "past 20 nonzero differences by Robinson's "
-                          "saddlepoint; resample: --resamples draws; auto "
-                          "(default): the saddlepoint for continuous "
-                          f"metrics of {_SADDLE_LEAST} unclustered items or "
-                          "more, resampling otherwise")
-    cmp.add_argument("--alpha", type=_PROBABILITY, default=0.05,
-                     help="significance level after Holm's adjustment "
-                          "(default %(default)s)")
-    cmp.add_argument("--equivalence", action="append", type=_margin_spec,
-                     metavar="[NAME=]M",
-                     help="equivalence margin in the metric's units, for "
-                          "every metric or, as NAME=M, for one: two "
-                          "one-sided tests at --alpha, equivalent where the "
-                          "1 - 2 alpha interval lies within +-M")
-    cmp.add_argument("--prompts", action="store_true",
-                     help="the baseline and the candidate are each a folder "
-                          "of runs under the same prompts (a file per "
-                          "prompt, named alike): the gap under each prompt "
-                          "(Holm across them) and averaged over prompts as "
-                          "a random factor")
-    cmp.add_argument("--runs", action="store_true",
-                     help="the baseline and the candidate are each several "
-                          "runs of that system on the same items (seeds, "
-                          "temperature > 0): a folder of them, NAME=FILE,"
-                          "FILE,..., or one log of several epochs; the "
-                          "comparison of the run-averaged scores, the "
-                          "run-to-run spread, and where one run of each "
-                          "would put the gap")
-    cmp.add_argument("--sequential", action="store_true",
-                     help="also an anytime-valid comparison, valid however "
-                          "often the eval was looked at while it ran: the "
-                          "confidence sequence at the end, the item at "
-                          "which it first excluded zero, an anytime "
-                          "p-value; items in the baseline's file order; "
-                          "--fail-on then uses its verdict")
-    cmp.add_argument("--order", metavar="FIELD",
-                     help="with --sequential, the baseline's field that "
-                          "orders the items as they ran (a timestamp or a "
-                          "number; default: the file's order)")
-    cmp.add_argument("--bounds", type=_bounds_spec, metavar="LO,HI",
-                     help="with --sequential, the range a continuous "
-                          "metric's values can take (default: [0, 1] "
-                          "where every value lies in it)")
-    cmp.add_argument("--margin", action="append", type=_margin_spec,
-                     metavar="[NAME=]M",
-                     help="non-inferiority margin in the metric's units "
-                          "(0.03 is 3 points of accuracy), for every metric "
-                          "or, as NAME=M, for one; repeatable: a candidate "
-                          "whose Newcombe score interval (0/1 metrics) or "
-                          "t interval (others) stays above -M in the "
-                          "metric's direction is non-inferior")
-    cmp.add_argument("--plot", metavar="FILE.svg",
-                     help="also draw each metric's paired bootstrap "
-                          "distribution with its CI and zero, as SVG")
-    cmp.add_argument("--human", action="append", default=[],
-                     metavar="FIELD|FILE",
-                     help="a judge's scores corrected by human scores on "
-                          "some of the items (prediction-powered inference, "
-                          "PPI++): a field of the runs' records, present "
-                          "on the items a human scored, or a file of them "
-                          "(an id and --human-field); once for both runs or "
-                          "once per run; for a preference file, a file of "
-                          "human verdicts on some of its items.  The report "
-                          "adds the judge's "
-                          "figures alone, the humans' alone, the judge's "
-                          "bias and agreement; the labelled items must be "
-                          "a random sample of the items")
-    cmp.add_argument("--human-field", metavar="NAME",
-                     help="with --human FILE: the file's field of human "
-                          "scores (default human)")
-    cmp.add_argument("--judge-covariate", metavar="FIELD",
-                     help="with --human: a number of each answer (its "
-                          "length): the judge's error regressed on it, "
-                          "and how far the systems differ on it, the bias "
-                          "a judge fond of long answers puts on the gap")
-    cmp.add_argument("--judge-map", type=_judge_map_spec,
-                     metavar=">=T|LO,HI",
-                     help="with --human: the judge's scores onto the "
-                          "humans' scale: >=T makes a judge score of T or "
-                          "more a 1 (0/1 human labels), LO,HI maps the "
-                          "judge's LO..HI onto 0..1")
-    _add_reading(cmp)
-    cmp.add_argument("--fail-on", choices=("worse", "not-better",
-                                           "inferior", "changed",
-                                           "not-equivalent"),
-                     help="exit 1 when some metric is worse, is not "
-                          "better, (with --margin) is not shown "
-                          "non-inferior, changed detectably either way, or "
-                          "(with --equivalence) is not shown equivalent, to "
-                          "gate a CI job; stderr names the metrics")
-    _add_common(cmp)
-    _add_verbose(cmp)
-    _add_quiet(cmp)
-    _add_jobs(cmp, "index resampling (metrics with many distinct values)")
+    stats.add_argument("--interval", choices=("percentile", "bca"),
+                       default="percentile",
+                       help="bootstrap interval of the means and the paired "
+                            "difference: percentile (the article's) or bca, "
+                            "bias-corrected and accelerated (default "
+                            "%(default)s)")
+    stats.add_argument("--method", choices=_METHODS, default="auto",
+                       help="saddlepoint: each interval as infinitely many "
+                            "resamples would give it (the ideal bootstrap), "
+                            "computed, not resampled, and the sign-flip p "
+                            "past 20 nonzero differences by Robinson's "
+                            "saddlepoint; resample: --resamples draws; auto "
+                            "(default): the saddlepoint for continuous "
+                            f"metrics of {_SADDLE_LEAST} unclustered items or "
+                            "more, resampling otherwise")
+    stats.add_argument("--alpha", type=_PROBABILITY, default=0.05,
+                       help="significance level after Holm's adjustment "
+                            "(default %(default)s)")
+    gates.add_argument("--equivalence", action="append", type=_margin_spec,
+                       metavar="[NAME=]M",
+                       help="equivalence margin in the metric's units, for "
+                            "every metric or, as NAME=M, for one: two "
+                            "one-sided tests at --alpha, equivalent where the "
+                            "1 - 2 alpha interval lies within +-M")
+    many.add_argument("--prompts", action="store_true",
+                      help="the baseline and the candidate are each a folder "
+                           "of runs under the same prompts (a file per "
+                           "prompt, named alike): the gap under each prompt "
+                           "(Holm across them) and averaged over prompts as "
+                           "a random factor")
+    many.add_argument("--runs", action="store_true",
+                      help="the baseline and the candidate are each several "
+                           "runs of that system on the same items (seeds, "
+                           "repeats at temperature > 0): a folder of them, "
+                           "NAME=FILE,"
+                           "FILE,..., or one log of several epochs; the "
+                           "comparison of the run-averaged scores, the "
+                           "run-to-run spread, and where one run of each "
+                           "would put the gap")
+    early.add_argument("--sequential", action="store_true",
+                       help="also an anytime-valid comparison, valid however "
+                            "often one peeked at the eval while it ran: the "
+                            "confidence sequence at the end, the item at "
+                            "which it first excluded zero, an anytime "
+                            "p-value; items in the baseline's file order; "
+                            "--fail-on then uses its verdict")
+    early.add_argument("--order", metavar="FIELD",
+                       help="with --sequential, the baseline's field that "
+                            "orders the items as they ran (a timestamp or a "
+                            "number; default: the file's order)")
+    early.add_argument("--bounds", type=_bounds_spec, metavar="LO,HI",
+                       help="with --sequential, the range a continuous "
+                            "metric's values can take (default: [0, 1] "
+                            "where every value lies in it)")
+    gates.add_argument("--margin", action="append", type=_margin_spec,
+                       metavar="[NAME=]M",
+                       help="non-inferiority margin in the metric's units "
+                            "(0.03 is 3 points of accuracy), for every metric "
+                            "or, as NAME=M, for one; repeatable: a candidate "
+                            "whose Newcombe score interval (0/1 metrics) or "
+                            "t interval (others) stays above -M in the "
+                            "metric's direction is non-inferior")
+    output.add_argument("--plot", metavar="FILE.svg",
+                        help="also draw each metric's paired bootstrap "
+                             "distribution with its CI and zero, as SVG")
+    judged.add_argument("--human", action="append", default=[],
+                        metavar="FIELD|FILE",
+                        help="a judge's scores corrected by human scores on "
+                             "some of the items (prediction-powered "
+                             "inference, PPI++): a field of the runs' "
+                             "records, present on the items a human scored, "
+                             "or a file of them (an id and --human-field); "
+                             "once for both runs or once per run; for a "
+                             "preference file, a file of human verdicts on "
+                             "some of its items.  The report adds the "
+                             "judge's figures alone, the humans' alone, the "
+                             "judge's bias and agreement; the labelled items "
+                             "must be a random sample of the items")
+    judged.add_argument("--human-field", metavar="NAME",
+                        help="with --human FILE: the file's field of human "
+                             "scores (default human)")
+    judged.add_argument("--judge-covariate", metavar="FIELD",
+                        help="with --human: a number of each answer (its "
+                             "length): the judge's error regressed on it, "
+                             "and how far the systems differ on it, the bias "
+                             "a judge fond of long answers puts on the gap")
+    judged.add_argument("--judge-map", type=_judge_map_spec,
+                        metavar=">=T|LO,HI",
+                        help="with --human: the judge's scores onto the "
+                             "humans' scale: >=T makes a judge score of T or "
+                             "more a 1 (0/1 human labels), LO,HI maps the "
+                             "judge's LO..HI onto 0..1")
+    gates.add_argument("--fail-on", choices=("worse", "not-better",
+                                             "inferior", "changed",
+                                             "not-equivalent"),
+                       help="exit 1 when some metric is worse, is not "
+                            "better, (with --margin) is not shown "
+                            "non-inferior, changed detectably either way, or "
+                            "(with --equivalence) is not shown equivalent, to "
+                            "gate a CI job; stderr names the metrics")
+    _add_common(stats, output)
+    _add_verbose(output)
+    _add_quiet(output)
+    _add_jobs(stats, "index resampling (metrics with many distinct values)")
+    _add_reading(reading)
     cmp.set_defaults(run=_run_compare)
 
 
-def _add_reading(parser):
-    """Add the options that say how to read a framework's files."""
-    group = parser.add_argument_group(
+def _reading_group(parser):
+    """Return the group of the options that say how to read a framework's
+    files (made where it is to show; _add_reading fills it)."""
+    return parser.add_argument_group(
         "eval frameworks' own files",
         "read as they come, a file or the directory a framework wrote; "
         "the format is detected from the file's name and first bytes: "
         + "; ".join(f"{name}: {text}" for name, text in _FORMATS.items()))
+
+
+def _add_reading(group):
+    """Add the options that say how to read a framework's files."""
     group.add_argument("--from-format", choices=list(_FORMATS),
                        metavar="NAME", help="read the runs as this format "
                        "instead of detecting it: " + ", ".join(_FORMATS))
@@ -15195,78 +15224,85 @@ def _add_rank(commands):
                     "best), never a strict order.",
         epilog="Examples: %(prog)s a.jsonl b.jsonl c.jsonl --metric acc; "
                "%(prog)s wide.csv --systems m1,m2,m3,m4 --pairs")
-    rank.add_argument("runs", nargs="+", metavar="RUN",
-                      help="each system's per-item results (read as compare "
-                           "reads them), or one wide file with --systems")
-    rank.add_argument("--systems", type=_names_list, metavar="COL,COL,...",
-                      help="one wide file: the column of each system")
-    rank.add_argument("--names", type=_names_list, metavar="NAME,...",
-                      help="labels of the systems, in order (default: the "
-                           "file names or columns)")
-    rank.add_argument("--id", dest="id_col", metavar="FIELD",
-                      help="field naming the item (default: the first of "
-                           f"{', '.join(_ID_FIELDS)} every run has)")
-    rank.add_argument("--metric", action="append", metavar="NAME",
+    inp = rank.add_argument_group("input: what to read")
+    what = rank.add_argument_group("what to compare")
+    stats = rank.add_argument_group("statistics: how sure")
+    judged = rank.add_argument_group(
+        "pairwise preferences and judged verdicts (Bradley-Terry)")
+    reading = _reading_group(rank)
+    output = rank.add_argument_group("output")
+    inp.add_argument("runs", nargs="+", metavar="RUN",
+                     help="each system's per-item results (read as compare "
+                          "reads them), or one wide file with --systems")
+    inp.add_argument("--systems", type=_names_list, metavar="COL,COL,...",
+                     help="one wide file: the column of each system")
+    inp.add_argument("--names", type=_names_list, metavar="NAME,...",
+                     help="labels of the systems, in order (default: the "
+                          "file names or columns)")
+    inp.add_argument("--id", dest="id_col", metavar="FIELD",
+                     help="field naming the item (default: the first of "
+                          f"{', '.join(_ID_FIELDS)} every run has)")
+    what.add_argument("--metric", action="append", metavar="NAME",
                       help="the metric to rank on (needed when the runs "
                            "have several)")
-    rank.add_argument("--lower-is-better", nargs="?", const=True,
+    what.add_argument("--lower-is-better", nargs="?", const=True,
                       metavar="NAME",
                       help="smaller values are better; NAME, as in "
                            "compare, is the metric ranked on (default: as "
                            "its name says, said in the report: latency, "
                            "time, cost, loss, error, perplexity)")
-    rank.add_argument("--higher-is-better", metavar="NAME",
+    what.add_argument("--higher-is-better", metavar="NAME",
                       help="larger values are better although the metric's "
                            "name says otherwise")
-    rank.add_argument("--allow-partial", action="store_true",
-                      help="rank on the ids every run has and say how many "
-                           "were left out, instead of failing")
-    rank.add_argument("--human", metavar="FILE",
-                      help="preference files: a human's verdicts on some of "
-                           "the same battles (any preference format, joined "
-                           "on the item): the Bradley-Terry ratings "
-                           "corrected by them (prediction-powered, PPI++) "
-                           "beside the judge's")
-    rank.add_argument("--method", choices=_METHODS, default="auto",
-                      help="the means' intervals and the pairs' "
-                           "comparisons as in compare --method (default "
-                           "%(default)s); ranks and the top group come from "
-                           "the joint resamples either way")
-    rank.add_argument("--alpha", type=_PROBABILITY, default=0.05,
-                      help="level of the top group and of the pairwise "
-                           "tests (default %(default)s)")
-    rank.add_argument("--by", metavar="FIELD",
+    inp.add_argument("--allow-partial", action="store_true",
+                     help="rank on the ids every run has and say how many "
+                          "were left out, instead of failing")
+    judged.add_argument("--human", metavar="FILE",
+                        help="preference files: a human's verdicts on some of "
+                             "the same battles (any preference format, joined "
+                             "on the item): the Bradley-Terry ratings "
+                             "corrected by them (prediction-powered, PPI++) "
+                             "beside the judge's")
+    stats.add_argument("--method", choices=_METHODS, default="auto",
+                       help="the means' intervals and the pairs' "
+                            "comparisons as in compare --method (default "
+                            "%(default)s); ranks and the top group come from "
+                            "the joint resamples either way")
+    stats.add_argument("--alpha", type=_PROBABILITY, default=0.05,
+                       help="level of the top group and of the pairwise "
+                            "tests (default %(default)s)")
+    what.add_argument("--by", metavar="FIELD",
                       help="also rank within each subset of items sharing "
                            "this field's value (taken from the first run)")
-    rank.add_argument("--marginal-ranks", action="store_true",
-                      help="show each rank's own interval instead of the "
-                           "joint rank sets (which hold for every system at "
-                           "once)")
-    rank.add_argument("--joint-intervals", action="store_true",
-                      help="make the means' (or ratings') intervals hold for "
-                           "every system at once, not each on its own "
-                           "(max-t over the joint bootstrap)")
-    rank.add_argument("--anchor", type=_anchor_spec, metavar="NAME=RATING",
-                      help="preference files: the Bradley-Terry rating of "
-                           "one system (default: the ratings average 1000)")
-    rank.add_argument("--ties", choices=("half", "davidson"),
-                      help="preference files: a tie as half a win for each "
-                           "side (half, the default, as Chatbot Arena "
-                           "counts it) or by Davidson's tie model")
-    rank.add_argument("--pairs", action="store_true",
+    stats.add_argument("--marginal-ranks", action="store_true",
+                       help="show each rank's own interval instead of the "
+                            "joint rank sets (which hold for every system at "
+                            "once)")
+    stats.add_argument("--joint-intervals", action="store_true",
+                       help="make the means' (or ratings') intervals hold for "
+                            "every system at once, not each on its own "
+                            "(max-t over the joint bootstrap)")
+    judged.add_argument("--anchor", type=_anchor_spec, metavar="NAME=RATING",
+                        help="preference files: the Bradley-Terry rating of "
+                             "one system (default: the ratings average 1000)")
+    judged.add_argument("--ties", choices=("half", "davidson"),
+                        help="preference files: a tie as half a win for each "
+                             "side (half, the default, as Chatbot Arena "
+                             "counts it) or by Davidson's tie model")
+    what.add_argument("--pairs", action="store_true",
                       help="also every pair's paired difference with its "
                            "CI and Holm-adjusted p")
-    rank.add_argument("--baseline", metavar="NAME",
+    what.add_argument("--baseline", metavar="NAME",
                       help="also each system against this one (a name of "
                            "--names, a file or a column): paired difference, "
                            "CI and p, Holm-adjusted across the candidates")
-    rank.add_argument("--plot", metavar="FILE.svg",
-                      help="also draw a forest plot: a row per system, its "
-                           "mean and CI, the top group shaded, as SVG")
-    _add_common(rank)
-    _add_quiet(rank)
-    _add_jobs(rank, "index resampling")
-    _add_reading(rank)
+    output.add_argument("--plot", metavar="FILE.svg",
+                        help="also draw a forest plot: a row per system, its "
+                             "mean and CI, the top group shaded, as SVG")
+    _add_common(stats, output)
+    _add_quiet(output)
+    _add_jobs(stats, "index resampling")
+    _add_reading(reading)
     rank.set_defaults(run=_run_rank)
 
 
@@ -15294,10 +15330,11 @@ def _add_check(commands):
                       help="field naming the item (default: the first of "
                            f"{', '.join(_ID_FIELDS)} present, else a field "
                            f"named like one)")
-    _add_reading(check)
+    reading = _reading_group(check)
     output = check.add_argument_group("output")
     _add_format(output)
     _add_quiet(output)
+    _add_reading(reading)
     check.set_defaults(run=_run_check)
 
 
@@ -15322,101 +15359,114 @@ def _add_plan(commands):
                     "gap, and what an unpaired design would need.",
         epilog="Example: %(prog)s --acc-a 0.72 --acc-b 0.76 --corr 0.6 "
                "--simulate")
-    plan.add_argument("--acc-a", type=_PROBABILITY,
-                      help=f"accuracy of system A (default {ACC_A})")
-    plan.add_argument("--acc-b", type=_PROBABILITY,
-                      help=f"accuracy of system B (default {ACC_B}, or "
-                           f"acc-a + gap)")
-    plan.add_argument("--gap", type=_bounded(float, -1, 1),
-                      help="B's accuracy minus A's, instead of --acc-b")
-    agree = plan.add_mutually_exclusive_group()
+    design = plan.add_argument_group("the design: the systems and the items")
+    pilot = plan.add_argument_group(
+        "input: pilot results to plan from (plan --from)")
+    reading = _reading_group(plan)
+    stats = plan.add_argument_group("statistics: how sure")
+    judged = plan.add_argument_group(
+        "judged evals: human labels for an LLM judge's scores")
+    many = plan.add_argument_group(
+        "many runs: seeds, repeats, epochs")
+    early = plan.add_argument_group(
+        "stopping early: looking (peeking) while the eval runs")
+    sim = plan.add_argument_group("simulation: replay the design")
+    output = plan.add_argument_group("output")
+    design.add_argument("--acc-a", type=_PROBABILITY,
+                        help=f"accuracy of system A (default {ACC_A})")
+    design.add_argument("--acc-b", type=_PROBABILITY,
+                        help=f"accuracy of system B (default {ACC_B}, or "
+                             f"acc-a + gap)")
+    design.add_argument("--gap", type=_bounded(float, -1, 1),
+                        help="B's accuracy minus A's, instead of --acc-b")
+    agree = design.add_mutually_exclusive_group()
     agree.add_argument("--corr", type=_CORRELATION,
-                       help=f"the article's latent correlation (default "
-                            f"{CORR})")
+                        help=f"the article's latent correlation (default "
+                             f"{CORR})")
     agree.add_argument("--discordance", type=_PROBABILITY,
-                       help="share of items where exactly one system is "
-                            "right, instead of --corr")
-    plan.add_argument("--from", dest="pilot", nargs="+",
-                      metavar="FILE", help="pilot results (BASELINE "
-                      "[CANDIDATE], read as compare reads them): estimate "
-                      "the agreement from them and plan for the observed "
-                      "gap, or for --gap")
-    plan.add_argument("--human", action="append", metavar="FIELD|FILE",
-                      help="with --from A B: the pilot's human scores, as "
-                           "compare --human reads them: how the judge-"
-                           "corrected gap's interval and power grow with "
-                           "more labels, and the labels --gap or --width "
-                           "needs")
-    plan.add_argument("--human-field", metavar="NAME",
-                      help="with --human FILE: its field of human scores")
-    plan.add_argument("--judge-map", type=_judge_map_spec,
-                      metavar=">=T|LO,HI",
-                      help="with --human: the judge's scores onto the "
-                           "humans' scale, as in compare")
-    plan.add_argument("--width", type=_bounded(float, 0, None), metavar="W",
-                      help="with --human: the labels for a CI of +-W on "
-                           "the gap (0.02 for +-2 pts)")
-    plan.add_argument("--runs", action="store_true",
+                        help="share of items where exactly one system is "
+                             "right, instead of --corr")
+    pilot.add_argument("--from", dest="pilot", nargs="+",
+                       metavar="FILE", help="pilot results (BASELINE "
+                       "[CANDIDATE], read as compare reads them): estimate "
+                       "the agreement from them and plan for the observed "
+                       "gap, or for --gap")
+    judged.add_argument("--human", action="append", metavar="FIELD|FILE",
+                        help="with --from A B: the pilot's human scores, as "
+                             "compare --human reads them: how the judge-"
+                             "corrected gap's interval and power grow with "
+                             "more labels, and the labels --gap or --width "
+                             "needs")
+    judged.add_argument("--human-field", metavar="NAME",
+                        help="with --human FILE: its field of human scores")
+    judged.add_argument("--judge-map", type=_judge_map_spec,
+                        metavar=">=T|LO,HI",
+                        help="with --human: the judge's scores onto the "
+                             "humans' scale, as in compare")
+    judged.add_argument("--width", type=_bounded(float, 0, None), metavar="W",
+                        help="with --human: the labels for a CI of +-W on "
+                             "the gap (0.02 for +-2 pts)")
+    many.add_argument("--runs", action="store_true",
                       help="with --from A B: each is several runs of one "
                            "system, as compare --runs reads them: the "
                            "run-to-run spread and the runs of each that "
                            "tell the gap (or --gap) from it")
-    plan.add_argument("--pick-labels", type=int, metavar="N",
-                      help="with --from RUN: print N of its item ids drawn "
-                           "at random (--seed), one per line: the items to "
-                           "give human labels, as compare --human assumes")
-    plan.add_argument("--id", dest="id_col", metavar="FIELD",
-                      help="with --from: field naming the item")
-    plan.add_argument("--a-col",
-                      help="with --from and one file: baseline's column")
-    plan.add_argument("--b-col",
-                      help="with --from and one file: candidate's column")
-    plan.add_argument("--cluster", metavar="FIELD",
-                      help="with --from: items sharing this field's value "
-                           "are sized by the clustered standard error")
-    plan.add_argument("--metric", action="append", metavar="NAME",
-                      help="with --from: the metric(s) to plan for")
-    _add_reading(plan)
-    plan.add_argument("--alpha", type=_PROBABILITY, default=0.05,
-                      help="two-sided significance level (default "
-                           "%(default)s)")
-    plan.add_argument("--power", type=_PROBABILITY, default=_POWER,
-                      help="target power (default %(default)s)")
-    plan.add_argument("--repeats", type=_at_least(1), metavar="K",
+    judged.add_argument("--pick-labels", type=int, metavar="N",
+                        help="with --from RUN: print N of its item ids drawn "
+                             "at random (--seed), one per line: the items to "
+                             "give human labels, as compare --human assumes")
+    pilot.add_argument("--id", dest="id_col", metavar="FIELD",
+                       help="with --from: field naming the item")
+    pilot.add_argument("--a-col",
+                       help="with --from and one file: baseline's column")
+    pilot.add_argument("--b-col",
+                       help="with --from and one file: candidate's column")
+    pilot.add_argument("--cluster", metavar="FIELD",
+                       help="with --from: items sharing this field's value "
+                            "are sized by the clustered standard error")
+    pilot.add_argument("--metric", action="append", metavar="NAME",
+                       help="with --from: the metric(s) to plan for")
+    stats.add_argument("--alpha", type=_PROBABILITY, default=0.05,
+                       help="two-sided significance level (default "
+                            "%(default)s)")
+    stats.add_argument("--power", type=_PROBABILITY, default=_POWER,
+                       help="target power (default %(default)s)")
+    many.add_argument("--repeats", type=_at_least(1), metavar="K",
                       help="samples per item averaged into its score: show "
                            "items needed for 1..K repeats (needs "
                            "--within-var)")
-    plan.add_argument("--within-var", type=_bounded(float, 0, None,
+    many.add_argument("--within-var", type=_bounded(float, 0, None,
                                                     lo_open=False),
                       help="variance of an item's paired difference between "
                            "repeated samples of the same item; with --from "
                            "and several rows per item it is estimated")
-    plan.add_argument("--confidence", type=_PROBABILITY,
-                      help="confidence of the paired interval whose expected "
-                           f"half-width the table shows (default "
-                           f"{CONFIDENCE})")
-    plan.add_argument("--n-items", type=_n_list, metavar="N,N,...",
-                      help="item counts for the power table (default: a "
-                           "range around the answer)")
-    plan.add_argument("--sequential", action="store_true",
-                      help="also simulate compare --sequential on the "
-                           "design, looked at after every item: the "
-                           "stopping item's median and 90th percentile "
-                           "against the fixed-sample items needed "
-                           "(--replays, --seed)")
-    plan.add_argument("--simulate", action="store_true",
-                      help="also replay the article's simulator at the "
-                           "planned n (needs --corr) and report how often "
-                           "McNemar rejected")
-    plan.add_argument("--replays", type=_at_least(1),
-                      help=f"replays for --simulate (default {REPLAYS})")
-    plan.add_argument("--seed", type=int,
-                      help=f"seed for --simulate (default {SEED})")
-    _add_format(plan)
-    plan.add_argument("--plot", metavar="FILE.svg",
-                      help="also draw the exact power against items, the "
-                           "target and the answer marked, as SVG")
-    _add_quiet(plan)
+    stats.add_argument("--confidence", type=_PROBABILITY,
+                       help="confidence of the paired interval whose expected "
+                            f"half-width the table shows (default "
+                            f"{CONFIDENCE})")
+    design.add_argument("--n-items", type=_n_list, metavar="N,N,...",
+                        help="item counts for the power table (default: a "
+                             "range around the answer)")
+    early.add_argument("--sequential", action="store_true",
+                       help="also simulate compare --sequential on the "
+                            "design, looked at after every item: the "
+                            "stopping item's median and 90th percentile "
+                            "against the fixed-sample items needed "
+                            "(--replays, --seed)")
+    sim.add_argument("--simulate", action="store_true",
+                     help="also replay the article's simulator at the "
+                          "planned n (needs --corr) and report how often "
+                          "McNemar rejected")
+    sim.add_argument("--replays", type=_at_least(1),
+                     help=f"replays for --simulate (default {REPLAYS})")
+    sim.add_argument("--seed", type=int,
+                     help=f"seed for --simulate (default {SEED})")
+    _add_format(output)
+    output.add_argument("--plot", metavar="FILE.svg",
+                        help="also draw the exact power against items, the "
+                             "target and the answer marked, as SVG")
+    _add_quiet(output)
+    _add_reading(reading)
     plan.set_defaults(run=_run_plan)
 
 

@@ -217,3 +217,29 @@ def test_winogrande_and_ko_winogrande_are_different_items(capsys):
                "(10 of 10 shared ids); different tasks (winogrande, "
                "ko_winogrande)" in p for p in report["problems"])
     assert report["commands"] == []
+
+
+def subcommands():
+    parser = bed._build_parser()
+    (commands,) = [a for a in parser._actions
+                   if isinstance(a, type(parser._subparsers._group_actions[0]))]
+    return commands.choices
+
+
+@pytest.mark.parametrize("name", ["simulate", "compare", "rank", "plan",
+                                  "check"])
+def test_help_groups_hold_every_option_once(name):
+    command = subcommands()[name]
+    groups = [g for g in command._action_groups if g._group_actions]
+    for action in command._actions:
+        holding = [g.title for g in groups if action in g._group_actions]
+        if action.dest == "help":
+            assert holding == ["options"]
+        else:
+            assert len(holding) == 1 and holding != ["options"], (
+                action.option_strings or action.dest, holding)
+    if name == "compare":
+        assert len(groups) >= 6        # five named groups at least, and -h
+        text = command.format_help()
+        for word in ("peek", "judge", "seed", "repeat", "epoch"):
+            assert word in text, word

@@ -386,7 +386,7 @@ def test_commands_leave_their_parsed_arguments_as_parsed(capsys):
 
 def test_usage_errors_are_one_line_and_name_the_commands(capsys):
     for argv, said in ((["compre", "x"], "no command 'compre'; the commands "
-                        "are simulate, compare, plan, rank (did you mean "
+                        "are simulate, compare, plan, rank, check (did you mean "
                         "compare?)"),
                        (["compare"], "compare: error: give the baseline's "
                         "run, then the candidate's"),
