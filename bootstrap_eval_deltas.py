@@ -10,6 +10,7 @@ One file, standard library only, three jobs:
     python3 bootstrap_eval_deltas.py compare base.jsonl cand.jsonl --human h
     python3 bootstrap_eval_deltas.py rank a.jsonl b.jsonl c.jsonl --metric acc
     python3 bootstrap_eval_deltas.py plan --acc-a 0.72 --acc-b 0.76 --corr 0.6
+    python3 bootstrap_eval_deltas.py check base.jsonl cand.jsonl  # a doctor
 
 The default job (``simulate``) draws two correlated binary systems on the
 same items, prints per-system and paired/unpaired bootstrap intervals and
@@ -74,11 +75,13 @@ part of section X):
                     DeepEval, OpenCompass, AlpacaEval, MT-Bench, Arena-Hard,
                     battles, ...); runs compared and ranked (_CompareOptions,
                     _compare_run, _preference_pair, _rank_input,
-                    _preference_battles)
+                    _preference_battles); what files hold (check: each
+                    input profiled, the ids joined, the commands that
+                    answer what the files can answer)
     Report          text, markdown, JSON and SVG, as strings
     Library use     compare() and rank() on plain sequences, for notebooks
     Command line    argparse, option checks, main(): simulate, compare,
-                    rank, plan
+                    rank, plan, check
     Fast paths      second bodies of a few functions, for speed only:
                     bulk index draws (_draw_indices, _draw_codes), many
                     resamples' sums at once (_resample_sums), the coverage
@@ -6928,10 +6931,10 @@ def _judge_one(r, p_holm, alpha, margin, power, family, confidence):
 
 ## Input ######################################################################
 
-# Doors (called from other sections): _best_of_runs, _compare_run, _Compared,
-# _Dropped, _finite_number, _FORMATS, _grouped_runs, _holds_preferences,
-# _human_battles, _ID_FIELDS, _judged, _judged_metric, _label_sample,
-# _labels_from_pilot, _lower_is_better, _margins, _open_source,
+# Doors (called from other sections): _best_of_runs, _check, _compare_run,
+# _Compared, _Dropped, _finite_number, _FORMATS, _grouped_runs,
+# _holds_preferences, _human_battles, _ID_FIELDS, _judged, _judged_metric,
+# _label_sample, _labels_from_pilot, _lower_is_better, _margins, _open_source,
 # _plan_from_pilot, _preference_battles, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
@@ -12214,13 +12217,14 @@ def _single_commands(p, extra):
 
 ## Report #####################################################################
 
-# Doors (called from other sections): _calibration_json, _compare_json,
-# _forest_svg, _format_calibration, _format_compare, _format_labels_plan,
-# _format_peeking, _format_pilot, _format_plan, _format_rank, _format_repeats,
-# _format_runs_plan, _format_stopping, _histogram_svg, _joined_reports,
-# _labels_plan_json, _OUTPUT_FORMATS, _peeking_json, _pilot_json, _plan_json,
-# _power_curve_svg, _rank_json, _Ranked, _render, _runs_plan_json,
-# _simulation_json, _stopping_json, _with_noise.
+# Doors (called from other sections): _calibration_json, _check_json,
+# _compare_json, _forest_svg, _format_calibration, _format_check,
+# _format_compare, _format_labels_plan, _format_peeking, _format_pilot,
+# _format_plan, _format_rank, _format_repeats, _format_runs_plan,
+# _format_stopping, _histogram_svg, _joined_reports, _labels_plan_json,
+# _OUTPUT_FORMATS, _peeking_json, _pilot_json, _plan_json, _power_curve_svg,
+# _rank_json, _Ranked, _render, _runs_plan_json, _simulation_json,
+# _stopping_json, _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
