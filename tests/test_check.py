@@ -185,7 +185,7 @@ def test_check_walks_every_shipped_example(capsys):
                     reason="../shared/real-logs/ is not here")
 @pytest.mark.parametrize("folder", [
     "lm_eval/winogrande", "helm", "promptfoo", "inspect_ai", "deepeval",
-    "opencompass", "preferences"])
+    "opencompass", "preferences/fastchat_mt_bench_Stefanstud"])
 def test_check_real_log_folders(capsys, folder):
     report = walk(capsys, [os.path.join(REAL, folder)])
     assert all(entry["format"] or entry["refused"]
