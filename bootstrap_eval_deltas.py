@@ -11526,6 +11526,10 @@ _HUMAN_WORDS = {"human", "humans", "annotator", "annotators", "annotation",
 _JUDGE_WORDS = {"judge", "judged", "judges", "grader", "graded", "llm",
                 "gpt4", "geval", "autorater", "rating", "rated"}
 _FEW_ITEMS = 30            # fewer items than this: only a large gap shows
+_SUBSETS_MOST = 100        # more values than this: a cluster, not subsets
+_CLUSTER_WORDS = {"passage", "context", "conversation", "dialogue", "dialog",
+                  "thread", "repo", "repository", "document", "article",
+                  "story", "cluster", "group", "session", "problem", "task"}
 
 
 class _FieldProfile(NamedTuple):
@@ -11540,19 +11544,20 @@ class _FieldProfile(NamedTuple):
     examples: tuple = ()     # a few values, as text
     roles: tuple = ()        # id, metric, cluster, subset, human labels, ...
     mean: object = None      # of the numbers
+    repeats: bool = False    # some value held by two records or more
 
 
 class _Profile(NamedTuple):
     """What check found in one input: how it was read, its fields, its ids
-    ({id: records with it}) and the digest of each id's item (where the
-    records carry it)."""
+    (each id's hash, sorted, 8 bytes an id: what telling how inputs join
+    takes) and the digest of each id's item (where the records carry it)."""
     path: str                # as given, or under the folder given
     format: str = ""         # the _READERS row that read it
     kind: str = ""           # csv, tsv, jsonl, json or preferences
     task: str = ""
     records: int = 0
     id_field: object = None
-    ids: dict = {}
+    ids: array = array("q")
     digests: dict = {}       # {id: digest of its content field}
     content: object = None   # that field
     fields: tuple = ()       # _FieldProfiles, in the order met
@@ -11564,6 +11569,10 @@ class _Profile(NamedTuple):
     runs: tuple = ()         # several runs of one system: their paths
     presence: dict = {}      # {which systems have a value: rows}
     name: str = ""           # the path, short (_short_names of them all)
+    numbered: object = None  # True: every id a number; False: none; None:
+                             # some are (compare --runs fails on epochs so)
+    most: int = 0            # the most records an id has
+    least: int = 0           # and the fewest
 
 
 class _Checked(NamedTuple):
@@ -11584,6 +11593,7 @@ class _FieldTally:
         self.lo = self.hi = None
         self.sum, self.numbers = 0.0, 0
         self.distinct, self.many = collections.Counter(), False
+        self.repeats = False         # known once distinct values overflow
 
     def add(self, raw, table):
         """Count a batch of the field's values *raw* (CSV text if *table*)."""
@@ -11613,6 +11623,7 @@ class _FieldTally:
                                  if type(v) not in (list, dict, tuple))
             if len(self.distinct) > _DISTINCT_MOST:
                 self.many = True
+                self.repeats = max(self.distinct.values()) > 1
                 self.distinct = collections.Counter(
                     dict(itertools.islice(self.distinct.items(), 3)))
 
@@ -11634,7 +11645,9 @@ class _FieldTally:
                              self.lo, self.hi,
                              None if self.many else len(self.distinct),
                              examples, tuple(roles),
-                             self.sum / self.numbers if self.numbers else None)
+                             self.sum / self.numbers if self.numbers else None,
+                             self.repeats if self.many else
+                             len(self.distinct) < sum(self.distinct.values()))
 
 
 def _number_or_none(value):
@@ -11747,8 +11760,8 @@ def _profile_source(path, source, format, task, options):
             and _not_a_metric(str(f)) != "an index"), None)
     content = next((f for f in _CONTENT_FIELDS
                     if f != key and f in source.first), None)
-    tallies, ids, digests, records = {}, collections.Counter(), {}, 0
-    presence = collections.Counter()
+    tallies, hashes, digests, records = {}, array("q"), {}, 0
+    presence, numbered = collections.Counter(), 0
     systems = [_getter(source, name) for name in source.systems
                if source.kind != "preferences"]
     ids_of = _Column(source, key, role="id").labels if key else None
@@ -11768,7 +11781,8 @@ def _profile_source(path, source, format, task, options):
                         for r in batch if systems)
         if ids_of:
             labels = ids_of(numbers, batch)
-            ids.update(labels)
+            hashes.extend(map(hash, labels))
+            numbered += sum(map(str.isdigit, labels))
             if content:
                 get = _getter(source, content)
                 digests.update((label, _digest(get(r)))
@@ -11777,9 +11791,29 @@ def _profile_source(path, source, format, task, options):
     fields = tuple(t.profile() for t in tallies.values())
     fields = tuple(f._replace(roles=_roles(f, key, metrics, source))
                    for f in fields)
-    return _Profile(path, format, source.kind, task, records, key, dict(ids),
+    ids, least, most = _id_runs(hashes)
+    return _Profile(path, format, source.kind, task, records, key, ids,
                     digests, content, fields, source.notes, source.systems,
-                    tuple(metrics), presence=dict(presence))
+                    tuple(metrics), presence=dict(presence),
+                    numbered={0: False, records: True}.get(numbered),
+                    most=most, least=least)
+
+
+def _id_runs(hashes):
+    """Return (the distinct values of *hashes*, sorted, as an array; the
+    fewest and the most times one occurs).
+
+    >>> _id_runs(array("q", [5, 3, 5, 5]))
+    (array('q', [3, 5]), 1, 3)
+    """
+    ordered = sorted(hashes)
+    if not ordered:
+        return array("q"), 0, 0
+    edges = [0] + [i for i in range(1, len(ordered))
+                   if ordered[i] != ordered[i - 1]] + [len(ordered)]
+    sizes = [j - i for i, j in zip(edges, edges[1:])]
+    return (array("q", map(ordered.__getitem__, edges[:-1])),
+            min(sizes, default=0), max(sizes, default=0))
 
 
 def _digest(value):
@@ -11823,11 +11857,12 @@ def _roles(f, key, metrics, source):
         return ("system",)
     if _not_a_metric(f.name):
         return (_not_a_metric(f.name),)
-    if f.kind == "text" or f.kind == "number" and not metrics:
-        if f.distinct and f.missing == 0 and 1 < f.distinct < f.count:
-            if _ITEM_FIELD.fullmatch(f.name) or f.distinct > 50:
-                return ("cluster",)
-            return ("subset",)
+    if (f.kind == "text" or f.kind == "number" and not metrics) and (
+            not f.missing and f.repeats):
+        if (_ITEM_FIELD.fullmatch(f.name) or words & _CLUSTER_WORDS
+                or f.distinct is None or f.distinct > _SUBSETS_MOST):
+            return ("cluster",)
+        return ("subset",)
     if f.name in _CONTENT_FIELDS:
         return ("content",)
     return ()
@@ -11846,7 +11881,7 @@ def _runs_folders(profiles):
     for folder, group in folders.items():
         first = group[0]
         if len(group) > 1 and all(
-                not p.refused and p.ids and p.ids.keys() == first.ids.keys()
+                not p.refused and p.ids and p.ids == first.ids
                 and [f.name for f in p.fields]
                 == [f.name for f in first.fields] for p in group):
             runs[folder] = first._replace(
@@ -11866,8 +11901,9 @@ def _runs_folders(profiles):
 
 def _joinable(a, b):
     """Return (shared ids, differing digests) of two per-item profiles."""
-    shared = a.ids.keys() & b.ids.keys()
-    differ = ([i for i in shared if a.digests.get(i) != b.digests.get(i)]
+    shared = set(a.ids).intersection(b.ids)
+    differ = ([i for i in a.digests.keys() & b.digests.keys()
+               if a.digests[i] != b.digests[i]]
               if a.content and a.content == b.content else [])
     return shared, differ
 
@@ -11952,7 +11988,7 @@ def _check_problems(profiles):
             problems.append(board)
         repeats = p.records - len(p.ids) if p.ids else 0
         if repeats and not p.runs:
-            most = max(p.ids.values())
+            most = p.most
             problems.append(
                 f"{p.name}: {_items(p.records, 'record')} for "
                 f"{_items(len(p.ids), 'id')} ({p.id_field}): up to {most} "
@@ -12049,7 +12085,7 @@ def _check_commands(profiles, options):
         if len(group) > 1:
             commands += _group_commands(group, extra)
     runs = [p for p in found if p.runs]
-    if len(runs) > 1 and runs[0].ids.keys() & runs[1].ids.keys():
+    if len(runs) > 1 and set(runs[0].ids).intersection(runs[1].ids):
         a, b = runs[0].path, runs[1].path
         commands += [
             (["compare", "--runs", a, b] + extra,
@@ -12066,7 +12102,7 @@ def _check_commands(profiles, options):
         for human in prefs:
             if (human is not judge and set(human.systems) == set(
                     judge.systems) and len(judge.systems) == 2
-                    and human.ids.keys() < judge.ids.keys()):
+                    and set(human.ids) < set(judge.ids)):
                 commands.append((
                     ["compare", judge.path, "--human", human.path] + extra,
                     f"the judge's verdicts in {judge.name} corrected by the "
@@ -12085,7 +12121,7 @@ def _group_commands(group, extra):
     fields = [_kinds(p) for p in group]
     common = ["--id", first.id_field] if first.id_field not in _ID_FIELDS \
         else []
-    partial = any(p.ids.keys() != first.ids.keys() for p in group)
+    partial = any(p.ids != first.ids for p in group)
     common += ["--allow-partial"] * partial + extra
     if first.records > len(first.ids):
         return _samples_commands(group, shared, common)
@@ -12114,10 +12150,12 @@ def _group_commands(group, extra):
              for role in ("cluster", "subset", "human labels")}
     for name in roles["cluster"][:1]:
         f = _kinds(first)[name]
+        size = (f"{_items(f.distinct, 'group')}, about "
+                f"{round(first.records / f.distinct)} items each"
+                if f.distinct else f"over {_DISTINCT_MOST} groups")
         out.append((["compare", a, b] + named + ["--cluster", name] + common,
                     f"the same, resampling the items of one {name} together "
-                    f"({_items(f.distinct, 'group')}, about "
-                    f"{round(first.records / f.distinct)} items each)"))
+                    f"({size})"))
     for name in roles["subset"][:1]:
         out.append((["compare", a, b] + named + ["--by", name] + common,
                     f"a verdict within each {name} "
@@ -12139,9 +12177,8 @@ def _group_commands(group, extra):
                         "human labels"))
     # epochs as runs; not where ids mix numbers and names ('0', 's1'):
     # compare --runs then finds no id in common between the epochs
-    digits = sum(map(str.isdigit, first.ids))
     if all(any("epochs per item" in n for n in p.notes) for p in group[:2]
-           ) and digits in (0, len(first.ids)):
+           ) and first.numbered is not None:
         out.append((["compare", "--runs", a, b] + extra,
                     "each epoch a run: the run-to-run spread beside the gap"))
     if not partial:
@@ -12156,7 +12193,7 @@ def _samples_commands(group, shared, common):
     of one problem): pass@k and pass^k, and plan --repeats."""
     fields = [_kinds(p) for p in group[:2]]
     binary = [m for m in shared if all(f[m].kind == "0/1" for f in fields)]
-    k = min(min(p.ids.values()) for p in group[:2])
+    k = min(p.least for p in group[:2])
     if not binary or k < 2:
         return []
     a, b = group[0].path, group[1].path
