@@ -11684,22 +11684,22 @@ def _check(options):
 
 def _check_path(path, options, depth):
     """Return the _Profiles of one path: a file, a folder a framework wrote
-    (one run, or one per system's subfolder, or its tasks' newest runs), or
-    a folder of other files and folders, read entry by entry."""
+    (one run, or its tasks' newest runs; where its runs lie in several
+    folders, a system's each, each folder and file read on its own), or a
+    folder of other files and folders, read entry by entry."""
     if path == _STDIN or not os.path.isdir(path):
         return [_profile(path, options)]
-    layout = next((r for r in _READERS if r.layout), None)
-    found = []
-    for reader in _READERS:
-        found = reader.layout(path) if reader.layout else []
+    found, layout = [], None
+    for layout in _READERS:
+        found = layout.layout(path) if layout.layout else []
         if found:
-            layout = reader
             break
     if found:
         parts = [os.path.relpath(f.path, path).split(os.sep) for f in found]
         tops = sorted({p[0] for p in parts if len(p) > 1})
-        if len(tops) > 1 and all(len(p) > 1 for p in parts) and depth:
-            return _under(path, tops, options, depth)   # a system each
+        direct = sorted({p[0] for p in parts if len(p) == 1})
+        if depth and (len(tops) > 1 or tops and direct):
+            return _under(path, direct + tops, options, depth)
         runs, _ = _newest_runs(path, found)
         if len(runs) == 1 or options.reading.task is not None:
             return [_profile(path, options, layout.name,
@@ -11740,7 +11740,9 @@ def _profile(path, options, format=None, task=""):
             format = reader.name
             with _CollectorPaused():
                 source = reader.read(head, how)
-        if not task and format == "lm-eval" and not os.path.isdir(path):
+        if format != "lm-eval":
+            task = ""      # others name runs by model and task together
+        elif not task and not os.path.isdir(path):
             task = _task_and_stamp(os.path.basename(path))[0]
         return _profile_source(path, source, format or "", task, options)
     except EvalDeltaError as exc:
