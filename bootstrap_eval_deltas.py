@@ -11791,7 +11791,7 @@ def _profile_source(path, source, format, task, options):
                                for label, r in zip(labels, batch))
     metrics = _profile_metrics(source, key)
     fields = tuple(t.profile() for t in tallies.values())
-    fields = tuple(f._replace(roles=_roles(f, key, metrics, source))
+    fields = tuple(f._replace(roles=_roles(f, key, metrics, source, format))
                    for f in fields)
     ids, least, most = _id_runs(hashes)
     return _Profile(path, format, source.kind, task, records, key, ids,
@@ -11838,7 +11838,7 @@ def _profile_metrics(source, key):
         return ()
 
 
-def _roles(f, key, metrics, source):
+def _roles(f, key, metrics, source, format):
     """Return what a field is: the id, a metric (and a judge's scores),
     human labels, a cluster, a subset, a system's name, or what its name
     says it is not (an index, a label, a length)."""
@@ -11848,9 +11848,12 @@ def _roles(f, key, metrics, source):
         return ("id",)
     if source.kind == "preferences":
         return ()
-    if numeric and 0 < f.missing and f.count and (
-            words & _HUMAN_WORDS or metrics and f.name not in metrics):
-        return ("human labels",)         # scored on some items only
+    if numeric and 0 < f.missing and f.count:     # on some items only
+        if words & _HUMAN_WORDS or (format == "table" and metrics
+                                    and f.name not in metrics):
+            return ("human labels",)
+        if f.name in source.first or format != "table":
+            return ("scored on some items",)
     if f.name in metrics:
         judged = words & _JUDGE_WORDS or "[geval]" in f.name.lower()
         return ("metric",) + ("judge's scores",) * bool(judged) + (
@@ -12016,8 +12019,9 @@ def _check_problems(profiles):
         problems.append(
             ("every input" if len(few) == len(profiles) > 1 else
              _listing([p.name for p in few]))
-            + f": {'only ' * (len(few) == 1)}{_items(most)} or fewer: only "
-              f"a large gap can show (plan --from says how large)")
+            + (f": only {_items(most)}" if len(few) == 1 else
+               f": {_items(most)} or fewer")
+            + ": only a large gap can show (plan --from says how large)")
     files = [p for p in profiles if not p.refused and not p.runs
              and os.path.isfile(p.path)]
     for i, a in enumerate(files):
@@ -14315,6 +14319,7 @@ def _format_check(checked, prog, markdown=False):
     printed (*prog* is the program as it was invoked) with what it
     answers."""
     md = _markdown if markdown else str
+    item = "- " if markdown else "  "       # a listed line's start
     lines = [md(f"check: {_items(len(checked.inputs), 'input')}")]
     for p in checked.inputs:
         lines += [""] + [md(line) for line in _input_lines(p)]
@@ -14322,14 +14327,14 @@ def _format_check(checked, prog, markdown=False):
         if rows:
             lines += [""] * markdown + _table(
                 [["field", "type", "values", "missing", "looks like"]]
-                + rows, markdown) + [""] * markdown
-        lines += [md(f"  read: {note}") for note in p.notes]
+                + rows, markdown) + [""] * (markdown and bool(p.notes))
+        lines += [md(f"{item}read: {note}") for note in p.notes]
     lines += [""] + [md(x) for x in (["ids:"] + [
-        f"  {line}" for line in checked.joins] if checked.joins else
+        f"{item}{line}" for line in checked.joins] if checked.joins else
         ["ids: no two inputs share ids"])]
     lines += [""] + [md(x) for x in (["problems:"] + [
-        f"  {line}" for line in checked.problems] if checked.problems else
-        ["problems: none seen"])]
+        f"{item}{line}" for line in checked.problems] if checked.problems
+        else ["problems: none seen"])]
     if not checked.commands:
         lines += ["", md("commands: none: a comparison needs two runs on "
                          "the same items, a file holding two systems, or "
