@@ -11519,6 +11519,7 @@ def _repeats_from_pilot(options, metrics, sizing):
 
 _DISTINCT_MOST = 1 << 12   # distinct values kept per field; past it, "many"
 _CHECK_MOST = 60           # inputs check reads under one folder at most
+_CHECK_DEPTH = 6           # folders check goes down into at most
 _CONTENT_FIELDS = ("doc_hash", "sample_hash", "input_hash", "doc", "input",
                    "question", "prompt", "instruction", "text")
 _HUMAN_WORDS = {"human", "humans", "annotator", "annotators", "annotation",
@@ -11602,13 +11603,13 @@ class _FieldTally:
         self.count += len(present)
         if not present:
             return
-        kinds = collections.Counter(map(type, present))
-        if table:
+        if table:                    # CSV text: numbers where they read so
             numbers = [x for x in map(_number_or_none, present)
                        if x is not None]
             kinds = collections.Counter(
                 {"number": len(numbers), "text": len(present) - len(numbers)})
         else:
+            kinds = collections.Counter(map(type, present))
             numbers = [float(v) for v in present
                        if type(v) in (int, float, bool) and math.isfinite(v)]
         self.types.update(kinds)
@@ -11671,7 +11672,7 @@ def _check(options):
         if path != _STDIN and not os.path.exists(path):
             raise EvalDeltaError(f"{path}: cannot read: No such file or "
                                  f"directory")
-        profiles += _check_path(path, options, 6)
+        profiles += _check_path(path, options, _CHECK_DEPTH)
     profiles = _runs_folders(profiles)
     profiles = [p._replace(name=name) for p, name in zip(
         profiles, _short_names([p.path for p in profiles]))]
@@ -11882,16 +11883,18 @@ def _runs_folders(profiles):
     for p in profiles:
         if p.folder is not None:
             folders.setdefault(p.folder, []).append(p)
-    runs = {}
+    alike = {}                   # {the ids: [a folder of runs of them]}
     for folder, group in folders.items():
         first = group[0]
         if len(group) > 1 and all(
                 not p.refused and p.ids and p.ids == first.ids
                 and [f.name for f in p.fields]
                 == [f.name for f in first.fields] for p in group):
-            runs[folder] = first._replace(
-                path=folder, runs=tuple(p.path for p in group), folder=None)
-    if len(runs) < 2:
+            alike.setdefault(first.ids.tobytes(), []).append(first._replace(
+                path=folder, runs=tuple(p.path for p in group), folder=None))
+    runs = {p.path: p for group in alike.values() if len(group) > 1
+            for p in group}
+    if not runs:
         return profiles
     out, said = [], set()
     for p in profiles:
@@ -12187,11 +12190,42 @@ def _group_commands(group, extra):
            ) and first.numbered is not None:
         out.append((["compare", "--runs", a, b] + extra,
                     "each epoch a run: the run-to-run spread beside the gap"))
+    out += _class_commands(group, common)
     if not partial:
         out.append((["plan", "--from", a, b] + named + common,
                     "how many items would detect the gap seen, at 80% "
                     "power (the pilot's agreement between the systems)"))
     return out
+
+
+_GOLD_WORDS = {"label", "gold", "target", "answer", "reference", "truth"}
+_PREDICTED_WORDS = {"prediction", "pred", "predicted", "output"}
+
+
+def _class_fields(p):
+    """Return (the gold field, the predicted fields) of a profile: class
+    labels (few distinct values) named as such."""
+    def named(f, words):
+        return (words & set(re.findall(r"[a-z]+", f.name.lower()))
+                and f.distinct and f.distinct <= _SUBSETS_MOST
+                and not f.missing)
+    gold = [f.name for f in p.fields if named(f, _GOLD_WORDS)]
+    predicted = [f.name for f in p.fields if named(f, _PREDICTED_WORDS)]
+    return (gold[0] if gold else None), predicted
+
+
+def _class_commands(group, common):
+    """Return compare --stat f1(gold,pred): F1 over the corpus, where two
+    runs hold class labels and their predictions."""
+    found = [_class_fields(p) for p in group[:2]]
+    (gold, mine), (theirs, yours) = found
+    if gold is None or gold != theirs or not mine or mine[:1] != yours[:1]:
+        return []
+    stat = f"f1({gold},{mine[0]})"
+    return [(["compare", group[0].path, group[1].path, "--stat", stat]
+             + common, f"is {group[1].name}'s F1 ({mine[0]} against "
+                       f"{gold}) better than {group[0].name}'s: F1 over the "
+                       f"whole set, not a mean of items")]
 
 
 def _samples_commands(group, shared, common):
@@ -12248,6 +12282,13 @@ def _single_commands(p, extra):
                  f"intervals and top group")]
     if p.systems:
         return _systems_commands(p, extra)
+    gold, predicted = _class_fields(p)
+    if gold and len(predicted) == 2 and not p.runs:
+        stat = f"f1({gold},{predicted[0]},{predicted[1]})"
+        return [(["compare", p.path, "--stat", stat] + extra,
+                 f"is {predicted[1]}'s F1 against {gold} better than "
+                 f"{predicted[0]}'s: F1 over the whole set, not a mean of "
+                 f"items")]
     a, b = CSV_HEADER[1:3]
     if a in fields and b in fields and not p.runs:
         return [(["compare", p.path] + extra,

@@ -56,9 +56,10 @@ def walk(capsys, paths, seen=None):
 
 # A handful of representative inputs in the default run: two runs with a
 # cluster and a subset field, judged runs with human labels, folders of
-# several runs per system, samples per item (pass@k), a wide file, a
-# preference file with its human verdicts, a file of several systems, an
-# lm-eval folder of two models.
+# several runs per system, samples per item (pass@k), a wide file, one
+# of gold labels and two systems' predictions (F1), a preference file with
+# its human verdicts, a file of several systems, an lm-eval folder of two
+# models.
 REPRESENTATIVE = [
     (["datasets/examples/base.jsonl", "datasets/examples/cand.jsonl"],
      ["--cluster", "--by", "plan"]),
@@ -68,6 +69,7 @@ REPRESENTATIVE = [
     (["datasets/examples/code-base.jsonl", "datasets/examples/code-cand.jsonl"],
      ["--stat"]),
     (["datasets/bootstrap-eval-deltas.csv"], ["compare"]),
+    (["datasets/examples/preds.csv"], ["f1(gold,pred_a,pred_b)"]),
     (["datasets/examples/prefs-judge.json", "datasets/examples/prefs-human.json"],
      ["--human"]),
     (["tests/fixtures/promptfoo/results.json"], ["compare"]),
