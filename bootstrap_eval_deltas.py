@@ -12015,6 +12015,10 @@ def _check_problems(profiles):
             problems.append(f"{p.name}: several systems in one file "
                             f"({named}): pick two with --a-col and --b-col, "
                             f"or rank them")
+    if any(p.path == _STDIN for p in profiles):
+        problems.append("-: standard input, read once: each command below "
+                        "that names - reads it again, so pipe the same run "
+                        "into each")
     few = [p for p in profiles if p.ids and len(p.ids) < _FEW_ITEMS
            and p.kind != "preferences" and not p.refused]
     if few:
@@ -12088,8 +12092,12 @@ def _check_commands(profiles, options):
     extra = _reading_argv(options.reading)
     found = [p for p in profiles if not p.refused]
     commands = []
-    per_item = [p for p in found if p.kind != "preferences" and p.ids
-                and not p.runs]
+    per_item, seen = [], set()       # a file given twice: once
+    for p in found:
+        if p.kind != "preferences" and p.ids and not p.runs and (
+                os.path.realpath(p.path) not in seen or p.path == _STDIN):
+            seen.add(os.path.realpath(p.path))
+            per_item.append(p)
     for group in _join_groups(per_item):
         if len(group) > 1:
             commands += _group_commands(group, extra)

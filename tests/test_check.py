@@ -245,3 +245,10 @@ def test_help_groups_hold_every_option_once(name):
         text = command.format_help()
         for word in ("peek", "judge", "seed", "repeat", "epoch"):
             assert word in text, word
+
+
+def test_check_a_file_given_twice_is_said_and_not_compared(capsys):
+    base = at("datasets/examples/base.jsonl")
+    report = check(capsys, base, base)
+    assert report["problems"] == [f"{base} and {base}: the same file"]
+    assert report["commands"] == []
