@@ -11525,7 +11525,7 @@ _CONTENT_FIELDS = ("doc_hash", "sample_hash", "input_hash", "doc", "input",
 _HUMAN_WORDS = {"human", "humans", "annotator", "annotators", "annotation",
                 "rater", "raters", "manual", "expert", "crowd"}
 _JUDGE_WORDS = {"judge", "judged", "judges", "grader", "graded", "llm",
-                "gpt4", "geval", "autorater", "rating", "rated"}
+                "gpt4", "geval", "autorater"}
 _FEW_ITEMS = 30            # fewer items than this: only a large gap shows
 _SUBSETS_MOST = 100        # more values than this: a cluster, not subsets
 _CLUSTER_WORDS = {"passage", "context", "conversation", "dialogue", "dialog",
@@ -11606,7 +11606,7 @@ class _FieldTally:
         if table:                    # CSV text: numbers where they read so
             numbers = [x for x in map(_number_or_none, present)
                        if x is not None]
-            kinds = collections.Counter(
+            kinds = +collections.Counter(
                 {"number": len(numbers), "text": len(present) - len(numbers)})
         else:
             kinds = collections.Counter(map(type, present))
@@ -11864,7 +11864,7 @@ def _roles(f, key, metrics, source, format):
     if _not_a_metric(f.name):
         return (_not_a_metric(f.name),)
     if (f.kind == "text" or f.kind == "number" and not metrics) and (
-            not f.missing and f.repeats):
+            not f.missing and f.repeats and f.distinct != 1):
         if (_ITEM_FIELD.fullmatch(f.name) or words & _CLUSTER_WORDS
                 or f.distinct is None or f.distinct > _SUBSETS_MOST):
             return ("cluster",)
@@ -11991,7 +11991,7 @@ def _check_problems(profiles):
     for p in profiles:
         if p.refused:
             continue
-        board = _leaderboard(p.path, [f.name for f in p.fields])
+        board = _leaderboard(p.name, [f.name for f in p.fields])
         if board:
             problems.append(board)
         repeats = p.records - len(p.ids) if p.ids else 0
@@ -12008,7 +12008,7 @@ def _check_problems(profiles):
                             f"{', '.join(_ID_FIELDS)}); name one with --id")
         systems = [f for f in p.fields if "system" in f.roles
                    and (f.distinct or 2) > 1]
-        if len(p.systems) > 2 or systems:
+        if (len(p.systems) > 2 or systems) and not board:
             named = (f"systems {_some(list(p.systems), 6)}" if p.systems
                      else f"column {systems[0].name}: "
                           f"{', '.join(systems[0].examples)}, ...")

@@ -252,3 +252,15 @@ def test_check_a_file_given_twice_is_said_and_not_compared(capsys):
     report = check(capsys, base, base)
     assert report["problems"] == [f"{base} and {base}: the same file"]
     assert report["commands"] == []
+
+
+def test_check_reads_csv_text_as_numbers_where_compare_does(capsys, tmp_path):
+    path = tmp_path / "wide.csv"
+    path.write_text("item,system_a_correct,system_b_correct,note,tier\n"
+                    "1,0,1,x,a\n2,1,1,,a\n3,1,0,y,b\n4,0,0,z,b\n")
+    (entry,) = check(capsys, str(path))["inputs"]
+    fields = {f["name"]: f for f in entry["fields"]}
+    assert fields["system_a_correct"]["type"] == "0/1"
+    assert fields["item"]["type"] == "number" and fields["item"]["max"] == 4
+    assert fields["note"]["type"] == "text" and fields["note"]["missing"] == 1
+    assert fields["tier"]["roles"] == ["subset"]
