@@ -11519,7 +11519,7 @@ def _repeats_from_pilot(options, metrics, sizing):
 
 _DISTINCT_MOST = 1 << 12   # distinct values kept per field; past it, "many"
 _CHECK_MOST = 60           # inputs check reads under one folder at most
-_CHECK_DEPTH = 6           # folders check goes down into at most
+_CHECK_DEPTH = 8           # folders check goes down into at most
 _CONTENT_FIELDS = ("doc_hash", "sample_hash", "input_hash", "doc", "input",
                    "question", "prompt", "instruction", "text")
 _HUMAN_WORDS = {"human", "humans", "annotator", "annotators", "annotation",
@@ -11695,19 +11695,23 @@ def _check_path(path, options, depth):
         found = layout.layout(path) if layout.layout else []
         if found:
             break
+    entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
     if found:
         parts = [os.path.relpath(f.path, path).split(os.sep) for f in found]
         tops = sorted({p[0] for p in parts if len(p) > 1})
         direct = sorted({p[0] for p in parts if len(p) == 1})
-        if depth and (len(tops) > 1 or tops and direct):
-            return _under(path, direct + tops, options, depth)
-        runs, _ = _newest_runs(path, found)
+        if depth and (len(tops) > 1 or tops and direct or not direct and set(
+                entries) - set(tops) and not tops[0].startswith(".")):
+            return _under(path, entries, options, depth)    # runs and more
+        runs, older = _newest_runs(path, found)
         if len(runs) == 1 or options.reading.task is not None:
             return [_profile(path, options, layout.name,
                              options.reading.task or next(iter(runs)))]
-        return [_profile(run, options, layout.name, task)
-                for task, run in sorted(runs.items())]
-    entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
+        profiles = [_profile(run, options, layout.name, task)
+                    for task, run in sorted(runs.items())]
+        return [p._replace(notes=((older[task],) if task in older else ())
+                           + p.notes)
+                for p, task in zip(profiles, sorted(runs))]
     if not depth:
         return [_Profile(path, refused=f"a folder of {len(entries)} entries"
                                        f" below the depth check reads")]
