@@ -11948,7 +11948,9 @@ def _check_joins(profiles):
                     f"{len(b) - len(shared)} only in the second (compare "
                     f"takes them with --allow-partial)"
                     + _content_words([x, y], problems))
-    return lines[:40], problems
+    if len(lines) > _CHECK_MOST:
+        lines[_CHECK_MOST:] = [f"and {len(lines) - _CHECK_MOST} more pairs"]
+    return lines, problems
 
 
 def _listing(names):
@@ -12205,8 +12207,9 @@ def _group_commands(group, extra):
     out += _class_commands(group, common)
     if not partial:
         out.append((["plan", "--from", a, b] + named + common,
-                    "how many items would detect the gap seen, at 80% "
-                    "power (the pilot's agreement between the systems)"))
+                    f"how many items would detect the gap seen, at "
+                    f"{_POWER:.0%} power (the pilot's agreement between the "
+                    f"systems)"))
     return out
 
 
@@ -12307,7 +12310,8 @@ def _single_commands(p, extra):
                  f"is {b} better than {a}: paired intervals, McNemar's "
                  f"exact test, a verdict"),
                 (["plan", "--from", p.path] + extra,
-                 "how many items would detect the gap seen, at 80% power")]
+                 f"how many items would detect the gap seen, at "
+                 f"{_POWER:.0%} power")]
     return []
 
 
@@ -15419,7 +15423,8 @@ def _add_check(commands):
                     "scores, human labels, a cluster, a subset), how the "
                     "inputs' ids join and whether they hold the same items, "
                     "the problems seen, then the commands that answer what "
-                    "these files can answer, runnable as printed.",
+                    "these files can answer, runnable as printed (--json: "
+                    "as argv lists, what each answers beside them).",
         epilog="Examples: %(prog)s datasets/examples/base.jsonl "
                "datasets/examples/cand.jsonl; %(prog)s out/ --json")
     what = check.add_argument_group("input: what to read")
