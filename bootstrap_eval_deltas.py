@@ -10,6 +10,7 @@ One file, standard library only, three jobs:
     python3 bootstrap_eval_deltas.py compare base.jsonl cand.jsonl --human h
     python3 bootstrap_eval_deltas.py rank a.jsonl b.jsonl c.jsonl --metric acc
     python3 bootstrap_eval_deltas.py plan --acc-a 0.72 --acc-b 0.76 --corr 0.6
+    python3 bootstrap_eval_deltas.py check base.jsonl cand.jsonl  # a doctor
 
 The default job (``simulate``) draws two correlated binary systems on the
 same items, prints per-system and paired/unpaired bootstrap intervals and
@@ -76,11 +77,13 @@ part of section X):
                     DeepEval, OpenCompass, AlpacaEval, MT-Bench, Arena-Hard,
                     battles, ...); runs compared and ranked (_CompareOptions,
                     _compare_run, _preference_pair, _rank_input,
-                    _preference_battles)
+                    _preference_battles); what files hold (check: each
+                    input profiled, the ids joined, the commands that
+                    answer what the files can answer)
     Report          text, markdown, JSON and SVG, as strings
     Library use     compare() and rank() on plain sequences, for notebooks
     Command line    argparse, option checks, main(): simulate, compare,
-                    rank, plan
+                    rank, plan, check
     Fast paths      second bodies of a few functions, for speed only:
                     bulk index draws (_draw_indices, _draw_codes), many
                     resamples' sums at once (_resample_sums), the coverage
@@ -118,6 +121,7 @@ import bisect
 import collections
 import csv
 import difflib
+import filecmp
 import functools
 import gzip
 import hashlib
@@ -1306,6 +1310,7 @@ class _Options(NamedTuple):
     format: str = "text"         # a row of _OUTPUT_FORMATS
     plot: object = None          # an SVG file to draw
     html: object = None          # an HTML page to write beside the format
+    program: tuple = ("bootstrap-eval-deltas",)  # as invoked (_program)
     command: tuple = ()          # the arguments as given, which the page
                                  # quotes to reproduce itself
     quiet: bool = False          # no progress on stderr
@@ -7228,10 +7233,10 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 
 ## Input ######################################################################
 
-# Doors (called from other sections): _best_of_runs, _compare_run, _Compared,
-# _Dropped, _finite_number, _FORMATS, _grouped_runs, _holds_preferences,
-# _human_battles, _ID_FIELDS, _judged, _judged_metric, _label_sample,
-# _labels_from_pilot, _lower_is_better, _margins, _named_runs,
+# Doors (called from other sections): _best_of_runs, _check, _compare_run,
+# _Compared, _Dropped, _finite_number, _FORMATS, _grouped_runs,
+# _holds_preferences, _human_battles, _ID_FIELDS, _judged, _judged_metric,
+# _label_sample, _labels_from_pilot, _lower_is_better, _margins, _named_runs,
 # _open_source, _plan_from_pilot, _preference_battles, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
@@ -13373,17 +13378,834 @@ def _repeats_from_pilot(options, metrics, sizing):
         **sizing)) for name, a_field, b_field, *_ in metrics]
 
 
+## Input: what the files hold (check) #########################################
+
+# check is a doctor, as brew doctor and flutter doctor are: it reads each
+# input as compare reads it (the one reader registry: _READERS and
+# _open_source), in one pass over its records, keeping per field its
+# counts, missing values, the types met, the least and greatest number and
+# up to _DISTINCT_MOST distinct values; per input its ids and, where the
+# records carry the item itself (lm-eval's doc and doc_hash, a question's
+# text, Every Eval Ever's sample_hash), a digest of it per id, so that two
+# runs numbering their items alike but holding different ones are told
+# apart.  What each field is (the id, a metric, a cluster, a subset, human
+# labels, a judge's scores) follows compare's own rules (_ID_FIELDS,
+# _default_metrics, _not_a_metric, _MODEL_FIELD, _ITEM_FIELD) and the
+# values.  A folder is read as compare reads it; a folder of several
+# systems' runs, or of files no framework wrote, is read entry by entry.
+# Then the commands: each asks only what these files can answer, with the
+# options compare will need (--id, --allow-partial, --metric where a
+# field is scored on some items only).
+
+_DISTINCT_MOST = 1 << 12   # distinct values kept per field; past it, "many"
+_CHECK_MOST = 60           # inputs check reads under one folder at most
+_CHECK_DEPTH = 8           # folders check goes down into at most
+_CONTENT_FIELDS = ("doc_hash", "sample_hash", "input_hash", "doc", "input",
+                   "question", "prompt", "instruction", "text")
+_HUMAN_WORDS = {"human", "humans", "annotator", "annotators", "annotation",
+                "rater", "raters", "manual", "expert", "crowd"}
+_JUDGE_WORDS = {"judge", "judged", "judges", "grader", "graded", "llm",
+                "gpt4", "geval", "autorater"}
+_FEW_ITEMS = 30            # fewer items than this: only a large gap shows
+_SUBSETS_MOST = 100        # more values than this: a cluster, not subsets
+_CLUSTER_WORDS = {"passage", "context", "conversation", "dialogue", "dialog",
+                  "thread", "repo", "repository", "document", "article",
+                  "story", "cluster", "group", "session", "problem", "task"}
+
+
+class _FieldProfile(NamedTuple):
+    """One field of an input as check saw it."""
+    name: str
+    kind: str                # 0/1, number, text, list, object, or a mix
+    count: int               # records holding a value
+    missing: int             # records where it is absent, null or empty
+    lo: object = None        # the least and greatest number
+    hi: object = None
+    distinct: object = None  # distinct values, None past _DISTINCT_MOST
+    examples: tuple = ()     # a few values, as text
+    roles: tuple = ()        # id, metric, cluster, subset, human labels, ...
+    mean: object = None      # of the numbers
+    repeats: bool = False    # some value held by two records or more
+
+
+class _Profile(NamedTuple):
+    """What check found in one input: how it was read, its fields, its ids
+    (each id's hash, sorted, 8 bytes an id: what telling how inputs join
+    takes) and the digest of each id's item (where the records carry it)."""
+    path: str                # as given, or under the folder given
+    format: str = ""         # the _READERS row that read it
+    kind: str = ""           # csv, tsv, jsonl, json or preferences
+    task: str = ""
+    records: int = 0
+    id_field: object = None
+    ids: array = array("q")
+    digests: dict = {}       # {id: digest of its content field}
+    content: object = None   # that field
+    fields: tuple = ()       # _FieldProfiles, in the order met
+    notes: tuple = ()        # what the reader said it did
+    systems: tuple = ()      # the systems of a file holding several
+    metrics: tuple = ()      # compare's default metrics of this input
+    refused: str = ""        # the tool's one line, where it refuses it
+    folder: object = None    # the folder of plain files it came from
+    runs: tuple = ()         # several runs of one system: their paths
+    presence: dict = {}      # {which systems have a value: rows}
+    name: str = ""           # the path, short (_short_names of them all)
+    numbered: object = None  # True: every id a number; False: none; None:
+                             # some are (compare --runs fails on epochs so)
+    most: int = 0            # the most records an id has
+    least: int = 0           # and the fewest
+
+
+class _Checked(NamedTuple):
+    """check's findings: the inputs, how their ids join, the problems and
+    the commands (argv without the program, and what each answers)."""
+    inputs: list
+    joins: list              # lines on how the ids join
+    problems: list
+    commands: list           # (argv, what it answers)
+
+
+class _FieldTally:
+    """One field's profile gathered as its values stream past."""
+
+    def __init__(self, name):
+        self.name, self.count, self.missing = name, 0, 0
+        self.types = collections.Counter()
+        self.lo = self.hi = None
+        self.sum, self.numbers = 0.0, 0
+        self.distinct, self.many = collections.Counter(), False
+        self.repeats = False         # known once distinct values overflow
+
+    def add(self, raw, table):
+        """Count a batch of the field's values *raw* (CSV text if *table*)."""
+        present = [v for v in raw if not _missing(v)]
+        self.missing += len(raw) - len(present)
+        self.count += len(present)
+        if not present:
+            return
+        if table:                    # CSV text: numbers where they read so
+            numbers = [x for x in map(_number_or_none, present)
+                       if x is not None]
+            kinds = +collections.Counter(
+                {"number": len(numbers), "text": len(present) - len(numbers)})
+        else:
+            kinds = collections.Counter(map(type, present))
+            numbers = [float(v) for v in present
+                       if type(v) in (int, float, bool) and math.isfinite(v)]
+        self.types.update(kinds)
+        if numbers:
+            lo, hi = min(numbers), max(numbers)
+            self.lo = lo if self.lo is None else min(self.lo, lo)
+            self.hi = hi if self.hi is None else max(self.hi, hi)
+            self.sum += math.fsum(numbers)
+            self.numbers += len(numbers)
+        if not self.many:
+            self.distinct.update(v for v in present
+                                 if type(v) not in (list, dict, tuple))
+            if len(self.distinct) > _DISTINCT_MOST:
+                self.many = True
+                self.repeats = max(self.distinct.values()) > 1
+                self.distinct = collections.Counter(
+                    dict(itertools.islice(self.distinct.items(), 3)))
+
+    def profile(self, roles=()):
+        """Return the _FieldProfile of what was counted."""
+        names = {int: "number", float: "number", bool: "true/false",
+                 str: "text", list: "list", tuple: "list", dict: "object"}
+        kinds = list(dict.fromkeys(names.get(t, getattr(t, "__name__", t))
+                                   for t in self.types))
+        if "number" in kinds and "true/false" in kinds:
+            kinds.remove("true/false")
+        kind = " and ".join(kinds) or "missing"
+        if kind in ("number", "true/false") and not self.many and set(
+                map(_number_or_none, self.distinct)) <= {0.0, 1.0}:
+            kind = "0/1"
+        examples = tuple(str(v) if len(str(v)) <= 24 else str(v)[:21]
+                         + "..." for v in itertools.islice(self.distinct, 3))
+        return _FieldProfile(self.name, kind, self.count, self.missing,
+                             self.lo, self.hi,
+                             None if self.many else len(self.distinct),
+                             examples, tuple(roles),
+                             self.sum / self.numbers if self.numbers else None,
+                             self.repeats if self.many else
+                             len(self.distinct) < sum(self.distinct.values()))
+
+
+def _number_or_none(value):
+    """Return a value that reads as a finite number as a float, else None."""
+    try:
+        return _finite_number(value) if type(value) not in (list, dict) \
+            else None
+    except ValueError:
+        return None
+
+
+def _check(options):
+    """Return the _Checked of check's inputs (options.runs): each read and
+    profiled, the ids joined, the problems and the commands found.
+
+    A path that does not exist raises EvalDeltaError; a file the tool
+    refuses is a finding (its one line), not an error.
+    """
+    profiles = []
+    for path in options.runs:
+        if path != _STDIN and not os.path.exists(path):
+            raise EvalDeltaError(f"{path}: cannot read: No such file or "
+                                 f"directory")
+        profiles += _check_path(path, options, _CHECK_DEPTH)
+    profiles = _runs_folders(profiles)
+    profiles = [p._replace(name=name) for p, name in zip(
+        profiles, _short_names([p.path for p in profiles]))]
+    joins, problems = _check_joins(profiles)
+    problems = [f"{p.name}: {p.refused}" for p in profiles if p.refused] \
+        + _check_problems(profiles) + problems
+    return _Checked(profiles, joins, problems,
+                    _check_commands(profiles, options))
+
+
+def _check_path(path, options, depth):
+    """Return the _Profiles of one path: a file, a folder a framework wrote
+    (one run, or its tasks' newest runs; where its runs lie in several
+    folders, a system's each, each folder and file read on its own), or a
+    folder of other files and folders, read entry by entry."""
+    if path == _STDIN or not os.path.isdir(path):
+        return [_profile(path, options)]
+    found, layout = [], None
+    for layout in _READERS:
+        found = layout.layout(path) if layout.layout else []
+        if found:
+            break
+    entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
+    if found:
+        parts = [os.path.relpath(f.path, path).split(os.sep) for f in found]
+        tops = sorted({p[0] for p in parts if len(p) > 1})
+        direct = sorted({p[0] for p in parts if len(p) == 1})
+        if depth and (len(tops) > 1 or tops and direct or not direct and set(
+                entries) - set(tops) and not tops[0].startswith(".")):
+            return _under(path, entries, options, depth)    # runs and more
+        runs, older = _newest_runs(path, found)
+        if len(runs) == 1 or options.reading.task is not None:
+            return [_profile(path, options, layout.name,
+                             options.reading.task or next(iter(runs)))]
+        profiles = [_profile(run, options, layout.name, task)
+                    for task, run in sorted(runs.items())]
+        return [p._replace(notes=((older[task],) if task in older else ())
+                           + p.notes)
+                for p, task in zip(profiles, sorted(runs))]
+    if not depth:
+        return [_Profile(path, refused=f"a folder of {len(entries)} entries"
+                                       f" below the depth check reads")]
+    profiles = _under(path, entries, options, depth)
+    if all(os.path.isfile(os.path.join(path, e)) for e in entries):
+        profiles = [p._replace(folder=path) for p in profiles]
+    return profiles
+
+
+def _under(path, entries, options, depth):
+    """Return the _Profiles of a folder's *entries* (at most _CHECK_MOST)."""
+    profiles = []
+    for entry in entries[:_CHECK_MOST]:
+        profiles += _check_path(os.path.join(path, entry), options, depth - 1)
+    if len(entries) > _CHECK_MOST:
+        profiles.append(_Profile(path, refused=f"{len(entries)} entries; "
+                                 f"the first {_CHECK_MOST} read"))
+    return profiles
+
+
+def _profile(path, options, format=None, task=""):
+    """Return the _Profile of one run (a file, or a folder a framework
+    wrote) read as compare reads it, in one pass."""
+    how = options.reading
+    try:
+        if os.path.isdir(path):
+            source = _open_source(path, how)
+        else:
+            head = _Head(path, how.inflate)
+            reader = _reader_of(head, how)
+            format = reader.name
+            with _CollectorPaused():
+                source = reader.read(head, how)
+        if format != "lm-eval":
+            task = ""      # others name runs by model and task together
+        elif not task and not os.path.isdir(path):
+            task = _task_and_stamp(os.path.basename(path))[0]
+        return _profile_source(path, source, format or "", task, options)
+    except EvalDeltaError as exc:
+        line = str(exc)
+        return _Profile(path, format=format or "", task=task,
+                        refused=line[len(path) + 2:]
+                        if line.startswith(f"{path}: ") else line)
+
+
+def _profile_source(path, source, format, task, options):
+    """Return the _Profile of an opened _Source: its records read once."""
+    table = source.fields is not None
+    key = options.id_col or next(
+        (f for f in _ID_FIELDS if _field(source.first, f) is not _MISSING),
+        None) or next((f for f in source.first if _ITEM_FIELD.fullmatch(
+            str(f)) and not _MODEL_FIELD.fullmatch(str(f))
+            and _not_a_metric(str(f)) != "an index"), None)
+    content = next((f for f in _CONTENT_FIELDS
+                    if f != key and f in source.first), None)
+    tallies, hashes, digests, records = {}, array("q"), {}, 0
+    presence, numbered = collections.Counter(), 0
+    systems = [_getter(source, name) for name in source.systems
+               if source.kind != "preferences"]
+    ids_of = _Column(source, key, role="id").labels if key else None
+    for numbers, batch in source.batches:
+        records += len(batch)
+        if not table and batch and not isinstance(batch[0], dict):
+            batch = [r._asdict() for r in batch]       # _Verdicts
+        if table:
+            names = source.fields
+        else:
+            names = dict.fromkeys(n for r in batch for n in r)
+        for name in names:
+            if name not in tallies:
+                tallies[name] = _FieldTally(name)
+            tallies[name].add(list(map(_getter(source, name), batch)), table)
+        presence.update(tuple(not _missing(get(r)) for get in systems)
+                        for r in batch if systems)
+        if ids_of:
+            labels = ids_of(numbers, batch)
+            hashes.extend(map(hash, labels))
+            numbered += sum(map(str.isdigit, labels))
+            if content:
+                get = _getter(source, content)
+                digests.update((label, _digest(get(r)))
+                               for label, r in zip(labels, batch))
+    metrics = _profile_metrics(source, key)
+    fields = tuple(t.profile() for t in tallies.values())
+    fields = tuple(f._replace(roles=_roles(f, key, metrics, source, format))
+                   for f in fields)
+    ids, least, most = _id_runs(hashes)
+    return _Profile(path, format, source.kind, task, records, key, ids,
+                    digests, content, fields, source.notes, source.systems,
+                    tuple(metrics), presence=dict(presence),
+                    numbered={0: False, records: True}.get(numbered),
+                    most=most, least=least)
+
+
+def _id_runs(hashes):
+    """Return (the distinct values of *hashes*, sorted, as an array; the
+    fewest and the most times one occurs).
+
+    >>> _id_runs(array("q", [5, 3, 5, 5]))
+    (array('q', [3, 5]), 1, 3)
+    """
+    ordered = sorted(hashes)
+    if not ordered:
+        return array("q"), 0, 0
+    edges = [0] + [i for i in range(1, len(ordered))
+                   if ordered[i] != ordered[i - 1]] + [len(ordered)]
+    sizes = [j - i for i, j in zip(edges, edges[1:])]
+    return (array("q", map(ordered.__getitem__, edges[:-1])),
+            min(sizes, default=0), max(sizes, default=0))
+
+
+def _digest(value):
+    """Return a short digest of an item's content (any JSON value)."""
+    text = (value if isinstance(value, str)
+            else json.dumps(value, sort_keys=True, default=str))
+    return zlib.crc32(text.encode("utf-8", "replace"))
+
+
+def _profile_metrics(source, key):
+    """Return the fields compare takes as metrics by default (its own
+    _default_metrics, the input set against itself), or () where it would
+    take none."""
+    if source.kind == "preferences":
+        return ()
+    exclude = set(_ID_FIELDS) | {key, "metrics"} - {None}
+    try:
+        return _default_metrics(source, source, exclude)
+    except EvalDeltaError:
+        return ()
+
+
+def _roles(f, key, metrics, source, format):
+    """Return what a field is: the id, a metric (and a judge's scores),
+    human labels, a cluster, a subset, a system's name, or what its name
+    says it is not (an index, a label, a length)."""
+    words = set(re.findall(r"[a-z0-9]+", f.name.lower()))
+    numeric = f.kind in ("0/1", "number", "true/false")
+    if f.name == key:
+        return ("id",)
+    if source.kind == "preferences":
+        return ()
+    if numeric and 0 < f.missing and f.count:     # on some items only
+        if words & _HUMAN_WORDS or (format == "table" and metrics
+                                    and f.name not in metrics):
+            return ("human labels",)
+        if f.name in source.first or format != "table":
+            return ("scored on some items",)
+    if f.name in metrics:
+        judged = words & _JUDGE_WORDS or "[geval]" in f.name.lower()
+        return ("metric",) + ("judge's scores",) * bool(judged) + (
+            "lower is better",) * _lower_is_better(f.name)
+    if _MODEL_FIELD.fullmatch(f.name):
+        return ("system",)
+    if _not_a_metric(f.name):
+        return (_not_a_metric(f.name),)
+    if (f.kind == "text" or f.kind == "number" and not metrics) and (
+            not f.missing and f.repeats and f.distinct != 1):
+        if (_ITEM_FIELD.fullmatch(f.name) or words & _CLUSTER_WORDS
+                or f.distinct is None or f.distinct > _SUBSETS_MOST):
+            return ("cluster",)
+        return ("subset",)
+    if f.name in _CONTENT_FIELDS:
+        return ("content",)
+    return ()
+
+
+def _runs_folders(profiles):
+    """Return *profiles* with each folder of one system's runs folded into
+    one _Profile (runs: its files), where two such folders or more hold
+    the same items: every file in a folder holding the same ids and fields
+    (compare --runs)."""
+    folders = {}
+    for p in profiles:
+        if p.folder is not None:
+            folders.setdefault(p.folder, []).append(p)
+    alike = {}                   # {the ids: [a folder of runs of them]}
+    for folder, group in folders.items():
+        first = group[0]
+        if len(group) > 1 and all(
+                not p.refused and p.ids and p.ids == first.ids
+                and [f.name for f in p.fields]
+                == [f.name for f in first.fields] for p in group):
+            alike.setdefault(first.ids.tobytes(), []).append(first._replace(
+                path=folder, runs=tuple(p.path for p in group), folder=None))
+    runs = {p.path: p for group in alike.values() if len(group) > 1
+            for p in group}
+    if not runs:
+        return profiles
+    out, said = [], set()
+    for p in profiles:
+        if p.folder in runs:
+            if p.folder not in said:
+                said.add(p.folder)
+                out.append(runs[p.folder])
+        else:
+            out.append(p)
+    return out
+
+
+def _joinable(a, b):
+    """Return (shared ids, differing digests) of two per-item profiles."""
+    shared = set(a.ids).intersection(b.ids)
+    differ = ([i for i in a.digests.keys() & b.digests.keys()
+               if a.digests[i] != b.digests[i]]
+              if a.content and a.content == b.content else [])
+    return shared, differ
+
+
+def _check_joins(profiles):
+    """Return (lines on how the inputs' ids join, problems seen there):
+    inputs holding the same ids said together, then each pair that
+    shares some ids only; where both carry the items' content, whether
+    the shared ids hold the same items."""
+    items = [p for p in profiles if p.ids and not p.refused]
+    alike = {}
+    for p in items:
+        alike.setdefault(frozenset(p.ids), []).append(p)
+    lines, problems = [], []
+    for group in alike.values():
+        if len(group) > 1:
+            first = group[0]
+            lines.append(f"{_listing([p.name for p in group])}: the same "
+                         f"{_items(len(first.ids), 'id')} ({first.id_field})"
+                         + _content_words(group, problems))
+    keys = list(alike)
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            shared = a & b
+            if shared:
+                x, y = alike[a][0], alike[b][0]
+                lines.append(
+                    f"{x.name} and {y.name}: {_items(len(shared), 'id')} "
+                    f"shared, {len(a) - len(shared)} only in the first, "
+                    f"{len(b) - len(shared)} only in the second (compare "
+                    f"takes them with --allow-partial)"
+                    + _content_words([x, y], problems))
+    if len(lines) > _CHECK_MOST:
+        lines[_CHECK_MOST:] = [f"and {len(lines) - _CHECK_MOST} more pairs"]
+    return lines, problems
+
+
+def _listing(names):
+    """Return 'a, b and c'."""
+    return (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1
+            else "".join(names))
+
+
+def _content_words(group, problems):
+    """Return words on whether the inputs of *group* hold the same items
+    under their shared ids (where they carry the items' content), adding
+    a problem for each that does not; and a problem for different tasks."""
+    first, words = group[0], ""
+    for p in group[1:]:
+        shared, differ = _joinable(first, p)
+        tasks = (f"different tasks ({first.task}, {p.task})"
+                 if first.task and p.task and first.task != p.task else "")
+        if differ:
+            at = sorted(differ, key=_natural)[0]
+            problems.append(
+                f"{first.name} and {p.name}: the same ids hold different "
+                f"items: id {at}'s {first.content} differs"
+                + (f" ({len(differ)} of {len(shared)} shared ids)"
+                   if len(differ) > 1 else "") + f"{'; ' * bool(tasks)}"
+                + tasks)
+        elif tasks:
+            problems.append(f"{first.name} and {p.name}: {tasks}")
+    if first.content and all(p.content == first.content for p in group):
+        same = not any(_joinable(first, p)[1] for p in group[1:])
+        words = f"; their {first.content} " + ("agrees" if same
+                                               else "differs")
+    return words
+
+
+def _natural(text):
+    """Return a sort key putting '2' before '10'."""
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t)
+            for t in re.split(r"(\d+)", text)]
+
+
+def _check_problems(profiles):
+    """Return what looks wrong within each input, and identical inputs."""
+    problems = []
+    for p in profiles:
+        if p.refused:
+            continue
+        board = _leaderboard(p.name, [f.name for f in p.fields])
+        if board:
+            problems.append(board)
+        repeats = p.records - len(p.ids) if p.ids else 0
+        if repeats and not p.runs:
+            most = p.most
+            problems.append(
+                f"{p.name}: {_items(p.records, 'record')} for "
+                f"{_items(len(p.ids), 'id')} ({p.id_field}): up to {most} "
+                f"records an item (samples, epochs or duplicates); compare "
+                f"pairs one record an item: pass@k (--stat) or --runs reads "
+                f"several")
+        if not p.ids and p.kind != "preferences" and not board:
+            problems.append(f"{p.name}: no id field (tried "
+                            f"{', '.join(_ID_FIELDS)}); name one with --id")
+        systems = [f for f in p.fields if "system" in f.roles
+                   and (f.distinct or 2) > 1]
+        if (len(p.systems) > 2 or systems) and not board:
+            named = (f"systems {_some(list(p.systems), 6)}" if p.systems
+                     else f"column {systems[0].name}: "
+                          f"{', '.join(systems[0].examples)}, ...")
+            problems.append(f"{p.name}: several systems in one file "
+                            f"({named}): pick two with --a-col and --b-col, "
+                            f"or rank them")
+    if any(p.path == _STDIN for p in profiles):
+        problems.append("-: standard input, read once: each command below "
+                        "that names - reads it again, so pipe the same run "
+                        "into each")
+    few = [p for p in profiles if p.ids and len(p.ids) < _FEW_ITEMS
+           and p.kind != "preferences" and not p.refused]
+    if few:
+        most = max(len(p.ids) for p in few)
+        problems.append(
+            ("every input" if len(few) == len(profiles) > 1 else
+             _listing([p.name for p in few]))
+            + (f": only {_items(most)}" if len(few) == 1 else
+               f": {_items(most)} or fewer")
+            + ": only a large gap can show (plan --from says how large)")
+    files = [p for p in profiles if not p.refused and not p.runs
+             and os.path.isfile(p.path)]
+    for i, a in enumerate(files):
+        for b in files[i + 1:]:
+            if (os.path.samefile(a.path, b.path) or filecmp.cmp(
+                    a.path, b.path, shallow=False)):
+                problems.append(f"{a.name} and {b.name}: the same file"
+                                if os.path.samefile(a.path, b.path) else
+                                f"{a.name} and {b.name}: byte-identical "
+                                f"files: the same run twice?")
+    return problems
+
+
+def _reading_argv(how):
+    """Return the options that give the _Reading *how* (check passes the
+    ones it was given on to the commands it suggests)."""
+    argv = []
+    for flag, value in (("--from-format", how.format),
+                        ("--records", how.records), ("--task", how.task),
+                        ("--filter", how.filter), ("--scorer", how.scorer)):
+        if value is not None:
+            argv += [flag, value]
+    if how.choice_scores:
+        argv += ["--choice-scores", ",".join(
+            f"{k}={v:g}" for k, v in how.choice_scores.items())]
+    if how.inflate != _INFLATE_LIMIT:
+        argv += ["--max-inflate", str(how.inflate >> 20)]
+    return argv
+
+
+def _join_groups(profiles):
+    """Return the per-item inputs in groups compare can join: the same id
+    field, shared ids, the same items where their content is known, and a
+    metric in common (or, for repeated ids, samples to pool)."""
+    groups = []
+    for p in profiles:
+        for group in groups:
+            first = group[0]
+            shared, differ = _joinable(first, p)
+            repeats = (first.records > len(first.ids), p.records > len(p.ids))
+            tasks = {first.task, p.task} - {""}
+            if (shared and not differ and first.id_field == p.id_field
+                    and len(tasks) < 2
+                    and repeats[0] == repeats[1]
+                    and set(first.metrics) & set(p.metrics)):
+                group.append(p)
+                break
+        else:
+            groups.append([p])
+    return groups
+
+
+def _kinds(p):
+    """Return {field name: _FieldProfile} of a profile."""
+    return {f.name: f for f in p.fields}
+
+
+def _check_commands(profiles, options):
+    """Return [(argv, what it answers)]: the commands that answer what the
+    profiled inputs can answer, with the options compare will need."""
+    extra = _reading_argv(options.reading)
+    found = [p for p in profiles if not p.refused]
+    commands = []
+    per_item, seen = [], set()       # a file given twice: once
+    for p in found:
+        if p.kind != "preferences" and p.ids and not p.runs and (
+                os.path.realpath(p.path) not in seen or p.path == _STDIN):
+            seen.add(os.path.realpath(p.path))
+            per_item.append(p)
+    for group in _join_groups(per_item):
+        if len(group) > 1:
+            commands += _group_commands(group, extra)
+    runs = [p for p in found if p.runs]
+    if len(runs) > 1 and set(runs[0].ids).intersection(runs[1].ids):
+        a, b = runs[0].path, runs[1].path
+        commands += [
+            (["compare", "--runs", a, b] + extra,
+             f"several runs of each system ({len(runs[0].runs)} and "
+             f"{len(runs[1].runs)}): the gap of the run-averaged scores, the "
+             f"run-to-run spread, where one run of each would put the gap"),
+            (["plan", "--from", a, b, "--runs"] + extra,
+             "how many runs of each system tell the gap from the run-to-run "
+             "spread")]
+    for p in found:
+        commands += _single_commands(p, extra)
+    prefs = [p for p in found if p.kind == "preferences"]
+    for judge in prefs:
+        for human in prefs:
+            if (human is not judge and set(human.systems) == set(
+                    judge.systems) and len(judge.systems) == 2
+                    and set(human.ids) < set(judge.ids)):
+                commands.append((
+                    ["compare", judge.path, "--human", human.path] + extra,
+                    f"the judge's verdicts in {judge.name} corrected by the "
+                    f"human verdicts on {_items(len(human.ids))} of its "
+                    f"{len(judge.ids)} (prediction-powered)"))
+    return commands
+
+
+def _group_commands(group, extra):
+    """Return the commands of inputs that join: compare, rank, --cluster,
+    --by, --human, --runs (epochs), pass@k, plan --from."""
+    first, paths = group[0], [p.path for p in group]
+    a, b = paths[:2]
+    names = [p.name for p in group]
+    shared = [m for m in first.metrics if all(m in p.metrics for p in group)]
+    fields = [_kinds(p) for p in group]
+    common = ["--id", first.id_field] if first.id_field not in _ID_FIELDS \
+        else []
+    partial = any(p.ids != first.ids for p in group)
+    common += ["--allow-partial"] * partial + extra
+    if first.records > len(first.ids):
+        return _samples_commands(group, shared, common)
+    whole = [m for m in shared
+             if all(not f[m].missing for f in fields if m in f)]
+    loose = any(f.missing and f.kind in ("0/1", "number") and f.count
+                for p in group for f in p.fields if f.name != p.id_field)
+    if not whole:
+        return []
+    named = [x for m in whole for x in ("--metric", m)] if (
+        loose or whole != shared or any(set(p.metrics) != set(shared)
+                                        for p in group)) else []
+    out = [(["compare"] + paths + named + common,
+            (f"is {names[1]} better than {names[0]}" if len(group) == 2 else
+             f"is each of the {len(group) - 1} candidates better than "
+             f"{names[0]}")
+            + f" on {_some(whole, 4)}: paired intervals and tests, a "
+              f"verdict (Holm across "
+            + ("metrics)" if len(group) == 2 else "candidates x metrics)"))]
+    if len(group) > 2:
+        out.append((["rank"] + paths + ["--metric", whole[0]] + common,
+                    f"which of the {len(group)} systems is best on "
+                    f"{whole[0]}: means, rank intervals, the top group"))
+    roles = {role: [f.name for f in first.fields if role in f.roles
+                    and all(f.name in k for k in fields[:2])]
+             for role in ("cluster", "subset", "human labels")}
+    for name in roles["cluster"][:1]:
+        f = _kinds(first)[name]
+        size = (f"{_items(f.distinct, 'group')}, about "
+                f"{round(first.records / f.distinct)} items each"
+                if f.distinct else f"over {_DISTINCT_MOST} groups")
+        out.append((["compare", a, b] + named + ["--cluster", name] + common,
+                    f"the same, resampling the items of one {name} together "
+                    f"({size})"))
+    for name in roles["subset"][:1]:
+        out.append((["compare", a, b] + named + ["--by", name] + common,
+                    f"a verdict within each {name} "
+                    f"({_items(_kinds(first)[name].distinct, 'subset')}), "
+                    f"Holm across them"))
+    judge = [m for m in whole if "judge's scores" in _kinds(first)[m].roles]
+    for human in roles["human labels"][:1]:
+        metric = (judge or whole)[0]
+        labelled = _kinds(first)[human].count
+        out.append((["compare", a, b, "--metric", metric, "--human", human]
+                    + common, f"{metric} corrected by the human labels in "
+                              f"{human} ({labelled} of {first.records} "
+                              f"items; prediction-powered): the judge's "
+                              f"bias and the corrected gap"))
+        if not partial:
+            out.append((["plan", "--from", a, b, "--metric", metric,
+                         "--human", human] + common,
+                        "how the corrected gap's interval narrows with more "
+                        "human labels"))
+    # epochs as runs; not where ids mix numbers and names ('0', 's1'):
+    # compare --runs then finds no id in common between the epochs
+    if all(any("epochs per item" in n for n in p.notes) for p in group[:2]
+           ) and first.numbered is not None:
+        out.append((["compare", "--runs", a, b] + extra,
+                    "each epoch a run: the run-to-run spread beside the gap"))
+    out += _class_commands(group, common)
+    if not partial:
+        out.append((["plan", "--from", a, b] + named + common,
+                    f"how many items would detect the gap seen, at "
+                    f"{_POWER:.0%} power (the pilot's agreement between the "
+                    f"systems)"))
+    return out
+
+
+_GOLD_WORDS = {"label", "gold", "target", "answer", "reference", "truth"}
+_PREDICTED_WORDS = {"prediction", "pred", "predicted", "output"}
+
+
+def _class_fields(p):
+    """Return (the gold field, the predicted fields) of a profile: class
+    labels (few distinct values) named as such."""
+    def named(f, words):
+        return (words & set(re.findall(r"[a-z]+", f.name.lower()))
+                and f.distinct and f.distinct <= _SUBSETS_MOST
+                and not f.missing)
+    gold = [f.name for f in p.fields if named(f, _GOLD_WORDS)]
+    predicted = [f.name for f in p.fields if named(f, _PREDICTED_WORDS)]
+    return (gold[0] if gold else None), predicted
+
+
+def _class_commands(group, common):
+    """Return compare --stat f1(gold,pred): F1 over the corpus, where two
+    runs hold class labels and their predictions."""
+    found = [_class_fields(p) for p in group[:2]]
+    (gold, mine), (theirs, yours) = found
+    if gold is None or gold != theirs or not mine or mine[:1] != yours[:1]:
+        return []
+    stat = f"f1({gold},{mine[0]})"
+    return [(["compare", group[0].path, group[1].path, "--stat", stat]
+             + common, f"is {group[1].name}'s F1 ({mine[0]} against "
+                       f"{gold}) better than {group[0].name}'s: F1 over the "
+                       f"whole set, not a mean of items")]
+
+
+def _samples_commands(group, shared, common):
+    """Return the commands of inputs with several records an item (samples
+    of one problem): pass@k and pass^k, and plan --repeats."""
+    fields = [_kinds(p) for p in group[:2]]
+    binary = [m for m in shared if all(f[m].kind == "0/1" for f in fields)]
+    k = min(p.least for p in group[:2])
+    if not binary or k < 2:
+        return []
+    a, b = group[0].path, group[1].path
+    m = binary[0]
+    return [(["compare", a, b, "--stat", f"pass@{k}({m})", "--stat",
+              f"pass^{k}({m})"] + common,
+             f"pass@{k} and pass^{k} of {m} from each item's samples (its "
+             f"records sharing an id)"),
+            (["plan", "--from", a, b, "--metric", m, "--repeats", str(k)]
+             + common, f"the items needed with 1 to {k} samples an item")]
+
+
+def _systems_commands(p, extra):
+    """Return the commands of a file holding several systems' columns
+    (promptfoo's providers): compare two that share rows, rank them all
+    where some rows have every one."""
+    partial = ["--allow-partial"] * any(
+        not all(present) for present in p.presence)
+    pairs = [(i, j) for i in range(len(p.systems))
+             for j in range(i + 1, len(p.systems))
+             if any(present[i] and present[j] for present in p.presence)]
+    out = []
+    if len(p.systems) > 2 and any(map(all, p.presence)):
+        out.append((["rank", p.path] + partial + extra,
+                    f"which of its {len(p.systems)} systems is best: means, "
+                    f"rank intervals, the top group"))
+    for i, j in pairs[:1]:
+        a, b = p.systems[i], p.systems[j]
+        cols = ["--a-col", a, "--b-col", b] if len(p.systems) > 2 else []
+        out.append((["compare", p.path] + cols + partial + extra,
+                    f"is {b} better than {a}"))
+    return out
+
+
+def _single_commands(p, extra):
+    """Return the commands one input answers alone: a file holding both
+    systems' columns, several systems, or pairwise preferences."""
+    fields = _kinds(p)
+    if p.kind == "preferences":
+        if len(p.systems) == 2:
+            return [(["compare", p.path] + extra,
+                     f"how often {p.systems[1]} is preferred to "
+                     f"{p.systems[0]}: the win rate with its interval")]
+        return [(["rank", p.path] + extra,
+                 f"the {len(p.systems)} systems' Bradley-Terry ratings, rank "
+                 f"intervals and top group")]
+    if p.systems:
+        return _systems_commands(p, extra)
+    gold, predicted = _class_fields(p)
+    if gold and len(predicted) == 2 and not p.runs:
+        stat = f"f1({gold},{predicted[0]},{predicted[1]})"
+        return [(["compare", p.path, "--stat", stat] + extra,
+                 f"is {predicted[1]}'s F1 against {gold} better than "
+                 f"{predicted[0]}'s: F1 over the whole set, not a mean of "
+                 f"items")]
+    a, b = CSV_HEADER[1:3]
+    if a in fields and b in fields and not p.runs:
+        return [(["compare", p.path] + extra,
+                 f"is {b} better than {a}: paired intervals, McNemar's "
+                 f"exact test, a verdict"),
+                (["plan", "--from", p.path] + extra,
+                 f"how many items would detect the gap seen, at "
+                 f"{_POWER:.0%} power")]
+    return []
+
+
 ## Report #####################################################################
 
-# Doors (called from other sections): _calibration_json, _compare_json,
-# _compare_page, _forest_svg, _format_calibration, _format_compare,
-# _format_labels_plan, _format_peeking, _format_pilot, _format_plan,
-# _format_rank, _format_repeats, _format_runs_plan, _format_stopping,
-# _histogram_svg, _html, _joined_reports, _labels_plan_json, _OUTPUT_FORMATS,
-# _markdown_lines, _Page, _peeking_json, _pilot_json, _plan_json,
-# _plan_markdown, _plan_page, _power_curve_svg, _rank_json, _rank_page,
-# _Ranked, _render, _runs_plan_json, _simulation_json, _stopping_json,
-# _with_noise.
+# Doors (called from other sections): _calibration_json, _check_json,
+# _compare_json, _compare_page, _forest_svg, _format_calibration,
+# _format_check, _format_compare, _format_labels_plan, _format_peeking,
+# _format_pilot, _format_plan, _format_rank, _format_repeats,
+# _format_runs_plan, _format_stopping, _histogram_svg, _html,
+# _joined_reports, _labels_plan_json, _OUTPUT_FORMATS, _markdown_lines,
+# _Page, _peeking_json, _pilot_json, _plan_json, _plan_markdown, _plan_page,
+# _power_curve_svg, _rank_json, _rank_page, _Ranked, _render,
+# _runs_plan_json, _simulation_json, _stopping_json, _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -16135,6 +16957,118 @@ def _legend(top, entries, left=False):
     return "".join(out)
 
 
+_ROLE_WORDS = {"cluster": "cluster (--cluster)", "subset": "subset (--by)",
+               "human labels": "human labels (--human)"}
+
+
+def _format_check(checked, prog, markdown=False):
+    """Return check's report: each input (how it was read, its fields),
+    how the ids join, the problems, then the commands, each runnable as
+    printed (*prog* is the program as it was invoked) with what it
+    answers."""
+    md = _markdown if markdown else str
+    item = "- " if markdown else "  "       # a listed line's start
+    lines = [md(f"check: {_items(len(checked.inputs), 'input')}")]
+    for p in checked.inputs:
+        lines += [""] + [md(line) for line in _input_lines(p)]
+        rows = [_field_row(f) for f in p.fields]
+        if rows:
+            lines += [""] * markdown + _table(
+                [["field", "type", "values", "missing", "looks like"]]
+                + rows, markdown) + [""] * (markdown and bool(p.notes))
+        lines += [md(f"{item}read: {note}") for note in p.notes]
+    lines += [""] + [md(x) for x in (["ids:"] + [
+        f"{item}{line}" for line in checked.joins] if checked.joins else
+        ["ids: no two inputs share ids"])]
+    lines += [""] + [md(x) for x in (["problems:"] + [
+        f"{item}{line}" for line in checked.problems] if checked.problems
+        else ["problems: none seen"])]
+    if not checked.commands:
+        lines += ["", md("commands: none: a comparison needs two runs on "
+                         "the same items, a file holding two systems, or "
+                         "pairwise preferences")]
+        return "\n".join(lines)
+    lines += ["", md("commands (run from this folder):")]
+    shown = [(" ".join([prog] + [shlex.quote(a) for a in argv]), what)
+             for argv, what in checked.commands]
+    if markdown:
+        for command, what in shown:
+            lines += ["", md(what + ":"), "", "```", command, "```"]
+    else:
+        for command, what in shown:
+            lines += [f"  {command}", f"      {what}"]
+    return "\n".join(lines)
+
+
+def _input_lines(p):
+    """Return the head lines of one input of check's report."""
+    head = p.path
+    if p.refused and not p.format:
+        return [f"{head}: refused: {p.refused}"]
+    if p.refused:
+        return [f"{head}: read as {p.format}, refused: {p.refused}"]
+    how = p.format + (f" ({p.kind})" if p.kind and p.kind != p.format
+                      else "")
+    said = [f"{head}: {how}"]
+    said += [f"task {p.task}"] * bool(p.task)
+    if p.runs:
+        said.append(f"{_items(len(p.runs), 'run')} of one system "
+                    f"({_some([os.path.basename(r) for r in p.runs], 4)}; "
+                    f"the first profiled)")
+    said.append(_items(p.records, "record"))
+    if p.ids:
+        said.append(f"{_items(len(p.ids))} (id field {p.id_field})")
+    elif p.kind != "preferences":
+        said.append("no id field")
+    if p.systems:
+        said.append(f"systems {_some(list(p.systems), 6)}")
+    if p.content:
+        said.append(f"item content in {p.content}")
+    return [", ".join(said)]
+
+
+def _field_row(f):
+    """Return one field's row of check's table."""
+    if f.lo is not None and f.kind in ("0/1", "number", "true/false"):
+        values = (f"mean {_g(f.mean)}" if f.kind == "0/1" else
+                  f"{_g(f.lo)} to {_g(f.hi)}, mean {_g(f.mean)}")
+    elif f.kind in ("list", "object"):
+        values = ""
+    elif f.distinct is None:
+        values = "many distinct: " + ", ".join(f.examples)
+    else:
+        values = f"{f.distinct} distinct" + (
+            ": " + ", ".join(f.examples) if f.examples else "") + (
+            ", ..." if f.distinct > len(f.examples) else "")
+    roles = ", ".join(_ROLE_WORDS.get(r, r) for r in f.roles)
+    return [f.name, f.kind, values, str(f.missing) if f.missing else "",
+            roles]
+
+
+def _g(x):
+    """Return a number in 4 significant digits."""
+    return f"{x:.4g}"
+
+
+def _check_json(checked):
+    """Return check's report as a JSON object: the commands as argv lists
+    (without the program), what each answers in "answers"."""
+    return {"inputs": [dict(
+        path=p.path, format=p.format or None, kind=p.kind or None,
+        task=p.task or None, records=p.records, items=len(p.ids),
+        id_field=p.id_field, content=p.content, runs=list(p.runs),
+        systems=list(p.systems), metrics=list(p.metrics),
+        notes=list(p.notes), refused=p.refused or None,
+        fields=[dict(name=f.name, type=f.kind, count=f.count,
+                     missing=f.missing, min=f.lo, max=f.hi, mean=f.mean,
+                     distinct=f.distinct, examples=list(f.examples),
+                     roles=list(f.roles)) for f in p.fields])
+        for p in checked.inputs],
+        "joins": checked.joins, "problems": checked.problems,
+        "commands": [argv for argv, _ in checked.commands],
+        "answers": [what for _, what in checked.commands]}
+
+
 ## Library use ################################################################
 
 # compare() and rank() serve notebooks: plain sequences of per-item scores
@@ -16496,7 +17430,7 @@ def _library_columns(columns, names, kind=None):
 
 ## Command line ###############################################################
 
-_COMMANDS = ("simulate", "compare", "plan", "rank")
+_COMMANDS = ("simulate", "compare", "plan", "rank", "check")
 
 
 def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
@@ -16526,19 +17460,19 @@ def _at_least(minimum):
     return _bounded(int, minimum, None, lo_open=False)
 
 
-def _add_common(parser):
-    """Add the options every command shares: resamples, seed, confidence,
-    --json."""
-    parser.add_argument("--resamples", type=_at_least(1), default=RESAMPLES,
+def _add_common(stats, output):
+    """Add the options every command shares: resamples, seed, confidence
+    (to the group *stats*), --format and --json (to *output*)."""
+    stats.add_argument("--resamples", type=_at_least(1), default=RESAMPLES,
                         help="bootstrap resamples per interval "
                              "(default %(default)s)")
-    parser.add_argument("--seed", type=int, default=SEED,
+    stats.add_argument("--seed", type=int, default=SEED,
                         help="seed of the random.Random that drives every "
                              "draw (default %(default)s)")
-    parser.add_argument("--confidence", type=_PROBABILITY, default=CONFIDENCE,
+    stats.add_argument("--confidence", type=_PROBABILITY, default=CONFIDENCE,
                         help="two-sided confidence of the intervals "
                              "(default %(default)s)")
-    _add_format(parser)
+    _add_format(output)
 
 
 def _add_format(parser):
@@ -16586,7 +17520,8 @@ class _Parser(argparse.ArgumentParser):
     _MISSING = {"compare": "give the baseline's run, then the candidate's "
                            "(or one file holding both)",
                 "rank": "give the runs to rank (or one wide file with "
-                        "--systems)"}
+                        "--systems)",
+                "check": "give the files or folders to check"}
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)    # --n-item is a typo,
@@ -16631,7 +17566,8 @@ def _build_parser(prog="bootstrap-eval-deltas"):
     parser.add_argument("--version", action="version",
                         version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add_command in (_add_simulate, _add_compare, _add_plan, _add_rank):
+    for add_command in (_add_simulate, _add_compare, _add_plan, _add_rank,
+                        _add_check):
         add_command(commands)
     return parser
 
@@ -16647,35 +17583,43 @@ def _add_simulate(commands):
                     "coverage, and write the per-item CSV.",
         epilog="Examples: %(prog)s; %(prog)s --n-items 2000 --no-csv; "
                "%(prog)s --acc-b 0.72 --intervals percentile,bca,score")
-    sim.add_argument("--n-items", type=_at_least(1), default=N_ITEMS,
-                     help="items in the eval set (default %(default)s)")
-    sim.add_argument("--corr", type=_CORRELATION, 
-                     help=f"loading of the shared latent difficulty, in "
-                          f"[0, 1) (default {CORR})")
-    sim.add_argument("--acc-a", type=_PROBABILITY,
-                     help=f"true accuracy of system A, in (0, 1) "
-                          f"(default {ACC_A})")
-    sim.add_argument("--acc-b", type=_PROBABILITY,
-                     help=f"true accuracy of system B, in (0, 1) "
-                          f"(default {ACC_B})")
-    sim.add_argument("--replays", type=_at_least(0), default=REPLAYS,
-                     help="replays of the coverage loop; 0 skips it "
-                          "(default %(default)s)")
-    _add_common(sim)
-    sim.add_argument("--out", metavar="PATH",
-                     help=f"where to write the per-item CSV, atomically "
-                          f"(default {CSV_PATH})")
-    sim.add_argument("--no-csv", action="store_true",
-                     help="do not write the per-item CSV")
-    _add_jobs(sim, "the coverage loop")
-    _add_quiet(sim)
-    sim.add_argument("--intervals", type=_interval_list, metavar="NAMES",
+    setting = sim.add_argument_group("the article's setting")
+    stats = sim.add_argument_group(
+        "statistics: the coverage loop and its resamples")
+    cal = sim.add_argument_group(
+        "calibration: intervals and tests over replays")
+    early = sim.add_argument_group(
+        "stopping early: looking (peeking) while the eval runs")
+    output = sim.add_argument_group("output")
+    setting.add_argument("--n-items", type=_at_least(1), default=N_ITEMS,
+                         help="items in the eval set (default %(default)s)")
+    setting.add_argument("--corr", type=_CORRELATION, 
+                         help=f"loading of the shared latent difficulty, in "
+                              f"[0, 1) (default {CORR})")
+    setting.add_argument("--acc-a", type=_PROBABILITY,
+                         help=f"true accuracy of system A, in (0, 1) "
+                              f"(default {ACC_A})")
+    setting.add_argument("--acc-b", type=_PROBABILITY,
+                         help=f"true accuracy of system B, in (0, 1) "
+                              f"(default {ACC_B})")
+    stats.add_argument("--replays", type=_at_least(0), default=REPLAYS,
+                       help="replays of the coverage loop; 0 skips it "
+                            "(default %(default)s)")
+    _add_common(stats, output)
+    output.add_argument("--out", metavar="PATH",
+                        help=f"where to write the per-item CSV, atomically "
+                             f"(default {CSV_PATH})")
+    output.add_argument("--no-csv", action="store_true",
+                        help="do not write the per-item CSV")
+    _add_jobs(stats, "the coverage loop")
+    _add_quiet(output)
+    cal.add_argument("--intervals", type=_interval_list, metavar="NAMES",
                      help="calibrate intervals instead of the coverage "
                           "lines: a comma list of percentile, bca, score; "
                           "each one's coverage and rate of excluding zero "
                           "over the replays, and McNemar's rejection rate "
                           "(e.g. --intervals percentile,bca,score)")
-    sim.add_argument("--differences", choices=_SHAPES,
+    cal.add_argument("--differences", choices=_SHAPES,
                      help="calibrate the continuous paired intervals "
                           "instead of the binary article: per-item "
                           "differences of sd 1 and this shape (lognormal is "
@@ -16684,23 +17628,23 @@ def _add_simulate(commands):
                           "by saddlepoint and by resampling, percentile and "
                           "BCa, covers the gap and excludes zero, and how "
                           "often each sign-flip test rejects; no CSV")
-    sim.add_argument("--gap", type=_bounded(float, -math.inf, None),
+    cal.add_argument("--gap", type=_bounded(float, -math.inf, None),
                      help="the true mean difference of --differences, in "
                           "sds (default 0: excluding zero is then a false "
                           "positive)")
-    sim.add_argument("--by-counts", action="store_true",
-                     help="draw from counts: the run's resamples from "
-                          "its four cell counts, each replay's cells one "
-                          "multinomial draw and its interval the ideal "
-                          "bootstrap's, at a cost that does not grow with "
-                          "--n-items (a power study at a new size; not the "
-                          "article's random stream)")
-    sim.add_argument("--peeking", action="store_true",
-                     help="replay the article's systems with no true gap "
-                          "(B as good as A), looking after every item: how "
-                          "often a fixed-sample interval excludes zero at "
-                          "some look, against the anytime-valid confidence "
-                          "sequence of compare --sequential; no CSV")
+    stats.add_argument("--by-counts", action="store_true",
+                       help="draw from counts: the run's resamples from "
+                            "its four cell counts, each replay's cells one "
+                            "multinomial draw and its interval the ideal "
+                            "bootstrap's, at a cost that does not grow with "
+                            "--n-items (a power study at a new size; not the "
+                            "article's random stream)")
+    early.add_argument("--peeking", action="store_true",
+                       help="replay the article's systems with no true gap "
+                            "(B as good as A), looking after every item: how "
+                            "often a fixed-sample interval excludes zero at "
+                            "some look, against the anytime-valid confidence "
+                            "sequence of compare --sequential; no CSV")
     sim.set_defaults(run=_run_simulate)
 
 
@@ -16717,210 +17661,230 @@ def _add_compare(commands):
                "%(prog)s base.jsonl cand.jsonl --metric acc; "
                "%(prog)s a.csv b.csv --id qid --lower-is-better latency "
                "--format markdown")
-    cmp.add_argument("baseline", help="per-item results of the baseline (A): "
+    inp = cmp.add_argument_group("input: what to read")
+    what = cmp.add_argument_group("what to compare: metrics, clusters, "
+                                  "subsets")
+    stats = cmp.add_argument_group("statistics: how sure")
+    judged = cmp.add_argument_group(
+        "judged evals: an LLM judge's scores corrected by human labels")
+    early = cmp.add_argument_group(
+        "stopping early: looking (peeking) while the eval runs")
+    many = cmp.add_argument_group(
+        "many runs and candidates: seeds, repeats, epochs, prompts")
+    gates = cmp.add_argument_group(
+        "gates: non-inferiority, equivalence, exit 1 in CI")
+    reading = _reading_group(cmp)
+    output = cmp.add_argument_group("output")
+    inp.add_argument("baseline", help="per-item results of the baseline (A): "
                      "CSV, TSV, JSONL or a JSON array, optionally .gz; alone, "
                      "a wide file with both systems' columns")
-    cmp.add_argument("candidates", nargs="*", metavar="CANDIDATE",
+    inp.add_argument("candidates", nargs="*", metavar="CANDIDATE",
                      help="per-item results of the candidate (B), joined to "
                           "the baseline's on the id field; several "
                           "candidates are each compared with the baseline, "
                           "Holm-adjusted across candidates x metrics")
-    cmp.add_argument("--id", dest="id_col", metavar="FIELD",
+    inp.add_argument("--id", dest="id_col", metavar="FIELD",
                      help="field naming the item (default: the first of "
                           f"{', '.join(_ID_FIELDS)} present)")
-    cmp.add_argument("--names", type=_names_list, metavar="NAME,...",
+    inp.add_argument("--names", type=_names_list, metavar="NAME,...",
                      help="labels of the baseline and each candidate (of "
                           "--a-col and --b-col, for one file), in order "
                           "(default: what tells the paths apart)")
-    cmp.add_argument("--a-col",
+    inp.add_argument("--a-col",
                      help=f"one-file mode: column of the baseline's score "
                           f"(default {CSV_HEADER[1]})")
-    cmp.add_argument("--b-col",
+    inp.add_argument("--b-col",
                      help=f"one-file mode: column of the candidate's score "
                           f"(default {CSV_HEADER[2]})")
-    cmp.add_argument("--metric", action="append", metavar="NAME",
-                     help="metric field to compare, dots for nested JSON "
-                          "(metrics.acc); repeat for several (default: every "
-                          "numeric field both runs have)")
-    cmp.add_argument("--stat", action="append", default=[],
-                     metavar="NAME=STAT(FIELD,...)",
-                     help="a corpus statistic, not a mean: f1, precision, "
-                          "recall or mcc of (gold,pred) fields or of one "
-                          "field of [gold, pred] pairs (lm-eval's f1 and "
-                          "mcc; 0/1 labels give class 1's, others the macro "
-                          "average; mcc is scikit-learn's); ratio(num,den), "
-                          "sum over sum; pass@K(field) or pass^K(field) from "
-                          "each item's 0/1 samples (its records sharing an "
-                          "id). Paired bootstrap and approximate "
-                          "randomization test; repeatable. E.g. --stat "
-                          "f1(label,prediction) --stat tokens=ratio(right,"
-                          "total) --stat pass@5(passed)")
-    cmp.add_argument("--metric-type", action="append", default=[],
-                     metavar="NAME=TYPE", type=_metric_type,
-                     help="force a metric binary or continuous (default: "
-                          "binary when every value is 0 or 1)")
-    cmp.add_argument("--lower-is-better", action="append", default=[],
-                     metavar="NAME",
-                     help="a metric where smaller is better; repeatable "
-                          "(default: metrics named for a latency, time, "
-                          "duration, cost, loss, error or perplexity, said "
-                          "in the report)")
-    cmp.add_argument("--higher-is-better", action="append", default=[],
-                     metavar="NAME",
-                     help="a metric where larger is better although its "
-                          "name says otherwise; repeatable")
-    cmp.add_argument("--cluster", metavar="FIELD",
-                     help="items sharing this field's value (questions on "
-                          "one passage, samples of one prompt) are "
-                          "resampled and sign-flipped together")
-    cmp.add_argument("--by", metavar="FIELD",
-                     help="also compare within each subset of items that "
-                          "share this field's value (an MMLU subject): a "
-                          "row per subset and metric, Holm across all of "
-                          "them; the overall result pools every item")
-    cmp.add_argument("--macro", action="store_true",
-                     help="with --by: the overall result is the macro "
-                          "average, the unweighted mean of subset means "
-                          "(MMLU's headline), with a stratified bootstrap "
-                          "interval and a stratified sign-flip test")
-    cmp.add_argument("--allow-partial", action="store_true",
+    what.add_argument("--metric", action="append", metavar="NAME",
+                      help="metric field to compare, dots for nested JSON "
+                           "(metrics.acc); repeat for several (default: every "
+                           "numeric field both runs have)")
+    what.add_argument("--stat", action="append", default=[],
+                      metavar="NAME=STAT(FIELD,...)",
+                      help="a corpus statistic, not a mean: f1, precision, "
+                           "recall or mcc of (gold,pred) fields or of one "
+                           "field of [gold, pred] pairs (lm-eval's f1 and "
+                           "mcc; 0/1 labels give class 1's, others the macro "
+                           "average; mcc is scikit-learn's); ratio(num,den), "
+                           "sum over sum; pass@K(field) or pass^K(field) from "
+                           "each item's 0/1 samples (its records sharing an "
+                           "id). Paired bootstrap and approximate "
+                           "randomization test; repeatable. E.g. --stat "
+                           "f1(label,prediction) --stat tokens=ratio(right,"
+                           "total) --stat pass@5(passed)")
+    what.add_argument("--metric-type", action="append", default=[],
+                      metavar="NAME=TYPE", type=_metric_type,
+                      help="force a metric binary or continuous (default: "
+                           "binary when every value is 0 or 1)")
+    what.add_argument("--lower-is-better", action="append", default=[],
+                      metavar="NAME",
+                      help="a metric where smaller is better; repeatable "
+                           "(default: metrics named for a latency, time, "
+                           "duration, cost, loss, error or perplexity, said "
+                           "in the report)")
+    what.add_argument("--higher-is-better", action="append", default=[],
+                      metavar="NAME",
+                      help="a metric where larger is better although its "
+                           "name says otherwise; repeatable")
+    what.add_argument("--cluster", metavar="FIELD",
+                      help="items sharing this field's value (questions on "
+                           "one passage, samples of one prompt) are "
+                           "resampled and sign-flipped together")
+    what.add_argument("--by", metavar="FIELD",
+                      help="also compare within each subset of items that "
+                           "share this field's value (an MMLU subject): a "
+                           "row per subset and metric, Holm across all of "
+                           "them; the overall result pools every item")
+    what.add_argument("--macro", action="store_true",
+                      help="with --by: the overall result is the macro "
+                           "average, the unweighted mean of subset means "
+                           "(MMLU's headline), with a stratified bootstrap "
+                           "interval and a stratified sign-flip test")
+    inp.add_argument("--allow-partial", action="store_true",
                      help="compare the ids both runs have and report how "
                           "many were left out, instead of failing")
-    cmp.add_argument("--same-ids-different-items", action="store_true",
+    inp.add_argument("--same-ids-different-items", action="store_true",
                      dest="different_items",
                      help="pair records by id even where the runs' files "
                           "hold different items under it (a question's "
                           "text, a document's hash): the same items "
                           "translated or reworded; without it such runs "
                           "are refused")
-    cmp.add_argument("--interval", choices=("percentile", "bca"),
-                     default="percentile",
-                     help="bootstrap interval of the means and the paired "
-                          "difference: percentile (the article's) or bca, "
-                          "bias-corrected and accelerated (default "
-                          "%(default)s)")
-    cmp.add_argument("--method", choices=_METHODS, default="auto",
-                     help="saddlepoint: each interval as infinitely many "
-                          "resamples would give it (the ideal bootstrap), "
-                          "computed, not resampled, and the sign-flip p "
-                          "past 20 nonzero differences by Robinson's "
-                          "saddlepoint; resample: --resamples draws; auto "
-                          "(default): the saddlepoint for continuous "
-                          f"metrics of {_SADDLE_LEAST} unclustered items or "
-                          "more, resampling otherwise")
-    cmp.add_argument("--alpha", type=_PROBABILITY, default=0.05,
-                     help="significance level after the adjustment "
-                          "(--adjust; default %(default)s)")
-    cmp.add_argument("--adjust", choices=sorted(_ADJUSTMENTS),
-                     default="holm",
-                     help="how the p-values are adjusted across metrics x "
-                          "subsets x candidates: holm (default; the chance "
-                          "of any wrong call), bh (Benjamini-Hochberg's "
-                          "false discovery rate), by (Benjamini-Yekutieli's, "
-                          "for any dependence) or none")
-    cmp.add_argument("--equivalence", action="append", type=_margin_spec,
-                     metavar="[NAME=]M",
-                     help="equivalence margin in the metric's units, for "
-                          "every metric or, as NAME=M, for one: two "
-                          "one-sided tests at --alpha, equivalent where the "
-                          "1 - 2 alpha interval lies within +-M")
-    cmp.add_argument("--prompts", action="store_true",
-                     help="the baseline and the candidate are each a folder "
-                          "of runs under the same prompts (a file per "
-                          "prompt, named alike): the gap under each prompt "
-                          "(Holm across them) and averaged over prompts as "
-                          "a random factor")
-    cmp.add_argument("--runs", action="store_true",
-                     help="the baseline and the candidate are each several "
-                          "runs of that system on the same items (seeds, "
-                          "temperature > 0): a folder of them, NAME=FILE,"
-                          "FILE,..., or one log of several epochs; the "
-                          "comparison of the run-averaged scores, the "
-                          "run-to-run spread, and where one run of each "
-                          "would put the gap")
-    cmp.add_argument("--sequential", action="store_true",
-                     help="also an anytime-valid comparison, valid however "
-                          "often the eval was looked at while it ran: the "
-                          "confidence sequence at the end, the item at "
-                          "which it first excluded zero, an anytime "
-                          "p-value; items in the baseline's file order; "
-                          "--fail-on then uses its verdict")
-    cmp.add_argument("--order", metavar="FIELD",
-                     help="with --sequential, the baseline's field that "
-                          "orders the items as they ran (a timestamp or a "
-                          "number; default: the file's order)")
-    cmp.add_argument("--bounds", type=_bounds_spec, metavar="LO,HI",
-                     help="with --sequential, the range a continuous "
-                          "metric's values can take (default: [0, 1] "
-                          "where every value lies in it)")
-    cmp.add_argument("--margin", action="append", type=_margin_spec,
-                     metavar="[NAME=]M",
-                     help="non-inferiority margin in the metric's units "
-                          "(0.03 is 3 points of accuracy), for every metric "
-                          "or, as NAME=M, for one; repeatable: a candidate "
-                          "whose Newcombe score interval (0/1 metrics) or "
-                          "t interval (others) stays above -M in the "
-                          "metric's direction is non-inferior")
-    cmp.add_argument("--plot", metavar="FILE.svg",
-                     help="also draw each metric's paired bootstrap "
-                          "distribution with its CI and zero, as SVG")
-    cmp.add_argument("--html", metavar="FILE.html",
-                     help="also write the report as one self-contained "
-                          "HTML page (--format html prints it)")
-    cmp.add_argument("--human", action="append", default=[],
-                     metavar="FIELD|FILE",
-                     help="a judge's scores corrected by human scores on "
-                          "some of the items (prediction-powered inference, "
-                          "PPI++): a field of the runs' records, present "
-                          "on the items a human scored, or a file of them "
-                          "(an id and --human-field); once for both runs or "
-                          "once per run; for a preference file, a file of "
-                          "human verdicts on some of its items.  The report "
-                          "adds the judge's "
-                          "figures alone, the humans' alone, the judge's "
-                          "bias and agreement; the labelled items must be "
-                          "a random sample of the items")
-    cmp.add_argument("--human-field", metavar="NAME",
-                     help="with --human FILE: the file's field of human "
-                          "scores (default human)")
-    cmp.add_argument("--judge-covariate", metavar="FIELD",
-                     help="with --human: a number of each answer (its "
-                          "length): the judge's error regressed on it, "
-                          "and how far the systems differ on it, the bias "
-                          "a judge fond of long answers puts on the gap")
-    cmp.add_argument("--judge-map", type=_judge_map_spec,
-                     metavar=">=T|LO,HI",
-                     help="with --human: the judge's scores onto the "
-                          "humans' scale: >=T makes a judge score of T or "
-                          "more a 1 (0/1 human labels), LO,HI maps the "
-                          "judge's LO..HI onto 0..1")
-    cmp.add_argument("--scale", type=_bounds_spec, metavar="LO,HI",
-                     help="with --human: the scale the judge and the "
-                          "humans both score on (1,5 or 0,10); by default "
-                          "the range their scores span together")
-    _add_reading(cmp)
-    cmp.add_argument("--fail-on", choices=("worse", "not-better",
-                                           "inferior", "changed",
-                                           "not-equivalent"),
-                     help="exit 1 when some metric is worse, is not "
-                          "better, (with --margin) is not shown "
-                          "non-inferior, changed detectably either way, or "
-                          "(with --equivalence) is not shown equivalent, to "
-                          "gate a CI job; stderr names the metrics")
-    _add_common(cmp)
-    _add_verbose(cmp)
-    _add_quiet(cmp)
-    _add_jobs(cmp, "index resampling (metrics with many distinct values)")
+    stats.add_argument("--interval", choices=("percentile", "bca"),
+                       default="percentile",
+                       help="bootstrap interval of the means and the paired "
+                            "difference: percentile (the article's) or bca, "
+                            "bias-corrected and accelerated (default "
+                            "%(default)s)")
+    stats.add_argument("--method", choices=_METHODS, default="auto",
+                       help="saddlepoint: each interval as infinitely many "
+                            "resamples would give it (the ideal bootstrap), "
+                            "computed, not resampled, and the sign-flip p "
+                            "past 20 nonzero differences by Robinson's "
+                            "saddlepoint; resample: --resamples draws; auto "
+                            "(default): the saddlepoint for continuous "
+                            f"metrics of {_SADDLE_LEAST} unclustered items or "
+                            "more, resampling otherwise")
+    stats.add_argument("--alpha", type=_PROBABILITY, default=0.05,
+                       help="significance level after the adjustment "
+                            "(--adjust; default %(default)s)")
+    stats.add_argument("--adjust", choices=sorted(_ADJUSTMENTS),
+                       default="holm",
+                       help="how the p-values are adjusted across metrics x "
+                            "subsets x candidates: holm (default; the chance "
+                            "of any wrong call), bh (Benjamini-Hochberg's "
+                            "false discovery rate), by (Benjamini-Yekutieli's, "
+                            "for any dependence) or none")
+    gates.add_argument("--equivalence", action="append", type=_margin_spec,
+                       metavar="[NAME=]M",
+                       help="equivalence margin in the metric's units, for "
+                            "every metric or, as NAME=M, for one: two "
+                            "one-sided tests at --alpha, equivalent where the "
+                            "1 - 2 alpha interval lies within +-M")
+    many.add_argument("--prompts", action="store_true",
+                      help="the baseline and the candidate are each a folder "
+                           "of runs under the same prompts (a file per "
+                           "prompt, named alike): the gap under each prompt "
+                           "(Holm across them) and averaged over prompts as "
+                           "a random factor")
+    many.add_argument("--runs", action="store_true",
+                      help="the baseline and the candidate are each several "
+                           "runs of that system on the same items (seeds, "
+                           "repeats at temperature > 0): a folder of them, "
+                           "NAME=FILE,"
+                           "FILE,..., or one log of several epochs; the "
+                           "comparison of the run-averaged scores, the "
+                           "run-to-run spread, and where one run of each "
+                           "would put the gap")
+    early.add_argument("--sequential", action="store_true",
+                       help="also an anytime-valid comparison, valid however "
+                            "often one peeked at the eval while it ran: the "
+                            "confidence sequence at the end, the item at "
+                            "which it first excluded zero, an anytime "
+                            "p-value; items in the baseline's file order; "
+                            "--fail-on then uses its verdict")
+    early.add_argument("--order", metavar="FIELD",
+                       help="with --sequential, the baseline's field that "
+                            "orders the items as they ran (a timestamp or a "
+                            "number; default: the file's order)")
+    early.add_argument("--bounds", type=_bounds_spec, metavar="LO,HI",
+                       help="with --sequential, the range a continuous "
+                            "metric's values can take (default: [0, 1] "
+                            "where every value lies in it)")
+    gates.add_argument("--margin", action="append", type=_margin_spec,
+                       metavar="[NAME=]M",
+                       help="non-inferiority margin in the metric's units "
+                            "(0.03 is 3 points of accuracy), for every metric "
+                            "or, as NAME=M, for one; repeatable: a candidate "
+                            "whose Newcombe score interval (0/1 metrics) or "
+                            "t interval (others) stays above -M in the "
+                            "metric's direction is non-inferior")
+    output.add_argument("--plot", metavar="FILE.svg",
+                        help="also draw each metric's paired bootstrap "
+                             "distribution with its CI and zero, as SVG")
+    output.add_argument("--html", metavar="FILE.html",
+                        help="also write the report as one self-contained "
+                             "HTML page (--format html prints it)")
+    judged.add_argument("--human", action="append", default=[],
+                        metavar="FIELD|FILE",
+                        help="a judge's scores corrected by human scores on "
+                             "some of the items (prediction-powered "
+                             "inference, PPI++): a field of the runs' "
+                             "records, present on the items a human scored, "
+                             "or a file of them (an id and --human-field); "
+                             "once for both runs or once per run; for a "
+                             "preference file, a file of human verdicts on "
+                             "some of its items.  The report adds the "
+                             "judge's figures alone, the humans' alone, the "
+                             "judge's bias and agreement; the labelled items "
+                             "must be a random sample of the items")
+    judged.add_argument("--human-field", metavar="NAME",
+                        help="with --human FILE: the file's field of human "
+                             "scores (default human)")
+    judged.add_argument("--judge-covariate", metavar="FIELD",
+                        help="with --human: a number of each answer (its "
+                             "length): the judge's error regressed on it, "
+                             "and how far the systems differ on it, the bias "
+                             "a judge fond of long answers puts on the gap")
+    judged.add_argument("--judge-map", type=_judge_map_spec,
+                        metavar=">=T|LO,HI",
+                        help="with --human: the judge's scores onto the "
+                             "humans' scale: >=T makes a judge score of T or "
+                             "more a 1 (0/1 human labels), LO,HI maps the "
+                             "judge's LO..HI onto 0..1")
+    judged.add_argument("--scale", type=_bounds_spec, metavar="LO,HI",
+                        help="with --human: the scale the judge and the "
+                             "humans both score on (1,5 or 0,10); by default "
+                             "the range their scores span together")
+    gates.add_argument("--fail-on", choices=("worse", "not-better",
+                                             "inferior", "changed",
+                                             "not-equivalent"),
+                       help="exit 1 when some metric is worse, is not "
+                            "better, (with --margin) is not shown "
+                            "non-inferior, changed detectably either way, or "
+                            "(with --equivalence) is not shown equivalent, to "
+                            "gate a CI job; stderr names the metrics")
+    _add_common(stats, output)
+    _add_verbose(output)
+    _add_quiet(output)
+    _add_jobs(stats, "index resampling (metrics with many distinct values)")
+    _add_reading(reading)
     cmp.set_defaults(run=_run_compare)
 
 
-def _add_reading(parser):
-    """Add the options that say how to read a framework's files."""
-    group = parser.add_argument_group(
+def _reading_group(parser):
+    """Return the group of the options that say how to read a framework's
+    files (made where it is to show; _add_reading fills it)."""
+    return parser.add_argument_group(
         "eval frameworks' own files",
         "read as they come, a file or the directory a framework wrote; "
         "the format is detected from the file's name and first bytes: "
         + "; ".join(f"{name}: {text}" for name, text in _FORMATS.items()))
+
+
+def _add_reading(group):
+    """Add the options that say how to read a framework's files."""
     group.add_argument("--from-format", choices=list(_FORMATS),
                        metavar="NAME", help="read the runs as this format "
                        "instead of detecting it: " + ", ".join(_FORMATS))
@@ -17006,94 +17970,134 @@ def _add_rank(commands):
                     "best), never a strict order.",
         epilog="Examples: %(prog)s a.jsonl b.jsonl c.jsonl --metric acc; "
                "%(prog)s wide.csv --systems m1,m2,m3,m4 --pairs")
-    rank.add_argument("runs", nargs="+", metavar="RUN",
-                      help="each system's per-item results (read as compare "
-                           "reads them), or one wide file with --systems")
-    rank.add_argument("--systems", type=_names_list, metavar="COL,COL,...",
-                      help="one wide file: the column of each system")
-    rank.add_argument("--names", type=_names_list, metavar="NAME,...",
-                      help="labels of the systems, in order (default: the "
-                           "file names or columns)")
-    rank.add_argument("--id", dest="id_col", metavar="FIELD",
-                      help="field naming the item (default: the first of "
-                           f"{', '.join(_ID_FIELDS)} every run has)")
-    rank.add_argument("--metric", action="append", metavar="NAME",
+    inp = rank.add_argument_group("input: what to read")
+    what = rank.add_argument_group("what to compare")
+    stats = rank.add_argument_group("statistics: how sure")
+    judged = rank.add_argument_group(
+        "pairwise preferences and judged verdicts (Bradley-Terry)")
+    reading = _reading_group(rank)
+    output = rank.add_argument_group("output")
+    inp.add_argument("runs", nargs="+", metavar="RUN",
+                     help="each system's per-item results (read as compare "
+                          "reads them), or one wide file with --systems")
+    inp.add_argument("--systems", type=_names_list, metavar="COL,COL,...",
+                     help="one wide file: the column of each system")
+    inp.add_argument("--names", type=_names_list, metavar="NAME,...",
+                     help="labels of the systems, in order (default: the "
+                          "file names or columns)")
+    inp.add_argument("--id", dest="id_col", metavar="FIELD",
+                     help="field naming the item (default: the first of "
+                          f"{', '.join(_ID_FIELDS)} every run has)")
+    what.add_argument("--metric", action="append", metavar="NAME",
                       help="the metric to rank on (needed when the runs "
                            "have several)")
-    rank.add_argument("--lower-is-better", nargs="?", const=True,
+    what.add_argument("--lower-is-better", nargs="?", const=True,
                       metavar="NAME",
                       help="smaller values are better; NAME, as in "
                            "compare, is the metric ranked on (default: as "
                            "its name says, said in the report: latency, "
                            "time, cost, loss, error, perplexity)")
-    rank.add_argument("--higher-is-better", metavar="NAME",
+    what.add_argument("--higher-is-better", metavar="NAME",
                       help="larger values are better although the metric's "
                            "name says otherwise")
-    rank.add_argument("--allow-partial", action="store_true",
-                      help="rank on the ids every run has and say how many "
-                           "were left out, instead of failing")
-    rank.add_argument("--same-ids-different-items", action="store_true",
-                      dest="different_items",
-                      help="pair records by id even where the runs hold "
-                           "different items under it (as compare's)")
-    rank.add_argument("--human", metavar="FILE",
-                      help="preference files: a human's verdicts on some of "
-                           "the same battles (any preference format, joined "
-                           "on the item): the Bradley-Terry ratings "
-                           "corrected by them (prediction-powered, PPI++) "
-                           "beside the judge's")
-    rank.add_argument("--method", choices=_METHODS, default="auto",
-                      help="the means' intervals and the pairs' "
-                           "comparisons as in compare --method (default "
-                           "%(default)s); ranks and the top group come from "
-                           "the joint resamples (and exact pairwise tests) "
-                           "either way")
-    rank.add_argument("--alpha", type=_PROBABILITY, default=0.05,
-                      help="level of the top group and of the pairwise "
-                           "tests (default %(default)s)")
-    rank.add_argument("--adjust", choices=sorted(_ADJUSTMENTS),
-                      default="holm",
-                      help="how the p-values of --pairs or --baseline are "
-                           "adjusted across the pairs: holm (default), bh "
-                           "(Benjamini-Hochberg), by (Benjamini-Yekutieli) "
-                           "or none; the rank sets and the top group keep "
-                           "Holm's")
-    rank.add_argument("--by", metavar="FIELD",
+    inp.add_argument("--allow-partial", action="store_true",
+                     help="rank on the ids every run has and say how many "
+                          "were left out, instead of failing")
+    inp.add_argument("--same-ids-different-items", action="store_true",
+                     dest="different_items",
+                     help="pair records by id even where the runs hold "
+                          "different items under it (as compare's)")
+    judged.add_argument("--human", metavar="FILE",
+                        help="preference files: a human's verdicts on some of "
+                             "the same battles (any preference format, joined "
+                             "on the item): the Bradley-Terry ratings "
+                             "corrected by them (prediction-powered, PPI++) "
+                             "beside the judge's")
+    stats.add_argument("--method", choices=_METHODS, default="auto",
+                       help="the means' intervals and the pairs' "
+                            "comparisons as in compare --method (default "
+                            "%(default)s); ranks and the top group come from "
+                            "the joint resamples (and exact pairwise tests) "
+                            "either way")
+    stats.add_argument("--alpha", type=_PROBABILITY, default=0.05,
+                       help="level of the top group and of the pairwise "
+                            "tests (default %(default)s)")
+    stats.add_argument("--adjust", choices=sorted(_ADJUSTMENTS),
+                       default="holm",
+                       help="how the p-values of --pairs or --baseline are "
+                            "adjusted across the pairs: holm (default), bh "
+                            "(Benjamini-Hochberg), by (Benjamini-Yekutieli) "
+                            "or none; the rank sets and the top group keep "
+                            "Holm's")
+    what.add_argument("--by", metavar="FIELD",
                       help="also rank within each subset of items sharing "
                            "this field's value (taken from the first run)")
-    rank.add_argument("--marginal-ranks", action="store_true",
-                      help="show each rank's own interval instead of the "
-                           "joint rank sets (which hold for every system at "
-                           "once)")
-    rank.add_argument("--joint-intervals", action="store_true",
-                      help="make the means' (or ratings') intervals hold for "
-                           "every system at once, not each on its own "
-                           "(max-t over the joint bootstrap)")
-    rank.add_argument("--anchor", type=_anchor_spec, metavar="NAME=RATING",
-                      help="preference files: the Bradley-Terry rating of "
-                           "one system (default: the ratings average 1000)")
-    rank.add_argument("--ties", choices=("half", "davidson"),
-                      help="preference files: a tie as half a win for each "
-                           "side (half, the default, as Chatbot Arena "
-                           "counts it) or by Davidson's tie model")
-    rank.add_argument("--pairs", action="store_true",
+    stats.add_argument("--marginal-ranks", action="store_true",
+                       help="show each rank's own interval instead of the "
+                            "joint rank sets (which hold for every system at "
+                            "once)")
+    stats.add_argument("--joint-intervals", action="store_true",
+                       help="make the means' (or ratings') intervals hold for "
+                            "every system at once, not each on its own "
+                            "(max-t over the joint bootstrap)")
+    judged.add_argument("--anchor", type=_anchor_spec, metavar="NAME=RATING",
+                        help="preference files: the Bradley-Terry rating of "
+                             "one system (default: the ratings average 1000)")
+    judged.add_argument("--ties", choices=("half", "davidson"),
+                        help="preference files: a tie as half a win for each "
+                             "side (half, the default, as Chatbot Arena "
+                             "counts it) or by Davidson's tie model")
+    what.add_argument("--pairs", action="store_true",
                       help="also every pair's paired difference with its "
                            "CI and Holm-adjusted p")
-    rank.add_argument("--baseline", metavar="NAME",
+    what.add_argument("--baseline", metavar="NAME",
                       help="also each system against this one (a name of "
                            "--names, a file or a column): paired difference, "
                            "CI and p, Holm-adjusted across the candidates")
-    rank.add_argument("--plot", metavar="FILE.svg",
-                      help="also draw a forest plot: a row per system, its "
-                           "mean and CI, the top group shaded, as SVG")
-    rank.add_argument("--html", metavar="FILE.html",
-                      help="also write the report as one self-contained "
-                           "HTML page (--format html prints it)")
-    _add_common(rank)
-    _add_quiet(rank)
-    _add_jobs(rank, "index resampling")
-    _add_reading(rank)
+    output.add_argument("--plot", metavar="FILE.svg",
+                        help="also draw a forest plot: a row per system, its "
+                             "mean and CI, the top group shaded, as SVG")
+    output.add_argument("--html", metavar="FILE.html",
+                        help="also write the report as one self-contained "
+                             "HTML page (--format html prints it)")
+    _add_common(stats, output)
+    _add_quiet(output)
+    _add_jobs(stats, "index resampling")
+    _add_reading(reading)
     rank.set_defaults(run=_run_rank)
+
+
+def _add_check(commands):
+    """Add the check command (a doctor for eval files) and its options."""
+    check = commands.add_parser(
+        "check", help="say what eval files hold and which commands answer "
+                      "what they can answer",
+        description="Read each file or folder as compare would, and say "
+                    "what was read and how (format, task, items, the id "
+                    "field), each field with its type, range and missing "
+                    "values and what it looks like (a metric, a judge's "
+                    "scores, human labels, a cluster, a subset), how the "
+                    "inputs' ids join and whether they hold the same items, "
+                    "the problems seen, then the commands that answer what "
+                    "these files can answer, runnable as printed (--json: "
+                    "as argv lists, what each answers beside them).",
+        epilog="Examples: %(prog)s datasets/examples/base.jsonl "
+               "datasets/examples/cand.jsonl; %(prog)s out/ --json")
+    what = check.add_argument_group("input: what to read")
+    what.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
+                      help="per-item results, a folder a framework wrote, or "
+                           "a folder of such files and folders (read entry "
+                           "by entry)")
+    what.add_argument("--id", dest="id_col", metavar="FIELD",
+                      help="field naming the item (default: the first of "
+                           f"{', '.join(_ID_FIELDS)} present, else a field "
+                           f"named like one)")
+    reading = _reading_group(check)
+    output = check.add_argument_group("output")
+    _add_format(output)
+    _add_quiet(output)
+    _add_reading(reading)
+    check.set_defaults(run=_run_check)
 
 
 def _names_list(text):
@@ -17117,125 +18121,139 @@ def _add_plan(commands):
                     "gap, and what an unpaired design would need.",
         epilog="Example: %(prog)s --acc-a 0.72 --acc-b 0.76 --corr 0.6 "
                "--simulate")
-    plan.add_argument("--acc-a", type=_PROBABILITY,
-                      help=f"accuracy of system A (default {ACC_A})")
-    plan.add_argument("--acc-b", type=_PROBABILITY,
-                      help=f"accuracy of system B (default {ACC_B}, or "
-                           f"acc-a + gap)")
-    plan.add_argument("--gap", type=_bounded(float, -1, 1),
-                      help="B's accuracy minus A's, instead of --acc-b")
-    agree = plan.add_mutually_exclusive_group()
+    design = plan.add_argument_group("the design: the systems and the items")
+    pilot = plan.add_argument_group(
+        "input: pilot results to plan from (plan --from)")
+    reading = _reading_group(plan)
+    stats = plan.add_argument_group("statistics: how sure")
+    judged = plan.add_argument_group(
+        "judged evals: human labels for an LLM judge's scores")
+    many = plan.add_argument_group(
+        "many runs: seeds, repeats, epochs")
+    early = plan.add_argument_group(
+        "stopping early: looking (peeking) while the eval runs")
+    sim = plan.add_argument_group("simulation: replay the design")
+    output = plan.add_argument_group("output")
+    design.add_argument("--acc-a", type=_PROBABILITY,
+                        help=f"accuracy of system A (default {ACC_A})")
+    design.add_argument("--acc-b", type=_PROBABILITY,
+                        help=f"accuracy of system B (default {ACC_B}, or "
+                             f"acc-a + gap)")
+    design.add_argument("--gap", type=_bounded(float, -1, 1),
+                        help="B's accuracy minus A's, instead of --acc-b")
+    agree = design.add_mutually_exclusive_group()
     agree.add_argument("--corr", type=_CORRELATION,
-                       help=f"the article's latent correlation (default "
-                            f"{CORR})")
+                        help=f"the article's latent correlation (default "
+                             f"{CORR})")
     agree.add_argument("--discordance", type=_PROBABILITY,
-                       help="share of items where exactly one system is "
-                            "right, instead of --corr")
-    plan.add_argument("--from", dest="pilot", nargs="+",
-                      metavar="FILE", help="pilot results (BASELINE "
-                      "[CANDIDATE], read as compare reads them): estimate "
-                      "the agreement from them and plan for the observed "
-                      "gap, or for --gap")
-    plan.add_argument("--human", action="append", metavar="FIELD|FILE",
-                      help="with --from A B: the pilot's human scores, as "
-                           "compare --human reads them: how the judge-"
-                           "corrected gap's interval and power grow with "
-                           "more labels, and the labels --gap or --width "
-                           "needs")
-    plan.add_argument("--human-field", metavar="NAME",
-                      help="with --human FILE: its field of human scores")
-    plan.add_argument("--judge-map", type=_judge_map_spec,
-                      metavar=">=T|LO,HI",
-                      help="with --human: the judge's scores onto the "
-                           "humans' scale, as in compare")
-    plan.add_argument("--scale", type=_bounds_spec, metavar="LO,HI",
-                      help="with --human: the scale the judge and the "
-                           "humans both score on, as in compare")
-    plan.add_argument("--width", type=_bounded(float, 0, None), metavar="W",
-                      help="with --human: the labels for a CI of +-W on "
-                           "the gap (0.02 for +-2 pts)")
-    plan.add_argument("--runs", action="store_true",
+                        help="share of items where exactly one system is "
+                             "right, instead of --corr")
+    pilot.add_argument("--from", dest="pilot", nargs="+",
+                       metavar="FILE", help="pilot results (BASELINE "
+                       "[CANDIDATE], read as compare reads them): estimate "
+                       "the agreement from them and plan for the observed "
+                       "gap, or for --gap")
+    judged.add_argument("--human", action="append", metavar="FIELD|FILE",
+                        help="with --from A B: the pilot's human scores, as "
+                             "compare --human reads them: how the judge-"
+                             "corrected gap's interval and power grow with "
+                             "more labels, and the labels --gap or --width "
+                             "needs")
+    judged.add_argument("--human-field", metavar="NAME",
+                        help="with --human FILE: its field of human scores")
+    judged.add_argument("--judge-map", type=_judge_map_spec,
+                        metavar=">=T|LO,HI",
+                        help="with --human: the judge's scores onto the "
+                             "humans' scale, as in compare")
+    judged.add_argument("--scale", type=_bounds_spec, metavar="LO,HI",
+                        help="with --human: the scale the judge and the "
+                             "humans both score on, as in compare")
+    judged.add_argument("--width", type=_bounded(float, 0, None), metavar="W",
+                        help="with --human: the labels for a CI of +-W on "
+                             "the gap (0.02 for +-2 pts)")
+    many.add_argument("--runs", action="store_true",
                       help="with --from A B: each is several runs of one "
                            "system, as compare --runs reads them: the "
                            "run-to-run spread and the runs of each that "
                            "tell the gap (or --gap) from it")
-    plan.add_argument("--pick-labels", type=int, metavar="N",
-                      help="with --from RUN: print N of its item ids drawn "
-                           "at random (--seed), one per line: the items to "
-                           "give human labels, as compare --human assumes")
-    plan.add_argument("--id", dest="id_col", metavar="FIELD",
-                      help="with --from: field naming the item")
-    plan.add_argument("--same-ids-different-items", action="store_true",
-                      dest="different_items",
-                      help="with --from: pair records by id even where the "
-                           "runs hold different items under it (as "
-                           "compare's)")
-    plan.add_argument("--a-col",
-                      help="with --from and one file: baseline's column")
-    plan.add_argument("--b-col",
-                      help="with --from and one file: candidate's column")
-    plan.add_argument("--cluster", metavar="FIELD",
-                      help="with --from: items sharing this field's value "
-                           "are sized by the clustered standard error")
-    plan.add_argument("--metric", action="append", metavar="NAME",
-                      help="with --from: the metric(s) to plan for")
-    _add_reading(plan)
-    plan.add_argument("--alpha", type=_PROBABILITY, default=0.05,
-                      help="two-sided significance level (default "
-                           "%(default)s)")
-    plan.add_argument("--power", type=_PROBABILITY, default=_POWER,
-                      help="target power (default %(default)s)")
-    plan.add_argument("--repeats", type=_at_least(1), metavar="K",
+    judged.add_argument("--pick-labels", type=int, metavar="N",
+                        help="with --from RUN: print N of its item ids drawn "
+                             "at random (--seed), one per line: the items to "
+                             "give human labels, as compare --human assumes")
+    pilot.add_argument("--id", dest="id_col", metavar="FIELD",
+                       help="with --from: field naming the item")
+    pilot.add_argument("--same-ids-different-items", action="store_true",
+                       dest="different_items",
+                       help="with --from: pair records by id even where the "
+                            "runs hold different items under it (as "
+                            "compare's)")
+    pilot.add_argument("--a-col",
+                       help="with --from and one file: baseline's column")
+    pilot.add_argument("--b-col",
+                       help="with --from and one file: candidate's column")
+    pilot.add_argument("--cluster", metavar="FIELD",
+                       help="with --from: items sharing this field's value "
+                            "are sized by the clustered standard error")
+    pilot.add_argument("--metric", action="append", metavar="NAME",
+                       help="with --from: the metric(s) to plan for")
+    stats.add_argument("--alpha", type=_PROBABILITY, default=0.05,
+                       help="two-sided significance level (default "
+                            "%(default)s)")
+    stats.add_argument("--power", type=_PROBABILITY, default=_POWER,
+                       help="target power (default %(default)s)")
+    many.add_argument("--repeats", type=_at_least(1), metavar="K",
                       help="samples per item averaged into its score: show "
                            "items needed for 1..K repeats (needs "
                            "--within-var)")
-    plan.add_argument("--within-var", type=_bounded(float, 0, None,
+    many.add_argument("--within-var", type=_bounded(float, 0, None,
                                                     lo_open=False),
                       help="variance of an item's paired difference between "
                            "repeated samples of the same item; with --from "
                            "and several rows per item it is estimated")
-    plan.add_argument("--confidence", type=_PROBABILITY,
-                      help="confidence of the paired interval whose expected "
-                           f"half-width the table shows (default "
-                           f"{CONFIDENCE})")
-    plan.add_argument("--n-items", type=_n_list, metavar="N,N,...",
-                      help="item counts for the power table (default: a "
-                           "range around the answer)")
-    plan.add_argument("--sequential", action="store_true",
-                      help="also simulate compare --sequential on the "
-                           "design, looked at after every item: the "
-                           "stopping item's median and 90th percentile "
-                           "against the fixed-sample items needed "
-                           "(--replays, --seed)")
-    plan.add_argument("--simulate", action="store_true",
-                      help="also replay the article's simulator at the "
-                           "planned n (needs --corr) and report how often "
-                           "McNemar rejected")
-    plan.add_argument("--replays", type=_at_least(1),
-                      help=f"replays for --simulate (default {REPLAYS})")
-    plan.add_argument("--seed", type=int,
-                      help=f"seed for --simulate (default {SEED})")
-    _add_format(plan)
-    plan.add_argument("--plot", metavar="FILE.svg",
-                      help="also draw the exact power against items, the "
-                           "target and the answer marked, as SVG")
-    plan.add_argument("--html", metavar="FILE.html",
-                      help="also write the report as one self-contained "
-                           "HTML page (--format html prints it)")
-    _add_quiet(plan)
+    stats.add_argument("--confidence", type=_PROBABILITY,
+                       help="confidence of the paired interval whose expected "
+                            f"half-width the table shows (default "
+                            f"{CONFIDENCE})")
+    design.add_argument("--n-items", type=_n_list, metavar="N,N,...",
+                        help="item counts for the power table (default: a "
+                             "range around the answer)")
+    early.add_argument("--sequential", action="store_true",
+                       help="also simulate compare --sequential on the "
+                            "design, looked at after every item: the "
+                            "stopping item's median and 90th percentile "
+                            "against the fixed-sample items needed "
+                            "(--replays, --seed)")
+    sim.add_argument("--simulate", action="store_true",
+                     help="also replay the article's simulator at the "
+                          "planned n (needs --corr) and report how often "
+                          "McNemar rejected")
+    sim.add_argument("--replays", type=_at_least(1),
+                     help=f"replays for --simulate (default {REPLAYS})")
+    sim.add_argument("--seed", type=int,
+                     help=f"seed for --simulate (default {SEED})")
+    _add_format(output)
+    output.add_argument("--plot", metavar="FILE.svg",
+                        help="also draw the exact power against items, the "
+                             "target and the answer marked, as SVG")
+    output.add_argument("--html", metavar="FILE.html",
+                        help="also write the report as one self-contained "
+                             "HTML page (--format html prints it)")
+    _add_quiet(output)
+    _add_reading(reading)
     plan.set_defaults(run=_run_plan)
 
 
-def _invoked_as(argv):
-    """Return the program as it was invoked, for usage and errors: 'python3
-    PATH' for the script run by its path (python3 bootstrap_eval_deltas.py,
+def _program(argv=None):
+    """Return the program as it was invoked, as words, for usage, errors,
+    the commands check prints and the command a page quotes: ('python3',
+    PATH) for the script run by its path (python3 bootstrap_eval_deltas.py,
     python3 -m bootstrap_eval_deltas), the command's name for the console
     script, and bootstrap-eval-deltas when main() is given its arguments
     (a library call, a test)."""
     name = sys.argv[0] if argv is None and sys.argv else ""
     if name.endswith(".py"):
-        return f"python3 {shlex.quote(name)}"
-    return os.path.basename(name) or "bootstrap-eval-deltas"
+        return ("python3", name)
+    return (os.path.basename(name) or "bootstrap-eval-deltas",)
 
 
 def _with_default_command(argv, prog="bootstrap-eval-deltas"):
@@ -17372,7 +18390,8 @@ def _options(args):
                              f"--format {args.format}")
     fmt = "json" if args.json else args.format or "text"
     settle = {"simulate": _simulate_options, "compare": _compare_options,
-              "rank": _rank_options, "plan": _plan_options}[args.command]
+              "rank": _rank_options, "plan": _plan_options,
+              "check": _check_options}[args.command]
     page = getattr(args, "html", None)
     if page:
         _check_page(page)
@@ -17632,6 +18651,12 @@ _PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
                "choice_scores", "human", "runs")
 _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
                    "n_items", "simulate", "plot", "within_var")
+
+
+def _check_options(args):
+    """Return check's _Options: the paths and how to read them."""
+    return _Options(runs=tuple(args.paths), id_col=args.id_col,
+                    reading=_reading(args), quiet=args.quiet)
 
 
 def _flag(name):
@@ -17919,6 +18944,18 @@ def _run_compare(options):
     return 1 if tripped else 0
 
 
+def _run_check(options):
+    """Run check: read and profile the inputs, print what they hold and
+    the commands that answer what they can; return 0."""
+    checked = _check(options)
+    prog = shlex.join(options.program)
+    print(_render(options.format,
+                  text=lambda: _format_check(checked, prog),
+                  markdown=lambda: _format_check(checked, prog, True),
+                  data=lambda: _check_json(checked)))
+    return 0
+
+
 def _failures(results, judgements, fail_on):
     """Return [(metric, why)] for the metrics that trip --fail-on."""
     out = []
@@ -18190,25 +19227,17 @@ def _plan_svg(plan, largest):
               f"pts (A={d.acc_a:g}, B={d.acc_b:g})")
 
 
-def _program():
-    """Return how this program was run, as a page quotes it: python3 and
-    the script, or the installed command."""
-    script = sys.argv[0] if sys.argv else ""
-    if os.path.basename(script) == "bootstrap_eval_deltas.py":
-        return ("python3", script)
-    return ("bootstrap-eval-deltas",)
-
-
 def main(argv=None) -> int:
     """Run the command line; return the exit status."""
-    prog = _invoked_as(argv)
+    program = _program(argv)
+    prog = shlex.join(program)
     args = _build_parser(prog).parse_args(_with_default_command(argv, prog))
     watch = not getattr(args, "quiet", False)
     if watch:                            # long resampling says how long
         _WATCH.append(_Progress(sys.stderr, lines=not sys.stderr.isatty()))
     try:
-        return args.run(_options(args)._replace(command=_program() + tuple(
-            sys.argv[1:] if argv is None else argv)))
+        return args.run(_options(args)._replace(command=program + tuple(
+            sys.argv[1:] if argv is None else argv), program=program))
     except BrokenPipeError:              # e.g. | head: end quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -391,7 +391,7 @@ def test_commands_leave_their_parsed_arguments_as_parsed(capsys):
 
 def test_usage_errors_are_one_line_and_name_the_commands(capsys):
     for argv, said in ((["compre", "x"], "no command 'compre'; the commands "
-                        "are simulate, compare, plan, rank (did you mean "
+                        "are simulate, compare, plan, rank, check (did you mean "
                         "compare?)"),
                        (["compare"], "compare: error: give the baseline's "
                         "run, then the candidate's"),
@@ -713,7 +713,7 @@ def test_usage_errors_name_the_program_as_invoked(capsys, monkeypatch):
         err = capsys.readouterr().err
         assert stop.value.code == 2 and err == (
             f"{prog}: error: no command 'comparre'; the commands are "
-            f"simulate, compare, plan, rank (did you mean compare?); see "
+            f"simulate, compare, plan, rank, check (did you mean compare?); see "
             f"{prog} --help\n")
         monkeypatch.setattr("sys.argv", [argv0, "plan", "--acc-a", "2"])
         with pytest.raises(SystemExit):
