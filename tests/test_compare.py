@@ -1219,6 +1219,38 @@ def test_run_averaged_interval_covers_runs_that_shift(items, runs, shift,
     assert before / replays < 0.9
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.integers(-3, 3), min_size=3, max_size=3),
+                min_size=2, max_size=8))
+def test_crossed_table_is_the_two_way_anova(rows):
+    # v is the run means' sample variance and ms the residual mean square
+    # of the items x runs table, written out cell by cell (items repeated
+    # as the tally counts them).
+    tally = collections.Counter(map(tuple, rows))
+    n, r = len(rows), 3
+    grand = sum(map(sum, rows)) / (n * r)
+    items = [sum(row) / r for row in rows]
+    runs = [sum(row[k] for row in rows) / n for k in range(r)]
+    ms = sum((x - items[i] - runs[k] + grand) ** 2
+             for i, row in enumerate(rows) for k, x in enumerate(row)) / (
+        (n - 1) * (r - 1))
+    v = sum((m - grand) ** 2 for m in runs) / (r - 1)
+    got = bed._crossed_table(tally, 0, r)
+    assert got == pytest.approx((v, ms), abs=1e-9)
+
+
+def test_runs_that_agree_keep_the_items_interval():
+    # Every run of each system the same answers (greedy decoding): no
+    # rerun noise, so the run-averaged result is the items' own.
+    rng = random.Random(4)
+    tally = collections.Counter()
+    for _ in range(60):
+        a, b = int(rng.random() < 0.6), int(rng.random() < 0.7)
+        tally[(a, a, a, b, b)] += 1
+    r, items = run_averaged(tally, (3, 2), rng, bed._Options(resamples=100))
+    assert r is items and r.kind == "binary"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("runs, spread", [(2, 0.0), (3, 0.0), (5, 0.0),
                                           (3, 0.15), (5, 0.15)])
@@ -1310,8 +1342,21 @@ def test_averaged_0_1_runs_print_as_percentages(capsys, tmp_path):
     assert table.split()[2].endswith("%") and " pts " in table
     assert "one run's mean moves by SD " in out and "pts for the baseline" \
         in out
+    # The interval is the run-averaged one (items and runs random), said
+    # in one line; --verbose adds the shifts and the items-only SE.
+    assert "the 95% CI above: run-to-run noise is " in out
+    assert "by t on item and run variance" in out
+    assert "a shift of the whole run" not in out
+    status, out, _ = run(capsys, *groups, "--runs", "--verbose")
+    assert "a shift of the whole run: SD " in out and "items alone" in out
     status, out, _ = run(capsys, *groups, "--runs", "--json")
-    assert 0 < json.loads(out)["metrics"][0]["observed"]["a"] < 1
+    report = json.loads(out)
+    assert 0 < report["metrics"][0]["observed"]["a"] < 1
+    (averaged,) = [q["averaged"] for q in report["runs"]]
+    assert report["metrics"][0]["ci"]["paired_gap"] == pytest.approx(
+        averaged["ci"], abs=1e-12)
+    assert report["metrics"][0]["test"]["name"] == "t on items and runs"
+    assert 0 < averaged["run_share"] <= 1
     rng = random.Random(3)
     for side in ("a", "b"):
         (tmp_path / side).mkdir()
