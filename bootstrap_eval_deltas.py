@@ -2177,7 +2177,8 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 # Doors (called from other sections): _bca_interval, _clustered_se,
 # _compare_binary, _compare_binary_by_counts, _compare_macro, _compare_metric, _compare_subsets,
 # _compare_tally, _Density, _merged_tally, _METHODS, _prompt_effect,
-# _run_noise, _run_noise_needed, _tally_by, _tally_spread.
+# _run_noise, _run_noise_needed, _tally_by, _tally_spread,
+# _with_run_noise.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -3198,11 +3199,13 @@ def _prompt_effect(tally, prompts, rng, options=_Options(),
     Each prompt's gap g_k is compared as compare compares two runs (Holm
     across the prompts: does the verdict hold under every prompt?).  With
     prompts drawn from many one might have written, the gap to expect is
-    their mean; its variance is the prompts' s_g^2 / K plus the items'
-    s_d^2 / n, d_i the item's gap averaged over prompts (items crossed
-    with prompts; the two parts overlap in the item-by-prompt noise,
-    which errs wide), Student's t on Satterthwaite's degrees of freedom.
-    Coverage is measured in tests/test_compare.py.
+    their mean over prompts and items; its variance is the prompts' s_g^2
+    / K plus the items' s_d^2 / n, d_i the item's gap averaged over
+    prompts, less the item-by-prompt noise both hold (ms / K / n, ms the
+    residual mean square of the items x prompts table of gaps; the item
+    part cut at 0): _prompt_interval, Student's t on Satterthwaite's
+    degrees of freedom.  (s_d^2 / n + s_g^2 / K counted that noise twice:
+    98.5% at 10 prompts.)  Coverage is measured in tests/test_compare.py.
 
     >>> t = collections.Counter({(1, 0, 1, 1): 30, (0, 0, 1, 0): 20,
     ...                          (1, 1, 1, 1): 50})
@@ -3223,23 +3226,38 @@ def _prompt_effect(tally, prompts, rng, options=_Options(),
         results.append(_compare_tally(pair, rng, options, metric))
     gaps = [float(r.gap) for r in results]
     n = sum(tally.values())
+    if n < 2:
+        raise EvalDeltaError(f"{metric.name}: prompts as a factor need two "
+                             f"items or more")
+    gap = math.fsum(gaps) / k
+    c = _prompt_interval(tally, k, gap, options.confidence)
+    return _PromptEffect(metric.name, n, tuple(prompts), results,
+                         _holm([r.p for r in results]), gap, c.ci, c.df,
+                         math.sqrt(_variance(gaps, 1)))
+
+
+def _prompt_interval(tally, k, gap, confidence=CONFIDENCE):
+    """Return the _Crossed interval of *gap*, the gap averaged over the k
+    prompts of a tally of (a_1..a_k, b_1..b_k) tuples (two items or
+    more): the items x prompts table of the gaps b_p - a_p, its items'
+    variance that of the per-item gaps averaged over prompts.
+
+    >>> t = collections.Counter({(0, 0, 1, 1): 2, (0, 0, 1, 0): 2})
+    >>> c = _prompt_interval(t, 2, 0.75)      # prompt gaps 1 and 1/2
+    >>> round(c.se ** 2, 6), c.run_part      # (1/12 - 1/6 / 2) / 4 + 1/8 / 2
+    (0.0625, 1.0)
+    """
+    n = sum(tally.values())
     d = [(sum(values[k:]) - sum(values[:k])) / k for values in tally]
     counts = list(tally.values())
     mean_d = math.fsum(x * c for x, c in zip(d, counts)) / n
-    v_items = (math.fsum(c * (x - mean_d) ** 2 for x, c in zip(d, counts))
-               / (n - 1) / n if n > 1 else 0.0)
-    v_prompts = _variance(gaps, 1) / k
-    total = v_prompts + v_items
-    df = (total * total / (v_prompts ** 2 / (k - 1)
-                           + (v_items ** 2 / (n - 1) if n > 1 else 0.0))
-          if total else math.inf)
-    half = (_student_t_upper(float(1 - _exact(options.confidence)) / 2, df)
-            * math.sqrt(total) if total else 0.0)
-    gap = math.fsum(gaps) / k
-    return _PromptEffect(metric.name, n, tuple(prompts), results,
-                         _holm([r.p for r in results]), gap,
-                         Interval(gap - half, gap + half), df,
-                         math.sqrt(_variance(gaps, 1)))
+    item_var = (math.fsum(c * (x - mean_d) ** 2 for x, c in zip(d, counts))
+                / (n - 1))
+    table = collections.Counter()
+    for values, count in tally.items():
+        table[tuple(values[k + p] - values[p] for p in range(k))] += count
+    return _crossed_interval(gap, item_var, n, [(*_crossed_table(table, 0, k),
+                                                 k)], confidence)
 
 
 class _RunNoise(NamedTuple):
@@ -3260,6 +3278,8 @@ class _RunNoise(NamedTuple):
     naive: Interval          # the item-only interval of one run of each
     runs_needed: object      # runs of each for 80% power at the gap seen,
                              # run noise alone (None: no gap or no noise)
+    averaged: object = None  # the run-averaged gap's _Crossed interval,
+                             # items and runs random
 
 
 def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
@@ -3334,12 +3354,136 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
     d_mean = sum(d * c for d, c in first.items()) / n
     d_var = sum(c * (d - d_mean) ** 2 for d, c in first.items()) / (n - 1)
     naive_half = _student_t_upper(alpha / 2, n - 1) * math.sqrt(d_var / n)
+    tables = [(*_crossed_table(tally, 0, ra), ra),
+              (*_crossed_table(tally, ra, rb), rb)]
     noise = _RunNoise(metric.name, n, (ra, rb), tuple(map(math.sqrt, v)),
                       tuple(cis), math.sqrt(item_var), item_ci, gap,
                       Interval(gap - half, gap + half), df,
                       Interval(d_mean - naive_half, d_mean + naive_half),
-                      None)
+                      None, _crossed_interval(gap, item_var, n, tables,
+                                              options.confidence))
     return noise._replace(runs_needed=_run_noise_needed(noise, gap, options))
+
+
+# The run-averaged gap, runs random beside items.  Run r of system s
+# scores item i as y = mu_s + a_si + u_sr + e_sri: a_si the item, u_sr a
+# shift of the whole run (a seed, a temperature, a server) of variance
+# sigma_s^2, e_sri the item's own flip (variance tau_s^2).  The gap g of
+# the run-averaged scores estimates the system gap: its expectation over
+# items drawn as these were and over runs, the quantity compare's item
+# interval covers without runs (on these items alone the gap varies
+# less, so the interval covers that too).  Its variance is the items'
+# V_a / n, V_a the variance of the items' true gaps, plus each system's
+# run mean's (sigma_s^2 + tau_s^2 / n) / R_s: the rerun noise, shifts and
+# flips.  The run means' sample variance v_s estimates sigma_s^2 +
+# tau_s^2 / n (R_s - 1 degrees of freedom); the item-to-item variance
+# s_d^2 of the per-item gaps holds V_a and the flips, tau_s^2 / R_s,
+# which the residual mean square ms_s of the system's items x runs table
+# estimates (Searle, Casella and McCulloch 1992, 4.3).  So
+#     V = max(0, s_d^2 - sum ms_s / R_s) / n + sum v_s / R_s,
+# unbiased unless the item part is cut at 0, with Student's t on
+# Satterthwaite's (1946) degrees of freedom for this combination of mean
+# squares (Cochran 1951): about 2 (R - 1) when the runs' part dominates,
+# n - 1 when the items' does.  Cutting the shifts' estimate, max(0, v_s -
+# ms_s / n), at 0 instead, and keeping the items' t where it was 0, biased
+# V upward with no shift (97-98% where 95% was meant) and left 3 prompts
+# at 92% where the prompt effect was as small as its noise; here runs
+# that spread less than their flips narrow V a little.  On 500 0/1 items
+# (600 replays) the interval covered 95.3-97.2% with runs shifted by SD 2
+# points (2, 3 and 5 runs; items alone: 82-89%), 94.0-97.3% with flips
+# only.  Prompts crossed with systems (_prompt_effect) are one such
+# table, the gap under each prompt a column.  The tests are in
+# tests/test_compare.py.
+
+class _Crossed(NamedTuple):
+    """An averaged gap's interval with items and runs (or prompts) as
+    random factors (see the block above)."""
+    ci: Interval
+    se: float                # sqrt(V)
+    df: float                # Satterthwaite's degrees of freedom
+    p: float                 # two-sided, of Student's t on se and df
+    run_part: float          # the runs' share of V, sum v_s / R_s / V
+    shift_sd: tuple          # each table's run shift SD beyond its
+                             # flips, sqrt(max(0, v_s - ms_s / n))
+
+
+def _crossed_table(tally, start, size):
+    """Return (v, ms) of the items x runs table held in columns start to
+    start + size - 1 of *tally*'s tuples (each counted as that many
+    items): v the sample variance of the run means (size - 1 degrees of
+    freedom), ms the two-way residual mean square ((size - 1)(n - 1)
+    degrees of freedom), sum (y_ri - y_i. - y_.r + y_..)^2 / df, by
+    within-item minus between-run sums of squares.
+
+    >>> _crossed_table(collections.Counter({(1, 0): 1, (0, 0): 1}), 0, 2)
+    (0.125, 0.25)
+    """
+    n = sum(tally.values())
+    sums, within = [0.0] * size, []
+    for values, count in tally.items():
+        row = [float(x) for x in values[start:start + size]]
+        mean = math.fsum(row) / size
+        within.append(count * math.fsum((x - mean) ** 2 for x in row))
+        for r, x in enumerate(row):
+            sums[r] += count * x
+    v = _variance([total / n for total in sums], 1)
+    residual = math.fsum(within) - n * (size - 1) * v
+    return v, max(0.0, residual / ((size - 1) * (n - 1)))
+
+
+def _crossed_interval(gap, item_var, n, tables, confidence=CONFIDENCE):
+    """Return the _Crossed interval of a gap averaged over n items (two or
+    more) and over runs: *item_var* is s_d^2, the variance over items of
+    the per-item gaps, and *tables* holds (v, ms, R) of each system's
+    items x runs table (_crossed_table).  V = max(0, s_d^2 - sum ms / R)
+    / n + sum v / R, Student's t on Satterthwaite's degrees of freedom
+    V^2 / (sum v^2 / R^2 / (R - 1) + [s_d^4 / n^2 / (n - 1) + sum ms^2 /
+    n^2 / R^2 / ((R - 1)(n - 1))]), the bracket where the item part is
+    above 0.
+
+    >>> c = _crossed_interval(0.1, 0.5, 50, [(0.03, 0.5, 3)])
+    >>> round(c.se ** 2, 6), round(c.run_part, 3)  # (0.5 - 0.5/3)/50 + 0.01
+    (0.016667, 0.6)
+    >>> c = _crossed_interval(0.1, 0.5, 50, [(0.0, 0.0, 2)])  # runs agree
+    >>> round(c.se ** 2, 6), round(c.df, 9), c.run_part
+    (0.01, 49.0, 0.0)
+    """
+    runs = math.fsum(v / r for v, _, r in tables)
+    spread = math.fsum((v / r) ** 2 / (r - 1) for v, _, r in tables)
+    items = (item_var - math.fsum(ms / r for _, ms, r in tables)) / n
+    if items > 0:
+        spread += (item_var / n) ** 2 / (n - 1) + math.fsum(
+            (ms / n / r) ** 2 / ((r - 1) * (n - 1)) for _, ms, r in tables)
+    total = max(0.0, items) + runs
+    df = total * total / spread if spread else math.inf
+    alpha = float(1 - _exact(confidence))
+    se = math.sqrt(total)
+    half = _student_t_upper(alpha / 2, df) * se if se else 0.0
+    p = min(1.0, 2 * _student_t_tail(abs(gap) / se, df)) if se else (
+        1.0 if gap == 0 else 0.0)
+    return _Crossed(Interval(gap - half, gap + half), se, df, p,
+                    runs / total if total else 0.0,
+                    tuple(math.sqrt(max(0.0, v - ms / n))
+                          for v, ms, _ in tables))
+
+
+def _with_run_noise(result, q):
+    """Return compare --runs's _MetricResult: _crossed_interval's t and
+    its test, centred on the result's gap, so that interval and p agree;
+    the item interval and test of the run-averaged scores where every
+    run of each system agrees with the others (no rerun noise)."""
+    c = q.averaged
+    if not c.run_part:
+        return result
+    gap = float(result.gap)
+    half = (c.ci.hi - c.ci.lo) / 2
+    return result._replace(
+        ci_paired=Interval(gap - half, gap + half),
+        p=min(1.0, 2 * _student_t_tail(abs(gap) / c.se, c.df)),
+        test="t on items and runs", paired_method=_RUNS_T, df=c.df)
+
+
+_RUNS_T = "t on item and run variance"
 
 
 def _run_noise_needed(q, gap, options):
@@ -12248,11 +12392,14 @@ def _grouped_runs(options, rng):
         continuous = set(averaged) - {(0, 0), (0, 1), (1, 0), (1, 1)}
         result = _compare_tally(averaged, rng, options, metric._replace(
             kind="continuous" if continuous else None))
-        results.append(result._replace(share=bool(continuous) and all(
-            v in (0, 1) for values in tally for v in values)))
-        noise.append(_prompt_effect(tally, prompts, rng, options, metric)
-                     if prompts else _run_noise(tally, (ra, rb), options,
-                                                metric))
+        result = result._replace(share=bool(continuous) and all(
+            v in (0, 1) for values in tally for v in values))
+        if prompts:
+            noise.append(_prompt_effect(tally, prompts, rng, options, metric))
+        else:
+            noise.append(_run_noise(tally, (ra, rb), options, metric))
+            result = _with_run_noise(result, noise[-1])
+        results.append(result)
     reading = [f"prompts: {ra} ({', '.join(prompts)}), each run by both "
                f"systems on the same items; each item's score is its mean "
                f"over the prompts" if prompts else
@@ -15888,6 +16035,7 @@ def _noise_lines(noise, results, options):
             f"the gap's item-to-item SD is {u.gap(q.item_sd, sign=False)}"
             + (f" ({u.span(Interval(*map(_exact, q.item_sd_ci)), False)})"
                if q.item_sd_ci else "") + ".")
+        lines += _averaged_lines(q, u, level, options.verbose)
         lines.append(
             f"  one new run of each: the gap would read within "
             f"{u.span_words(Interval(*map(_exact, q.one_run)))} ({level} "
@@ -15899,6 +16047,26 @@ def _noise_lines(noise, results, options):
                 f"  to tell {u.gap(q.gap)} from run noise alone ("
                 f"{options.power:.0%} power, alpha {options.alpha:g}): about "
                 f"{q.runs_needed} runs of each.")
+    return lines
+
+
+def _averaged_lines(q, u, level, verbose):
+    """Return the lines of compare --runs on the interval of the run-
+    averaged gap (_with_run_noise): how much of it is run-to-run noise;
+    with --verbose, the runs' shifts and the items-only standard error."""
+    c = q.averaged
+    share = ("under 1%" if c.run_part < 0.005 else f"{c.run_part:.0%}")
+    lines = [f"  the {level} CI above: run-to-run noise is {share} of its "
+             f"variance (t on {_df_words(c.df)})." if c.run_part else
+             f"  the {level} CI above: items only; the runs' means agree."]
+    if verbose:
+        sa, sb = (u.gap(_exact(x), sign=False) for x in c.shift_sd)
+        items = u.gap(_exact(q.item_sd / math.sqrt(q.n_items)), sign=False)
+        lines.append(f"  of the run noise, a shift of the whole run: SD {sa} "
+                     f"for the baseline and {sb} for the candidate (the rest "
+                     f"is items flipping on their own); standard error "
+                     f"{u.gap(_exact(c.se), sign=False)}, items alone "
+                     f"{items}.")
     return lines
 
 
@@ -15983,9 +16151,9 @@ def _format_runs_plan(noise, results, options, markdown=False):
                "no gap to tell (give --gap)" if not gap else
                "any runs: the runs do not move")))
     lines += [""] * markdown
-    lines.append(mark("(run noise on these items only: the item-to-item "
-                      "spread, which more items shrink, is compare's "
-                      "interval)"))
+    lines.append(mark("(run noise on these items only; compare's interval "
+                      "adds the items' own spread, which more items "
+                      "shrink)"))
     return "\n".join(lines)
 
 
@@ -16034,7 +16202,16 @@ def _with_noise(report, noise, results, options):
              "one_run_interval": list(q.one_run),
              "one_run_df": q.one_run_df,
              "first_runs_item_only_interval": list(q.naive),
-             "runs_needed": q.runs_needed} for q in noise]
+             "runs_needed": q.runs_needed,
+             "averaged": {"ci": list(q.averaged.ci), "se": q.averaged.se,
+                          "df": q.averaged.df,
+                          "run_share": q.averaged.run_part,
+                          "shift_sd": list(q.averaged.shift_sd),
+                          "method": "items and runs as random factors, "
+                                    "Student's t (Satterthwaite)"
+                                    if q.averaged.run_part else
+                                    "items only: the runs' means agree"}}
+             for q in noise]
         return report
     lines = (_prompt_lines(noise, results, options) if options.crossed
              else _noise_lines(noise, results, options))

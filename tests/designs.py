@@ -106,6 +106,27 @@ def crossed_runs(rng, n, runs, shift=0.02, shock=0.0):
     return collections.Counter(zip(*a, *b)), lambda: (one(0.0), one(shift))
 
 
+def shifted_runs(rng, n, runs, gap=0.02, shift=0.02, spread=0.0):
+    """0/1 items crossed with runs, each run shifting all its items: item
+    i's chance p_i (uniform on 0.1-0.9; 0.3-0.7 if *spread*) for A and
+    p_i + gap (+ or - *spread* at random: the items' own gaps vary) for B,
+    each run of each system adding a shift of SD *shift* to every chance
+    and drawing every item afresh.  The system gap, over items and runs,
+    is *gap* (the chances stay inside 0-1 but past 4 SDs of the shift).
+    Returns the tally of (a runs, b runs) tuples."""
+    wide = (0.3, 0.7) if spread else (0.1, 0.9)
+    p = [rng.uniform(*wide) for _ in range(n)]
+    q = [x + gap + (rng.choice((-spread, spread)) if spread else 0.0)
+         for x in p]
+
+    def one(chances):
+        bump = rng.gauss(0, shift) if shift else 0.0
+        return [int(rng.random() < min(1, max(0, c + bump))) for c in chances]
+    a = [one(p) for _ in range(runs[0])]
+    b = [one(q) for _ in range(runs[1])]
+    return collections.Counter(zip(*a, *b))
+
+
 def judged_lengths(rng, items, labels, lenient_on_long):
     """A judged eval of two systems with each answer's length: (judge
     columns, human columns (NaN where unlabelled), length columns), A
