@@ -123,18 +123,20 @@ def test_no_false_disagreement_when_confidence_is_not_one_minus_alpha(
     assert status == 0 and "edge of what" not in out
 
 
-def test_an_interval_and_a_test_that_part_say_which_the_verdict_follows():
+def test_a_0_1_interval_and_its_test_cannot_part():
     # 120 items, 11 discordant: Newcombe's interval [+0.3, +11.3] pts
-    # leaves out 0, McNemar's exact p = 0.0654 does not reach 0.05.  The
-    # note said "trust neither alone", which left the reader nowhere.
+    # leaves out 0, McNemar's exact p = 0.0654 does not reach 0.05; the
+    # headline read so, with a note that the verdict follows the test.
+    # Now the headline is the interval McNemar's test inverts, which takes
+    # in 0 exactly where p >= 0.05, and Newcombe's stays beside it.
     rest = [1] * 60 + [0] * 49
     c = bed.compare([1, 1] + [0] * 9 + rest, [0, 0] + [1] * 9 + rest)
-    assert c.ci[0] > 0 and c.p > 0.05
+    assert c.ci[0] < 0 < c.ci[1] and c.p > 0.05
     assert c.verdict == "no detectable difference"
-    assert ("the paired CI leaves out 0 but the McNemar exact test's "
-            "p = 0.06543 is not below 0.05: the gap is at the edge of what "
-            "these items can show, and the verdict follows the test"
-            ) in c.judgement.notes
+    assert c.result.score_ci.lo > 0
+    assert not any("leaves out 0" in note for note in c.judgement.notes)
+    assert "Newcombe score CI [+0.3, +11.3] pts" in bed._format_compare(
+        c.run, c.options._replace(verbose=True))
 
 
 def test_one_item_is_singular(capsys, tmp_path):
