@@ -139,6 +139,31 @@ def test_a_0_1_interval_and_its_test_cannot_part():
         c.run, c.options._replace(verbose=True))
 
 
+def test_holm_says_the_interval_is_not_adjusted(capsys, tmp_path):
+    # m1: 10 items won by B, 2 by A (p = 0.0386), 0.116 after Holm over 3
+    # metrics: its interval, the unadjusted test's, leaves out 0 beside
+    # "no detectable difference", and the note says why.
+    rng = random.Random(5)
+    rows = {"a": ["id,m1,m2,m3"], "b": ["id,m1,m2,m3"]}
+    for i in range(100):
+        x = y = int(rng.random() < 0.7)
+        if i < 12:
+            x, y = (0, 1) if i < 10 else (1, 0)
+        rows["a"].append(f"{i},{x},{rng.randrange(2)},{rng.randrange(2)}")
+        rows["b"].append(f"{i},{y},{rng.randrange(2)},{rng.randrange(2)}")
+    paths = []
+    for side, lines in rows.items():
+        paths.append(tmp_path / f"{side}.csv")
+        paths[-1].write_text("\n".join(lines) + "\n")
+    status, out, _ = run(capsys, *map(str, paths), "--resamples", "50")
+    line = next(x for x in out.splitlines() if x.startswith("m1 "))
+    assert status == 0 and "[+0.3, +16.1]" in line
+    assert line.endswith("no detectable difference")
+    assert ("m1: significant before the Holm adjustment across 3 metrics (p "
+            "= 0.03857), not after; the paired CI is not adjusted, so it "
+            "leaves out 0 as the test did before") in out
+
+
 def test_one_item_is_singular(capsys, tmp_path):
     status, out, _ = run(capsys, wide(tmp_path, [(0.5, 0.7)]),
                          "--resamples", "50")
