@@ -9,6 +9,7 @@ four cells, so the probability that an interval covers is a finite sum.
 import collections
 import math
 import random
+import re
 from fractions import Fraction
 
 import pytest
@@ -264,6 +265,19 @@ def test_four_items_print_no_interval_without_width(capsys, tmp_path):
                 "so nothing is detectable at alpha 0.05; that takes 6 items "
                 "at least") in out
     assert "no spread" in out           # the continuous differences
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_four_items_under_verbose_print_no_interval_without_width(
+        capsys, tmp_path, fmt):
+    # Issue 44: a 4-item run compared with itself printed "[0.0, 0.0]" as
+    # its unpaired interval under --verbose; every interval of no width
+    # reads "none: no spread" (the paired bootstrap's too).
+    for pairs in ([(0, 0)] * 4, [(1, 1)] * 4, [(0.5, 0.5)] * 4):
+        status, out, _ = run(capsys, wide(tmp_path, pairs), "--resamples",
+                             "50", "--verbose", "--format", fmt)
+        assert status == 0 and "Unpaired CI none: no spread" in out
+        assert not re.search(r"\[[-+]?0\.0+, [-+]?0\.0+\]", out)
 
 
 @pytest.mark.parametrize("n, gained, lost", [(30, 0.1, 0.05), (40, 0.2, 0.15),
