@@ -48,7 +48,8 @@ part of section X):
     Saddlepoint     the ideal bootstrap of a mean without resamples
                     (_SumLaw: Lugannani-Rice, Daniels's lattice correction),
                     the cluster ratio's, Robinson's sign-flip p
-    Exact tests     McNemar, Wilson, Newcombe, sign flips, Holm
+    Exact tests     McNemar and the interval it inverts, Wilson,
+                    Newcombe, sign flips, Holm
     Comparing two systems  _compare_tally and the exact values behind it
                     (by resampling or saddlepoint, BCa, clusters); subsets
                     and their macro average; clustered standard errors
@@ -125,6 +126,7 @@ import filecmp
 import functools
 import gzip
 import hashlib
+import heapq
 import io
 import itertools
 import json
@@ -180,9 +182,11 @@ _ARTICLE_RUN = dict(n_items=500, corr=0.6, acc_a=0.72, acc_b=0.76,
 
 _SADDLE_LEAST = 100    # items from which method "auto" takes the saddlepoint
 _EXPAND_BELOW = 100    # items below which percentile intervals are expanded
-_SCORE_BELOW = (100, 20)  # a 0/1 difference's interval is Newcombe's score
+_SCORE_BELOW = (100, 20)  # a 0/1 difference's interval was Newcombe's score
                           # one below 100 items or 20 discordant ones, where
-                          # the bootstrap undercovers (_binary_result)
+                          # the bootstrap undercovers: the rule the interval
+                          # McNemar's test inverts is measured against
+                          # (_binary_result, tests/benchmark.py)
 
 
 _BOOT_GROUPED = 16   # groups when 16 * groups <= draws: a binomial costs
@@ -1171,6 +1175,8 @@ class _MetricResult(NamedTuple):
                                   # freedom (_cluster_df, _strata_df)
     share: bool = False      # continuous means of 0/1 values (several runs
                              # averaged): printed as percentages, as 0/1
+    boot_ci: "Interval | None" = None  # a binary metric's paired bootstrap
+                             # interval, where ci_paired inverts McNemar's
 
     def __repr__(self):
         """One short line: the figures, not the 2,000 draws behind them."""
@@ -1927,8 +1933,8 @@ def _ratio_quantile(sums, sizes, counts, p, estimate):
 ## Exact tests ################################################################
 
 # Doors (called from other sections): _ADJUST_LABELS, _ADJUST_NAMES,
-# _ADJUSTMENTS, _clopper_pearson, _holm, _newcombe_interval, _paired_flip,
-# _sign_flip.
+# _ADJUSTMENTS, _clopper_pearson, _holm, _mcnemar_interval,
+# _newcombe_interval, _paired_flip, _sign_flip.
 
 def _mcnemar_mid_p(a_only, b_only):
     """Return the two-sided mid-p of McNemar's test, exactly.
@@ -2026,6 +2032,232 @@ def _newcombe_interval(both, a_only, b_only, neither, confidence=CONFIDENCE):
     up = math.sqrt(max(0.0, (ub - pb) ** 2 + (pa - la) ** 2
                        - 2 * psi * (ub - pb) * (pa - la)))
     return Interval(pb - pa - down, pb - pa + up)
+
+
+# McNemar's test and its interval as one: where a paired 0/1 difference's
+# interval is the verdict's, it inverts McNemar's exact test, so that "the
+# interval leaves out 0" and "p < 1 - confidence" are one event at every n
+# (Fay and Lumbard 2021).  Newcombe's score interval and the paired
+# bootstrap's stay beside it (--verbose, JSON), for they could disagree.
+
+# Gauss-Kronrod (7, 15): the nodes and weights of QUADPACK's qk15
+# (Piessens, de Doncker-Kapenga, Ueberhuber and Kahaner 1983), the
+# 15-point Kronrod extension of the 7-point Gauss-Legendre rule; the two
+# estimates' difference bounds the error of a panel.
+_GK_NODES = (0.991455371120812639206854697526329,
+             0.949107912342758524526189684047851,
+             0.864864423359769072789712788640926,
+             0.741531185599394439863864773280788,
+             0.586087235467691130294144845693013,
+             0.405845151377397166906606412076961,
+             0.207784955007898467600689403773245, 0.0)
+_GK_WEIGHTS = (0.022935322010529224963732008058970,
+               0.063092092629978553290700663189204,
+               0.104790010322250183839876322541518,
+               0.140653259715525918745189590510238,
+               0.169004726639267902826583426598550,
+               0.190350578064785409913256402421014,
+               0.204432940075298892414161999234649,
+               0.209482141084727828012999174891714)
+_GAUSS7_WEIGHTS = (0.129484966168869693270611432679082,    # on nodes 1, 3,
+                   0.279705391489276667901467771423780,    # 5 and 7 above
+                   0.381830050505118944950369775488975,
+                   0.417959183673469387755102040816327)
+
+
+def _integral(f, lo, hi, *, tol=1e-10, panels=4, most=200):
+    """Return the integral of f over [lo, hi], adaptive Gauss-Kronrod.
+
+    The range is cut in *panels*; then the panel with the largest error
+    estimate |K15 - G7| is halved until the estimates sum below *tol* (or
+    *most* panels).  x^22 is integrated exactly by the 15-point rule:
+
+    >>> round(_integral(lambda x: 23 * x ** 22, 0.0, 1.0), 12)
+    1.0
+    """
+    def rule(a, b):
+        centre, half = (a + b) / 2, (b - a) / 2
+        at_centre = f(centre)
+        kronrod, gauss = at_centre * _GK_WEIGHTS[7], at_centre * \
+            _GAUSS7_WEIGHTS[3]
+        for j in range(7):
+            dx = half * _GK_NODES[j]
+            both = f(centre - dx) + f(centre + dx)
+            kronrod += _GK_WEIGHTS[j] * both
+            if j % 2:
+                gauss += _GAUSS7_WEIGHTS[j // 2] * both
+        return -abs(kronrod - gauss) * half, a, b, kronrod * half
+
+    step = (hi - lo) / panels
+    heap = [rule(lo + k * step, hi if k == panels - 1 else lo + (k + 1) * step)
+            for k in range(panels)]
+    heapq.heapify(heap)
+    while len(heap) < most and -math.fsum(p[0] for p in heap) > tol:
+        _, a, b, _ = heapq.heappop(heap)
+        heapq.heappush(heap, rule(a, (a + b) / 2))
+        heapq.heappush(heap, rule((a + b) / 2, b))
+    return math.fsum(p[3] for p in heap)
+
+
+def _beta_quantile(a, b, level):
+    """Return x with I_x(a, b) = level, by bisection on _beta_ratio; an
+    upper level is read from Beta(b, a)'s lower tail, where the ratio is
+    exact to the last bits.
+
+    >>> round(_beta_quantile(1, 3, 0.5), 12)      # 1 - (1 - x)^3 = 1/2
+    0.206299474016
+    """
+    if level > 0.5:
+        return 1 - _beta_quantile(b, a, 1 - level)
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if _beta_ratio(a, b, mid) < level else (lo, mid)
+    return hi
+
+
+def _brent_root(f, lo, hi, f_lo, f_hi, *, xtol=1e-13):
+    """Return x in [lo, hi] with f(x) = 0, f(lo) < 0 < f(hi): Brent's
+    method (Brent 1973, Algorithms for Minimization without Derivatives,
+    chapter 4), inverse quadratic steps kept inside the bracket."""
+    a, b, fa, fb = lo, hi, f_lo, f_hi
+    c, fc, d = a, fa, b - a
+    e = d
+    for _ in range(100):
+        if (fb > 0) == (fc > 0):
+            c, fc, d = a, fa, b - a
+            e = d
+        if abs(fc) < abs(fb):
+            a, b, c, fa, fb, fc = b, c, b, fb, fc, fb
+        tol = 2 * 2.2e-16 * abs(b) + xtol / 2
+        m = (c - b) / 2
+        if abs(m) <= tol or fb == 0:
+            return b
+        if abs(e) >= tol and abs(fa) > abs(fb):
+            s = fb / fa
+            if a == c:
+                p, q = 2 * m * s, 1 - s
+            else:
+                q, r = fa / fc, fb / fc
+                p = s * (2 * m * q * (q - r) - (b - a) * (r - 1))
+                q = (q - 1) * (r - 1) * (s - 1)
+            if p > 0:
+                q = -q
+            p = abs(p)
+            if 2 * p < min(3 * m * q - abs(tol * q), abs(e * q)):
+                e, d = d, p / q
+            else:
+                d = e = m
+        else:
+            d = e = m
+        a, fa = b, fb
+        b += d if abs(d) > tol else math.copysign(tol, m)
+        fb = f(b)
+    return b
+
+
+@functools.lru_cache(maxsize=4096)
+def _beta_range(a, b, cut=1e-15):
+    """Return the (cut, 1 - cut) quantiles of Beta(a, b): where its
+    density matters to an integral."""
+    return _beta_quantile(a, b, cut), _beta_quantile(a, b, 1 - cut)
+
+
+def _melded_cdf(delta, x, m, shape):
+    """Return P(T (2B - 1) <= delta), B ~ Beta(x, m - x + 1) and T ~
+    Beta(*shape) independent, x >= 1.
+
+    T (2B - 1) <= delta for every B where T <= delta (delta > 0), for none
+    where T < -delta (delta < 0); else where B <= 1/2 + delta / (2T):
+        P = F_T(max(delta, 0)) + integral over t > |delta| of
+            I_{(t + delta) / 2t}(x, m - x + 1) f_T(t) dt,
+    integrated where T's density is above 1e-15 of its mass.
+    """
+    a, b = shape
+    t_lo, t_hi = _beta_range(a, b)
+    head = _beta_ratio(a, b, delta) if delta > 0 else 0.0
+    start = max(abs(delta), t_lo)
+    if start >= t_hi:
+        return head
+    log_norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+
+    def inner(t):
+        return (_beta_ratio(x, m - x + 1, (t + delta) / (2 * t),
+                            (t - delta) / (2 * t))
+                * math.exp(log_norm + (a - 1) * math.log(t)
+                           + (b - 1) * math.log1p(-t)))
+    return head + _integral(inner, start, t_hi)
+
+
+def _melded_lower(x, m, n, tail, positive):
+    """Return the lower limit at one-sided level *tail* of p_B - p_A by
+    the melded interval, x of the m discordant items of n favouring B.
+
+    Fay and Lumbard (2021): the difference is T (2 beta - 1), T the share
+    of discordant items and beta the share of them favouring B; the lower
+    limit is the *tail* quantile of T (2B - 1), B ~ Beta(x, m - x + 1)
+    (Clopper-Pearson's lower confidence distribution of beta), at the
+    smaller of T ~ Beta(m, n - m + 1) and T ~ Beta(m + 1, n - m) (T's
+    lower and upper ones): the first where the limit is above 0, the
+    second where it is below.  *positive* says which, from McNemar's test
+    (the limit is above 0 exactly where it rejects), so that a limit's
+    sign is the test's and never a rounding's.  Edge cases: x = 0 makes
+    B = 0, so the limit is -T's upper quantile (-1 when m = n); m = n
+    makes T = 1, so it is 2 B's quantile - 1.
+    """
+    if positive:
+        shape, lo, hi = (m, n - m + 1), 0.0, 1.0
+    elif x == 0:
+        return -1.0 if m == n else -_beta_quantile(m + 1, n - m, 1 - tail)
+    elif m == n:
+        return min(0.0, 2 * _beta_quantile(x, m - x + 1, tail) - 1)
+    else:
+        shape, lo, hi = (m + 1, n - m), -1.0, 0.0
+
+    def gap(delta):
+        return _melded_cdf(delta, x, m, shape) - tail
+    f_lo, f_hi = gap(lo), gap(hi)
+    if f_lo >= 0:                       # rounding at the edge: the sign
+        return math.ulp(0.0) if positive else lo     # is the test's
+    if f_hi <= 0:
+        return hi
+    return _brent_root(gap, lo, hi, f_lo, f_hi)
+
+
+@functools.lru_cache(maxsize=4096)     # subsets and pairs share counts
+def _mcnemar_interval(a_only, b_only, n, confidence=CONFIDENCE, p=None):
+    """Return the interval of p_B - p_A that inverts McNemar's exact test.
+
+    Fay and Lumbard (2021), "Confidence intervals for difference in
+    proportions for matched pairs compatible with exact McNemar's or sign
+    tests", Statistics in Medicine 40:1147-1159 (R: exact2x2's
+    mcnemarExactDP): the melded interval of Fay, Proschan and Brittain
+    (2015, Biometrics 71:231-237) of T (2 beta - 1), whose one-sided
+    limits at (1 - confidence) / 2 are _melded_lower's.  It leaves out 0
+    exactly where McNemar's exact p (*p*, if the caller has it) is below
+    1 - confidence, and it covered at least the confidence at every n up
+    to 100 in the authors' enumeration.  4 items, all 4 won by B (p =
+    0.125): T = 1, B ~ Beta(4, 1), so the lower limit is 2 * 0.025^(1/4)
+    - 1 (exact2x2 gives the same):
+
+    >>> [round(x, 4) for x in _mcnemar_interval(0, 4, 4)]
+    [-0.2047, 1.0]
+
+    If there are no items, or more discordant than items, EvalDeltaError
+    is raised.
+    """
+    if not n or a_only + b_only > n:
+        raise EvalDeltaError(f"{a_only} + {b_only} discordant items of {n}: "
+                             f"no interval")
+    m = a_only + b_only
+    tail = (1 - _exact(confidence)) / 2
+    p = _mcnemar_p(a_only, b_only) if p is None else p
+    rejects = p < 2 * tail
+    return Interval(
+        _melded_lower(b_only, m, n, float(tail), rejects and b_only > a_only),
+        -_melded_lower(a_only, m, n, float(tail), rejects and a_only > b_only))
 
 
 def _sign_flip_test(diffs, rng, *, resamples=RESAMPLES, exact_limit=20):
@@ -2246,14 +2478,18 @@ def _binary_result(cells, ci, paired, metric, direction, confidence, *,
     *ci* holds the four bootstrap intervals and *paired* the paired
     replicates, all in counts of items.  The *article*'s run keeps them;
     elsewhere each system's interval is the exact Clopper-Pearson one,
-    and the paired one is Newcombe's score interval below 100 items or
-    20 discordant ones (_SCORE_BELOW), where the percentile bootstrap
-    undercovers, down to a zero-width interval when no item is
-    discordant.  Over 378 designs of 10 to 200 items (accuracies 0.5 to
-    0.98, correlations 0 to 0.9, gaps 0 to 10 points) this rule covers
-    93.9% at worst and 97.0% on average, computed exactly over every
-    outcome; the bootstrap alone 30.9% at worst (tests/benchmark.py
-    --part small).
+    and the paired one is the interval that inverts McNemar's exact test
+    (_mcnemar_interval), so that it leaves out 0 exactly where the test
+    rejects, at any n; the bootstrap's paired interval is kept beside it
+    (boot_ci), and Newcombe's score interval (score_ci).  Over 378
+    designs of 10 to 200 items (accuracies 0.5 to 0.98, correlations 0 to
+    0.9, gaps 0 to 10 points) computed exactly over every outcome, it
+    covers 96.0% at worst and 98.6% on average, where Newcombe's below
+    100 items or 20 discordant ones and the bootstrap above
+    (_score_takes_over) covered 93.9% and 97.0%, and the bootstrap alone
+    30.9% at worst; it is 14% wider on average (23% at 10 items, 8% at
+    200), and that rule's interval and the test parted on 2.7% of
+    outcomes on average, 15.6% at worst (tests/benchmark.py --part small).
     """
     n = sum(cells.values())
     both, a_only, b_only = cells[1, 1], cells[1, 0], cells[0, 1]
@@ -2263,25 +2499,26 @@ def _binary_result(cells, ci, paired, metric, direction, confidence, *,
     score = _newcombe_interval(both, a_only, b_only,
                                n - both - a_only - b_only, confidence)
     ci = [Interval(unit(lo), unit(hi)) for lo, hi in ci]
-    method = None
+    method, boot = None, ci[2]
     if not article:
         ci[:2] = (_clopper_pearson(k, n, confidence)
                   for k in (both + a_only, both + b_only))
-        if _score_takes_over(n, a_only + b_only):
-            ci[2], method = score, "Newcombe score"
+        ci[2] = _mcnemar_interval(a_only, b_only, n, confidence, p_exact)
+        method = "Fay-Lumbard"
     return _MetricResult(
         metric, "binary", direction, n, unit(both + a_only),
         unit(both + b_only), unit(b_only - a_only), *ci, "McNemar exact",
         p_exact, McNemar(a_only, b_only, p_exact), mid_p, score,
         se, None, [x / n if type(x) is int else float(unit(x))
                    for x in paired],   # int / int is rounded once, as a
-        paired_method=method)          # Fraction's float is
+        paired_method=method, boot_ci=boot)     # Fraction's float is
 
 
 def _score_takes_over(n, discordant):
-    """Return True where a 0/1 difference's headline interval is
-    Newcombe's score interval rather than the paired bootstrap's: below
-    100 items or 20 discordant ones (_SCORE_BELOW).
+    """Return True where a 0/1 difference's headline interval was
+    Newcombe's score interval rather than the paired bootstrap's, before
+    it was the one McNemar's test inverts: below 100 items or 20
+    discordant ones (_SCORE_BELOW).
 
     >>> _score_takes_over(500, 150), _score_takes_over(500, 19)
     (False, True)
@@ -2354,7 +2591,7 @@ def _compare_tally(tally, rng, options=_Options(), metric=_Metric(), *,
     >>> r.kind, r.gap, r.mcnemar.p_exact
     ('binary', Fraction(1, 10), Fraction(93, 128))
     >>> r.paired_method, [round(x, 4) for x in r.ci_paired]
-    ('Newcombe score', [-0.1783, 0.3602])
+    ('Fay-Lumbard', [-0.2281, 0.4084])
     """
     _check_resamples(options.resamples, options.confidence)
     strict = options.method == "saddlepoint"   # even where a column is lumpy
@@ -4594,7 +4831,8 @@ class _Corrected(NamedTuple):
                              # (None: a macro average's, tuned per subset)
     labels: int              # n, the labelled items
     unlabelled: int          # N, the items the judge alone scored
-    effective: object        # labels alone that would give this se
+    effective: object        # labels alone that would give this se, at
+                             # most the items (_effective_labels)
     df: object               # None: the normal interval; else Student's t
     moments: tuple = ()      # (var y, cov(y, f), var f) on the labelled
                              # items and var f on the rest, unbiased: what
@@ -4648,11 +4886,27 @@ def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE):
               if se else n - 1)
     ci, p = _normal_or_t(estimate, se, df, confidence)
     human = _variance(list(y), 1)
-    effective = human / (se * se) if se and human else None
+    effective = _effective_labels(human, se, n + big_n)
     moments = (human, cov * n / (n - 1), _variance(list(f), 1),
                _variance(list(f_unlabelled), 1))
     return _Corrected(estimate, ci, p, se, weight, n, big_n, effective, df,
                       moments)
+
+
+def _effective_labels(human, se, items):
+    """Return the human labels alone whose mean would have standard error
+    *se*, var(y) / se^2 with var(y) the labels' variance (*human*), at
+    most the eval's *items* (labelled and judged alone): a judge can stand
+    in for at most a label on every item, and a ratio past that is the
+    noise of the two variances' estimates (a 2,000-item eval read 2071.8
+    effective labels).  None without a spread to compare.
+
+    >>> _effective_labels(0.25, 0.01, 5000), _effective_labels(0.25, 0.01, 2000)
+    (2500.0, 2000.0)
+    """
+    if not se or not human:
+        return None
+    return min(human / (se * se), float(items))
 
 
 def _normal_or_t(estimate, se, df, confidence=CONFIDENCE):
@@ -4745,7 +4999,7 @@ def _ppi_clustered(y, f, f_unlabelled, clusters, clusters_unlabelled,
     drift_se = math.sqrt(factor * math.fsum(v * v for v in shift.values()))
     return unclustered._replace(
         ci=ci, p=p, se=se, df=df,
-        effective=human / (se * se) if se and human else None,
+        effective=_effective_labels(human, se, n + big_n),
         design=se * se / plain if plain else 1.0, clusters=groups,
         drift=(mean_f - imputed) / drift_se if big_n and drift_se else None)
 
@@ -4779,8 +5033,8 @@ def _corrected_macro(parts, confidence=CONFIDENCE):
         count * count)
     return _Corrected(estimate, ci, p, se, None, labels,
                       sum(c.unlabelled for c in parts),
-                      labels * human / (se * se) if se and human else None,
-                      df)
+                      _effective_labels(labels * human, se, labels + sum(
+                          c.unlabelled for c in parts)), df)
 
 
 def _labels_needed(c, target, alpha=0.05, power=_POWER):
@@ -5306,7 +5560,9 @@ class _Sequential(NamedTuple):
     """An anytime-valid comparison of two systems, items in file order."""
     method: str
     ci: Interval             # the confidence sequence at the last item
-    stopped_at: object       # the first item at which it excluded zero
+    stopped_at: object       # the first item at which its test rejected
+                             # no difference (the sequence is at alpha/2 a
+                             # side, so it may still take in zero there)
     direction: object        # "better" or "worse" there, or None
     p: Fraction              # anytime-valid p-value: valid however often
     n_items: int             # one looked
@@ -7355,8 +7611,12 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
     if float(r.p) < alpha <= p_adjusted:
         notes.append(f"significant before the {_ADJUST_NAMES[adjust]} "
                      f"adjustment across {family} (p = {_p_text(r.p)}), not "
-                     f"after")
-    if isinstance(r.draws, list) and r.draws and min(r.draws) < max(r.draws):
+                     f"after"
+                     + ("; the paired CI is not adjusted, so it leaves out 0 "
+                        "as the test did before" if worst > 0 or best < 0
+                        else ""))
+    if (isinstance(r.draws, list) and r.draws and min(r.draws) < max(r.draws)
+            and r.boot_ci is None):          # the CI is the bootstrap's
         ends = [name for name, end, extreme in (
             ("lower", r.ci_paired.lo, min(r.draws)),
             ("upper", r.ci_paired.hi, max(r.draws)))
@@ -14709,7 +14969,10 @@ def _sentence_parts(r, j, confidence, resamples=None):
                      f"{_items(wins[0])}, the baseline on {wins[1]}; "
                      f"McNemar exact p={_p_text(m.p_exact)}, "
                      f"mid-p={_p_text(r.mid_p)}; Newcombe score CI "
-                     f"{u.span_words(r.score_ci)}.")
+                     f"{u.span_words(r.score_ci)}"
+                     + ("" if r.boot_ci is None else
+                        f"; paired bootstrap CI {u.span_words(r.boot_ci)}")
+                     + ".")
     elif r.ci_unpaired is not None:      # None: shares of one verdict
         parts.append(f"Unpaired CI {u.span_words(r.ci_unpaired)}.")
     if r.clusters is not None:
@@ -15062,10 +15325,10 @@ def _sequential_words(r, q, confidence):
     level = _decimal(_exact(confidence) * 100) + "%"
     span = _units_of(r).span_words(Interval(_exact(q.ci.lo),
                                             _exact(q.ci.hi)))
-    when = (f"it excluded zero at {q.unit} {q.stopped_at} of {q.n_items} "
-            f"(the candidate {q.direction}): the eval could have stopped "
-            f"there" if q.stopped_at else f"it never excluded zero in "
-            f"{_items(q.n_items, q.unit)}")
+    when = (f"its test rejected no difference at {q.unit} {q.stopped_at} "
+            f"of {q.n_items} (the candidate {q.direction}): the eval could "
+            f"have stopped there" if q.stopped_at else f"its test never "
+            f"rejected no difference in {_items(q.n_items, q.unit)}")
     return (f"Anytime-valid, however often you looked: the {level} "
             f"confidence sequence ends at {span}; {when}; anytime p = "
             f"{_p_text(q.p)} ({q.method}); it assumes the {q.unit}s' order "
@@ -15378,6 +15641,8 @@ def _compare_entries(results, judgements, interval, resamples=None):
         else:
             entry["mid_p"] = float(r.mid_p)
             entry["score_ci"] = [r.score_ci.lo, r.score_ci.hi]
+            if r.boot_ci is not None:
+                entry["bootstrap_ci"] = [float(x) for x in r.boot_ci]
         entry["se"] = r.se
         if r.clusters is not None:
             entry.update(clusters=r.clusters, clustered_se=r.se)
@@ -17264,15 +17529,16 @@ class Comparison:
     system's mean), *gap* (b - a), *ci* (the paired interval of the gap,
     a (low, high) tuple), *ci_a* and *ci_b* (each mean's interval), *p*
     (the paired test's p-value) and *p_holm*; *verdict* is the verdict in
-    words, *metric*, *n_items* and *test* say what was compared and how.
+    words and *notes* what qualifies it (an interval of no width says "no
+    spread"), *metric*, *n_items* and *test* say what was compared and how.
     str() is the text report and to_dict() the JSON of compare --json;
     *result* (a _MetricResult, exact Fractions where the figures are
     exact) and *judgement* hold everything behind them, and *options* the
     settings they were computed with.
 
     >>> c = compare([1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40)
-    >>> c.gap, c.ci, c.verdict
-    (0.2, (0.1, 0.3), 'better')
+    >>> c.gap, [round(x, 3) for x in c.ci], c.verdict
+    (0.2, [0.089, 0.306], 'better')
     >>> round(c.p, 6), c.n_items
     (0.00033, 200)
     """
@@ -17314,12 +17580,23 @@ class Comparison:
     verdict = property(lambda self: self.judgement.verdict,
                        doc="better, worse, no detectable difference, ...")
 
+    @property
+    def notes(self):
+        """The notes behind the verdict, in words, as the report's; an
+        interval of no width says so (the report's "no spread"), for
+        (0, 0) is not certainty."""
+        lo, hi = self.ci
+        return list(self.judgement.notes) + (
+            ["no spread: every paired difference is the same, so the "
+             "interval has no width and says nothing of its certainty"]
+            if lo == hi else [])
+
     def __repr__(self):
         lo, hi = self.ci
+        ci = ("no spread" if lo == hi else f"({lo:+.6g}, {hi:+.6g})")
         return (f"Comparison(metric={self.metric!r}, n_items={self.n_items}, "
                 f"a={self.a:.6g}, b={self.b:.6g}, "
-                f"gap={self.gap:+.6g}, ci=({lo:+.6g}, "
-                f"{hi:+.6g}), p={self.p:.4g}, "
+                f"gap={self.gap:+.6g}, ci={ci}, p={self.p:.4g}, "
                 f"verdict={self.verdict!r})")
 
     def __str__(self):
@@ -17471,7 +17748,7 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
 
     >>> c = compare([1, 0, 1, 1, 0] * 40, [1, 1, 1, 0, 1] * 40)
     >>> c
-    Comparison(metric='metric', n_items=200, a=0.6, b=0.8, gap=+0.2, ci=(+0.1, +0.3), p=0.0003304, verdict='better')
+    Comparison(metric='metric', n_items=200, a=0.6, b=0.8, gap=+0.2, ci=(+0.0885392, +0.305949), p=0.0003304, verdict='better')
     >>> c.to_dict()["metrics"][0]["mcnemar"]["b_only"]
     80
     """

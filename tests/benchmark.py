@@ -1664,7 +1664,7 @@ def small_designs():
                         yield n, acc, corr, gap
 
 
-def small_cases(replays=400):
+def small_cases(replays=400, only_binary=False):
     """Issue 35: every headline 0/1 interval's coverage at 10 to 200 items,
     computed exactly over every outcome of each design (a multinomial of
     the four cells), and continuous paired intervals at 10 to 40 items by
@@ -1726,6 +1726,7 @@ def small_cases(replays=400):
           f"{len(list(small_designs()))} designs (n {SMALL_NS}, accuracies "
           f"0.5-0.98, correlations 0-0.9, gaps 0-10 pts)")
     rows = collections.defaultdict(list)
+    widths = collections.defaultdict(list)
     for n in SMALL_NS:
         cells = np.array([(x, c, b, n - x - c - b) for b in range(n + 1)
                           for c in range(n + 1 - b)
@@ -1738,6 +1739,12 @@ def small_cases(replays=400):
         bl, bh = np.array([boot[int(b), int(c)] for _, c, b, _ in cells]).T
         score = np.array([bed._score_takes_over(n, int(c + b))
                           for _, c, b, _ in cells])
+        exact = {}                      # (a_only, b_only): the interval
+        for b in range(n + 1):          # McNemar's test inverts; (b, a)'s
+            for a in range(min(b, n - b) + 1):       # is minus (a, b)'s
+                exact[a, b] = bed._mcnemar_interval(a, b, n)
+                exact[b, a] = bed.Interval(-exact[a, b].hi, -exact[a, b].lo)
+        el, eh = np.array([exact[int(c), int(b)] for _, c, b, _ in cells]).T
         cp = np.array([bed._clopper_pearson(k, n) for k in range(n + 1)])
         k = np.arange(n + 1)
         for n_, acc, corr, gap in small_designs():
@@ -1752,8 +1759,18 @@ def small_cases(replays=400):
             truth = d.p01 - d.p10
             inside = lambda a, b: (a <= truth + 1e-12) & (truth - 1e-12 <= b)
             newc, bootc = inside(lo, hi), inside(bl, bh)
-            rows["paired: rule (ours)"].append(
+            rows["paired: McNemar's inverted (ours)"].append(
+                (w * inside(el, eh)).sum())
+            rows["paired: Newcombe or bootstrap (before)"].append(
                 (w * np.where(score, newc, bootc)).sum())
+            widths["exact"].append((w * (eh - el)).sum())
+            widths["before"].append((w * np.where(score, hi - lo,
+                                                  bh - bl)).sum())
+            widths["Newcombe"].append((w * (hi - lo)).sum())
+            disagree = (((el > 0) | (eh < 0))
+                        != ((np.where(score, lo, bl) > 0)
+                            | (np.where(score, hi, bh) < 0)))
+            widths["verdicts parted before"].append((w * disagree).sum())
             rows["paired: bootstrap alone"].append((w * bootc).sum())
             rows["paired: Newcombe alone"].append((w * newc).sum())
             for acc_s in (acc, acc + gap):
@@ -1772,6 +1789,22 @@ def small_cases(replays=400):
         where = cellnames[int(v.argmin()) // (2 if "system" in name else 1)]
         print(f"{name:<32} {100 * v.min():>6.1f}% {100 * v.mean():>6.1f}%  "
               f"{int((v < 0.935).sum()):>13}  {where}")
+    ratio = np.array(widths["exact"])
+    for other in ("before", "Newcombe"):
+        r = ratio / np.array(widths[other])
+        print(f"width of McNemar's inverted / {other}: mean {r.mean():.3f}, "
+              f"range {r.min():.3f}-{r.max():.3f}")
+    parted = np.array(widths["verdicts parted before"])
+    print(f"chance the interval before and the one now differ on leaving "
+          f"out 0: mean {100 * parted.mean():.2f}%, at most "
+          f"{100 * parted.max():.2f}%")
+    by_n = collections.defaultdict(list)
+    for (n, *_), e, b in zip(cellnames, widths["exact"], widths["before"]):
+        by_n[n].append(e / b)
+    print("  width ratio (now / before) by items: " + ", ".join(
+        f"{n}: {np.mean(v):.3f}" for n, v in sorted(by_n.items())))
+    if only_binary:
+        return
     # The tool's own path, resampled, beside scipy's bootstrap, a few cells
     print(f"\nthe tool's compare path by simulation, {replays} replays "
           f"(Monte Carlo s.e. about {100 * math.sqrt(0.05 * 0.95 / replays):.1f}"

@@ -682,16 +682,83 @@ def clopper_pearson(k, n, confidence=0.95):
     return lower, upper
 
 
+
+def melded_interval(a_only, b_only, n, confidence=0.95, steps=2000):
+    """Fay and Lumbard's (2021) interval of p_B - p_A as exact2x2's
+    mcnemarExactDP states it, the slow way: with x = b_only of m = a_only
+    + b_only discordant items, the lower limit is the smallest Delta whose
+    P(T (2B - 1) <= Delta) reaches (1 - confidence) / 2 for either of T ~
+    Beta(m, n - m + 1) and Beta(m + 1, n - m), B ~ Beta(x, m - x + 1); the
+    upper one the largest whose P(T (2B - 1) >= Delta) does, B ~ Beta(x +
+    1, m - x).  Beta laws of integers through binomial sums, T's by
+    Simpson's rule over [0, 1] in *steps*, each limit by bisection on
+    [-1, 1]; a Beta with a zero shape is its point mass."""
+    tail = (1 - confidence) / 2
+    x, m = b_only, a_only + b_only
+
+    def below(a, b, c):                 # P(Beta(a, b) <= c)
+        if a == 0:                      # B = 0
+            return 1.0 if c >= 0 else 0.0
+        if b == 0:                      # B = 1
+            return 1.0 if c >= 1 else 0.0
+        if c <= 0 or c >= 1:
+            return 0.0 if c <= 0 else 1.0
+        k = a + b - 1
+        return sum(math.comb(k, j) * c ** j * (1 - c) ** (k - j)
+                   for j in range(a, k + 1))
+
+    def expect(f, a, b):                # E f(T), T ~ Beta(a, b)
+        if a == 0:
+            return f(0.0)
+        if b == 0:
+            return f(1.0)
+        norm = math.factorial(a + b - 1) / (math.factorial(a - 1)
+                                            * math.factorial(b - 1))
+        h = 1.0 / steps
+        total = 0.0
+        for i in range(steps + 1):
+            t = i * h
+            w = 1 if i in (0, steps) else 4 if i % 2 else 2
+            total += w * norm * t ** (a - 1) * (1 - t) ** (b - 1) * f(t)
+        return total * h / 3
+
+    def at_most(delta, shape, beta):    # P(T (2B - 1) <= delta)
+        if beta[0] == 0 and 0 not in shape:     # B = 0: -T <= delta
+            return 1 - below(*shape, -delta)
+        if beta[1] == 0 and 0 not in shape:     # B = 1: T <= delta
+            return below(*shape, delta)
+
+        def given(t):
+            if t == 0:
+                return 1.0 if delta >= 0 else 0.0
+            return below(*beta, (1 + delta / t) / 2)
+        return expect(given, *shape)
+
+    shapes = ((m, n - m + 1), (m + 1, n - m))
+
+    def solve(f, level):                # f rising in delta
+        lo, hi = -1.0, 1.0
+        for _ in range(50):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if f(mid) < level else (lo, mid)
+        return (lo + hi) / 2
+
+    lower = solve(lambda d: max(at_most(d, s, (x, m - x + 1))
+                                for s in shapes), tail)
+    upper = solve(lambda d: min(at_most(d, s, (x + 1, m - x))
+                                for s in shapes), 1 - tail)
+    return lower, upper
+
 def binary_intervals(pairs, confidence=0.95):
     """compare's intervals of 0/1 pairs outside the article's run: each
-    system's exact interval, and the paired one where the score interval
-    takes over (under 100 items or 20 discordant), else None."""
+    system's exact interval, and the counts (a_only, b_only, n) whose
+    McNemar-compatible interval (melded_interval) is the paired one."""
     n = len(pairs)
     a_only = sum(1 for a, b in pairs if a > b)
     b_only = sum(1 for a, b in pairs if b > a)
     systems = [clopper_pearson(sum(1 for p in pairs if p[s]), n, confidence)
                for s in (0, 1)]
-    return systems, n < 100 or a_only + b_only < 20
+    return systems, (a_only, b_only, n)
 
 
 def betting(xs, alpha, m, c=0.5):

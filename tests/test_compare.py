@@ -261,12 +261,13 @@ def test_index_resampling_matches_oracle(rows, clustered, seed, resamples,
                 labels, oracle.icc(d, labels)))
             intervals[2] = (mean - t * se, mean + t * se)
     if got.kind == "binary" and not clustered:
-        # 0/1 means have exact intervals, and few items or few discordant
-        # ones the score interval of the difference, not the bootstrap's
-        systems, score = oracle.binary_intervals(list(zip(a, b)))
+        # 0/1 means have exact intervals, and the difference the one that
+        # inverts McNemar's test (checked against oracle.melded_interval
+        # in test_small), with the bootstrap's kept beside it
+        systems, counts = oracle.binary_intervals(list(zip(a, b)))
         intervals[:2] = [pytest.approx(ci, abs=1e-12) for ci in systems]
-        if score:
-            intervals[2] = tuple(got.score_ci)
+        assert tuple(map(float, got.boot_ci)) == intervals[2]
+        intervals[2] = tuple(bed._mcnemar_interval(*counts))
     got_cis = [tuple(map(float, ci)) for ci in (
         got.ci_a, got.ci_b, got.ci_paired, got.ci_unpaired)]
     assert got_cis[:2] + got_cis[3:] == intervals[:2] + intervals[3:]
@@ -543,11 +544,11 @@ def test_compare_plot_one_panel_per_metric(capsys, tmp_path):
     titles = [t.text for t in root.iter(ns + "text")
               if t.text and "bootstrap of candidate - baseline" in t.text]
     # the interval drawn is named where it is not the bootstrap's own
-    # (under 100 items: Newcombe's for 0/1, the expanded percentile); each
-    # panel is titled with its verdict, in the table's units
+    # (for 0/1 the one McNemar's test inverts; under 100 items the expanded
+    # percentile); each panel is titled with its verdict, in the table's units
     assert status == 0 and [t.split(": ")[0] for t in titles] == [
         "bootstrap of candidate - baseline"] * 2
-    assert titles[0].endswith(" pts by Newcombe score")
+    assert titles[0].endswith(" pts by Fay-Lumbard")
     assert titles[1].endswith("] by expanded percentile")
     verdicts = [t.text for t in root.iter(ns + "text")
                 if t.text and t.text.startswith(("acc: ", "f1: "))]

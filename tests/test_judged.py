@@ -67,6 +67,23 @@ def test_every_label_leaves_the_humans_mean():
     assert got.weight == 0 and got.estimate == 0.75 and got.unlabelled == 0
 
 
+def test_effective_labels_never_exceed_the_items():
+    # var(y) / se^2 read 2071.8 "labels alone" for a 2,000-item eval: a
+    # judge that agrees with every label, on items whose judge scores
+    # spread less than the labels, gave more precision than a label on
+    # every item could.  At most the items, and the clustered one too.
+    y = [1, 0] * 100
+    unlabelled = [1] + [0] * 9
+    got = bed._ppi_mean(y, y, unlabelled * 180)
+    assert got.weight == 1 and got.effective == 2000
+    clustered = bed._ppi_clustered(y, y, unlabelled * 180,
+                                   [i // 2 for i in range(200)],
+                                   [100 + i // 2 for i in range(1800)])
+    assert clustered.effective <= 2000
+    macro = bed._corrected_macro([got, got])
+    assert macro.effective <= 4000
+
+
 def test_a_judge_that_tells_nothing_is_set_aside():
     # A judge uncorrelated with the humans gets weight 0: the humans'
     # mean alone, with its own interval.

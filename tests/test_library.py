@@ -74,6 +74,19 @@ def test_values_of_every_plain_kind(capsys):
     assert seeded.to_dict()["seed"] == 1
 
 
+def test_an_interval_without_width_is_said_in_words():
+    # compare() on identical continuous scores gave ci=(0, 0) and nothing
+    # else, where the command line says "no spread".
+    c = bed.compare([0.5, 0.7, 0.2, 0.9], [0.5, 0.7, 0.2, 0.9])
+    assert c.ci == (0.0, 0.0) and "ci=no spread" in repr(c)
+    assert "the two runs agree on every item" in c.notes
+    assert any(note.startswith("no spread") for note in c.notes)
+    shifted = bed.compare([0.5, 0.7] * 10, [0.6, 0.8] * 10)
+    assert any(note.startswith("no spread") for note in shifted.notes)
+    assert not any(note.startswith("no spread") for note in bed.compare(
+        [1, 0, 1, 1, 0] * 4, [1, 1, 1, 0, 1] * 4).notes)
+
+
 def test_bad_values_say_which(capsys):
     with pytest.raises(bed.EvalDeltaError, match="the baseline has 2 values "
                        "and the candidate 1"):

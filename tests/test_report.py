@@ -124,18 +124,45 @@ def test_no_false_disagreement_when_confidence_is_not_one_minus_alpha(
     assert status == 0 and "edge of what" not in out
 
 
-def test_an_interval_and_a_test_that_part_say_which_the_verdict_follows():
+def test_a_0_1_interval_and_its_test_cannot_part():
     # 120 items, 11 discordant: Newcombe's interval [+0.3, +11.3] pts
-    # leaves out 0, McNemar's exact p = 0.0654 does not reach 0.05.  The
-    # note said "trust neither alone", which left the reader nowhere.
+    # leaves out 0, McNemar's exact p = 0.0654 does not reach 0.05; the
+    # headline read so, with a note that the verdict follows the test.
+    # Now the headline is the interval McNemar's test inverts, which takes
+    # in 0 exactly where p >= 0.05, and Newcombe's stays beside it.
     rest = [1] * 60 + [0] * 49
     c = bed.compare([1, 1] + [0] * 9 + rest, [0, 0] + [1] * 9 + rest)
-    assert c.ci[0] > 0 and c.p > 0.05
+    assert c.ci[0] < 0 < c.ci[1] and c.p > 0.05
     assert c.verdict == "no detectable difference"
-    assert ("the paired CI leaves out 0 but the McNemar exact test's "
-            "p = 0.06543 is not below 0.05: the gap is at the edge of what "
-            "these items can show, and the verdict follows the test"
-            ) in c.judgement.notes
+    assert c.result.score_ci.lo > 0
+    assert not any("leaves out 0" in note for note in c.judgement.notes)
+    assert "Newcombe score CI [+0.3, +11.3] pts" in bed._format_compare(
+        c.run, c.options._replace(verbose=True))
+
+
+def test_holm_says_the_interval_is_not_adjusted(capsys, tmp_path):
+    # m1: 10 items won by B, 2 by A (p = 0.0386), 0.116 after Holm over 3
+    # metrics: its interval, the unadjusted test's, leaves out 0 beside
+    # "no detectable difference", and the note says why.
+    rng = random.Random(5)
+    rows = {"a": ["id,m1,m2,m3"], "b": ["id,m1,m2,m3"]}
+    for i in range(100):
+        x = y = int(rng.random() < 0.7)
+        if i < 12:
+            x, y = (0, 1) if i < 10 else (1, 0)
+        rows["a"].append(f"{i},{x},{rng.randrange(2)},{rng.randrange(2)}")
+        rows["b"].append(f"{i},{y},{rng.randrange(2)},{rng.randrange(2)}")
+    paths = []
+    for side, lines in rows.items():
+        paths.append(tmp_path / f"{side}.csv")
+        paths[-1].write_text("\n".join(lines) + "\n")
+    status, out, _ = run(capsys, *map(str, paths), "--resamples", "50")
+    line = next(x for x in out.splitlines() if x.startswith("m1 "))
+    assert status == 0 and "[+0.3, +16.1]" in line
+    assert line.endswith("no detectable difference")
+    assert ("m1: significant before the Holm adjustment across 3 metrics (p "
+            "= 0.03857), not after; the paired CI is not adjusted, so it "
+            "leaves out 0 as the test did before") in out
 
 
 def test_one_item_is_singular(capsys, tmp_path):

@@ -6,10 +6,14 @@ Coverage here is computed exactly, over every outcome of a design, not
 by simulation: a paired 0/1 eval of n items is a multinomial draw of its
 four cells, so the probability that an interval covers is a finite sum.
 """
+import collections
 import math
 import random
+import re
+from fractions import Fraction
 
 import pytest
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -99,18 +103,131 @@ def test_the_headline_interval_covers_small_evals_exactly(n, acc_a, gap,
     assert width < 0.9          # not safe by being the whole range
 
 
-def test_the_rule_keeps_the_bootstrap_where_it_is_as_good():
-    assert not bed._score_takes_over(100, 20)
-    assert bed._score_takes_over(100, 19)
-    assert bed._score_takes_over(99, 99)
+def test_the_exact_interval_is_the_headline_at_every_size():
+    # Below 100 items or 20 discordant ones the headline was Newcombe's,
+    # above the bootstrap's; now the interval McNemar's test inverts at
+    # any size, the bootstrap's and Newcombe's kept beside it.
     pairs = [(1, 0)] * 10 + [(0, 1)] * 12 + [(1, 1)] * 60 + [(0, 0)] * 18
-    r = bed._compare_metric([a for a, _ in pairs], [b for _, b in pairs],
-                            random.Random(1), bed._Options(resamples=200))
-    assert r.paired_method is None and r.ci_paired != r.score_ci
-    r = bed._compare_metric([a for a, _ in pairs[1:]],
-                            [b for _, b in pairs[1:]], random.Random(1),
-                            bed._Options(resamples=200))
-    assert r.paired_method == "Newcombe score" and r.ci_paired == r.score_ci
+    for items in (pairs, pairs[1:]):
+        r = bed._compare_metric([a for a, _ in items], [b for _, b in items],
+                                random.Random(1), bed._Options(resamples=200))
+        assert r.paired_method == "Fay-Lumbard"
+        assert r.ci_paired == bed._mcnemar_interval(r.mcnemar.a_only,
+                                                    r.mcnemar.b_only,
+                                                    r.n_items)
+        assert r.boot_ci != r.ci_paired and r.score_ci != r.ci_paired
+
+
+# The interval McNemar's test inverts (Fay and Lumbard 2021) ###############
+
+def melded_lowers(n, confidence=0.95):
+    """Every interval of n items by (a_only, b_only), from the lower
+    limits alone: the upper limit of (a, b) is minus the lower of (b, a)."""
+    return {(a, b): bed._mcnemar_interval(a, b, n, confidence)
+            for b in range(n + 1) for a in range(n + 1 - b)}
+
+
+@pytest.mark.parametrize("a_only, b_only, n, steps, tol", [
+    (1, 6, 10, 400, 2e-5),       # both limits by integration
+    (3, 0, 10, 200, 1e-6),       # B = 0 below: -T's quantile
+    (0, 4, 4, 200, 1e-8),        # every item discordant: T = 1
+])
+def test_mcnemar_interval_matches_its_definition(a_only, b_only, n, steps,
+                                                 tol):
+    got = bed._mcnemar_interval(a_only, b_only, n)
+    assert tuple(got) == pytest.approx(
+        oracle.melded_interval(a_only, b_only, n, steps=steps), abs=tol)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 12])
+def test_mcnemar_interval_matches_its_definition_at_every_outcome(n):
+    for (a, b), got in melded_lowers(n).items():
+        assert tuple(got) == pytest.approx(
+            oracle.melded_interval(a, b, n, steps=2000), abs=2e-6), (a, b)
+
+
+def test_mcnemar_interval_edge_cases_by_hand():
+    # No discordant item: T ~ Beta(1, n) bounds |p_B - p_A|, so the limits
+    # are -+(1 - 0.025^(1/n)) (exact2x2's m = 0 case).
+    for n in (1, 4, 10, 1000):
+        edge = 1 - 0.025 ** (1 / n)
+        assert tuple(bed._mcnemar_interval(0, 0, n)) == pytest.approx(
+            (-edge, edge), abs=1e-12)
+    # All n discordant and won by B, the test not rejecting (n < 6): T's
+    # upper law is 1, B ~ Beta(n, 1), so lower = 2 * 0.025^(1/n) - 1.
+    for n in (1, 2, 4, 5):
+        assert tuple(bed._mcnemar_interval(0, n, n)) == pytest.approx(
+            (2 * 0.025 ** (1 / n) - 1, 1.0), abs=1e-12)
+        assert tuple(bed._mcnemar_interval(n, 0, n)) == pytest.approx(
+            (-1.0, 1 - 2 * 0.025 ** (1 / n)), abs=1e-12)
+
+
+def test_mcnemar_interval_matches_exact2x2_at_large_n():
+    # exact2x2's mcnemarExactDP, transcribed with scipy's quad and brentq,
+    # gave these to 13 digits (this module agreed within 4e-13 on 19
+    # cases from 1 to 10^6 items); the integration runs where T's density
+    # is, so 10^6 items take a fraction of a second.
+    assert tuple(bed._mcnemar_interval(100000, 120000, 10 ** 6)) == \
+        pytest.approx((0.019080453, 0.020919479), abs=1e-9)
+    assert tuple(bed._mcnemar_interval(6, 16, 161)) == pytest.approx(
+        (-0.0006075, 0.1267987), abs=1e-7)
+
+
+@settings(max_examples=6, deadline=None)
+@given(a=st.integers(0, 60), b=st.integers(0, 60), rest=st.integers(0, 200),
+       confidence=st.sampled_from([0.9, 0.95, 0.99, 0.875]))
+@example(a=0, b=4, rest=0, confidence=0.875)   # p = 0.125 = 1 - confidence:
+@example(a=0, b=5, rest=3, confidence=0.95)    # the limit is 0, not above
+def test_mcnemar_interval_leaves_out_0_exactly_where_the_test_rejects(
+        a, b, rest, confidence):
+    n = a + b + rest
+    if not n:
+        return
+    lo, hi = bed._mcnemar_interval(a, b, n, confidence)
+    p = bed._mcnemar_p(a, b)
+    assert (lo > 0 or hi < 0) == (p < 1 - bed._exact(confidence))
+    assert lo <= Fraction(b - a, n) <= hi
+    assert tuple(bed._mcnemar_interval(b, a, n, confidence)) == (-hi, -lo)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4] + [pytest.param(
+    n, marks=pytest.mark.slow) for n in (5, 6, 7, 8, 10, 20)])
+def test_interval_and_verdict_agree_at_every_outcome(n):
+    # Every outcome of n items: the verdict (McNemar's exact p, one
+    # metric) is better or worse exactly where the headline interval
+    # leaves out 0.  Four items all won by B read "+100.0 pts [+30.7,
+    # +100.0] ... no detectable difference" before.
+    for outcome in cells(n):
+        both, a_only, b_only, neither = outcome
+        r = bed._compare_tally(collections.Counter(
+            {(1, 1): both, (1, 0): a_only, (0, 1): b_only, (0, 0): neither}),
+            random.Random(0), bed._Options(resamples=41))
+        j, = bed._judge([r])
+        assert (r.ci_paired.lo > 0 or r.ci_paired.hi < 0) == (
+            j.verdict in ("better", "worse")), outcome
+        assert not any("leaves out 0" in note for note in j.notes)
+
+
+@pytest.mark.parametrize("n", [4, 10, pytest.param(20, marks=pytest.mark.slow),
+                               pytest.param(30, marks=pytest.mark.slow),
+                               pytest.param(50, marks=pytest.mark.slow)])
+def test_mcnemar_interval_covers_small_evals_exactly(n):
+    # Coverage over every outcome (a multinomial of the four cells) under
+    # the article's design (0.72 and 0.76, correlation 0.6), a null, and
+    # issue 35's worst cells of Newcombe's and the bootstrap's.
+    intervals = melded_lowers(n)
+    for acc_a, acc_b, corr in ((0.72, 0.76, 0.6), (0.72, 0.72, 0.6),
+                               (0.5, 0.5, 0.0), (0.95, 0.98, 0.9)):
+        d = bed._copula_design(acc_a, acc_b, corr)
+        both = acc_a - d.p10
+        probabilities = (both, d.p10, d.p01, 1 - both - d.p10 - d.p01)
+        truth = d.p01 - d.p10
+        covered = sum(chance(outcome, probabilities)
+                      for outcome in cells(n)
+                      if intervals[outcome[1:3]].lo - 1e-12 <= truth
+                      <= intervals[outcome[1:3]].hi + 1e-12)
+        assert covered >= 0.95 - 1e-9, (acc_a, acc_b, corr, covered)
 
 
 @settings(max_examples=15, deadline=None)
@@ -148,6 +265,19 @@ def test_four_items_print_no_interval_without_width(capsys, tmp_path):
                 "so nothing is detectable at alpha 0.05; that takes 6 items "
                 "at least") in out
     assert "no spread" in out           # the continuous differences
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_four_items_under_verbose_print_no_interval_without_width(
+        capsys, tmp_path, fmt):
+    # Issue 44: a 4-item run compared with itself printed "[0.0, 0.0]" as
+    # its unpaired interval under --verbose; every interval of no width
+    # reads "none: no spread" (the paired bootstrap's too).
+    for pairs in ([(0, 0)] * 4, [(1, 1)] * 4, [(0.5, 0.5)] * 4):
+        status, out, _ = run(capsys, wide(tmp_path, pairs), "--resamples",
+                             "50", "--verbose", "--format", fmt)
+        assert status == 0 and "Unpaired CI none: no spread" in out
+        assert not re.search(r"\[[-+]?0\.0+, [-+]?0\.0+\]", out)
 
 
 @pytest.mark.parametrize("n, gained, lost", [(30, 0.1, 0.05), (40, 0.2, 0.15),
