@@ -4143,10 +4143,10 @@ def _win_rates(size, cells):
 
 ## Judge-corrected comparison ################################################
 
-# Doors (called from other sections): _corrected_macro, _corrected_result,
-# _corrected_se, _corrected_table, _covariate_check, _judge_check, _JudgeCheck,
-# _labels_for_se, _labels_needed, _ppi_bradley_terry, _PPI_CLT_LEAST,
-# _variance.
+# Doors (called from other sections): _agreement_audit, _corrected_macro,
+# _corrected_result, _corrected_se, _corrected_table, _covariate_check,
+# _judge_check, _JudgeCheck, _labels_for_se, _labels_needed,
+# _ppi_bradley_terry, _PPI_CLT_LEAST, _variance.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -4542,6 +4542,251 @@ def _agreement(human, judge):
                       else None, n)
 
 
+# The judge audit's agreement statistics, each chance-corrected, 1 for
+# perfect agreement and 0 for what chance gives, on the items a human
+# labelled: Cohen's kappa (1960) on the scores as categories; Cohen's
+# (1968) weighted kappa with linear or quadratic disagreement weights
+# |x - y| and (x - y)^2 on the scores' values (scikit-learn's
+# cohen_kappa_score where the scores are equally spaced and all seen);
+# Krippendorff's alpha (2011, "Computing Krippendorff's alpha-
+# reliability", Annenberg School for Communication, University of
+# Pennsylvania) from the coincidences of the pooled values, nominal,
+# ordinal or interval; and Gwet's AC1 (2008, "Computing inter-rater
+# reliability and its variance in the presence of high agreement", British
+# Journal of Mathematical and Statistical Psychology 61:29-48), whose
+# chance agreement does not collapse where one category is common (kappa's
+# paradox).  Each interval is the jackknife's over the labelled items
+# (Quenouille 1956, Tukey 1958: se^2 = (n - 1)/n sum (t_(i) - t_(.))^2),
+# with Student's t on n - 1 degrees of freedom; an item's leave-one-out
+# value depends only on its (human, judge) pair, so each distinct pair is
+# left out once and weighted by its count.
+
+_AGREEMENT_MOST = 20    # distinct scores past which no agreement is audited
+
+
+def _kappa(x, y, weights=None):
+    """Return Cohen's kappa of paired scores *x* and *y*, unweighted (the
+    scores as categories) or with "linear" or "quadratic" disagreement
+    weights on their values:
+        kappa = 1 - mean d(x_i, y_i) / mean over all a, b of d(x_a, y_b),
+    d(x, y) = [x != y], |x - y| or (x - y)^2 (Cohen 1968); None where
+    chance alone disagrees not at all.
+
+    >>> _kappa([0, 1, 2, 2], [0, 2, 2, 1])      # 1 - (2/4) / (10/16)
+    Fraction(1, 5)
+    >>> _kappa([0, 1, 2, 2], [0, 2, 2, 1], "quadratic")  # 1 - (2/4)/(22/16)
+    Fraction(7, 11)
+    """
+    return _kappa_of(_pairs(x, y), weights)
+
+
+def _pairs(x, y):
+    """Return the Counter of the (x, y) pairs, as Fractions."""
+    return collections.Counter((Fraction(a), Fraction(b))
+                               for a, b in zip(x, y))
+
+
+def _kappa_of(pairs, weights=None):
+    """Return _kappa of a Counter of (x, y) pairs."""
+    d = {None: lambda a, b: int(a != b), "linear": lambda a, b: abs(a - b),
+         "quadratic": lambda a, b: (a - b) ** 2}[weights]
+    n, one = sum(pairs.values()), _unit_of(pairs)
+    xs, ys = collections.Counter(), collections.Counter()
+    for (a, b), c in pairs.items():
+        xs[a] += c
+        ys[b] += c
+    observed = sum(c * d(a, b) for (a, b), c in pairs.items())
+    chance = sum(ca * cb * d(a, b) for a, ca in xs.items()
+                 for b, cb in ys.items())
+    if not chance:
+        return None
+    return 1 - one * observed * n / chance
+
+
+def _unit_of(pairs):
+    """Return 1 in the type of the keys' values (Fraction: exact; float:
+    the jackknife's fast leave-one-out values)."""
+    return type(next(iter(pairs))[0])(1)
+
+
+def _alpha(units, metric="interval"):
+    """Return Krippendorff's alpha of *units*, each a list of the values
+    its coders gave (None where one gave none; units with fewer than two
+    values are not pairable and left out), with the "nominal", "ordinal"
+    or "interval" difference (Krippendorff 2011):
+        o_ck = sum over units of (pairs c-k in u) / (m_u - 1),
+        alpha = 1 - (N - 1) sum o_ck d_ck / sum n_c n_k d_ck,
+    d_ck = [c != k], (c - k)^2, or for ordinal values (sum of n_g for g
+    from c to k - (n_c + n_k) / 2)^2; None where every value is one.
+
+    >>> _alpha([[1, 1], [1, 0], [0, 0]], "nominal")   # 1 - 5 * 2 / 18
+    Fraction(4, 9)
+    """
+    same = collections.Counter(
+        tuple(sorted(Fraction(v) for v in unit if v is not None))
+        for unit in units)
+    return _alpha_of(same, metric)
+
+
+def _alpha_of(units, metric):
+    """Return _alpha of a Counter of units (sorted tuples of values)."""
+    coincide = collections.Counter()
+    for values, times in units.items():
+        m = len(values)
+        if m < 2:
+            continue
+        for i, c in enumerate(values):
+            for j, k in enumerate(values):
+                if i != j:
+                    coincide[c, k] += type(c)(times) / (m - 1)
+    counts = collections.Counter()
+    for (c, _), o in coincide.items():
+        counts[c] += o
+    total = sum(counts.values())
+    order = sorted(counts)
+    if metric == "ordinal":
+        place = {c: k for k, c in enumerate(order)}
+        cumulative = [0 * order[0]]
+        for c in order:
+            cumulative.append(cumulative[-1] + counts[c])
+
+        def d(c, k):
+            lo, hi = sorted((place[c], place[k]))
+            return (cumulative[hi + 1] - cumulative[lo]
+                    - (counts[c] + counts[k]) / 2) ** 2
+    elif metric == "nominal":
+        def d(c, k):
+            return int(c != k)
+    else:
+        def d(c, k):
+            return (c - k) ** 2
+    expected = sum(counts[c] * counts[k] * d(c, k) for c in order
+                   for k in order)
+    if not expected:
+        return None
+    observed = sum(o * d(c, k) for (c, k), o in coincide.items())
+    return 1 - (total - 1) * observed / expected
+
+
+def _ac1(x, y):
+    """Return Gwet's AC1 of paired scores *x* and *y* taken as
+    categories (Gwet 2008):
+        AC1 = (p_a - p_e) / (1 - p_e),
+        p_e = sum over the q categories of pi_k (1 - pi_k) / (q - 1),
+    pi_k the share of all 2n scores in category k; None with one category.
+
+    >>> _ac1([1, 1, 1, 0], [1, 1, 0, 0])   # p_a 3/4, p_e 2 (5/8)(3/8)
+    Fraction(9, 17)
+    """
+    return _ac1_of(_pairs(x, y))
+
+
+def _ac1_of(pairs):
+    """Return _ac1 of a Counter of (x, y) pairs."""
+    n = sum(pairs.values())
+    shares = collections.Counter()
+    for (a, b), c in pairs.items():
+        shares[a] += c
+        shares[b] += c
+    q = len(shares)
+    if q < 2:
+        return None
+    one = _unit_of(pairs)
+    agree = one * sum(c for (a, b), c in pairs.items() if a == b) / n
+    chance = sum(one * c / (2 * n) * (1 - one * c / (2 * n))
+                 for c in shares.values()) / (q - 1)
+    return (agree - chance) / (1 - chance)
+
+
+class _Statistic(NamedTuple):
+    """An agreement statistic of the judge with the humans."""
+    name: str
+    value: float
+    ci: object               # its jackknife Interval, or None
+
+
+def _agreement_audit(items, confidence=CONFIDENCE):
+    """Return the _Statistics of the judge against the humans on *items*,
+    each a tuple of the (human, judge) score pairs of its labelled answers
+    (one per system): Cohen's kappa, and where the scores are more than
+    two, the linear and quadratic weighted kappas; Krippendorff's alpha
+    (nominal for two values, else ordinal and interval); Gwet's AC1 where
+    they are two; each with its jackknife interval over the items, an
+    item's answers left out together (see the block comment above).  ()
+    where the scores take more than _AGREEMENT_MOST values (not a scale of
+    categories) or there are fewer than three items.
+
+    >>> [(s.name, round(s.value, 4)) for s in _agreement_audit(
+    ...     [((1, 1),), ((0, 0),), ((1, 0),), ((0, 0), (1, 1))])[:1]]
+    [("Cohen's kappa", 0.6154)]
+    """
+    items = collections.Counter(tuple((Fraction(h), Fraction(j))
+                                      for h, j in item) for item in items)
+    pairs = collections.Counter()
+    for item, count in items.items():
+        for pair in item:
+            pairs[pair] += count
+    values = {a for a, _ in pairs} | {b for _, b in pairs}
+    if sum(items.values()) < 3 or not 2 <= len(values) <= _AGREEMENT_MOST:
+        return ()
+    binary = len(values) == 2
+
+    def alpha(metric):
+        return lambda p: _alpha_of(_units_of_pairs(p), metric)
+    stats = [("Cohen's kappa", _kappa_of)]
+    if not binary:
+        stats += [("linear kappa", lambda p: _kappa_of(p, "linear")),
+                  ("quadratic kappa", lambda p: _kappa_of(p, "quadratic"))]
+    for metric in (("nominal",) if binary else ("ordinal", "interval")):
+        stats.append((f"Krippendorff's alpha ({metric})", alpha(metric)))
+    if binary:
+        stats.append(("Gwet's AC1", _ac1_of))
+    out = []
+    for name, stat in stats:
+        value = stat(pairs)
+        if value is not None:
+            out.append(_Statistic(name, float(value),
+                                  _jackknife(stat, items, confidence)))
+    return tuple(out)
+
+
+def _units_of_pairs(pairs):
+    """Return the Counter of units (sorted value pairs) of a Counter of
+    (x, y) pairs."""
+    units = collections.Counter()
+    for (a, b), c in pairs.items():
+        units[tuple(sorted((a, b)))] += c
+    return units
+
+
+def _jackknife(stat, items, confidence=CONFIDENCE):
+    """Return the jackknife's Student t Interval of stat(pairs) over the
+    n items the Counter *items* holds (each a tuple of (human, judge)
+    pairs), *pairs* the Counter of all their pairs: each distinct item
+    left out once, its value weighted by its count; None where a
+    leave-one-out value is undefined."""
+    n = sum(items.values())
+    pairs = collections.Counter()
+    for item, count in items.items():
+        for h, j in item:
+            pairs[float(h), float(j)] += count
+    full = stat(pairs)
+    leave = []
+    for key, count in items.items():
+        less = collections.Counter(pairs)
+        for h, j in key:
+            less[float(h), float(j)] -= 1
+        value = stat(+less)
+        if value is None:
+            return None
+        leave.append((float(value), count))
+    mean = math.fsum(v * c for v, c in leave) / n
+    se = math.sqrt((n - 1) / n * math.fsum(c * (v - mean) ** 2
+                                           for v, c in leave))
+    half = _student_t_upper(float((1 - _exact(confidence)) / 2), n - 1) * se
+    return Interval(float(full) - half, float(full) + half)
+
+
 class _JudgeCheck(NamedTuple):
     """What the human labels say of the judge on one metric: the
     corrected figures, and beside them the judge's alone, the humans'
@@ -4559,6 +4804,7 @@ class _JudgeCheck(NamedTuple):
     needed: object = None    # labels that would detect the gap seen
                              # (_labels_needed), None: more than the items
     covariate: object = None  # _Covariate (--judge-covariate), or None
+    audit: tuple = ()        # _Statistics of agreement (_agreement_audit)
 
 
 class _CorrectedRatings(NamedTuple):
@@ -10910,7 +11156,13 @@ def _judged_metric(judge, human, metric, rng, options, where,
                               options.power),
         covariate and _covariate_check(judge, human, covariate,
                                        options.judge_covariate,
-                                       options.confidence, clusters))
+                                       options.confidence, clusters),
+        _agreement_audit([tuple((h[k], j[k]) for j, h in zip(judge, human)
+                                if h[k] == h[k])
+                          for k in range(len(judge.a))
+                          if human.a[k] == human.a[k]
+                          or human.b[k] == human.b[k]],
+                         options.confidence))
     return _corrected_result(metric, kind, corrected, gap,
                              len(judge.a)), check
 
@@ -12352,6 +12604,15 @@ def _judge_lines(r, j, check, as_judged, options):
                      + (f" {span(ci)}" if ci is not None else ""))
     lines.append(f"The judge's bias (judge minus human, {level} CI): "
                  f"{', '.join(words[:2])}; {words[2]}.")
+    finding = _audit_finding(check, u, level, span)
+    if finding:
+        lines.insert(int(as_judged != j.verdict), finding)
+    if check.audit and options.verbose:
+        lines.append("Agreement, both systems' labelled answers (" + level
+                     + " CI, jackknife over items): " + "; ".join(
+                         f"{a.name} {a.value:.2f}" + (
+                             f" [{a.ci.lo:.2f}, {a.ci.hi:.2f}]" if a.ci
+                             else "") for a in check.audit) + ".")
     if check.agreement:
         said = [f"{name} sensitivity {_share_text(g.sensitivity)}, "
                 f"specificity {_share_text(g.specificity)}, Cohen's kappa "
@@ -12379,6 +12640,36 @@ def _judge_lines(r, j, check, as_judged, options):
                if needed else f"would take more labels than the "
                f"{r.n_items:,} items have."))
     return lines
+
+
+# Landis and Koch (1977, "The measurement of observer agreement for
+# categorical data", Biometrics 33:159-174): the words for a kappa's size.
+_AGREES = ((0.0, "no better than chance"), (0.2, "slightly"),
+           (0.4, "fairly"), (0.6, "moderately"), (0.8, "substantially"),
+           (1.01, "almost perfectly"))
+
+
+def _audit_finding(check, u=None, level="95%", span=None):
+    """Return the judge audit's one finding line: how well the judge
+    agrees with the humans (Cohen's kappa on 0/1 scores, the quadratic
+    kappa on a scale) in Landis and Koch's words, with its interval, and
+    the judge's bias on the gap; None without an audit.  Without units
+    *u* the line is in plain numbers (JSON)."""
+    head = next((a for a in check.audit if a.name == "quadratic kappa"),
+                check.audit[0] if check.audit else None)
+    if head is None:
+        return None
+    word = next(w for top, w in _AGREES if head.value < top)
+    mean, ci = check.bias[2]
+    bias = (u.gap(_exact(mean)) + (f" {span(ci)}" if ci else "")
+            if u else f"{mean:+.4g}" + (f" [{ci.lo:.4g}, {ci.hi:.4g}]"
+                                        if ci else ""))
+    lean = ("favours the candidate" if mean > 0 else "favours the baseline"
+            if mean < 0 else "favours neither system")
+    return (f"The judge agrees with the humans {word} ({head.name} "
+            f"{head.value:.2f}" + (f" [{head.ci.lo:.2f}, {head.ci.hi:.2f}]"
+                                   if head.ci else "")
+            + f") and {lean} by {bias} ({level} CI).")
 
 
 def _worth(c):
@@ -12714,6 +13005,13 @@ def _judge_json(check, as_judged):
                        "specificity": g.specificity and float(g.specificity),
                        "kappa": g.kappa and float(g.kappa), "items": g.items}
                       for g in check.agreement],
+        "agreement_audit": {
+            "finding": _audit_finding(check),
+            "method": "jackknife over the labelled items, Student's t "
+                      "on items - 1 df",
+            "statistics": [{"statistic": a.name, "value": a.value,
+                            "ci": a.ci and [a.ci.lo, a.ci.hi]}
+                           for a in check.audit]},
         "labelled_items_differ_z": check.drift,
         "labels_needed": check.needed,
         "covariate": check.covariate and {
