@@ -4786,10 +4786,10 @@ def _win_rates(size, cells):
 
 ## Judge-corrected comparison ################################################
 
-# Doors (called from other sections): _corrected_macro, _corrected_result,
-# _corrected_se, _corrected_table, _covariate_check, _judge_check, _JudgeCheck,
-# _labels_for_se, _labels_needed, _ppi_bradley_terry, _PPI_CLT_LEAST,
-# _variance.
+# Doors (called from other sections): _agreement_audit, _corrected_macro,
+# _corrected_result, _corrected_se, _corrected_table, _covariate_check,
+# _judge_check, _JudgeCheck, _labels_for_se, _labels_needed,
+# _ppi_bradley_terry, _PPI_CLT_LEAST, _variance.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -4808,9 +4808,19 @@ def _win_rates(size, cells):
 # n + N items with n + N - 1, the parts' variances over their counts).
 # A difference of two systems is the same on the per-item differences of
 # the items a human labelled for both, so the pairing is kept.  From
-# _PPI_CLT_LEAST labels the interval and p are the normal ones; below,
-# Student's t on the parts' unbiased variances with Welch and
-# Satterthwaite's degrees of freedom (the rectifier's n - 1 dominate).
+# _PPI_CLT_LEAST labels whose rectifier's variance is known as well as
+# that many normal values would know it (_moment_df) the interval and p are
+# the normal ones; else Student's t on the parts' unbiased variances with
+# Welch and Satterthwaite's degrees of freedom, the rectifier's from its
+# fourth moment, and the tuned weight's variance counted: a judge that
+# agrees with the humans on most items leaves a rectifier that is 0 but on
+# a few, whose variance forty labels (or two hundred) measure far worse
+# than n - 1 degrees of freedom say (gaps covered 92-93% at 40 labels of
+# a judge agreeing 97%, 93.6% at 200; 95-97% and 94-95% so).
+# One weight serves a comparison: PPI++'s, tuned on the per-item
+# differences of the items labelled for both, corrects each system's mean
+# too, so the candidate's corrected mean less the baseline's is the
+# corrected gap (any fixed weight leaves each mean unbiased).
 # Where items come in clusters (--cluster; the turns of one question) the
 # two parts err together: _ppi_clustered takes the standard error over
 # clusters, and _ppi_bradley_terry's sandwich clusters the same way.  A
@@ -4818,7 +4828,8 @@ def _win_rates(size, cells):
 # (_corrected_macro); rank --human reads its ratings' rank sets and top
 # group from draws of the fit's normal law (_corrected_table).
 
-_PPI_CLT_LEAST = 100    # labels from which the corrected interval is normal
+_PPI_CLT_LEAST = 100    # labels (and the rectifier's degrees of freedom)
+                        # from which the corrected interval is normal
 
 
 class _Corrected(NamedTuple):
@@ -4841,6 +4852,8 @@ class _Corrected(NamedTuple):
     drift: object = None     # the clustered z of the labelled items'
                              # judge mean against the rest's (clusters)
     clusters: object = None  # G, where items come in clusters
+    weight_var: float = 0.0  # the tuned weight's variance, counted below
+                             # _PPI_CLT_LEAST labels (_weight_variance)
 
 
 def _variance(values, ddof):
@@ -4853,10 +4866,23 @@ def _variance(values, ddof):
     return math.fsum((x - mean) ** 2 for x in values) / (n - ddof)
 
 
-def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE):
+def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE, tuned=None):
     """Return the _Corrected mean of human scores *y* on the labelled
     items, with the judge's scores *f* on the same items and
-    *f_unlabelled* on the rest (see the block comment above).
+    *f_unlabelled* on the rest (see the block comment above), at PPI++'s
+    tuned weight or at the weight of the _Corrected *tuned* (a
+    comparison's, _judge_check).
+
+    Below _PPI_CLT_LEAST labels, or where the rectifier's _moment_df is
+    below that, the interval is Student's t and its variance counts the
+    weight's own too:
+    the estimate is mean(y) - lam (mean(f) - mean(f~)), and lam is tuned
+    on the same labels, so by the delta method, conditional on the judge
+    means seen (as the regression estimator's variance, Cochran 1977,
+    Sampling Techniques, 7.3, holds the x's),
+        var += (mean(f) - mean(f~))^2 var(lam),
+        var(lam) = var((y - mean y)(f - mean f)) / n / ((1 + n/N) s_f^2)^2
+    (_weight_variance; 0 where lam is clipped to 0 or 1).
 
     With all items labelled the weight is 0 and the figures are the human
     scores' own; with fewer than two labels EvalDeltaError is raised.
@@ -4865,22 +4891,27 @@ def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE):
     >>> c.weight                 # 0.125 / ((1 + 4/6) * 0.2667)
     0.28125
     >>> c.estimate, c.labels, round(c.df, 2)   # 0.28125 * 4/6 + 0.609375
-    (0.796875, 4, 3.47)
+    (0.796875, 4, 3.45)
     """
     n, big_n = len(y), len(f_unlabelled)
     weight, cov = _ppi_weight(y, f, f_unlabelled)
+    spread = (_weight_variance(y, f, f_unlabelled, weight) if tuned is None
+              else tuned.weight_var)
+    weight = weight if tuned is None else tuned.weight
     rectified = [a - weight * b for a, b in zip(y, f)]
     imputed = math.fsum(f_unlabelled) / big_n if big_n else 0.0
     estimate = weight * imputed + math.fsum(rectified) / n
-    normal = n >= _PPI_CLT_LEAST
+    normal = n >= _PPI_CLT_LEAST and _moment_df(rectified) >= _PPI_CLT_LEAST
     ddof = 0 if normal else 1
     parts = [_variance(rectified, ddof) / n,
              weight * weight * _variance(f_unlabelled, ddof) / big_n
              if big_n else 0.0]
+    if not normal:
+        parts[0] += (math.fsum(f) / n - imputed) ** 2 * spread
     se = math.sqrt(math.fsum(parts))
     df = None
     if not normal:
-        counts = [n - 1, big_n - 1]
+        counts = [_moment_df(rectified), big_n - 1]
         df = (math.fsum(parts) ** 2
               / math.fsum(v * v / k for v, k in zip(parts, counts) if k > 0)
               if se else n - 1)
@@ -4890,7 +4921,49 @@ def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE):
     moments = (human, cov * n / (n - 1), _variance(list(f), 1),
                _variance(list(f_unlabelled), 1))
     return _Corrected(estimate, ci, p, se, weight, n, big_n, effective, df,
-                      moments)
+                      moments, weight_var=spread)
+
+
+def _weight_variance(y, f, f_unlabelled, weight):
+    """Return the delta method's variance of PPI++'s tuned weight
+    lam = cov(y, f) / ((1 + n/N) s_f^2) (_ppi_weight) from the n labelled
+    items, s_f^2 taken as known (it is over all n + N items):
+        var(lam) = var((y - mean y)(f - mean f)) / n / ((1 + n/N) s_f^2)^2;
+    0 where lam is clipped to 0 or 1, or there is nothing unlabelled."""
+    n, big_n = len(y), len(f_unlabelled)
+    spread = _variance(list(f) + list(f_unlabelled), 1)
+    if not big_n or not spread or not 0 < weight < 1:
+        return 0.0
+    mean_y, mean_f = math.fsum(y) / n, math.fsum(f) / n
+    cross = [(a - mean_y) * (b - mean_f) for a, b in zip(y, f)]
+    return _variance(cross, 1) / n / ((1 + n / big_n) * spread) ** 2
+
+
+def _moment_df(values):
+    """Return the degrees of freedom of the unbiased variance of *values*
+    by Satterthwaite's (1946, "An approximate distribution of estimates of
+    variance components", Biometrics Bulletin 2:110-114) matching of two
+    moments, with the variance of s^2 that the values' own fourth moment
+    gives (Cramer 1946, Mathematical Methods of Statistics, 27.4):
+        var(s^2) = sigma^4 (2 / (n - 1) + kappa / n),
+        df = 2 sigma^4 / var(s^2) = 2 / (2 / (n - 1) + kappa / n),
+    kappa the sample excess kurtosis m4 / m2^2 - 3, taken as 0 where it is
+    below (so df is never past the normal theory's n - 1).  A rectifier
+    that is 0 on most items has a large kappa, and few degrees of freedom.
+
+    >>> _moment_df([0, 1] * 5)        # kurtosis -2: the normal theory's
+    9
+    >>> round(_moment_df([0] * 18 + [1, -1]), 2)   # kappa 7: 2 / (2/19 + 7/20)
+    4.39
+    """
+    n = len(values)
+    mean = math.fsum(values) / n
+    m2 = math.fsum((x - mean) ** 2 for x in values) / n
+    m4 = math.fsum((x - mean) ** 4 for x in values) / n
+    kappa = m4 / (m2 * m2) - 3 if m2 else 0.0
+    if kappa <= 0:
+        return n - 1
+    return 2 / (2 / (n - 1) + kappa / n)
 
 
 def _effective_labels(human, se, items):
@@ -4945,7 +5018,7 @@ def _ppi_weight(y, f, f_unlabelled):
 
 
 def _ppi_clustered(y, f, f_unlabelled, clusters, clusters_unlabelled,
-                   confidence=CONFIDENCE):
+                   confidence=CONFIDENCE, tuned=None):
     """Return the _Corrected mean of _ppi_mean where items come in
     clusters (the labels of the labelled items' clusters, *clusters*, and
     of the rest's): the same weight and estimate, and the standard error
@@ -4971,7 +5044,7 @@ def _ppi_clustered(y, f, f_unlabelled, clusters, clusters_unlabelled,
     ...                         [1, 1, 0, 1, 0, 1]).estimate, c.df
     (True, 3)
     """
-    unclustered = _ppi_mean(y, f, f_unlabelled, confidence)
+    unclustered = _ppi_mean(y, f, f_unlabelled, confidence, tuned)
     n, big_n, weight = len(y), len(f_unlabelled), unclustered.weight
     rectified = [a - weight * b for a, b in zip(y, f)]
     imputed = math.fsum(f_unlabelled) / big_n if big_n else 0.0
@@ -5129,6 +5202,251 @@ def _agreement(human, judge):
                       else None, n)
 
 
+# The judge audit's agreement statistics, each chance-corrected, 1 for
+# perfect agreement and 0 for what chance gives, on the items a human
+# labelled: Cohen's kappa (1960) on the scores as categories; Cohen's
+# (1968) weighted kappa with linear or quadratic disagreement weights
+# |x - y| and (x - y)^2 on the scores' values (scikit-learn's
+# cohen_kappa_score where the scores are equally spaced and all seen);
+# Krippendorff's alpha (2011, "Computing Krippendorff's alpha-
+# reliability", Annenberg School for Communication, University of
+# Pennsylvania) from the coincidences of the pooled values, nominal,
+# ordinal or interval; and Gwet's AC1 (2008, "Computing inter-rater
+# reliability and its variance in the presence of high agreement", British
+# Journal of Mathematical and Statistical Psychology 61:29-48), whose
+# chance agreement does not collapse where one category is common (kappa's
+# paradox).  Each interval is the jackknife's over the labelled items
+# (Quenouille 1956, Tukey 1958: se^2 = (n - 1)/n sum (t_(i) - t_(.))^2),
+# with Student's t on n - 1 degrees of freedom; an item's leave-one-out
+# value depends only on its (human, judge) pair, so each distinct pair is
+# left out once and weighted by its count.
+
+_AGREEMENT_MOST = 20    # distinct scores past which no agreement is audited
+
+
+def _kappa(x, y, weights=None):
+    """Return Cohen's kappa of paired scores *x* and *y*, unweighted (the
+    scores as categories) or with "linear" or "quadratic" disagreement
+    weights on their values:
+        kappa = 1 - mean d(x_i, y_i) / mean over all a, b of d(x_a, y_b),
+    d(x, y) = [x != y], |x - y| or (x - y)^2 (Cohen 1968); None where
+    chance alone disagrees not at all.
+
+    >>> _kappa([0, 1, 2, 2], [0, 2, 2, 1])      # 1 - (2/4) / (10/16)
+    Fraction(1, 5)
+    >>> _kappa([0, 1, 2, 2], [0, 2, 2, 1], "quadratic")  # 1 - (2/4)/(22/16)
+    Fraction(7, 11)
+    """
+    return _kappa_of(_pairs(x, y), weights)
+
+
+def _pairs(x, y):
+    """Return the Counter of the (x, y) pairs, as Fractions."""
+    return collections.Counter((Fraction(a), Fraction(b))
+                               for a, b in zip(x, y))
+
+
+def _kappa_of(pairs, weights=None):
+    """Return _kappa of a Counter of (x, y) pairs."""
+    d = {None: lambda a, b: int(a != b), "linear": lambda a, b: abs(a - b),
+         "quadratic": lambda a, b: (a - b) ** 2}[weights]
+    n, one = sum(pairs.values()), _unit_of(pairs)
+    xs, ys = collections.Counter(), collections.Counter()
+    for (a, b), c in pairs.items():
+        xs[a] += c
+        ys[b] += c
+    observed = sum(c * d(a, b) for (a, b), c in pairs.items())
+    chance = sum(ca * cb * d(a, b) for a, ca in xs.items()
+                 for b, cb in ys.items())
+    if not chance:
+        return None
+    return 1 - one * observed * n / chance
+
+
+def _unit_of(pairs):
+    """Return 1 in the type of the keys' values (Fraction: exact; float:
+    the jackknife's fast leave-one-out values)."""
+    return type(next(iter(pairs))[0])(1)
+
+
+def _alpha(units, metric="interval"):
+    """Return Krippendorff's alpha of *units*, each a list of the values
+    its coders gave (None where one gave none; units with fewer than two
+    values are not pairable and left out), with the "nominal", "ordinal"
+    or "interval" difference (Krippendorff 2011):
+        o_ck = sum over units of (pairs c-k in u) / (m_u - 1),
+        alpha = 1 - (N - 1) sum o_ck d_ck / sum n_c n_k d_ck,
+    d_ck = [c != k], (c - k)^2, or for ordinal values (sum of n_g for g
+    from c to k - (n_c + n_k) / 2)^2; None where every value is one.
+
+    >>> _alpha([[1, 1], [1, 0], [0, 0]], "nominal")   # 1 - 5 * 2 / 18
+    Fraction(4, 9)
+    """
+    same = collections.Counter(
+        tuple(sorted(Fraction(v) for v in unit if v is not None))
+        for unit in units)
+    return _alpha_of(same, metric)
+
+
+def _alpha_of(units, metric):
+    """Return _alpha of a Counter of units (sorted tuples of values)."""
+    coincide = collections.Counter()
+    for values, times in units.items():
+        m = len(values)
+        if m < 2:
+            continue
+        for i, c in enumerate(values):
+            for j, k in enumerate(values):
+                if i != j:
+                    coincide[c, k] += type(c)(times) / (m - 1)
+    counts = collections.Counter()
+    for (c, _), o in coincide.items():
+        counts[c] += o
+    total = sum(counts.values())
+    order = sorted(counts)
+    if metric == "ordinal":
+        place = {c: k for k, c in enumerate(order)}
+        cumulative = [0 * order[0]]
+        for c in order:
+            cumulative.append(cumulative[-1] + counts[c])
+
+        def d(c, k):
+            lo, hi = sorted((place[c], place[k]))
+            return (cumulative[hi + 1] - cumulative[lo]
+                    - (counts[c] + counts[k]) / 2) ** 2
+    elif metric == "nominal":
+        def d(c, k):
+            return int(c != k)
+    else:
+        def d(c, k):
+            return (c - k) ** 2
+    expected = sum(counts[c] * counts[k] * d(c, k) for c in order
+                   for k in order)
+    if not expected:
+        return None
+    observed = sum(o * d(c, k) for (c, k), o in coincide.items())
+    return 1 - (total - 1) * observed / expected
+
+
+def _ac1(x, y):
+    """Return Gwet's AC1 of paired scores *x* and *y* taken as
+    categories (Gwet 2008):
+        AC1 = (p_a - p_e) / (1 - p_e),
+        p_e = sum over the q categories of pi_k (1 - pi_k) / (q - 1),
+    pi_k the share of all 2n scores in category k; None with one category.
+
+    >>> _ac1([1, 1, 1, 0], [1, 1, 0, 0])   # p_a 3/4, p_e 2 (5/8)(3/8)
+    Fraction(9, 17)
+    """
+    return _ac1_of(_pairs(x, y))
+
+
+def _ac1_of(pairs):
+    """Return _ac1 of a Counter of (x, y) pairs."""
+    n = sum(pairs.values())
+    shares = collections.Counter()
+    for (a, b), c in pairs.items():
+        shares[a] += c
+        shares[b] += c
+    q = len(shares)
+    if q < 2:
+        return None
+    one = _unit_of(pairs)
+    agree = one * sum(c for (a, b), c in pairs.items() if a == b) / n
+    chance = sum(one * c / (2 * n) * (1 - one * c / (2 * n))
+                 for c in shares.values()) / (q - 1)
+    return (agree - chance) / (1 - chance)
+
+
+class _Statistic(NamedTuple):
+    """An agreement statistic of the judge with the humans."""
+    name: str
+    value: float
+    ci: object               # its jackknife Interval, or None
+
+
+def _agreement_audit(items, confidence=CONFIDENCE):
+    """Return the _Statistics of the judge against the humans on *items*,
+    each a tuple of the (human, judge) score pairs of its labelled answers
+    (one per system): Cohen's kappa, and where the scores are more than
+    two, the linear and quadratic weighted kappas; Krippendorff's alpha
+    (nominal for two values, else ordinal and interval); Gwet's AC1 where
+    they are two; each with its jackknife interval over the items, an
+    item's answers left out together (see the block comment above).  ()
+    where the scores take more than _AGREEMENT_MOST values (not a scale of
+    categories) or there are fewer than three items.
+
+    >>> [(s.name, round(s.value, 4)) for s in _agreement_audit(
+    ...     [((1, 1),), ((0, 0),), ((1, 0),), ((0, 0), (1, 1))])[:1]]
+    [("Cohen's kappa", 0.6154)]
+    """
+    items = collections.Counter(tuple((Fraction(h), Fraction(j))
+                                      for h, j in item) for item in items)
+    pairs = collections.Counter()
+    for item, count in items.items():
+        for pair in item:
+            pairs[pair] += count
+    values = {a for a, _ in pairs} | {b for _, b in pairs}
+    if sum(items.values()) < 3 or not 2 <= len(values) <= _AGREEMENT_MOST:
+        return ()
+    binary = len(values) == 2
+
+    def alpha(metric):
+        return lambda p: _alpha_of(_units_of_pairs(p), metric)
+    stats = [("Cohen's kappa", _kappa_of)]
+    if not binary:
+        stats += [("linear kappa", lambda p: _kappa_of(p, "linear")),
+                  ("quadratic kappa", lambda p: _kappa_of(p, "quadratic"))]
+    for metric in (("nominal",) if binary else ("ordinal", "interval")):
+        stats.append((f"Krippendorff's alpha ({metric})", alpha(metric)))
+    if binary:
+        stats.append(("Gwet's AC1", _ac1_of))
+    out = []
+    for name, stat in stats:
+        value = stat(pairs)
+        if value is not None:
+            out.append(_Statistic(name, float(value),
+                                  _jackknife(stat, items, confidence)))
+    return tuple(out)
+
+
+def _units_of_pairs(pairs):
+    """Return the Counter of units (sorted value pairs) of a Counter of
+    (x, y) pairs."""
+    units = collections.Counter()
+    for (a, b), c in pairs.items():
+        units[tuple(sorted((a, b)))] += c
+    return units
+
+
+def _jackknife(stat, items, confidence=CONFIDENCE):
+    """Return the jackknife's Student t Interval of stat(pairs) over the
+    n items the Counter *items* holds (each a tuple of (human, judge)
+    pairs), *pairs* the Counter of all their pairs: each distinct item
+    left out once, its value weighted by its count; None where a
+    leave-one-out value is undefined."""
+    n = sum(items.values())
+    pairs = collections.Counter()
+    for item, count in items.items():
+        for h, j in item:
+            pairs[float(h), float(j)] += count
+    full = stat(pairs)
+    leave = []
+    for key, count in items.items():
+        less = collections.Counter(pairs)
+        for h, j in key:
+            less[float(h), float(j)] -= 1
+        value = stat(+less)
+        if value is None:
+            return None
+        leave.append((float(value), count))
+    mean = math.fsum(v * c for v, c in leave) / n
+    se = math.sqrt((n - 1) / n * math.fsum(c * (v - mean) ** 2
+                                           for v, c in leave))
+    half = _student_t_upper(float((1 - _exact(confidence)) / 2), n - 1) * se
+    return Interval(float(full) - half, float(full) + half)
+
+
 class _JudgeCheck(NamedTuple):
     """What the human labels say of the judge on one metric: the
     corrected figures, and beside them the judge's alone, the humans'
@@ -5146,6 +5464,7 @@ class _JudgeCheck(NamedTuple):
     needed: object = None    # labels that would detect the gap seen
                              # (_labels_needed), None: more than the items
     covariate: object = None  # _Covariate (--judge-covariate), or None
+    audit: tuple = ()        # _Statistics of agreement (_agreement_audit)
 
 
 class _CorrectedRatings(NamedTuple):
@@ -5450,22 +5769,33 @@ def _judge_check(judge, human, confidence=CONFIDENCE, clusters=None):
     """Return (the _JudgeCheck's corrected part: a, b, gap, bias,
     agreement, drift) of one metric from _Columns of the judge's scores
     and of the human's (NaN where unlabelled); the items labelled for
-    both give the gap, the bias on it, and its rectifier.  With each
-    item's cluster (*clusters*), the standard errors are clustered
-    (_ppi_clustered)."""
+    both give the gap, the bias on it, its rectifier and the one weight
+    that corrects each system's mean too (so b - a is the gap; where the
+    systems' labelled items differ, the gap is that difference, with
+    _ppi_difference's standard error).  With each item's cluster
+    (*clusters*), the standard errors are clustered (_ppi_clustered)."""
     corrected, bias, agreement, drift = [], [], [], None
 
-    def ppi(y, f, rest, labelled):
+    def ppi(y, f, rest, labelled, tuned=None):
         if clusters is None:
-            return _ppi_mean(y, f, rest, confidence)
+            return _ppi_mean(y, f, rest, confidence, tuned)
         return _ppi_clustered(y, f, rest,
                               [clusters[k] for k in sorted(labelled)],
                               [g for k, g in enumerate(clusters)
-                               if k not in labelled], confidence)
+                               if k not in labelled], confidence, tuned)
+    both = [k for k, (x, y) in enumerate(zip(human.a, human.b))
+            if x == x and y == y]
+    ours = set(both)
+    d = [judge.b[k] - judge.a[k] for k in range(len(judge.a))]
+    dy = [human.b[k] - human.a[k] for k in both]
+    gap = ppi(dy, [d[k] for k in both],
+              [x for k, x in enumerate(d) if k not in ours], ours)
+    sets = []
     for j, h in ((judge.a, human.a), (judge.b, human.b)):
         y, f, rest = _labelled(j, h)
         labelled = {k for k, x in enumerate(h) if x == x}
-        corrected.append(ppi(y, f, rest, labelled))
+        sets.append(labelled)
+        corrected.append(ppi(y, f, rest, labelled, gap))
         bias.append(_mean_interval(
             [x - v for x, v in zip(f, y)], confidence,
             clusters and [clusters[k] for k in sorted(labelled)]))
@@ -5480,18 +5810,63 @@ def _judge_check(judge, human, confidence=CONFIDENCE, clusters=None):
         if z is not None and abs(z) > 3.29 and (drift is None
                                                 or abs(z) > abs(drift)):
             drift = z
-    both = [k for k, (x, y) in enumerate(zip(human.a, human.b))
-            if x == x and y == y]
-    ours = set(both)
-    d = [judge.b[k] - judge.a[k] for k in range(len(judge.a))]
-    y = [human.b[k] - human.a[k] for k in both]
-    gap = ppi(y, [d[k] for k in both],
-              [x for k, x in enumerate(d) if k not in ours], ours)
-    bias.append(_mean_interval([d[k] - v for k, v in zip(both, y)],
+    estimate = corrected[1].estimate - corrected[0].estimate
+    if sets[0] == sets[1]:
+        ci, p = _normal_or_t(estimate, gap.se, gap.df, confidence)
+        gap = gap._replace(estimate=estimate, ci=ci, p=p)
+    else:
+        gap = _ppi_difference(judge, human, gap, estimate, confidence,
+                              clusters)
+    bias.append(_mean_interval([d[k] - v for k, v in zip(both, dy)],
                                confidence,
                                clusters and [clusters[k] for k in both]))
     return corrected, gap, bias, agreement if len(agreement) == 2 else (), \
         drift
+
+
+def _ppi_difference(judge, human, paired, estimate, confidence=CONFIDENCE,
+                    clusters=None):
+    """Return the _Corrected gap b - a of two systems whose labelled items
+    differ, each mean corrected at the weight lam of *paired* (the gap's
+    on the items labelled for both) and *estimate* their difference.  Its
+    variance is the sum over items (or, with *clusters*, over clusters,
+    times G / (G - 1)) of the squared influence of each on b - a,
+        phi_k = i_b(k) - i_a(k),  i_s(k) = (r_sk - mean r_s) / n_s where
+        s's human labelled k (r = y - lam f), else lam (f_sk - mean of
+        s's unlabelled f) / N_s,
+    which with the same items labelled for both is _ppi_mean's normal
+    variance of the per-item differences.  Below _PPI_CLT_LEAST labels on
+    either side (or influences' _moment_df) the variance counts the
+    weight's too (as _ppi_mean's: the
+    two systems' shifts of the judge mean, labelled less unlabelled, their
+    difference squared times var(lam)) and the interval is Student's t on
+    the labelled items' influences' _moment_df."""
+    lam = paired.weight
+    phi = collections.defaultdict(float)
+    labelled, shift = [], 0.0
+    for sign, j, h in ((-1.0, judge.a, human.a), (1.0, judge.b, human.b)):
+        y, f, rest = _labelled(j, h)
+        mean_r = math.fsum(a - lam * b for a, b in zip(y, f)) / len(y)
+        mean_u = math.fsum(rest) / len(rest) if rest else 0.0
+        shift += sign * (math.fsum(f) / len(f) - mean_u)
+        labelled.append(len(y))
+        for k, (x, v) in enumerate(zip(j, h)):
+            g = k if clusters is None else clusters[k]
+            phi[g] += sign * ((v - lam * x - mean_r) / len(y) if v == v
+                              else lam * (x - mean_u) / len(rest))
+    factor = 1.0 if clusters is None else len(phi) / max(len(phi) - 1, 1)
+    variance = factor * math.fsum(v * v for v in phi.values())
+    marked = {k if clusters is None else clusters[k]
+              for k, (x, v) in enumerate(zip(human.a, human.b))
+              if x == x or v == v}
+    df = _moment_df([phi[g] for g in marked])
+    small = min(labelled) < _PPI_CLT_LEAST or df < _PPI_CLT_LEAST
+    se = math.sqrt(variance + (shift * shift * paired.weight_var
+                               if small else 0.0))
+    df = df if small else None
+    ci, p = _normal_or_t(estimate, se, df, confidence)
+    return paired._replace(estimate=estimate, ci=ci, p=p, se=se, df=df,
+                           labels=max(labelled))
 
 
 def _corrected_result(metric, kind, corrected, gap, items):
@@ -12880,7 +13255,13 @@ def _judged_metric(judge, human, metric, rng, options, where,
                               options.power),
         covariate and _covariate_check(judge, human, covariate,
                                        options.judge_covariate,
-                                       options.confidence, clusters))
+                                       options.confidence, clusters),
+        _agreement_audit([tuple((h[k], j[k]) for j, h in zip(judge, human)
+                                if h[k] == h[k])
+                          for k in range(len(judge.a))
+                          if human.a[k] == human.a[k]
+                          or human.b[k] == human.b[k]],
+                         options.confidence))
     return _corrected_result(metric, kind, corrected, gap,
                              len(judge.a)), check
 
@@ -15220,6 +15601,15 @@ def _judge_lines(r, j, check, as_judged, options):
                      + (f" {span(ci)}" if ci is not None else ""))
     lines.append(f"The judge's bias (judge minus human, {level} CI): "
                  f"{', '.join(words[:2])}; {words[2]}.")
+    finding = _audit_finding(check, u, level, span)
+    if finding:
+        lines.insert(int(as_judged != j.verdict), finding)
+    if check.audit and options.verbose:
+        lines.append("Agreement, both systems' labelled answers (" + level
+                     + " CI, jackknife over items): " + "; ".join(
+                         f"{a.name} {a.value:.2f}" + (
+                             f" [{a.ci.lo:.2f}, {a.ci.hi:.2f}]" if a.ci
+                             else "") for a in check.audit) + ".")
     if check.agreement:
         said = [f"{name} sensitivity {_share_text(g.sensitivity)}, "
                 f"specificity {_share_text(g.specificity)}, Cohen's kappa "
@@ -15247,6 +15637,36 @@ def _judge_lines(r, j, check, as_judged, options):
                if needed else f"would take more labels than the "
                f"{r.n_items:,} items have."))
     return lines
+
+
+# Landis and Koch (1977, "The measurement of observer agreement for
+# categorical data", Biometrics 33:159-174): the words for a kappa's size.
+_AGREES = ((0.0, "no better than chance"), (0.2, "slightly"),
+           (0.4, "fairly"), (0.6, "moderately"), (0.8, "substantially"),
+           (1.01, "almost perfectly"))
+
+
+def _audit_finding(check, u=None, level="95%", span=None):
+    """Return the judge audit's one finding line: how well the judge
+    agrees with the humans (Cohen's kappa on 0/1 scores, the quadratic
+    kappa on a scale) in Landis and Koch's words, with its interval, and
+    the judge's bias on the gap; None without an audit.  Without units
+    *u* the line is in plain numbers (JSON)."""
+    head = next((a for a in check.audit if a.name == "quadratic kappa"),
+                check.audit[0] if check.audit else None)
+    if head is None:
+        return None
+    word = next(w for top, w in _AGREES if head.value < top)
+    mean, ci = check.bias[2]
+    bias = (u.gap(_exact(mean)) + (f" {span(ci)}" if ci else "")
+            if u else f"{mean:+.4g}" + (f" [{ci.lo:.4g}, {ci.hi:.4g}]"
+                                        if ci else ""))
+    lean = ("favours the candidate" if mean > 0 else "favours the baseline"
+            if mean < 0 else "favours neither system")
+    return (f"The judge agrees with the humans {word} ({head.name} "
+            f"{head.value:.2f}" + (f" [{head.ci.lo:.2f}, {head.ci.hi:.2f}]"
+                                   if head.ci else "")
+            + f") and {lean} by {bias} ({level} CI).")
 
 
 def _worth(c):
@@ -15288,14 +15708,6 @@ def _judge_notes(run):
               f"the others' (z = {c.drift:+.1f}): labels not drawn at "
               f"random would bias the correction"
               for r, c in zip(run.results, run.checks) if c.drift]
-    apart = [r.metric for r, c in zip(run.results, run.checks)
-             if _units_of(r).gap(_exact(c.b.estimate - c.a.estimate))
-             != _units_of(r).gap(_exact(c.gap.estimate))]   # as printed
-    if apart:
-        notes.append(f"{', '.join(apart)}: the difference is corrected on "
-                     f"the items' own differences, with its own PPI++ "
-                     f"weight, so the pairing counts; it need not equal "
-                     f"the corrected means' difference")
     small = {}
     for r, c in zip(run.results, run.checks):
         if c.gap.df is None:
@@ -15306,9 +15718,10 @@ def _judge_notes(run):
                f"a subset has fewer than {_PPI_CLT_LEAST} human labels, so "
                f"Student's t on the subsets' Welch-Satterthwaite degrees "
                f"of freedom" if c.gap.weight is None else
-               f"fewer than {_PPI_CLT_LEAST} human labels, so Student's t "
-               f"on the two parts' variances (Welch-Satterthwaite degrees "
-               f"of freedom)")
+               f"fewer than {_PPI_CLT_LEAST} human labels, or few that the "
+               f"judge got wrong, so Student's t on the two parts' "
+               f"variances (Welch-Satterthwaite degrees of freedom, the "
+               f"labels' from their fourth moment)")
         small.setdefault(why, []).append(r.metric)
     notes += [f"{', '.join(names)}: {why}, not the normal interval"
               for why, names in small.items()]
@@ -15601,6 +16014,13 @@ def _judge_json(check, as_judged):
                        "specificity": g.specificity and float(g.specificity),
                        "kappa": g.kappa and float(g.kappa), "items": g.items}
                       for g in check.agreement],
+        "agreement_audit": {
+            "finding": _audit_finding(check),
+            "method": "jackknife over the labelled items, Student's t "
+                      "on items - 1 df",
+            "statistics": [{"statistic": a.name, "value": a.value,
+                            "ci": a.ci and [a.ci.lo, a.ci.hi]}
+                           for a in check.audit]},
         "labelled_items_differ_z": check.drift,
         "labels_needed": check.needed,
         "covariate": check.covariate and {

@@ -229,3 +229,45 @@ def bt_turns(rng, strength, questions=300, turns=3, every=4, rho=0.8,
                 judged.append((i, j, f))
                 marks[1].append(f"q{q}")
     return judged, labelled, marks
+
+
+def judged_close(rng, items, labels, agree=0.97, corr=0.9, lean=0.1):
+    """A judged eval whose judge agrees with the human on most items, so
+    the rectifier is 0 on most labelled items: each item has one uniform
+    draw u that both systems reuse with chance *corr* (A right where u <
+    0.70, B where u < 0.74); the judge gives the truth with chance
+    *agree*, and passes a wrong answer of B's with chance *lean* more.
+    Returns (judge columns, human columns (NaN where unlabelled), the
+    truth (A, B, B - A) of the humans' scores)."""
+    marked = set(rng.sample(range(items), labels))
+    judges, humans = ([], []), ([], [])
+    for i in range(items):
+        u = rng.random()
+        for s, p in enumerate((0.70, 0.74)):
+            truth = int((u if rng.random() < corr else rng.random()) < p)
+            said = truth if rng.random() < agree else 1 - truth
+            if s == 1 and not said and rng.random() < lean:
+                said = 1
+            judges[s].append(float(said))
+            humans[s].append(float(truth) if i in marked else math.nan)
+    return judges, humans, (0.70, 0.74, 0.04)
+
+
+def judged_scores(rng, items, labels, lean=2):
+    """A judged eval on a 0-10 scale: each item's level u in {0.3, 0.5,
+    0.7, 0.9}, the human's score Binomial(10, u - 0.05) for A and (10, u)
+    for B (true means 5.5 and 6.0), the judge's the human's plus 1 plus a
+    step in {-2, -1, 0, 0, 1, 2}, plus *lean* on a long answer (B's 70%
+    of the time, A's 20%), clipped to 0-10."""
+    marked = set(rng.sample(range(items), labels))
+    judges, humans = ([], []), ([], [])
+    for i in range(items):
+        u = rng.choice((0.3, 0.5, 0.7, 0.9))
+        for s, p in enumerate((u - 0.05, u)):
+            h = sum(rng.random() < p for _ in range(10))
+            j = h + 1 + rng.choice((-2, -1, 0, 0, 1, 2))
+            if rng.random() < (0.2, 0.7)[s]:
+                j += lean
+            judges[s].append(float(min(10, max(0, j))))
+            humans[s].append(float(h) if i in marked else math.nan)
+    return judges, humans, (5.5, 6.0, 0.5)
