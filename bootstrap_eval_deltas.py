@@ -18414,12 +18414,18 @@ class _Parser(argparse.ArgumentParser):
         """Return ' (did you mean --x?)' for the first mistyped option
         among *given*, from the options of every command (abbreviations
         are refused: --n-item is no --n-items)."""
-        options = set(self._option_string_actions)
+        options, owners = set(self._option_string_actions), {}
         for action in self._actions:
-            for command in (getattr(action, "choices", None) or {}).values():
+            for name, command in (getattr(action, "choices", None)
+                                  or {}).items():
                 if isinstance(command, argparse.ArgumentParser):
                     options.update(command._option_string_actions)
+                    for option in command._option_string_actions:
+                        owners.setdefault(option, []).append(name)
         for word in given:
+            if word.split("=")[0] in owners:    # right word, other command
+                names = " and ".join(owners[word.split("=")[0]])
+                return f" ({word.split('=')[0]} is an option of {names})"
             if word.startswith("--"):
                 near = difflib.get_close_matches(word.split("=")[0],
                                                  sorted(options), 1, 0.6)

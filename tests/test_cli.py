@@ -572,6 +572,11 @@ def test_a_mistyped_option_is_refused_with_the_one_meant(capsys, tmp_path,
     with pytest.raises(SystemExit):
         bed.main(["compare", SHIPPED_CSV, "--metrc", "acc"])
     assert "did you mean --metric?" in capsys.readouterr().err
+    # The right word given to the wrong command named its own word back
+    # ("--verbose (did you mean --verbose?)"): say whose option it is.
+    with pytest.raises(SystemExit):
+        bed.main(["rank", SHIPPED_CSV, "--verbose"])
+    assert "(--verbose is an option of compare)" in capsys.readouterr().err
 
 
 def test_only_the_articles_setting_writes_the_articles_csv(capsys, tmp_path,
