@@ -8033,6 +8033,7 @@ _MODEL_FIELD = re.compile(r"(model|system|llm|checkpoint|submission)s?"
 _ITEM_FIELD = re.compile(r"(.*[ _.-])?(id|idx|index|item|doc|sample|example|"
                          r"question|prompt|instruction|input|query)s?",
                          re.IGNORECASE)     # a field that names items
+_ITEM_ID_FIELD = re.compile(r"[a-z]+[_-]?id", re.IGNORECASE)   # prompt_id
 _STDIN = "-"          # a file name that reads standard input
 _KNOWN_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
                   ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
@@ -9402,12 +9403,19 @@ def _leaderboard(path, fields, aggregates_only=False):
 
 
 def _shared_id_field(run, other, required=True):
-    """Return the first of _ID_FIELDS both runs' first records have (None if
-    there is none and not *required*)."""
+    """Return the first of _ID_FIELDS both runs' first records have, else
+    their one shared field named like an item's id (prompt_id, task_id;
+    not model_id); None if there is none and not *required*."""
     for name in _ID_FIELDS:
         if (_field(run.records[0], name) is not _MISSING
                 and _field(other.records[0], name) is not _MISSING):
             return name
+    own = [name for name in run.records[0]         # a lone prompt_id,
+           if _ITEM_ID_FIELD.fullmatch(name)        # question_id, ...
+           and not _MODEL_FIELD.fullmatch(name)
+           and _field(other.records[0], name) is not _MISSING]
+    if len(own) == 1:
+        return own[0]
     if required:
         for r in (run, other):
             board = _leaderboard(r.path, r.records[0])

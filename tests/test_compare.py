@@ -1594,3 +1594,22 @@ def test_prompts_read_from_folders_say_each_prompts_verdict(capsys,
         status, out, err = run(capsys, *argv)
         assert status == 2 and words in err and err.count("\n") == 1, err
 
+
+
+def test_a_lone_shared_item_id_field_is_the_key(capsys, tmp_path):
+    # prompt_id was not one of the id names tried, so two CSVs keyed by it
+    # needed --id; a model_id beside it is a system's name, not the key.
+    rows = "".join(f"p{i},{{m}},{i % 3 == 0}\n" for i in range(30))
+    for name in "ab":
+        (tmp_path / f"{name}.csv").write_text(
+            "prompt_id,model_id,ok\n" + rows.replace("{m}", name))
+    status, out, err = run(capsys, str(tmp_path / "a.csv"),
+                           str(tmp_path / "b.csv"), "--json",
+                           "--resamples", "50")
+    assert status == 0, err
+    assert json.loads(out)["n_items"] == 30
+    (tmp_path / "c.csv").write_text("prompt_id,task_id,ok\n" + rows)
+    (tmp_path / "d.csv").write_text("prompt_id,task_id,ok\n" + rows)
+    status, _, err = run(capsys, str(tmp_path / "c.csv"),
+                         str(tmp_path / "d.csv"))
+    assert status == 2 and "no id field shared" in err   # two: ambiguous
