@@ -13024,9 +13024,12 @@ def _grouped_runs(options, rng):
         raise EvalDeltaError(f"{options.runs[0]}: no metric the runs share; "
                              f"name it with --metric")
     said, results, noise = [], [], []
-    for name in found:
+    for k, name in enumerate(found):
         metric = _Metric(name, name, name)
         metric = metric._replace(direction=_direction(options, name, said))
+        if k:                       # a source is read once: open it again
+            sources = [s for path in options.runs[:2]
+                       for s in _run_group(path, options)]
         tally, _ = _read_joint(sources, metric, id_field=options.id_col,
                                different_items=options.different_items)
         averaged = collections.Counter()
@@ -14874,10 +14877,8 @@ def _group_commands(group, extra):
                          "--human", human] + common,
                         "how the corrected gap's interval narrows with more "
                         "human labels"))
-    # epochs as runs; not where ids mix numbers and names ('0', 's1'):
-    # compare --runs then finds no id in common between the epochs
-    if all(any("epochs per item" in n for n in p.notes) for p in group[:2]
-           ) and first.numbered is not None:
+    # epochs as runs
+    if all(any("epochs per item" in n for n in p.notes) for p in group[:2]):
         out.append((["compare", "--runs", a, b] + extra,
                     "each epoch a run: the run-to-run spread beside the gap"))
     out += _class_commands(group, common)

@@ -1613,3 +1613,20 @@ def test_a_lone_shared_item_id_field_is_the_key(capsys, tmp_path):
     status, _, err = run(capsys, str(tmp_path / "c.csv"),
                          str(tmp_path / "d.csv"))
     assert status == 2 and "no id field shared" in err   # two: ambiguous
+
+
+def test_runs_with_several_metrics_read_each_metric(capsys, tmp_path):
+    # Each run was read once, for the first metric; the second found the
+    # files spent and said "no id in common" between runs on the same ids.
+    rng = random.Random(3)
+    for side in "ab":
+        (tmp_path / side).mkdir()
+        for k in range(3):
+            rows = "".join(f"{i},{int(rng.random() < .6)},"
+                           f"{rng.random():.3f}\n" for i in range(40))
+            (tmp_path / side / f"run{k}.csv").write_text("id,acc,f1\n"
+                                                         + rows)
+    status, out, err = run(capsys, "--runs", str(tmp_path / "a"),
+                           str(tmp_path / "b"), "--json", "--resamples", "50")
+    assert status == 0, err
+    assert [m["metric"] for m in json.loads(out)["metrics"]] == ["acc", "f1"]
