@@ -512,8 +512,8 @@ class EvalDeltaError(ValueError):
 
 # Used by several sections: exact numbers, missing values, class labels,
 # the normal quantile, percentile positions and the resamples they need,
-# ranks with ties, numbers, counts and lists of names in words, whether a
-# helper process can be forked.
+# ranks with ties, numbers, counts and lists of names in words, file names
+# without their data suffixes, whether a helper process can be forked.
 # No section reaches into another's private names but these.
 
 def _exact(x):
@@ -525,6 +525,24 @@ def _exact(x):
     if isinstance(x, float):
         return Fraction(repr(x))
     return Fraction(x)
+
+
+_DATA_SUFFIXES = (".gz", ".jsonl", ".json", ".csv", ".tsv", ".eval")
+
+
+def _without_suffixes(name):
+    """Return a file name without the extensions a data file has, which
+    name a run or a system ("cand" of "cand.jsonl.gz"); a name with other
+    dots keeps them.
+
+    >>> _without_suffixes("runs/cand.jsonl.gz"), _without_suffixes("gpt-4")
+    ('runs/cand', 'gpt-4')
+    """
+    stem, ext = os.path.splitext(name)
+    while ext.lower() in _DATA_SUFFIXES and stem:
+        name = stem
+        stem, ext = os.path.splitext(name)
+    return name
 
 
 def _judge_map_of(text):
@@ -13081,11 +13099,7 @@ def _prompt_names(options, groups):
 def _run_name(path):
     """Return a run file's name without the extensions a run file has:
     'p1' of 'folder/p1.jsonl.gz' (a name with other dots keeps them)."""
-    name = os.path.basename(path)
-    while os.path.splitext(name)[1].lower() in (".gz", ".jsonl", ".json",
-                                                 ".csv", ".tsv", ".eval"):
-        name = os.path.splitext(name)[0]
-    return name
+    return _without_suffixes(os.path.basename(path))
 
 
 def _per_run(items, sizes):
@@ -16600,7 +16614,7 @@ def _title_name(name):
     own name, without a data file's extension; a column as it is."""
     if os.path.exists(name):
         name = os.path.basename(name.rstrip("/\\")) or name
-    return _short_name(name)
+    return _without_suffixes(name)
 
 
 def _judge_svg(r, j, check, options):
@@ -16662,7 +16676,7 @@ def _pairs_svg(ranked, options):
     it detectable after Holm."""
     r = ranked.ranking
     order = sorted(range(len(r.names)), key=lambda s: (r.ranks[s], s))
-    names = [_short_name(r.names[s]) for s in order]
+    names = [_without_suffixes(r.names[s]) for s in order]
     if ranked.matrix is not None:
         m = ranked.matrix
         cells = [[None if s == t or m[s][t] is None else
@@ -17617,22 +17631,6 @@ def _ci_lines(frame, ci, margin=None):
     return out
 
 
-_DATA_SUFFIXES = (".gz", ".jsonl", ".json", ".csv", ".tsv", ".eval")
-
-
-def _short_name(name):
-    """Return a system's name as a picture shows it: without a data
-    file's extension ("cand.jsonl" is "cand").
-
-    >>> _short_name("runs/cand.jsonl.gz"), _short_name("gpt-4.json")
-    ('runs/cand', 'gpt-4')
-    """
-    for suffix in _DATA_SUFFIXES:
-        if name.lower().endswith(suffix) and len(name) > len(suffix):
-            name = name[:-len(suffix)]
-    return name
-
-
 def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
     """Return an SVG forest plot of a _Ranking: a row per system, best
     first, its mean (dot) and CI (line) in the table's units, its rank
@@ -17659,7 +17657,7 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
                  f"the top group shaded; at the right each rank and its "
                  f"{level}% {'joint set' if joint else 'interval'}")
     esc = _xml_escape
-    names = [_short_name(name) for name in r.names]
+    names = [_without_suffixes(name) for name in r.names]
     for row, s in enumerate(order):
         y0, y1 = frame.y(rows - row), frame.y(rows - row - 1)
         y = (y0 + y1) / 2
