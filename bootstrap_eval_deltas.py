@@ -182,11 +182,6 @@ _ARTICLE_RUN = dict(n_items=500, corr=0.6, acc_a=0.72, acc_b=0.76,
 
 _SADDLE_LEAST = 100    # items from which method "auto" takes the saddlepoint
 _EXPAND_BELOW = 100    # items below which percentile intervals are expanded
-_SCORE_BELOW = (100, 20)  # a 0/1 difference's interval was Newcombe's score
-                          # one below 100 items or 20 discordant ones, where
-                          # the bootstrap undercovers: the rule the interval
-                          # McNemar's test inverts is measured against
-                          # (_binary_result, tests/benchmark.py)
 
 
 _BOOT_GROUPED = 16   # groups when 16 * groups <= draws: a binomial costs
@@ -2503,9 +2498,9 @@ def _binary_result(cells, ci, paired, metric, direction, confidence, *,
     designs of 10 to 200 items (accuracies 0.5 to 0.98, correlations 0 to
     0.9, gaps 0 to 10 points) computed exactly over every outcome, it
     covers 96.0% at worst and 98.6% on average, where Newcombe's below
-    100 items or 20 discordant ones and the bootstrap above
-    (_score_takes_over) covered 93.9% and 97.0%, and the bootstrap alone
-    30.9% at worst; it is 14% wider on average (23% at 10 items, 8% at
+    100 items or 20 discordant ones and the bootstrap above (the rule
+    kept in tests/oracle.py) covered 93.9% and 97.0%, and the bootstrap
+    alone 30.9% at worst; it is 14% wider on average (23% at 10 items, 8% at
     200), and that rule's interval and the test parted on 2.7% of
     outcomes on average, 15.6% at worst (tests/benchmark.py --part small).
     """
@@ -2530,19 +2525,6 @@ def _binary_result(cells, ci, paired, metric, direction, confidence, *,
         se, None, [x / n if type(x) is int else float(unit(x))
                    for x in paired],   # int / int is rounded once, as a
         paired_method=method, boot_ci=boot)     # Fraction's float is
-
-
-def _score_takes_over(n, discordant):
-    """Return True where a 0/1 difference's headline interval was
-    Newcombe's score interval rather than the paired bootstrap's, before
-    it was the one McNemar's test inverts: below 100 items or 20
-    discordant ones (_SCORE_BELOW).
-
-    >>> _score_takes_over(500, 150), _score_takes_over(500, 19)
-    (False, True)
-    """
-    most_items, most_discordant = _SCORE_BELOW
-    return n < most_items or discordant < most_discordant
 
 
 def _compare_metric(a, b, rng, options=_Options(), metric=_Metric(),

@@ -1737,7 +1737,7 @@ def small_cases(replays=400, only_binary=False):
             assert abs(ours.lo - lo[i]) < 1e-12 and abs(ours.hi - hi[i]) < 1e-12
         boot = ideal_bootstrap(n)
         bl, bh = np.array([boot[int(b), int(c)] for _, c, b, _ in cells]).T
-        score = np.array([bed._score_takes_over(n, int(c + b))
+        score = np.array([oracle.score_takes_over(n, int(c + b))
                           for _, c, b, _ in cells])
         exact = {}                      # (a_only, b_only): the interval
         for b in range(n + 1):          # McNemar's test inverts; (b, a)'s

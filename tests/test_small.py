@@ -94,7 +94,7 @@ def test_the_headline_interval_covers_small_evals_exactly(n, acc_a, gap,
     truth = d.p01 - d.p10
     covered = width = 0.0
     for outcome in cells(n):
-        assert bed._score_takes_over(n, outcome[1] + outcome[2])
+        assert oracle.score_takes_over(n, outcome[1] + outcome[2])
         w = chance(outcome, probabilities)
         lo, hi = bed._newcombe_interval(*outcome)
         covered += w * (lo - 1e-12 <= truth <= hi + 1e-12)
