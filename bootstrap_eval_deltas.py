@@ -7838,8 +7838,11 @@ class _Judgement(NamedTuple):
 # margin, not on the percentile bootstrap (with 100 items and few
 # discordant pairs that called a candidate exactly at the margin
 # non-inferior in 8.8% of replays against a nominal 2.5%, and five
-# identical items non-inferior from [0, 0]).  A
-# 0/1 metric on independent items uses Newcombe's score interval; any other
+# identical items non-inferior from [0, 0]).  A 0/1 metric on independent
+# items uses the headline's interval, the one McNemar's exact test inverts
+# (Fay and Lumbard 2021; it was Newcombe's score interval, which could
+# call a candidate non-inferior beside a printed interval reaching past
+# the margin); any other
 # metric the Student t interval of the mean paired difference, with the
 # clustered standard error and _cluster_df's degrees of freedom (G - 1 for
 # G clusters of one size).
@@ -7849,8 +7852,10 @@ class _Judgement(NamedTuple):
 def _margin_interval(r, confidence=CONFIDENCE):
     """Return (interval, its name) on which non-inferiority is judged, or
     (None, why) where the data give no interval with width."""
-    if r.mcnemar is not None:
-        return r.score_ci, "Newcombe score interval"
+    if r.mcnemar is not None:           # the headline's own interval
+        m = r.mcnemar
+        return (_mcnemar_interval(m.a_only, m.b_only, r.n_items, confidence),
+                "Fay-Lumbard interval")
     if getattr(r, "method", None) == "prediction-powered":   # a _Spread
         return r.ci_paired, f"{r.paired_method} interval"     # has none
     units = r.n_items if r.clusters is None else r.clusters
@@ -7880,16 +7885,7 @@ class _Equivalence(NamedTuple):
 
 def _equivalence(r, margin, alpha=0.05):
     """Return the _Equivalence of a _MetricResult within +-margin."""
-    level = 1 - 2 * _exact(alpha)
-    if r.mcnemar is not None:
-        m = r.mcnemar
-        both = int(_exact(r.a) * r.n_items) - m.a_only
-        ci = _newcombe_interval(both, m.a_only, m.b_only,
-                               r.n_items - both - m.a_only - m.b_only,
-                               confidence=level)
-        name = "Newcombe score interval"
-    else:
-        ci, name = _margin_interval(r, level)
+    ci, name = _margin_interval(r, 1 - 2 * _exact(alpha))
     if ci is None:
         return _Equivalence(margin, "cannot tell", None, name)
     lo, hi = float(ci.lo), float(ci.hi)

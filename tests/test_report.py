@@ -223,7 +223,8 @@ def test_json_carries_its_settings(capsys):
         "interval": "percentile"}
     entry = report["metrics"][0]
     assert entry["margin"] == 0.05
-    assert entry["margin_interval"] == "Newcombe score interval"
+    assert entry["margin_interval"] == "Fay-Lumbard interval"
+    assert entry["margin_ci"] == entry["ci"]["paired_gap"]   # one interval
     assert entry["sizing"] == "McNemar exact"
 
 
