@@ -2420,10 +2420,10 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 ## Comparing two systems ######################################################
 
 # Doors (called from other sections): _bca_interval, _clustered_se,
-# _compare_binary, _compare_binary_by_counts, _compare_macro, _compare_metric, _compare_subsets,
-# _compare_tally, _Density, _merged_tally, _METHODS, _prompt_effect,
-# _run_noise, _run_noise_needed, _tally_by, _tally_spread,
-# _with_run_noise.
+# _compare_binary, _compare_binary_by_counts, _compare_macro,
+# _compare_metric, _compare_subsets, _compare_tally, _Density,
+# _merged_tally, _METHODS, _prompt_effect, _run_noise, _run_noise_needed,
+# _runs_with_items, _tally_by, _tally_spread, _with_run_noise.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -3731,6 +3731,34 @@ def _run_noise_needed(q, gap, options):
         return None
     z = _z_sum(options.alpha, options.power)
     return max(2, math.ceil(z * z * v / (gap * gap) - 1e-9))
+
+
+def _runs_with_items(q, gap, options):
+    """Return (the runs of each with which compare --runs, items and runs
+    random, detects *gap* with options.power: None where no number of
+    runs does; the items' part of its variance, which more runs leave as
+    it is).  With R runs of each on these n items the run-averaged gap
+    has variance I + v / R (_crossed_interval: I the items' part, v the
+    run means' variances summed), so R = v / (gap^2 / z^2 - I) where
+    that is positive, z = z_alpha/2 + z_power.
+
+    >>> t = collections.Counter({(1, 1, 1, 0): 40, (0, 1, 1, 1): 30,
+    ...                          (1, 0, 1, 1): 20, (0, 0, 0, 0): 10})
+    >>> q = _run_noise(t, (2, 2))            # v = 0.005 + 0.08 = 0.085
+    >>> round(_runs_with_items(q, 0.05, _Options())[1], 6)   # I: 4/9900
+    0.000404
+    >>> _runs_with_items(q, 0.05, _Options())[0], _runs_with_items(
+    ...     q, 0.3, _Options())[0]    # 0.085 / (0.3^2 / 2.8016^2 - I) = 7.7
+    (None, 8)
+    """
+    c = q.averaged
+    items = c.se ** 2 * (1 - c.run_part) if c else 0.0
+    v = sum(sd * sd for sd in q.run_sd)
+    z = _z_sum(options.alpha, options.power)
+    room = gap * gap / (z * z) - items if gap else 0.0
+    if room <= 0:
+        return None, items
+    return max(2, math.ceil(v / room - 1e-9)), items
 
 
 ## Ranking ####################################################################
@@ -16794,17 +16822,22 @@ def _prompt_lines(effects, results, options):
 
 
 def _runs_rows(q, gap, options):
-    """Return (rows, runs needed) of plan --runs for one _RunNoise: a row
-    (runs of each, the standard error run noise alone gives the
-    run-averaged gap, the power at *gap*) at the runs given, a few more
-    and the runs needed (_run_noise_needed)."""
+    """Return (rows, runs needed, runs compare --runs needs, the items'
+    variance) of plan --runs for one _RunNoise: a row (runs of each, the
+    standard error run noise alone gives the run-averaged gap, the power
+    at *gap*, then both with the items' own variance as compare --runs
+    has it) at the runs given, a few more and the runs needed
+    (_run_noise_needed, _runs_with_items)."""
     v = sum(sd * sd for sd in q.run_sd)
     needed = _run_noise_needed(q, gap, options)
+    both, items = _runs_with_items(q, gap, options)
     counts = sorted({min(q.runs), 2 * min(q.runs), 5, 10, 20,
-                     *([needed] if needed else [])})
+                     *([needed] if needed else []), *([both] if both else [])})
     return [(r, math.sqrt(v / r), _normal_power(gap, math.sqrt(v / r),
-                                                 options.alpha))
-            for r in counts], needed
+                                                 options.alpha),
+             math.sqrt(items + v / r),
+             _normal_power(gap, math.sqrt(items + v / r), options.alpha))
+            for r in counts], needed, both, items
 
 
 def _format_runs_plan(noise, results, options, markdown=False):
@@ -16823,23 +16856,37 @@ def _format_runs_plan(noise, results, options, markdown=False):
                           f"run's mean moves by SD {u.gap(sa, sign=False)} "
                           f"and {u.gap(sb, sign=False)}; the gap "
                           f"{u.gap(_exact(q.gap))}"))
-        rows, needed = _runs_rows(q, gap, options)
+        rows, needed, both, items = _runs_rows(q, gap, options)
+        at = u.gap(_exact(gap))
+        wide = 5 if items else 3     # the items' columns where they add
         table = _table(
-            [["runs of each", "SE from run noise",
-              f"power at {u.gap(_exact(gap))}"]] + [
-                [str(k), u.gap(_exact(se), sign=False), f"{p:.2f}"]
-                for k, se, p in rows], markdown)
+            [["runs of each", "SE from run noise", f"power at {at}",
+              "SE with the items", "power (compare --runs)"][:wide]] + [
+                [str(k), u.gap(_exact(se), sign=False), f"{p:.2f}",
+                 u.gap(_exact(se2), sign=False), f"{p2:.2f}"][:wide]
+                for k, se, p, se2, p2 in rows], markdown)
         lines += ["", *table, ""] if markdown else ["  " + x for x in table]
+        power = f"{options.power:.0%} power, alpha {options.alpha:g}"
         lines.append(item + mark(
-            f"to tell {u.gap(_exact(gap))} from run noise alone "
-            f"({options.power:.0%} power, alpha {options.alpha:g}): "
+            f"to tell {at} from run noise alone ({power}): "
             + (f"about {needed} runs of each" if needed else
                "no gap to tell (give --gap)" if not gap else
                "any runs: the runs do not move")))
+        if gap:
+            alone = _normal_power(gap, math.sqrt(items), options.alpha)
+            lines.append(item + mark(
+                f"for compare --runs on these {_items(q.n_items)} to detect "
+                f"{at} ({power}): "
+                + (f"about {both} runs of each" if both else
+                   f"no number of runs: the items' own spread (SE "
+                   f"{u.gap(_exact(math.sqrt(items)), sign=False)}) leaves "
+                   f"at most {alone:.2f} power; more items are needed")))
     lines += [""] * markdown
-    lines.append(mark("(run noise on these items only; compare's interval "
-                      "adds the items' own spread, which more items "
-                      "shrink)"))
+    lines.append(mark("(run noise: on these items only; compare --runs's "
+                      "interval adds the items' own part, which only more "
+                      "items shrink" + (")" if any(
+                          _runs_with_items(q, q.gap, options)[1]
+                          for q in noise) else ", estimated at 0 here)")))
     return "\n".join(lines)
 
 
@@ -16848,12 +16895,15 @@ def _runs_plan_json(noise, results, options):
     entries = []
     for q in noise:
         gap = q.gap if options.gap is None else options.gap
-        rows, needed = _runs_rows(q, gap, options)
+        rows, needed, both, items = _runs_rows(q, gap, options)
         entries.append({
             "metric": q.metric, "n_items": q.n_items, "runs": list(q.runs),
             "run_sd": list(q.run_sd), "observed_gap": q.gap, "gap": gap,
-            "by_runs": [{"runs": k, "se": se, "power": p}
-                        for k, se, p in rows], "runs_needed": needed})
+            "by_runs": [{"runs": k, "se": se, "power": p,
+                         "se_with_items": se2, "power_with_items": p2}
+                        for k, se, p, se2, p2 in rows],
+            "runs_needed": needed, "runs_needed_with_items": both,
+            "items_variance": items})
     return {"alpha": options.alpha, "power": options.power,
             "metrics": entries}
 

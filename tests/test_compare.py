@@ -1453,6 +1453,54 @@ def test_plan_runs_sizes_the_runs_as_compare_does(capsys):
         assert words in capsys.readouterr().err
 
 
+def test_plan_runs_counts_the_items_as_compare_runs_does(capsys, tmp_path):
+    # plan --runs sized runs against run noise alone: 139 runs of each
+    # "told" a +0.4 pt gap that compare --runs, whose interval also holds
+    # the items' own spread, could not detect with any number of runs.
+    # Now each row adds the items' part of compare's variance, and the
+    # runs it needs are the fewest whose power reaches 80% (or none).
+    rng = random.Random(5)
+    true_a = [rng.random() for _ in range(300)]
+    true_b = [min(1, max(0, t + rng.gauss(0.03, 0.3))) for t in true_a]
+    for side, true in (("a", true_a), ("b", true_b)):
+        (tmp_path / side).mkdir()
+        for k in range(3):
+            shift = rng.gauss(0, 0.01)
+            jsonl(tmp_path / side, f"r{k}.jsonl", [
+                {"id": i, "acc": int(rng.random() < min(1, p + shift))}
+                for i, p in enumerate(true)])
+    groups = [str(tmp_path / "a"), str(tmp_path / "b")]
+    assert bed.main(["compare", "--runs", *groups, "--json"]) == 0
+    (seen,) = json.loads(capsys.readouterr().out)["runs"]
+    c = seen["averaged"]
+    z = NormalDist()
+    for gap, fits in ((0.02, False), (0.2, True)):
+        assert bed.main(["plan", "--from", *groups, "--runs", "--json",
+                         "--gap", str(gap)]) == 0
+        (planned,) = json.loads(capsys.readouterr().out)["metrics"]
+        items = planned["items_variance"]
+        assert items == pytest.approx(c["se"] ** 2 * (1 - c["run_share"]))
+        v = sum(sd * sd for sd in planned["run_sd"])
+        for row in planned["by_runs"]:
+            se = math.sqrt(items + v / row["runs"])
+            assert row["se_with_items"] == pytest.approx(se, rel=1e-12)
+            assert row["power_with_items"] == pytest.approx(
+                z.cdf(gap / se - z.inv_cdf(0.975))
+                + z.cdf(-gap / se - z.inv_cdf(0.975)), rel=1e-12)
+        needed = planned["runs_needed_with_items"]
+        assert (needed is not None) == fits
+        power = {r["runs"]: r["power_with_items"] for r in planned["by_runs"]}
+        if fits:
+            assert power[needed] >= 0.8
+            assert needed == 2 or z.cdf(gap / math.sqrt(
+                items + v / (needed - 1)) - z.inv_cdf(0.975)) < 0.8
+        else:
+            assert max(power.values()) < 0.8
+    assert bed.main(["plan", "--from", *groups, "--runs", "--gap",
+                     "0.02"]) == 0
+    assert "no number of runs" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("shape, replays, least", [
     pytest.param("normal", 100, 0.9, marks=pytest.mark.slow),
     pytest.param("exponential", 100, 0.85, marks=pytest.mark.slow),
