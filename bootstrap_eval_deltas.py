@@ -16757,10 +16757,16 @@ def _noise_lines(noise, results, options):
             f"first run of each alone, items only, would have said "
             f"{u.span_words(Interval(*map(_exact, q.naive)))}.")
         if q.runs_needed:
+            both = _runs_with_items(q, q.gap, options)[0]
             lines.append(
                 f"  to tell {u.gap(q.gap)} from run noise alone ("
                 f"{options.power:.0%} power, alpha {options.alpha:g}): about "
-                f"{q.runs_needed} runs of each.")
+                f"{q.runs_needed} runs of each" + (
+                    "." if both == q.runs_needed else
+                    f"; to detect it with the items' spread too, about "
+                    f"{both}." if both else
+                    "; to detect it with the items' spread too, no number "
+                    "of runs on these items (plan --runs)."))
     return lines
 
 

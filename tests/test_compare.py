@@ -1499,6 +1499,9 @@ def test_plan_runs_counts_the_items_as_compare_runs_does(capsys, tmp_path):
     assert bed.main(["plan", "--from", *groups, "--runs", "--gap",
                      "0.02"]) == 0
     assert "no number of runs" in capsys.readouterr().out
+    assert bed.main(["compare", "--runs", *groups]) == 0   # the same words
+    assert "with the items' spread too, no number of runs" in (
+        capsys.readouterr().out)
 
 
 @pytest.mark.parametrize("shape, replays, least", [
