@@ -895,13 +895,12 @@ def _check_items(items):
 
 def _counted(values, counts):
     """Return the Counter of values, counts[j] of values[j] (not zero), or
-    one of each if counts is None; in sorted order when there are many
-    (_law_part then finds its values sorted already)."""
+    one of each if counts is None, in the order the values came:
+    _law_part sorts the distinct keys it reads (sorting the Counter's
+    items here as well took 0.64 s a column of 10^6 6-decimal scores
+    with _law_part, 0.40 s without; 1.63 s and 0.83 s of 17-digit ones)."""
     if counts is None or counts.count(1) == len(counts):
-        counter = collections.Counter(values)
-        if len(values) > 4096:          # the keys sorted, not the values
-            counter = collections.Counter(dict(sorted(counter.items())))
-        return counter
+        return collections.Counter(values)
     counter = collections.Counter(values)
     several = list(map((1).__lt__, counts))
     for v, c in zip(itertools.compress(values, several),
