@@ -5,6 +5,7 @@ the way one would first write them.  They are slow on purpose: the tests
 run them on small sizes and tests/benchmark.py times them on the default
 run.
 """
+import collections
 import math
 import random
 from fractions import Fraction
@@ -857,3 +858,10 @@ def step_up_rejected(ps, q, dependent=False):
     k = max((i + 1 for i in range(m)
              if ps[order[i]] <= Fraction(i + 1) * q / (m * c)), default=0)
     return set(order[:k])
+
+
+def exact_item_counts(items):
+    """The judge audit's items counted the plain way: every score of every
+    item made a Fraction, then the tuples counted."""
+    return collections.Counter(tuple((Fraction(h), Fraction(j)) for h, j in item)
+                   for item in items)
