@@ -8487,7 +8487,10 @@ class _Column:
 
     A C-level getter picks the field from every record; remembered values
     (scores repeat: a 0/1 column has two) skip the checks, and only the
-    rest go through them one by one, so that errors name their line.
+    rest go through them one by one, so that errors name their line.  An
+    *optional* field absent from a record is NaN, remembered from the
+    start (a human label on one item in ten: 1.8 million absent values
+    read one by one took 0.45 s of compare --human at 10^6 items).
     """
 
     def __init__(self, source, field, binary=False, role="label",
@@ -8495,7 +8498,8 @@ class _Column:
         self.get = _getter(source, field)
         self.field, self.where, self.binary = field, source.where, binary
         self.role, self.fields = role, source.fields
-        self.known, self.optional = {}, optional
+        self.known = {_MISSING: math.nan} if optional else {}
+        self.optional = optional
 
     def numbers(self, numbers, records):
         """Return the field of each record as a finite float."""
