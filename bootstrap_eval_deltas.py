@@ -5801,8 +5801,8 @@ def _judge_check(judge, human, confidence=CONFIDENCE, clusters=None):
             agreement.append(_agreement(y, f))
         z = corrected[-1].drift
         if clusters is None and rest and len(f) > 1 and len(rest) > 1:
-            se = math.sqrt(_variance(f, 1) / len(f)
-                           + _variance(rest, 1) / len(rest))
+            var_f, var_rest = corrected[-1].moments[2:]    # _ppi_mean's
+            se = math.sqrt(var_f / len(f) + var_rest / len(rest))
             z = (math.fsum(f) / len(f) - math.fsum(rest) / len(rest)) / se \
                 if se else 0.0
         if z is not None and abs(z) > 3.29 and (drift is None
