@@ -4861,8 +4861,15 @@ def _variance(values, ddof):
     n = len(values)
     if n - ddof <= 0:
         return 0.0
-    mean = math.fsum(values) / n
-    return math.fsum((x - mean) ** 2 for x in values) / (n - ddof)
+    return _squared_deviations(values) / (n - ddof)
+
+
+def _squared_deviations(values):
+    """Return the sum of the squared deviations of *values* (not empty)
+    from their mean, each term a float, summed by fsum: _variance's
+    numerator, kept for a caller that wants two variances of one list."""
+    mean = math.fsum(values) / len(values)
+    return math.fsum((x - mean) ** 2 for x in values)
 
 
 def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE, tuned=None):
@@ -4893,17 +4900,21 @@ def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE, tuned=None):
     (0.796875, 4, 3.45)
     """
     n, big_n = len(y), len(f_unlabelled)
-    weight, cov = _ppi_weight(y, f, f_unlabelled)
-    spread = (_weight_variance(y, f, f_unlabelled, weight) if tuned is None
-              else tuned.weight_var)
+    weight, cov, spread = _ppi_weight(y, f, f_unlabelled, tuned is None)
+    spread = (_weight_variance(y, f, f_unlabelled, weight, spread)
+              if tuned is None else tuned.weight_var)
     weight = weight if tuned is None else tuned.weight
     rectified = [a - weight * b for a, b in zip(y, f)]
     imputed = math.fsum(f_unlabelled) / big_n if big_n else 0.0
     estimate = weight * imputed + math.fsum(rectified) / n
     normal = n >= _PPI_CLT_LEAST and _moment_df(rectified) >= _PPI_CLT_LEAST
     ddof = 0 if normal else 1
+    squares = _squared_deviations(f_unlabelled) if big_n else 0.0
+
+    def unlabelled_variance(ddof):      # _variance(f~, ddof): one pass
+        return squares / (big_n - ddof) if big_n - ddof > 0 else 0.0
     parts = [_variance(rectified, ddof) / n,
-             weight * weight * _variance(f_unlabelled, ddof) / big_n
+             weight * weight * unlabelled_variance(ddof) / big_n
              if big_n else 0.0]
     if not normal:
         parts[0] += (math.fsum(f) / n - imputed) ** 2 * spread
@@ -4918,19 +4929,19 @@ def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE, tuned=None):
     human = _variance(list(y), 1)
     effective = _effective_labels(human, se, n + big_n)
     moments = (human, cov * n / (n - 1), _variance(list(f), 1),
-               _variance(list(f_unlabelled), 1))
+               unlabelled_variance(1))
     return _Corrected(estimate, ci, p, se, weight, n, big_n, effective, df,
                       moments, weight_var=spread)
 
 
-def _weight_variance(y, f, f_unlabelled, weight):
+def _weight_variance(y, f, f_unlabelled, weight, spread):
     """Return the delta method's variance of PPI++'s tuned weight
     lam = cov(y, f) / ((1 + n/N) s_f^2) (_ppi_weight) from the n labelled
-    items, s_f^2 taken as known (it is over all n + N items):
+    items, s_f^2 (*spread*, _ppi_weight's) taken as known (it is over all
+    n + N items):
         var(lam) = var((y - mean y)(f - mean f)) / n / ((1 + n/N) s_f^2)^2;
     0 where lam is clipped to 0 or 1, or there is nothing unlabelled."""
     n, big_n = len(y), len(f_unlabelled)
-    spread = _variance(list(f) + list(f_unlabelled), 1)
     if not big_n or not spread or not 0 < weight < 1:
         return 0.0
     mean_y, mean_f = math.fsum(y) / n, math.fsum(f) / n
@@ -4998,22 +5009,23 @@ def _normal_or_t(estimate, se, df, confidence=CONFIDENCE):
     return Interval(estimate - half, estimate + half), p
 
 
-def _ppi_weight(y, f, f_unlabelled):
-    """Return (PPI++'s power-tuned weight, cov(y, f) over n) of human
-    scores *y* and the judge's *f* on the labelled items and
-    *f_unlabelled* on the rest; fewer than two labels raise
-    EvalDeltaError."""
+def _ppi_weight(y, f, f_unlabelled, tune=True):
+    """Return (PPI++'s power-tuned weight, cov(y, f) over n, s_f^2 the
+    judge's variance over all items) of human scores *y* and the judge's
+    *f* on the labelled items and *f_unlabelled* on the rest; fewer than
+    two labels raise EvalDeltaError.  Not *tune*: the weight and s_f^2 are
+    0.0, not computed (a caller given its weight)."""
     n, big_n = len(y), len(f_unlabelled)
     if n < 2:
         raise EvalDeltaError(f"{_items(n, 'human label')}: a corrected mean "
                              f"needs two at least")
     mean_y, mean_f = math.fsum(y) / n, math.fsum(f) / n
     cov = math.fsum((a - mean_y) * (b - mean_f) for a, b in zip(y, f)) / n
-    spread = _variance(list(f) + list(f_unlabelled), 1)
+    spread = _variance(list(f) + list(f_unlabelled), 1) if tune else 0.0
     weight = 0.0
     if big_n and spread > 0:
         weight = min(1.0, max(0.0, cov / ((1 + n / big_n) * spread)))
-    return weight, cov
+    return weight, cov, spread
 
 
 def _ppi_clustered(y, f, f_unlabelled, clusters, clusters_unlabelled,
