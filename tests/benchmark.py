@@ -341,30 +341,34 @@ never read, so they cost nothing (the same figures with 2.3 MB of them).
 
 Beside numpy written for the same work (issue 49; `--part peers`, ~4
 minutes): whole processes, three paired runs, medians, CPU = user + sys
-of the process and its helpers, a 2-core machine at load 1.5-2.7 (other
-jobs running; the CPU figures hold better than wall there):
+of the process and its helpers, on a 2-core machine at load 0.5-1.2
+(before: 1.4-1.8, other jobs running; the CPU figures hold better than
+wall there):
 
-    case                                  ours CPU  peer CPU  ratio  before
-    compare --sequential, 10^6 17-digit    15.50 s    4.54 s   3.42    3.79
+    case                                ours   peer   CPU ratio   wall ratio
+    (CPU seconds)                                     now before  now before
+    compare --sequential, 10^6 17-digit 14.31  4.43  3.21  3.79  2.31  2.75
       scores / numpy betting sequence
-    compare --human, 10^6 items, 10^5      5.59 s    4.30 s   1.30    1.51
+    compare --human, 10^6 items, 10^5    5.15  4.46  1.15  1.51  0.95  1.30
       0/1 labels / numpy PPI++
-    compare, 10^6 6-decimal scores /       5.88 s    2.06 s   2.84    3.28
+    compare, 10^6 6-decimal scores /     5.89  2.05  2.87  3.28  1.75  2.57
       parsing the two files with json
 
-("before": the code before issue 49's changes, against the same peers
-the same day.)  Paired against that code, ours took 0.85x the CPU with
---sequential (15.4 s against 18.1), 0.89x with --human (5.65 against
-6.33) and 0.875x for the continuous compare (5.94 against 6.67; 197 MiB
-at the peak against 268).  The peers give the same numbers (the
-sequence's stopping item and ends, the three corrected intervals).  What
-is left: with --sequential, reading and the plain compare's saddlepoint
-take most of it (17-digit scores become integers over 10^22, so the
-exact integers, their counting and the laws work on big integers); the
-sequence itself is 1.4 s of 13.1 in one process, its root-finding 8
-passes over the items (a plain compare of the same files: 11.7 s of CPU
-against 13.9 with --sequential, one run of the part).  At --human the reading (2.3 s, the json parse
-alone 2.1) and PPI++'s variance passes (0.7 s) are most of it.
+Paired against the code before issue 49's changes, ours took 0.85x the
+CPU with --sequential (15.4 s against 18.1, at load 1.8), 0.80x with
+--human (5.07 s against 6.36) and 0.875x for the continuous compare
+(5.94 s against 6.67; 197 MiB at the peak against 268).  The peers give
+the same numbers (the sequence's stopping item and ends, the three
+corrected intervals).  What is left: with --sequential, reading and the
+plain compare's saddlepoint take most of it (17-digit scores become
+integers over 10^22, so the exact integers, their counting and the laws
+work on big integers); the sequence itself is 1.4 s of 13.1 in one
+process, its root-finding 8 passes over the items (a plain compare of
+the same files: 11.7 s of CPU against 13.9 with --sequential, one run of
+the part).  At --human the reading is most of it (2.4 s; the json parse
+alone 2.1).  The continuous compare spends 2.2 s reading and 2.7 s on
+the saddlepoint's laws, the sign-flip p and the exact integers (one
+process); a second process adds about 15% CPU for a third less wall.
 Measured and left out for buying under 1.5x on their own paths: the
 decimals of 17-digit floats read in bulk from one repr of the list
 (1.23x on the exact integers), and a variance taken from the counts of
