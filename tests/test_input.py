@@ -528,6 +528,28 @@ def test_json_numbers_read_at_c_level_equal_the_checked_path(tmp_path):
     assert column._plain_numbers([10 ** 400]) is None
 
 
+def test_an_optional_fields_absent_values_read_as_one_by_one(tmp_path):
+    # An optional field (a human label) absent from most records is NaN,
+    # remembered from the start: the values _number gives one by one, and
+    # other spellings of a missing number still go through it.
+    path = tmp_path / "r.jsonl"
+    rows = [{"id": 0, "h": 1}, {"id": 1}, {"id": 2, "h": None},
+            {"id": 3, "h": "NA"}, {"id": 4, "h": 0.5}, {"id": 5}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    column = bed._Column(bed._open_source(str(path)), "h", optional=True)
+    plain = bed._Column(bed._open_source(str(path)), "h", optional=True)
+    plain.known.clear()                 # nothing remembered: one by one
+    raw = list(map(column.get, rows))
+    got = column.numbers_of(list(range(1, 7)), raw)
+    want = [plain._number(k, v) for k, v in enumerate(raw, 1)]
+    assert [x if x == x else "nan" for x in got] == [
+        x if x == x else "nan" for x in want] == [
+        1.0, "nan", "nan", "nan", 0.5, "nan"]
+    with pytest.raises(bed.EvalDeltaError, match=r"r.jsonl:2: h: missing value"):
+        bed._Column(bed._open_source(str(path)), "h").numbers_of(
+            [1, 2], [1, bed._MISSING])
+
+
 def test_jsonl_chunks_parsed_whole_only_when_each_line_is_one_object():
     ok = ['{"id": 1, "s": [1, 2]}\n', '{"id": 2, "s": "x["}\r\n',
           '{"id": 3, "t": "}{"}']

@@ -1471,3 +1471,18 @@ def test_the_audit_finding_comes_first(capsys, tmp_path):
     assert [s["statistic"] for s in audit["statistics"]] == [
         "Cohen's kappa", "Krippendorff's alpha (nominal)", "Gwet's AC1"]
     assert audit["finding"].startswith("The judge agrees with the humans ")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.tuples(
+    st.sampled_from([0, 1, 0.0, 1.0, 0.5, 2, 7.25, -1]),
+    st.sampled_from([0, 1, 1.0, 0.5, 3, 10.0])), min_size=1, max_size=2).map(
+        tuple), max_size=60))
+def test_the_audits_item_counts_are_the_plain_ones(items):
+    # Counting the items before making their scores Fractions gives the
+    # same keys (1 and 1.0 one key), in the same first-seen order, with
+    # the same counts, as making every score a Fraction first.
+    fast, plain = bed._exact_item_counts(items), oracle.exact_item_counts(items)
+    assert list(fast.items()) == list(plain.items())
+    assert all(type(x) is Fraction for key in fast for pair in key
+               for x in pair)

@@ -416,15 +416,20 @@ def test_auto_resamples_where_one_value_makes_the_law_lumpy():
        compact=st.booleans())
 def test_counting_sorts_the_keys_as_sorting_the_values_did(pool, size, seed,
                                                            compact):
-    # Past 4,096 values the Counter's keys go in sorted order: sorting the
-    # distinct keys gives the same keys, in the same order, with the same
-    # types (1 or 1.0: the first written) as counting the sorted values.
+    # The values are counted in the order they came and _law_part sorts
+    # the distinct keys: the same keys, in the same order, with the same
+    # types (1 or 1.0: the first written) and the same law as counting the
+    # sorted values (as the code once did) or sorting the counted items.
     rng = random.Random(seed)
     values = [rng.choice(pool) for _ in range(size)]
     if compact:
         values = bed.array("q", [int(v) for v in values])
-    old = collections.Counter(sorted(values) if len(values) > 4096
-                              else values)
     new = bed._counted(values, None)
-    assert list(new.items()) == list(old.items())
-    assert list(map(type, new)) == list(map(type, old))
+    assert list(new.items()) == list(collections.Counter(values).items())
+    exact = not any(type(v) is float for v in values)
+    part = bed._law_part(new, exact)
+    for old in (collections.Counter(sorted(values)), collections.Counter(
+            dict(sorted(collections.Counter(values).items())))):
+        assert list(old) == part.values
+        assert list(map(type, old)) == list(map(type, part.values))
+        assert bed._law_part(old, exact) == part
