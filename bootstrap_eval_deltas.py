@@ -12341,8 +12341,8 @@ def _read_battles(head, how):
     if same:
         raise EvalDeltaError(f"{same[0]}: a system judged against itself "
                              f"({same[1]})")
-    columns = _BattleColumns(tuple(systems), firsts, seconds, shares,
-                             numbers, where, asked, labels)
+    columns = _BattleColumns(tuple(systems), (firsts, seconds, shares,
+                                              numbers), where, asked, labels)
     shared = False
     if turns:
         items = [columns.asked(k)[0] for k in range(len(numbers))]
@@ -12382,12 +12382,12 @@ class _BattleColumns:
     batch of every _Verdict, built as it is read; rank counts the battles
     from the columns (counted()) and builds none.  *asked* holds (item,
     question) of the battles with a question_id, *labels* the short labels
-    of those that have any."""
+    of those that have any; *columns* is (firsts, seconds, shares,
+    numbers)."""
 
-    def __init__(self, systems, firsts, seconds, shares, numbers, where,
-                 asked, labels):
-        self.systems, self.firsts, self.seconds = systems, firsts, seconds
-        self.shares, self.numbers, self.where = shares, numbers, where
+    def __init__(self, systems, columns, where, asked, labels):
+        self.systems, self.where = systems, where
+        self.firsts, self.seconds, self.shares, self.numbers = columns
         self.asked_at, self.labels, self.read = asked, labels, False
 
     def __iter__(self):
