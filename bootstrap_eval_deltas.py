@@ -1451,7 +1451,11 @@ def _multinomials(rng, n, weights, count):
     """Yield multinomial(rng, n, weights) count times, each draw taken
     from the stream as it is yielded.  (A version that kept each
     binomial's BTRS constants from one draw to the next gained 1.1-1.4x,
-    measured on 4 to 6 groups, short of what a second body must earn.)"""
+    measured on 4 to 6 groups, short of what a second body must earn; one
+    with every binomial inlined, draw for draw the same, 1.08-1.25x on
+    Bradley-Terry's 3,672 cells, and summing a round's pairs through
+    itertools.accumulate 1.45x on that bookkeeping: rank's rounds 1.27x
+    in all, so neither is here.)"""
     for _ in range(count):
         yield _multinomial(rng, n, weights)
 
@@ -12339,44 +12343,139 @@ def _read_arena_hard(head, how):
 
 def _read_battles(head, how):
     """Return the _Source of battles: Chatbot Arena's, or any table with
-    model_a, model_b and winner (see above)."""
-    verdicts, turns = [], False
+    model_a, model_b and winner (see above), its batches a _BattleColumns
+    (the battles held as columns, each place named only when asked)."""
+    source = _table_source(head.path, head.inflate)
+    where, fields = source.where, source.fields
     plain = {"model_a": 0.0, "model_b": 1.0, "tie": 0.5,
              "tie (bothbad)": 0.5}          # Chatbot Arena's words
-    for place, record in _preference_records(head):
-        a, b, winner = (record.get("model_a"), record.get("model_b"),
-                        record.get("winner"))
-        if a.__class__ is not str or not a:
-            a = _system_name(a, place, "model_a")
-        if b.__class__ is not str or not b:
-            b = _system_name(b, place, "model_b")
-        share = plain.get(winner) if winner.__class__ is str else None
-        if share is None or winner == a or winner == b:
-            text = str(winner).strip() if winner is not None else ""
-            share = ({"model_a": 0.0, "a": 0.0, "model_b": 1.0, "b": 1.0}
-                     .get(text.lower()) if text not in (a, b)
-                     else float(text == b))
-            if share is None and text.lower().startswith("tie"):
-                share = 0.5
-            if share is None:
-                raise EvalDeltaError(f"{place}: winner {_brief(winner)} is "
-                                     f"not model_a, model_b, tie or a "
-                                     f"system's name")
-        question, turn = record.get("question_id"), record.get("turn")
-        item = place.rpartition(": ")[2]
-        if question is not None and turn is not None:   # MT-Bench's human
-            item = f"{question}/turn {turn}"   # judgments: as its pair files
-            turns = True
-        verdicts.append(_Verdict(item, item if question is None
-                                else str(question), a, b, share, place,
-                                fields=_labels(record)))
-    items = {v.item for v in verdicts}
-    shared = turns and (len(items) < len(verdicts) or len(
-        {v.question for v in verdicts}) < len(items))
-    return _preference_source(head.path, verdicts, [
-        "battles: each question's turn is an item (as in MT-Bench's pair "
-        "files), a tie a share of 1/2" if shared else
-        "battles: each is an item, a tie a share of 1/2"])
+    systems, same = {}, None
+    firsts, seconds, shares = array("q"), array("q"), array("d")
+    numbers, asked, labels, turns = array("q"), {}, {}, False
+    for batch_numbers, rows in source.batches:
+        for number, row in zip(batch_numbers, rows):
+            record = dict(zip(fields, row)) if fields else row
+            a, b, winner = (record.get("model_a"), record.get("model_b"),
+                            record.get("winner"))
+            if a.__class__ is not str or not a:
+                a = _system_name(a, where(number), "model_a")
+            if b.__class__ is not str or not b:
+                b = _system_name(b, where(number), "model_b")
+            share = plain.get(winner) if winner.__class__ is str else None
+            if share is None or winner == a or winner == b:
+                share = _battle_share(winner, a, b, where(number))
+            question, turn = (record.get("question_id"),
+                              record.get("turn"))
+            k = len(numbers)
+            if question is not None:
+                if turn is not None:      # MT-Bench's human judgments: as
+                    item = f"{question}/turn {turn}"   # its pair files
+                    turns = True
+                else:
+                    item = where(number).rpartition(": ")[2]
+                asked[k] = (item, str(question))
+            if record.keys() - _VERDICT_FIELDS:
+                found = _labels(record)
+                if found:
+                    labels[k] = found
+            if a == b and same is None:
+                same = (where(number), a)
+            firsts.append(systems.setdefault(a, len(systems)))
+            seconds.append(systems.setdefault(b, len(systems)))
+            shares.append(share)
+            numbers.append(number)
+    if same:
+        raise EvalDeltaError(f"{same[0]}: a system judged against itself "
+                             f"({same[1]})")
+    columns = _BattleColumns(tuple(systems), (firsts, seconds, shares,
+                                              numbers), where, asked, labels)
+    shared = False
+    if turns:
+        items = [columns.asked(k)[0] for k in range(len(numbers))]
+        shared = len(set(items)) < len(items) or len(
+            {columns.asked(k)[1] for k in range(len(numbers))}) < len(
+            set(items))
+    note = ("battles: each question's turn is an item (as in MT-Bench's "
+            "pair files), a tie a share of 1/2" if shared else
+            "battles: each is an item, a tie a share of 1/2")
+    first = columns.verdict(0)
+    return _Source(head.path, "preferences", None, first._asdict(), 1,
+                  columns, columns.place, (note,), columns.systems,
+                  forkable=False)
+
+
+def _battle_share(winner, a, b, place):
+    """Return b's share of a battle whose winner is not one of the plain
+    words: a system's name, a or b in any case, or a word starting tie."""
+    text = str(winner).strip() if winner is not None else ""
+    share = ({"model_a": 0.0, "a": 0.0, "model_b": 1.0, "b": 1.0}
+             .get(text.lower()) if text not in (a, b)
+             else float(text == b))
+    if share is None and text.lower().startswith("tie"):
+        share = 0.5
+    if share is None:
+        raise EvalDeltaError(f"{place}: winner {_brief(winner)} is "
+                             f"not model_a, model_b, tie or a "
+                             f"system's name")
+    return share
+
+
+class _BattleColumns:
+    """A battle file's verdicts held as columns (each side's system by its
+    number in *systems*, b's share, the record's number in the file), not
+    as a _Verdict each: a million battles then take some 30 MB, where
+    their _Verdicts took 450.  Iterated, it is a _Source's batches: one
+    batch of every _Verdict, built as it is read; rank counts the battles
+    from the columns (counted()) and builds none.  *asked* holds (item,
+    question) of the battles with a question_id, *labels* the short labels
+    of those that have any; *columns* is (firsts, seconds, shares,
+    numbers)."""
+
+    def __init__(self, systems, columns, where, asked, labels):
+        self.systems, self.where = systems, where
+        self.firsts, self.seconds, self.shares, self.numbers = columns
+        self.asked_at, self.labels, self.read = asked, labels, False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.read:
+            raise StopIteration
+        self.read = True
+        return (list(range(1, len(self.numbers) + 1)),
+                [self.verdict(k) for k in range(len(self.numbers))])
+
+    def place(self, number):
+        """Return where the battle numbered *number* (from 1) is."""
+        return self.where(self.numbers[number - 1])
+
+    def asked(self, k):
+        """Return (item, question) of battle k (from 0)."""
+        found = self.asked_at.get(k)
+        if found is None:
+            item = self.place(k + 1).rpartition(": ")[2]
+            return item, item
+        return found
+
+    def verdict(self, k):
+        """Return the _Verdict of battle k (from 0)."""
+        item, question = self.asked(k)
+        return _Verdict(item, question, self.systems[self.firsts[k]],
+                        self.systems[self.seconds[k]], self.shares[k],
+                        self.place(k + 1), fields=self.labels.get(k, ()))
+
+    def counted(self):
+        """Return a Counter of (a, b, b's share) over the battles, in the
+        order each first appears; None where a battle has a question_id
+        (its question, not its place, may then be shared)."""
+        if self.asked_at:
+            return None
+        systems = self.systems
+        return collections.Counter({
+            (systems[a], systems[b], share): count for (a, b, share), count
+            in collections.Counter(zip(self.firsts, self.seconds,
+                                       self.shares)).items()})
 
 
 def _preference_source(path, verdicts, notes):
@@ -14111,6 +14210,10 @@ def _human_battles(options, sources, names):
 
 def _battles(options, sources):
     """_preference_battles() of sources of preferences (see there)."""
+    counted = [s.batches.counted() if isinstance(s.batches, _BattleColumns)
+               else None for s in sources]
+    if None not in counted:             # battle files whose every battle
+        return _counted_battles(options, sources, counted)  # is its item
     files = [(s.path, [v for _, batch in s.batches for v in batch])
              for s in sources]
     verdicts = [v for _, of in files for v in of]
@@ -14157,6 +14260,37 @@ def _battles(options, sources):
                      f"question, its battles together (they share the "
                      f"question)")
     return cells, names, notes, questions
+
+
+def _counted_battles(options, sources, counted):
+    """_battles() of battle files whose battles are each its own item
+    (none has a question_id), from each file's Counter of (a, b, share):
+    the same cells, names and notes, with no _Verdict built."""
+    names = list(dict.fromkeys(x for s in sources for x in s.systems))
+    if options.systems:
+        unknown = [x for x in options.systems if x not in names]
+        if unknown:
+            raise EvalDeltaError(f"--systems: no system {unknown[0]!r}; the "
+                                 f"systems are {_some(names)}")
+        names = list(options.systems)
+    index = {name: k for k, name in enumerate(names)}
+    counted_cells, total, kept = {}, 0, 0      # in the order cells first
+    for triples in counted:                    # appear, as in _battles
+        for (a, b, share), count in triples.items():
+            total += count
+            if a not in index or b not in index:
+                continue
+            kept += count
+            cell = ((index[a], index[b], share) if index[a] < index[b]
+                    else (index[b], index[a], 1 - share))
+            counted_cells[cell] = counted_cells.get(cell, 0) + count
+    notes = [f"{source.path}: {note}" for source in sources
+             for note in source.notes]
+    if total - kept:
+        notes.append(f"{_items(total - kept, 'verdict')} with a system not "
+                     f"in --systems left out")
+    return ([(i, j, share, c) for (i, j, share), c in counted_cells.items()],
+            names, notes, None)
 
 
 def _plan_from_pilot(options):

@@ -17,6 +17,7 @@
     python3 tests/benchmark.py --part winners      # best of K, ~5 min
     python3 tests/benchmark.py --part runs         # run-to-run noise, ~1 min
     python3 tests/benchmark.py --part bycounts     # simulate --by-counts
+    python3 tests/benchmark.py --part battles      # rank on battles vs numpy
     python3 tests/benchmark.py --part grouped      # --by and --macro
     python3 tests/benchmark.py --part sizes        # the loop at other N
     python3 tests/benchmark.py --part join --join-rows 10000000   # memory
@@ -373,6 +374,25 @@ Measured and left out for buying under 1.5x on their own paths: the
 decimals of 17-digit floats read in bulk from one repr of the list
 (1.23x on the exact integers), and a variance taken from the counts of
 few distinct values (1.36x on 0/1 floats).
+
+Issue 49 (`--part battles`, `--part bycounts`; whole processes, medians of
+3 to 5 runs paired with the peer's, a 2-core machine at load 2-3, CPU
+seconds being user + sys):
+
+    rank, 50 systems, 1,000 rounds   ours     numpy   ratio   peak MiB
+    10^5 battles, --jobs 1           6.66     1.61    4.27x   83 vs 178
+    10^6 battles, --jobs 1           7.19     2.99    2.40x  113 vs 179
+    simulate --by-counts, 10^4       0.41     0.98    0.42x   74 vs 103
+
+The peer parses the battles with json, draws multinomial counts of the
+(pair, verdict) cells with numpy and fits every round at once by Newton's
+method.  Holding a battle file as columns took 10^6 battles from 541 MiB
+and 9.1 s to 113 MiB and 7.1 s (paired runs, ratio 0.77).  What is left
+is the rounds, 3,672 binomial draws and a Newman fit each, about 6 ms a
+round in pure Python, draw for draw the same as before.  --by-counts at
+10^4 items costs what it costs at 500 (0.38 s); at 10^6 items, 1.8 s
+against numpy's 1.1 s, the article's copula drawing the single run's
+items one by one.
 """
 import argparse
 import bisect
@@ -1223,6 +1243,203 @@ def preference_cases(folder, battles, systems, rounds, peer=sys.executable,
     else:
         print("  numpy and scipy on the cells: not importable")
     os.remove(path)
+
+
+# Issue 49: the rows where purpose-written numpy was ahead, whole processes
+# measured the same way (CPU of the process and its helpers, wall, peak
+# resident memory), each beside a numpy peer doing the same work.
+
+NUMPY_CELLS_BT = r"""
+import json, sys
+import numpy as np
+path, rounds = sys.argv[1], int(sys.argv[2])
+names, code = {}, []
+outcome = {"model_a": 0, "model_b": 2}
+with open(path) as f:
+    for line in f:
+        r = json.loads(line)
+        i = names.setdefault(r["model_a"], len(names))
+        j = names.setdefault(r["model_b"], len(names))
+        w = outcome.get(r["winner"], 1)            # b's share x2: 0, 1 (tie), 2
+        if i > j:
+            i, j, w = j, i, 2 - w                  # a pair counted once
+        code.append((i * 4096 + j) * 3 + w)
+S = len(names)
+cells, counts = np.unique(np.array(code), return_counts=True)
+del code
+ca, cb, cw = cells // 3 // 4096, cells // 3 % 4096, (cells % 3) / 2.0
+N = counts.sum()
+pair_ids, pair_of = np.unique(ca * 4096 + cb, return_inverse=True)
+pa, pb = pair_ids // 4096, pair_ids % 4096
+P = len(pair_ids)
+
+def fit(w, x):                 # batched Newton: rows of cell counts w
+                              # (R, C), from strengths x (R, S)
+    R = w.shape[0]
+    games = np.zeros((R, P)); won = np.zeros((R, P))
+    np.add.at(games.T, pair_of, w.T)
+    np.add.at(won.T, pair_of, (w * cw).T)
+    for _ in range(100):
+        p = 1 / (1 + np.exp(x[:, pa] - x[:, pb]))          # b beats a
+        r = won - games * p
+        g = np.zeros((R, S)); np.add.at(g.T, pb, r.T); np.add.at(g.T, pa, -r.T)
+        v = games * p * (1 - p)
+        h = np.zeros((R, S, S))
+        h[:, pa, pb] -= v; h[:, pb, pa] -= v
+        d = np.zeros((R, S)); np.add.at(d.T, pa, v.T); np.add.at(d.T, pb, v.T)
+        h[:, np.arange(S), np.arange(S)] += d
+        step = np.linalg.solve(h[:, 1:, 1:], g[:, 1:, None])[:, :, 0]
+        x[:, 1:] += step
+        if np.abs(step).max() < 1e-7:
+            break
+    return x - x.mean(axis=1, keepdims=True)
+
+observed = fit(counts[None, :].astype(float), np.zeros((1, S)))[0]
+rng = np.random.default_rng(1)
+draws = rng.multinomial(N, counts / N, size=rounds).astype(float)
+ratings = fit(draws, np.tile(observed, (rounds, 1))) * 400 / np.log(10)
+lo, hi = np.percentile(ratings, [2.5, 97.5], axis=0)
+print(S, N, float(lo.mean()), float(hi.mean()))
+"""
+
+
+def whole_process(argv):
+    """Run argv under a fresh interpreter that waits for it; return (CPU
+    seconds: user + sys of argv and the helpers it waited for; wall
+    seconds; peak resident MB of the largest of them (Linux: KB); its
+    stdout)."""
+    code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+            "c = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+            "w = time.perf_counter() - t; sys.stdout.write(c.stdout); "
+            "sys.stderr.write(c.stderr); "
+            "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+            "print(u.ru_utime + u.ru_stime, w, u.ru_maxrss); "
+            "sys.exit(c.returncode)")
+    child = subprocess.run([sys.executable, "-c", code, *argv],
+                           capture_output=True, text=True)
+    if child.returncode:
+        raise SystemExit(f"{argv[:3]} failed: {child.stderr.strip()}")
+    body, _, last = child.stdout.rstrip("\n").rpartition("\n")
+    cpu, wall, peak = last.split()
+    return float(cpu), float(wall), int(peak) / 1024, body
+
+
+def peer_row(name, ours, theirs):
+    """Print a row of (CPU, wall, peak MB) ours and the peer's, and the
+    ratios ours / peer's (1.0 or less: ours is as fast)."""
+    print(f"  {name:<30} CPU {ours[0]:6.2f} s vs {theirs[0]:6.2f} s "
+          f"({ours[0] / theirs[0]:4.2f}x)   wall {ours[1]:6.2f} s vs "
+          f"{theirs[1]:6.2f} s ({ours[1] / theirs[1]:4.2f}x)   peak "
+          f"{ours[2]:5.0f} vs {theirs[2]:5.0f} MB", flush=True)
+
+
+def write_battles(path, battles, systems, seed=8):
+    """Write a Chatbot Arena-like battles file: Elo strengths N(1000, 150),
+    random pairs, 12% ties."""
+    rng = random.Random(seed)
+    elo = [rng.gauss(1000, 150) for _ in range(systems)]
+    names = [f"model-{k:03d}" for k in range(systems)]
+    with open(path, "w") as f:
+        for _ in range(battles):
+            i, j = rng.sample(range(systems), 2)
+            p_b = 1 / (1 + 10 ** ((elo[i] - elo[j]) / 400))
+            u = rng.random()
+            winner = ("tie" if u < 0.12 else "model_b"
+                      if rng.random() < p_b else "model_a")
+            f.write(f'{{"model_a": "{names[i]}", "model_b": "{names[j]}", '
+                    f'"winner": "{winner}"}}\n')
+
+
+def battle_cases(folder, systems=50, rounds=1000, sizes=(10 ** 5, 10 ** 6)):
+    """Issue 49: rank on a battles file (50 systems, 1,000 rounds) at 10^5
+    and 10^6 battles, ours (one process: --jobs 1, and the default) beside
+    numpy doing the same work: the battles parsed with json, multinomial
+    counts of the (pair, verdict) cells and a batched Newton fit."""
+    have_numpy = importlib.util.find_spec("numpy") is not None
+    print(f"\nbattles: rank, {systems} systems, {rounds} rounds; whole "
+          f"processes, ours vs numpy's", flush=True)
+    script = os.path.join(folder, "numpy_cells_bt.py")
+    with open(script, "w") as f:
+        f.write(NUMPY_CELLS_BT)
+    for n in sizes:
+        path = os.path.join(folder, f"battles-{n}.jsonl")
+        write_battles(path, n, systems)
+        argv = [sys.executable, bed.__file__, "rank", path, "--resamples",
+                str(rounds), "--json"]
+        theirs = (whole_process([sys.executable, script, path, str(rounds)])
+                  if have_numpy else None)
+        for jobs in ("1", "2"):
+            ours = whole_process(argv + ["--jobs", jobs])
+            if theirs:
+                peer_row(f"{n:,} battles, --jobs {jobs}", ours[:3],
+                         theirs[:3])
+            else:
+                print(f"  {n:,} battles, --jobs {jobs}: CPU {ours[0]:.2f} s,"
+                      f" wall {ours[1]:.2f} s, peak {ours[2]:.0f} MB "
+                      f"(numpy not importable)")
+        os.remove(path)
+
+
+NUMPY_BY_COUNTS = r"""
+import sys
+import numpy as np
+from scipy.stats import multivariate_normal, norm
+n, replays, resamples = int(sys.argv[1]), 1000, 2000
+acc_a, acc_b, corr = 0.72, 0.76, 0.6
+rng = np.random.default_rng(2026)
+# the single run: n items from the Gaussian copula, then its bootstraps
+# from the four cell counts (A's, B's, paired, unpaired)
+z = rng.multivariate_normal([0, 0], [[1, corr], [corr, 1]], size=n)
+a = z[:, 0] < norm.ppf(acc_a)
+b = z[:, 1] < norm.ppf(acc_b)
+a_only, b_only = int((a & ~b).sum()), int((b & ~a).sum())
+right_a, right_b = a.sum() / n, b.sum() / n
+per_a = rng.binomial(n, right_a, resamples)
+per_b = rng.binomial(n, right_b, resamples)
+cells = [a_only / n, b_only / n, 1 - (a_only + b_only) / n]
+draws = rng.multinomial(n, cells, size=resamples)
+paired = draws[:, 1] - draws[:, 0]
+unpaired = rng.binomial(n, right_b, resamples) - rng.binomial(
+    n, right_a, resamples)
+bounds = [np.percentile(x, [2.5, 97.5]) for x in (per_a, per_b, paired,
+                                                  unpaired)]
+# the replays: each replay's cells one multinomial, its paired interval
+# from resamples multinomial draws of them
+both = multivariate_normal([0, 0], [[1, corr], [corr, 1]]).cdf(
+    [norm.ppf(acc_a), norm.ppf(acc_b)])          # the design's cells
+p10, p01 = acc_a - both, acc_b - both
+covered = 0
+for _ in range(replays):
+    x10, x01, rest = rng.multinomial(n, [p10, p01, 1 - p10 - p01])
+    d = rng.multinomial(n, [x10 / n, x01 / n, rest / n], size=resamples)
+    diffs = np.sort((d[:, 1] - d[:, 0]) / n)
+    covered += diffs[int(0.025 * resamples)] <= acc_b - acc_a <= diffs[
+        int(0.975 * resamples)]
+print(covered / replays, bounds[2])
+"""
+
+
+def by_counts_processes(folder, sizes=(500, 10 ** 4, 10 ** 6)):
+    """Issue 49: simulate --by-counts (1,000 replays, --no-csv) as a whole
+    process at N items, beside numpy doing the same work: the run's items
+    drawn from the copula, its four bootstraps from the cell counts, and
+    1,000 replays each a multinomial of the cells with a paired interval
+    from 2,000 multinomial resamples (ours: the ideal bootstrap's)."""
+    have_peer = all(importlib.util.find_spec(m) for m in ("numpy", "scipy"))
+    print("\nsimulate --by-counts, whole processes, ours vs numpy's",
+          flush=True)
+    script = os.path.join(folder, "numpy_by_counts.py")
+    with open(script, "w") as f:
+        f.write(NUMPY_BY_COUNTS)
+    for n in sizes:
+        ours = whole_process([sys.executable, bed.__file__, "simulate",
+                              "--by-counts", "--n-items", str(n), "--no-csv"])
+        if have_peer:
+            peer_row(f"{n:,} items", ours[:3], whole_process(
+                [sys.executable, script, str(n)])[:3])
+        else:
+            print(f"  {n:,} items: CPU {ours[0]:.2f} s, wall {ours[1]:.2f} "
+                  f"s (numpy or scipy not importable)")
 
 
 def sequential_cases(folder, n=10 ** 6, replays=200, most=2000):
@@ -2259,7 +2476,7 @@ def main(argv=None):
                                            "sequential", "calibration", "bycounts",
                                            "grouped", "sizes", "join", "judged",
                                            "small", "winners", "runs", "parquet",
-                                           "peers", "all"),
+                                           "peers", "battles", "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -2323,6 +2540,11 @@ def main(argv=None):
             grouped_cases(folder)
     if args.part in ("bycounts", "all"):
         by_counts_cases(args.replays)
+        with tempfile.TemporaryDirectory() as folder:
+            by_counts_processes(folder)
+    if args.part in ("battles", "all"):
+        with tempfile.TemporaryDirectory() as folder:
+            battle_cases(folder, rounds=args.rounds)
     if args.part in ("calibration", "all"):
         calibration_cases(args.replays)
     if args.part in ("judged", "all"):

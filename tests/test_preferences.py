@@ -128,6 +128,56 @@ def test_battles_of_a_pair_in_either_order(capsys):
     assert got["type"] == "preferences"
 
 
+def _battle_sources(paths):
+    return [bed._open_source(p, bed._Reading()) for p in paths]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.tuples(
+    st.sampled_from("wxyz"), st.sampled_from("wxyz"),
+    st.sampled_from(["model_a", "model_b", "tie", "tie (bothbad)", "A",
+                     "b", "its a", "its b"])), min_size=1, max_size=30),
+    min_size=1, max_size=3), st.sampled_from([None, ("x", "w"),
+                                              ("w", "y", "z")]))
+def test_battles_counted_from_columns_are_the_verdicts_counted(
+        tmp_path_factory, files, systems):
+    # rank counts a battle file's cells from its columns (_BattleColumns)
+    # and builds no _Verdict; the same sources held as verdict lists go
+    # the verdict way: cells, names and notes must be the same, and the
+    # verdicts the columns build those the reader would list.
+    folder = tmp_path_factory.mktemp("battles")
+    paths = []
+    for k, rows in enumerate(files):
+        rows = [(a, b if b != a else "v", a if w == "its a" else b if
+                 w == "its b" else w) for a, b, w in rows]
+        path = folder / f"b{k}.jsonl"
+        path.write_text("".join(json.dumps(
+            {"model_a": a, "model_b": b, "winner": w, "lang": "en"}) + "\n"
+            for a, b, w in rows))
+        paths.append(str(path))
+    options = bed._Options()._replace(systems=systems)
+    names = {x for rows in files for a, b, _ in rows
+             for x in (a, b if b != a else "v")}
+    if systems and not set(systems) <= names:
+        return
+    counted = bed._battles(options, _battle_sources(paths))
+    listed = bed._battles(options, [s._replace(batches=list(s.batches))
+                                    for s in _battle_sources(paths)])
+    assert counted == listed and counted[3] is None
+    for path in paths:
+        with open(path) as f:
+            rows = [json.loads(line) for line in f]
+        [(numbers, verdicts)] = list(_battle_sources([path])[0].batches)
+        assert numbers == list(range(1, len(rows) + 1))
+        assert [(v.a, v.b, v.share, v.place, v.item, v.fields)
+                for v in verdicts] == [(
+                    r["model_a"], r["model_b"], {
+                        "model_a": 0.0, "model_b": 1.0, "A": 0.0, "b": 1.0,
+                        r["model_a"]: 0.0, r["model_b"]: 1.0}.get(
+                        r["winner"], 0.5), f"{path}:{n}", f"{path}:{n}",
+                    (("lang", "en"),)) for n, r in enumerate(rows, 1)]
+
+
 def test_preference_errors_are_one_line(capsys, tmp_path):
     bad = tmp_path / "annotations.json"
     bad.write_text(json.dumps([{"instruction": "q", "generator_1": "a",
