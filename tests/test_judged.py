@@ -1659,6 +1659,27 @@ def test_a_second_run_of_the_judge_is_compared_with_the_first(capsys,
     assert "Agreement of the judge's two runs" not in out
     status, out, err = run(capsys, *args, "--verbose")
     assert "Agreement of the judge's two runs, 300 items" in out
+    library = bed.compare([r[1] for r in rows], [r[2] for r in rows],
+                          human_a=[r[3] if r[3] != "" else None
+                                   for r in rows],
+                          human_b=[r[4] if r[4] != "" else None
+                                   for r in rows], metric="judge",
+                          judge_rerun=([r[7] for r in rows],
+                                       [r[8] for r in rows]))
+    assert library.to_dict()["metrics"][0]["judge_corrected"][
+        "judge_rerun"] == got
+    halves = [jsonl(tmp_path, f"{k}.jsonl", [
+        {"id": r[0], "judge": r[1 + k], "again": r[7 + k],
+         **({"human": r[3 + k]} if r[3 + k] != "" else {})}
+        for r in rows]) for k in (0, 1)]
+    status, out, err = run(capsys, *halves, "--metric", "judge", "--human",
+                           "human", "--judge-rerun", "again", "--json")
+    assert status == 0, err
+    assert json.loads(out)["metrics"][0]["judge_corrected"][
+        "judge_rerun"] == got
+    status, _, err = run(capsys, *halves, "--metric", "judge", "--human",
+                         "human", "--judge-rerun", "nope")
+    assert status == 2 and "no --judge-rerun field 'nope'" in err, err
 
 
 def test_the_drift_intervals_cover(replays=150):
