@@ -5585,7 +5585,10 @@ def _self_preference(bias_gap, names, families):
 # the humans' place), and the second's mean shift from the first, over
 # every answer and on the gap, each with the paired Student t interval
 # whose standard error is clustered by item (an item's two answers
-# together, Liang and Zeger 1986).
+# together, Liang and Zeger 1986); the gap's, a mean of per-item changes
+# that are 0 on most items, takes its degrees of freedom from their fourth
+# moment (_moment_df): on n - 1 it covered 93.9% (2,000 replays of 120
+# items, 10% and 5% of answers moved), on those 96.6%.
 
 class _Rerun(NamedTuple):
     """How a second run of the judge on the same items differs from the
@@ -5615,9 +5618,14 @@ def _rerun_check(judge, rerun, confidence=CONFIDENCE):
     shifts = [y - x for k in (0, 1) for x, y in zip(judge[k], rerun[k])]
     shift, shift_ci = _mean_interval(shifts, confidence,
                                      list(range(n)) * 2)
-    gap_shift, gap_ci = _mean_interval(
-        [(rb - ra) - (jb - ja) for ja, jb, ra, rb
-         in zip(judge.a, judge.b, rerun.a, rerun.b)], confidence)
+    moved = [(rb - ra) - (jb - ja) for ja, jb, ra, rb
+             in zip(judge.a, judge.b, rerun.a, rerun.b)]
+    gap_shift, gap_ci = _mean_interval(moved, confidence)
+    if gap_ci is not None and n > 2:     # few moved: fewer df (_moment_df)
+        half = (gap_ci.hi - gap_shift) * _student_t_upper(
+            float((1 - _exact(confidence)) / 2), _moment_df(moved)) \
+            / _student_t_upper(float((1 - _exact(confidence)) / 2), n - 1)
+        gap_ci = Interval(gap_shift - half, gap_shift + half)
     audit = _agreement_audit([((judge.a[k], rerun.a[k]),
                                (judge.b[k], rerun.b[k])) for k in range(n)],
                              confidence)

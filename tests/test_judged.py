@@ -781,11 +781,12 @@ def test_a_preference_file_is_corrected_by_human_verdicts(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("replays, least", [
-    (20, 0.8), pytest.param(600, 0.93, marks=pytest.mark.slow)])
+    (20, 0.8), pytest.param(2000, 0.935, marks=pytest.mark.slow)])
 def test_corrected_win_rates_cover_the_humans(replays, least):
     # The judge's win rate stands about 10 points above the humans'; the
     # corrected interval covers the humans' true gap (0: they prefer
-    # neither) at 95%, the judge's alone almost never.
+    # neither) at 95%, the judge's alone almost never (slow: 95.3% of
+    # 2,000 replays; 95.4% of 4,000 at another seed).
     rng = random.Random(replays)
     covered = judged = 0
     for _ in range(replays):
@@ -1600,7 +1601,9 @@ def test_self_preference_is_the_judges_bias_for_its_own_family(capsys,
     assert status == 2 and "--family goes with --human" in err
 
 
-def test_self_preference_intervals_cover(replays=150):
+@pytest.mark.parametrize("replays", [
+    100, pytest.param(2000, marks=pytest.mark.slow)])
+def test_self_preference_intervals_cover(replays):
     # The judge adds 0.5 to its own family's system and noise to both:
     # the self-preference interval covers 0.5 at 95% (3 Monte Carlo
     # standard errors), on 40 labelled items of 50.
@@ -1615,16 +1618,18 @@ def test_self_preference_intervals_cover(replays=150):
         p = bed._self_preference(bias[2], ("a", "b"), (
             ("judge", "gpt"), ("a", "gpt"), ("b", "claude")))
         covered += p.ci.lo <= 0.5 <= p.ci.hi
+    print(f"self-preference coverage {covered / replays} of {replays}")
     assert covered / replays >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / replays)
 
 
 def test_a_second_run_of_the_judge_is_compared_with_the_first(capsys,
                                                               tmp_path):
     # --judge-rerun A_FIELD,B_FIELD: the shift over every answer and on
-    # the gap by hand, its interval clustered by item, the agreement the
+    # the gap by hand (the gap's t on the df its kurtosis gives, Cramer's
+    # var(s^2)), the shift's interval clustered by item, the agreement the
     # audit's statistics with the first run in the humans' place; the
     # finding line where the runs differ, the statistics under --verbose.
-    path, rows = wide_judged(tmp_path, random.Random(5), items=300,
+    path, rows = wide_judged(tmp_path, random.Random(5), items=200,
                              rerun=1.0)
     args = [path, "--a-col", "judge_a", "--b-col", "judge_b", "--human",
             "human_a,human_b", "--judge-rerun", "rerun_a,rerun_b"]
@@ -1634,18 +1639,21 @@ def test_a_second_run_of_the_judge_is_compared_with_the_first(capsys,
     first = [(r[1], r[2]) for r in rows]
     again = [(r[7], r[8]) for r in rows]
     shifts = [y - x for f, s in zip(first, again) for x, y in zip(f, s)]
-    assert got["shift"] == pytest.approx(sum(shifts) / 600, abs=1e-12)
+    assert got["shift"] == pytest.approx(sum(shifts) / 400, abs=1e-12)
     gaps = [(s[1] - s[0]) - (f[1] - f[0]) for f, s in zip(first, again)]
-    mean = sum(gaps) / 300
-    half = bed._student_t_upper(0.025, 299) * math.sqrt(
-        bed._variance(gaps, 1) / 300)
+    mean = sum(gaps) / 200
+    m2 = sum((x - mean) ** 2 for x in gaps) / 200
+    kurtosis = sum((x - mean) ** 4 for x in gaps) / 200 / m2 ** 2 - 3
+    df = 2 / (2 / 199 + kurtosis / 200) if kurtosis > 0 else 199
+    half = bed._student_t_upper(0.025, df) * math.sqrt(
+        bed._variance(gaps, 1) / 200)
     assert got["gap_ci"] == pytest.approx([mean - half, mean + half],
                                           abs=1e-9)
-    # clustered by item: each item's two shifts summed (CR1, G = 300)
+    # clustered by item: each item's two shifts summed (CR1, G = 200)
     sums = [sum(y - x - got["shift"] for x, y in zip(f, s))
             for f, s in zip(first, again)]
-    se = math.sqrt(300 / 299 * sum(v * v for v in sums)) / 600
-    half = bed._student_t_upper(0.025, 299) * se
+    se = math.sqrt(200 / 199 * sum(v * v for v in sums)) / 400
+    half = bed._student_t_upper(0.025, 199) * se
     assert got["shift_ci"] == pytest.approx(
         [got["shift"] - half, got["shift"] + half], abs=1e-9)
     audit = bed._agreement_audit([tuple(zip(f, s)) for f, s
@@ -1658,7 +1666,7 @@ def test_a_second_run_of_the_judge_is_compared_with_the_first(capsys,
     assert out.count("Finding: the judge's two runs differ") == 1
     assert "Agreement of the judge's two runs" not in out
     status, out, err = run(capsys, *args, "--verbose")
-    assert "Agreement of the judge's two runs, 300 items" in out
+    assert "Agreement of the judge's two runs, 200 items" in out
     library = bed.compare([r[1] for r in rows], [r[2] for r in rows],
                           human_a=[r[3] if r[3] != "" else None
                                    for r in rows],
@@ -1682,7 +1690,9 @@ def test_a_second_run_of_the_judge_is_compared_with_the_first(capsys,
     assert status == 2 and "no --judge-rerun field 'nope'" in err, err
 
 
-def test_the_drift_intervals_cover(replays=150):
+@pytest.mark.parametrize("replays", [
+    100, pytest.param(2000, marks=pytest.mark.slow)])
+def test_the_drift_intervals_cover(replays):
     # A second run of a 0/1 judge passes 10% of the answers the first
     # failed and fails 5% it passed, items sharing a draw: the shift's
     # interval (clustered by item) and the gap's cover their truths.
@@ -1695,7 +1705,7 @@ def test_the_drift_intervals_cover(replays=150):
     from array import array
     for _ in range(replays):
         first, second = ([], []), ([], [])
-        for _ in range(120):
+        for _ in range(100):
             u, v = rng.random(), rng.random()
             for s in (0, 1):
                 x = int((u if rng.random() < 0.7 else rng.random()) < p[s])
@@ -1709,3 +1719,4 @@ def test_the_drift_intervals_cover(replays=150):
         covered[1] += r.gap_ci.lo <= truth[1] <= r.gap_ci.hi
     floor = 0.95 - 3 * math.sqrt(0.05 * 0.95 / replays)
     assert min(covered) / replays >= floor, covered
+    print(f"drift coverage {[c / replays for c in covered]} of {replays}")
