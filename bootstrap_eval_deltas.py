@@ -5532,13 +5532,14 @@ class _SelfPreference(NamedTuple):
     ci: object               # its Student t Interval, or None
 
 
-def _self_preference(bias_gap, names, families):
+def _self_preference(bias_gap, names, families, others=()):
     """Return the _SelfPreference of a judge whose bias on the gap (b - a)
     is *bias_gap* (mean, Interval or None), the systems named *names*
     (baseline, candidate), their families and the judge's given as
     *families* ((name, family), ...; a system named by its name, its file
     name, or as baseline or candidate); EvalDeltaError where one is
-    unknown or not given.
+    unknown or not given.  A name among *others* (other candidates'
+    systems, compared with the same baseline) is passed over.
 
     >>> p = _self_preference((0.5, Interval(0.1, 0.9)), ("a.jsonl",
     ...     "b.jsonl"), (("judge", "gpt"), ("a", "gpt"), ("b", "claude")))
@@ -5556,6 +5557,8 @@ def _self_preference(bias_gap, names, families):
             judge = family
             continue
         side = [k for k in (0, 1) if key in spellings[k]]
+        if not side and key in others:
+            continue
         if len(side) != 1:
             raise EvalDeltaError(
                 f"--family {name}={family}: {name!r} names neither system "
@@ -13086,9 +13089,13 @@ def _judged(runs, options):
         **judged),
         [len(run.checks) for run in runs])
     if options.family:
+        others = {spelt for run in runs for name in run.names
+                  for spelt in (name.lower(),
+                                os.path.basename(name).lower(),
+                                os.path.basename(name).lower().split(".")[0])}
         runs = [run._replace(checks=tuple(c._replace(
             self_preference=_self_preference(c.bias[2], run.names,
-                                             options.family))
+                                             options.family, others))
             for c in run.checks)) for run in runs]
     return [run._replace(judgements=j, subset_judgements=sj,
                          as_judged=tuple(v.verdict for v in aj))

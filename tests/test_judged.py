@@ -1601,6 +1601,26 @@ def test_self_preference_is_the_judges_bias_for_its_own_family(capsys,
     assert status == 2 and "--family goes with --human" in err
 
 
+def test_self_preference_names_each_candidates_family():
+    # Several candidates against one baseline: a family given for another
+    # candidate is passed over, a name no system has is refused; the
+    # sign follows which system is the judge's family's.
+    families = (("judge", "gpt"), ("base", "gpt"), ("c1", "claude"),
+                ("c2", "gpt"))
+    others = {"base", "c1", "c2", "base.jsonl", "c1.jsonl", "c2.jsonl"}
+    bias = (0.25, bed.Interval(0.1, 0.4))
+    one = bed._self_preference(bias, ("base.jsonl", "c1.jsonl"), families,
+                               others)
+    assert (one.own, one.mean, one.ci) == (("base.jsonl", "gpt"), -0.25,
+                                           bed.Interval(-0.4, -0.1))
+    two = bed._self_preference(bias, ("base.jsonl", "c2.jsonl"), families,
+                               others)
+    assert two.own is None and math.isnan(two.mean)
+    with pytest.raises(bed.EvalDeltaError, match="'c3' names neither"):
+        bed._self_preference(bias, ("base.jsonl", "c1.jsonl"),
+                             families + (("c3", "x"),), others)
+
+
 @pytest.mark.parametrize("replays", [
     100, pytest.param(2000, marks=pytest.mark.slow)])
 def test_self_preference_intervals_cover(replays):
