@@ -560,6 +560,24 @@ def _judge_map_of(text):
         f"expected >=T (a threshold) or LO,HI with LO < HI, not {text!r}")
 
 
+def _families_of(text):
+    """Return --family's ((name, family), ...) from 'judge=F,NAME=F,...':
+    the judge's family and each system's (baseline and candidate, or the
+    systems' names); else raise EvalDeltaError.
+
+    >>> _families_of("judge=gpt,baseline=gpt,candidate=claude")
+    (('judge', 'gpt'), ('baseline', 'gpt'), ('candidate', 'claude'))
+    """
+    pairs = [part.partition("=") for part in text.split(",")]
+    if (not all(name.strip() and eq and family.strip()
+                for name, eq, family in pairs)
+            or "judge" not in [name.strip().lower() for name, *_ in pairs]):
+        raise EvalDeltaError(f"expected judge=FAMILY,SYSTEM=FAMILY,... "
+                             f"naming the judge's family and each "
+                             f"system's, not {text!r}")
+    return tuple((name.strip(), family.strip()) for name, _, family in pairs)
+
+
 def _bounds_of(text):
     """Return (LO, HI) from 'LO,HI' with LO < HI, both finite; else raise
     EvalDeltaError."""
@@ -1297,6 +1315,9 @@ class _Options(NamedTuple):
     judge_map: object = None     # (">=", T) or (LO, HI): the judge's scores
                                  # onto the humans' 0/1 or [0, 1]
     scale: object = None         # (LO, HI): the scale judge and humans share
+    family: object = None        # ((name, family), ...): the judge's and
+                                 # the systems' (self-preference)
+    judge_rerun: object = None   # a field of a second run of the judge
     # rank
     pairs: bool = False          # every pair's difference
     against: object = None       # --baseline: each system against this one
@@ -4311,8 +4332,8 @@ def _pair_tally(tally, i, j):
 
 ## Pairwise preferences #######################################################
 
-# Doors (called from other sections): _bt_fit, _ELO, _preference_counts,
-# _rank_preferences, _solve, _win_rates.
+# Doors (called from other sections): _bt_fit, _ELO, _position_bias,
+# _preference_counts, _rank_preferences, _solve, _win_rates.
 
 # A preference is a score on a pair: the second system's share x of a
 # verdict (1 a win, 0 a loss, 1/2 a tie, a judge's probability as its
@@ -4341,6 +4362,7 @@ class _PreferenceCounts(NamedTuple):
     first_won: int = 0       # of them, won by the first position
     flipped: int = 0         # verdicts whose games disagree
     whole: bool = True       # every share is 0, 1/2 or 1
+    reversed: int = 0        # of them, won by each system in one game
 
 
 def _preference_counts(a, b, shares, games=()):
@@ -4373,7 +4395,52 @@ def _preference_counts(a, b, shares, games=()):
                            if (share > half) == first),
         sum(1 for played in games
             if len({share for share, _ in played}) > 1),
-        set(counted) <= {0, half, 1})
+        set(counted) <= {0, half, 1},
+        sum(1 for played in games
+            if {share > half for share, _ in played if share != half}
+            == {True, False}))
+
+
+# Position bias (Zheng et al. 2023, "Judging LLM-as-a-judge with MT-Bench
+# and Chatbot Arena", NeurIPS, 4.2): where each verdict is two games with
+# the positions swapped, a judge that ignores the position lets the first
+# position win half of the decisive games.  The share it won has the exact
+# (Clopper and Pearson 1934) interval and the exact two-sided binomial
+# test of one half (McNemar's tails in integers), which reject together.
+# Treating the games as independent is conservative under no bias: the
+# two games of one verdict put the same answers first in turn, so their
+# first-position wins are negatively correlated where one answer is
+# better (var of their sum 2p(1 - p) <= 1/2, the binomial's).
+
+class _Position(NamedTuple):
+    """How often the first position won the decisive games."""
+    won: int                 # decisive games won by the first position
+    games: int               # decisive games
+    ci: Interval             # exact interval of won / games (floats)
+    p: Fraction              # exact two-sided test of one half
+    reversed: int            # verdicts whose two games each system won
+    verdicts: int
+    material: bool           # the test rejects one half (the interval
+                             # leaves it out)
+
+
+def _position_bias(c, confidence=CONFIDENCE):
+    """Return the _Position of a _PreferenceCounts with games, else None.
+
+    >>> b = _position_bias(_PreferenceCounts("x", "y", 10, 5, 5, 0,
+    ...     Fraction(1, 2), Fraction(1, 2), 0.1, Fraction(1), 20, 15, 6,
+    ...     True, 5))
+    >>> b.p == Fraction(2 * (1 + 20 + 190 + 1140 + 4845 + 15504), 2 ** 20)
+    True
+    >>> b.won, b.games, [round(x, 4) for x in b.ci], b.material
+    (15, 20, [0.509, 0.9134], True)
+    """
+    if not c.games:
+        return None
+    ci = _clopper_pearson(c.first_won, c.games, confidence)
+    p = _mcnemar_p(c.games - c.first_won, c.first_won)
+    return _Position(c.first_won, c.games, ci, p, c.reversed, c.n,
+                     p < 1 - _exact(confidence))
 
 
 # Many systems: Bradley-Terry strengths (Bradley & Terry 1952; ties as
@@ -4820,7 +4887,8 @@ def _win_rates(size, cells):
 # Doors (called from other sections): _agreement_audit, _corrected_macro,
 # _corrected_result, _corrected_se, _corrected_table, _covariate_check,
 # _judge_check, _JudgeCheck, _labels_for_se, _labels_needed,
-# _ppi_bradley_terry, _PPI_CLT_LEAST, _variance.
+# _ppi_bradley_terry, _PPI_CLT_LEAST, _rerun_check, _self_preference,
+# _variance.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -5489,6 +5557,128 @@ def _jackknife(stat, items, confidence=CONFIDENCE):
     return Interval(float(full) - half, float(full) + half)
 
 
+# Self-preference (Panickssery, Bowman and Feng 2024, "LLM evaluators
+# recognize and favor their own generations", NeurIPS): a judge of one
+# model family may score its family's answers above what the humans give
+# them.  With two systems, one of the judge's family, it is the judge's
+# bias (judge minus human) on that system less its bias on the other, on
+# the items a human labelled for both: the bias on the gap, signed.
+
+class _SelfPreference(NamedTuple):
+    """The judge's bias for the system of its own family."""
+    judge: str               # the judge's family
+    own: object              # (name, family) of the judge's family's
+                             # system; None where both or neither is
+    other: object            # (name, family) of the other
+    mean: float              # judge minus human on own less on other
+    ci: object               # its Student t Interval, or None
+
+
+def _self_preference(bias_gap, names, families, others=()):
+    """Return the _SelfPreference of a judge whose bias on the gap (b - a)
+    is *bias_gap* (mean, Interval or None), the systems named *names*
+    (baseline, candidate), their families and the judge's given as
+    *families* ((name, family), ...; a system named by its name, its file
+    name, or as baseline or candidate); EvalDeltaError where one is
+    unknown or not given.  A name among *others* (other candidates'
+    systems, compared with the same baseline) is passed over.
+
+    >>> p = _self_preference((0.5, Interval(0.1, 0.9)), ("a.jsonl",
+    ...     "b.jsonl"), (("judge", "gpt"), ("a", "gpt"), ("b", "claude")))
+    >>> p.own, p.other, p.mean, p.ci
+    (('a.jsonl', 'gpt'), ('b.jsonl', 'claude'), -0.5, Interval(lo=-0.9, hi=-0.1))
+    """
+    spellings = [{"baseline", "a"}, {"candidate", "b"}]
+    for k, name in enumerate(names):
+        base = os.path.basename(name).lower()
+        spellings[k] |= {name.lower(), base, base.split(".")[0]}
+    judge, given = None, [None, None]
+    for name, family in families:
+        key = name.lower()
+        if key == "judge":
+            judge = family
+            continue
+        side = [k for k in (0, 1) if key in spellings[k]]
+        if not side and key in others:
+            continue
+        if len(side) != 1:
+            raise EvalDeltaError(
+                f"--family {name}={family}: {name!r} names neither system "
+                f"(baseline or candidate, or {names[0]!r} and {names[1]!r})"
+                if not side else f"--family {name}: names both systems")
+        given[side[0]] = family
+    missing = [w for w, f in zip(("baseline", "candidate"), given) if not f]
+    if missing:
+        raise EvalDeltaError(f"--family gives no family for the "
+                             f"{missing[0]}: name the judge's and each "
+                             f"system's (judge=F,baseline=F,candidate=F)")
+    mine = [f == judge for f in given]
+    systems = list(zip(names, given))
+    if mine[0] == mine[1]:
+        return _SelfPreference(judge, None, systems[1], math.nan, None)
+    k = mine.index(True)
+    sign = 1 if k == 1 else -1
+    mean, ci = bias_gap
+    return _SelfPreference(judge, systems[k], systems[1 - k], sign * mean,
+                           ci and Interval(*sorted((sign * ci.lo,
+                                                    sign * ci.hi))))
+
+
+# Drift: the judge run twice on the same answers (a new model version, a
+# new prompt, or sampling) should score them alike.  The two runs' scores
+# get the audit's agreement statistics (_agreement_audit, the first run in
+# the humans' place), and the second's mean shift from the first, over
+# every answer and on the gap, each with the paired Student t interval
+# whose standard error is clustered by item (an item's two answers
+# together, Liang and Zeger 1986); the gap's, a mean of per-item changes
+# that are 0 on most items, takes its degrees of freedom from their fourth
+# moment (_moment_df): on n - 1 it covered 93.9% (2,000 replays of 120
+# items, 10% and 5% of answers moved), on those 96.6%.
+
+class _Rerun(NamedTuple):
+    """How a second run of the judge on the same items differs from the
+    first."""
+    audit: tuple             # _Statistics of the two runs' agreement
+    shift: float             # mean of second - first over every answer
+    shift_ci: object         # its Interval (clustered by item), or None
+    gap_shift: float         # the gap's (b - a) second less first
+    gap_ci: object
+    items: int
+    material: bool           # either interval leaves out 0
+
+
+def _rerun_check(judge, rerun, confidence=CONFIDENCE):
+    """Return the _Rerun of the judge's _Columns *judge* and a second
+    run's *rerun*, aligned item by item.
+
+    >>> from array import array
+    >>> r = _rerun_check(_Columns(array("d", [1, 0, 1, 1]),
+    ...                           array("d", [1, 1, 0, 1])),
+    ...                  _Columns(array("d", [1, 0, 1, 0]),
+    ...                           array("d", [1, 1, 1, 1])))
+    >>> r.shift, r.gap_shift, r.items     # (-1 + 1) / 8; (1 + 1) / 4
+    (0.0, 0.5, 4)
+    """
+    n = len(judge.a)
+    shifts = [y - x for k in (0, 1) for x, y in zip(judge[k], rerun[k])]
+    shift, shift_ci = _mean_interval(shifts, confidence,
+                                     list(range(n)) * 2)
+    moved = [(rb - ra) - (jb - ja) for ja, jb, ra, rb
+             in zip(judge.a, judge.b, rerun.a, rerun.b)]
+    gap_shift, gap_ci = _mean_interval(moved, confidence)
+    if gap_ci is not None and n > 2:     # few moved: fewer df (_moment_df)
+        half = (gap_ci.hi - gap_shift) * _student_t_upper(
+            float((1 - _exact(confidence)) / 2), _moment_df(moved)) \
+            / _student_t_upper(float((1 - _exact(confidence)) / 2), n - 1)
+        gap_ci = Interval(gap_shift - half, gap_shift + half)
+    audit = _agreement_audit([((judge.a[k], rerun.a[k]),
+                               (judge.b[k], rerun.b[k])) for k in range(n)],
+                             confidence)
+    material = any(ci is not None and not ci.lo <= 0 <= ci.hi
+                   for ci in (shift_ci, gap_ci))
+    return _Rerun(audit, shift, shift_ci, gap_shift, gap_ci, n, material)
+
+
 class _JudgeCheck(NamedTuple):
     """What the human labels say of the judge on one metric: the
     corrected figures, and beside them the judge's alone, the humans'
@@ -5507,6 +5697,8 @@ class _JudgeCheck(NamedTuple):
                              # (_labels_needed), None: more than the items
     covariate: object = None  # _Covariate (--judge-covariate), or None
     audit: tuple = ()        # _Statistics of agreement (_agreement_audit)
+    self_preference: object = None  # _SelfPreference (--family), or None
+    rerun: object = None     # _Rerun (--judge-rerun), or None
 
 
 class _CorrectedRatings(NamedTuple):
@@ -12939,10 +13131,11 @@ def _wide_sides(options, wide, metrics):
     if wide.path == _STDIN:
         raise EvalDeltaError("--human with one file of both systems reads "
                              "it twice: give its path, not standard input")
-    named = options.judge_covariate
+    named, again = options.judge_covariate, options.judge_rerun
     covariate = named.split(",", 1) if named and "," in named else [named] * 2
-    columns = [(m.a_field, fields[0], covariate[0]),
-               (m.b_field, fields[1], covariate[1])]
+    rerun = again.split(",", 1) if again and "," in again else [again] * 2
+    columns = [(m.a_field, fields[0], covariate[0], rerun[0]),
+               (m.b_field, fields[1], covariate[1], rerun[1])]
     names = [(_stem(*pair) or pair[0]) if all(pair) else pair[0]
              for pair in zip(*columns)]
     names[0] = m.name
@@ -12955,7 +13148,7 @@ def _wide_sides(options, wide, metrics):
                       dict(zip(names, side)), key == _ROW)
              for side in columns]
     options = options._replace(id_col=key, judge_covariate=named and
-                               names[2])
+                               names[2], judge_rerun=again and names[3])
     return (options, sides, [m._replace(name=names[0], a_field=names[0],
                                          b_field=names[0])], [names[1]] * 2)
 
@@ -13040,6 +13233,15 @@ def _judged(runs, options):
         options._replace(jobs=1), family=count + _items(metrics, "metric"),
         **judged),
         [len(run.checks) for run in runs])
+    if options.family:
+        others = {spelt for run in runs for name in run.names
+                  for spelt in (name.lower(),
+                                os.path.basename(name).lower(),
+                                os.path.basename(name).lower().split(".")[0])}
+        runs = [run._replace(checks=tuple(c._replace(
+            self_preference=_self_preference(c.bias[2], run.names,
+                                             options.family, others))
+            for c in run.checks)) for run in runs]
     return [run._replace(judgements=j, subset_judgements=sj,
                          as_judged=tuple(v.verdict for v in aj))
             for run, j, sj, aj in zip(runs, judgements, subsets, as_judged)]
@@ -13251,11 +13453,14 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
     baseline, candidate = sources
     humans = [_Metric(f"{m.name} (human)", fields[0], fields[1], None,
                       m.direction, optional=True) for m in metrics]
-    named = options.judge_covariate
-    extra = [_Metric(named, named, named, "continuous")] if named else []
-    for source in sources if named else ():
-        _require(source.run(), named, "--judge-covariate field",
-                 "the fields are", [str(f) for f in source.first])
+    named, again = options.judge_covariate, options.judge_rerun
+    extra = [_Metric(f, f, f, "continuous") for f in (named, again) if f]
+    for source in sources:
+        for field, flag in ((named, "--judge-covariate"),
+                            (again, "--judge-rerun")):
+            if field:
+                _require(source.run(), field, f"{flag} field",
+                         "the fields are", [str(f) for f in source.first])
     groups = [] if options.by or options.cluster else None
     tallies, missing = _read_tallies(baseline, candidate,
                                      metrics + humans + extra, options,
@@ -13266,11 +13471,13 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
                                    if field == _HUMAN else f"field {field!r}")
              for source, spec, field in zip(sources, specs, fields)]
     results, checks = [], []
-    covariate = tallies[-1] if named else None
+    covariate = tallies[2 * len(metrics)] if named else None
+    rerun = tallies[-1] if again else None
     subsets = []
     for m, judge, human in zip(metrics, tallies, tallies[len(metrics):]):
         result, check = _judged_metric(judge, human, m, rng, options, where,
-                                       covariate, options.cluster and groups)
+                                       (covariate, rerun),
+                                       options.cluster and groups)
         parts = []
         for label in sorted(set(groups)) if options.by else ():
             pick = [g == label for g in groups]     # --by: each corrected
@@ -13318,9 +13525,11 @@ def _judged_preferences(options, wide, metric, counts, reading, rng):
         raise EvalDeltaError(f"--human {spec}: a preference file is "
                              f"corrected by one file of human verdicts on "
                              f"some of its items")
-    if options.by:
-        raise EvalDeltaError(f"{wide.path}: --by with --human on a "
-                             f"preference file is not supported yet")
+    if options.by or options.judge_rerun:
+        raise EvalDeltaError(f"{wide.path}: "
+                             f"{'--by' if options.by else '--judge-rerun'} "
+                             f"with --human on a preference file is not "
+                             f"supported yet")
     human, said = _open_source(spec, options.reading), []
     if human.kind == "preferences":
         # cluster="question": the human's file keeps the judge's clusters,
@@ -13368,17 +13577,23 @@ def _judged_preferences(options, wide, metric, counts, reading, rng):
 
 
 def _judged_metric(judge, human, metric, rng, options, where,
-                   covariate=None, clusters=None):
+                   extra=(None, None), clusters=None):
     """Return (the corrected _MetricResult, its _JudgeCheck) of one
     metric: the judge's _Columns and the human's (NaN where a human gave
     none), aligned item by item; *where* names each system's labels in
-    messages.  The judge's scores alone and the humans' alone are
+    messages; *extra* the _Columns of a covariate and of a second run of
+    the judge, or None.  The judge's scores alone and the humans' alone are
     compared as compare compares any metric, for the report beside; with
     the _Columns of a *covariate*, the judge's error is regressed on it
     (_covariate_check).  With each item's cluster (*clusters*), every
     standard error is clustered, and the figures alone resample whole
-    clusters."""
+    clusters.  With the _Columns of a second run of the judge (*rerun*,
+    put on the humans' scale as the first), the two runs are compared
+    (_rerun_check)."""
+    covariate, rerun = extra
     judge = _judge_mapped(judge, human, metric, options, where)
+    rerun = rerun and _rerun_check(judge, _judge_mapped(
+        rerun, human, metric, options, where), options.confidence)
     binary = all(x != x or x in (0.0, 1.0) for x in human.a) and all(
         x != x or x in (0.0, 1.0) for x in human.b)
     kind = "binary" if binary else "continuous"
@@ -13405,7 +13620,7 @@ def _judged_metric(judge, human, metric, rng, options, where,
                           for k in range(len(judge.a))
                           if human.a[k] == human.a[k]
                           or human.b[k] == human.b[k]],
-                         options.confidence))
+                         options.confidence), rerun=rerun)
     return _corrected_result(metric, kind, corrected, gap,
                              len(judge.a)), check
 
@@ -15781,6 +15996,17 @@ def _judge_lines(r, j, check, as_judged, options):
     finding = _audit_finding(check, u, level, span)
     if finding:
         lines.insert(int(as_judged != j.verdict), finding)
+    if check.self_preference is not None:
+        lines.insert(int(as_judged != j.verdict) + bool(finding),
+                     _self_preference_line(check.self_preference, u, level,
+                                           span))
+    if check.rerun is not None:
+        lines.append(_rerun_line(check.rerun, u, level, span))
+        if check.rerun.audit and options.verbose:
+            lines.append(_statistics_words(
+                f"Agreement of the judge's two runs, "
+                f"{_items(check.rerun.items)} (" + level
+                + " CI, jackknife over items): ", check.rerun.audit))
     if check.audit and options.verbose:
         lines.append("Agreement, both systems' labelled answers (" + level
                      + " CI, jackknife over items): " + "; ".join(
@@ -15844,6 +16070,57 @@ def _audit_finding(check, u=None, level="95%", span=None):
             f"{head.value:.2f}" + (f" [{head.ci.lo:.2f}, {head.ci.hi:.2f}]"
                                    if head.ci else "")
             + f") and {lean} by {bias} ({level} CI).")
+
+
+def _statistics_words(head, audit):
+    """Return *head* and the _Statistics of an agreement audit, each with
+    its interval."""
+    return head + "; ".join(
+        f"{a.name} {a.value:.2f}" + (f" [{a.ci.lo:.2f}, {a.ci.hi:.2f}]"
+                                     if a.ci else "") for a in audit) + "."
+
+
+def _self_preference_line(p, u=None, level="95%", span=None):
+    """Return the line of a _SelfPreference (--family): a finding where
+    its interval leaves out 0.  Without units *u*, plain numbers (JSON)."""
+    if p.own is None:
+        both = "both systems are" if p.other[1] == p.judge else \
+            "neither system is"
+        return (f"Self-preference: none to measure, {both} of the "
+                f"judge's family ({p.judge}).")
+    size = (u.gap(_exact(p.mean)) + (f" {span(p.ci)}" if p.ci else "")
+            if u else f"{p.mean:+.4g}" + (f" [{p.ci.lo:.4g}, {p.ci.hi:.4g}]"
+                                          if p.ci else ""))
+    found = p.ci is not None and not p.ci.lo <= 0 <= p.ci.hi
+    return (("Finding: the judge favours its own family: " if found and
+             p.mean > 0 else "Finding: the judge disfavours its own family: "
+             if found else "Self-preference: none detectable: ")
+            + f"its bias (judge minus human) on {p.own[0]} ({p.own[1]}) "
+            f"less that on {p.other[0]} ({p.other[1]}) is {size} ({level} "
+            f"CI).")
+
+
+def _rerun_line(r, u=None, level="95%", span=None):
+    """Return the line of a _Rerun (--judge-rerun): a finding where the
+    second run's shift, or its shift of the gap, is detectable."""
+    def size(mean, ci):
+        if u:
+            return u.gap(_exact(mean)) + (f" {span(ci)}" if ci else "")
+        return f"{mean:+.4g}" + (f" [{ci.lo:.4g}, {ci.hi:.4g}]" if ci
+                                 else "")
+    head = next((a for a in r.audit if a.name == "quadratic kappa"),
+                r.audit[0] if r.audit else None)
+    agree = ""
+    if head is not None:
+        word = next(w for top, w in _AGREES if head.value < top)
+        agree = (f"; they agree {word} ({head.name} {head.value:.2f}"
+                 + (f" [{head.ci.lo:.2f}, {head.ci.hi:.2f}]" if head.ci
+                    else "") + ")")
+    return (("Finding: the judge's two runs differ: " if r.material else
+             "The judge's two runs: ")
+            + f"the second scores {size(r.shift, r.shift_ci)} against the "
+            f"first, {size(r.gap_shift, r.gap_ci)} on the gap ({level} CI, "
+            f"paired by item, {_items(r.items)}){agree}.")
 
 
 def _worth(c):
@@ -16012,16 +16289,27 @@ def _preference_lines(c, r, confidence, judged=False):
         lines.append(f"each verdict taken whole (a share above one half a "
                      f"win): win rate {_fixed(c.discrete * 100, 2)}%.")
     if c.games:
-        lines.append(f"position: the first position won {c.first_won} of "
-                     f"the {c.games} decisive games ("
-                     f"{_percent(c.first_won, c.games)}); {c.flipped} of "
-                     f"{c.n} verdicts changed with the position.")
+        lines.append(_position_line(c, confidence))
     lines.append("(the table's difference is the candidate's win rate less "
                  "the baseline's: 2 x win rate - 1)")
     return lines
 
 
-def _preference_json(c, r):
+def _position_line(c, confidence):
+    """Return the line of a preference file's position bias
+    (_position_bias): a finding where the exact test rejects one half."""
+    b = _position_bias(c, confidence)
+    level = _decimal(_exact(confidence) * 100) + "%"
+    return ((f"Finding: the judge favours the first position: it won "
+             if b.material else "position: the first position won ")
+            + f"{b.won} of the {b.games} decisive games ("
+            f"{_percent(b.won, b.games)}, {level} CI [{b.ci.lo * 100:.1f}, "
+            f"{b.ci.hi * 100:.1f}]%, exact binomial test of one half p = "
+            f"{_p_text(b.p)}); {c.flipped} of {c.n} verdicts changed with "
+            f"the position, {b.reversed} of them to the other winner.")
+
+
+def _preference_json(c, r, confidence=CONFIDENCE):
     """Return the JSON object of a pair's _PreferenceCounts."""
     lo, hi = _win_interval(r)
     out = {"a": c.a, "b": c.b, "n_items": c.n, "win_rate": float(c.win_rate),
@@ -16032,6 +16320,15 @@ def _preference_json(c, r):
     if c.games:
         out.update(decisive_games=c.games, first_position_won=c.first_won,
                    changed_with_position=c.flipped)
+        b = _position_bias(c, confidence)
+        out["position_bias"] = {
+            "first_position_won": b.won, "decisive_games": b.games,
+            "share": b.won / b.games, "ci": [b.ci.lo, b.ci.hi],
+            "p": float(b.p), "method": "Clopper-Pearson interval, exact "
+            "two-sided binomial test of one half",
+            "winner_reversed": b.reversed, "verdicts": b.verdicts,
+            "finding": _position_line(c, confidence) if b.material
+            else None}
     return out
 
 
@@ -16160,7 +16457,7 @@ def _compare_json(run, options):
     if run.preferences is not None:      # the judge's, where corrected
         report["preferences"] = _preference_json(
             run.preferences, run.checks[0].judged if run.checks
-            else results[0])
+            else results[0], options.confidence)
     return report
 
 
@@ -16198,6 +16495,27 @@ def _judge_json(check, as_judged):
             "statistics": [{"statistic": a.name, "value": a.value,
                             "ci": a.ci and [a.ci.lo, a.ci.hi]}
                            for a in check.audit]},
+        **({"self_preference": {
+            "judge_family": p.judge, "own": p.own and list(p.own),
+            "other": list(p.other), "mean": None if p.own is None
+            else p.mean, "ci": p.ci and [p.ci.lo, p.ci.hi],
+            "finding": _self_preference_line(p),
+            "method": "judge minus human on the own family's system less "
+                      "on the other's, on the items labelled for both; "
+                      "Student's t on items - 1 df"}}
+           if (p := check.self_preference) is not None else {}),
+        **({"judge_rerun": {
+            "shift": r.shift, "shift_ci": r.shift_ci and list(r.shift_ci),
+            "gap_shift": r.gap_shift, "gap_ci": r.gap_ci and list(r.gap_ci),
+            "n_items": r.items, "differ": r.material,
+            "finding": _rerun_line(r),
+            "method": "second run minus first, Student's t with the "
+                      "standard error clustered by item; agreement as the "
+                      "audit's, the first run in the humans' place",
+            "statistics": [{"statistic": a.name, "value": a.value,
+                            "ci": a.ci and [a.ci.lo, a.ci.hi]}
+                           for a in r.audit]}}
+           if (r := check.rerun) is not None else {}),
         "labelled_items_differ_z": check.drift,
         "labels_needed": check.needed,
         "covariate": check.covariate and {
@@ -18338,7 +18656,7 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
             direction="higher", margin=None, confidence=CONFIDENCE,
             alpha=0.05, resamples=RESAMPLES, interval="percentile",
             method="auto", seed=SEED, jobs=1, human_a=None, human_b=None,
-            judge_map=None, scale=None):
+            judge_map=None, scale=None, family=None, judge_rerun=None):
     """Return the Comparison of two systems' per-item scores, in item order.
 
     *kind* is "binary" or "continuous" (default: binary when every value
@@ -18348,7 +18666,10 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     human gave none), the scores are a judge's, corrected by them as
     compare --human corrects them (prediction-powered inference, PPI++);
     to_dict()'s "judge_corrected" holds the detail; *judge_map* (">=7" or
-    "1,10") and *scale* ((1, 5)) are --judge-map's and --scale's.  The
+    "1,10") and *scale* ((1, 5)) are --judge-map's and --scale's;
+    *family* ({"judge": "gpt", "baseline": "gpt", "candidate": "claude"})
+    --family's, and *judge_rerun* (the baseline's and the candidate's
+    scores by a second run of the judge) --judge-rerun's.  The
     other options are compare's; one metric is a family of one, which
     every adjustment leaves as it is, so --adjust (across metrics, subsets
     and candidates) has no keyword here.  If the sequences differ in
@@ -18366,7 +18687,9 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
         jobs=jobs, interval=interval, method=method,
         margin=() if margin is None else ((None, margin),),
         judge_map=_library_spec(judge_map, _judge_map_of, "judge_map"),
-        scale=_library_spec(scale, _bounds_of, "scale"))
+        scale=_library_spec(scale, _bounds_of, "scale"),
+        family=_library_spec(family if not isinstance(family, dict) else [
+            f"{k}={v}" for k, v in family.items()], _families_of, "family"))
     m = _Metric(metric, kind=kind, direction=direction)
     a, b = _library_columns([_plain(baseline, "baseline"),
                              _plain(candidate, "candidate")],
@@ -18375,13 +18698,22 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
         raise EvalDeltaError("give human_a and human_b, each system's human "
                              "scores (None where a human gave none), or "
                              "neither")
+    if human_a is None and (family or judge_rerun):
+        raise EvalDeltaError(f"{'family' if family else 'judge_rerun'} "
+                             f"goes with human_a and human_b: the judge's "
+                             f"audit is against the humans")
     if human_a is not None:
         human = [_library_labels(h, name, len(a)) for h, name in (
             (human_a, "human_a"), (human_b, "human_b"))]
+        rerun = judge_rerun and _Columns(*(array("d", v) for v in (
+            _library_columns([_plain(v, name) for v, name in zip(
+                judge_rerun, ("judge_rerun[0]", "judge_rerun[1]"))] + [a],
+                ["judge_rerun[0]", "judge_rerun[1]", "baseline"])[:2])))
         result, check = _judged_metric(
             _Columns(array("d", a), array("d", b)),
             _Columns(*(array("d", h) for h in human)), m,
-            random.Random(seed), options, ["human_a", "human_b"])
+            random.Random(seed), options, ["human_a", "human_b"],
+            (None, rerun))
         run = _Compared(("baseline", "candidate"), [result], [], 0, [],
                         _margins(options.margin, [metric]), checks=(check,))
         return Comparison(_judged([run], options)[0], options)
@@ -18926,6 +19258,17 @@ def _add_compare(commands):
                         help="with --human: the scale the judge and the "
                              "humans both score on (1,5 or 0,10); by default "
                              "the range their scores span together")
+    judged.add_argument("--family", type=_families_spec,
+                        metavar="judge=F,SYSTEM=F,...",
+                        help="with --human: the model family of the judge "
+                             "and of each system (baseline=, candidate= or "
+                             "their names): the judge's bias for its own "
+                             "family's system (self-preference)")
+    judged.add_argument("--judge-rerun", metavar="FIELD",
+                        help="with --human: a second run of the judge on "
+                             "the same items (A_FIELD,B_FIELD in one file "
+                             "of both systems): its agreement with the first "
+                             "and its shift (drift)")
     gates.add_argument("--fail-on", choices=("worse", "not-better",
                                              "inferior", "changed",
                                              "not-equivalent"),
@@ -19656,7 +19999,9 @@ def _compare_options(args):
         for flag, given in (("--human-field", args.human_field),
                             ("--judge-map", args.judge_map),
                             ("--scale", args.scale),
-                            ("--judge-covariate", args.judge_covariate)):
+                            ("--judge-covariate", args.judge_covariate),
+                            ("--family", args.family),
+                            ("--judge-rerun", args.judge_rerun)):
             if given is not None:
                 raise EvalDeltaError(f"{flag} goes with --human")
     if args.fail_on == "not-equivalent" and not args.equivalence:
@@ -19684,7 +20029,7 @@ def _compare_options(args):
         fail_on=args.fail_on, human=tuple(args.human),
         human_field=args.human_field, judge_map=args.judge_map,
         scale=args.scale, judge_covariate=args.judge_covariate,
-        plot=args.plot, verbose=args.verbose,
+        family=args.family, judge_rerun=args.judge_rerun, plot=args.plot, verbose=args.verbose,
         group_runs=args.runs or args.prompts, crossed=args.prompts)
 
 
@@ -19833,6 +20178,14 @@ def _judge_map_spec(text):
     """argparse type of --judge-map: '>=T' or 'LO,HI' (_judge_map_of)."""
     try:
         return _judge_map_of(text)
+    except EvalDeltaError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _families_spec(text):
+    """argparse type of --family: judge=F,SYSTEM=F,... (_families_of)."""
+    try:
+        return _families_of(text)
     except EvalDeltaError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 

@@ -618,3 +618,74 @@ def test_joint_rating_intervals_hold_all_at_once(size, replays, least):
             bed._Options(resamples=120, joint_intervals=True, jobs=1))
         together += all(ci.lo <= t <= ci.hi for ci, t in zip(joint.cis, truth))
     assert together / replays >= least
+
+
+# Position bias, where each verdict is two games with the positions swapped
+
+def test_position_bias_is_the_exact_binomial_of_the_first_positions_wins(
+        capsys):
+    # MT-Bench's pairs: the first position's wins of the decisive games,
+    # with the exact two-sided binomial p summed in integers here and the
+    # Clopper-Pearson bounds whose tails are 2.5% each; a verdict whose
+    # games each system won (g2 is named by model) is reversed.
+    with open(fixture("mt-bench-pair.jsonl")) as f:
+        rows = [json.loads(line) for line in f]
+    kept = [r for r in rows if "error" not in (r["g1_winner"],
+                                               r["g2_winner"])]
+    won = sum((r["g1_winner"] == "model_1") + (r["g2_winner"] == "model_2")
+              for r in kept)
+    games = sum((r["g1_winner"] != "tie") + (r["g2_winner"] != "tie")
+                for r in kept)
+    reversed_ = sum({r["g1_winner"], r["g2_winner"]} == {"model_1",
+                                                          "model_2"}
+                    for r in kept)
+    k = min(won, games - won)
+    p = min(Fraction(1), Fraction(2 * sum(math.comb(games, i)
+                                          for i in range(k + 1)), 2 ** games))
+    got = run(capsys, "compare", fixture("mt-bench-pair.jsonl"))
+    bias = got["preferences"]["position_bias"]
+    assert (bias["first_position_won"], bias["decisive_games"],
+            bias["winner_reversed"], bias["p"]) == (won, games, reversed_,
+                                                    float(p))
+    lo, hi = bias["ci"]
+
+    def upper(x):           # P(X >= won) at x
+        return sum(math.comb(games, i) * x ** i * (1 - x) ** (games - i)
+                   for i in range(won, games + 1))
+    assert upper(lo) == pytest.approx(0.025, abs=1e-9)
+    assert 1 - upper(hi) + math.comb(games, won) * hi ** won * (
+        1 - hi) ** (games - won) == pytest.approx(0.025, abs=1e-9)
+    assert (bias["finding"] is not None) == (p < Fraction(1, 20)) == (
+        not lo <= 0.5 <= hi)
+    assert bed.main(["compare", fixture("mt-bench-pair.jsonl")]) == 0
+    out = capsys.readouterr()[0]
+    assert out.count("Finding: the judge favours the first position: it "
+                     f"won {won} of the {games} decisive games") == 1
+    assert f"{reversed_} of them to the other winner" in out
+
+
+def test_no_position_bias_is_found_where_the_judge_has_none():
+    # Games with the positions swapped, the judge blind to the position:
+    # the exact test finds a bias in at most 5% of replays (conservative:
+    # a verdict's two games put each answer first once); a judge that
+    # gives the first position 15 points more is found most of the time.
+    rng = random.Random(46)
+    found = {0.0: 0, 0.15: 0}
+    replays = 100
+    for lean, _ in itertools.product(found, range(replays)):
+        shares, games = [], []
+        for _ in range(50):
+            quality = rng.random()           # B's chance to win a game
+            played = []
+            for b_first in (True, False):
+                u = rng.random()
+                edge = lean if b_first else -lean
+                share = (0.5 if u < 0.1 else
+                         float(rng.random() < min(1, max(0, quality + edge))))
+                played.append((share, b_first))
+            games.append(played)
+            shares.append(sum(s for s, _ in played) / 2)
+        c = bed._preference_counts("a", "b", shares, games)
+        found[lean] += bed._position_bias(c).material
+    assert found[0.0] / replays <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / replays)
+    assert found[0.15] / replays >= 0.5, found
