@@ -1251,6 +1251,10 @@ class _Options(NamedTuple):
     higher_is_better: tuple = ()
     cluster: object = None       # items sharing this field go together
     by: object = None            # ... or are a subset each
+    strata: object = None        # --human: labels drawn at a rate per
+                                 # value of this field (stratified PPI)
+    budget: object = None        # plan --human: labels to draw next
+    label_next: object = None    # ... and a CSV file of the items' ids
     macro: bool = False          # the overall result the subsets' average
     allow_partial: bool = False  # the ids every run has, the rest said
     different_items: bool = False  # ids pair records whose items differ
@@ -5110,6 +5114,54 @@ def _corrected_macro(parts, confidence=CONFIDENCE):
                           c.unlabelled for c in parts)), df)
 
 
+# Stratified prediction-powered inference (Fisch, Maynez, Hofer, Dhingra,
+# Globerson and Cohen 2024, "Stratified prediction-powered inference for
+# hybrid language model evaluation", NeurIPS; arXiv:2406.04291): where
+# labels were drawn at different rates in different strata, the labelled
+# items are a random sample of each stratum but not of the items, and one
+# PPI++ over them all weighs each stratum by its share of the LABELS, not
+# of the items: biased wherever the judge errs differently by stratum.
+# StratPPI corrects each stratum on its own items, its own PPI++ weight
+# lam_k tuned there (the strata are independent, so tuning each minimises
+# the sum below, Fisch et al.'s joint choice), and weighs the stratum by
+# its share of ALL items, w_k = N_k / N:
+#     theta = sum w_k theta_k,   var(theta) = sum w_k^2 var(theta_k).
+
+def _corrected_strata(parts, shares, confidence=CONFIDENCE):
+    """Return the _Corrected stratified mean of the strata's corrected
+    means *parts* (each a _Corrected of _ppi_mean on its stratum's items
+    alone) weighted by *shares*, each stratum's items over all the
+    items (Fractions that sum to 1): se^2 = sum of w_k^2 se_k^2, normal
+    where every part is, else Student's t on Welch and Satterthwaite's
+    degrees of freedom of the parts' (a normal part's counted as
+    infinite), as _corrected_macro's.  Its weight is None (each stratum
+    tunes its own).
+
+    >>> a = _ppi_mean([1, 0, 1, 1], [1, 0, 1, 0], [1, 1, 0, 1, 0, 1])
+    >>> b = _ppi_mean([0, 0, 1], [0, 1, 1], [1, 1, 1, 0, 0])
+    >>> s = _corrected_strata([a, b], [Fraction(10, 18), Fraction(8, 18)])
+    >>> s.estimate == (10 * a.estimate + 8 * b.estimate) / 18
+    True
+    >>> round(s.se ** 2, 12) == round((10 * a.se / 18) ** 2
+    ...                               + (8 * b.se / 18) ** 2, 12)
+    True
+    """
+    weights = [float(w) for w in shares]
+    estimate = math.fsum(w * c.estimate for w, c in zip(weights, parts))
+    variances = [w * w * c.se * c.se for w, c in zip(weights, parts)]
+    se = math.sqrt(math.fsum(variances))
+    small = math.fsum(v * v / c.df for v, c in zip(variances, parts)
+                      if c.df is not None)
+    df = math.fsum(variances) ** 2 / small if small else None
+    ci, p = _normal_or_t(estimate, se, df, confidence)
+    labels = sum(c.labels for c in parts)
+    items = labels + sum(c.unlabelled for c in parts)
+    human = math.fsum(w * w * c.moments[0] / c.labels
+                      for w, c in zip(weights, parts))
+    return _Corrected(estimate, ci, p, se, None, labels, items - labels,
+                      _effective_labels(labels * human, se, items), df)
+
+
 def _labels_needed(c, target, alpha=0.05, power=_POWER):
     """Return the fewest human labels, of the same items, with which the
     corrected mean's standard error detects *target* with *power* (a
@@ -5465,6 +5517,16 @@ class _JudgeCheck(NamedTuple):
                              # (_labels_needed), None: more than the items
     covariate: object = None  # _Covariate (--judge-covariate), or None
     audit: tuple = ()        # _Statistics of agreement (_agreement_audit)
+    strata: tuple = ()       # --strata: (field, (_Stratum, ...)), or ()
+
+
+class _Stratum(NamedTuple):
+    """One stratum of a stratified correction (_corrected_strata)."""
+    label: object            # the stratum field's value
+    items: int               # N_k, the stratum's items
+    labels: int              # n_k, those a human labelled (for both)
+    share: Fraction          # w_k = N_k / N, its weight
+    gap: _Corrected          # its corrected gap, on its items alone
 
 
 class _CorrectedRatings(NamedTuple):
@@ -8644,6 +8706,8 @@ def _grouping(options):
     subsets, else --cluster's clusters, else (None, "cluster")."""
     if options.by:
         return options.by, "subset"
+    if options.strata:
+        return options.strata, "stratum"
     return options.cluster, "cluster"
 
 
@@ -13112,7 +13176,7 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
     for source in sources if named else ():
         _require(source.run(), named, "--judge-covariate field",
                  "the fields are", [str(f) for f in source.first])
-    groups = [] if options.by or options.cluster else None
+    groups = [] if options.by or options.cluster or options.strata else None
     tallies, missing = _read_tallies(baseline, candidate,
                                      metrics + humans + extra, options,
                                      columns=True, groups=groups)
@@ -13127,6 +13191,9 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
     for m, judge, human in zip(metrics, tallies, tallies[len(metrics):]):
         result, check = _judged_metric(judge, human, m, rng, options, where,
                                        covariate, options.cluster and groups)
+        if options.strata:
+            result, check = _judged_strata(result, check, judge, human,
+                                           groups, m, options, where)
         parts = []
         for label in sorted(set(groups)) if options.by else ():
             pick = [g == label for g in groups]     # --by: each corrected
@@ -13264,6 +13331,59 @@ def _judged_metric(judge, human, metric, rng, options, where,
                          options.confidence))
     return _corrected_result(metric, kind, corrected, gap,
                              len(judge.a)), check
+
+
+def _judged_strata(result, check, judge, human, strata, metric, options,
+                   where):
+    """Return (the _MetricResult, the _JudgeCheck) of --human --strata
+    FIELD: each system's corrected mean and the gap the strata's PPI++
+    corrections (_judge_check on each stratum's items alone, its own
+    weight) weighed by the strata's shares of all the items
+    (_corrected_strata; Fisch et al. 2024); *result* and *check* are
+    _judged_metric's of all the items, whose judge alone, humans alone,
+    bias and agreement stay.  The drift is the strata's own (labels
+    drawn at other rates by stratum are no drift).  A stratum with fewer
+    than two labels on a system, or two items labelled for both, is an
+    error naming it: it cannot be corrected, and leaving it out would
+    change what is estimated."""
+    judge = _judge_mapped(judge, human, metric, options, where)
+    total, parts, rows = len(judge.a), [], []
+    for label in sorted(set(strata), key=str):
+        pick = [g == label for g in strata]
+
+        def part(columns):
+            return _Columns(*(array("d", itertools.compress(v, pick))
+                              for v in columns))
+        j, h = part(judge), part(human)
+        counts = [sum(1 for x in column if x == x) for column in h]
+        counts.append(sum(1 for x, y in zip(*h) if x == x and y == y))
+        place = min(range(3), key=lambda k: (counts[k] >= 2, k))
+        if counts[place] < 2:
+            said = (f"{where[place]}: " if place < 2 else "") + (
+                f"{options.strata} {label!r} has "
+                + (_items(counts[place], "human score") if place < 2
+                   else _items(counts[place]) + " labelled for both systems"))
+            raise EvalDeltaError(
+                f"{said} for {metric.name}; --strata corrects each stratum "
+                f"on its own labels and needs two at least in each (label "
+                f"more of its items at random, or merge it with another "
+                f"stratum)")
+        corrected, gap, _, _, drift = _judge_check(j, h, options.confidence)
+        parts.append((*corrected, gap, drift))
+        rows.append(_Stratum(label, len(j.a), gap.labels,
+                             Fraction(len(j.a), total), gap))
+    shares = [r.share for r in rows]
+    a, b, gap = (_corrected_strata([p[k] for p in parts], shares,
+                                   options.confidence) for k in range(3))
+    estimate = b.estimate - a.estimate
+    ci, p = _normal_or_t(estimate, gap.se, gap.df, options.confidence)
+    gap = gap._replace(estimate=estimate, ci=ci, p=p)
+    drift = max((p[3] for p in parts if p[3] is not None), key=abs,
+                default=None)
+    check = check._replace(a=a, b=b, gap=gap, needed=None, drift=drift,
+                           strata=(options.strata, tuple(rows)))
+    return _corrected_result(metric, result.kind, (a, b), gap,
+                             total), check
 
 
 def _judged_macro(check, parts, judge, human, groups, metric, rng,
@@ -13878,7 +13998,8 @@ def _not_metrics(options, baseline, candidate):
     key = options.id_col or _shared_id_field(baseline.run(), candidate.run(),
                                             False)
     return set(_ID_FIELDS) | {key, options.cluster, options.by,
-                              "metrics", *options.human} - {None}
+                              options.strata, "metrics",
+                              *options.human} - {None}
 
 
 def _read_systems(source, names, allow_partial=False):
@@ -15504,6 +15625,9 @@ def _compare_head(run, options):
     if run.checks:
         head += (f"; the judge's scores corrected by human scores on "
                  f"{_items(run.checks[0].gap.labels)} (prediction-powered)")
+        if run.checks[0].strata:
+            field, strata = run.checks[0].strata
+            head += f" in each of {len(strata)} {field} strata"
     return head
 
 
@@ -15620,9 +15744,12 @@ def _judge_lines(r, j, check, as_judged, options):
                      f"{said[1]}.")
     if check.covariate is not None:
         lines.append(_covariate_line(check.covariate, u, level, span))
+    if check.strata:
+        lines.append(_strata_line(check.strata, u))
     lines.append(f"{_items(gap.labels, 'human label')} and "
                  f"{gap.unlabelled:,} judge scores give {_worth(gap)} ("
-                 + ("PPI++ weight tuned in each subset"
+                 + ("PPI++ weight tuned in each stratum" if check.strata
+                    else "PPI++ weight tuned in each subset"
                     if gap.weight is None else
                     f"PPI++ weight {gap.weight:.2f}: 1 trusts the judge as "
                     f"PPI does, 0 sets it aside") + ").")
@@ -15690,6 +15817,19 @@ def _covariate_line(c, u, level, span):
             f"{c.name}.")
 
 
+def _strata_line(strata, u):
+    """Return the report's line of a stratified correction (--strata):
+    the method, and each stratum's items, labels, weight and gap."""
+    field, rows = strata
+    total = sum(r.items for r in rows)
+    return (f"Stratified by {field} (stratified PPI, Fisch et al. 2024: "
+            f"each stratum corrected on its own items, weighed by its share "
+            f"of all the items): " + "; ".join(
+                f"{r.label} {_items(r.items)} ({_percent(r.items, total)}), "
+                f"{r.labels:,} labelled ({_percent(r.labels, r.items)}), "
+                f"gap {u.gap(_exact(r.gap.estimate))}" for r in rows) + ".")
+
+
 def _share_text(x):
     """Return a share to two decimals, or 'none' where there is none."""
     return "none" if x is None else f"{float(x):.2f}"
@@ -15701,9 +15841,14 @@ def _judge_notes(run):
     rest."""
     if not run.checks:
         return []
+    strata = run.checks[0].strata
     notes = ["judge-corrected figures take the human-labelled items to be "
              "a random sample of the items (prediction-powered inference "
-             "is unbiased only then)"]
+             "is unbiased only then)" if not strata else
+             f"judge-corrected figures take the human-labelled items of "
+             f"each {strata[0]} stratum to be a random sample of its items "
+             f"(stratified prediction-powered inference is unbiased only "
+             f"then)"]
     notes += [f"{r.metric}: the labelled items' judge scores differ from "
               f"the others' (z = {c.drift:+.1f}): labels not drawn at "
               f"random would bias the correction"
@@ -15715,6 +15860,10 @@ def _judge_notes(run):
         why = (f"fewer than {_PPI_CLT_LEAST} clusters hold a human label, "
                f"so Student's t on their count - 1 degrees of freedom"
                if c.gap.clusters else
+               f"a stratum has fewer than {_PPI_CLT_LEAST} human labels, "
+               f"or few that the judge got wrong, so Student's t on the "
+               f"strata's Welch-Satterthwaite degrees of freedom"
+               if c.strata else
                f"a subset has fewer than {_PPI_CLT_LEAST} human labels, so "
                f"Student's t on the subsets' Welch-Satterthwaite degrees "
                f"of freedom" if c.gap.weight is None else
@@ -16023,6 +16172,15 @@ def _judge_json(check, as_judged):
                            for a in check.audit]},
         "labelled_items_differ_z": check.drift,
         "labels_needed": check.needed,
+        **({"strata": {
+            "field": check.strata[0],
+            "method": "stratified PPI++ (Fisch et al. 2024): each "
+                      "stratum's PPI++ weighed by its share of all items",
+            "strata": [{"stratum": r.label, "items": r.items,
+                        "labels": r.labels, "share": float(r.share),
+                        "weight": r.gap.weight,
+                        "gap": corrected(r.gap)}
+                       for r in check.strata[1]]}} if check.strata else {}),
         "covariate": check.covariate and {
             "name": check.covariate.name, "slope": check.covariate.slope,
             "ci": check.covariate.ci and list(check.covariate.ci),
@@ -18731,6 +18889,12 @@ def _add_compare(commands):
                         help="with --human: the scale the judge and the "
                              "humans both score on (1,5 or 0,10); by default "
                              "the range their scores span together")
+    judged.add_argument("--strata", metavar="FIELD",
+                        help="with --human: the labels were drawn at "
+                             "random within each value of this field, at "
+                             "rates that differ: each stratum corrected on "
+                             "its own and weighed by its share of the items "
+                             "(stratified PPI, Fisch et al. 2024)")
     gates.add_argument("--fail-on", choices=("worse", "not-better",
                                              "inferior", "changed",
                                              "not-equivalent"),
@@ -19401,6 +19565,9 @@ def _compare_options(args):
     if args.by and args.cluster:
         raise EvalDeltaError("--by and --cluster together are not supported "
                              "yet: give one")
+    if args.strata and (args.by or args.cluster):
+        raise EvalDeltaError(f"--strata with {'--by' if args.by else '--cluster'}"
+                             f" is not supported yet: give one")
     stats = [_parse_stat(text) for text in args.stat]
     if stats:
         if args.macro:
@@ -19461,7 +19628,8 @@ def _compare_options(args):
         for flag, given in (("--human-field", args.human_field),
                             ("--judge-map", args.judge_map),
                             ("--scale", args.scale),
-                            ("--judge-covariate", args.judge_covariate)):
+                            ("--judge-covariate", args.judge_covariate),
+                            ("--strata", args.strata)):
             if given is not None:
                 raise EvalDeltaError(f"{flag} goes with --human")
     if args.fail_on == "not-equivalent" and not args.equivalence:
@@ -19479,7 +19647,7 @@ def _compare_options(args):
         lower_is_better=tuple(args.lower_is_better),
         higher_is_better=tuple(args.higher_is_better), cluster=args.cluster,
         by=args.by, macro=args.macro, allow_partial=args.allow_partial,
-        different_items=args.different_items,
+        different_items=args.different_items, strata=args.strata,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, interval=args.interval,
         method=args.method, seed=args.seed, jobs=args.jobs, alpha=args.alpha,
