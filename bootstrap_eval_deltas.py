@@ -5209,6 +5209,82 @@ def _corrected_se(c, n):
                                     + judged))
 
 
+# Which items to label next.  With strata whose judge errs by different
+# amounts, labels are worth most where the judge-human residual varies
+# most: Neyman's (1934) allocation for a stratified mean, n_k proportional
+# to N_k sd_k, with sd_k the SD of the rectifier y - lam_k f (the part of
+# stratum k's PPI++ variance that labels shrink), is the allocation of
+# stratified PPI (Fisch et al. 2024, section 4) and of active inference's
+# sampling rule with one sampling rate per stratum (Zrnic and Candes 2024,
+# "Active statistical inference", ICML).  The labels already drawn stay:
+# a stratum past its share keeps them (Neyman's allocation with bounds,
+# Cochran 1977, 5.5), and none gets more than its items.
+
+def _residual_sd(c):
+    """Return the SD of PPI++'s rectifier y - lam f of the _Corrected *c*
+    at its weight (from c.moments: var y - 2 lam cov + lam^2 var f)."""
+    var_y, cov, var_f, _ = c.moments
+    lam = c.weight
+    return math.sqrt(max(0.0, var_y - 2 * lam * cov + lam * lam * var_f))
+
+
+def _neyman_allocation(sizes, labelled, sds, budget):
+    """Return the labels to draw from each stratum, *budget* in all: the
+    strata's totals after it as near N_k sd_k / sum N_j sd_j of all the
+    labels as the ones already drawn (*labelled*, kept) and the strata's
+    items (*sizes*) allow, found by fixing the strata whose share falls
+    outside those bounds and sharing the rest again; rounded by largest
+    remainders.  Where no stratum's residual varies, the labels go in
+    proportion to the items left to label.  A *budget* past the items
+    left is an EvalDeltaError.
+
+    >>> _neyman_allocation([100, 100], [10, 10], [0.1, 0.3], 40)  # 15, 45
+    [5, 35]
+    >>> _neyman_allocation([100, 100], [40, 10], [0.1, 0.3], 20)  # 40 kept
+    [0, 20]
+    """
+    left = [n - k for n, k in zip(sizes, labelled)]
+    if budget > sum(left):
+        raise EvalDeltaError(f"--budget {budget}: only {sum(left):,} items "
+                             f"have no human label")
+    total = sum(labelled) + budget
+    pull = [n * sd for n, sd in zip(sizes, sds)]
+    if not any(p > 0 for p, m in zip(pull, left) if m):
+        pull = [float(m) for m in left]
+    fixed = {}
+    while True:
+        free = [k for k in range(len(sizes)) if k not in fixed]
+        room = total - sum(fixed.values())
+        weight = math.fsum(pull[k] for k in free)
+        ideal = {k: room * pull[k] / weight if weight else 0.0 for k in free}
+        low = [k for k in free if ideal[k] < labelled[k]]
+        high = [k for k in free if ideal[k] > sizes[k]]
+        if not low and not high:
+            break
+        for k in low or high:
+            fixed[k] = labelled[k] if k in low else sizes[k]
+    share = [max(0.0, (fixed[k] if k in fixed else ideal[k]) - labelled[k])
+             for k in range(len(sizes))]
+    draw = [min(int(x), m) for x, m in zip(share, left)]
+    order = sorted(range(len(sizes)), key=lambda k: (draw[k] - share[k], k))
+    while sum(draw) < budget:
+        k = next(k for k in order if draw[k] < left[k])
+        draw[k] += 1
+        order.remove(k)
+        order.append(k)
+    return draw
+
+
+def _strata_se(rows, added):
+    """Return the standard error the stratified corrected gap would have
+    with *added[k]* more labels in each stratum of *rows* (_Strata of a
+    pilot), each stratum's PPI++ weight tuned again (_corrected_se):
+    sqrt(sum of w_k^2 se_k(n_k + m_k)^2)."""
+    return math.sqrt(math.fsum(
+        float(r.share) ** 2 * _corrected_se(r.gap, r.labels + m) ** 2
+        for r, m in zip(rows, added)))
+
+
 def _mean_interval(values, confidence=CONFIDENCE, clusters=None):
     """Return (mean, its Student t Interval or None under two values) of
     plain numbers: the judge's measured bias, judge minus human.  With
@@ -14273,6 +14349,78 @@ def _labels_from_pilot(options):
     return [(r, check.gap) for r, check in zip(found.results, found.checks)]
 
 
+class _Budget(NamedTuple):
+    """plan --human --budget K: where the next K labels go."""
+    result: object           # the pilot's corrected _MetricResult
+    rows: tuple              # its _Strata (one of all the items without
+                             # --strata)
+    field: object            # the --strata field, or None
+    sds: list                # each stratum's residual SD (_residual_sd)
+    draw: list               # labels to draw from each (_neyman_allocation)
+    uniform: list            # ... drawn uniformly at random, expected
+    se: tuple                # the gap's se now, allocated, uniform
+    ids: list                # [(id, stratum)] to label next, seeded
+
+
+def _budget_from_pilot(options):
+    """Return the _Budget of plan --from A B --human H [--strata FIELD]
+    --budget K: the pilot corrected as compare corrects it, the K labels
+    shared among the strata by Neyman's allocation (uniformly without
+    strata) and the items to label next drawn from each stratum's
+    unlabelled items (the baseline's ids, in a random order seeded by
+    --seed)."""
+    found = _compare_run(options, options.runs[1],
+                         random.Random(options.seed))
+    if len(found.results) > 1:
+        raise EvalDeltaError(f"--budget shares labels by one metric's "
+                             f"residuals; the pilot has "
+                             f"{len(found.results)}: name one with --metric")
+    result, check = found.results[0], found.checks[0]
+    rows = check.strata[1] if check.strata else (
+        _Stratum(None, check.gap.labels + check.gap.unlabelled,
+                 check.gap.labels, Fraction(1), check.gap),)
+    unlabelled = _unlabelled_ids(options)
+    left = [len(unlabelled.get(None if options.strata is None
+                               else r.label, ())) for r in rows]
+    budget = options.budget
+    sds = [_residual_sd(r.gap) for r in rows]
+    draw = _neyman_allocation([r.labels + m for r, m in zip(rows, left)],
+                              [r.labels for r in rows], sds, budget)
+    uniform = [budget * m / sum(left) for m in left]
+    rng = random.Random(options.seed)
+    ids = [(item, r.label) for r, m in zip(rows, draw)
+           for item in rng.sample(unlabelled.get(r.label, []), m)]
+    return _Budget(result, rows, options.strata, sds, draw, uniform, (
+        check.gap.se, _strata_se(rows, draw), _strata_se(rows, uniform)),
+        ids)
+
+
+def _unlabelled_ids(options):
+    """Return {stratum (None without --strata): [ids of the baseline
+    run's items with no human label, in file order]} for plan --budget:
+    a label is the run's --human field present, or its id in the --human
+    file."""
+    source = _open_source(options.runs[0], options.reading)
+    key = options.id_col or _shared_id_field(source.run(), source.run())
+    ids = _Column(source, key, role="id")
+    strata = options.strata and _Column(source, options.strata,
+                                        role="stratum")
+    spec = options.human[0]
+    table = (_human_labels(spec, options.human_field or "human",
+                           options.id_col) if os.path.isfile(spec) else None)
+    found = collections.defaultdict(list)
+    for numbers, records in source.batches:
+        labels = (strata.labels(numbers, records) if strata
+                  else [None] * len(records))
+        for item, label, record in zip(ids.labels(numbers, records), labels,
+                                       records):
+            value = (table.values.get(item, math.nan) if table
+                     else _field(record, spec))
+            if _missing_number(value):
+                found[label].append(item)
+    return found
+
+
 def _repeats_from_pilot(options, metrics, sizing):
     """_plan_from_pilot with repeats: each metric's variances, from the
     pilot's records of every epoch."""
@@ -15627,7 +15775,7 @@ def _compare_head(run, options):
                  f"{_items(run.checks[0].gap.labels)} (prediction-powered)")
         if run.checks[0].strata:
             field, strata = run.checks[0].strata
-            head += f" in each of {len(strata)} {field} strata"
+            head += f", stratified by {field} ({len(strata)} strata)"
     return head
 
 
@@ -15846,7 +15994,7 @@ def _judge_notes(run):
              "a random sample of the items (prediction-powered inference "
              "is unbiased only then)" if not strata else
              f"judge-corrected figures take the human-labelled items of "
-             f"each {strata[0]} stratum to be a random sample of its items "
+             f"each stratum of {strata[0]} to be a random sample of its items "
              f"(stratified prediction-powered inference is unbiased only "
              f"then)"]
     notes += [f"{r.metric}: the labelled items' judge scores differ from "
@@ -17429,6 +17577,85 @@ def _labels_plan_json(found, *, gap=None, width=None, alpha=0.05,
             "metrics": entries}
 
 
+def _format_budget(budget, *, confidence=CONFIDENCE, seed=SEED,
+                   markdown=False):
+    """Return the text (or markdown) of plan --human --budget K: where the
+    K labels go (per stratum, with --strata), the CI half-width of the
+    corrected gap that predicts, against the K drawn uniformly at random
+    and against now, and the items to label next."""
+    b, r = budget, budget.result
+    u, level = _units_of(r), _decimal(_exact(confidence) * 100)
+    mark, item = (_markdown, "- ") if markdown else (str, "  ")
+    z = _upper_z(float((1 - _exact(confidence)) / 2))
+    half = [u.gap(_exact(z * se), sign=False) for se in b.se]
+    total = sum(b.draw)
+    labels = sum(x.labels for x in b.rows)
+    if b.field is None:
+        head = (f"{r.metric}: {_items(labels, 'human label')}; {total:,} "
+                f"more drawn uniformly at random from the items without "
+                f"one (no --strata: --strata FIELD shares them by a field "
+                f"where the judge errs more in some values than others)")
+        rows = []
+    else:
+        head = (f"{r.metric}: {_items(labels, 'human label')} in "
+                f"{len(b.rows)} strata of {b.field}; {total:,} more shared "
+                f"by Neyman's allocation, N_k times the SD of the judge-human "
+                f"residual after the PPI++ weight (Fisch et al. 2024; Zrnic "
+                f"and Candes 2024)")
+        rows = _table([["stratum", "items", "labelled", "residual SD",
+                        "draw", "uniform"]] + [
+            [str(x.label), f"{x.items:,}", f"{x.labels:,}", f"{sd:.3g}",
+             f"{m:,}", f"{w:.1f}"]
+            for x, sd, m, w in zip(b.rows, b.sds, b.draw, b.uniform)],
+            markdown)
+    lines = [mark(head)]
+    lines += (["", *rows, ""] if markdown else ["  " + x for x in rows])
+    lines.append(item + mark(
+        f"{level}% CI half-width of the corrected gap: +-{half[0]} now, "
+        f"+-{half[1]} with these {total:,} more"
+        + (f", +-{half[2]} with {total:,} drawn uniformly at random"
+           if b.field is not None else "")))
+    shown = ", ".join(str(i) for i, _ in b.ids[:10])
+    lines.append(item + mark(
+        f"label next ({_items(len(b.ids))}, a random order seeded by "
+        f"--seed {seed}): {shown}" + (", ..." if len(b.ids) > 10 else "")
+        + " (--label-next FILE writes them all as CSV; --json lists them)"))
+    lines.append(mark("(at the judge's agreement with the humans seen in "
+                      + ("each stratum of " if b.field else "")
+                      + "the pilot, PPI++'s weight tuned for each count; "
+                        "normal intervals)"))
+    return "\n".join(lines)
+
+
+def _budget_json(budget, *, confidence=CONFIDENCE, seed=SEED):
+    """Return the JSON object of plan --human --budget K."""
+    b = budget
+    z = _upper_z(float((1 - _exact(confidence)) / 2))
+    return {
+        "metric": b.result.metric, "budget": sum(b.draw),
+        "confidence": confidence, "seed": seed,
+        "allocation": "uniform" if b.field is None else "Neyman",
+        "strata": {"field": b.field, "strata": [
+            {"stratum": x.label, "items": x.items, "labels": x.labels,
+             "share": float(x.share), "residual_sd": sd, "draw": m,
+             "uniform": w} for x, sd, m, w in zip(b.rows, b.sds, b.draw,
+                                                  b.uniform)]},
+        "half_width": dict(zip(("now", "allocated", "uniform"),
+                               (z * se for se in b.se))),
+        "label_next": [{"id": i, "stratum": label} for i, label in b.ids]}
+
+
+def _label_next_csv(budget):
+    """Return the CSV of plan --label-next FILE: id and stratum of each
+    item to label next, in the order drawn."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["id", "stratum"])
+    writer.writerows([i, "" if label is None else label]
+                     for i, label in budget.ids)
+    return out.getvalue()
+
+
 def _format_repeats(table, within, markdown=False):
     """Return the items-by-repeats table and where repeats stop paying
     (text, or markdown)."""
@@ -18307,7 +18534,7 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
             direction="higher", margin=None, confidence=CONFIDENCE,
             alpha=0.05, resamples=RESAMPLES, interval="percentile",
             method="auto", seed=SEED, jobs=1, human_a=None, human_b=None,
-            judge_map=None, scale=None):
+            judge_map=None, scale=None, strata=None):
     """Return the Comparison of two systems' per-item scores, in item order.
 
     *kind* is "binary" or "continuous" (default: binary when every value
@@ -18317,7 +18544,9 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     human gave none), the scores are a judge's, corrected by them as
     compare --human corrects them (prediction-powered inference, PPI++);
     to_dict()'s "judge_corrected" holds the detail; *judge_map* (">=7" or
-    "1,10") and *scale* ((1, 5)) are --judge-map's and --scale's.  The
+    "1,10") and *scale* ((1, 5)) are --judge-map's and --scale's; *strata*,
+    each item's stratum where labels were drawn at a rate per stratum, is
+    --strata's (stratified PPI).  The
     other options are compare's; one metric is a family of one, which
     every adjustment leaves as it is, so --adjust (across metrics, subsets
     and candidates) has no keyword here.  If the sequences differ in
@@ -18335,7 +18564,8 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
         jobs=jobs, interval=interval, method=method,
         margin=() if margin is None else ((None, margin),),
         judge_map=_library_spec(judge_map, _judge_map_of, "judge_map"),
-        scale=_library_spec(scale, _bounds_of, "scale"))
+        scale=_library_spec(scale, _bounds_of, "scale"),
+        strata=None if strata is None else "strata")
     m = _Metric(metric, kind=kind, direction=direction)
     a, b = _library_columns([_plain(baseline, "baseline"),
                              _plain(candidate, "candidate")],
@@ -18344,13 +18574,20 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
         raise EvalDeltaError("give human_a and human_b, each system's human "
                              "scores (None where a human gave none), or "
                              "neither")
+    if strata is not None and human_a is None:
+        raise EvalDeltaError("strata goes with human_a and human_b: the "
+                             "strata the human labels were drawn in")
     if human_a is not None:
         human = [_library_labels(h, name, len(a)) for h, name in (
             (human_a, "human_a"), (human_b, "human_b"))]
-        result, check = _judged_metric(
-            _Columns(array("d", a), array("d", b)),
-            _Columns(*(array("d", h) for h in human)), m,
-            random.Random(seed), options, ["human_a", "human_b"])
+        judge = _Columns(array("d", a), array("d", b))
+        human = _Columns(*(array("d", h) for h in human))
+        result, check = _judged_metric(judge, human, m, random.Random(seed),
+                                       options, ["human_a", "human_b"])
+        if strata is not None:
+            result, check = _judged_strata(
+                result, check, judge, human, _library_strata(strata, len(a)),
+                m, options, ["human_a", "human_b"])
         run = _Compared(("baseline", "candidate"), [result], [], 0, [],
                         _margins(options.margin, [metric]), checks=(check,))
         return Comparison(_judged([run], options)[0], options)
@@ -18406,6 +18643,19 @@ def _library_options(**given):
                                  f"{given[name]!r}")
     _check_resamples(given["resamples"], given["confidence"])
     return _Options(**given)
+
+
+def _library_strata(values, n):
+    """Return each item's stratum (strata=), one per item, none None."""
+    values = list(values)
+    if len(values) != n:
+        raise EvalDeltaError(f"strata has {len(values)} values for {n} "
+                             f"items: give each item's stratum")
+    if None in values:
+        raise EvalDeltaError(f"strata has None at item "
+                             f"{values.index(None) + 1}: give each item's "
+                             f"stratum")
+    return values
 
 
 def _library_labels(values, name, n):
@@ -19214,6 +19464,18 @@ def _add_plan(commands):
                            "system, as compare --runs reads them: the "
                            "run-to-run spread and the runs of each that "
                            "tell the gap (or --gap) from it")
+    judged.add_argument("--strata", metavar="FIELD",
+                        help="with --human: the pilot's labels were drawn "
+                             "at a rate per value of this field (as compare "
+                             "--strata)")
+    judged.add_argument("--budget", type=int, metavar="K",
+                        help="with --human: where K more labels should go "
+                             "(Neyman's allocation by stratum with --strata, "
+                             "else uniform), the CI width that predicts, and "
+                             "the items to label next")
+    judged.add_argument("--label-next", metavar="FILE.csv",
+                        help="with --budget: write the items to label next "
+                             "(id, stratum) to this CSV file")
     judged.add_argument("--pick-labels", type=int, metavar="N",
                         help="with --from RUN: print N of its item ids drawn "
                              "at random (--seed), one per line: the items to "
@@ -19690,7 +19952,8 @@ def _rank_options(args):
 # Options of plan that only --from uses, and options it cannot use.
 _PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
                "from_format", "records", "task", "filter", "scorer",
-               "choice_scores", "human", "runs")
+               "choice_scores", "human", "runs", "strata", "budget",
+               "label_next")
 _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
                    "n_items", "simulate", "plot", "within_var")
 
@@ -19745,6 +20008,18 @@ def _plan_options(args):
             if getattr(args, name) not in (None, False):
                 raise EvalDeltaError(f"{_flag(name)} does not go with "
                                      f"--human in plan yet")
+        if args.budget is not None:
+            if args.budget < 1:
+                raise EvalDeltaError(f"--budget {args.budget}: give how many "
+                                     f"labels to draw, 1 or more")
+            for name in ("gap", "width", "cluster"):
+                if getattr(args, name) is not None:
+                    raise EvalDeltaError(f"{_flag(name)} does not go with "
+                                         f"--budget")
+        elif args.label_next is not None:
+            raise EvalDeltaError("--label-next goes with --budget")
+        elif args.strata is not None:
+            raise EvalDeltaError("--strata in plan goes with --budget")
     elif not (args.simulate or args.sequential):
         for name in ("replays", "seed"):
             if getattr(args, name) is not None:
@@ -19767,12 +20042,16 @@ def _plan_options(args):
         quiet=args.quiet, pick_labels=args.pick_labels,
         human=tuple(args.human or ()), human_field=args.human_field,
         judge_map=args.judge_map, scale=args.scale, width=args.width,
-        group_runs=args.runs)
+        group_runs=args.runs, strata=args.strata, budget=args.budget,
+        label_next=args.label_next)
     if not args.human:
         for flag, given in (("--human-field", args.human_field),
                             ("--judge-map", args.judge_map),
                             ("--scale", args.scale),
-                            ("--width", args.width)):
+                            ("--width", args.width),
+                            ("--strata", args.strata),
+                            ("--budget", args.budget),
+                            ("--label-next", args.label_next)):
             if given is not None:
                 raise EvalDeltaError(f"{flag} goes with --human")
     if args.pilot:
@@ -20196,6 +20475,15 @@ def _run_pilot(options):
                 noise, found.results, options),
               markdown=lambda: _format_runs_plan(noise, found.results,
                                                  options, True))
+        return 0
+    if options.budget:
+        budget = _budget_from_pilot(options)
+        if options.label_next:
+            _write_plot(options.label_next, _label_next_csv(budget))
+        said = dict(confidence=options.confidence, seed=options.seed)
+        _emit(options, text=lambda: _format_budget(budget, **said),
+              data=lambda: _budget_json(budget, **said),
+              markdown=lambda: _format_budget(budget, **said, markdown=True))
         return 0
     if options.human:
         found = _labels_from_pilot(options)
