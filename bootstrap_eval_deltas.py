@@ -5162,6 +5162,53 @@ def _corrected_strata(parts, shares, confidence=CONFIDENCE):
                       _effective_labels(labels * human, se, items), df)
 
 
+def _strata_parts(judge, human, strata):
+    """Yield (label, (the judge's _Columns, the human's)) of each stratum
+    of items, the labels in order as text."""
+    for label in sorted(set(strata), key=str):
+        pick = [g == label for g in strata]
+        yield label, tuple(_Columns(*(array("d", itertools.compress(v, pick))
+                                      for v in columns))
+                           for columns in (judge, human))
+
+
+def _judge_check_strata(judge, human, strata, confidence=CONFIDENCE):
+    """Return (a, b, gap, (_Stratum, ...), drift) of _Columns of the
+    judge's scores and the human's (NaN where unlabelled) whose labels
+    were drawn at a rate per stratum (each item's in *strata*): each
+    system's mean and the gap stratified PPI's (_corrected_strata of
+    _judge_check on each stratum's items alone, so the gap is b - a); the
+    drift the largest of the strata's own.  Each stratum needs two labels
+    for each system and two for both (else EvalDeltaError).
+
+    >>> from array import array
+    >>> j = _Columns(array("d", [1, 0, 1, 1, 0, 1]), array("d", [1] * 6))
+    >>> nan = math.nan
+    >>> h = _Columns(array("d", [1, 0, nan, 1, 1, nan]),
+    ...              array("d", [1, 1, nan, 1, 0, nan]))
+    >>> a, b, gap, rows, _ = _judge_check_strata(j, h, "xxxyyy")
+    >>> [(r.label, r.items, r.labels, r.share) for r in rows]
+    [('x', 3, 2, Fraction(1, 2)), ('y', 3, 2, Fraction(1, 2))]
+    >>> gap.estimate == b.estimate - a.estimate
+    True
+    """
+    total, parts, rows = len(judge.a), [], []
+    for label, (j, h) in _strata_parts(judge, human, strata):
+        corrected, gap, _, _, drift = _judge_check(j, h, confidence)
+        parts.append((*corrected, gap, drift))
+        rows.append(_Stratum(label, len(j.a), gap.labels,
+                             Fraction(len(j.a), total), gap))
+    shares = [r.share for r in rows]
+    a, b, gap = (_corrected_strata([p[k] for p in parts], shares,
+                                   confidence) for k in range(3))
+    estimate = b.estimate - a.estimate
+    ci, p = _normal_or_t(estimate, gap.se, gap.df, confidence)
+    drift = max((p[3] for p in parts if p[3] is not None), key=abs,
+                default=None)
+    return a, b, gap._replace(estimate=estimate, ci=ci, p=p), tuple(rows), \
+        drift
+
+
 def _labels_needed(c, target, alpha=0.05, power=_POWER):
     """Return the fewest human labels, of the same items, with which the
     corrected mean's standard error detects *target* with *power* (a
@@ -13423,14 +13470,7 @@ def _judged_strata(result, check, judge, human, strata, metric, options,
     error naming it: it cannot be corrected, and leaving it out would
     change what is estimated."""
     judge = _judge_mapped(judge, human, metric, options, where)
-    total, parts, rows = len(judge.a), [], []
-    for label in sorted(set(strata), key=str):
-        pick = [g == label for g in strata]
-
-        def part(columns):
-            return _Columns(*(array("d", itertools.compress(v, pick))
-                              for v in columns))
-        j, h = part(judge), part(human)
+    for label, (_, h) in _strata_parts(judge, human, strata):
         counts = [sum(1 for x in column if x == x) for column in h]
         counts.append(sum(1 for x, y in zip(*h) if x == x and y == y))
         place = min(range(3), key=lambda k: (counts[k] >= 2, k))
@@ -13444,22 +13484,12 @@ def _judged_strata(result, check, judge, human, strata, metric, options,
                 f"on its own labels and needs two at least in each (label "
                 f"more of its items at random, or merge it with another "
                 f"stratum)")
-        corrected, gap, _, _, drift = _judge_check(j, h, options.confidence)
-        parts.append((*corrected, gap, drift))
-        rows.append(_Stratum(label, len(j.a), gap.labels,
-                             Fraction(len(j.a), total), gap))
-    shares = [r.share for r in rows]
-    a, b, gap = (_corrected_strata([p[k] for p in parts], shares,
-                                   options.confidence) for k in range(3))
-    estimate = b.estimate - a.estimate
-    ci, p = _normal_or_t(estimate, gap.se, gap.df, options.confidence)
-    gap = gap._replace(estimate=estimate, ci=ci, p=p)
-    drift = max((p[3] for p in parts if p[3] is not None), key=abs,
-                default=None)
+    a, b, gap, rows, drift = _judge_check_strata(judge, human, strata,
+                                                 options.confidence)
     check = check._replace(a=a, b=b, gap=gap, needed=None, drift=drift,
-                           strata=(options.strata, tuple(rows)))
+                           strata=(options.strata, rows))
     return _corrected_result(metric, result.kind, (a, b), gap,
-                             total), check
+                             len(judge.a)), check
 
 
 def _judged_macro(check, parts, judge, human, groups, metric, rng,
