@@ -2410,8 +2410,8 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 
 ## Comparing two systems ######################################################
 
-# Doors (called from other sections): _bca_interval, _clustered_se,
-# _compare_binary, _compare_binary_by_counts, _compare_macro, _compare_metric, _compare_subsets,
+# Doors (called from other sections): _bca_interval, _chi2_quantile,
+# _clustered_se, _compare_binary, _compare_binary_by_counts, _compare_macro, _compare_metric, _compare_subsets,
 # _compare_tally, _Density, _merged_tally, _METHODS, _prompt_effect,
 # _run_noise, _run_noise_needed, _tally_by, _tally_spread,
 # _with_run_noise.
@@ -4792,8 +4792,9 @@ def _win_rates(size, cells):
 
 # Doors (called from other sections): _agreement_audit, _corrected_macro,
 # _corrected_result, _corrected_se, _corrected_table, _covariate_check,
-# _judge_check, _JudgeCheck, _labels_for_se, _labels_needed,
-# _ppi_bradley_terry, _PPI_CLT_LEAST, _variance.
+# _judge_check, _judge_check_strata, _JudgeCheck, _labels_for_se,
+# _labels_needed, _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST,
+# _residual_sd, _strata_parts, _strata_se, _Stratum, _variance.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -8197,11 +8198,12 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 
 ## Input ######################################################################
 
-# Doors (called from other sections): _best_of_runs, _check, _compare_run,
-# _Compared, _Dropped, _finite_number, _FORMATS, _grouped_runs,
-# _holds_preferences, _human_battles, _ID_FIELDS, _judged, _judged_metric,
-# _label_sample, _labels_from_pilot, _lower_is_better, _margins, _named_runs,
-# _open_source, _plan_from_pilot, _preference_battles, _rank_input.
+# Doors (called from other sections): _best_of_runs, _budget_from_pilot,
+# _check, _compare_run, _Compared, _Dropped, _finite_number, _FORMATS,
+# _grouped_runs, _holds_preferences, _human_battles, _ID_FIELDS, _judged,
+# _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
+# _lower_is_better, _margins, _named_runs, _open_source, _plan_from_pilot,
+# _preference_battles, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -13336,6 +13338,9 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
         checks.append(check)
     reading = list(reading) + (missing.notes() if isinstance(
         missing, _Dropped) else []) + _judge_map_words(options)
+    if options.by and not options.macro:
+        reading += _label_rates_differ(groups, tallies[len(metrics)],
+                                       options.by)
     return _Compared((baseline.path, candidate.path), results, subsets,
                      missing, reading, _margins(options.margin,
                                                 [m.name for m in metrics]),
@@ -13346,6 +13351,31 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
 
 
 _HUMAN = "\x00human"     # the field _with_labels gives a run's records
+
+
+def _label_rates_differ(groups, human, field):
+    """Return [a note] where compare --human --by FIELD finds the items
+    labelled for both systems drawn at rates that differ by subset
+    (Pearson's chi-square test of one rate, past its 0.999 quantile on
+    subsets - 1 degrees of freedom): the pooled correction takes the
+    labels for one random sample of the items, and --strata FIELD would
+    weigh each subset by its items; else []."""
+    items, labelled = collections.Counter(groups), collections.Counter(
+        g for g, x, y in zip(groups, human.a, human.b) if x == x and y == y)
+    share = sum(labelled.values()) / max(len(groups), 1)
+    if len(items) < 2 or not 0 < share < 1:
+        return []
+    chi2 = math.fsum((labelled[g] - n * share) ** 2 / (n * share * (1 - share))
+                     for g, n in items.items())
+    if chi2 <= _chi2_quantile(0.999, len(items) - 1):
+        return []
+    rates = sorted(Fraction(labelled[g], n) for g, n in items.items())
+    return [f"the share of items labelled differs by {field} ("
+            f"{_fixed(100 * rates[0], 1)}% to {_fixed(100 * rates[-1], 1)}%,"
+            f" chi-square p < 0.001): the overall correction takes the "
+            f"labels for one random sample of the items; if they were "
+            f"drawn at a rate per {field}, --strata {field} (without --by) "
+            f"weighs each by its items"]
 
 
 def _judged_preferences(options, wide, metric, counts, reading, rng):
@@ -15284,9 +15314,10 @@ def _single_commands(p, extra):
 
 ## Report #####################################################################
 
-# Doors (called from other sections): _calibration_json, _check_json,
-# _compare_json, _compare_page, _forest_svg, _format_calibration,
-# _format_check, _format_compare, _format_labels_plan, _format_peeking,
+# Doors (called from other sections): _budget_json, _calibration_json,
+# _check_json, _compare_json, _compare_page, _forest_svg, _format_budget,
+# _format_calibration, _format_check, _format_compare, _format_labels_plan,
+# _format_peeking, _label_next_csv,
 # _format_pilot, _format_plan, _format_rank, _format_repeats,
 # _format_runs_plan, _format_stopping, _histogram_svg, _html,
 # _joined_reports, _labels_plan_json, _OUTPUT_FORMATS, _markdown_lines,
