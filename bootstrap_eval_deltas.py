@@ -13394,8 +13394,9 @@ def _judged_preferences(options, wide, metric, counts, reading, rng):
         raise EvalDeltaError(f"--human {spec}: a preference file is "
                              f"corrected by one file of human verdicts on "
                              f"some of its items")
-    if options.by:
-        raise EvalDeltaError(f"{wide.path}: --by with --human on a "
+    if options.by or options.strata:
+        flag = "--by" if options.by else "--strata"
+        raise EvalDeltaError(f"{wide.path}: {flag} with --human on a "
                              f"preference file is not supported yet")
     human, said = _open_source(spec, options.reading), []
     if human.kind == "preferences":
@@ -19889,8 +19890,9 @@ def _compare_options(args):
         raise EvalDeltaError("--by and --cluster together are not supported "
                              "yet: give one")
     if args.strata and (args.by or args.cluster):
-        raise EvalDeltaError(f"--strata with {'--by' if args.by else '--cluster'}"
-                             f" is not supported yet: give one")
+        flag = "--by" if args.by else "--cluster"
+        raise EvalDeltaError(f"--strata with {flag} is not supported yet: "
+                             f"give one")
     stats = [_parse_stat(text) for text in args.stat]
     if stats:
         if args.macro:
