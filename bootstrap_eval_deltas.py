@@ -1281,6 +1281,10 @@ class _Options(NamedTuple):
     higher_is_better: tuple = ()
     cluster: object = None       # items sharing this field go together
     by: object = None            # ... or are a subset each
+    strata: object = None        # --human: labels drawn at a rate per
+                                 # value of this field (stratified PPI)
+    budget: object = None        # plan --human: labels to draw next
+    label_next: object = None    # ... and a CSV file of the items' ids
     macro: bool = False          # the overall result the subsets' average
     allow_partial: bool = False  # the ids every run has, the rest said
     different_items: bool = False  # ids pair records whose items differ
@@ -2443,11 +2447,12 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 
 ## Comparing two systems ######################################################
 
-# Doors (called from other sections): _bca_interval, _clustered_se,
-# _compare_binary, _compare_binary_by_counts, _compare_macro,
-# _compare_metric, _compare_subsets, _compare_tally, _Density,
-# _merged_tally, _METHODS, _prompt_effect, _run_noise, _run_noise_needed,
-# _runs_with_items, _tally_by, _tally_spread, _with_run_noise.
+# Doors (called from other sections): _bca_interval, _chi2_quantile,
+# _clustered_se, _compare_binary, _compare_binary_by_counts,
+# _compare_macro, _compare_metric, _compare_subsets, _compare_tally,
+# _Density, _merged_tally, _METHODS, _prompt_effect, _run_noise,
+# _run_noise_needed, _runs_with_items, _tally_by, _tally_spread,
+# _with_run_noise.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -4886,9 +4891,10 @@ def _win_rates(size, cells):
 
 # Doors (called from other sections): _agreement_audit, _corrected_macro,
 # _corrected_result, _corrected_se, _corrected_table, _covariate_check,
-# _judge_check, _JudgeCheck, _labels_for_se, _labels_needed,
-# _ppi_bradley_terry, _PPI_CLT_LEAST, _rerun_check, _self_preference,
-# _variance.
+# _judge_check, _judge_check_strata, _JudgeCheck, _labels_for_se,
+# _labels_needed, _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST,
+# _rerun_check, _residual_sd, _self_preference, _strata_parts,
+# _strata_se, _Stratum, _variance.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -5221,6 +5227,101 @@ def _corrected_macro(parts, confidence=CONFIDENCE):
                           c.unlabelled for c in parts)), df)
 
 
+# Stratified prediction-powered inference (Fisch, Maynez, Hofer, Dhingra,
+# Globerson and Cohen 2024, "Stratified prediction-powered inference for
+# hybrid language model evaluation", NeurIPS; arXiv:2406.04291): where
+# labels were drawn at different rates in different strata, the labelled
+# items are a random sample of each stratum but not of the items, and one
+# PPI++ over them all weighs each stratum by its share of the LABELS, not
+# of the items: biased wherever the judge errs differently by stratum.
+# StratPPI corrects each stratum on its own items, its own PPI++ weight
+# lam_k tuned there (the strata are independent, so tuning each minimises
+# the sum below, Fisch et al.'s joint choice), and weighs the stratum by
+# its share of ALL items, w_k = N_k / N:
+#     theta = sum w_k theta_k,   var(theta) = sum w_k^2 var(theta_k).
+
+def _corrected_strata(parts, shares, confidence=CONFIDENCE):
+    """Return the _Corrected stratified mean of the strata's corrected
+    means *parts* (each a _Corrected of _ppi_mean on its stratum's items
+    alone) weighted by *shares*, each stratum's items over all the
+    items (Fractions that sum to 1): se^2 = sum of w_k^2 se_k^2, normal
+    where every part is, else Student's t on Welch and Satterthwaite's
+    degrees of freedom of the parts' (a normal part's counted as
+    infinite), as _corrected_macro's.  Its weight is None (each stratum
+    tunes its own).
+
+    >>> a = _ppi_mean([1, 0, 1, 1], [1, 0, 1, 0], [1, 1, 0, 1, 0, 1])
+    >>> b = _ppi_mean([0, 0, 1], [0, 1, 1], [1, 1, 1, 0, 0])
+    >>> s = _corrected_strata([a, b], [Fraction(10, 18), Fraction(8, 18)])
+    >>> s.estimate == (10 * a.estimate + 8 * b.estimate) / 18
+    True
+    >>> round(s.se ** 2, 12) == round((10 * a.se / 18) ** 2
+    ...                               + (8 * b.se / 18) ** 2, 12)
+    True
+    """
+    weights = [float(w) for w in shares]
+    estimate = math.fsum(w * c.estimate for w, c in zip(weights, parts))
+    variances = [w * w * c.se * c.se for w, c in zip(weights, parts)]
+    se = math.sqrt(math.fsum(variances))
+    small = math.fsum(v * v / c.df for v, c in zip(variances, parts)
+                      if c.df is not None)
+    df = math.fsum(variances) ** 2 / small if small else None
+    ci, p = _normal_or_t(estimate, se, df, confidence)
+    labels = sum(c.labels for c in parts)
+    items = labels + sum(c.unlabelled for c in parts)
+    human = math.fsum(w * w * c.moments[0] / c.labels
+                      for w, c in zip(weights, parts))
+    return _Corrected(estimate, ci, p, se, None, labels, items - labels,
+                      _effective_labels(labels * human, se, items), df)
+
+
+def _strata_parts(judge, human, strata):
+    """Yield (label, (the judge's _Columns, the human's)) of each stratum
+    of items, the labels in order as text."""
+    for label in sorted(set(strata), key=str):
+        pick = [g == label for g in strata]
+        yield label, tuple(_Columns(*(array("d", itertools.compress(v, pick))
+                                      for v in columns))
+                           for columns in (judge, human))
+
+
+def _judge_check_strata(judge, human, strata, confidence=CONFIDENCE):
+    """Return (a, b, gap, (_Stratum, ...), drift) of _Columns of the
+    judge's scores and the human's (NaN where unlabelled) whose labels
+    were drawn at a rate per stratum (each item's in *strata*): each
+    system's mean and the gap stratified PPI's (_corrected_strata of
+    _judge_check on each stratum's items alone, so the gap is b - a); the
+    drift the largest of the strata's own.  Each stratum needs two labels
+    for each system and two for both (else EvalDeltaError).
+
+    >>> from array import array
+    >>> j = _Columns(array("d", [1, 0, 1, 1, 0, 1]), array("d", [1] * 6))
+    >>> nan = math.nan
+    >>> h = _Columns(array("d", [1, 0, nan, 1, 1, nan]),
+    ...              array("d", [1, 1, nan, 1, 0, nan]))
+    >>> a, b, gap, rows, _ = _judge_check_strata(j, h, "xxxyyy")
+    >>> [(r.label, r.items, r.labels, r.share) for r in rows]
+    [('x', 3, 2, Fraction(1, 2)), ('y', 3, 2, Fraction(1, 2))]
+    >>> gap.estimate == b.estimate - a.estimate
+    True
+    """
+    total, parts, rows = len(judge.a), [], []
+    for label, (j, h) in _strata_parts(judge, human, strata):
+        corrected, gap, _, _, drift = _judge_check(j, h, confidence)
+        parts.append((*corrected, gap, drift))
+        rows.append(_Stratum(label, len(j.a), gap.labels,
+                             Fraction(len(j.a), total), gap))
+    shares = [r.share for r in rows]
+    a, b, gap = (_corrected_strata([p[k] for p in parts], shares,
+                                   confidence) for k in range(3))
+    estimate = b.estimate - a.estimate
+    ci, p = _normal_or_t(estimate, gap.se, gap.df, confidence)
+    drift = max((p[3] for p in parts if p[3] is not None), key=abs,
+                default=None)
+    return a, b, gap._replace(estimate=estimate, ci=ci, p=p), tuple(rows), \
+        drift
+
+
 def _labels_needed(c, target, alpha=0.05, power=_POWER):
     """Return the fewest human labels, of the same items, with which the
     corrected mean's standard error detects *target* with *power* (a
@@ -5266,6 +5367,82 @@ def _corrected_se(c, n):
     return math.sqrt(c.design * max(0.0, (var_y - 2 * weight * cov
                                           + weight * weight * var_f) / n
                                     + judged))
+
+
+# Which items to label next.  With strata whose judge errs by different
+# amounts, labels are worth most where the judge-human residual varies
+# most: Neyman's (1934) allocation for a stratified mean, n_k proportional
+# to N_k sd_k, with sd_k the SD of the rectifier y - lam_k f (the part of
+# stratum k's PPI++ variance that labels shrink), is the allocation of
+# stratified PPI (Fisch et al. 2024, section 4) and of active inference's
+# sampling rule with one sampling rate per stratum (Zrnic and Candes 2024,
+# "Active statistical inference", ICML).  The labels already drawn stay:
+# a stratum past its share keeps them (Neyman's allocation with bounds,
+# Cochran 1977, 5.5), and none gets more than its items.
+
+def _residual_sd(c):
+    """Return the SD of PPI++'s rectifier y - lam f of the _Corrected *c*
+    at its weight (from c.moments: var y - 2 lam cov + lam^2 var f)."""
+    var_y, cov, var_f, _ = c.moments
+    lam = c.weight
+    return math.sqrt(max(0.0, var_y - 2 * lam * cov + lam * lam * var_f))
+
+
+def _neyman_allocation(sizes, labelled, sds, budget):
+    """Return the labels to draw from each stratum, *budget* in all: the
+    strata's totals after it as near N_k sd_k / sum N_j sd_j of all the
+    labels as the ones already drawn (*labelled*, kept) and the strata's
+    items (*sizes*) allow, found by fixing the strata whose share falls
+    outside those bounds and sharing the rest again; rounded by largest
+    remainders.  Where no stratum's residual varies, the labels go in
+    proportion to the items left to label.  A *budget* past the items
+    left is an EvalDeltaError.
+
+    >>> _neyman_allocation([100, 100], [10, 10], [0.1, 0.3], 40)  # 15, 45
+    [5, 35]
+    >>> _neyman_allocation([100, 100], [40, 10], [0.1, 0.3], 20)  # 40 kept
+    [0, 20]
+    """
+    left = [n - k for n, k in zip(sizes, labelled)]
+    if budget > sum(left):
+        raise EvalDeltaError(f"--budget {budget}: only {sum(left):,} items "
+                             f"have no human label")
+    total = sum(labelled) + budget
+    pull = [n * sd for n, sd in zip(sizes, sds)]
+    if not any(p > 0 for p, m in zip(pull, left) if m):
+        pull = [float(m) for m in left]
+    fixed = {}
+    while True:
+        free = [k for k in range(len(sizes)) if k not in fixed]
+        room = total - sum(fixed.values())
+        weight = math.fsum(pull[k] for k in free)
+        ideal = {k: room * pull[k] / weight if weight else 0.0 for k in free}
+        low = [k for k in free if ideal[k] < labelled[k]]
+        high = [k for k in free if ideal[k] > sizes[k]]
+        if not low and not high:
+            break
+        for k in low or high:
+            fixed[k] = labelled[k] if k in low else sizes[k]
+    share = [max(0.0, (fixed[k] if k in fixed else ideal[k]) - labelled[k])
+             for k in range(len(sizes))]
+    draw = [min(int(x), m) for x, m in zip(share, left)]
+    order = sorted(range(len(sizes)), key=lambda k: (draw[k] - share[k], k))
+    while sum(draw) < budget:
+        k = next(k for k in order if draw[k] < left[k])
+        draw[k] += 1
+        order.remove(k)
+        order.append(k)
+    return draw
+
+
+def _strata_se(rows, added):
+    """Return the standard error the stratified corrected gap would have
+    with *added[k]* more labels in each stratum of *rows* (_Strata of a
+    pilot), each stratum's PPI++ weight tuned again (_corrected_se):
+    sqrt(sum of w_k^2 se_k(n_k + m_k)^2)."""
+    return math.sqrt(math.fsum(
+        float(r.share) ** 2 * _corrected_se(r.gap, r.labels + m) ** 2
+        for r, m in zip(rows, added)))
 
 
 def _mean_interval(values, confidence=CONFIDENCE, clusters=None):
@@ -5699,6 +5876,16 @@ class _JudgeCheck(NamedTuple):
     audit: tuple = ()        # _Statistics of agreement (_agreement_audit)
     self_preference: object = None  # _SelfPreference (--family), or None
     rerun: object = None     # _Rerun (--judge-rerun), or None
+    strata: tuple = ()       # --strata: (field, (_Stratum, ...)), or ()
+
+
+class _Stratum(NamedTuple):
+    """One stratum of a stratified correction (_corrected_strata)."""
+    label: object            # the stratum field's value
+    items: int               # N_k, the stratum's items
+    labels: int              # n_k, those a human labelled (for both)
+    share: Fraction          # w_k = N_k / N, its weight
+    gap: _Corrected          # its corrected gap, on its items alone
 
 
 class _CorrectedRatings(NamedTuple):
@@ -8242,11 +8429,12 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 
 ## Input ######################################################################
 
-# Doors (called from other sections): _best_of_runs, _check, _compare_run,
-# _Compared, _Dropped, _finite_number, _FORMATS, _grouped_runs,
-# _holds_preferences, _human_battles, _ID_FIELDS, _judged, _judged_metric,
-# _label_sample, _labels_from_pilot, _lower_is_better, _margins, _named_runs,
-# _open_source, _plan_from_pilot, _preference_battles, _rank_input.
+# Doors (called from other sections): _best_of_runs, _budget_from_pilot,
+# _check, _compare_run, _Compared, _Dropped, _finite_number, _FORMATS,
+# _grouped_runs, _holds_preferences, _human_battles, _ID_FIELDS, _judged,
+# _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
+# _lower_is_better, _margins, _named_runs, _open_source, _plan_from_pilot,
+# _preference_battles, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -8879,6 +9067,8 @@ def _grouping(options):
     subsets, else --cluster's clusters, else (None, "cluster")."""
     if options.by:
         return options.by, "subset"
+    if options.strata:
+        return options.strata, "stratum"
     return options.cluster, "cluster"
 
 
@@ -13461,7 +13651,7 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
             if field:
                 _require(source.run(), field, f"{flag} field",
                          "the fields are", [str(f) for f in source.first])
-    groups = [] if options.by or options.cluster else None
+    groups = [] if options.by or options.cluster or options.strata else None
     tallies, missing = _read_tallies(baseline, candidate,
                                      metrics + humans + extra, options,
                                      columns=True, groups=groups)
@@ -13478,6 +13668,9 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
         result, check = _judged_metric(judge, human, m, rng, options, where,
                                        (covariate, rerun),
                                        options.cluster and groups)
+        if options.strata:
+            result, check = _judged_strata(result, check, judge, human,
+                                           groups, m, options, where)
         parts = []
         for label in sorted(set(groups)) if options.by else ():
             pick = [g == label for g in groups]     # --by: each corrected
@@ -13497,6 +13690,9 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
         checks.append(check)
     reading = list(reading) + (missing.notes() if isinstance(
         missing, _Dropped) else []) + _judge_map_words(options)
+    if options.by and not options.macro:
+        reading += _label_rates_differ(groups, tallies[len(metrics)],
+                                       options.by)
     return _Compared((baseline.path, candidate.path), results, subsets,
                      missing, reading, _margins(options.margin,
                                                 [m.name for m in metrics]),
@@ -13507,6 +13703,31 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
 
 
 _HUMAN = "\x00human"     # the field _with_labels gives a run's records
+
+
+def _label_rates_differ(groups, human, field):
+    """Return [a note] where compare --human --by FIELD finds the items
+    labelled for both systems drawn at rates that differ by subset
+    (Pearson's chi-square test of one rate, past its 0.999 quantile on
+    subsets - 1 degrees of freedom): the pooled correction takes the
+    labels for one random sample of the items, and --strata FIELD would
+    weigh each subset by its items; else []."""
+    items, labelled = collections.Counter(groups), collections.Counter(
+        g for g, x, y in zip(groups, human.a, human.b) if x == x and y == y)
+    share = sum(labelled.values()) / max(len(groups), 1)
+    if len(items) < 2 or not 0 < share < 1:
+        return []
+    chi2 = math.fsum((labelled[g] - n * share) ** 2 / (n * share * (1 - share))
+                     for g, n in items.items())
+    if chi2 <= _chi2_quantile(0.999, len(items) - 1):
+        return []
+    rates = sorted(Fraction(labelled[g], n) for g, n in items.items())
+    return [f"the share of items labelled differs by {field} ("
+            f"{_fixed(100 * rates[0], 1)}% to {_fixed(100 * rates[-1], 1)}%,"
+            f" chi-square p < 0.001): the overall correction takes the "
+            f"labels for one random sample of the items; if they were "
+            f"drawn at a rate per {field}, --strata {field} (without --by) "
+            f"weighs each by its items"]
 
 
 def _judged_preferences(options, wide, metric, counts, reading, rng):
@@ -13525,11 +13746,11 @@ def _judged_preferences(options, wide, metric, counts, reading, rng):
         raise EvalDeltaError(f"--human {spec}: a preference file is "
                              f"corrected by one file of human verdicts on "
                              f"some of its items")
-    if options.by or options.judge_rerun:
-        raise EvalDeltaError(f"{wide.path}: "
-                             f"{'--by' if options.by else '--judge-rerun'} "
-                             f"with --human on a preference file is not "
-                             f"supported yet")
+    if options.by or options.strata or options.judge_rerun:
+        flag = ("--by" if options.by else "--strata" if options.strata
+                else "--judge-rerun")
+        raise EvalDeltaError(f"{wide.path}: {flag} with --human on a "
+                             f"preference file is not supported yet")
     human, said = _open_source(spec, options.reading), []
     if human.kind == "preferences":
         # cluster="question": the human's file keeps the judge's clusters,
@@ -13622,6 +13843,42 @@ def _judged_metric(judge, human, metric, rng, options, where,
                           or human.b[k] == human.b[k]],
                          options.confidence), rerun=rerun)
     return _corrected_result(metric, kind, corrected, gap,
+                             len(judge.a)), check
+
+
+def _judged_strata(result, check, judge, human, strata, metric, options,
+                   where):
+    """Return (the _MetricResult, the _JudgeCheck) of --human --strata
+    FIELD: each system's corrected mean and the gap the strata's PPI++
+    corrections (_judge_check on each stratum's items alone, its own
+    weight) weighed by the strata's shares of all the items
+    (_corrected_strata; Fisch et al. 2024); *result* and *check* are
+    _judged_metric's of all the items, whose judge alone, humans alone,
+    bias and agreement stay.  The drift is the strata's own (labels
+    drawn at other rates by stratum are no drift).  A stratum with fewer
+    than two labels on a system, or two items labelled for both, is an
+    error naming it: it cannot be corrected, and leaving it out would
+    change what is estimated."""
+    judge = _judge_mapped(judge, human, metric, options, where)
+    for label, (_, h) in _strata_parts(judge, human, strata):
+        counts = [sum(1 for x in column if x == x) for column in h]
+        counts.append(sum(1 for x, y in zip(*h) if x == x and y == y))
+        place = min(range(3), key=lambda k: (counts[k] >= 2, k))
+        if counts[place] < 2:
+            said = (f"{where[place]}: " if place < 2 else "") + (
+                f"{options.strata} {label!r} has "
+                + (_items(counts[place], "human score") if place < 2
+                   else _items(counts[place]) + " labelled for both systems"))
+            raise EvalDeltaError(
+                f"{said} for {metric.name}; --strata corrects each stratum "
+                f"on its own labels and needs two at least in each (label "
+                f"more of its items at random, or merge it with another "
+                f"stratum)")
+    a, b, gap, rows, drift = _judge_check_strata(judge, human, strata,
+                                                 options.confidence)
+    check = check._replace(a=a, b=b, gap=gap, needed=None, drift=drift,
+                           strata=(options.strata, rows))
+    return _corrected_result(metric, result.kind, (a, b), gap,
                              len(judge.a)), check
 
 
@@ -14237,7 +14494,8 @@ def _not_metrics(options, baseline, candidate):
     key = options.id_col or _shared_id_field(baseline.run(), candidate.run(),
                                             False)
     return set(_ID_FIELDS) | {key, options.cluster, options.by,
-                              "metrics", *options.human} - {None}
+                              options.strata, "metrics",
+                              *options.human} - {None}
 
 
 def _read_systems(source, names, allow_partial=False):
@@ -14544,6 +14802,78 @@ def _labels_from_pilot(options):
     found = _compare_run(options, options.runs[1],
                          random.Random(options.seed))
     return [(r, check.gap) for r, check in zip(found.results, found.checks)]
+
+
+class _Budget(NamedTuple):
+    """plan --human --budget K: where the next K labels go."""
+    result: object           # the pilot's corrected _MetricResult
+    rows: tuple              # its _Strata (one of all the items without
+                             # --strata)
+    field: object            # the --strata field, or None
+    sds: list                # each stratum's residual SD (_residual_sd)
+    draw: list               # labels to draw from each (_neyman_allocation)
+    uniform: list            # ... drawn uniformly at random, expected
+    se: tuple                # the gap's se now, allocated, uniform
+    ids: list                # [(id, stratum)] to label next, seeded
+
+
+def _budget_from_pilot(options):
+    """Return the _Budget of plan --from A B --human H [--strata FIELD]
+    --budget K: the pilot corrected as compare corrects it, the K labels
+    shared among the strata by Neyman's allocation (uniformly without
+    strata) and the items to label next drawn from each stratum's
+    unlabelled items (the baseline's ids, in a random order seeded by
+    --seed)."""
+    found = _compare_run(options, options.runs[1],
+                         random.Random(options.seed))
+    if len(found.results) > 1:
+        raise EvalDeltaError(f"--budget shares labels by one metric's "
+                             f"residuals; the pilot has "
+                             f"{len(found.results)}: name one with --metric")
+    result, check = found.results[0], found.checks[0]
+    rows = check.strata[1] if check.strata else (
+        _Stratum(None, check.gap.labels + check.gap.unlabelled,
+                 check.gap.labels, Fraction(1), check.gap),)
+    unlabelled = _unlabelled_ids(options)
+    left = [len(unlabelled.get(None if options.strata is None
+                               else r.label, ())) for r in rows]
+    budget = options.budget
+    sds = [_residual_sd(r.gap) for r in rows]
+    draw = _neyman_allocation([r.labels + m for r, m in zip(rows, left)],
+                              [r.labels for r in rows], sds, budget)
+    uniform = [budget * m / sum(left) for m in left]
+    rng = random.Random(options.seed)
+    ids = [(item, r.label) for r, m in zip(rows, draw)
+           for item in rng.sample(unlabelled.get(r.label, []), m)]
+    return _Budget(result, rows, options.strata, sds, draw, uniform, (
+        check.gap.se, _strata_se(rows, draw), _strata_se(rows, uniform)),
+        ids)
+
+
+def _unlabelled_ids(options):
+    """Return {stratum (None without --strata): [ids of the baseline
+    run's items with no human label, in file order]} for plan --budget:
+    a label is the run's --human field present, or its id in the --human
+    file."""
+    source = _open_source(options.runs[0], options.reading)
+    key = options.id_col or _shared_id_field(source.run(), source.run())
+    ids = _Column(source, key, role="id")
+    strata = options.strata and _Column(source, options.strata,
+                                        role="stratum")
+    spec = options.human[0]
+    table = (_human_labels(spec, options.human_field or "human",
+                           options.id_col) if os.path.isfile(spec) else None)
+    found = collections.defaultdict(list)
+    for numbers, records in source.batches:
+        labels = (strata.labels(numbers, records) if strata
+                  else [None] * len(records))
+        for item, label, record in zip(ids.labels(numbers, records), labels,
+                                       records):
+            value = (table.values.get(item, math.nan) if table
+                     else _field(record, spec))
+            if _missing_number(value):
+                found[label].append(item)
+    return found
 
 
 def _repeats_from_pilot(options, metrics, sizing):
@@ -15377,9 +15707,10 @@ def _single_commands(p, extra):
 
 ## Report #####################################################################
 
-# Doors (called from other sections): _calibration_json, _check_json,
-# _compare_json, _compare_page, _forest_svg, _format_calibration,
-# _format_check, _format_compare, _format_labels_plan, _format_peeking,
+# Doors (called from other sections): _budget_json, _calibration_json,
+# _check_json, _compare_json, _compare_page, _forest_svg, _format_budget,
+# _format_calibration, _format_check, _format_compare, _format_labels_plan,
+# _format_peeking, _label_next_csv,
 # _format_pilot, _format_plan, _format_rank, _format_repeats,
 # _format_runs_plan, _format_stopping, _histogram_svg, _html,
 # _joined_reports, _labels_plan_json, _OUTPUT_FORMATS, _markdown_lines,
@@ -15896,6 +16227,9 @@ def _compare_head(run, options):
     if run.checks:
         head += (f"; the judge's scores corrected by human scores on "
                  f"{_items(run.checks[0].gap.labels)} (prediction-powered)")
+        if run.checks[0].strata:
+            field, strata = run.checks[0].strata
+            head += f", stratified by {field} ({len(strata)} strata)"
     return head
 
 
@@ -16023,9 +16357,12 @@ def _judge_lines(r, j, check, as_judged, options):
                      f"{said[1]}.")
     if check.covariate is not None:
         lines.append(_covariate_line(check.covariate, u, level, span))
+    if check.strata:
+        lines.append(_strata_line(check.strata, u))
     lines.append(f"{_items(gap.labels, 'human label')} and "
                  f"{gap.unlabelled:,} judge scores give {_worth(gap)} ("
-                 + ("PPI++ weight tuned in each subset"
+                 + ("PPI++ weight tuned in each stratum" if check.strata
+                    else "PPI++ weight tuned in each subset"
                     if gap.weight is None else
                     f"PPI++ weight {gap.weight:.2f}: 1 trusts the judge as "
                     f"PPI does, 0 sets it aside") + ").")
@@ -16144,6 +16481,19 @@ def _covariate_line(c, u, level, span):
             f"{c.name}.")
 
 
+def _strata_line(strata, u):
+    """Return the report's line of a stratified correction (--strata):
+    the method, and each stratum's items, labels, weight and gap."""
+    field, rows = strata
+    total = sum(r.items for r in rows)
+    return (f"Stratified by {field} (stratified PPI, Fisch et al. 2024: "
+            f"each stratum corrected on its own items, weighed by its share "
+            f"of all the items): " + "; ".join(
+                f"{r.label} {_items(r.items)} ({_percent(r.items, total)}), "
+                f"{r.labels:,} labelled ({_percent(r.labels, r.items)}), "
+                f"gap {u.gap(_exact(r.gap.estimate))}" for r in rows) + ".")
+
+
 def _share_text(x):
     """Return a share to two decimals, or 'none' where there is none."""
     return "none" if x is None else f"{float(x):.2f}"
@@ -16155,9 +16505,14 @@ def _judge_notes(run):
     rest."""
     if not run.checks:
         return []
+    strata = run.checks[0].strata
     notes = ["judge-corrected figures take the human-labelled items to be "
              "a random sample of the items (prediction-powered inference "
-             "is unbiased only then)"]
+             "is unbiased only then)" if not strata else
+             f"judge-corrected figures take the human-labelled items of "
+             f"each stratum of {strata[0]} to be a random sample of its items "
+             f"(stratified prediction-powered inference is unbiased only "
+             f"then)"]
     notes += [f"{r.metric}: the labelled items' judge scores differ from "
               f"the others' (z = {c.drift:+.1f}): labels not drawn at "
               f"random would bias the correction"
@@ -16169,6 +16524,10 @@ def _judge_notes(run):
         why = (f"fewer than {_PPI_CLT_LEAST} clusters hold a human label, "
                f"so Student's t on their count - 1 degrees of freedom"
                if c.gap.clusters else
+               f"a stratum has fewer than {_PPI_CLT_LEAST} human labels, "
+               f"or few that the judge got wrong, so Student's t on the "
+               f"strata's Welch-Satterthwaite degrees of freedom"
+               if c.strata else
                f"a subset has fewer than {_PPI_CLT_LEAST} human labels, so "
                f"Student's t on the subsets' Welch-Satterthwaite degrees "
                f"of freedom" if c.gap.weight is None else
@@ -16518,6 +16877,15 @@ def _judge_json(check, as_judged):
            if (r := check.rerun) is not None else {}),
         "labelled_items_differ_z": check.drift,
         "labels_needed": check.needed,
+        **({"strata": {
+            "field": check.strata[0],
+            "method": "stratified PPI++ (Fisch et al. 2024): each "
+                      "stratum's PPI++ weighed by its share of all items",
+            "strata": [{"stratum": r.label, "items": r.items,
+                        "labels": r.labels, "share": float(r.share),
+                        "weight": r.gap.weight,
+                        "gap": corrected(r.gap)}
+                       for r in check.strata[1]]}} if check.strata else {}),
         "covariate": check.covariate and {
             "name": check.covariate.name, "slope": check.covariate.slope,
             "ci": check.covariate.ci and list(check.covariate.ci),
@@ -17794,6 +18162,85 @@ def _labels_plan_json(found, *, gap=None, width=None, alpha=0.05,
             "metrics": entries}
 
 
+def _format_budget(budget, *, confidence=CONFIDENCE, seed=SEED,
+                   markdown=False):
+    """Return the text (or markdown) of plan --human --budget K: where the
+    K labels go (per stratum, with --strata), the CI half-width of the
+    corrected gap that predicts, against the K drawn uniformly at random
+    and against now, and the items to label next."""
+    b, r = budget, budget.result
+    u, level = _units_of(r), _decimal(_exact(confidence) * 100)
+    mark, item = (_markdown, "- ") if markdown else (str, "  ")
+    z = _upper_z(float((1 - _exact(confidence)) / 2))
+    half = [u.gap(_exact(z * se), sign=False) for se in b.se]
+    total = sum(b.draw)
+    labels = sum(x.labels for x in b.rows)
+    if b.field is None:
+        head = (f"{r.metric}: {_items(labels, 'human label')}; {total:,} "
+                f"more drawn uniformly at random from the items without "
+                f"one (no --strata: --strata FIELD shares them by a field "
+                f"where the judge errs more in some values than others)")
+        rows = []
+    else:
+        head = (f"{r.metric}: {_items(labels, 'human label')} in "
+                f"{len(b.rows)} strata of {b.field}; {total:,} more shared "
+                f"by Neyman's allocation, N_k times the SD of the judge-human "
+                f"residual after the PPI++ weight (Fisch et al. 2024; Zrnic "
+                f"and Candes 2024)")
+        rows = _table([["stratum", "items", "labelled", "residual SD",
+                        "draw", "uniform"]] + [
+            [str(x.label), f"{x.items:,}", f"{x.labels:,}", f"{sd:.3g}",
+             f"{m:,}", f"{w:.1f}"]
+            for x, sd, m, w in zip(b.rows, b.sds, b.draw, b.uniform)],
+            markdown)
+    lines = [mark(head)]
+    lines += (["", *rows, ""] if markdown else ["  " + x for x in rows])
+    lines.append(item + mark(
+        f"{level}% CI half-width of the corrected gap: +-{half[0]} now, "
+        f"+-{half[1]} with these {total:,} more"
+        + (f", +-{half[2]} with {total:,} drawn uniformly at random"
+           if b.field is not None else "")))
+    shown = ", ".join(str(i) for i, _ in b.ids[:10])
+    lines.append(item + mark(
+        f"label next ({_items(len(b.ids))}, a random order seeded by "
+        f"--seed {seed}): {shown}" + (", ..." if len(b.ids) > 10 else "")
+        + " (--label-next FILE writes them all as CSV; --json lists them)"))
+    lines.append(mark("(at the judge's agreement with the humans seen in "
+                      + ("each stratum of " if b.field else "")
+                      + "the pilot, PPI++'s weight tuned for each count; "
+                        "normal intervals)"))
+    return "\n".join(lines)
+
+
+def _budget_json(budget, *, confidence=CONFIDENCE, seed=SEED):
+    """Return the JSON object of plan --human --budget K."""
+    b = budget
+    z = _upper_z(float((1 - _exact(confidence)) / 2))
+    return {
+        "metric": b.result.metric, "budget": sum(b.draw),
+        "confidence": confidence, "seed": seed,
+        "allocation": "uniform" if b.field is None else "Neyman",
+        "strata": {"field": b.field, "strata": [
+            {"stratum": x.label, "items": x.items, "labels": x.labels,
+             "share": float(x.share), "residual_sd": sd, "draw": m,
+             "uniform": w} for x, sd, m, w in zip(b.rows, b.sds, b.draw,
+                                                  b.uniform)]},
+        "half_width": dict(zip(("now", "allocated", "uniform"),
+                               (z * se for se in b.se))),
+        "label_next": [{"id": i, "stratum": label} for i, label in b.ids]}
+
+
+def _label_next_csv(budget):
+    """Return the CSV of plan --label-next FILE: id and stratum of each
+    item to label next, in the order drawn."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["id", "stratum"])
+    writer.writerows([i, "" if label is None else label]
+                     for i, label in budget.ids)
+    return out.getvalue()
+
+
 def _format_repeats(table, within, markdown=False):
     """Return the items-by-repeats table and where repeats stop paying
     (text, or markdown)."""
@@ -18656,7 +19103,8 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
             direction="higher", margin=None, confidence=CONFIDENCE,
             alpha=0.05, resamples=RESAMPLES, interval="percentile",
             method="auto", seed=SEED, jobs=1, human_a=None, human_b=None,
-            judge_map=None, scale=None, family=None, judge_rerun=None):
+            judge_map=None, scale=None, family=None, judge_rerun=None,
+            strata=None):
     """Return the Comparison of two systems' per-item scores, in item order.
 
     *kind* is "binary" or "continuous" (default: binary when every value
@@ -18668,8 +19116,10 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     to_dict()'s "judge_corrected" holds the detail; *judge_map* (">=7" or
     "1,10") and *scale* ((1, 5)) are --judge-map's and --scale's;
     *family* ({"judge": "gpt", "baseline": "gpt", "candidate": "claude"})
-    --family's, and *judge_rerun* (the baseline's and the candidate's
-    scores by a second run of the judge) --judge-rerun's.  The
+    --family's, *judge_rerun* (the baseline's and the candidate's scores
+    by a second run of the judge) --judge-rerun's, and *strata* (each
+    item's stratum where labels were drawn at a rate per stratum)
+    --strata's (stratified PPI).  The
     other options are compare's; one metric is a family of one, which
     every adjustment leaves as it is, so --adjust (across metrics, subsets
     and candidates) has no keyword here.  If the sequences differ in
@@ -18689,7 +19139,8 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
         judge_map=_library_spec(judge_map, _judge_map_of, "judge_map"),
         scale=_library_spec(scale, _bounds_of, "scale"),
         family=_library_spec(family if not isinstance(family, dict) else [
-            f"{k}={v}" for k, v in family.items()], _families_of, "family"))
+            f"{k}={v}" for k, v in family.items()], _families_of, "family"),
+        strata=None if strata is None else "strata")
     m = _Metric(metric, kind=kind, direction=direction)
     a, b = _library_columns([_plain(baseline, "baseline"),
                              _plain(candidate, "candidate")],
@@ -18698,10 +19149,12 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
         raise EvalDeltaError("give human_a and human_b, each system's human "
                              "scores (None where a human gave none), or "
                              "neither")
-    if human_a is None and (family or judge_rerun):
-        raise EvalDeltaError(f"{'family' if family else 'judge_rerun'} "
-                             f"goes with human_a and human_b: the judge's "
-                             f"audit is against the humans")
+    given = [k for k, v in (("family", family), ("judge_rerun", judge_rerun),
+                            ("strata", strata)) if v is not None]
+    if human_a is None and given:
+        raise EvalDeltaError(f"{given[0]} goes with human_a and human_b: "
+                             f"the judge's audit and correction are "
+                             f"against the humans")
     if human_a is not None:
         human = [_library_labels(h, name, len(a)) for h, name in (
             (human_a, "human_a"), (human_b, "human_b"))]
@@ -18709,11 +19162,15 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
             _library_columns([_plain(v, name) for v, name in zip(
                 judge_rerun, ("judge_rerun[0]", "judge_rerun[1]"))] + [a],
                 ["judge_rerun[0]", "judge_rerun[1]", "baseline"])[:2])))
-        result, check = _judged_metric(
-            _Columns(array("d", a), array("d", b)),
-            _Columns(*(array("d", h) for h in human)), m,
-            random.Random(seed), options, ["human_a", "human_b"],
-            (None, rerun))
+        judge = _Columns(array("d", a), array("d", b))
+        human = _Columns(*(array("d", h) for h in human))
+        result, check = _judged_metric(judge, human, m, random.Random(seed),
+                                       options, ["human_a", "human_b"],
+                                       (None, rerun))
+        if strata is not None:
+            result, check = _judged_strata(
+                result, check, judge, human, _library_strata(strata, len(a)),
+                m, options, ["human_a", "human_b"])
         run = _Compared(("baseline", "candidate"), [result], [], 0, [],
                         _margins(options.margin, [metric]), checks=(check,))
         return Comparison(_judged([run], options)[0], options)
@@ -18769,6 +19226,19 @@ def _library_options(**given):
                                  f"{given[name]!r}")
     _check_resamples(given["resamples"], given["confidence"])
     return _Options(**given)
+
+
+def _library_strata(values, n):
+    """Return each item's stratum (strata=), one per item, none None."""
+    values = list(values)
+    if len(values) != n:
+        raise EvalDeltaError(f"strata has {len(values)} values for {n} "
+                             f"items: give each item's stratum")
+    if None in values:
+        raise EvalDeltaError(f"strata has None at item "
+                             f"{values.index(None) + 1}: give each item's "
+                             f"stratum")
+    return values
 
 
 def _library_labels(values, name, n):
@@ -19269,6 +19739,12 @@ def _add_compare(commands):
                              "the same items (A_FIELD,B_FIELD in one file "
                              "of both systems): its agreement with the first "
                              "and its shift (drift)")
+    judged.add_argument("--strata", metavar="FIELD",
+                        help="with --human: the labels were drawn at "
+                             "random within each value of this field, at "
+                             "rates that differ: each stratum corrected on "
+                             "its own and weighed by its share of the items "
+                             "(stratified PPI, Fisch et al. 2024)")
     gates.add_argument("--fail-on", choices=("worse", "not-better",
                                              "inferior", "changed",
                                              "not-equivalent"),
@@ -19588,6 +20064,18 @@ def _add_plan(commands):
                            "system, as compare --runs reads them: the "
                            "run-to-run spread and the runs of each that "
                            "tell the gap (or --gap) from it")
+    judged.add_argument("--strata", metavar="FIELD",
+                        help="with --human: the pilot's labels were drawn "
+                             "at a rate per value of this field (as compare "
+                             "--strata)")
+    judged.add_argument("--budget", type=int, metavar="K",
+                        help="with --human: where K more labels should go "
+                             "(Neyman's allocation by stratum with --strata, "
+                             "else uniform), the CI width that predicts, and "
+                             "the items to label next")
+    judged.add_argument("--label-next", metavar="FILE.csv",
+                        help="with --budget: write the items to label next "
+                             "(id, stratum) to this CSV file")
     judged.add_argument("--pick-labels", type=int, metavar="N",
                         help="with --from RUN: print N of its item ids drawn "
                              "at random (--seed), one per line: the items to "
@@ -19939,6 +20427,10 @@ def _compare_options(args):
     if args.by and args.cluster:
         raise EvalDeltaError("--by and --cluster together are not supported "
                              "yet: give one")
+    if args.strata and (args.by or args.cluster):
+        flag = "--by" if args.by else "--cluster"
+        raise EvalDeltaError(f"--strata with {flag} is not supported yet: "
+                             f"give one")
     stats = [_parse_stat(text) for text in args.stat]
     if stats:
         if args.macro:
@@ -20001,7 +20493,8 @@ def _compare_options(args):
                             ("--scale", args.scale),
                             ("--judge-covariate", args.judge_covariate),
                             ("--family", args.family),
-                            ("--judge-rerun", args.judge_rerun)):
+                            ("--judge-rerun", args.judge_rerun),
+                            ("--strata", args.strata)):
             if given is not None:
                 raise EvalDeltaError(f"{flag} goes with --human")
     if args.fail_on == "not-equivalent" and not args.equivalence:
@@ -20019,7 +20512,7 @@ def _compare_options(args):
         lower_is_better=tuple(args.lower_is_better),
         higher_is_better=tuple(args.higher_is_better), cluster=args.cluster,
         by=args.by, macro=args.macro, allow_partial=args.allow_partial,
-        different_items=args.different_items,
+        different_items=args.different_items, strata=args.strata,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, interval=args.interval,
         method=args.method, seed=args.seed, jobs=args.jobs, alpha=args.alpha,
@@ -20062,7 +20555,8 @@ def _rank_options(args):
 # Options of plan that only --from uses, and options it cannot use.
 _PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
                "from_format", "records", "task", "filter", "scorer",
-               "choice_scores", "human", "runs")
+               "choice_scores", "human", "runs", "strata", "budget",
+               "label_next")
 _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
                    "n_items", "simulate", "plot", "within_var")
 
@@ -20117,6 +20611,18 @@ def _plan_options(args):
             if getattr(args, name) not in (None, False):
                 raise EvalDeltaError(f"{_flag(name)} does not go with "
                                      f"--human in plan yet")
+        if args.budget is not None:
+            if args.budget < 1:
+                raise EvalDeltaError(f"--budget {args.budget}: give how many "
+                                     f"labels to draw, 1 or more")
+            for name in ("gap", "width", "cluster"):
+                if getattr(args, name) is not None:
+                    raise EvalDeltaError(f"{_flag(name)} does not go with "
+                                         f"--budget")
+        elif args.label_next is not None:
+            raise EvalDeltaError("--label-next goes with --budget")
+        elif args.strata is not None:
+            raise EvalDeltaError("--strata in plan goes with --budget")
     elif not (args.simulate or args.sequential):
         for name in ("replays", "seed"):
             if getattr(args, name) is not None:
@@ -20139,12 +20645,16 @@ def _plan_options(args):
         quiet=args.quiet, pick_labels=args.pick_labels,
         human=tuple(args.human or ()), human_field=args.human_field,
         judge_map=args.judge_map, scale=args.scale, width=args.width,
-        group_runs=args.runs)
+        group_runs=args.runs, strata=args.strata, budget=args.budget,
+        label_next=args.label_next)
     if not args.human:
         for flag, given in (("--human-field", args.human_field),
                             ("--judge-map", args.judge_map),
                             ("--scale", args.scale),
-                            ("--width", args.width)):
+                            ("--width", args.width),
+                            ("--strata", args.strata),
+                            ("--budget", args.budget),
+                            ("--label-next", args.label_next)):
             if given is not None:
                 raise EvalDeltaError(f"{flag} goes with --human")
     if args.pilot:
@@ -20576,6 +21086,15 @@ def _run_pilot(options):
                 noise, found.results, options),
               markdown=lambda: _format_runs_plan(noise, found.results,
                                                  options, True))
+        return 0
+    if options.budget:
+        budget = _budget_from_pilot(options)
+        if options.label_next:
+            _write_plot(options.label_next, _label_next_csv(budget))
+        said = dict(confidence=options.confidence, seed=options.seed)
+        _emit(options, text=lambda: _format_budget(budget, **said),
+              data=lambda: _budget_json(budget, **said),
+              markdown=lambda: _format_budget(budget, **said, markdown=True))
         return 0
     if options.human:
         found = _labels_from_pilot(options)

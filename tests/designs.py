@@ -271,3 +271,28 @@ def judged_scores(rng, items, labels, lean=2):
             judges[s].append(float(min(10, max(0, j))))
             humans[s].append(float(h) if i in marked else math.nan)
     return judges, humans, (5.5, 6.0, 0.5)
+
+
+def judged_strata(rng, sizes=(1000, 1000), rates=(0.10, 0.01),
+                  leans=(0.0, 0.6), acc=(0.70, 0.74)):
+    """A judged eval whose labels were drawn at a rate per stratum and
+    whose judge errs differently by stratum: stratum k has sizes[k]
+    items, round(rates[k] * sizes[k]) of them labelled at random; each
+    system is right with its accuracy *acc* everywhere (the human sees
+    the truth); the judge passes a right answer 90% of the time and a
+    wrong one 10%, and in stratum k a wrong answer of B's with chance
+    leans[k] more.  Returns (judge columns, human columns (NaN where
+    unlabelled), each item's stratum, the truth (A, B, B - A))."""
+    judges, humans, strata = ([], []), ([], []), []
+    for k, (size, rate, lean) in enumerate(zip(sizes, rates, leans)):
+        marked = set(rng.sample(range(size), round(rate * size)))
+        for i in range(size):
+            strata.append(f"s{k}")
+            for s, p in enumerate(acc):
+                truth = rng.random() < p
+                said = rng.random() < (0.9 if truth else 0.1)
+                if s == 1 and not truth and not said:
+                    said = rng.random() < lean
+                judges[s].append(float(said))
+                humans[s].append(float(truth) if i in marked else math.nan)
+    return judges, humans, strata, (acc[0], acc[1], acc[1] - acc[0])

@@ -873,3 +873,19 @@ def exact_item_counts(items):
     item made a Fraction, then the tuples counted."""
     return collections.Counter(tuple((Fraction(h), Fraction(j)) for h, j in item)
                    for item in items)
+
+
+def stratified_ppi(strata, z):
+    """Stratified PPI++ (Fisch et al. 2024) written out: each stratum's
+    (y, f, f_unlabelled) corrected on its own by ppi_mean (its own
+    weight), weighed by its share of all the items, w_k = (n_k + N_k) /
+    sum of them; the variance sum of w_k^2 var_k (the normal one).
+    Returns (estimate as a Fraction, se)."""
+    total = sum(len(y) + len(g) for y, _, g in strata)
+    estimate, variance = Fraction(0), 0.0
+    for y, f, g in strata:
+        w = Fraction(len(y) + len(g), total)
+        est, _, lo, hi = ppi_mean(y, f, g, z)
+        estimate += w * est
+        variance += float(w) ** 2 * ((hi - lo) / (2 * z)) ** 2
+    return estimate, math.sqrt(variance)
