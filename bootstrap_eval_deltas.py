@@ -19401,27 +19401,38 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}; see {self.prog} "
                      f"--help\n")
 
+    def parse_known_args(self, args=None, namespace=None):
+        self.given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def _near(self, given):
         """Return ' (did you mean --x?)' for the first mistyped option
-        among *given*, from the options of every command (abbreviations
-        are refused: --n-item is no --n-items)."""
-        options, owners = set(self._option_string_actions), {}
-        for action in self._actions:
-            for name, command in (getattr(action, "choices", None)
-                                  or {}).items():
-                if isinstance(command, argparse.ArgumentParser):
-                    options.update(command._option_string_actions)
-                    for option in command._option_string_actions:
-                        owners.setdefault(option, []).append(name)
+        among *given*, from the options of the command given (abbreviations
+        are refused: --n-item is no --n-items), or ' (--x is an option of
+        compare)' where it is another command's."""
+        commands = {name: command for action in self._actions
+                    for name, command in (getattr(action, "choices", None)
+                                          or {}).items()
+                    if isinstance(command, argparse.ArgumentParser)}
+        owners = {}                # option: the commands that have it
+        for name, command in commands.items():
+            for option in command._option_string_actions:
+                owners.setdefault(option, []).append(name)
+        here = next((w for w in getattr(self, "given", ()) if w in commands),
+                    None)
+        mine = set(self._option_string_actions).union(
+            commands[here]._option_string_actions if here else owners)
         for word in given:
-            if word.split("=")[0] in owners:    # right word, other command
-                names = " and ".join(owners[word.split("=")[0]])
-                return f" ({word.split('=')[0]} is an option of {names})"
-            if word.startswith("--"):
-                near = difflib.get_close_matches(word.split("=")[0],
-                                                 sorted(options), 1, 0.6)
-                if near:
-                    return f" (did you mean {near[0]}?)"
+            word = word.split("=")[0]
+            if not word.startswith("--"):
+                continue
+            near = difflib.get_close_matches(word, sorted(mine.union(owners)), 1,
+                                             0.6)
+            if near and near[0] not in mine:    # the closest is another's
+                return (f" ({near[0]} is an option of "
+                        f"{' and '.join(owners[near[0]])})")
+            if near:
+                return f" (did you mean {near[0]}?)"
         return ""
 
 

@@ -577,6 +577,14 @@ def test_a_mistyped_option_is_refused_with_the_one_meant(capsys, tmp_path,
     with pytest.raises(SystemExit):
         bed.main(["rank", SHIPPED_CSV, "--verbose"])
     assert "(--verbose is an option of compare)" in capsys.readouterr().err
+    # check suggested --verbose for --verbos, then refused --verbose: the
+    # suggestion comes from the command's own options, else names whose.
+    with pytest.raises(SystemExit):
+        bed.main(["check", SHIPPED_CSV, "--verbos"])
+    assert "(--verbose is an option of compare)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bed.main(["--versio"])
+    assert "did you mean --version?" in capsys.readouterr().err
 
 
 def test_only_the_articles_setting_writes_the_articles_csv(capsys, tmp_path,
