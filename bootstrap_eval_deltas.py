@@ -9846,8 +9846,10 @@ def _shared_id_field(run, other, required=True):
             if board:
                 raise EvalDeltaError(board)
         raise EvalDeltaError(
-            f"{run.path}: no id field shared with {other.path} (tried "
-            f"{', '.join(_ID_FIELDS)}; name one with --id); the fields are "
+            f"{run.path}: no id field"
+            + (f" shared with {other.path}" if other.path != run.path
+               else "") + f" (tried {', '.join(_ID_FIELDS)}, a lone *_id; "
+            f"name one with --id); the fields are "
             f"{', '.join(run.records[0])}")
     return None
 
