@@ -16078,7 +16078,7 @@ def _sentence_parts(r, j, confidence, resamples=None):
                      f"{u.span_words(r.score_ci)}"
                      + ("" if r.boot_ci is None else
                         f"; paired bootstrap CI {u.span_words(r.boot_ci)}")
-                     + ".")
+                     + "." + _approximate_words(r, confidence))
     elif r.ci_unpaired is not None:      # None: shares of one verdict
         parts.append(f"Unpaired CI {u.span_words(r.ci_unpaired)}.")
     if r.clusters is not None:
@@ -16086,6 +16086,32 @@ def _sentence_parts(r, j, confidence, resamples=None):
                      f"over {r.clusters} clusters.")
     return (f"{r.metric}: {head}.", margin, parts,
             _detection_words(r, j.detection, gap, u))
+
+
+def _approximate_words(r, confidence):
+    """Return a sentence where the mid-p, Newcombe's or the bootstrap's
+    interval (compare --verbose's) part from McNemar's exact test on
+    whether the gap is 0, else "": they are approximations, and the
+    verdict follows the exact test and the interval that inverts it."""
+    level = 1 - _exact(confidence)
+    exact = float(r.mcnemar.p_exact) < level
+    others = [("the mid-p", float(r.mid_p) < level),
+              ("Newcombe's", not r.score_ci.lo <= 0 <= r.score_ci.hi)]
+    if r.boot_ci is not None:
+        others.append(("the bootstrap's",
+                       not r.boot_ci.lo <= 0 <= r.boot_ci.hi))
+    differ = [name for name, says in others if says != exact]
+    if not differ:
+        return ""
+    names = (", ".join(differ[:-1]) + " and " if differ[1:] else ""
+             ) + differ[-1]
+    verb = ("do not reject" if differ[1:] else "does not reject") if exact \
+        else ("reject" if differ[1:] else "rejects")
+    return (f" {names[0].upper()}{names[1:]} {verb} a gap of 0 where "
+            f"McNemar's exact test {'does' if exact else 'does not'}: "
+            f"approximations, which at "
+            f"{_items(r.mcnemar.a_only + r.mcnemar.b_only, 'discordant pair')}"
+            f" can err; the verdict follows the exact test.")
 
 
 def _verdict_words(j):

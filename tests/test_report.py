@@ -136,8 +136,15 @@ def test_a_0_1_interval_and_its_test_cannot_part():
     assert c.verdict == "no detectable difference"
     assert c.result.score_ci.lo > 0
     assert not any("leaves out 0" in note for note in c.judgement.notes)
-    assert "Newcombe score CI [+0.3, +11.3] pts" in bed._format_compare(
-        c.run, c.options._replace(verbose=True))
+    text = bed._format_compare(c.run, c.options._replace(verbose=True))
+    assert "Newcombe score CI [+0.3, +11.3] pts" in text
+    # ... and says why the verbose line's intervals part from the verdict
+    assert ("The mid-p, Newcombe's and the bootstrap's reject a gap of 0 "
+            "where McNemar's exact test does not: approximations, which at 11 discordant pairs can err; the "
+            "verdict follows the exact test.") in text
+    c = bed.compare([1] * 30 + [0] * 30, [0] * 25 + [1] * 35)   # agreeing
+    text = bed._format_compare(c.run, c.options._replace(verbose=True))
+    assert "approximations" not in text
 
 
 def test_holm_says_the_interval_is_not_adjusted(capsys, tmp_path):
