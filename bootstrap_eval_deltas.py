@@ -20912,7 +20912,22 @@ def _run_compare(options):
     for metric, why in tripped:
         print(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: {metric} "
               f"{why}", file=sys.stderr)
+    if options.fail_on and not tripped:      # a gate that passed says so
+        print(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: holds "
+              f"for no metric; exit 0" + _undetected_words(runs),
+              file=sys.stderr)
     return 1 if tripped else 0
+
+
+def _undetected_words(runs):
+    """Return '; acc moved the worse way (not detectably)' for the metrics
+    whose gap points the worse way without a verdict of worse, else ''."""
+    names = [r.metric for run in runs
+             for r, j in zip(run.results, run.judgements)
+             if j.verdict != "worse"
+             and (r.gap < 0 if r.direction == "higher" else r.gap > 0)]
+    return (f"; {', '.join(names)} moved the worse way, not detectably"
+            if names else "")
 
 
 def _run_check(options):

@@ -124,15 +124,23 @@ def test_two_tsv_runs(capsys, tmp_path):
 
 def test_markdown_and_fail_on(capsys, tmp_path):
     base, cand = two_runs(tmp_path)
-    status, out, _ = run(capsys, base, cand, "--format", "markdown",
-                         "--metric", "f1", "--resamples", "50",
-                         "--fail-on", "worse")
+    status, out, err = run(capsys, base, cand, "--format", "markdown",
+                           "--metric", "f1", "--resamples", "50",
+                           "--fail-on", "worse")
     assert status == 0
+    # a gate that passed says so (a 50-point drop passed in silence)
+    assert err == ("bootstrap-eval-deltas: --fail-on "
+                                       "worse: holds for no metric; exit 0\n")
     assert out.splitlines()[2].startswith("| metric | type |")
     assert out.splitlines()[3].startswith("|---|")
     status, _, _ = run(capsys, cand, base, "--metric", "f1",
                        "--resamples", "50", "--fail-on", "worse")
     assert status == 1
+    status, _, err = run(capsys, cand, base, "--metric", "f1",
+                         "--resamples", "50", "--fail-on", "worse",
+                         "--alpha", "1e-9")
+    assert status == 0 and err.endswith(
+        "; f1 moved the worse way, not detectably\n")
     status, _, _ = run(capsys, base, cand, "--metric", "acc", "--metric",
                        "f1", "--resamples", "50", "--fail-on", "not-better",
                        "--alpha", "1e-9")
