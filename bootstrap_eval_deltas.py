@@ -9915,14 +9915,18 @@ def _default_metrics(baseline, candidate, exclude, skipped=None):
             filtered = [re.fullmatch(r"(.+)\[(.+)\]", x)
                         for x in baseline.metrics + tuple(theirs)]
             plain = set(baseline.metrics) | set(theirs)
-            hint = next((f"--filter {m.group(2)} (lm-eval: one run names "
-                         f"its filters, the other none)" for m in filtered
-                         if m and m.group(1) in plain), "--metric")
+            hint = next((f"name one with --filter {m.group(2)} (lm-eval: "
+                         f"one run names its filters, the other none)"
+                         for m in filtered if m and m.group(1) in plain),
+                        "they score different things, so no item's scores "
+                        "pair up (runs of one task and config score the "
+                        "same metrics)" if theirs and not any(
+                            x in candidate.first for x in baseline.metrics)
+                        else "name one with --metric")
             raise EvalDeltaError(
                 f"{candidate.path}: no metric in both runs: "
                 f"{baseline.path} has {', '.join(baseline.metrics)}; this "
-                f"run has {', '.join(theirs) or 'none'}; name one with "
-                f"{hint}")
+                f"run has {', '.join(theirs) or 'none'}; {hint}")
         return shared
     listed = baseline.first.get("metrics")
     if (isinstance(listed, list) and listed

@@ -1126,3 +1126,18 @@ def test_every_eval_ever_hashes_that_differ_are_other_items(capsys, tmp_path):
     assert (f"sample_id {rows[1]['sample_id']!r} differs in sample_hash, "
             f"and 1 of the {len(rows)} shared ids differs") in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_runs_scoring_different_metrics_get_no_dead_end(capsys, tmp_path):
+    # A loglikelihood run (acc) and a generative run (exact_match) of one
+    # task: the error said "name one with --metric", and --metric acc then
+    # found no acc in the other run.  Now it says why nothing pairs.
+    for name, metric in (("a", "acc"), ("b", "exact_match")):
+        (tmp_path / f"samples_wg_{name}.jsonl").write_text("".join(
+            json.dumps({"doc_id": i, "filter": "none", "metrics": [metric],
+                        metric: float(i % 2)}) + "\n" for i in range(6)))
+    status = bed.main(["compare", str(tmp_path / "samples_wg_a.jsonl"),
+                       str(tmp_path / "samples_wg_b.jsonl")])
+    err = capsys.readouterr().err
+    assert status == 2 and "this run has exact_match; they score different " \
+        "things, so no item's scores pair up" in err and "--metric" not in err
