@@ -20936,14 +20936,17 @@ def _undetected_words(runs):
 
 def _run_check(options):
     """Run check: read and profile the inputs, print what they hold and
-    the commands that answer what they can; return 0."""
+    the commands that answer what they can; return 0, or 1 where a file
+    named on the command line (not one found in a folder) is refused."""
     checked = _check(options)
     prog = shlex.join(options.program)
     print(_render(options.format,
                   text=lambda: _format_check(checked, prog),
                   markdown=lambda: _format_check(checked, prog, True),
                   data=lambda: _check_json(checked)))
-    return 0
+    named = {path for path in options.runs if os.path.isfile(path)}
+    return 1 if any(p.refused and p.path in named
+                    for p in checked.inputs) else 0
 
 
 def _failures(results, judgements, fail_on):

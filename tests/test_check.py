@@ -25,8 +25,11 @@ def at(*parts):
 def check(capsys, *argv):
     status = bed.main(["check", *argv, "--json"])
     out, err = capsys.readouterr()
-    assert status == 0, err
-    return json.loads(out)
+    report = json.loads(out)
+    named = {p for p in argv if os.path.isfile(p)}   # 1: one of them refused
+    assert status == any(e["refused"] and e["path"] in named
+                         for e in report["inputs"]), err
+    return report
 
 
 def run_suggested(capsys, argv):
@@ -153,10 +156,17 @@ def test_check_sees_different_items_and_identical_runs(capsys, tmp_path):
 
 
 def test_check_reports_refusals_and_exits_2_only_without_the_path(capsys):
-    report = check(capsys, at("tests/fixtures/inspect/header-only.json"),
-                   at("tests/fixtures/simple-evals/mmlu_gpt-4o.json"))
+    # a file it was given and refuses is exit 1 (an empty file was 0); a
+    # folder's entries it refuses (a results table beside samples) are not
+    status = bed.main(["check", at("tests/fixtures/inspect/header-only.json"),
+                       at("tests/fixtures/simple-evals/mmlu_gpt-4o.json"),
+                       "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 1
     assert all(entry["refused"] for entry in report["inputs"])
     assert report["commands"] == []
+    report = check(capsys, at("tests/fixtures/inspect"))      # exit 0
+    assert any(entry["refused"] for entry in report["inputs"])
     assert bed.main(["check", "no/such/file.jsonl"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no/such/file.jsonl: cannot read" in err
