@@ -27,8 +27,9 @@ bootstrap by saddlepoint, so millions of items take seconds.  ``plan``
 gives the exact power of McNemar's test, the items needed and the smallest
 detectable gap of a paired binary eval, from a design or from pilot data.
 
-Exit status: 0 on success, 1 when ``compare --fail-on`` holds, 2 for bad
-usage or bad input, 130 on Ctrl-C, 141 when standard output is closed.
+Exit status: 0 on success, 1 when ``compare --fail-on`` holds or ``check``
+refuses a file it was given, 2 for bad usage or bad input, 130 on Ctrl-C,
+141 when standard output is closed.
 
 Sections, in order (each banner ``## NAME ###`` names one; "X: Y" is a
 part of section X):
@@ -55,11 +56,13 @@ part of section X):
                     and their macro average; clustered standard errors
     Ranking         _rank_systems: the joint bootstrap of several systems
     Pairwise preferences  a verdict as a score on a pair: win rates, ties,
-                    positions (_preference_counts); Bradley-Terry ratings
+                    position bias (_preference_counts); Bradley-Terry ratings
                     with bootstrap intervals over battles (_rank_preferences)
     Judge-corrected comparison  a judge's scores corrected by human labels
-                    on some items (prediction-powered inference, PPI++),
-                    with the judge's bias and agreement
+                    on some items (prediction-powered inference, PPI++;
+                    stratified where labels were drawn per stratum, and
+                    their Neyman allocation), with the judge's audit:
+                    bias, agreement, self-preference, drift
     Anytime-valid comparison  confidence sequences and anytime p-values
                     valid however often one looks (_sequential_binary,
                     _sequential_bounded)
@@ -89,7 +92,8 @@ part of section X):
                     bulk index draws (_draw_indices, _draw_codes), many
                     resamples' sums at once (_resample_sums), the coverage
                     loop's helper process (_replays), the join's compact
-                    id tables; each gives the straightforward code's
+                    id tables, the judge audit's counted items
+                    (_exact_item_counts); each gives the straightforward code's
                     results (tests/oracle.py keeps those) and says what it
                     gains
 """
