@@ -14700,14 +14700,7 @@ def _battles(options, sources):
     files = [(s.path, [v for _, batch in s.batches for v in batch])
              for s in sources]
     verdicts = [v for _, of in files for v in of]
-    names = list(dict.fromkeys(x for s in sources for x in s.systems))
-    if options.systems:
-        unknown = [x for x in options.systems if x not in names]
-        if unknown:
-            raise EvalDeltaError(f"--systems: no system {unknown[0]!r}; the "
-                                 f"systems are {_some(names)}")
-        names = list(options.systems)
-    index = {name: k for k, name in enumerate(names)}
+    names, index = _battle_systems(options, sources)
     def key(a, b, share):              # a pair counted once, either order
         return ((index[a], index[b], share) if index[a] < index[b]
                 else (index[b], index[a], 1 - share))
@@ -14745,10 +14738,10 @@ def _battles(options, sources):
     return cells, names, notes, questions
 
 
-def _counted_battles(options, sources, counted):
-    """_battles() of battle files whose battles are each its own item
-    (none has a question_id), from each file's Counter of (a, b, share):
-    the same cells, names and notes, with no _Verdict built."""
+def _battle_systems(options, sources):
+    """Return (the systems' names, in order of first appearance or as
+    --systems lists them; each one's index), refusing a --systems name
+    that no source holds."""
     names = list(dict.fromkeys(x for s in sources for x in s.systems))
     if options.systems:
         unknown = [x for x in options.systems if x not in names]
@@ -14757,6 +14750,14 @@ def _counted_battles(options, sources, counted):
                                  f"systems are {_some(names)}")
         names = list(options.systems)
     index = {name: k for k, name in enumerate(names)}
+    return names, index
+
+
+def _counted_battles(options, sources, counted):
+    """_battles() of battle files whose battles are each its own item
+    (none has a question_id), from each file's Counter of (a, b, share):
+    the same cells, names and notes, with no _Verdict built."""
+    names, index = _battle_systems(options, sources)
     counted_cells, total, kept = {}, 0, 0      # in the order cells first
     for triples in counted:                    # appear, as in _battles
         for (a, b, share), count in triples.items():

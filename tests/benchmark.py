@@ -1200,19 +1200,8 @@ def preference_cases(folder, battles, systems, rounds, peer=sys.executable,
     and projected, and against numpy and scipy doing the same on the
     (pair, verdict) cells (a leaner recipe than the notebook's), both run
     by the interpreter *peer*."""
-    rng = random.Random(8)
-    elo = [rng.gauss(1000, 150) for _ in range(systems)]
-    names = [f"model-{k:03d}" for k in range(systems)]
     path = os.path.join(folder, "battles.jsonl")
-    with open(path, "w") as f:
-        for _ in range(battles):
-            i, j = rng.sample(range(systems), 2)
-            p_b = 1 / (1 + 10 ** ((elo[i] - elo[j]) / 400))
-            u = rng.random()
-            winner = ("tie" if u < 0.12 else "model_b"
-                      if rng.random() < p_b else "model_a")
-            f.write(f'{{"model_a": "{names[i]}", "model_b": "{names[j]}", '
-                    f'"winner": "{winner}"}}\n')
+    write_battles(path, battles, systems)
     print(f"preferences: {battles} battles among {systems} systems, "
           f"{rounds} bootstrap rounds (whole processes)", flush=True)
     ours, _ = run_process([sys.executable, bed.__file__, "rank", path,
