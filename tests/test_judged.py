@@ -1393,8 +1393,8 @@ def test_a_wide_judge_file_without_human_names_its_human_fields(capsys,
         status, out, err = run(capsys, path, *cols)
         assert status == 0, err
         (line,) = [x for x in out.splitlines() if "human labels" in x]
-        assert line.startswith("read: ") and " like human labels (on 30 " \
-            "and 30 of 300 items)" in line
+        assert line.startswith("read: human_") and " look like human " \
+            "labels (values on some items only), not read" in line
         assert "--human human_a,human_b corrects" in line
     bare = judge_table(tmp_path, "bare.csv", "prompt_id,judge_a,judge_b")
     status, out, err = run(capsys, bare, *cols)
