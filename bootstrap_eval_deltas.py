@@ -13376,7 +13376,8 @@ def _human_note(options, wide, metric):
         return []
     found = [f.name for f in _profile(wide.path, options,
                                       batches=_HEAD_BATCHES).fields
-             if "human labels" in f.roles]
+             if "human labels" in f.roles
+             and f.name not in (metric.a_field, metric.b_field)]
     if not found:
         return []
     pair = (_human_pair(metric.a_field, metric.b_field, found)

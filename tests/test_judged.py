@@ -1401,6 +1401,9 @@ def test_a_wide_judge_file_without_human_names_its_human_fields(capsys,
     assert status == 0 and "human" not in out
     status, out, _ = run(capsys, path, *cols, "--human", "human_a,human_b")
     assert status == 0 and "look like human labels" not in out
+    status, out, _ = run(capsys, path, "--a-col", "human_a", "--b-col",
+                         "human_b", "--allow-partial")
+    assert status == 0 and "look like human labels" not in out
 
 
 @pytest.mark.parametrize("bad, column", [
