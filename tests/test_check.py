@@ -274,3 +274,30 @@ def test_check_reads_csv_text_as_numbers_where_compare_does(capsys, tmp_path):
     assert fields["item"]["type"] == "number" and fields["item"]["max"] == 4
     assert fields["note"]["type"] == "text" and fields["note"]["missing"] == 1
     assert fields["tier"]["roles"] == ["subset"]
+
+
+def test_check_sees_a_wide_file_of_judge_and_human_scores(capsys, tmp_path):
+    # prompt_id, judge_a, judge_b, human_a, human_b (human on 1 row in 10):
+    # a file holding two systems, so check suggests compare and plan with
+    # --a-col, --b-col and --human, and both run; with one input it says
+    # nothing of shared ids.
+    from test_judged import judge_table
+    path = judge_table(tmp_path)
+    cols = ["--a-col", "judge_a", "--b-col", "judge_b", "--human",
+            "human_a,human_b"]
+    report = walk(capsys, [path])
+    assert report["commands"] == [["compare", path, *cols],
+                                  ["plan", "--from", path, *cols]]
+    assert "30 and 30 of 300 items" in report["answers"][0]
+    assert bed.main(["check", path]) == 0
+    out = capsys.readouterr().out
+    assert "ids:" not in out and "commands: none" not in out
+    base = at("datasets/examples/base.jsonl")
+    assert bed.main(["check", path, base]) == 0
+    assert "ids: no two inputs share ids" in capsys.readouterr().out
+    # two metrics with no stem in common are not two systems
+    other = tmp_path / "run.csv"
+    other.write_text("id,acc,f1,human_acc,human_f1\n" + "".join(
+        f"{i},{i % 2},{i % 3 / 2},{'' if i % 5 else 1},{'' if i % 5 else 0}\n"
+        for i in range(40)))
+    assert check(capsys, str(other))["commands"] == []

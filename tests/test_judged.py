@@ -1358,6 +1358,119 @@ def test_one_wide_file_of_judge_and_humans(capsys, tmp_path):
     assert status == 2 and "--human HUMAN_A,HUMAN_B" in err
 
 
+def judge_table(tmp_path, name="judge.csv", header="prompt_id,judge_a,"
+                "judge_b,human_a,human_b", bad=None):
+    """A new user's judged eval as one wide CSV: 300 prompts, 0-10 scores,
+    human scores on every tenth; *bad* = (row, column, text) spoils one."""
+    rng = random.Random(5)
+    rows = []
+    for i in range(300):
+        a = rng.randint(3, 9)
+        b = min(10, max(0, a + rng.choice((-1, 0, 1, 1, 2))))
+        human = [min(10, max(0, x + rng.choice((-1, 0, 1)))) for x in (a, b)]
+        rows.append({"prompt_id": f"p{i}", "judge_a": a, "judge_b": b,
+                     "human_a": human[0] if i % 10 == 0 else "",
+                     "human_b": human[1] if i % 10 == 0 else ""})
+    if bad:
+        rows[bad[0]][bad[1]] = bad[2]
+    fields = header.split(",")
+    path = tmp_path / name
+    path.write_text(header + "\n" + "".join(
+        ",".join(str(r[f]) for f in fields) + "\n" for r in rows))
+    return str(path)
+
+
+def test_a_wide_judge_file_without_human_names_its_human_fields(capsys,
+                                                                 tmp_path):
+    # compare judge.csv --a-col judge_a --b-col judge_b, --human forgotten:
+    # the verdict is the judge's, and one read: line names the fields
+    # check calls human labels and the --human that corrects by them (in
+    # the columns' order, whatever the file's); none where there are none.
+    cols = ["--a-col", "judge_a", "--b-col", "judge_b"]
+    for header in ("prompt_id,judge_a,judge_b,human_a,human_b",
+                   "prompt_id,human_b,judge_a,human_a,judge_b"):
+        path = judge_table(tmp_path, header=header)
+        status, out, err = run(capsys, path, *cols)
+        assert status == 0, err
+        (line,) = [x for x in out.splitlines() if "human labels" in x]
+        assert line.startswith("read: human_") and " look like human " \
+            "labels (values on some items only), not read" in line
+        assert "--human human_a,human_b corrects" in line
+    bare = judge_table(tmp_path, "bare.csv", "prompt_id,judge_a,judge_b")
+    status, out, err = run(capsys, bare, *cols)
+    assert status == 0 and "human" not in out
+    status, out, _ = run(capsys, path, *cols, "--human", "human_a,human_b")
+    assert status == 0 and "look like human labels" not in out
+    status, out, _ = run(capsys, path, "--a-col", "human_a", "--b-col",
+                         "human_b", "--allow-partial")
+    assert status == 0 and "look like human labels" not in out
+
+
+@pytest.mark.parametrize("bad, column", [
+    ((48, "judge_a", "seven"), "judge_a"), ((40, "human_a", "skip"),
+                                            "human_a"),
+    ((50, "judge_b", "x"), "judge_b"), ((60, "human_b", "y"), "human_b")])
+def test_a_wide_files_errors_name_its_columns(capsys, tmp_path, bad, column):
+    # The wide file is read as two runs under the stems (judge, human);
+    # a bad value is named by the file's own column, on its line.
+    path = judge_table(tmp_path, "stray.csv", bad=bad)
+    status, _, err = run(capsys, path, "--a-col", "judge_a", "--b-col",
+                         "judge_b", "--human", "human_a,human_b")
+    assert status == 2
+    assert err.strip().endswith(f"stray.csv:{bad[0] + 2}: {column}: not a "
+                                f"number: {bad[2]!r}"), err
+
+
+def test_plan_takes_the_wide_file_compare_takes(capsys, tmp_path):
+    # plan --from judge.csv --a-col --b-col --human HA,HB is plan --from
+    # A B --human human of the same items as two runs.
+    path = judge_table(tmp_path)
+    wide = ["plan", "--from", path, "--a-col", "judge_a", "--b-col",
+            "judge_b", "--human", "human_a,human_b", "--width", "0.2"]
+    assert bed.main(wide) == 0
+    out = capsys.readouterr().out
+    with open(path) as f:
+        rows = [line.rstrip("\n").split(",") for line in f][1:]
+    halves = [jsonl(tmp_path, f"{k}.jsonl", [
+        {"id": r[0], "judge": int(r[1 + k]), **(
+            {"human": int(r[3 + k])} if r[3 + k] else {})} for r in rows])
+        for k in (0, 1)]
+    assert bed.main(["plan", "--from", *halves, "--human", "human",
+                     "--width", "0.2"]) == 0
+    assert capsys.readouterr().out == out and "for a 95% CI of +-0.20" in out
+    assert bed.main(wide[:3] + ["--human", "human_a,human_b"]) == 2
+    assert "--a-col JUDGE_A" in capsys.readouterr().err
+
+
+def test_pick_labels_draws_from_the_unlabelled_items(capsys, tmp_path):
+    # Named human labels (a field, the wide pair, a file of labels): the
+    # draw is from the items none labels, and says so; unnamed, it may
+    # hold labelled items, said only where fields look like human labels.
+    path = judge_table(tmp_path)
+    labelled = {f"p{i}" for i in range(0, 300, 10)}
+    labels = tmp_path / "labels.csv"
+    labels.write_text("prompt_id,human\n"
+                      + "".join(f"{x},5\n" for x in labelled))
+    for human in (["--human", "human_a"], ["--human", "human_a,human_b"],
+                  ["--human", str(labels)]):
+        assert bed.main(["plan", "--from", path, "--pick-labels", "260",
+                         "--id", "prompt_id", *human]) == 0
+        out, err = capsys.readouterr()
+        assert len(out.split()) == 260 and not set(out.split()) & labelled
+        assert "drawn from the 270 of 300 items with no human label" in err
+    assert bed.main(["plan", "--from", path, "--pick-labels", "271",
+                     "--human", "human_a"]) == 2
+    assert "270 with no human label" in capsys.readouterr().err
+    assert bed.main(["plan", "--from", path, "--pick-labels", "290"]) == 0
+    out, err = capsys.readouterr()
+    assert set(out.split()) & labelled
+    assert "human_a and human_b look like human labels: the draw may hold " \
+        "items labelled already; --human human_a,human_b" in err
+    bare = judge_table(tmp_path, "bare.csv", "prompt_id,judge_a,judge_b")
+    assert bed.main(["plan", "--from", bare, "--pick-labels", "5"]) == 0
+    assert capsys.readouterr().err == ""
+
+
 # -- the judge audit: agreement statistics with intervals ---------------------
 
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", C:
