@@ -14578,6 +14578,45 @@ def _rank_input(options, sources):
     return metric, tally, dropped, names
 
 
+def _once_each(sources, given):
+    """Raise EvalDeltaError where rank is given one file twice (as given,
+    or a folder and the run read in it): one system would take two ranks
+    and push every other system's down (compare runs a file against
+    itself, and says so)."""
+    seen = {}
+    for source, path in zip(sources, given):
+        if source.path == _STDIN:
+            continue
+        real = os.path.realpath(source.path)
+        if real in seen:
+            raise EvalDeltaError(
+                f"{path}: given twice"
+                + (f" (as {seen[real]} too)" if seen[real] != path else "")
+                + f": rank takes "
+                f"each system once; one run twice takes two ranks and "
+                f"shifts every other system's")
+        seen[real] = path
+
+
+def _rank_copies(sources, tally, names):
+    """Return rank's read: line on systems that look like one run twice:
+    two files of the same bytes, or two systems with equal scores on
+    every item where they are not all 0 or 1 (see _same_run), else []."""
+    said = []
+    for i, j in itertools.combinations(range(len(names)), 2):
+        if len(sources) > 1 and _STDIN not in (
+                sources[i].path, sources[j].path) and _same_bytes(
+                sources[i].path, sources[j].path):
+            said.append(f"{names[i]} and {names[j]} are the same bytes")
+        elif tally and all(t[i] == t[j] for t in tally) and not {
+                t[k] for t in tally for k in (i, j)} <= {0, 1}:
+            said.append(f"{names[i]} and {names[j]} score the same on "
+                        f"every item")
+    return [f"{'; '.join(said)}: one run given twice? ranked as "
+            f"{'two systems' if len(said) == 1 else 'separate systems'}, "
+            f"which shifts the other ranks"] if said else []
+
+
 def _holds_preferences(sources):
     """Return True if any of the Sources holds pairwise preferences (rank
     then rates the systems by Bradley-Terry: _preference_battles)."""
@@ -14966,6 +15005,7 @@ class _Profile(NamedTuple):
                              # some are (compare --runs fails on epochs so)
     most: int = 0            # the most records an id has
     least: int = 0           # and the fewest
+    read: str = ""           # the file read (a folder's run), if a file
 
 
 class _Checked(NamedTuple):
@@ -15195,7 +15235,7 @@ def _profile_source(path, source, format, task, options):
                     digests, content, fields, source.notes, source.systems,
                     tuple(metrics), presence=dict(presence),
                     numbered={0: False, records: True}.get(numbered),
-                    most=most, least=least)
+                    most=most, least=least, read=source.path)
 
 
 def _id_runs(hashes):
@@ -15428,15 +15468,19 @@ def _check_problems(profiles):
                f": {_items(most)} or fewer")
             + ": only a large gap can show (plan --from says how large)")
     files = [p for p in profiles if not p.refused and not p.runs
-             and os.path.isfile(p.path)]
+             and os.path.isfile(p.read or p.path)]
     for i, a in enumerate(files):
         for b in files[i + 1:]:
-            if (os.path.samefile(a.path, b.path) or filecmp.cmp(
-                    a.path, b.path, shallow=False)):
-                problems.append(f"{a.name} and {b.name}: the same file"
-                                if os.path.samefile(a.path, b.path) else
-                                f"{a.name} and {b.name}: byte-identical "
-                                f"files: the same run twice?")
+            x, y = a.read or a.path, b.read or b.path
+            if os.path.samefile(x, y):
+                problems.append(f"{a.name} and {b.name}: the same file")
+            elif filecmp.cmp(x, y, shallow=False):
+                read = (f" ({os.path.basename(x)} in each)"
+                        if (x, y) != (a.path, b.path) and os.path.basename(
+                            x) == os.path.basename(y) else "")
+                problems.append(f"{a.name} and {b.name}: byte-identical "
+                                f"files{read}: copies of one run, so the "
+                                f"commands below take {a.name} alone")
     return problems
 
 
@@ -15490,10 +15534,12 @@ def _check_commands(profiles, options):
     extra = _reading_argv(options.reading)
     found = [p for p in profiles if not p.refused]
     commands = []
-    per_item, seen = [], set()       # a file given twice: once
+    per_item, seen = [], set()       # a file given twice, or copied: once
     for p in found:
         if p.kind != "preferences" and p.ids and not p.runs and (
-                os.path.realpath(p.path) not in seen or p.path == _STDIN):
+                os.path.realpath(p.path) not in seen or p.path == _STDIN
+                ) and not any(_same_bytes(p.read or p.path, q.read or q.path)
+                              for q in per_item):
             seen.add(os.path.realpath(p.path))
             per_item.append(p)
     for group in _join_groups(per_item):
@@ -20914,6 +20960,7 @@ def _run_rank(options):
     if options.plot:
         _check_plot(options.plot)
     sources = [_open_source(path, options.reading) for path in options.runs]
+    _once_each(sources, options.runs)
     if _holds_preferences(sources):
         return _run_rank_preferences(options, sources)
     if options.anchor or options.human:
@@ -20940,6 +20987,7 @@ def _run_rank(options):
     subsets = tally if options.by else {}
     if options.by:
         tally = _merged_tally(tally)
+    reading += _rank_copies(sources, tally, names)
     ranking = _rank_systems(tally, rng, names, options, metric)
     subsets = [(label, _rank_systems(subsets[label], rng, names, options,
                                      metric)) for label in sorted(subsets)]
