@@ -16672,10 +16672,16 @@ def _win_interval(r):
 def _preference_lines(c, r, confidence, judged=False):
     """Return the lines of a pair's _PreferenceCounts: the win rate with its
     interval (from the paired result r) and the counts behind it; *judged*:
-    they are the judge's, beside a correction by human verdicts."""
+    they are the judge's, beside a correction by human verdicts.  Where
+    the shares are 0, 1/2 or 1 the sign test is the table's test; where a
+    judge's probabilities are shares it asks another question (is a
+    verdict taken whole more often a win?) and stands beside that win
+    rate, labelled, while the verdict rests on the mean share's test."""
     level = _decimal(_exact(confidence) * 100) + "%"
     lo, hi = _win_interval(r)
     decisive = c.wins + c.losses
+    sign = (f"sign test on the {decisive} decisive verdicts: p = "
+            f"{_p_text(c.sign_p)}")
     lines = [
         ("as judged, " if judged else "")
         + f"win rate of {c.b} against {c.a}: {_fixed(c.win_rate * 100, 2)}% "
@@ -16684,15 +16690,18 @@ def _preference_lines(c, r, confidence, judged=False):
         f"as AlpacaEval gives it); {_items(c.wins, 'win')}, "
         f"{c.losses} loss{'es' * (c.losses != 1)}, "
         f"{_items(c.ties, 'tie')} ({_percent(c.ties, c.n)}) of "
-        f"{_items(c.n)}; sign test on the {decisive} decisive verdicts: "
-        f"p = {_p_text(c.sign_p)}"
+        f"{_items(c.n)}" + (f"; {sign}" if c.whole else "")
         + (" (the standard error and the sign test take the items as "
            "independent; the table's interval and test resample the "
            f"{r.clusters} clusters)" if r.clusters is not None else "")
         + "."]
-    if c.discrete != c.win_rate:
+    if not c.whole:
         lines.append(f"each verdict taken whole (a share above one half a "
-                     f"win): win rate {_fixed(c.discrete * 100, 2)}%.")
+                     f"win): win rate {_fixed(c.discrete * 100, 2)}%; {sign}, "
+                     f"another question (does the judge lean to the "
+                     f"candidate more often, however slightly?) than the "
+                     f"table's test of the mean share, the win rate above, "
+                     f"on which the verdict rests.")
     if c.games:
         lines.append(_position_line(c, confidence))
     lines.append("(the table's difference is the candidate's win rate less "
