@@ -9725,6 +9725,36 @@ def _same_run(sources, tallies, dropped):
     return []
 
 
+def _varying(metrics, tallies, said):
+    """Return (metrics, tallies) less the metrics that hold one value on
+    every item of both runs (where another metric varies): no gap, no
+    interval of one to show, and no place in the Holm family; each left
+    out is said in the list *said* (compare --metric NAME keeps it)."""
+    keep = [(m, t) for m, t in zip(metrics, tallies) if _constant(t) is None]
+    if not keep or len(keep) == len(metrics):
+        return metrics, tallies
+    said += [f"{m.name}: {_constant(t):g} on every item in both runs: "
+             f"nothing to compare, left out (--metric {m.name} shows it)"
+             for m, t in zip(metrics, tallies) if _constant(t) is not None]
+    return [m for m, _ in keep], [t for _, t in keep]
+
+
+def _constant(tally):
+    """Return the one value of every item of a tally (both runs), else
+    None."""
+    if isinstance(tally, _Columns):
+        values = set(tally.a) | set(tally.b)
+    elif isinstance(tally, dict) and not isinstance(tally,
+                                                    collections.Counter):
+        values = {_constant(t) for t in tally.values()}
+    else:
+        values = {x for pair in tally for x in pair}
+    if len(values) != 1:
+        return None
+    (x,) = values
+    return None if x is None or x != x else x
+
+
 def _same_bytes(a, b):
     """Return True if files a and b hold the same bytes (read only where
     their sizes agree, and only up to the first difference)."""
@@ -9990,6 +10020,19 @@ def _not_a_metric(name):
     if words[-1] in _LENGTH_WORDS:
         return "a length"
     return None
+
+
+def _name_kind(name):
+    """Return "continuous" where a field's name says it is a log-probability
+    (or log-likelihood), whose values are never 0/1 scores even where a
+    framework wrote 0 for each (HELM without logprobs); else None (the
+    kind read from the values).  --metric-type overrules it.
+
+    >>> _name_kind("logprob"), _name_kind("mean_log_prob"), _name_kind("acc")
+    ('continuous', 'continuous', None)
+    """
+    return ("continuous" if re.search(r"(?<![a-z])log[_ .-]?(prob|likeli)",
+                                      name.lower()) else None)
 
 
 def _lower_is_better(name):
@@ -13265,6 +13308,8 @@ def _compare_run(options, path, rng):
     if candidate is not None:
         reading += _same_run((baseline, candidate), tallies, missing)
         reading += _other_tasks((baseline, candidate))
+    if not options.metric:
+        metrics, tallies = _varying(metrics, tallies, reading)
     reading += said
     ordered = (_in_order(options, tallies, reading) if options.order
                else tallies)
@@ -14382,7 +14427,8 @@ def _chosen_metrics(options, baseline, candidate, said=None):
         exclude = _not_metrics(options, baseline, candidate)
         baseline, candidate = (s if s.metrics else _watched(s, exclude)
                                for s in (baseline, candidate))
-    return [_Metric(*f, kinds.get(f[0])) for f in fields], baseline, candidate
+    return [_Metric(*f, kinds.get(f[0], _name_kind(f[0]))) for f in fields
+            ], baseline, candidate
 
 
 def _stem(a, b):
@@ -14581,8 +14627,8 @@ def _rank_input(options, sources):
 def _once_each(sources, given):
     """Raise EvalDeltaError where rank is given one file twice (as given,
     or a folder and the run read in it): one system would take two ranks
-    and push every other system's down (compare runs a file against
-    itself, and says so)."""
+    and push every other system's down, or each battle count twice
+    (compare runs a file against itself, and says so)."""
     seen = {}
     for source, path in zip(sources, given):
         if source.path == _STDIN:
@@ -14592,9 +14638,9 @@ def _once_each(sources, given):
             raise EvalDeltaError(
                 f"{path}: given twice"
                 + (f" (as {seen[real]} too)" if seen[real] != path else "")
-                + f": rank takes "
-                f"each system once; one run twice takes two ranks and "
-                f"shifts every other system's")
+                + ": rank reads each run once (twice, one system would "
+                  "take two ranks and shift the others', or a preference "
+                  "file's battles count twice)")
         seen[real] = path
 
 
@@ -20969,8 +21015,8 @@ def _run_rank(options):
     if options.plot:
         _check_plot(options.plot)
     sources = [_open_source(path, options.reading) for path in options.runs]
-    _once_each(sources, options.runs)
     if _holds_preferences(sources):
+        _once_each(sources, options.runs)
         return _run_rank_preferences(options, sources)
     if options.anchor or options.human:
         raise EvalDeltaError(f"{'--anchor' if options.anchor else '--human'}"
@@ -20982,6 +21028,7 @@ def _run_rank(options):
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
     metric, tally, dropped, names = _rank_input(options, sources)
+    _once_each(sources, options.runs)       # after the join's own errors
     reading += dropped.notes() if isinstance(dropped, _Dropped) else []
     if (options.against not in names and options.against in options.runs
             and len(options.runs) == len(names)):     # a path, shortened

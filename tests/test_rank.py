@@ -788,6 +788,10 @@ def test_rank_says_one_run_given_twice(capsys, tmp_path):
     assert bed.main(["rank", paths[0], paths[1], paths[0]]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "s0.jsonl: given twice" in err
+    battles = os.path.join(os.path.dirname(__file__), "fixtures",
+                           "preferences", "battles.json")
+    assert bed.main(["rank", battles, battles]) == 2   # battles twice
+    assert capsys.readouterr().err.count("given twice") == 1
     # a byte-identical copy: ranked, and said in one note
     assert bed.main(["rank", paths[0], paths[1], str(copy),
                      "--resamples", "100"]) == 0
