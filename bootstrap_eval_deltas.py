@@ -8433,8 +8433,8 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 # _check, _compare_run, _Compared, _Dropped, _finite_number, _FORMATS,
 # _grouped_runs, _holds_preferences, _human_battles, _ID_FIELDS, _judged,
 # _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
-# _lower_is_better, _margins, _named_runs, _open_source, _plan_from_pilot,
-# _preference_battles, _rank_input.
+# _lower_is_better, _margins, _named_runs, _once_each, _open_source,
+# _plan_from_pilot, _preference_battles, _rank_copies, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
