@@ -8437,8 +8437,8 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 # _check, _compare_run, _Compared, _Dropped, _finite_number, _FORMATS,
 # _grouped_runs, _holds_preferences, _human_battles, _ID_FIELDS, _judged,
 # _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
-# _lower_is_better, _margins, _named_runs, _open_source, _plan_from_pilot,
-# _preference_battles, _rank_input.
+# _lower_is_better, _margins, _named_runs, _once_each, _open_source,
+# _plan_from_pilot, _preference_battles, _rank_copies, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -9731,6 +9731,36 @@ def _same_run(sources, tallies, dropped):
     return []
 
 
+def _varying(metrics, tallies, said):
+    """Return (metrics, tallies) less the metrics that hold one value on
+    every item of both runs (where another metric varies): no gap, no
+    interval of one to show, and no place in the Holm family; each left
+    out is said in the list *said* (compare --metric NAME keeps it)."""
+    keep = [(m, t) for m, t in zip(metrics, tallies) if _constant(t) is None]
+    if not keep or len(keep) == len(metrics):
+        return metrics, tallies
+    said += [f"{m.name}: {_constant(t):g} on every item in both runs: "
+             f"nothing to compare, left out (--metric {m.name} shows it)"
+             for m, t in zip(metrics, tallies) if _constant(t) is not None]
+    return [m for m, _ in keep], [t for _, t in keep]
+
+
+def _constant(tally):
+    """Return the one value of every item of a tally (both runs), else
+    None."""
+    if isinstance(tally, _Columns):
+        values = set(tally.a) | set(tally.b)
+    elif isinstance(tally, dict) and not isinstance(tally,
+                                                    collections.Counter):
+        values = {_constant(t) for t in tally.values()}
+    else:
+        values = {x for pair in tally for x in pair}
+    if len(values) != 1:
+        return None
+    (x,) = values
+    return None if x is None or x != x else x
+
+
 def _same_bytes(a, b):
     """Return True if files a and b hold the same bytes (read only where
     their sizes agree, and only up to the first difference)."""
@@ -10002,6 +10032,19 @@ def _not_a_metric(name):
     if words[-1] in _LENGTH_WORDS:
         return "a length"
     return None
+
+
+def _name_kind(name):
+    """Return "continuous" where a field's name says it is a log-probability
+    (or log-likelihood), whose values are never 0/1 scores even where a
+    framework wrote 0 for each (HELM without logprobs); else None (the
+    kind read from the values).  --metric-type overrules it.
+
+    >>> _name_kind("logprob"), _name_kind("mean_log_prob"), _name_kind("acc")
+    ('continuous', 'continuous', None)
+    """
+    return ("continuous" if re.search(r"(?<![a-z])log[_ .-]?(prob|likeli)",
+                                      name.lower()) else None)
 
 
 def _lower_is_better(name):
@@ -13279,6 +13322,8 @@ def _compare_run(options, path, rng):
     if candidate is not None:
         reading += _same_run((baseline, candidate), tallies, missing)
         reading += _other_tasks((baseline, candidate))
+    if not options.metric:
+        metrics, tallies = _varying(metrics, tallies, reading)
     reading += said
     ordered = (_in_order(options, tallies, reading) if options.order
                else tallies)
@@ -14474,7 +14519,8 @@ def _chosen_metrics(options, baseline, candidate, said=None):
         exclude = _not_metrics(options, baseline, candidate)
         baseline, candidate = (s if s.metrics else _watched(s, exclude)
                                for s in (baseline, candidate))
-    return [_Metric(*f, kinds.get(f[0])) for f in fields], baseline, candidate
+    return [_Metric(*f, kinds.get(f[0], _name_kind(f[0]))) for f in fields
+            ], baseline, candidate
 
 
 def _stem(a, b):
@@ -14668,6 +14714,45 @@ def _rank_input(options, sources):
         raise EvalDeltaError(f"--names gives {len(names)} names for "
                              f"{len(options.systems or sources)} systems")
     return metric, tally, dropped, names
+
+
+def _once_each(sources, given):
+    """Raise EvalDeltaError where rank is given one file twice (as given,
+    or a folder and the run read in it): one system would take two ranks
+    and push every other system's down, or each battle count twice
+    (compare runs a file against itself, and says so)."""
+    seen = {}
+    for source, path in zip(sources, given):
+        if source.path == _STDIN:
+            continue
+        real = os.path.realpath(source.path)
+        if real in seen:
+            raise EvalDeltaError(
+                f"{path}: given twice"
+                + (f" (as {seen[real]} too)" if seen[real] != path else "")
+                + ": rank reads each run once (twice, one system would "
+                  "take two ranks and shift the others', or a preference "
+                  "file's battles count twice)")
+        seen[real] = path
+
+
+def _rank_copies(sources, tally, names):
+    """Return rank's read: line on systems that look like one run twice:
+    two files of the same bytes, or two systems with equal scores on
+    every item where they are not all 0 or 1 (see _same_run), else []."""
+    said = []
+    for i, j in itertools.combinations(range(len(names)), 2):
+        if len(sources) > 1 and _STDIN not in (
+                sources[i].path, sources[j].path) and _same_bytes(
+                sources[i].path, sources[j].path):
+            said.append(f"{names[i]} and {names[j]} are the same bytes")
+        elif tally and all(t[i] == t[j] for t in tally) and not {
+                t[k] for t in tally for k in (i, j)} <= {0, 1}:
+            said.append(f"{names[i]} and {names[j]} score the same on "
+                        f"every item")
+    return [f"{'; '.join(said)}: one run given twice? ranked as "
+            f"{'two systems' if len(said) == 1 else 'separate systems'}, "
+            f"which shifts the other ranks"] if said else []
 
 
 def _holds_preferences(sources):
@@ -15059,6 +15144,7 @@ class _Profile(NamedTuple):
                              # some are (compare --runs fails on epochs so)
     most: int = 0            # the most records an id has
     least: int = 0           # and the fewest
+    read: str = ""           # the file read (a folder's run), if a file
 
 
 class _Checked(NamedTuple):
@@ -15292,7 +15378,7 @@ def _profile_source(path, source, format, task, options):
                     digests, content, fields, source.notes, source.systems,
                     tuple(metrics), presence=dict(presence),
                     numbered={0: False, records: True}.get(numbered),
-                    most=most, least=least)
+                    most=most, least=least, read=source.path)
 
 
 def _id_runs(hashes):
@@ -15525,15 +15611,19 @@ def _check_problems(profiles):
                f": {_items(most)} or fewer")
             + ": only a large gap can show (plan --from says how large)")
     files = [p for p in profiles if not p.refused and not p.runs
-             and os.path.isfile(p.path)]
+             and os.path.isfile(p.read or p.path)]
     for i, a in enumerate(files):
         for b in files[i + 1:]:
-            if (os.path.samefile(a.path, b.path) or filecmp.cmp(
-                    a.path, b.path, shallow=False)):
-                problems.append(f"{a.name} and {b.name}: the same file"
-                                if os.path.samefile(a.path, b.path) else
-                                f"{a.name} and {b.name}: byte-identical "
-                                f"files: the same run twice?")
+            x, y = a.read or a.path, b.read or b.path
+            if os.path.samefile(x, y):
+                problems.append(f"{a.name} and {b.name}: the same file")
+            elif filecmp.cmp(x, y, shallow=False):
+                read = (f" ({os.path.basename(x)} in each)"
+                        if (x, y) != (a.path, b.path) and os.path.basename(
+                            x) == os.path.basename(y) else "")
+                problems.append(f"{a.name} and {b.name}: byte-identical "
+                                f"files{read}: copies of one run, so the "
+                                f"commands below take {a.name} alone")
     return problems
 
 
@@ -15587,10 +15677,12 @@ def _check_commands(profiles, options):
     extra = _reading_argv(options.reading)
     found = [p for p in profiles if not p.refused]
     commands = []
-    per_item, seen = [], set()       # a file given twice: once
+    per_item, seen = [], set()       # a file given twice, or copied: once
     for p in found:
         if p.kind != "preferences" and p.ids and not p.runs and (
-                os.path.realpath(p.path) not in seen or p.path == _STDIN):
+                os.path.realpath(p.path) not in seen or p.path == _STDIN
+                ) and not any(_same_bytes(p.read or p.path, q.read or q.path)
+                              for q in per_item):
             seen.add(os.path.realpath(p.path))
             per_item.append(p)
     for group in _join_groups(per_item):
@@ -16765,10 +16857,16 @@ def _win_interval(r):
 def _preference_lines(c, r, confidence, judged=False):
     """Return the lines of a pair's _PreferenceCounts: the win rate with its
     interval (from the paired result r) and the counts behind it; *judged*:
-    they are the judge's, beside a correction by human verdicts."""
+    they are the judge's, beside a correction by human verdicts.  Where
+    the shares are 0, 1/2 or 1 the sign test is the table's test; where a
+    judge's probabilities are shares it asks another question (is a
+    verdict taken whole more often a win?) and stands beside that win
+    rate, labelled, while the verdict rests on the mean share's test."""
     level = _decimal(_exact(confidence) * 100) + "%"
     lo, hi = _win_interval(r)
     decisive = c.wins + c.losses
+    sign = (f"sign test on the {decisive} decisive verdicts: p = "
+            f"{_p_text(c.sign_p)}")
     lines = [
         ("as judged, " if judged else "")
         + f"win rate of {c.b} against {c.a}: {_fixed(c.win_rate * 100, 2)}% "
@@ -16777,15 +16875,18 @@ def _preference_lines(c, r, confidence, judged=False):
         f"as AlpacaEval gives it); {_items(c.wins, 'win')}, "
         f"{c.losses} loss{'es' * (c.losses != 1)}, "
         f"{_items(c.ties, 'tie')} ({_percent(c.ties, c.n)}) of "
-        f"{_items(c.n)}; sign test on the {decisive} decisive verdicts: "
-        f"p = {_p_text(c.sign_p)}"
+        f"{_items(c.n)}" + (f"; {sign}" if c.whole else "")
         + (" (the standard error and the sign test take the items as "
            "independent; the table's interval and test resample the "
            f"{r.clusters} clusters)" if r.clusters is not None else "")
         + "."]
-    if c.discrete != c.win_rate:
+    if not c.whole:
         lines.append(f"each verdict taken whole (a share above one half a "
-                     f"win): win rate {_fixed(c.discrete * 100, 2)}%.")
+                     f"win): win rate {_fixed(c.discrete * 100, 2)}%; {sign}, "
+                     f"another question (does the judge lean to the "
+                     f"candidate more often, however slightly?) than the "
+                     f"table's test of the mean share, the win rate above, "
+                     f"on which the verdict rests.")
     if c.games:
         lines.append(_position_line(c, confidence))
     lines.append("(the table's difference is the candidate's win rate less "
@@ -21089,6 +21190,7 @@ def _run_rank(options):
         _check_plot(options.plot)
     sources = [_open_source(path, options.reading) for path in options.runs]
     if _holds_preferences(sources):
+        _once_each(sources, options.runs)
         return _run_rank_preferences(options, sources)
     if options.anchor or options.human:
         raise EvalDeltaError(f"{'--anchor' if options.anchor else '--human'}"
@@ -21100,6 +21202,7 @@ def _run_rank(options):
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
     metric, tally, dropped, names = _rank_input(options, sources)
+    _once_each(sources, options.runs)       # after the join's own errors
     reading += dropped.notes() if isinstance(dropped, _Dropped) else []
     if (options.against not in names and options.against in options.runs
             and len(options.runs) == len(names)):     # a path, shortened
@@ -21114,6 +21217,7 @@ def _run_rank(options):
     subsets = tally if options.by else {}
     if options.by:
         tally = _merged_tally(tally)
+    reading += _rank_copies(sources, tally, names)
     ranking = _rank_systems(tally, rng, names, options, metric)
     subsets = [(label, _rank_systems(subsets[label], rng, names, options,
                                      metric)) for label in sorted(subsets)]

@@ -301,3 +301,22 @@ def test_check_sees_a_wide_file_of_judge_and_human_scores(capsys, tmp_path):
         f"{i},{i % 2},{i % 3 / 2},{'' if i % 5 else 1},{'' if i % 5 else 0}\n"
         for i in range(40)))
     assert check(capsys, str(other))["commands"] == []
+
+
+def test_check_takes_one_of_folders_holding_copies(capsys, tmp_path):
+    rows = ["".join(f'{{"doc_id": {i}, "doc": {{"q": "{i}"}}, "acc": '
+                    f'{(i * k) % 7 % 2}}}\n' for i in range(20))
+            for k in (1, 2, 5)]
+    name = "samples_wg_2024-12-23T14-29-31.806745.jsonl"
+    for folder, text in (("x/gpt", rows[0]), ("y/gpt", rows[0]),
+                         ("y/solar", rows[1]), ("y/exaone", rows[2])):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / name).write_text(text)
+    paths = [str(tmp_path / f) for f in ("x/gpt", "y/gpt", "y/solar",
+                                         "y/exaone")]
+    report = check(capsys, *paths)
+    assert any("x/gpt and y/gpt: byte-identical files (" + name + " in "
+               "each): copies of one run" in p for p in report["problems"])
+    rank = [argv for argv in report["commands"] if argv[0] == "rank"]
+    assert rank and paths[1] not in rank[0] and paths[0] in rank[0]
+    assert all(paths[1] not in argv for argv in report["commands"])

@@ -1690,3 +1690,30 @@ def test_runs_with_several_metrics_read_each_metric(capsys, tmp_path):
                            str(tmp_path / "b"), "--json", "--resamples", "50")
     assert status == 0, err
     assert [m["metric"] for m in json.loads(out)["metrics"]] == ["acc", "f1"]
+
+
+def test_a_constant_metric_gets_words_and_a_logprob_is_never_binary(
+        capsys, tmp_path):
+    # HELM writes logprob 0.0 on every item where no logprobs were asked for
+    rows = [[{"id": i, "acc": int((i * k) % 5 < 2), "logprob": 0.0}
+             for i in range(30)] for k in (1, 3)]
+    a, b = (jsonl(tmp_path, f"{x}.jsonl", r) for x, r in zip("ab", rows))
+    status, out, _ = run(capsys, a, b, "--json")
+    report = json.loads(out)
+    assert status == 0 and [m["metric"] for m in report["metrics"]] == [
+        "acc"]
+    status, out, _ = run(capsys, a, b)
+    assert ("logprob: 0 on every item in both runs: nothing to compare"
+            in out) and "logprob  " not in out
+    # named, it is compared, as a log-probability: continuous
+    status, out, _ = run(capsys, a, b, "--metric", "logprob", "--json")
+    assert json.loads(out)["metrics"][0]["type"] == "continuous"
+    status, out, _ = run(capsys, a, b, "--metric", "logprob",
+                         "--metric-type", "logprob=binary", "--json")
+    assert json.loads(out)["metrics"][0]["type"] == "binary"
+    # the only metric, constant: kept (nothing else to show)
+    a, b = (jsonl(tmp_path, f"{x}1.jsonl", [{"id": i, "acc": 1}
+                                            for i in range(30)])
+            for x in "ab")
+    status, out, _ = run(capsys, a, b, "--json")
+    assert [m["metric"] for m in json.loads(out)["metrics"]] == ["acc"]

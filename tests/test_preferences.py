@@ -689,3 +689,37 @@ def test_no_position_bias_is_found_where_the_judge_has_none():
         found[lean] += bed._position_bias(c).material
     assert found[0.0] / replays <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / replays)
     assert found[0.15] / replays >= 0.5, found
+
+
+def test_weighted_preferences_give_one_p_and_label_the_sign_test(capsys,
+                                                                  tmp_path):
+    # AlpacaEval 2's weighted annotations: a judge's probability as the
+    # preference (1 + b's share).  The verdict's test weighs each share;
+    # the sign test counts verdicts taken whole: another question, said so
+    rng = random.Random(3)
+    rows = [{"instruction": f"q{i}", "generator_1": "base",
+             "generator_2": "cand",
+             "preference": 1 + round(rng.betavariate(2, 1.6), 4)}
+            for i in range(60)]
+    weighted = tmp_path / "annotations.json"
+    weighted.write_text(json.dumps(rows))
+    got = run(capsys, "compare", str(weighted))
+    table_p, sign_p = got["metrics"][0]["test"]["p"], got["preferences"][
+        "sign_test_p"]
+    assert table_p != sign_p
+    assert bed.main(["compare", str(weighted), "--resamples", "300"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    said = [line for line in lines if "sign test" in line]
+    assert len(said) == 1 and said[0].startswith("each verdict taken whole")
+    assert "another question" in said[0] and "verdict rests" in said[0]
+    assert not any(line.startswith("win rate of") and "sign test" in line
+                   for line in lines)
+    # whole verdicts (AlpacaEval 1): the sign test is the table's test
+    for row in rows:
+        row["preference"] = 1 + (row["preference"] > 1.5)
+    weighted.write_text(json.dumps(rows))
+    got = run(capsys, "compare", str(weighted))
+    assert got["metrics"][0]["test"]["p"] == got["preferences"]["sign_test_p"]
+    assert bed.main(["compare", str(weighted), "--resamples", "300"]) == 0
+    out = capsys.readouterr().out
+    assert "decisive verdicts: p =" in out and "another question" not in out

@@ -777,3 +777,38 @@ def test_the_best_of_clustered_candidates_is_covered(k, replays, least):
         naive += items.joint[items.best].lo <= 0 <= items.joint[items.best].hi
     assert joint / replays >= least and hybrid / replays >= least
     assert naive < joint
+
+
+def test_rank_says_one_run_given_twice(capsys, tmp_path):
+    paths = _runs(tmp_path, [0.5, 0.7], n=30)
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(open(paths[0], "rb").read())
+    # the same path twice: refused in one line, as a phantom system would
+    # take a rank and shift the others'
+    assert bed.main(["rank", paths[0], paths[1], paths[0]]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "s0.jsonl: given twice" in err
+    battles = os.path.join(os.path.dirname(__file__), "fixtures",
+                           "preferences", "battles.json")
+    assert bed.main(["rank", battles, battles]) == 2   # battles twice
+    assert capsys.readouterr().err.count("given twice") == 1
+    # a byte-identical copy: ranked, and said in one note
+    assert bed.main(["rank", paths[0], paths[1], str(copy),
+                     "--resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("one run given twice?") == 1
+    assert "s0.jsonl and copy.jsonl are the same bytes" in out
+    # other bytes, the same scores on every item (not all 0 or 1)
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(json.dumps({"acc": i / 7, "id": i}) + "\n"
+                             for i in range(30)))
+    again = tmp_path / "again.jsonl"
+    again.write_text("".join(json.dumps({"id": i, "acc": i / 7}) + "\n"
+                             for i in range(30)))
+    assert bed.main(["rank", str(other), paths[1], str(again),
+                     "--resamples", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "other.jsonl and again.jsonl score the same on every item" in out
+    # 0/1 runs that agree on every item are common: no note
+    assert bed.main(["rank", paths[0], paths[1], "--resamples", "100"]) == 0
+    assert "given twice" not in capsys.readouterr().out
