@@ -104,7 +104,8 @@ def test_one_stratum_is_the_unstratified_correction():
 
 @pytest.mark.parametrize("sizes, replays, least, most_plain", [
     ((400, 1000), 30, 0.85, None),
-    pytest.param((1000, 3000), 2000, 0.935, 0.80, marks=pytest.mark.slow)])
+    pytest.param((1000, 3000), 2000, 0.935, 0.80, marks=pytest.mark.slow),
+    pytest.param((1000, 1000), 2000, 0.935, 0.88, marks=pytest.mark.slow)])
 def test_stratified_intervals_cover_where_the_pooled_one_is_biased(
         sizes, replays, least, most_plain):
     # Two strata, labels drawn at 10% in one and 1% in the other, the
@@ -112,10 +113,10 @@ def test_stratified_intervals_cover_where_the_pooled_one_is_biased(
     # PPI++ over all the labels learns the judge's errors mostly from the
     # first stratum and misses the second's lean; the stratified interval
     # covers the truth.  (slow: 2,000 replays of 1,000 and 3,000 items,
-    # 100 and 30 labels: 94.55%, the pooled 71.85%; at 1,000 and 1,000
-    # items, 10 labels in the second, 93.25-94.3%, as PPI++ alone covers
-    # 93.3% at 10 labels; the default run's 30 of 1,400 items, ~0.4 s,
-    # show the pooled estimate's bias.)
+    # 100 and 30 labels: 94.55%, the pooled 71.85%; of 1,000 and 1,000
+    # items, 100 and 10 labels: 94.5% (the pooled 82.95%), 93.25% before
+    # a stratum whose labels all agree with its judge got lam = 0; the
+    # default run's 30 of 1,400 items, ~0.4 s, show the pooled bias.)
     rng = random.Random(46)
     covered = plain = 0
     errors = []
@@ -135,6 +136,34 @@ def test_stratified_intervals_cover_where_the_pooled_one_is_biased(
     assert statistics.fmean(pooled) > 3 * spread      # biased up
     assert abs(statistics.fmean(stratified)) < 3 * statistics.stdev(
         stratified) / math.sqrt(replays)
+
+
+def test_a_stratum_whose_labels_all_agree_with_its_judge_is_classical():
+    # 10 labels whose gaps the judge got right on every one, the judge
+    # passing B's wrong answers on the 990 others: the tuned weight's
+    # rectifier has no spread, and its interval was the judge's own
+    # (0.14 off); at lam = 0 it is the labels' mean and t interval.
+    rng = random.Random(5)
+    judge, human, strata, truth = designs.judged_strata(rng, (100, 1000),
+                                                        (0.5, 0.0))
+    items = range(100, 1100)                      # the second stratum
+    marked = [k for k in items if judge[1][k] - judge[0][k] == -1][:2] + [
+        k for k in items if judge[1][k] - judge[0][k] == 1][:2] + [
+        k for k in items if judge[0][k] == judge[1][k]][:6]
+    for k in marked:
+        human[0][k], human[1][k] = judge[0][k], judge[1][k]
+    *_, rows, _ = bed._judge_check_strata(columns(judge), columns(human),
+                                          strata)
+    gap = rows[1].gap
+    dy = [human[1][k] - human[0][k] for k in marked]
+    assert gap.weight == 0 and gap.labels == 10
+    assert gap.estimate == pytest.approx(statistics.fmean(dy), abs=1e-12)
+    assert gap.se == pytest.approx(statistics.stdev(dy) / math.sqrt(10),
+                                   rel=1e-12)
+    assert gap.ci.lo < truth[2] < gap.ci.hi
+    _, alone, *_ = bed._judge_check(*(columns([c[100:] for c in x])
+                                      for x in (judge, human)))
+    assert alone.weight > 0 and not alone.ci.lo < truth[2] < alone.ci.hi
 
 
 # -- the command line and the library -----------------------------------
