@@ -164,6 +164,15 @@ def test_a_stratum_whose_labels_all_agree_with_its_judge_is_classical():
     _, alone, *_ = bed._judge_check(*(columns([c[100:] for c in x])
                                       for x in (judge, human)))
     assert alone.weight > 0 and not alone.ci.lo < truth[2] < alone.ci.hi
+    # From 100 labels that all agree (_PPI_CLT_LEAST) the judge is kept:
+    # the rule of three bounds its errors under 3 in 100 gaps.
+    more = [k for k in items if k not in marked][:bed._PPI_CLT_LEAST - 10]
+    for k in more:
+        human[0][k], human[1][k] = judge[0][k], judge[1][k]
+    *_, rows, _ = bed._judge_check_strata(columns(judge), columns(human),
+                                          strata)
+    assert rows[1].gap.labels == bed._PPI_CLT_LEAST
+    assert rows[1].gap.weight > 0
 
 
 # -- the command line and the library -----------------------------------
