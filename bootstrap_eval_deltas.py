@@ -126,7 +126,6 @@ import bisect
 import collections
 import csv
 import difflib
-import filecmp
 import functools
 import gzip
 import hashlib
@@ -4897,8 +4896,8 @@ def _win_rates(size, cells):
 # _corrected_result, _corrected_se, _corrected_table, _covariate_check,
 # _judge_check, _judge_check_strata, _JudgeCheck, _labels_for_se,
 # _labels_needed, _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST,
-# _rerun_check, _residual_sd, _self_preference, _strata_parts,
-# _strata_se, _Stratum, _variance.
+# _rerun_check, _residual_sd, _self_preference, _spellings,
+# _strata_parts, _strata_se, _Stratum, _variance.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -5776,6 +5775,17 @@ class _SelfPreference(NamedTuple):
     ci: object               # its Student t Interval, or None
 
 
+def _spellings(name):
+    """Return the ways --family may name the system run as *name*: the
+    name, its file name, and that name up to its first dot (lower case).
+
+    >>> sorted(_spellings("runs/GPT-4o.jsonl"))
+    ['gpt-4o', 'gpt-4o.jsonl', 'runs/gpt-4o.jsonl']
+    """
+    base = os.path.basename(name).lower()
+    return {name.lower(), base, base.split(".")[0]}
+
+
 def _self_preference(bias_gap, names, families, others=()):
     """Return the _SelfPreference of a judge whose bias on the gap (b - a)
     is *bias_gap* (mean, Interval or None), the systems named *names*
@@ -5790,10 +5800,8 @@ def _self_preference(bias_gap, names, families, others=()):
     >>> p.own, p.other, p.mean, p.ci
     (('a.jsonl', 'gpt'), ('b.jsonl', 'claude'), -0.5, Interval(lo=-0.9, hi=-0.1))
     """
-    spellings = [{"baseline", "a"}, {"candidate", "b"}]
-    for k, name in enumerate(names):
-        base = os.path.basename(name).lower()
-        spellings[k] |= {name.lower(), base, base.split(".")[0]}
+    spellings = [{"baseline", "a"} | _spellings(names[0]),
+                 {"candidate", "b"} | _spellings(names[1])]
     judge, given = None, [None, None]
     for name, family in families:
         key = name.lower()
@@ -13550,9 +13558,7 @@ def _judged(runs, options):
         [len(run.checks) for run in runs])
     if options.family:
         others = {spelt for run in runs for name in run.names
-                  for spelt in (name.lower(),
-                                os.path.basename(name).lower(),
-                                os.path.basename(name).lower().split(".")[0])}
+                  for spelt in _spellings(name)}
         runs = [run._replace(checks=tuple(c._replace(
             self_preference=_self_preference(c.bias[2], run.names,
                                              options.family, others))
@@ -15640,7 +15646,7 @@ def _check_problems(profiles):
             x, y = a.read or a.path, b.read or b.path
             if os.path.samefile(x, y):
                 problems.append(f"{a.name} and {b.name}: the same file")
-            elif filecmp.cmp(x, y, shallow=False):
+            elif _same_bytes(x, y):
                 read = (f" ({os.path.basename(x)} in each)"
                         if (x, y) != (a.path, b.path) and os.path.basename(
                             x) == os.path.basename(y) else "")
