@@ -16677,6 +16677,14 @@ def _statistics_words(head, audit):
                                      if a.ci else "") for a in audit) + "."
 
 
+def _sized(mean, ci, u=None, span=None):
+    """Return a mean and its interval (or None) in the units *u* with
+    *span*'s brackets, else as plain numbers (JSON's finding lines)."""
+    if u:
+        return u.gap(_exact(mean)) + (f" {span(ci)}" if ci else "")
+    return f"{mean:+.4g}" + (f" [{ci.lo:.4g}, {ci.hi:.4g}]" if ci else "")
+
+
 def _self_preference_line(p, u=None, level="95%", span=None):
     """Return the line of a _SelfPreference (--family): a finding where
     its interval leaves out 0.  Without units *u*, plain numbers (JSON)."""
@@ -16685,9 +16693,7 @@ def _self_preference_line(p, u=None, level="95%", span=None):
             "neither system is"
         return (f"Self-preference: none to measure, {both} of the "
                 f"judge's family ({p.judge}).")
-    size = (u.gap(_exact(p.mean)) + (f" {span(p.ci)}" if p.ci else "")
-            if u else f"{p.mean:+.4g}" + (f" [{p.ci.lo:.4g}, {p.ci.hi:.4g}]"
-                                          if p.ci else ""))
+    size = _sized(p.mean, p.ci, u, span)
     found = p.ci is not None and not p.ci.lo <= 0 <= p.ci.hi
     return (("Finding: the judge favours its own family: " if found and
              p.mean > 0 else "Finding: the judge disfavours its own family: "
@@ -16700,11 +16706,6 @@ def _self_preference_line(p, u=None, level="95%", span=None):
 def _rerun_line(r, u=None, level="95%", span=None):
     """Return the line of a _Rerun (--judge-rerun): a finding where the
     second run's shift, or its shift of the gap, is detectable."""
-    def size(mean, ci):
-        if u:
-            return u.gap(_exact(mean)) + (f" {span(ci)}" if ci else "")
-        return f"{mean:+.4g}" + (f" [{ci.lo:.4g}, {ci.hi:.4g}]" if ci
-                                 else "")
     head = next((a for a in r.audit if a.name == "quadratic kappa"),
                 r.audit[0] if r.audit else None)
     agree = ""
@@ -16715,8 +16716,9 @@ def _rerun_line(r, u=None, level="95%", span=None):
                     else "") + ")")
     return (("Finding: the judge's two runs differ: " if r.material else
              "The judge's two runs: ")
-            + f"the second scores {size(r.shift, r.shift_ci)} against the "
-            f"first, {size(r.gap_shift, r.gap_ci)} on the gap ({level} CI, "
+            + f"the second scores {_sized(r.shift, r.shift_ci, u, span)} "
+            f"against the first, {_sized(r.gap_shift, r.gap_ci, u, span)} on "
+            f"the gap ({level} CI, "
             f"paired by item, {_items(r.items)}){agree}.")
 
 
