@@ -19697,8 +19697,8 @@ class _Parser(argparse.ArgumentParser):
             word = word.split("=")[0]
             if not word.startswith("--"):
                 continue
-            near = difflib.get_close_matches(word, sorted(mine.union(owners)), 1,
-                                             0.6)
+            near = difflib.get_close_matches(
+                word, sorted(mine.union(owners)), 1, 0.6)
             if near and near[0] not in mine:    # the closest is another's
                 return (f" ({near[0]} is an option of "
                         f"{' and '.join(owners[near[0]])})")
@@ -20804,7 +20804,8 @@ def _compare_options(args):
         fail_on=args.fail_on, human=tuple(args.human),
         human_field=args.human_field, judge_map=args.judge_map,
         scale=args.scale, judge_covariate=args.judge_covariate,
-        family=args.family, judge_rerun=args.judge_rerun, plot=args.plot, verbose=args.verbose,
+        family=args.family, judge_rerun=args.judge_rerun, plot=args.plot,
+        verbose=args.verbose,
         group_runs=args.runs or args.prompts, crossed=args.prompts)
 
 
