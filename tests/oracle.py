@@ -889,3 +889,35 @@ def stratified_ppi(strata, z):
         estimate += w * est
         variance += float(w) ** 2 * ((hi - lo) / (2 * z)) ** 2
     return estimate, math.sqrt(variance)
+
+
+def pair_sums(again, spans, shares):
+    """Each pair's games, the higher system's wins (its share of each
+    battle) and ties, summed cell by cell: the twin of the module's
+    strided sums of a Bradley-Terry round."""
+    games, won, draws = [], [], []
+    for _, _, first, end in spans:
+        g, w, t = 0, 0, 0
+        for k in range(first, end):
+            g += again[k]
+            w += shares[k] * again[k]
+            if shares[k] == 0.5:
+                t += again[k]
+        games.append(g)
+        won.append(w)
+        draws.append(t)
+    return games, won, draws
+
+
+def poisson(rng, mean):
+    """A Poisson(mean) draw by sequential search of its distribution
+    function (Devroye 1986, X.3.3), one rng.random() each, for small
+    means (exp(-mean) must not underflow)."""
+    u, k = rng.random(), 0
+    chance = math.exp(-mean)
+    below = chance
+    while below <= u:
+        k += 1
+        chance *= mean / k
+        below += chance
+    return k

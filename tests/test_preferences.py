@@ -291,8 +291,8 @@ def test_two_systems_are_the_closed_form():
 
 
 def test_the_count_bootstrap_is_the_battle_bootstrap():
-    # Drawing multinomial counts of the cells is resampling the battles:
-    # each system's rating over 600 rounds has the distribution of a
+    # Drawing Poisson counts of the cells is, in distribution, resampling
+    # the battles: each system's rating over 600 rounds has that of a
     # battle-at-a-time bootstrap (written here, with the plain fit), by a
     # chi-square test over 10 bins of the pooled draws at fixed seeds.
     rng = random.Random(11)
@@ -392,13 +392,15 @@ def _questions(rng, strengths, count, games=4, shock=1.5):
 
 
 @pytest.mark.parametrize("replays", [
-    pytest.param(8, marks=pytest.mark.slow), pytest.param(45, marks=pytest.mark.slow)])
+    pytest.param(8, marks=pytest.mark.slow), pytest.param(300, marks=pytest.mark.slow)])
 def test_a_bootstrap_over_questions_covers_where_battles_share_them(replays):
     # Four games a question sharing its logit shock: the bootstrap over
     # battles takes them as independent and its intervals fall short; over
     # questions they cover the ratings the population's win rates give
-    # (the shock pulls them together) in >= 93% of 45 replays (>= 85% of
-    # the 32 intervals of 8).
+    # (the shock pulls them together) in >= 93% of 300 replays' 1,200
+    # intervals (>= 85% of the 32 intervals of 8).  Measured at 400
+    # replays: 94.1% with each question drawn Poisson(1) times, 94.4%
+    # with the multinomial draw it replaced (84.9% and 84.5% over battles).
     elo = [1100, 1040, 1000, 900]
     strengths = [x / bed._ELO for x in elo]
     shock, size = 1.5, len(elo)
@@ -427,7 +429,7 @@ def test_a_bootstrap_over_questions_covers_where_battles_share_them(replays):
                 by_question += hits
             else:
                 by_battle += hits
-    assert by_question / (size * replays) >= (0.93 if replays >= 45
+    assert by_question / (size * replays) >= (0.93 if replays >= 300
                                               else 0.85)
     assert by_battle < by_question
 

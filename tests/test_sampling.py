@@ -249,3 +249,72 @@ def test_mcnemar_in_floating_point_agrees_with_the_integers(a_only, b_only):
         close = bed._mcnemar_tails(a_only, b_only)
     for x, y in zip(exact, close):
         assert abs(x - y) <= Fraction(1, 10 ** 8) * x
+
+
+# -- Poisson weights (Bradley-Terry's rounds) ---------------------------------
+
+@pytest.mark.parametrize("mean", [1, 3, 27, 400, 10 ** 5])
+def test_poisson_table_is_the_poisson_distribution(mean):
+    # Against the recurrence P(k) = P(k - 1) mean / k from P(first), in
+    # floats: every entry within 1e-12 (1e-9 at 10^5, whose P(first) comes
+    # from lgamma); the mass left out below the first entry under 1e-30,
+    # and the table's mean and variance the mean's.
+    first, cdf = bed._poisson_table(mean)
+    log_p = first * math.log(mean) - mean - math.lgamma(first + 1)
+    chance = math.exp(log_p)
+    total, exact = chance, [chance]
+    for k in range(first + 1, first + len(cdf)):
+        chance *= mean / k
+        total += chance
+        exact.append(total)
+    tolerance = 1e-9 if mean > 700 else 1e-12
+    assert max(abs(e - c) for e, c in zip(exact, cdf)) < tolerance
+    assert cdf[-1] == 1.0 and cdf == sorted(cdf)
+    assert first == 0 or log_p < math.log(1e-30)
+    chances = [b - a for a, b in zip([0.0] + cdf, cdf)]
+    m = math.fsum(k * p for k, p in enumerate(chances, first))
+    v = math.fsum((k - m) ** 2 * p for k, p in enumerate(chances, first))
+    assert m == pytest.approx(mean, rel=1e-9)
+    assert v == pytest.approx(mean, rel=1e-6)
+
+
+def test_poisson_counts_goodness_of_fit_and_the_sequential_search():
+    # Drawn from the tables, counts of Poisson(2.5) and Poisson(40) fit
+    # their probabilities (chi-square), and each draw is the one
+    # sequential search of the distribution function makes from the same
+    # uniform (for means whose exp(-mean) is a normal float).
+    import oracle
+    tables = [bed._poisson_table(2.5), bed._poisson_table(40)]
+    rng, twin = random.Random(3), random.Random(3)
+    draws = [bed._poisson_counts(rng, tables) for _ in range(20000)]
+    assert draws[:300] == [[oracle.poisson(twin, 2.5),
+                            oracle.poisson(twin, 40)] for _ in range(300)]
+    for column, mean in ((0, 2.5), (1, 40)):
+        seen = collections.Counter(d[column] for d in draws)
+        top = max(seen) + 1
+        expected = [20000 * math.exp(k * math.log(mean) - mean
+                                     - math.lgamma(k + 1))
+                    for k in range(top)]
+        assert chi_square_z([seen[k] for k in range(top)], expected) < 4.5
+
+
+@settings(max_examples=60, deadline=None)
+@given(pairs=st.integers(1, 12),
+       levels=st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]),
+                       min_size=1, max_size=5, unique=True),
+       seed=st.integers(0, 10 ** 6))
+def test_strided_pair_sums_are_the_cell_by_cell_sums(pairs, levels, seed):
+    # A Bradley-Terry round's pair sums: the strided fast path, the
+    # module's slice-by-slice form and the cell-by-cell twin agree, wins
+    # float for float.
+    import oracle
+    levels = sorted(levels)
+    rng = random.Random(seed)
+    step = len(levels)
+    again = [rng.choice([0, 0, 1, 3, 50, 10 ** 6]) for _ in range(pairs * step)]
+    spans = [(k, k + 1, k * step, (k + 1) * step) for k in range(pairs)]
+    shares = levels * pairs
+    tied = [x == 0.5 for x in shares]
+    want = oracle.pair_sums(again, spans, shares)
+    assert bed._strided_pair_sums(again, levels) == want
+    assert bed._pair_sums(again, spans, shares, tied) == want
