@@ -9843,8 +9843,12 @@ def _varying(metrics, tallies, said):
 def _constant(tally):
     """Return the one value of every item of a tally (both runs), else
     None."""
-    if isinstance(tally, _Columns):
-        values = set(tally.a) | set(tally.b)
+    if isinstance(tally, _Columns):            # counted, not gathered
+        first = next(itertools.chain(tally.a, tally.b), None)
+        if first is None or first != first or any(
+                column.count(first) < len(column) for column in tally):
+            return None
+        return first
     elif isinstance(tally, dict) and not isinstance(tally,
                                                     collections.Counter):
         values = {_constant(t) for t in tally.values()}
