@@ -4541,11 +4541,12 @@ def _bt_fit(size, pairs, start=None, tol=1e-10):
             num, den = [0.0] * size, [0.0] * size
             for i, j, won, lost in pairs:
                 p_i, p_j = pi[i], pi[j]
-                inverse = 1 / (p_i + p_j)
-                num[i] += lost * p_j * inverse
-                den[i] += won * inverse
-                num[j] += won * p_i * inverse
-                den[j] += lost * inverse
+                both = p_i + p_j
+                lost_share, won_share = lost / both, won / both
+                num[i] += lost_share * p_j
+                den[i] += won_share
+                num[j] += won_share * p_i
+                den[j] += lost_share
             logs = [math.log(max(a / b, 1e-300)) if b else x
                     for a, b, x in zip(num, den, theta)]
             centre = sum(logs) / size
