@@ -8871,16 +8871,18 @@ def _joined_objects(lines):
     next line's { cannot follow a comma); a file would have to hide
     brackets in strings to pair up such lines and still pass.  Then the
     caller goes line by line and names what is wrong where."""
+    text = "[" + ",".join(lines) + "]"
     try:
-        records = _JSON.decode("[" + ",".join(lines) + "]")
+        records = _JSON.decode(text)
     except (ValueError, RecursionError):
         return None
     if len(records) != len(lines) or set(map(type, records)) != {dict} \
-            or not all(map(methodcaller("startswith", "{"), lines)):
+            or set(map(itemgetter(0), lines)) != {"{"}:
         return None
-    if list(map(methodcaller("count", "["), lines)) != list(
+    if (text.find("[", 1, -1) >= 0 or text.find("]", 1, -1) >= 0) and list(
+            map(methodcaller("count", "["), lines)) != list(
             map(methodcaller("count", "]"), lines)):
-        return None
+        return None                 # (no bracket at all: none to pair up)
     return records
 
 
