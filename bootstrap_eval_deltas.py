@@ -14239,12 +14239,13 @@ def _scales_differ(judge, human, scale=None):
                 return (f"a {who} score of {out:g} lies outside --scale "
                         f"{lo:g},{hi:g}")
         return ""
-    unit = [all(0 <= x <= 1 for x in values) for values in (judge, human)]
+    ends = [(min(values), max(values)) for values in (judge, human)]
+    unit = [0 <= lo and hi <= 1 for lo, hi in ends]   # (no NaN: all read)
     if unit == [True, False]:
         return "the humans score beyond 0 to 1 and the judge does not"
     if unit == [False, True]:
         return "the humans score from 0 to 1 and the judge beyond it"
-    tops = sorted(max(map(abs, values)) for values in (judge, human))
+    tops = sorted(max(-lo, hi) for lo, hi in ends)
     if tops[0] > 0 and tops[1] > 4 * tops[0]:
         return f"the two run over scales of {tops[1]:g} and {tops[0]:g}"
     return ""
