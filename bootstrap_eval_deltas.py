@@ -45,7 +45,8 @@ part of section X):
                     integer forms, missing values, class labels, McNemar's
                     binomial tails, BCa's acceleration, numbers in words
     Data model      _MetricResult, _Columns: what the statistics return
-    Resampling      binomial and multinomial draws from cell counts
+    Resampling      binomial, multinomial and Poisson draws from cell
+                    counts
     Saddlepoint     the ideal bootstrap of a mean without resamples
                     (_SumLaw: Lugannani-Rice, Daniels's lattice correction),
                     the cluster ratio's, Robinson's sign-flip p
@@ -57,7 +58,8 @@ part of section X):
     Ranking         _rank_systems: the joint bootstrap of several systems
     Pairwise preferences  a verdict as a score on a pair: win rates, ties,
                     position bias (_preference_counts); Bradley-Terry ratings
-                    with bootstrap intervals over battles (_rank_preferences)
+                    with Poisson bootstrap intervals over battles
+                    (_rank_preferences)
     Judge-corrected comparison  a judge's scores corrected by human labels
                     on some items (prediction-powered inference, PPI++;
                     stratified where labels were drawn per stratum, and
