@@ -14036,6 +14036,20 @@ def _judged_preferences(options, wide, metric, counts, reading, rng):
         checks=(check,))
 
 
+def _labelled_pairs(judge, human):
+    """Return, item by item where a human labelled either system, the
+    (human, judge) scores of each system labelled there (NaN: not
+    labelled): _agreement_audit's rows, in one pass over the items."""
+    rows = []
+    for k, (x, y) in enumerate(zip(human.a, human.b)):
+        if x == x:
+            rows.append(((x, judge.a[k]), (y, judge.b[k])) if y == y
+                        else ((x, judge.a[k]),))
+        elif y == y:
+            rows.append(((y, judge.b[k]),))
+    return rows
+
+
 def _judged_metric(judge, human, metric, rng, options, where,
                    extra=(None, None), clusters=None):
     """Return (the corrected _MetricResult, its _JudgeCheck) of one
@@ -14075,12 +14089,8 @@ def _judged_metric(judge, human, metric, rng, options, where,
         covariate and _covariate_check(judge, human, covariate,
                                        options.judge_covariate,
                                        options.confidence, clusters),
-        _agreement_audit([tuple((h[k], j[k]) for j, h in zip(judge, human)
-                                if h[k] == h[k])
-                          for k in range(len(judge.a))
-                          if human.a[k] == human.a[k]
-                          or human.b[k] == human.b[k]],
-                         options.confidence), rerun=rerun)
+        _agreement_audit(_labelled_pairs(judge, human), options.confidence),
+        rerun=rerun)
     return _corrected_result(metric, kind, corrected, gap,
                              len(judge.a)), check
 

@@ -1868,3 +1868,23 @@ def test_the_drift_intervals_cover(replays):
     floor = 0.95 - 3 * math.sqrt(0.05 * 0.95 / replays)
     assert min(covered) / replays >= floor, covered
     print(f"drift coverage {[c / replays for c in covered]} of {replays}")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 1.0, math.nan]),
+                          st.sampled_from([0.0, 1.0, math.nan]),
+                          st.sampled_from([0.0, 0.5, 1.0]),
+                          st.sampled_from([0.0, 0.5, 1.0])), max_size=12))
+def test_the_audit_rows_are_each_labelled_items_pairs(items):
+    # _labelled_pairs, one pass over the items, gives the rows the audit
+    # took from a comprehension over every item and system: each item a
+    # human labelled for either system, the (human, judge) pair of each
+    # system labelled there, in order.
+    human = bed._Columns([x for x, *_ in items], [y for _, y, *_ in items])
+    judge = bed._Columns([a for *_, a, _ in items], [b for *_, b in items])
+    want = [tuple((h[k], j[k]) for j, h in zip(judge, human) if h[k] == h[k])
+            for k in range(len(items))
+            if human.a[k] == human.a[k] or human.b[k] == human.b[k]]
+    got = bed._labelled_pairs(judge, human)
+    assert [[(h, j) for h, j in row] for row in got] == [
+        [(h, j) for h, j in row] for row in want]
