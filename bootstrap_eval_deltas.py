@@ -2309,6 +2309,24 @@ def _melded_lower(x, m, n, tail, positive):
         return math.ulp(0.0) if positive else lo     # is the test's
     if f_hi <= 0:
         return hi
+    # The root lies near the normal limit; a bracket of 4 standard errors
+    # either side of it, where it holds the root, spares Brent the
+    # bisections from [lo, hi] (50 evaluations of the integral down to 24
+    # at 10^6 items), to the same tolerance.
+    d = (2 * x - m) / n
+    se = math.sqrt(max(m / n - d * d, 1 / n) / n)
+    guess = d + NormalDist().inv_cdf(tail) * se
+    a, b = max(lo, guess - 4 * se), min(hi, guess + 4 * se)
+    if lo < a < b < hi:
+        f_a, f_b = gap(a), gap(b)
+        if f_a == 0 or f_b == 0:
+            return a if f_a == 0 else b
+        if f_a > 0:
+            hi, f_hi = a, f_a
+        elif f_b < 0:
+            lo, f_lo = b, f_b
+        else:
+            lo, hi, f_lo, f_hi = a, b, f_a, f_b
     return _brent_root(gap, lo, hi, f_lo, f_hi)
 
 
