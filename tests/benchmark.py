@@ -340,40 +340,39 @@ and the lighteval reader's records (the same columns, items hashed, rows
 merged) 0.97 s in all, under the 2 s goal; the predictions' 22 MB are
 never read, so they cost nothing (the same figures with 2.3 MB of them).
 
-Beside numpy written for the same work (issue 49; `--part peers`, ~4
+Beside numpy written for the same work (issue 49; `--part peers`, ~3
 minutes): whole processes, three paired runs, medians, CPU = user + sys
-of the process and its helpers, on a 2-core machine at load 0.5-1.2
-(before: 1.4-1.8, other jobs running; the CPU figures hold better than
-wall there):
+of the process and its helpers, on a 2-core machine at load 0.7-0.9
+("before": the first measurement, at load 1.4-1.8):
 
     case                                ours   peer   CPU ratio   wall ratio
     (CPU seconds)                                     now before  now before
-    compare --sequential, 10^6 17-digit 14.31  4.43  3.21  3.79  2.31  2.75
+    compare --sequential, 10^6 17-digit 14.97  4.65  3.25  3.79  2.37  2.75
       scores / numpy betting sequence
-    compare --human, 10^6 items, 10^5    5.15  4.46  1.15  1.51  0.95  1.30
+    compare --human, 10^6 items, 10^5    4.39  4.55  0.96  1.51  0.82  1.30
       0/1 labels / numpy PPI++
-    compare, 10^6 6-decimal scores /     5.89  2.05  2.87  3.28  1.75  2.57
+    compare, 10^6 6-decimal scores /     5.60  2.08  2.69  3.28  1.68  2.57
       parsing the two files with json
 
-Paired against the code before issue 49's changes, ours took 0.85x the
-CPU with --sequential (15.4 s against 18.1, at load 1.8), 0.80x with
---human (5.07 s against 6.36) and 0.875x for the continuous compare
-(5.94 s against 6.67; 197 MiB at the peak against 268).  The peers give
-the same numbers (the sequence's stopping item and ends, the three
-corrected intervals).  What is left: with --sequential, reading and the
-plain compare's saddlepoint take most of it (17-digit scores become
-integers over 10^22, so the exact integers, their counting and the laws
-work on big integers); the sequence itself is 1.4 s of 13.1 in one
-process, its root-finding 8 passes over the items (a plain compare of
-the same files: 11.7 s of CPU against 13.9 with --sequential, one run of
-the part).  At --human the reading is most of it (2.4 s; the json parse
-alone 2.1).  The continuous compare spends 2.2 s reading and 2.7 s on
-the saddlepoint's laws, the sign-flip p and the exact integers (one
-process); a second process adds about 15% CPU for a third less wall.
+The peers give the same numbers (the sequence's stopping item and ends,
+the three corrected intervals).  What moved them this time: a JSONL
+chunk's one-object-a-line check skips the per-line bracket counts where
+the chunk holds no bracket (0.25 s per 10^6 lines), a constant column is
+found by counting, not by a set of 2 x 10^6 floats (0.48 s of the
+continuous compare), and at --human the scales' check by min and max
+(0.14 s), the audit's rows in one pass (0.12 s) and the melded
+interval's root searched from a bracket about the normal limit (0.05 s).
+What is left: with --sequential, reading and the plain compare's
+saddlepoint take most of it (17-digit scores become integers over 10^22,
+so the exact integers, their counting and the laws work on big
+integers); the sequence itself is 1.6 s of 14.9 in one process.  The
+continuous compare reads each 10^6-line file in about 1.0 s (the joined
+decode 0.4, ids and numbers 0.4, lines 0.1), at json's own per-line
+parse, before 3 s of saddlepoint laws, sign-flip p and exact integers.
 Measured and left out for buying under 1.5x on their own paths: the
 decimals of 17-digit floats read in bulk from one repr of the list
-(1.23x on the exact integers), and a variance taken from the counts of
-few distinct values (1.36x on 0/1 floats).
+(1.23x on the exact integers), a variance taken from the counts of few
+distinct values (1.36x on 0/1 floats; set and count forms no faster).
 
 Issue 49 (`--part battles`, `--part bycounts`; whole processes, medians of
 3 runs paired with the peer's, a 2-core machine at load 0.3-0.7, CPU
