@@ -2311,7 +2311,7 @@ def _melded_lower(x, m, n, tail, positive):
         return hi
     # The root lies near the normal limit; a bracket of 4 standard errors
     # either side of it, where it holds the root, spares Brent the
-    # bisections from [lo, hi] (50 evaluations of the integral down to 24
+    # bisections from [lo, hi] (50 evaluations of the integral down to 28
     # at 10^6 items), to the same tolerance.
     d = (2 * x - m) / n
     se = math.sqrt(max(m / n - d * d, 1 / n) / n)
@@ -4819,16 +4819,17 @@ def _rank_preferences(cells, rng, names, options=_Options(),
     *cells* [(i, j, j's share, count)], with Poisson bootstrap intervals
     over the battles, or with *questions* (a Counter of each question's
     cells, as tuples of (cell index, count)) over the questions, a
-    question's battles drawn together; the options' anchor (name, rating) fixes one
-    system's rating, else the ratings average 1000.  Their ties "half"
-    counts a tie half a win for each side (as Chatbot Arena does);
-    "davidson" fits Davidson's tie model instead (_davidson()), its nu and
-    interval in the _Ranking's *ties*.  The rounds are drawn in _BLOCKS
-    blocks, each from a generator seeded from rng; with jobs > 1 a forked
-    helper draws half of them, and the result is the same.  A round in which a system
-    won, or lost, every battle it drew against the others has no finite
-    rating (_connected); its fit stops where the steps do, and the _Ranking's
-    *unrated* counts such rounds for the report to say so.
+    question's battles drawn together; the options' anchor (name,
+    rating) fixes one system's rating, else the ratings average 1000.
+    Their ties "half" counts a tie half a win for each side (as Chatbot
+    Arena does); "davidson" fits Davidson's tie model instead
+    (_davidson()), its nu and interval in the _Ranking's *ties*.  The
+    rounds are drawn in _BLOCKS blocks, each from a generator seeded from
+    rng; with jobs > 1 a forked helper draws half of them, and the result
+    is the same.  A round in which a system won, or lost, every battle it
+    drew against the others has no finite rating (_connected); its fit
+    stops where the steps do, and the _Ranking's *unrated* counts such
+    rounds for the report to say so.
 
     >>> r = _rank_preferences([(0, 1, 1.0, 30), (0, 1, 0.0, 10), (1, 2, 1.0,
     ...     5), (1, 2, 0.0, 25), (0, 2, 0.5, 10)], random.Random(1),
@@ -4890,10 +4891,9 @@ def _rank_preferences(cells, rng, names, options=_Options(),
     firsts, seconds = [i for i, _ in ends], [j for _, j in ends]
     degree = collections.Counter(k for i, j, *_ in spans for k in (i, j))
     patterns = sorted(questions) if questions else []
-    tables = {c: _poisson_table(c) for c in set(counts)} if not questions \
-        else {c: _poisson_table(c) for c in set(questions.values())}
-    tables = ([tables[questions[p]] for p in patterns] if questions
-              else [tables[c] for c in counts])
+    means = [questions[p] for p in patterns] if questions else counts
+    table_of = {c: _poisson_table(c) for c in set(means)}
+    tables = [table_of[c] for c in means]
     patterns = [[(place[k], c) for k, c in p] for p in patterns]
 
     def block(rng, rounds):
