@@ -23,6 +23,7 @@
     python3 tests/benchmark.py --part join --join-rows 10000000   # memory
     python3 tests/benchmark.py --part parquet      # lighteval details, pyarrow
     python3 tests/benchmark.py --part peers        # beside numpy, ~3 min
+    python3 tests/benchmark.py --part issue49      # issue 49's rows, ~4 min
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -2475,7 +2476,8 @@ def main(argv=None):
                                            "sequential", "calibration", "bycounts",
                                            "grouped", "sizes", "join", "judged",
                                            "small", "winners", "runs", "parquet",
-                                           "peers", "battles", "all"),
+                                           "peers", "battles", "issue49",
+                                           "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -2531,7 +2533,7 @@ def main(argv=None):
     if args.part in ("sequential", "all"):
         with tempfile.TemporaryDirectory() as folder:
             sequential_cases(folder)
-    if args.part in ("peers", "all"):
+    if args.part in ("peers", "issue49", "all"):
         with tempfile.TemporaryDirectory() as folder:
             peer_cases(folder, runs=args.peer_runs)
     if args.part in ("grouped", "all"):
@@ -2539,9 +2541,10 @@ def main(argv=None):
             grouped_cases(folder)
     if args.part in ("bycounts", "all"):
         by_counts_cases(args.replays)
+    if args.part in ("bycounts", "issue49", "all"):
         with tempfile.TemporaryDirectory() as folder:
             by_counts_processes(folder)
-    if args.part in ("battles", "all"):
+    if args.part in ("battles", "issue49", "all"):
         with tempfile.TemporaryDirectory() as folder:
             battle_cases(folder, rounds=args.rounds)
     if args.part in ("calibration", "all"):
