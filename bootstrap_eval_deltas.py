@@ -12923,20 +12923,21 @@ def _read_battles(head, how):
             share = plain.get(winner) if winner.__class__ is str else None
             if share is None or winner == a or winner == b:
                 share = _battle_share(winner, a, b, where(number))
-            question, turn = (record.get("question_id"),
-                              record.get("turn"))
             k = len(numbers)
-            if question is not None:
-                if turn is not None:      # MT-Bench's human judgments: as
-                    item = f"{question}/turn {turn}"   # its pair files
-                    turns = True
-                else:
-                    item = where(number).rpartition(": ")[2]
-                asked[k] = (item, str(question))
-            if record.keys() - _VERDICT_FIELDS:
-                found = _labels(record)
-                if found:
-                    labels[k] = found
+            if len(record) > 3:           # more than model_a, model_b, winner
+                question, turn = (record.get("question_id"),
+                                  record.get("turn"))
+                if question is not None:
+                    if turn is not None:  # MT-Bench's human judgments: as
+                        item = f"{question}/turn {turn}"   # its pair files
+                        turns = True
+                    else:
+                        item = where(number).rpartition(": ")[2]
+                    asked[k] = (item, str(question))
+                if record.keys() - _VERDICT_FIELDS:
+                    found = _labels(record)
+                    if found:
+                        labels[k] = found
             if a == b and same is None:
                 same = (where(number), a)
             firsts.append(systems.setdefault(a, len(systems)))
