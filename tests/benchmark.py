@@ -375,35 +375,37 @@ decimals of 17-digit floats read in bulk from one repr of the list
 (1.23x on the exact integers), a variance taken from the counts of few
 distinct values (1.36x on 0/1 floats; set and count forms no faster).
 
-Issue 49 (`--part battles`, `--part bycounts`; whole processes, medians of
-3 runs paired with the peer's, a 2-core machine at load 0.3-0.7, CPU
-seconds being user + sys):
+Issue 49 (`--part battles`, `--part bycounts`, or all its rows with
+`--part issue49`; whole processes, medians of 3 runs paired with the
+peer's, a 2-core machine at load 0.7-0.9, CPU seconds being user + sys):
 
     rank, 50 systems, 1,000 rounds   ours     numpy   ratio   peak MiB
-    10^5 battles, --jobs 1           2.64     1.73    1.64x   86 vs 178
-    10^6 battles, --jobs 1           4.41     3.07    1.44x  124 vs 179
-    simulate --by-counts, 10^4       0.41     0.98    0.42x   74 vs 103
+    10^5 battles, --jobs 1           2.77     1.72    1.64x   85 vs 178
+    10^6 battles, --jobs 1           4.39     3.39    1.34x  124 vs 179
+    simulate --by-counts, 10^4       0.38     1.07    0.36x   76 vs 103
 
-(the battles part's own single runs: 1.51x and 1.45x CPU; with --jobs 2
-the wall 1.01x and 1.10x).  The peer parses the battles with json, draws
+(the battles part's own single runs: 1.60x and 1.33x CPU; with --jobs 2
+the wall 1.08x and 0.98x).  The peer parses the battles with json, draws
 multinomial counts of the (pair, verdict) cells with numpy and fits every
 round at once by Newton's method.  Each round here draws every cell
 Poisson(its count) times from a tabled distribution function (0.5 ms a
 round at 10^5 battles, where the multinomial's chain of pure-Python
 binomials took 6.3 ms), sums the pairs by running sums (0.27 ms) and fits
 by Newman's iteration to 1e-4 in log-strength (0.75-0.95 ms, about four
-passes over the 1,225 pairs); against the code before, 0.41x the CPU at
-10^5 battles (2.64 s against 6.50) and 0.62x at 10^6 (4.45 against
-7.17).  What is left is the fit and the draw, each a pure-Python pass
-over the pairs or cells per round, and at 10^6 the reading (about 1.8 s:
-the json decode 0.6, the rest the battles' columns).  Measured and left
-out for buying under 1.5x on rank's run: the cells drawn in order of
-their tables (0.85 s against 1.06 of draws at 10^6, 1.06x in all),
-SQUAREM's extrapolation of Newman's passes (no fewer passes to 1e-4),
-a one-step Newton start from the full data's Hessian (0.3 ms to save
-1.2 passes).  --by-counts at 10^4 items costs what it costs at 500 (0.38
-s); at 10^6 items, 1.8 s against numpy's 1.1 s, the article's copula
-drawing the single run's items one by one.
+passes over the 1,225 pairs); a battle of the three fields alone skips
+the question and label look-ups (reading 10^6: 0.4 s less).  Against the
+code before: 0.41x the CPU at 10^5 battles (2.64 s against 6.50) and
+0.59x at 10^6 (4.27 against 7.53).  What is left is the fit and the
+draw, each a pure-Python pass over the pairs or cells per round, and at
+10^6 the reading (about 1.4 s: the json decode 0.6, the rest the
+battles' columns).  Measured and left out for buying under 1.5x on
+rank's run: the cells drawn in order of their tables (0.85 s against
+1.06 of draws at 10^6, 1.06x in all), SQUAREM's extrapolation of
+Newman's passes (no fewer passes to 1e-4), a one-step Newton start from
+the full data's Hessian (0.3 ms to save 1.2 passes).  --by-counts at
+10^4 items costs what it costs at 500 (0.38 s); at 10^6 items, 1.9 s
+against numpy's 1.2 s, the article's copula drawing the single run's
+items one by one.
 """
 import argparse
 import bisect
