@@ -4880,16 +4880,14 @@ def _rank_preferences(cells, rng, names, options=_Options(),
         counts[k] += count
     shares = [share for *_, share in layout]
     tied = [int(share == 0.5) for share in shares]
-    spans = []                               # (i, j, first cell, end)
+    ends, cuts = [], []                # each pair, and its first cell
     for k, (i, j, _) in enumerate(layout):
-        if spans and spans[-1][:2] == [i, j]:
-            spans[-1][3] = k + 1
-        else:
-            spans.append([i, j, k, k + 1])
-    cuts = [first for *_, first, _ in spans] + [len(layout)]
-    ends = [(i, j) for i, j, *_ in spans]
+        if not ends or ends[-1] != (i, j):
+            ends.append((i, j))
+            cuts.append(k)
+    cuts.append(len(layout))
     firsts, seconds = [i for i, _ in ends], [j for _, j in ends]
-    degree = collections.Counter(k for i, j, *_ in spans for k in (i, j))
+    degree = collections.Counter(k for pair in ends for k in pair)
     patterns = sorted(questions) if questions else []
     means = [questions[p] for p in patterns] if questions else counts
     table_of = {c: _poisson_table(c) for c in set(means)}
@@ -4910,8 +4908,8 @@ def _rank_preferences(cells, rng, names, options=_Options(),
                             again[k] += times * c
             else:
                 again = drawn
-            games, won, draws = _pair_sums(again, cuts, shares,
-                                           ties == "davidson" and tied)
+            games, won, draws = _pair_sums(
+                again, cuts, shares, tied if ties == "davidson" else None)
             # A pair that went one way (or unplayed) may cut the systems
             # apart: the quick test, else the search on the round's cells.
             one_way = ([] if all(map(lt, repeat(0), won))
@@ -12923,8 +12921,8 @@ def _read_battles(head, how):
             share = plain.get(winner) if winner.__class__ is str else None
             if share is None or winner == a or winner == b:
                 share = _battle_share(winner, a, b, where(number))
-            k = len(numbers)
             if len(record) > 3:           # more than model_a, model_b, winner
+                k = len(numbers)
                 question, turn = (record.get("question_id"),
                                   record.get("turn"))
                 if question is not None:
@@ -12934,10 +12932,9 @@ def _read_battles(head, how):
                     else:
                         item = where(number).rpartition(": ")[2]
                     asked[k] = (item, str(question))
-                if record.keys() - _VERDICT_FIELDS:
-                    found = _labels(record)
-                    if found:
-                        labels[k] = found
+                found = _labels(record)      # (it asks for other fields)
+                if found:
+                    labels[k] = found
             if a == b and same is None:
                 same = (where(number), a)
             firsts.append(systems.setdefault(a, len(systems)))
