@@ -5298,11 +5298,9 @@ def _corrected_macro(parts, confidence=CONFIDENCE):
     estimate = math.fsum(c.estimate for c in parts) / count
     variances = [c.se * c.se / (count * count) for c in parts]
     se = math.sqrt(math.fsum(variances))
-    df = None
-    if any(c.df is not None for c in parts):
-        df = (math.fsum(variances) ** 2
-              / math.fsum(v * v / c.df for v, c in zip(variances, parts)
-                          if c.df is not None) if se else None)
+    small = math.fsum(v * v / c.df for v, c in zip(variances, parts)
+                      if c.df is not None)   # 0: the t parts have no spread
+    df = math.fsum(variances) ** 2 / small if small else None
     ci, p = _normal_or_t(estimate, se, df, confidence)
     labels = sum(c.labels for c in parts)
     human = math.fsum(c.moments[0] / c.labels for c in parts) / (

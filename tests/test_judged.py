@@ -1157,6 +1157,36 @@ def test_human_with_cluster_and_macro_from_the_command_line(capsys,
     assert "stratified" in overall["judge_corrected"]["as_judged"]["test"]
 
 
+def test_a_macro_subset_without_spread_beside_a_normal_one(capsys, tmp_path):
+    # --by --macro where one subset (8 labels: Student's t) has no spread
+    # at all and the other's interval is normal: the average's variance is
+    # all the normal subset's, so its interval is normal (it used to
+    # divide by the t subsets' zero in Welch-Satterthwaite's formula).
+    rng = random.Random(3)
+    rows = ([], [])
+    for i in range(40):
+        for r in rows:
+            r.append(dict({"id": f"x{i}", "topic": "x", "judge": 1},
+                          **({"human": 1} if i < 8 else {})))
+    for i in range(600):
+        for r, rate in zip(rows, (0.6, 0.7)):
+            truth = int(rng.random() < rate)
+            judge = truth if rng.random() < 0.85 else 1 - truth
+            r.append(dict({"id": f"y{i}", "topic": "y", "judge": judge},
+                          **({"human": truth} if i < 200 else {})))
+    paths = [jsonl(tmp_path, f"{n}.jsonl", r) for n, r in zip("ab", rows)]
+    status, out, err = run(capsys, *paths, "--metric", "judge", "--human",
+                           "human", "--by", "topic", "--macro", "--json")
+    assert status == 0, err
+    overall = json.loads(out)["metrics"][0]
+    assert overall.get("df") is None and overall["se"] > 0
+    flat = bed._ppi_mean([1] * 8, [1] * 8, [1] * 32)
+    assert flat.se == 0 and flat.df is not None
+    other = bed._ppi_mean([1, 0] * 100, [1, 0, 0, 1] * 50, [1, 0] * 200)
+    macro = bed._corrected_macro([flat, other])
+    assert macro.df is None and macro.se == other.se / 2
+
+
 # -- corrected ratings read together, and battles that share questions ------
 
 @pytest.mark.parametrize("replays, strength", [
