@@ -968,6 +968,11 @@ def _exact_ints(values):
         fast = _decimal_ints([values])
         if fast:
             return fast[0][0], fast[1]
+    return _ratio_ints(values)
+
+
+def _ratio_ints(values):
+    """Return _exact_ints(values) value by value, by _ratio."""
     ratios = [_ratio(v) for v in values]
     scale = math.lcm(*(q for _, q in ratios)) if ratios else 1
     return [p * (scale // q) for p, q in ratios], scale
@@ -3111,7 +3116,7 @@ def _exact_columns(columns):
         fast = _decimal_ints(columns, compact=True)
         if fast:
             return fast
-    ints, scale = _exact_ints([x for c in columns for x in c])
+    ints, scale = _ratio_ints([x for c in columns for x in c])
     out, start = [], 0
     for c in columns:
         out.append(ints[start:start + len(c)])
