@@ -13612,8 +13612,7 @@ def _named_runs(options, runs):
     given = list(options.runs)
     if options.names:                    # as many as systems (_options)
         first, *rest = options.names
-        return [run._replace(names=(first, rest[k] if given[1:]
-                                    else rest[0]))
+        return [_called(run, (first, rest[k] if given[1:] else rest[0]))
                 for k, run in enumerate(runs)]
     if not given[1:]:
         return runs
@@ -13622,9 +13621,23 @@ def _named_runs(options, runs):
         files = [os.path.basename(path.rstrip("/")) or path for path in files]
     short = iter(_short_names(files, alone=True))
     short = [path if path == _STDIN else next(short) for path in given]
-    return [run._replace(names=(short[0], short[k])) if all(
+    return [_called(run, (short[0], short[k])) if all(
         name == _STDIN or os.path.exists(name) for name in run.names)
         else run for k, run in enumerate(runs, 1)]
+
+
+def _called(run, names):
+    """Return the _Compared *run* with its systems called *names*, in its
+    self-preference lines (--family) too."""
+    new = dict(zip(run.names, names))
+
+    def system(pair):                   # (name, family), or None
+        return pair and (new.get(pair[0], pair[0]), pair[1])
+    return run._replace(names=tuple(names), checks=tuple(
+        c._replace(self_preference=c.self_preference._replace(
+            own=system(c.self_preference.own),
+            other=system(c.self_preference.other)))
+        if c.self_preference is not None else c for c in run.checks))
 
 
 def _judged(runs, options):

@@ -1759,6 +1759,36 @@ def test_self_preference_is_the_judges_bias_for_its_own_family(capsys,
     assert status == 2 and "--family goes with --human" in err
 
 
+def test_self_preference_calls_the_systems_as_the_header_does(capsys,
+                                                              tmp_path):
+    # Two files given by their paths: the finding names the systems as the
+    # report's first line does (the files' short names, or --names), not
+    # by the paths; --json keeps the paths, as its other fields do.
+    rng = random.Random(5)
+    rows = ([], [])
+    for i in range(300):
+        for r, rate in zip(rows, (0.6, 0.7)):
+            truth = int(rng.random() < rate)
+            judge = truth if rng.random() < 0.85 else 1 - truth
+            r.append(dict({"id": f"q{i}", "judge": judge},
+                          **({"human": truth} if i < 120 else {})))
+    (tmp_path / "runs").mkdir()
+    paths = [jsonl(tmp_path / "runs", f"{n}.jsonl", r)
+             for n, r in zip(("gpt-x", "claude-y"), rows)]
+    args = [*paths, "--metric", "judge", "--human", "human", "--family",
+            "judge=gpt,gpt-x=gpt,claude-y=claude"]
+    status, out, err = run(capsys, *args)
+    assert status == 0, err
+    assert out.startswith("baseline: gpt-x   candidate: claude-y")
+    assert "(judge minus human) on gpt-x (gpt) less that on claude-y " \
+        "(claude)" in out and str(tmp_path) not in out
+    status, out, err = run(capsys, *args, "--names", "A,B")
+    assert "on A (gpt) less that on B (claude)" in out
+    status, out, err = run(capsys, *args, "--json")
+    got = json.loads(out)["metrics"][0]["judge_corrected"]["self_preference"]
+    assert got["own"] == [paths[0], "gpt"]
+
+
 def test_self_preference_names_each_candidates_family():
     # Several candidates against one baseline: a family given for another
     # candidate is passed over, a name no system has is refused; the
