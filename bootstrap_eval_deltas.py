@@ -4980,12 +4980,13 @@ def _win_rates(size, cells):
 
 ## Judge-corrected comparison ################################################
 
-# Doors (called from other sections): _agreement_audit, _corrected_macro,
-# _corrected_result, _corrected_se, _corrected_table, _covariate_check,
-# _judge_check, _judge_check_strata, _JudgeCheck, _labels_for_se,
-# _labels_needed, _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST,
-# _rerun_check, _residual_sd, _self_preference, _spellings,
-# _strata_parts, _strata_se, _Stratum, _variance.
+# Doors (called from other sections): _agreement_audit, _blind_weight,
+# _corrected_macro, _corrected_result, _corrected_se, _corrected_table,
+# _covariate_check, _judge_check, _judge_check_strata, _JudgeCheck,
+# _labels_for_se, _labels_needed, _neyman_allocation, _ppi_bradley_terry,
+# _PPI_CLT_LEAST, _rerun_check, _residual_sd, _self_preference,
+# _spellings, _strata_parts, _strata_se, _Stratum, _variance,
+# _within_range.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -5382,20 +5383,10 @@ def _judge_check_strata(judge, human, strata, confidence=CONFIDENCE):
     _judge_check on each stratum's items alone, so the gap is b - a); the
     drift the largest of the strata's own.  Each stratum needs two labels
     for each system and two for both (else EvalDeltaError).  A stratum
-    whose every label for both agrees with its judge on the gap (y_b - y_a
-    = f_b - f_a: no rectifier spread, as 10 labels of a judge erring on a
-    third of the gaps are 2% of the time) is corrected at lam = 0, its
-    labels' classical mean (PPI++ at lam = 0; Angelopoulos, Duchi and
-    Zrnic 2023, arXiv:2311.01453): its tuned weight's rectifier variance
-    is 0 there, as the Wald interval's at no events (Agresti and Coull
-    1998, The American Statistician 52:119-126), and the interval the
-    judge's own, whose lean its labels never saw.  Only below
-    _PPI_CLT_LEAST labels: from 100 labels that agree, the judge's errors
-    are rare enough (under 3 in 100 gaps at 95%, the rule of three) that
-    its interval is kept, not thrown away for the labels' alone.  At
-    1,000 + 1,000 items
-    with 100 and 10 labels (designs.judged_strata) the gap covered 93.25%
-    (2,000 replays), 60% of the 47 such replays missing; now 94.5%.
+    whose few labels never disagree with its judge on the gap is corrected
+    at weight 0 (_blind_weight): at 1,000 + 1,000 items with 100 and 10
+    labels (designs.judged_strata) the gap covered 93.25% (2,000
+    replays), 60% of the 47 such replays missing; at weight 0, 94.5%.
 
     >>> from array import array
     >>> j = _Columns(array("d", [1, 0, 1, 1, 0, 1]), array("d", [1] * 6))
@@ -5410,14 +5401,8 @@ def _judge_check_strata(judge, human, strata, confidence=CONFIDENCE):
     """
     total, parts, rows = len(judge.a), [], []
     for label, (j, h) in _strata_parts(judge, human, strata):
-        pairs = [(y - x, g - f) for x, y, f, g in zip(*h, *j)
-                 if x == x and y == y]
-        blind = len(pairs) < _PPI_CLT_LEAST and all(
-            dy == dj for dy, dj in pairs)     # few labels, none disagreeing
         corrected, gap, _, _, drift = _judge_check(
-            j, h, confidence, tuned=_Corrected(
-                0.0, None, 1.0, 0.0, 0.0, 0, 0, None, None)
-            if blind else None)
+            j, h, confidence, tuned=_blind_weight(j, h))
         parts.append((*corrected, gap, drift))
         rows.append(_Stratum(label, len(j.a), gap.labels,
                              Fraction(len(j.a), total), gap))
@@ -5996,6 +5981,8 @@ class _JudgeCheck(NamedTuple):
     self_preference: object = None  # _SelfPreference (--family), or None
     rerun: object = None     # _Rerun (--judge-rerun), or None
     strata: tuple = ()       # --strata: (field, (_Stratum, ...)), or ()
+    blind: bool = False      # the weight set at 0: few labels, none that
+                             # the judge disagrees with (_blind_weight)
 
 
 class _Stratum(NamedTuple):
@@ -6305,6 +6292,37 @@ def _labelled(judge, human):
     return y, f, rest
 
 
+def _blind_weight(judge, human):
+    """Return the _Corrected that fixes the gap's PPI++ weight at 0 where
+    fewer than _PPI_CLT_LEAST items are labelled for both and the judge
+    disagrees with none of them on the gap (y_b - y_a = f_b - f_a, as 10
+    labels of a judge erring on a third of the gaps do 2% of the time);
+    else None (the weight tuned).  With no disagreement the tuned
+    weight's rectifier has no spread, as the Wald interval has none at no
+    events (Agresti and Coull 1998, The American Statistician
+    52:119-126), and the interval is the judge's own, whose lean the
+    labels never saw; at weight 0 it is the labels' classical one (PPI++
+    at lam = 0; Angelopoulos, Duchi and Zrnic 2023, arXiv:2311.01453).
+    From 100 labels that agree, the judge's errors are rare enough (under
+    3 in 100 gaps at 95%, the rule of three) that its interval is kept.
+    Plain --human, 1,000 items, 10 labels, a judge leaning 0.6 toward B's
+    wrong answers (designs.judged_strata, 2,000 replays): the gap covered
+    93.0% tuned, 94.5% so (49 replays without disagreement, 33 of them
+    missing, now 4); 95.5% and 95.8% with no lean; from 20 labels alike.
+
+    >>> j = _Columns([1.0, 0.0, 1.0], [1.0, 1.0, 0.0])
+    >>> _blind_weight(j, _Columns([1.0, 0.0, 1.0], [1.0, 1.0, 0.0])).weight
+    0.0
+    >>> _blind_weight(j, _Columns([1.0, 0.0, 1.0], [1.0, 1.0, 1.0])) is None
+    True
+    """
+    pairs = [(y - x, g - f) for x, y, f, g in zip(*human, *judge)
+             if x == x and y == y]
+    if len(pairs) < _PPI_CLT_LEAST and all(dy == dj for dy, dj in pairs):
+        return _Corrected(0.0, None, 1.0, 0.0, 0.0, 0, 0, None, None)
+    return None
+
+
 def _judge_check(judge, human, confidence=CONFIDENCE, clusters=None,
                  tuned=None):
     """Return (the _JudgeCheck's corrected part: a, b, gap, bias,
@@ -6411,11 +6429,12 @@ def _ppi_difference(judge, human, paired, estimate, confidence=CONFIDENCE,
                            labels=max(labelled))
 
 
-def _corrected_result(metric, kind, corrected, gap, items):
-    """Return the _MetricResult of the corrected figures of *items* items
-    (each system's _Corrected and the gap's, of _judge_check), so that
-    Holm's adjustment, the verdict and --fail-on judge it as any other."""
-    a, b = corrected
+def _corrected_result(metric, kind, check, items):
+    """Return (the _MetricResult, the _JudgeCheck) of the corrected figures
+    of *items* items (the _JudgeCheck *check*'s: each system's _Corrected
+    and the gap's), so that Holm's adjustment, the verdict and --fail-on
+    judge it as any other."""
+    a, b, gap = check.a, check.b, check.gap
     normal = gap.df is None
     test = "PPI++ z" if normal else "PPI++ t"
     how = ("PPI++ (normal)" if normal
@@ -6424,7 +6443,21 @@ def _corrected_result(metric, kind, corrected, gap, items):
         metric.name, kind, metric.direction, items, a.estimate,
         b.estimate, gap.estimate, a.ci, b.ci, gap.ci, None, test, gap.p,
         None, None, None, gap.se, gap.clusters, None, "prediction-powered",
-        how, gap.df)
+        how, gap.df), check
+
+
+def _within_range(check, kind):
+    """Return the _JudgeCheck with its binary means' intervals cut to [0, 1]
+    and the gap's to [-1, 1] (a t interval from few labels may pass them;
+    no truth lies beyond, so the coverage stays), each estimate kept in."""
+    if kind != "binary":
+        return check
+
+    def cut(c, low, high):
+        return c._replace(ci=Interval(max(c.ci.lo, min(low, c.estimate)),
+                                      min(c.ci.hi, max(high, c.estimate))))
+    return check._replace(a=cut(check.a, 0.0, 1.0), b=cut(check.b, 0.0, 1.0),
+                          gap=cut(check.gap, -1.0, 1.0))
 
 
 ## Anytime-valid comparison ###################################################
@@ -14103,8 +14136,9 @@ def _judged_metric(judge, human, metric, rng, options, where,
     binary = all(x != x or x in (0.0, 1.0) for x in human.a) and all(
         x != x or x in (0.0, 1.0) for x in human.b)
     kind = "binary" if binary else "continuous"
+    blind = _blind_weight(judge, human)
     corrected, gap, bias, agreement, drift = _judge_check(
-        judge, human, options.confidence, clusters)
+        judge, human, options.confidence, clusters, blind)
     both = [k for k, (x, y) in enumerate(zip(human.a, human.b))
             if x == x and y == y]
     check = _JudgeCheck(
@@ -14122,9 +14156,9 @@ def _judged_metric(judge, human, metric, rng, options, where,
                                        options.judge_covariate,
                                        options.confidence, clusters),
         _agreement_audit(_labelled_pairs(judge, human), options.confidence),
-        rerun=rerun)
-    return _corrected_result(metric, kind, corrected, gap,
-                             len(judge.a)), check
+        rerun=rerun, blind=blind is not None)
+    return _corrected_result(metric, kind, _within_range(check, kind),
+                             len(judge.a))
 
 
 def _judged_strata(result, check, judge, human, strata, metric, options,
@@ -14159,8 +14193,8 @@ def _judged_strata(result, check, judge, human, strata, metric, options,
                                                  options.confidence)
     check = check._replace(a=a, b=b, gap=gap, needed=None, drift=drift,
                            strata=(options.strata, rows))
-    return _corrected_result(metric, result.kind, (a, b), gap,
-                             len(judge.a)), check
+    return _corrected_result(metric, result.kind,
+                             _within_range(check, result.kind), len(judge.a))
 
 
 def _judged_macro(check, parts, judge, human, groups, metric, rng,
@@ -14186,8 +14220,8 @@ def _judged_macro(check, parts, judge, human, groups, metric, rng,
             [groups[k] for k in both], [human.a[k] for k in both],
             [human.b[k] for k in both]), rng, options,
             metric._replace(kind=kind)))
-    return _corrected_result(metric, kind, (a, b), gap,
-                             len(judge.a)), check
+    return _corrected_result(metric, kind, _within_range(check, kind),
+                             len(judge.a))
 
 
 def _judge_mapped(judge, human, metric, options, where):
@@ -16740,6 +16774,9 @@ def _judge_lines(r, j, check, as_judged, options):
                  + ("PPI++ weight tuned in each stratum" if check.strata
                     else "PPI++ weight tuned in each subset"
                     if gap.weight is None else
+                    f"PPI++ weight 0: the judge set aside, for it disagrees "
+                    f"with none of the {gap.labels} labels on the gap, too "
+                    f"few to show how it errs" if check.blind else
                     f"PPI++ weight {gap.weight:.2f}: 1 trusts the judge as "
                     f"PPI does, 0 sets it aside") + ").")
     if j.verdict not in ("better", "worse") and gap.estimate and \
@@ -17226,6 +17263,9 @@ def _judge_json(check, as_judged):
         "method": "PPI++ (Angelopoulos, Duchi and Zrnic 2023)",
         "a": corrected(check.a), "b": corrected(check.b),
         "gap": corrected(check.gap),
+        **({"set_aside": f"weight 0: the judge disagrees with none of the "
+                         f"{check.gap.labels} labels on the gap, too few "
+                         f"to show how it errs"} if check.blind else {}),
         "as_judged": dict(alone(check.judged), verdict=as_judged),
         "humans_alone": alone(check.human),
         "bias": {name: {"mean": mean, "ci": ci and [ci.lo, ci.hi]}

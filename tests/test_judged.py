@@ -8,6 +8,7 @@ import json
 import math
 import os
 import random
+import statistics
 from fractions import Fraction
 from statistics import NormalDist
 
@@ -1155,6 +1156,59 @@ def test_human_with_cluster_and_macro_from_the_command_line(capsys,
         math.sqrt(sum(c.se ** 2 for c in parts)) / 3, abs=1e-12)
     assert overall["judge_corrected"]["gap"]["weight"] is None
     assert "stratified" in overall["judge_corrected"]["as_judged"]["test"]
+
+
+@pytest.mark.parametrize("replays, least", [
+    (150, 0.90), pytest.param(2000, 0.94, marks=pytest.mark.slow)])
+def test_few_labels_none_disagreeing_set_the_judge_aside(replays, least):
+    # Plain --human, 1,000 items, 10 labels, a judge passing B's wrong
+    # answers 60% more often: where the judge disagrees with none of the
+    # labels on the gap, its tuned interval was its own and missed 33 of
+    # 49 such replays (2,000: 93.0% in all); at weight 0, the labels' own
+    # t interval (slow: 94.5%).  Beside it, the rule is _blind_weight's.
+    rng = random.Random(11)
+    covered = blind = 0
+    for _ in range(replays):
+        (ja, jb), (ha, hb), _, truth = designs.judged_strata(
+            rng, sizes=(1000,), rates=(0.01,), leans=(0.6,))
+        judge, human = bed._Columns(ja, jb), bed._Columns(ha, hb)
+        tuned = bed._blind_weight(judge, human)
+        blind += tuned is not None
+        _, gap, *_ = bed._judge_check(judge, human, tuned=tuned)
+        covered += gap.ci.lo <= truth[2] <= gap.ci.hi
+        if tuned is not None:
+            dy = [y - x for x, y in zip(ha, hb) if x == x and y == y]
+            assert gap.weight == 0 and gap.estimate == pytest.approx(
+                statistics.fmean(dy), abs=1e-12)
+    assert blind and covered / replays >= least, (blind, covered)
+
+
+def test_the_report_says_why_the_judge_was_set_aside(capsys, tmp_path):
+    # 10 labels on which the judge's gap is the humans' every time: the
+    # weight is 0 and the report says why; a binary mean's interval from
+    # so few labels stops at 100%.
+    rng = random.Random(4)
+    rows = ([], [])
+    for i in range(300):
+        for r, rate in zip(rows, (0.7, 0.74)):
+            truth = int(rng.random() < rate)
+            judge = truth if i < 10 or rng.random() < 0.85 else 1 - truth
+            r.append(dict({"id": f"q{i}", "judge": judge},
+                          **({"human": truth} if i < 10 else {})))
+    paths = [jsonl(tmp_path, f"{n}.jsonl", r) for n, r in zip("ab", rows)]
+    args = [*paths, "--metric", "judge", "--human", "human"]
+    status, out, err = run(capsys, *args)
+    assert status == 0, err
+    assert "PPI++ weight 0: the judge set aside, for it disagrees with none " \
+        "of the 10 labels on the gap" in out
+    status, out, err = run(capsys, *args, "--json")
+    got = json.loads(out)["metrics"][0]
+    assert got["judge_corrected"]["gap"]["weight"] == 0
+    assert "set_aside" in got["judge_corrected"]
+    for side in ("a", "b"):
+        lo, hi = got["judge_corrected"][side]["ci"]
+        assert 0 <= lo <= got["judge_corrected"][side]["estimate"] <= hi <= 1
+    assert got["ci"]["b"][1] == 1.0        # 7 of 10 labels: t passes 100%
 
 
 def test_a_macro_subset_without_spread_beside_a_normal_one(capsys, tmp_path):
