@@ -5857,14 +5857,15 @@ def _spellings(name):
     return {name.lower(), base, base.split(".")[0]}
 
 
-def _self_preference(bias_gap, names, families, others=()):
+def _self_preference(bias_gap, names, families, others=(), shown=()):
     """Return the _SelfPreference of a judge whose bias on the gap (b - a)
     is *bias_gap* (mean, Interval or None), the systems named *names*
     (baseline, candidate), their families and the judge's given as
     *families* ((name, family), ...; a system named by its name, its file
-    name, or as baseline or candidate); EvalDeltaError where one is
-    unknown or not given.  A name among *others* (other candidates'
-    systems, compared with the same baseline) is passed over.
+    name, as the report calls it (*shown*: --names, or the short names),
+    or as baseline or candidate); EvalDeltaError where one is unknown or
+    not given.  A name among *others* (other candidates' systems,
+    compared with the same baseline) is passed over.
 
     >>> p = _self_preference((0.5, Interval(0.1, 0.9)), ("a.jsonl",
     ...     "b.jsonl"), (("judge", "gpt"), ("a", "gpt"), ("b", "claude")))
@@ -5873,6 +5874,8 @@ def _self_preference(bias_gap, names, families, others=()):
     """
     spellings = [{"baseline", "a"} | _spellings(names[0]),
                  {"candidate", "b"} | _spellings(names[1])]
+    for k, name in enumerate(shown):
+        spellings[k] |= _spellings(name)
     judge, given = None, [None, None]
     for name, family in families:
         key = name.lower()
@@ -5885,7 +5888,8 @@ def _self_preference(bias_gap, names, families, others=()):
         if len(side) != 1:
             raise EvalDeltaError(
                 f"--family {name}={family}: {name!r} names neither system "
-                f"(baseline or candidate, or {names[0]!r} and {names[1]!r})"
+                f"(baseline or candidate, or {(shown or names)[0]!r} and "
+                f"{(shown or names)[1]!r})"
                 if not side else f"--family {name}: names both systems")
         given[side[0]] = family
     missing = [w for w, f in zip(("baseline", "candidate"), given) if not f]
@@ -13634,29 +13638,35 @@ def _here(line):
 
 
 def _named_runs(options, runs):
-    """Return the _Compared *runs* with their systems named for the report:
-    by --names (the baseline's, then each candidate's; a wide file's two
-    columns'), else by what tells the paths given apart (_short_names);
-    systems named otherwise (columns, a preference file's) keep their
-    names.  Their read: lines name the files under the current folder
-    from it (_here)."""
-    runs = [run._replace(reading=list(map(_here, run.reading)))
-            for run in runs]
+    """Return the _Compared *runs* with their systems named for the report
+    (_report_names).  Their read: lines name the files under the current
+    folder from it (_here)."""
+    return [_called(run._replace(reading=list(map(_here, run.reading))),
+                    names)
+            for run, names in zip(runs, _report_names(options, runs))]
+
+
+def _report_names(options, runs):
+    """Return the names each of the _Compared *runs* calls its systems by
+    in the report: --names (the baseline's, then each candidate's; a wide
+    file's two columns'), else what tells the paths given apart
+    (_short_names); systems named otherwise (columns, a preference
+    file's) keep their names."""
     given = list(options.runs)
     if options.names:                    # as many as systems (_options)
         first, *rest = options.names
-        return [_called(run, (first, rest[k] if given[1:] else rest[0]))
-                for k, run in enumerate(runs)]
+        return [(first, rest[k] if given[1:] else rest[0])
+                for k in range(len(runs))]
     if not given[1:]:
-        return runs
+        return [run.names for run in runs]
     files = [path for path in given if path != _STDIN]     # - stays -
     if len(set(files)) == 1:            # one file again: its name, twice
         files = [os.path.basename(path.rstrip("/")) or path for path in files]
     short = iter(_short_names(files, alone=True))
     short = [path if path == _STDIN else next(short) for path in given]
-    return [_called(run, (short[0], short[k])) if all(
+    return [(short[0], short[k]) if all(
         name == _STDIN or os.path.exists(name) for name in run.names)
-        else run for k, run in enumerate(runs, 1)]
+        else run.names for k, run in enumerate(runs, 1)]
 
 
 def _called(run, names):
@@ -13694,13 +13704,14 @@ def _judged(runs, options):
         options._replace(jobs=1), family=count + _items(metrics, "metric"),
         **judged),
         [len(run.checks) for run in runs])
-    if options.family:
-        others = {spelt for run in runs for name in run.names
-                  for spelt in _spellings(name)}
+    if options.family:                  # a system by its path or as shown
+        called = _report_names(options, runs)
+        others = {spelt for run, shown in zip(runs, called)
+                  for name in run.names + shown for spelt in _spellings(name)}
         runs = [run._replace(checks=tuple(c._replace(
             self_preference=_self_preference(c.bias[2], run.names,
-                                             options.family, others))
-            for c in run.checks)) for run in runs]
+                                             options.family, others, shown))
+            for c in run.checks)) for run, shown in zip(runs, called)]
     return [run._replace(judgements=j, subset_judgements=sj,
                          as_judged=tuple(v.verdict for v in aj))
             for run, j, sj, aj in zip(runs, judgements, subsets, as_judged)]
@@ -20170,7 +20181,8 @@ def _add_compare(commands):
                         metavar="judge=F,SYSTEM=F,...",
                         help="with --human: the model family of the judge "
                              "and of each system (baseline=, candidate= or "
-                             "their names): the judge's bias for its own "
+                             "their names, as given or as the report shows "
+                             "them): the judge's bias for its own "
                              "family's system (self-preference)")
     judged.add_argument("--judge-rerun", metavar="FIELD",
                         help="with --human: a second run of the judge on "

@@ -1843,6 +1843,38 @@ def test_self_preference_calls_the_systems_as_the_header_does(capsys,
     assert got["own"] == [paths[0], "gpt"]
 
 
+def test_family_knows_the_systems_by_the_names_the_report_shows(capsys,
+                                                                tmp_path):
+    # --family may call a system as the report does: by its --names, or
+    # by the short name that tells two same-named files apart (their
+    # folders); a name the report does not show is still refused.
+    rng = random.Random(6)
+    rows = ([], [])
+    for i in range(200):
+        for r, rate in zip(rows, (0.6, 0.7)):
+            truth = int(rng.random() < rate)
+            r.append({"id": f"q{i}", "judge": truth if rng.random() < 0.85
+                      else 1 - truth, **({"human": truth} if i < 80 else {})})
+    for folder in ("gpt", "claude"):
+        (tmp_path / folder).mkdir()
+    paths = [jsonl(tmp_path / f, "run.jsonl", r)
+             for f, r in zip(("gpt", "claude"), rows)]
+    args = [*paths, "--metric", "judge", "--human", "human"]
+    status, out, err = run(capsys, *args, "--names", "A,B", "--family",
+                           "judge=gpt,A=gpt,B=claude")
+    assert status == 0, err
+    assert "on A (gpt) less that on B (claude)" in out
+    status, out, err = run(capsys, *args, "--family",
+                           "judge=gpt,gpt=gpt,claude=claude")
+    assert status == 0, err
+    assert out.startswith("baseline: gpt   candidate: claude")
+    assert "on gpt (gpt) less that on claude (claude)" in out
+    status, out, err = run(capsys, *args, "--names", "A,B", "--family",
+                           "judge=gpt,A=gpt,C=claude")
+    assert status == 2 and "'C' names neither system" in err \
+        and "'A' and 'B'" in err
+
+
 def test_self_preference_names_each_candidates_family():
     # Several candidates against one baseline: a family given for another
     # candidate is passed over, a name no system has is refused; the
