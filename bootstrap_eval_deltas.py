@@ -13804,19 +13804,52 @@ def _label_sample(options):
     labels) the draw is from the items no human label names yet; without
     it, the note says the draw may hold labelled items where fields look
     like human labels (check's _roles)."""
+    total, free, where = _unlabelled(options._replace(strata=None))
+    free = free.get(None, [])
+    if options.pick_labels > len(free):
+        raise EvalDeltaError(f"--pick-labels {options.pick_labels}: "
+                             f"{options.runs[0]} has {_items(total)}" + (
+                                 f", {len(free)} with no human label"
+                                 if where else ""))
+    chosen = random.Random(options.seed).sample(range(len(free)),
+                                                options.pick_labels)
+    if where:
+        note = [f"drawn from the {len(free)} of {_items(total)} with no "
+                f"human label in {where}"]
+    else:
+        found = [f.name for f in _profile(
+            options.runs[0], options, batches=_HEAD_BATCHES).fields
+            if "human labels" in f.roles] if options.runs[0] != _STDIN else []
+        note = [f"{_listing(found)} look{'s' * (len(found) == 1)} like human "
+                f"labels: the draw may hold items labelled already; "
+                f"--human {','.join(found)} draws from the others"] * bool(
+                    found)
+    return [free[k] for k in sorted(chosen)], total, note
+
+
+def _unlabelled(options):
+    """Return (the baseline run's items, {stratum (None without
+    --strata): [ids of its items no human label names, in file order]},
+    where the labels were looked for (None without --human)) for plan's
+    --pick-labels and --budget: a label is a --human field present (either
+    of a wide file's two) or the item's id in the --human file.  An id
+    given twice is an error: it could be drawn twice."""
     source = _open_source(options.runs[0], options.reading)
     key = options.id_col or _shared_id_field(source.run(), source.run())
     column = _Column(source, key, role="id")
+    strata = options.strata and _Column(source, options.strata,
+                                        role="stratum")
     spec = ",".join(options.human)
     table = (_human_labels(spec, options.human_field or "human",
                            options.id_col) if os.path.isfile(spec) else None)
     named = spec.split(",") if spec and table is None else []
-    fields = list(map(str, source.fields or source.first))
     humans = [_Column(source, field, optional=True) for field in named]
-    ids, labelled = [], set()
+    ids, groups, labelled = [], [], set()
     for numbers, records in source.batches:
         batch = column.labels(numbers, records)
         ids += batch
+        groups += (strata.labels(numbers, records) if strata
+                   else [None] * len(batch))
         for values in [zip(*(h.numbers(numbers, records) for h in humans))
                        ] if humans else ():
             labelled.update(item for item, xs in zip(batch, values)
@@ -13824,6 +13857,7 @@ def _label_sample(options):
     if table is not None:
         labelled = {item for item, x in table.values.items() if x == x}
     elif named and not labelled:
+        fields = map(str, source.fields or source.first)
         raise EvalDeltaError(f"{source.path}: no human label in "
                              f"{_listing(named)}; its fields are "
                              f"{', '.join(fields)}")
@@ -13831,25 +13865,12 @@ def _label_sample(options):
         raise EvalDeltaError(f"{source.path}: an id is repeated "
                              f"({key!r}); give the field that names each "
                              f"item once with --id")
-    free = [k for k, item in enumerate(ids) if item not in labelled]
-    if options.pick_labels > len(free):
-        raise EvalDeltaError(f"--pick-labels {options.pick_labels}: "
-                             f"{source.path} has {_items(len(ids))}" + (
-                                 f", {len(free)} with no human label"
-                                 if spec else ""))
-    chosen = random.Random(options.seed).sample(free, options.pick_labels)
-    if spec:
-        note = [f"drawn from the {len(free)} of {_items(len(ids))} with no "
-                f"human label in {table.path if table else _listing(named)}"]
-    else:
-        found = [f.name for f in _profile(
-            source.path, options, batches=_HEAD_BATCHES).fields
-            if "human labels" in f.roles] if source.path != _STDIN else []
-        note = [f"{_listing(found)} look{'s' * (len(found) == 1)} like human "
-                f"labels: the draw may hold items labelled already; "
-                f"--human {','.join(found)} draws from the others"] * bool(
-                    found)
-    return [ids[k] for k in sorted(chosen)], len(ids), note
+    found = collections.defaultdict(list)
+    for item, group in zip(ids, groups):
+        if item not in labelled:
+            found[group].append(item)
+    return len(ids), found, (table.path if table else _listing(named)
+                             if named else None)
 
 
 def _grouped_runs(options, rng):
@@ -15202,7 +15223,7 @@ def _budget_from_pilot(options):
     rows = check.strata[1] if check.strata else (
         _Stratum(None, check.gap.labels + check.gap.unlabelled,
                  check.gap.labels, Fraction(1), check.gap),)
-    unlabelled = _unlabelled_ids(options)
+    _, unlabelled, _ = _unlabelled(options)
     left = [len(unlabelled.get(None if options.strata is None
                                else r.label, ())) for r in rows]
     budget = options.budget
@@ -15216,32 +15237,6 @@ def _budget_from_pilot(options):
     return _Budget(result, rows, options.strata, sds, draw, uniform, (
         check.gap.se, _strata_se(rows, draw), _strata_se(rows, uniform)),
         ids)
-
-
-def _unlabelled_ids(options):
-    """Return {stratum (None without --strata): [ids of the baseline
-    run's items with no human label, in file order]} for plan --budget:
-    a label is the run's --human field present, or its id in the --human
-    file."""
-    source = _open_source(options.runs[0], options.reading)
-    key = options.id_col or _shared_id_field(source.run(), source.run())
-    ids = _Column(source, key, role="id")
-    strata = options.strata and _Column(source, options.strata,
-                                        role="stratum")
-    spec = options.human[0]
-    table = (_human_labels(spec, options.human_field or "human",
-                           options.id_col) if os.path.isfile(spec) else None)
-    found = collections.defaultdict(list)
-    for numbers, records in source.batches:
-        labels = (strata.labels(numbers, records) if strata
-                  else [None] * len(records))
-        for item, label, record in zip(ids.labels(numbers, records), labels,
-                                       records):
-            value = (table.values.get(item, math.nan) if table
-                     else _field(record, spec))
-            if _missing_number(value):
-                found[label].append(item)
-    return found
 
 
 def _repeats_from_pilot(options, metrics, sizing):
