@@ -20618,34 +20618,11 @@ def _with_default_command(argv, prog="bootstrap-eval-deltas"):
 
 
 def _progress(total, quiet):
-    """Return a callback printing replays done and time left to stderr: one
-    line rewritten on a terminal, a line every _PIPED_EVERY seconds
-    elsewhere; None with --quiet."""
+    """Return a callback taking the replays done, for the installed
+    _Progress (_step); None with --quiet."""
     if quiet or total == 0:
         return None
-    piped = not sys.stderr.isatty()
-    start = time.monotonic()
-    shown = [0.0]
-
-    def report(done):
-        now = time.monotonic() - start
-        if done < total and now - shown[0] < (_PIPED_EVERY if piped
-                                              else 0.2):
-            return
-        if piped and done == total:
-            return
-        shown[0] = now
-        left = now / done * (total - done)
-        said = (f"replay {done}/{total}, {now:.0f} s elapsed, about "
-                f"{left:.0f} s left")
-        if piped:
-            sys.stderr.write(said + "\n")
-        else:
-            sys.stderr.write(f"\r{said} ")
-            if done == total:
-                sys.stderr.write("\r" + " " * 60 + "\r")
-        sys.stderr.flush()
-    return report
+    return functools.partial(_step, "replays", total=total)
 
 
 def _check_writable(path):

@@ -663,12 +663,15 @@ def test_long_work_says_how_long_when_piped(monkeypatch):
     lines = stream.getvalue().splitlines(keepends=True)
     assert 2 <= len(lines) <= 3 and all(x.endswith("s left\n")
                                         for x in lines)
-    monkeypatch.setattr(bed.sys, "stderr", io.StringIO())
+    # The replay loops' callback reports to the same progress line.
+    stream = io.StringIO()
+    monkeypatch.setattr(bed, "_WATCH", [bed._Progress(stream, lines=True)])
     report = bed._progress(40, False)
     for done in range(1, 41):
         report(done)
-    said = bed.sys.stderr.getvalue()
+    said = stream.getvalue()
     assert said.count("\n") in (3, 4) and "\r" not in said
+    assert said.startswith("replays: ")
     assert bed._progress(40, True) is None
 
 
