@@ -623,7 +623,7 @@ class _Progress:
             return
         self.shown = now
         left = (now - self.start) / max(done, 1) * (total - done)
-        line = (f"{what}: {done / total:.0%}, {now - self.start:.0f} s "
+        line = (f"{what}: {done * 100 // total}%, {now - self.start:.0f} s "
                 f"so far, about {left:.0f} s left")
         if self.lines:
             self.stream.write(line + "\n")
