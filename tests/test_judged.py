@@ -1813,19 +1813,26 @@ def test_self_preference_is_the_judges_bias_for_its_own_family(capsys,
     assert status == 2 and "--family goes with --human" in err
 
 
+def judged_pair_rows(rng, items, labelled):
+    """Two systems' rows (right 60% and 70% of the time), each with a
+    judge's 0/1 score right 85% of the time, the first *labelled* items
+    with the human's."""
+    rows = ([], [])
+    for i in range(items):
+        for r, rate in zip(rows, (0.6, 0.7)):
+            truth = int(rng.random() < rate)
+            judge = truth if rng.random() < 0.85 else 1 - truth
+            r.append(dict({"id": f"q{i}", "judge": judge},
+                          **({"human": truth} if i < labelled else {})))
+    return rows
+
+
 def test_self_preference_calls_the_systems_as_the_header_does(capsys,
                                                               tmp_path):
     # Two files given by their paths: the finding names the systems as the
     # report's first line does (the files' short names, or --names), not
     # by the paths; --json keeps the paths, as its other fields do.
-    rng = random.Random(5)
-    rows = ([], [])
-    for i in range(300):
-        for r, rate in zip(rows, (0.6, 0.7)):
-            truth = int(rng.random() < rate)
-            judge = truth if rng.random() < 0.85 else 1 - truth
-            r.append(dict({"id": f"q{i}", "judge": judge},
-                          **({"human": truth} if i < 120 else {})))
+    rows = judged_pair_rows(random.Random(5), 300, labelled=120)
     (tmp_path / "runs").mkdir()
     paths = [jsonl(tmp_path / "runs", f"{n}.jsonl", r)
              for n, r in zip(("gpt-x", "claude-y"), rows)]
@@ -1848,13 +1855,7 @@ def test_family_knows_the_systems_by_the_names_the_report_shows(capsys,
     # --family may call a system as the report does: by its --names, or
     # by the short name that tells two same-named files apart (their
     # folders); a name the report does not show is still refused.
-    rng = random.Random(6)
-    rows = ([], [])
-    for i in range(200):
-        for r, rate in zip(rows, (0.6, 0.7)):
-            truth = int(rng.random() < rate)
-            r.append({"id": f"q{i}", "judge": truth if rng.random() < 0.85
-                      else 1 - truth, **({"human": truth} if i < 80 else {})})
+    rows = judged_pair_rows(random.Random(6), 200, labelled=80)
     for folder in ("gpt", "claude"):
         (tmp_path / folder).mkdir()
     paths = [jsonl(tmp_path / f, "run.jsonl", r)
