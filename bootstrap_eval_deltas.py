@@ -8964,9 +8964,17 @@ def _parse_document(path, chunks):
     try:
         return json.loads(text, parse_constant=float)
     except ValueError as exc:
-        line = getattr(exc, "lineno", None)
+        line, said = getattr(exc, "lineno", None), _json_said(exc, text)
+        if said.startswith("Extra data"):   # JSON Lines, a record wrapped
+            first = text.count("\n", 0, len(text) - len(text.lstrip())) + 1
+            last = text.count("\n", 0, len(text[:exc.pos].rstrip())) + 1
+            lines = (f"line {first}" if first == last
+                     else f"lines {first}-{last}")
+            said = (f"a second value begins here, after the one on {lines}: "
+                    f"a JSON file holds one value, and JSON Lines one "
+                    f"record to a line")
         raise EvalDeltaError(f"{path}:{line or 1}: malformed JSON: "
-                             f"{getattr(exc, 'msg', exc)}") from None
+                             f"{said}") from None
     except RecursionError:
         raise EvalDeltaError(f"{path}: JSON nested too deep to read "
                              f"(Python's parser stops near "
@@ -8994,7 +9002,7 @@ def _json_object(line, place):
         item = _JSON.decode(line)
     except ValueError as exc:
         raise EvalDeltaError(f"{place}: malformed JSON: "
-                             f"{getattr(exc, 'msg', exc)}") from None
+                             f"{_json_said(exc, line)}") from None
     except RecursionError:
         raise EvalDeltaError(f"{place}: JSON nested too deep to read "
                              f"(Python's parser stops near "
@@ -9002,6 +9010,28 @@ def _json_object(line, place):
     if type(item) is not dict:
         raise EvalDeltaError(f"{place}: expected a JSON object")
     return item
+
+
+def _json_said(exc, text):
+    """Return what json's ValueError *exc* on *text* says, with the column
+    ('Invalid control character at' names none), and where the line ends
+    before the value does, that it looks cut short.
+
+    >>> text = '{"id": 7, "acc"' + chr(10)       # a line cut short
+    >>> try:
+    ...     json.loads(text)
+    ... except ValueError as exc:
+    ...     print(_json_said(exc, text))
+    the line ends inside its record (cut short?): Expecting ':' delimiter
+    """
+    if not isinstance(exc, json.JSONDecodeError):
+        return str(exc)
+    said = exc.msg.removesuffix(" at")
+    end = text.find("\n", exc.pos)
+    if not text[exc.pos:len(text) if end < 0 else end].strip() and (
+            said != "Extra data"):
+        return f"the line ends inside its record (cut short?): {said}"
+    return f"{said} at column {exc.colno}"
 
 
 # NaN and Infinity are no JSON, but Python's json.dumps writes them, and
@@ -11991,7 +12021,8 @@ def _inspect_json(data, path, name):
     try:
         return json.loads(data, parse_constant=float)
     except ValueError as exc:
-        raise EvalDeltaError(f"{path}: {name}: malformed JSON: "
+        at = f":{exc.lineno}" if hasattr(exc, "lineno") else ""
+        raise EvalDeltaError(f"{path}: {name}{at}: malformed JSON: "
                              f"{getattr(exc, 'msg', exc)}") from None
 
 

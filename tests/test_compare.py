@@ -204,7 +204,15 @@ def test_partial_runs(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("lines, message", [
-    (['{"id": 1, "m": 1}', '{"id": 2, "m": 1'], ":2: malformed JSON"),
+    (['{"id": 1, "m": 1}', '{"id": 2, "m": 1'], ":2: malformed JSON: the "
+     "line ends inside its record (cut short?): Expecting ',' delimiter"),
+    (['{"id": 1, "m": 1}', '{"id": 2 "m": 1}'], ":2: malformed JSON: "
+     "Expecting ',' delimiter at column 10"),
+    (['{"id": 1,', '"m": 1}', '{"id": 2, "m": 0}'], ":3: malformed JSON: a "
+     "second value begins here, after the one on lines 1-2: a JSON file "
+     "holds one value, and JSON Lines one record to a line"),
+    (['{"id": 1, "m": 1}', '{"id": "2'], ":2: malformed JSON: the line ends "
+     "inside its record (cut short?): Invalid control character"),
     (['{"id": 1, "m": 1}', '[1, 2]'], ":2: expected a JSON object"),
     (['{"id": 1, "m": NaN}'], ":1: m is missing here but a number at"),
     (['{"id": 1, "m": 1}', '{"id": 1, "m": 0}'],
