@@ -9179,13 +9179,14 @@ class _Column:
         if "" in labels:
             at = labels.index("")
             where = self.where(numbers[at])
-            if raw[at] in (_MISSING, None):
+            if raw[at] is _MISSING:
                 names = self.fields or list(records[at])
                 raise EvalDeltaError(
                     f"{where}: no {self.role} field {self.field!r} in this "
                     f"record; its fields are {', '.join(map(str, names))}")
             raise EvalDeltaError(f"{where}: the {self.role} field "
-                                 f"{self.field!r} is blank")
+                                 f"{self.field!r} is " + (
+                                     "null" if raw[at] is None else "blank"))
         return labels
 
 

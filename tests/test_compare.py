@@ -222,6 +222,10 @@ def test_partial_runs(capsys, tmp_path):
     (['{"id": 1, "m": 1e999}'], ":1: m: not a finite number: inf"),
     (['{"id": 1, "m": 1' + '0' * 400 + '}'], ":1: m: not a finite number"),
     (['{"item": 1, "m": 1}'], ": no id field shared"),
+    (['{"id": 1, "m": 1}', '{"id": null, "m": 1}'],
+     ":2: the id field 'id' is null"),
+    (['{"id": 1, "m": 1}', '{"m": 1}'], ":2: no id field 'id' in this "
+     "record; its fields are m"),
 ])
 def test_bad_jsonl(capsys, tmp_path, lines, message):
     good = jsonl(tmp_path, "good.jsonl", [{"id": 1, "m": 1},
