@@ -4129,9 +4129,14 @@ def _best_of(tally, rng, options=_Options(), metric=_Metric()):
                             options.confidence, 1 / (2 * unit))
     if hybrid is not None and sign < 0:
         hybrid = -hybrid[0], Interval(-hybrid[1].hi, -hybrid[1].lo)
-    return _BestOf(metric.name, metric.direction, n, gains, best,
-                   _joint_intervals([float(g) for g in gains], drawn,
-                                    options.confidence, units),
+    joint = _joint_intervals([float(g) for g in gains], drawn,
+                             options.confidence, units)
+    if set(ints) <= {0, scale}:       # 0/1 scores: no gap beyond +-1 (the
+        joint = [Interval(max(c.lo, -1.0), min(c.hi, 1.0))  # normal law's
+                 for c in joint]                            # may reach it)
+        hybrid = hybrid and (hybrid[0], Interval(max(hybrid[1].lo, -1.0),
+                                                 min(hybrid[1].hi, 1.0)))
+    return _BestOf(metric.name, metric.direction, n, gains, best, joint,
                    options.resamples, hybrid,
                    units if len(groups) > 1 else None)
 
@@ -13776,8 +13781,29 @@ def _best_of_runs(options, runs, rng):
         except EvalDeltaError as e:
             return best, [f"best of {len(runs)}: {r.metric}: the runs do "
                           f"not join item by item ({e})"]
-        best.append(_best_of(tally, rng, options, metric))
+        best.append(_as_wide_as_its_own(_best_of(tally, rng, options, metric),
+                                        runs, len(best)))
     return best, []
+
+
+def _as_wide_as_its_own(b, runs, m):
+    """Return the _BestOf *b* (of metric *m* of the _Compared *runs*) with
+    the best's intervals no narrower than its own (runs[b.best]'s) where
+    the choice can only widen them: the simultaneous one at both ends,
+    the hybrid's at the end away from the choice (the lower, or the upper
+    where lower is better).  At few items the normal law behind them is
+    narrower than the small-sample interval of the gain alone (10 items:
+    [+41.5, +100] pts for all at once beside [+17.5, +97.5] on its own)."""
+    own = runs[b.best].results[m].ci_paired     # of b - a, as the gains
+    joint = list(b.joint)
+    joint[b.best] = Interval(min(joint[b.best].lo, own.lo),
+                             max(joint[b.best].hi, own.hi))
+    hybrid = b.hybrid
+    if hybrid is not None:
+        lo, hi = hybrid[1]
+        hybrid = (hybrid[0], Interval(min(lo, own.lo), hi)
+                  if b.direction != "lower" else Interval(lo, max(hi, own.hi)))
+    return b._replace(joint=joint, hybrid=hybrid)
 
 
 def _run_group(spec, options):
@@ -18275,7 +18301,10 @@ def _best_lines(found, runs, options):
         joint = u.span_words(Interval(*map(_exact, b.joint[k])))
         lines.append(
             f"best of {len(b.gains)} on {b.metric}: {runs[k].names[1]}, "
-            f"{u.gap(b.gains[k])} as observed ({level} CI "
+            f"{u.gap(b.gains[k])} as observed" + (
+                f" on the {_items(b.n_items)} every run has ({u.gap(own.gap)}"
+                f" on its {_items(own.n_items)}; " if own.n_items != b.n_items
+                else " (") + f"{level} CI "
             f"{u.span_words(own.ci_paired)} on its own); accounting for the "
             f"choice, " + (
                 f"{u.gap(_exact(b.hybrid[0]))} "
@@ -21310,9 +21339,10 @@ def _run_compare(options):
             baseline=options.runs[0] if options.format == "json"
             else named[0].names[0],
             family=runs[0].judgements[0].family if runs[0].judgements
-            else "", best=(best, runs, options), adjust=options.adjust))
+            else "", best=(best, runs if options.format == "json" else named,
+                           options), adjust=options.adjust))
     if options.format == "html" or options.html:
-        page = _html(_compare_page(named, options, (best, runs, options),
+        page = _html(_compare_page(named, options, (best, named, options),
                                    noise))
         if options.format == "html":
             print(page)

@@ -713,6 +713,40 @@ def test_best_of_reads_in_compare_and_json(capsys):
         capsys.readouterr().out
 
 
+def test_best_of_at_few_items_claims_no_more_than_its_own_interval(
+        capsys, tmp_path):
+    # 10 items of 0/1 scores (lm-eval's winogrande logs of four models):
+    # the normal law behind the choice-accounted intervals gave the best
+    # [+41.5, +118.5] pts beside [+17.5, +97.5] on its own: past 100 pts
+    # and above its own lower end.  Now both stay in [-1, 1] and reach at
+    # least as low as its own; the line names it as the table does, and
+    # says when the items every run has are fewer than its own.
+    scores = ([0] * 10, [1] * 9 + [0], [1] * 3 + [0] * 7, [1] * 7 + [0] * 3)
+    paths = []
+    for name, column in zip(("base", "c1", "c2", "c3"), scores):
+        rows = [{"id": i, "acc": x} for i, x in enumerate(column)]
+        if name in ("base", "c1"):              # an item c2 and c3 lack
+            rows.append({"id": 10, "acc": int(name == "c1")})
+        path = tmp_path / name / "run.jsonl"
+        path.parent.mkdir()
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        paths.append(str(path))
+    argv = ["compare", *paths, "--metric", "acc", "--allow-partial",
+            "--resamples", "400"]
+    assert bed.main(argv + ["--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    found = report["best_of"]["metrics"][0]
+    own = report["comparisons"][0]["metrics"][0]["ci"]["paired_gap"]
+    joint, hybrid = found["simultaneous_ci"][0], found["hybrid"]["ci"]
+    assert -1 <= joint[0] <= own[0] and own[1] <= joint[1] <= 1
+    assert -1 <= hybrid[0] <= own[0] and hybrid[1] <= 1
+    assert bed.main(argv) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith("best of 3 on acc: c1, +90.0 pts as observed on "
+                           "the 10 items every run has (+90.9 pts on its "
+                           "11 items; 95% CI")
+
+
 def test_rank_one_promptfoo_file_of_every_provider(capsys):
     # Issue 36: rank on one promptfoo file asked for --systems, and its
     # --allow-partial hint led to "--allow-partial is for several runs".
