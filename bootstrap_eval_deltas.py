@@ -690,33 +690,21 @@ def _missing_number(value):
                                and value.strip().lower() in _MISSING_WORDS)
 
 
-def _ranks(values):
-    """Return each value's rank, 1 for the largest, ties taking the mean.
+def _places(values):
+    """Return (first, last): each value's place, 1 for the largest, tied
+    values sharing the best of their places (1, 1, 3: a leaderboard's
+    ranking), and the worst place it shares.
 
-    >>> _ranks([3, 5, 3, 1])
-    [2.5, 1, 2.5, 4]
+    >>> _places([3, 5, 3, 1])
+    ([2, 1, 2, 4], [3, 1, 3, 4])
     """
+    size = len(values)
     if any(v != v for v in values):      # NaN: no order to sort by
-        return [_rank_of(v, values) for v in values]
-    order = sorted(range(len(values)), key=values.__getitem__, reverse=True)
-    out = [0] * len(values)
-    first = 0
-    while first < len(order):            # a run of equal values
-        end = first + 1
-        while end < len(order) and values[order[end]] == values[order[first]]:
-            end += 1
-        rank = (first + end + 1) / 2     # above + (ties + 1) / 2
-        for k in order[first:end]:
-            out[k] = int(rank) if rank == int(rank) else rank
-        first = end
-    return out
-
-
-def _rank_of(v, values):
-    """Return v's rank among *values* by counting (see _ranks)."""
-    rank = (sum(1 for w in values if w > v)
-            + (sum(1 for w in values if w == v) + 1) / 2)
-    return int(rank) if rank == int(rank) else rank
+        return ([1 + sum(1 for w in values if w > v) for v in values],
+                [sum(1 for w in values if w >= v) for v in values])
+    ordered = sorted(values)
+    return ([size + 1 - bisect.bisect_right(ordered, v) for v in values],
+            [size - bisect.bisect_left(ordered, v) for v in values])
 
 
 def _short_names(paths, alone=False):
@@ -3861,7 +3849,7 @@ def _runs_with_items(q, gap, options):
 ## Ranking ####################################################################
 
 # Doors (called from other sections): _best_of, _cholesky, _joint_intervals,
-# _pair_tally, _rank_summary, _rank_systems, _Ranking.
+# _pair_tally, _rank_summary, _rank_systems, _Ranking, _reaching_the_top.
 
 # Ranking several systems.  One joint paired bootstrap: each resample draws
 # one multiset of items and scores every system on it, so the systems stay
@@ -3888,8 +3876,9 @@ class _Ranking(NamedTuple):
     names: list
     means: list              # exact means
     cis: list                # Interval of each mean
-    ranks: list              # observed ranks, 1 = best, ties averaged
-    rank_cis: list           # Interval of each rank over the resamples
+    ranks: list              # observed places, 1 = best, ties the best
+    rank_cis: list           # Interval of each rank over the resamples,
+                             # a top group's reaching 1 (_reaching_the_top)
     top: list                # True for the systems in the top group
     critical: object         # c, in the metric's units
     resamples: int
@@ -3900,6 +3889,22 @@ class _Ranking(NamedTuple):
     unrated: int = 0         # Bradley-Terry rounds with no finite rating
     exact: object = None     # _ExactRanks, joined to the bootstrap's
     bootstrap: object = None  # (joint rank sets, top) of the bootstrap alone
+
+
+def _reaching_the_top(rank_cis, top):
+    """Return each system's rank interval widened to what its *top* group
+    says: a system not detectably worse than the best may be first, and
+    then each other one in the group second.  At 10 items the bootstrap's
+    own intervals put a system at 2-3 that McNemar's exact tests kept in
+    the top group.
+
+    >>> _reaching_the_top([Interval(1, 1), Interval(2, 3), Interval(2, 3)],
+    ...                   [True, True, False])
+    [Interval(lo=1, hi=2), Interval(lo=1, hi=3), Interval(lo=2, hi=3)]
+    """
+    shared = sum(top) > 1
+    return [Interval(1, max(ci.hi, 1 + shared)) if kept else ci
+            for ci, kept in zip(rank_cis, top)]
 
 
 def _joint_rank_sets(observed, drawn, confidence=CONFIDENCE):
@@ -4039,13 +4044,15 @@ def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
                          lambda j, k: sign * (observed[j] - observed[k]),
                          _kind_of(keys) == "binary", confidence=confidence,
                          alpha=options.alpha)
+    kept = list(map(operator.or_, top, exact.top))
     return _Ranking(metric.name, _kind_of(keys), direction, n, list(names),
                    [Fraction(total, unit) for total in observed], cis,
-                   _ranks([sign * total for total in observed]), rank_cis,
-                   list(map(operator.or_, top, exact.top)),
+                   _places([sign * total for total in observed])[0],
+                   _reaching_the_top(rank_cis, kept), kept,
                    Fraction(critical) / unit, resamples, method,
-                   joint_rank_cis=[Interval(min(b.lo, e.lo), max(b.hi, e.hi))
-                                   for b, e in zip(joint, exact.sets)],
+                   joint_rank_cis=_reaching_the_top(
+                       [Interval(min(b.lo, e.lo), max(b.hi, e.hi))
+                        for b, e in zip(joint, exact.sets)], kept),
                    exact=exact, bootstrap=(joint, top))
 
 
@@ -4277,8 +4284,11 @@ def _rank_summary(observed, drawn, *, confidence=CONFIDENCE, alpha=0.05):
     centred difference max_s u_s - min_s u_s, and whether each system
     trails the best by at most c (see above)."""
     size, resamples = len(observed), len(drawn)
-    ranked = [_ranks(row) for row in drawn]
-    rank_cis = [percentile_interval([row[s] for row in ranked], confidence)
+    first, last = zip(*map(_places, drawn))
+    rank_cis = [Interval(percentile_interval([row[s] for row in first],
+                                             confidence).lo,
+                         percentile_interval([row[s] for row in last],
+                                             confidence).hi)
                 for s in range(size)]
     spread = sorted(max(u) - min(u) for u in (
         [x - y for x, y in zip(row, observed)] for row in drawn))
@@ -4962,11 +4972,13 @@ def _rank_preferences(cells, rng, names, options=_Options(),
         tie_model = (math.exp(fitted[1]),
                      Interval(*percentile_interval(nus, confidence)))
     return _Ranking("Bradley-Terry rating", "preferences", "higher", n,
-                   list(names), rated, cis, _ranks(rated), rank_cis, top,
+                   list(names), rated, cis, _places(rated)[0],
+                   _reaching_the_top(rank_cis, top), top,
                    critical, resamples, ("davidson" if ties == "davidson"
                                          else "bradley-terry") + (
-                       " by question" if questions else ""), drawn, joint,
-                   tie_model, unrated)
+                       " by question" if questions else ""), drawn,
+                   _reaching_the_top(joint, top), tie_model, unrated,
+                   bootstrap=(joint, top))
 
 
 def _win_rates(size, cells):
@@ -6064,7 +6076,7 @@ def _corrected_table(found, names, options, rng):
             cis.append(Interval(rating - z * sd, rating + z * sd))
     _, sets, _, top = _rank_summary(ratings, drawn, confidence=confidence,
                                     alpha=options.alpha)
-    return _CorrectedTable(ratings, cis, sets, top,
+    return _CorrectedTable(ratings, cis, _reaching_the_top(sets, top), top,
                            bool(options.joint_intervals), len(drawn))
 
 
@@ -17490,7 +17502,7 @@ def _corrected_lines(corrected, r, options):
                    f"{', '.join(group)}{together}")
     table = [["system", f"corrected rating [{level} CI]",
               f"rank ({level} joint set)", "top group", "as judged"]]
-    ranks, anchor = _ranks(t.ratings), options.anchor
+    ranks, anchor = _places(t.ratings)[0], options.anchor
     table += [[r.names[k], f"{t.ratings[k]:.1f} (the anchor)"
                if anchor and r.names[k] == anchor[0] else
                f"{t.ratings[k]:.1f} [{t.cis[k].lo:.1f}, {t.cis[k].hi:.1f}]",
@@ -17502,19 +17514,27 @@ def _corrected_lines(corrected, r, options):
 
 def _exact_words(r, order):
     """Return rank's clauses on what the exact pairwise tests added to the
-    bootstrap's top group and rank sets (_ExactRanks), each "" where they
-    added nothing, so a report the tests agree with reads as before."""
-    if r.exact is None:
+    bootstrap's top group and rank sets (_ExactRanks), and the top group
+    to the sets (_reaching_the_top), each "" where they added nothing, so
+    a report they agree with reads as before."""
+    if r.bootstrap is None:
         return "", ""
     sets, top = r.bootstrap
-    tests = f"{r.exact.test} of each pair"
-    holm = f"Holm over the {r.exact.hypotheses} ordered pairs"
+    hull = sets if r.exact is None else [
+        Interval(min(b.lo, e.lo), max(b.hi, e.hi))
+        for b, e in zip(sets, r.exact.sets)]
     kept = [r.names[s] for s in order if r.top[s] and not top[s]]
-    wider = [r.names[s] for s in order if r.joint_rank_cis[s] != sets[s]]
+    wider = [r.names[s] for s in order if hull[s] != sets[s]]
+    first = [r.names[s] for s in order if r.joint_rank_cis[s] != hull[s]]
+    tests = r.exact and f"{r.exact.test} of each pair"
+    holm = r.exact and f"Holm over the {r.exact.hypotheses} ordered pairs"
     return ((f"; at {_items(r.n_items)} {tests}, {holm}, also keep "
              f"{', '.join(kept)}" if kept else ""),
             (f", widened for {', '.join(wider)} by {tests} ({holm}), less "
-             f"sure than the bootstrap" if wider else ""))
+             f"sure than the bootstrap" if wider else "") + (
+                f"{', and' if wider else ', widened'} for "
+                f"{', '.join(first)} to reach what the top group allows (any "
+                f"of it may be first)" if first else ""))
 
 
 def _format_rank(ranked, options, markdown=False):
@@ -17648,8 +17668,8 @@ def _rank_parts(ranked, options):
         f"ranks: {level} sets that hold for every system at once (Mogstad, "
         f"Romano, Shaikh and Wilhelm 2024){widened}; --marginal-ranks shows "
         f"each rank's own interval" if joint else
-        f"ranks: each system's own {level} interval, not jointly: all of "
-        f"them hold at once less often"]
+        f"ranks: each system's own {level} interval (the top group's "
+        f"reaching 1), not jointly: all of them hold at once less often"]
     matrix = ranked.matrix
     rates = None
     if matrix is not None and len(r.names) <= 12:
@@ -19687,7 +19707,7 @@ def rank(systems, *, metric="score", direction="higher",
     >>> s = rank({"a": [1, 0, 1, 1] * 25, "b": [0, 0, 1, 0] * 25,
     ...           "c": [1, 1, 1, 0] * 25}, resamples=500)
     >>> s.ranking.ranks, s.ranking.top
-    ([1.5, 3, 1.5], [True, False, True])
+    ([1, 3, 1], [True, False, True])
     """
     if not isinstance(systems, dict):
         systems = {f"system {i}": v for i, v in enumerate(systems, 1)}

@@ -520,14 +520,11 @@ def davidson_mle(size, games, sweeps=400):
     return [v - centre for v in x[:size]], x[size]
 
 
-def ranks(values):
-    """Each value's rank, 1 for the largest, ties the mean: by counting."""
-    out = []
-    for v in values:
-        rank = (sum(1 for w in values if w > v)
-                + (sum(1 for w in values if w == v) + 1) / 2)
-        out.append(int(rank) if rank == int(rank) else rank)
-    return out
+def places(values):
+    """Each value's place, 1 for the largest, ties sharing the best of
+    theirs, and the worst place each shares: by counting."""
+    return ([1 + sum(1 for w in values if w > v) for v in values],
+            [sum(1 for w in values if w >= v) for v in values])
 
 
 def joint_rank_sets(observed, drawn, confidence):

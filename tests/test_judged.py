@@ -1256,7 +1256,7 @@ def test_corrected_ratings_hold_together_and_the_top_group_keeps_the_best(
     size = len(strength)
     names = [f"s{k}" for k in range(size)]
     truth = [1000 + bed._ELO * (s - sum(strength) / size) for s in strength]
-    ranks = bed._ranks(strength)
+    ranks = bed._places(strength)[0]
     best = [s == max(strength) for s in strength]
     options = bed._Options(resamples=600, joint_intervals=True)
     rng = random.Random(replays + size)
