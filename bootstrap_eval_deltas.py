@@ -9746,6 +9746,14 @@ class _Dropped(int):
         self.said = list(said)       # the join's other lines (_same_items)
         return self
 
+    def said(self):
+        """Return how many were left out and why, in words: '1 id not in
+        every run', '3 rows missing a system's value'; called on a plain
+        int too, which counts ids."""
+        why = getattr(self, "why", _Dropped.why)
+        noun, _, rest = why.partition(" ")
+        return f"{_items(int(self), noun.removesuffix('s'))} {rest}"
+
     def notes(self):
         """Return the read: lines of the ids left out, run by run (and the
         join's other lines)."""
@@ -16646,7 +16654,7 @@ def _header(names, n_items, dropped, clusters=None):
     if clusters is not None:
         line += f" in {clusters} clusters"
     if dropped:
-        line += f" ({dropped} ids in one run only, left out)"
+        line += f" ({_items(dropped, 'id')} in one run only, left out)"
     return line
 
 
@@ -17226,8 +17234,9 @@ def _subset_lines(by, subsets, judgements, confidence, alpha, markdown,
     rows = _subset_rows(by, subsets, judgements, confidence, units)
     gap = [""] * markdown                # markdown: blocks apart
     family = judgements[0].family if judgements else ""
-    lines = [f"by {by}: {len({label for label, _ in subsets})} subsets, "
-             f"each p {_adjusted_words(adjust)} across {family}"] + gap + \
+    count = len({label for label, _ in subsets})
+    lines = [f"by {by}: {_items(count, 'subset')}, each p "
+             f"{_adjusted_words(adjust)} across {family}"] + gap + \
         _table(rows, markdown)
     small = sorted({label for label, r in subsets if r.n_items < 20})
     if small:
@@ -17621,8 +17630,8 @@ def _rank_parts(ranked, options):
                  f"{r.resamples} joint resamples")
         head = (f"{len(r.names)} systems, {_items(r.n_items)}, metric "
                 f"{r.metric} ({r.direction} is better), {drawn}"
-                + (f" ({dropped} {getattr(dropped, 'why', _Dropped.why)}, "
-                   f"left out)" if dropped else ""))
+                + (f" ({_Dropped.said(dropped)}, left out)" if dropped
+                   else ""))
     if r.method == "saddlepoint":
         head += "; means' intervals by saddlepoint"
     joint = r.joint_rank_cis is not None and not marginal

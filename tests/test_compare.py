@@ -201,6 +201,14 @@ def test_partial_runs(capsys, tmp_path):
     report = json.loads(out)
     assert (report["dropped_ids"], report["n_items"]) == (3, 27)
     assert "only 27 items" not in out
+    one = jsonl(tmp_path, "c.jsonl", [{"id": i, "m": 1} for i in range(1, 30)])
+    status, out, _ = run(capsys, base, one, "--allow-partial", "--resamples",
+                         "50")
+    assert "29 items (1 id in one run only, left out)" in out
+    again = jsonl(tmp_path, "d.jsonl", [{"id": i, "m": 0} for i in range(30)])
+    assert bed.main(["rank", base, one, again, "--allow-partial",
+                     "--resamples", "50"]) == 0
+    assert "(1 id not in every run, left out)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("lines, message", [
