@@ -16517,9 +16517,10 @@ def _sentence_parts(r, j, confidence, resamples=None):
     verdict = _verdict_words(j)
     if j.verdict in ("better", "worse"):
         head = (f"the candidate is {verdict}: {gap} ({level} CI {ci}), "
-                f"{_p_words(r, resamples)} ({r.test}), " + (
-                    "not adjusted" if j.adjust == "none" else
-                    f"{_p_text(_adjusted_p(j))} after "
+                f"{_p_words(r, resamples)} ({r.test})" + (
+                    "" if j.family_size == 1 else ", not adjusted"
+                    if j.adjust == "none" else
+                    f", {_p_text(_adjusted_p(j))} after "
                     f"{_ADJUST_NAMES[j.adjust]}"))
     elif j.verdict == "non-inferior":
         head = (f"{verdict} within the margin of "

@@ -186,6 +186,21 @@ def test_identical_runs_are_not_non_inferior(capsys, tmp_path):
     assert "f1 is not shown non-inferior" in err
 
 
+def test_one_metric_is_not_said_adjusted(capsys, tmp_path):
+    # Holm over one p leaves it as it was: the verdict line gave it twice
+    # ("p = 0.0001 (McNemar exact), 0.0001 after Holm").  Two metrics
+    # still say it.
+    base = jsonl(tmp_path, "a.jsonl", [{"id": i, "m": int(i % 3 == 0),
+                                        "k": i % 2} for i in range(60)])
+    cand = jsonl(tmp_path, "b.jsonl", [{"id": i, "m": 1, "k": 1}
+                                       for i in range(60)])
+    status, out, _ = run(capsys, base, cand, "--metric", "m")
+    assert status == 0 and "the candidate is better" in out
+    assert "after Holm" not in out
+    status, out, _ = run(capsys, base, cand)
+    assert out.count("after Holm") == 2
+
+
 def test_partial_runs(capsys, tmp_path):
     base = jsonl(tmp_path, "a.jsonl", [{"id": i, "m": i % 2}
                                        for i in range(30)])
