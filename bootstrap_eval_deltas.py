@@ -12714,12 +12714,18 @@ def _eee_aggregate(path, model):
 
 
 # Files that hold no per-item results, recognised to say so and where the
-# per-item file is: lm-eval's results_<date>.json, HELM's stats.json,
-# run_spec.json and scenario.json, OpenCompass's results/ without details,
-# simple-evals' metrics file and its _allresults.json (conversations with
-# no item ids: pairing them by position is refused) and git-lfs pointers.
+# per-item file is: lm-eval's and lighteval's results_<date>.json, HELM's
+# stats.json, run_spec.json and scenario.json, OpenCompass's results/
+# without details, simple-evals' metrics file and its _allresults.json
+# (conversations with no item ids: pairing them by position is refused)
+# and git-lfs pointers.
 
 _AGGREGATES = (
+    (lambda h, d: d is not None and isinstance(d.get("results"), dict)
+     and isinstance(d.get("config_general"), dict),
+     "lighteval's results file: aggregates only; the per-item results are "
+     "the details/<model>/<date>/details_<task>_<date>.parquet files of "
+     "the same run (written with --save-details)"),
     (lambda h, d: d is not None and isinstance(d.get("results"), dict)
      and ("configs" in d or "versions" in d),
      "lm-eval's results file: aggregates only; the per-item results are the "
@@ -13155,11 +13161,24 @@ def _is_lfs_pointer(head):
 
 
 def _read_lfs_pointer(head, how):
-    """Refuse a git-lfs pointer, saying how to fetch the file."""
+    """Refuse a git-lfs pointer, saying how to fetch the file: --include
+    takes a path from the top of its git checkout, where one holds it."""
+    top = os.path.dirname(os.path.abspath(head.path))
+    while not os.path.exists(os.path.join(top, ".git")):
+        top, up = os.path.dirname(top), top
+        if top == up:                  # no checkout above: as given
+            top = None
+            break
+    where, run = head.path, "git "
+    if top:
+        where = os.path.relpath(os.path.abspath(head.path), top)
+        if not os.path.join(os.getcwd(), "").startswith(
+                os.path.join(top, "")):     # run from outside the checkout
+            run = f"git -C {shlex.quote(os.path.relpath(top))} "
     raise EvalDeltaError(
         f"{head.path}: a git-lfs pointer ({len(head.bytes)} bytes), not the "
-        f"file itself: fetch it with git lfs pull --include "
-        f"{shlex.quote(head.path)}")
+        f"file itself: fetch it with {run}lfs pull --include "
+        f"{shlex.quote(where)}")
 
 
 # lighteval writes its details (--save-details) only as Parquet:
@@ -15520,8 +15539,9 @@ def _check(options):
 def _check_path(path, options, depth):
     """Return the _Profiles of one path: a file, a folder a framework wrote
     (one run, or its tasks' newest runs; where its runs lie in several
-    folders, a system's each, each folder and file read on its own), or a
-    folder of other files and folders, read entry by entry."""
+    folders, a system's each, or the run is refused beside folders, each
+    folder and file read on its own), or a folder of other files and
+    folders, read entry by entry."""
     if path == _STDIN or not os.path.isdir(path):
         return [_profile(path, options)]
     found, layout = [], None
@@ -15539,8 +15559,12 @@ def _check_path(path, options, depth):
             return _under(path, entries, options, depth)    # runs and more
         runs, older = _newest_runs(path, found)
         if len(runs) == 1 or options.reading.task is not None:
-            return [_profile(path, options, layout.name,
-                             options.reading.task or next(iter(runs)))]
+            whole = _profile(path, options, layout.name,
+                             options.reading.task or next(iter(runs)))
+            if whole.refused and depth and any(os.path.isdir(
+                    os.path.join(path, e)) for e in entries):
+                return _under(path, entries, options, depth)  # look inside
+            return [whole]
         profiles = [_profile(run, options, layout.name, task)
                     for task, run in sorted(runs.items())]
         return [p._replace(notes=((older[task],) if task in older else ())
@@ -19348,7 +19372,7 @@ def _input_lines(p):
     if p.refused:
         return [f"{head}: read as {p.format}, refused: {p.refused}"]
     how = p.format + (f" ({p.kind})" if p.kind and p.kind != p.format
-                      else "")
+                      and (p.kind != "json" or p.format == "table") else "")
     said = [f"{head}: {how}"]
     said += [f"task {p.task}"] * bool(p.task)
     if p.runs:
@@ -21415,15 +21439,15 @@ def _undetected_words(runs):
 def _run_check(options):
     """Run check: read and profile the inputs, print what they hold and
     the commands that answer what they can; return 0, or 1 where a file
-    named on the command line (not one found in a folder) is refused."""
+    or folder named on the command line (not one found in a folder) is
+    refused."""
     checked = _check(options)
     prog = shlex.join(options.program)
     print(_render(options.format,
                   text=lambda: _format_check(checked, prog),
                   markdown=lambda: _format_check(checked, prog, True),
                   data=lambda: _check_json(checked)))
-    named = {path for path in options.runs if os.path.isfile(path)}
-    return 1 if any(p.refused and p.path in named
+    return 1 if any(p.refused and p.path in options.runs
                     for p in checked.inputs) else 0
 
 

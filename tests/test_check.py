@@ -26,7 +26,7 @@ def check(capsys, *argv):
     status = bed.main(["check", *argv, "--json"])
     out, err = capsys.readouterr()
     report = json.loads(out)
-    named = {p for p in argv if os.path.isfile(p)}   # 1: one of them refused
+    named = {p for p in argv if os.path.exists(p)}   # 1: one of them refused
     assert status == any(e["refused"] and e["path"] in named
                          for e in report["inputs"]), err
     return report
@@ -320,3 +320,29 @@ def test_check_takes_one_of_folders_holding_copies(capsys, tmp_path):
     rank = [argv for argv in report["commands"] if argv[0] == "rank"]
     assert rank and paths[1] not in rank[0] and paths[0] in rank[0]
     assert all(paths[1] not in argv for argv in report["commands"])
+
+
+def test_a_refused_run_folder_beside_folders_is_looked_into(capsys,
+                                                            tmp_path):
+    # A folder lighteval's layout names a run (a details file at its top)
+    # whose file is a git-lfs pointer: check refused the whole folder and
+    # never read the runs in its subfolders, exiting 0.  Now the pointer is
+    # refused alone and the subfolder read; a named folder refused whole
+    # exits 1, as a named file does.
+    (pointer,) = os.listdir(os.path.join(HERE, "fixtures", "lighteval"))
+    with open(os.path.join(HERE, "fixtures", "lighteval", pointer),
+              "rb") as f:
+        text = f.read()
+    (tmp_path / "logs" / "other").mkdir(parents=True)
+    (tmp_path / "logs" / pointer).write_bytes(text)
+    (tmp_path / "logs" / "other" / "run.jsonl").write_text("".join(
+        json.dumps({"id": i, "acc": i % 2}) + "\n" for i in range(5)))
+    report = check(capsys, str(tmp_path / "logs"))
+    found = {os.path.relpath(e["path"], tmp_path): e["refused"]
+             for e in report["inputs"]}
+    assert "git-lfs pointer" in found[os.path.join("logs", pointer)]
+    assert found[os.path.join("logs", "other", "run.jsonl")] is None
+    (tmp_path / "alone").mkdir()
+    (tmp_path / "alone" / pointer).write_bytes(text)
+    report = check(capsys, str(tmp_path / "alone"))
+    assert [e["refused"] is not None for e in report["inputs"]] == [True]

@@ -840,12 +840,23 @@ def test_inspect_nan_is_unscored_not_malformed(capsys):
                for line in report["reading"])
 
 
-def test_git_lfs_pointer_and_simple_evals_are_named(capsys):
+def test_git_lfs_pointer_and_simple_evals_are_named(capsys, tmp_path):
+    # A pointer is named, with the command that fetches it: --include takes
+    # the path from the top of the git checkout, run there (git -C) from
+    # outside it; with no checkout above, the path as given.
     (pointer,) = os.listdir(fixture("lighteval"))
-    path = fixture("lighteval", pointer)
-    err = fail(capsys, path, path)
+    with open(fixture("lighteval", pointer), "rb") as f:
+        text = f.read()
+    (tmp_path / "logs" / "run").mkdir(parents=True)
+    path = tmp_path / "logs" / "run" / pointer
+    path.write_bytes(text)
+    err = fail(capsys, str(path), str(path))
     assert "a git-lfs pointer" in err and "not the file itself" in err
     assert f"git lfs pull --include '{path}'" in err     # | quoted
+    (tmp_path / "logs" / ".git").mkdir()
+    err = fail(capsys, str(path), str(path))
+    assert f"git -C {os.path.relpath(tmp_path / 'logs')} lfs pull " \
+        f"--include 'run/{pointer}'" in err
     for name, said in (("mmlu_gpt-4o.json", "aggregate figures only"),
                        ("mmlu_gpt-4o_allresults.json",
                         "paired only by position, which is refused")):

@@ -209,6 +209,10 @@ def test_mt_bench_pairwise_is_fastchats_adjusted_win_rate(capsys):
      "all 16 results are API errors"),
     (("lm_eval", "rundir", "gpt-4o", "results_2024-12-23T14-29-31.806745.json"),
      "lm-eval's results file: aggregates only"),
+    (("lighteval", "open-r1_olmo", "results", "EleutherAI", "pythia-14m",
+      "results_2025-05-02T21-28-09.714048.json"),
+     "lighteval's results file: aggregates only; the per-item results are "
+     "the details/"),
 ])
 def test_real_files_refused_in_one_line(capsys, parts, said):
     path = real(*parts)
