@@ -15550,6 +15550,8 @@ def _check_path(path, options, depth):
         if found:
             break
     entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
+    if not entries:
+        return [_Profile(path, refused="an empty folder")]
     if found:
         parts = [os.path.relpath(f.path, path).split(os.sep) for f in found]
         tops = sorted({p[0] for p in parts if len(p) > 1})
@@ -15812,7 +15814,38 @@ def _check_joins(profiles):
                     + _content_words([x, y], problems))
     if len(lines) > _CHECK_MOST:
         lines[_CHECK_MOST:] = [f"and {len(lines) - _CHECK_MOST} more pairs"]
+    if not lines and len(items) > 1 and set(items[0].metrics).intersection(
+            *(p.metrics for p in items[1:])):
+        problems.append(
+            f"{_listing([p.name for p in items])} share no ids "
+            f"({_listing(sorted({p.id_field for p in items}))}): no item "
+            f"pairs with another; where they hold the same items named "
+            f"otherwise, name the field that names them alike with --id")
+    joined = [group for group in alike.values() if len(group) > 1] + [
+        [alike[a][0], alike[b][0]] for i, a in enumerate(keys)
+        for b in keys[i + 1:] if a & b]
+    problems += dict.fromkeys(x for group in joined for x in _gap_words(group))
     return lines, problems
+
+
+def _gap_words(group):
+    """Return a problem for each field that is a metric in one input of
+    *group* (which join) and scored on some items only in another: compare
+    stops at the first missing value, or leaves those items out with
+    --allow-partial."""
+    out = []
+    for p in group:
+        for f in p.fields:
+            whole = [q.name for q in group if q is not p
+                     and f.name in q.metrics and f.name in _kinds(q)
+                     and not _kinds(q)[f.name].missing]
+            if "scored on some items" in f.roles and whole:
+                out.append(f"{p.name}: {f.name} is missing on {f.missing} "
+                           f"of {_items(p.records, 'record')}, where "
+                           f"{_listing(whole)} has it on each: compare "
+                           f"stops at the first; --allow-partial leaves "
+                           f"such items out, counted")
+    return out
 
 
 def _listing(names):
@@ -16020,6 +16053,9 @@ def _group_commands(group, extra):
              if all(not f[m].missing for f in fields if m in f)]
     loose = any(f.missing and f.kind in ("0/1", "number") and f.count
                 for p in group for f in p.fields if f.name != p.id_field)
+    if not whole and shared:            # each missing on some items: those
+        whole, partial = shared, True   # left out, counted
+        common += ["--allow-partial"] * ("--allow-partial" not in common)
     if not whole:
         return []
     named = [x for m in whole for x in ("--metric", m)] if (

@@ -346,3 +346,30 @@ def test_a_refused_run_folder_beside_folders_is_looked_into(capsys,
     (tmp_path / "alone" / pointer).write_bytes(text)
     report = check(capsys, str(tmp_path / "alone"))
     assert [e["refused"] is not None for e in report["inputs"]] == [True]
+
+
+def test_check_says_what_keeps_two_runs_apart(capsys, tmp_path):
+    # Three things check passed over with "problems: none seen": two runs
+    # that share no id, a metric one run lacks on an item (compare stops
+    # there; check suggested nothing), and an empty folder (0 inputs).
+    def write(name, rows):
+        path = tmp_path / name
+        path.write_text("id,score\n" + "".join(f"{i},{x}\n" for i, x in rows))
+        return str(path)
+    a = write("a.csv", [(f"q{i}", i % 2) for i in range(12)])
+    apart = write("apart.csv", [(f"r{i}", 1) for i in range(12)])
+    gap = write("gap.csv", [(f"q{i}", "" if i == 3 else 1)
+                            for i in range(12)])
+    report = check(capsys, a, apart)
+    assert any("share no ids (id)" in x for x in report["problems"])
+    report = check(capsys, a, gap)
+    assert any(x.startswith("gap.csv: score is missing on 1 of 12 records, "
+                            "where a.csv has it on each")
+               for x in report["problems"])
+    argv = report["commands"][0]
+    assert argv[:1] == ["compare"] and "--allow-partial" in argv \
+        and argv[argv.index("--metric") + 1] == "score"
+    assert run_suggested(capsys, argv) == 0
+    (tmp_path / "empty").mkdir()
+    report = check(capsys, str(tmp_path / "empty"))
+    assert [e["refused"] for e in report["inputs"]] == ["an empty folder"]
