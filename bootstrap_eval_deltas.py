@@ -15806,8 +15806,14 @@ def _check_joins(profiles):
             shared = a & b
             if shared:
                 x, y = alike[a][0], alike[b][0]
+
+                def named(group):       # its first, and those alike
+                    return group[0].name + (
+                        f" (and {_listing([p.name for p in group[1:]])}, "
+                        f"the same ids)" if group[1:] else "")
                 lines.append(
-                    f"{x.name} and {y.name}: {_items(len(shared), 'id')} "
+                    f"{named(alike[a])} and {named(alike[b])}: "
+                    f"{_items(len(shared), 'id')} "
                     f"shared, {len(a) - len(shared)} only in the first, "
                     f"{len(b) - len(shared)} only in the second (compare "
                     f"takes them with --allow-partial)"
@@ -15967,10 +15973,14 @@ def _reading_argv(how):
 def _join_groups(profiles):
     """Return the per-item inputs in groups compare can join: the same id
     field, shared ids, the same items where their content is known, and a
-    metric in common (or, for repeated ids, samples to pool)."""
-    groups = []
+    metric in common (or, for repeated ids, samples to pool); an input
+    joins only where the ids every member has stay two or more (as many
+    as there are, if fewer) and, from the third on, at least half what
+    they were (five runs compared on the one item they share answer
+    nothing)."""
+    groups, common = [], []
     for p in profiles:
-        for group in groups:
+        for group, ids in zip(groups, common):
             first = group[0]
             shared, differ = _joinable(first, p)
             repeats = (first.records > len(first.ids), p.records > len(p.ids))
@@ -15978,11 +15988,16 @@ def _join_groups(profiles):
             if (shared and not differ and first.id_field == p.id_field
                     and len(tasks) < 2
                     and repeats[0] == repeats[1]
-                    and set(first.metrics) & set(p.metrics)):
+                    and set(first.metrics) & set(p.metrics)
+                    and len(ids & set(p.ids)) >= min(2, len(ids))
+                    and (len(group) < 2 or 2 * len(ids & set(p.ids))
+                         >= len(ids))):       # a third keeps half the items
                 group.append(p)
+                ids &= set(p.ids)
                 break
         else:
             groups.append([p])
+            common.append(set(p.ids))
     return groups
 
 

@@ -373,3 +373,23 @@ def test_check_says_what_keeps_two_runs_apart(capsys, tmp_path):
     (tmp_path / "empty").mkdir()
     report = check(capsys, str(tmp_path / "empty"))
     assert [e["refused"] for e in report["inputs"]] == ["an empty folder"]
+
+
+def test_check_joins_no_run_that_leaves_one_item(capsys, tmp_path):
+    # Five Inspect logs of a folder were suggested as one compare that
+    # shared a single item: a run joins a group only where the items every
+    # member has stay two or more, and from the third on half of them.
+    def write(name, ids, k):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps({"id": i, "acc": (i + k) % 2})
+                                + "\n" for i in ids))
+        return str(path)
+    a, b = write("a.jsonl", range(20), 0), write("b.jsonl", range(20), 1)
+    c = write("c.jsonl", [0, 100, 101], 0)
+    d = write("d.jsonl", range(8), 1)
+    report = check(capsys, a, b, c, d)
+    groups = [argv[1:argv.index("--allow-partial")] if "--allow-partial"
+              in argv else argv[1:] for argv in report["commands"]
+              if argv[0] == "compare"]
+    assert [a, b] in groups and not any(c in g for g in groups)
+    assert not any(d in g and len(g) > 2 for g in groups)
