@@ -146,6 +146,7 @@ import struct
 import sys
 import tempfile
 import time
+import unicodedata
 import zipfile
 import zlib
 from array import array
@@ -791,6 +792,20 @@ def _df_words(df):
         return "1 degree of freedom"
     return f"{df:.3g} degrees of freedom" if df != int(df) else \
         f"{int(df)} degrees of freedom"
+
+
+def _width(text):
+    """Return the columns *text* takes on a terminal: a wide character
+    (Chinese, Japanese, Korean) two, a combining mark none.
+
+    >>> _width("acc"), _width("正确率 [GEval]")
+    (3, 14)
+    """
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(c) else
+               2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in text)
 
 
 def _items(n, noun="item"):
@@ -17296,8 +17311,9 @@ def _table(rows, markdown):
                  for row in rows]
         table.insert(1, "|" + "---|" * len(rows[0]))
         return table
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+    widths = [max(map(_width, column)) for column in zip(*rows)]
+    return ["  ".join(cell + " " * (w - _width(cell))
+                      for cell, w in zip(row, widths)).rstrip()
             for row in rows]
 
 

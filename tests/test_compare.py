@@ -1771,3 +1771,12 @@ def test_a_constant_column_is_counted_as_the_set_of_its_values_says(a, b):
     got = bed._constant(bed._Columns(array("d", a), array("d", b)))
     assert got == want and (want is None or
                             math.copysign(1, got) == math.copysign(1, want))
+
+
+def test_a_table_lines_up_wide_characters():
+    # deepeval's metric '正确率 [GEval]' pushed its row's columns three to
+    # the right: a Chinese character takes two columns on a terminal.
+    lines = bed._table([["metric", "p"], ["正确率 [GEval]", "0.76"],
+                        ["acc", "0.1"]], False)
+    starts = [bed._width(line[:line.rindex(" ") + 1]) for line in lines]
+    assert starts == [16, 16, 16]
