@@ -10220,9 +10220,19 @@ def _default_metrics(baseline, candidate, exclude, skipped=None):
                 raise EvalDeltaError(
                     f"{other.where(other.first_number)}: {name} is {shown} "
                     f"here but a number at {run.where(run.first_number)}; "
-                    f"name the metrics to compare with --metric")
+                    + (_headless(other) or _headless(run)
+                       or "name the metrics to compare with --metric"))
             found.append(name)
     return found
+
+
+def _headless(source):
+    """Return words on a CSV or TSV whose header line holds a number (a
+    first record where the fields' names belong), or ""."""
+    named = [x for x in source.fields or () if _is_number(x)]
+    return (f"{source.path}'s first line ({', '.join(source.fields)}) is "
+            f"taken as the names of its fields, and {named[0]} is a "
+            f"number: add a header line naming them" if named else "")
 
 
 # When nobody names the metrics, a field's name says what it is not: an
@@ -15925,6 +15935,12 @@ def _check_problems(profiles):
                 f"records an item (samples, epochs or duplicates); compare "
                 f"pairs one record an item: pass@k (--stat) or --runs reads "
                 f"several")
+        numbered = [f.name for f in p.fields if _is_number(f.name)]
+        if p.kind in ("csv", "tsv") and numbered:
+            problems.append(f"{p.name}: its first line names the fields "
+                            f"{_some([f.name for f in p.fields], 4)}, and "
+                            f"{numbered[0]} is a number: a record where the "
+                            f"header belongs? add a header line")
         if not p.ids and p.kind != "preferences" and not board:
             problems.append(f"{p.name}: no id field (tried "
                             f"{', '.join(_ID_FIELDS)}); name one with --id")

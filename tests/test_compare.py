@@ -1780,3 +1780,21 @@ def test_a_table_lines_up_wide_characters():
                         ["acc", "0.1"]], False)
     starts = [bed._width(line[:line.rindex(" ") + 1]) for line in lines]
     assert starts == [16, 16, 16]
+
+
+def test_a_csv_without_its_header_line_is_named(capsys, tmp_path):
+    # A CSV whose first line is a record: 'score is missing here' never
+    # said why; now the error (either order) and check name the header.
+    good = tmp_path / "a.csv"
+    good.write_text("id,score\n" + "".join(f"q{i},{i % 2}\n"
+                                           for i in range(12)))
+    bare = tmp_path / "bare.csv"
+    bare.write_text("".join(f"q{i},{i % 3 % 2}\n" for i in range(12)))
+    for pair in ((good, bare), (bare, good)):
+        status, _, err = run(capsys, *map(str, pair))
+        assert status == 2 and f"{bare}'s first line (q0, 0) is taken as " \
+            f"the names of its fields, and 0 is a number" in err
+    assert bed.main(["check", str(bare), "--json"]) == 0
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    assert any("its first line names the fields q0, 0, and 0 is a number"
+               in x for x in problems)
