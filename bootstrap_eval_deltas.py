@@ -10215,13 +10215,17 @@ def _default_metrics(baseline, candidate, exclude, skipped=None):
                 continue
             theirs = _field(other.first, name)
             if not _is_metric_value(theirs, other.fields is not None):
-                shown = ("missing" if _missing_number(theirs)
+                spelt = isinstance(theirs, str) and _is_number(theirs)
+                shown = ("missing" if _missing_number(theirs) else
+                         f"{theirs!r}, a number written as text," if spelt
                          else f"{theirs!r}, not a number")
                 raise EvalDeltaError(
                     f"{other.where(other.first_number)}: {name} is {shown} "
                     f"here but a number at {run.where(run.first_number)}; "
-                    + (_headless(other) or _headless(run)
-                       or "name the metrics to compare with --metric"))
+                    + (_headless(other) or _headless(run) or (
+                        f"--metric {name} reads it as the number it spells"
+                        if spelt else
+                        "name the metrics to compare with --metric")))
             found.append(name)
     return found
 

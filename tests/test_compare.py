@@ -245,6 +245,9 @@ def test_partial_runs(capsys, tmp_path):
     (['{"id": 1, "m": 1e999}'], ":1: m: not a finite number: inf"),
     (['{"id": 1, "m": 1' + '0' * 400 + '}'], ":1: m: not a finite number"),
     (['{"item": 1, "m": 1}'], ": no id field shared"),
+    (['{"id": 1, "m": "1.0"}', '{"id": 2, "m": "0"}'], ":1: m is '1.0', a "
+     "number written as text, here but a number at {good}:1; --metric m "
+     "reads it as the number it spells"),
     (['{"id": 1, "m": 1}', '{"id": null, "m": 1}'],
      ":2: the id field 'id' is null"),
     (['{"id": 1, "m": 1}', '{"m": 1}'], ":2: no id field 'id' in this "
@@ -258,7 +261,7 @@ def test_bad_jsonl(capsys, tmp_path, lines, message):
     status, out, err = run(capsys, str(path), good, "--allow-partial")
     assert status == 2 and out == ""
     assert err.startswith(f"bootstrap-eval-deltas: error: {path}"
-                          f"{message.format(path=path)}")
+                          f"{message.format(path=path, good=good)}")
 
 
 def test_unknown_metric_lists_the_numeric_fields(capsys, tmp_path):
