@@ -15294,6 +15294,23 @@ def _plan_from_pilot(options):
     baseline = _open_source(options.runs[0], how)
     candidate = (_open_source(options.runs[1], how)
                  if len(options.runs) == 2 else None)
+    if _holds_preferences([baseline, candidate] if candidate else [baseline]):
+        raise EvalDeltaError(
+            f"{options.runs[0]}: pairwise preferences (a judge's verdicts on "
+            f"pairs): plan --from sizes an eval from two runs' per-item "
+            f"scores and does not read preferences yet; compare "
+            f"{shlex.quote(options.runs[0])} gives the win rate, its "
+            f"interval and the sign test")
+    if candidate is None and not (options.a_col or options.b_col) and all(
+            _field(baseline.first, x) is _MISSING for x in CSV_HEADER[1:3]) \
+            and not baseline.systems and not _leaderboard(baseline.path,
+                                                          baseline.first):
+        raise EvalDeltaError(
+            f"{options.runs[0]}: one run's results: plan --from sizes an eval "
+            f"from a pilot of both systems: plan --from "
+            f"{shlex.quote(options.runs[0])} OTHER (a run of the other "
+            f"system on the same items), or a file holding both with "
+            f"--a-col and --b-col")
     metrics, baseline, candidate = _chosen_metrics(options, baseline,
                                                   candidate)
     if options.repeats:

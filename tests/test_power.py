@@ -1,5 +1,6 @@
 """plan: bivariate normal cells, exact McNemar power, items needed."""
 import json
+import os
 import math
 import random
 
@@ -509,3 +510,23 @@ def test_plan_from_a_clustered_pilot_reaches_its_power():
         hits += _detected(designs.clustered(rng, items // 6, 0.5), rng)
     se = math.sqrt(0.8 * 0.2 / replays)
     assert abs(hits / replays - 0.8) < 3 * se
+
+
+def test_plan_from_one_run_or_preferences_says_what_it_needs(capsys,
+                                                             tmp_path):
+    # plan --from one run told the user to 'compare FILE OTHER', and on a
+    # preference file listed the reader's inner columns (item, share,
+    # place, games): now each says what plan --from reads.
+    one = tmp_path / "one.jsonl"
+    one.write_text("".join(json.dumps({"id": i, "acc": i % 2}) + "\n"
+                           for i in range(20)))
+    assert bed.main(["plan", "--from", str(one)]) == 2
+    err = capsys.readouterr().err
+    assert f"one run's results: plan --from sizes an eval from a pilot of " \
+           f"both systems: plan --from {one} OTHER" in err
+    battles = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "fixtures", "preferences", "battles.json")
+    assert bed.main(["plan", "--from", battles]) == 2
+    err = capsys.readouterr().err
+    assert "pairwise preferences" in err and "does not read preferences " \
+        "yet" in err and err.count("\n") == 1
