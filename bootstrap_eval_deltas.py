@@ -16832,7 +16832,7 @@ def _format_compare(run, options, markdown=False):
         lines += [""] + _subset_lines(by, subsets, run.subset_judgements,
                                       confidence, alpha, markdown,
                                       {r.metric: _units_of(r)
-                                       for r in results})
+                                       for r in results}, resamples)
     return "\n".join(lines)
 
 
@@ -17355,12 +17355,13 @@ def _table(rows, markdown):
 
 
 def _subset_lines(by, subsets, judgements, confidence, alpha, markdown,
-                  units=None):
+                  units=None, resamples=None):
     """Return the lines of the per-subset table and its flags; each
     metric's values in its overall result's _Units, where *units* has
     them."""
     adjust = judgements[0].adjust if judgements else "holm"
-    rows = _subset_rows(by, subsets, judgements, confidence, units)
+    rows = _subset_rows(by, subsets, judgements, confidence, units,
+                        resamples)
     gap = [""] * markdown                # markdown: blocks apart
     family = judgements[0].family if judgements else ""
     count = len({label for label, _ in subsets})
@@ -17380,8 +17381,10 @@ def _subset_lines(by, subsets, judgements, confidence, alpha, markdown,
             else line for line in lines]
 
 
-def _subset_rows(by, subsets, judgements, confidence, units=None):
-    """Return the rows of the per-subset table (see _subset_lines)."""
+def _subset_rows(by, subsets, judgements, confidence, units=None,
+                 resamples=None):
+    """Return the rows of the per-subset table (see _subset_lines); a p at
+    the least the resamples can give reads '<= X', as compare's table."""
     level = _decimal(_exact(confidence) * 100) + "%"
     adjust = judgements[0].adjust if judgements else "holm"
     shown = adjust != "none"
@@ -17396,9 +17399,11 @@ def _subset_rows(by, subsets, judgements, confidence, units=None):
                 [r.a, r.b])
     for (label, r), j in zip(subsets, judgements):
         u = units[r.metric]
+        bound = "<= " * _at_limit(r, resamples)
         rows.append([r.metric, label, str(r.n_items), u.mean(r.a),
                      u.mean(r.b), u.gap(r.gap), u.span(r.ci_paired),
-                     _p_text(r.p)] + [_p_text(_adjusted_p(j))] * shown
+                     bound + _p_text(r.p)]
+                    + [bound + _p_text(_adjusted_p(j))] * shown
                     + [_verdict_words(j)])
     return rows
 
@@ -18059,10 +18064,11 @@ def _compare_page(runs, options, best=None, noise=()):
             units = {r.metric: _units_of(r) for r in results}
             rows = _subset_rows(options.by, run.subsets,
                                 run.subset_judgements, options.confidence,
-                                units)
+                                units, options.resamples)
             lines = _subset_lines(options.by, run.subsets,
                                   run.subset_judgements, options.confidence,
-                                  options.alpha, False, units)
+                                  options.alpha, False, units,
+                                  options.resamples)
             page["tables"].append((who + lines[0], rows))
             notes += lines[len(rows) + 1:]
         if run.preferences is not None:

@@ -1801,3 +1801,22 @@ def test_a_csv_without_its_header_line_is_named(capsys, tmp_path):
     problems = json.loads(capsys.readouterr().out)["problems"]
     assert any("its first line names the fields q0, 0, and 0 is a number"
                in x for x in problems)
+
+
+def test_a_subsets_p_at_the_resampling_floor_reads_as_a_bound(capsys,
+                                                               tmp_path):
+    # compare --by printed 0.0004998 (1 / 2001: no resample as extreme)
+    # beside saddlepoint p's of 1e-30, as if measured; the main table
+    # already wrote '<= 0.0004998'.  Now the subset table does too, its
+    # Holm-adjusted p included.
+    rng = random.Random(1)
+    rows = ([], [])
+    for i in range(60):
+        for k, r in enumerate(rows):
+            r.append({"id": i, "t": "x" if i < 30 else "y",
+                      "s": round(rng.random() + (k if i < 30 else 0), 3)})
+    a, b = (jsonl(tmp_path, f"{n}.jsonl", r) for n, r in zip("ab", rows))
+    status, out, _ = run(capsys, a, b, "--by", "t", "--resamples", "500")
+    row = next(line for line in out.splitlines() if line.startswith("s  "
+                                                                     "     x"))
+    assert "<= 0.001996  <= 0.003992  better" in row
