@@ -15667,6 +15667,9 @@ def _profile(path, options, format=None, task="", batches=None):
                         if line.startswith(f"{path}: ") else line)
 
 
+_VERDICT_SHOWN = ("item", "question", "a", "b", "share")  # of a _Verdict
+
+
 def _profile_source(path, source, format, task, options):
     """Return the _Profile of an opened _Source: its records read once."""
     table = source.fields is not None
@@ -15685,7 +15688,10 @@ def _profile_source(path, source, format, task, options):
     for numbers, batch in source.batches:
         records += len(batch)
         if not table and batch and not isinstance(batch[0], dict):
-            batch = [r._asdict() for r in batch]       # _Verdicts
+            batch = [dict(dict(item=r.item, question=r.question, a=r.a,
+                               b=r.b, share=r.share), **{
+                k: v for k, v in r.fields if k not in _VERDICT_SHOWN})
+                for r in batch]     # _Verdicts, their labels (dataset) too
         if table:
             names = source.fields
         else:

@@ -393,3 +393,14 @@ def test_check_joins_no_run_that_leaves_one_item(capsys, tmp_path):
               if argv[0] == "compare"]
     assert [a, b] in groups and not any(c in g for g in groups)
     assert not any(d in g and len(g) > 2 for g in groups)
+
+
+def test_check_shows_a_preference_files_verdicts_not_the_readers_insides(
+        capsys):
+    # check listed place, games and fields: the reader's own bookkeeping.
+    # Now a verdict's item, question, systems and share, then its labels.
+    report = check(capsys, at("tests", "fixtures", "preferences",
+                              "battles.json"))
+    names = [f["name"] for f in report["inputs"][0]["fields"]]
+    assert names[:5] == ["item", "question", "a", "b", "share"]
+    assert not {"place", "games", "fields"} & set(names)
