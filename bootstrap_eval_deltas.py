@@ -16238,13 +16238,22 @@ def _samples_commands(group, shared, common):
 
 def _systems_commands(p, extra):
     """Return the commands of a file holding several systems' columns
-    (promptfoo's providers): compare two that share rows, rank them all
-    where some rows have every one."""
+    (promptfoo's providers): compare two that differ in one part of
+    'model | prompt' (a model, or a prompt, changed alone), of those the
+    two sharing the most rows, and rank them all where some rows have
+    every one."""
     partial = ["--allow-partial"] * any(
         not all(present) for present in p.presence)
-    pairs = [(i, j) for i in range(len(p.systems))
-             for j in range(i + 1, len(p.systems))
-             if any(present[i] and present[j] for present in p.presence)]
+    def shared(i, j):
+        return sum(n for present, n in p.presence.items()
+                   if present[i] and present[j])
+
+    def apart(i, j):                # parts of 'model | prompt' that differ
+        x, y = (p.systems[k].split(" | ") for k in (i, j))
+        return sum(map(operator.ne, x, y)) if len(x) == len(y) else 9
+    pairs = sorted(((i, j) for i in range(len(p.systems))
+                    for j in range(i + 1, len(p.systems)) if shared(i, j)),
+                   key=lambda ij: (apart(*ij) != 1, -shared(*ij)))
     out = []
     if len(p.systems) > 2 and any(map(all, p.presence)):
         out.append((["rank", p.path] + partial + extra,

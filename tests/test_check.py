@@ -404,3 +404,20 @@ def test_check_shows_a_preference_files_verdicts_not_the_readers_insides(
     names = [f["name"] for f in report["inputs"][0]["fields"]]
     assert names[:5] == ["item", "question", "a", "b", "share"]
     assert not {"place", "games", "fields"} & set(names)
+
+
+def test_check_compares_the_two_promptfoo_providers_apart_in_one_way():
+    # promptfoo's nicheIQ log: 'model | prompt' columns; check offered the
+    # first two, a different model with a different prompt.  Now a pair
+    # changing one part alone, of those the one sharing the most rows.
+    systems = ("gpt-4o | rubric v2", "mini | rubric v1", "gpt-4o | rubric v1",
+               "mini | rubric v2")
+    p = bed._Profile("r.json", systems=systems, presence={
+        (True, True, True, True): 4, (True, True, False, False): 2})
+    argv = bed._systems_commands(p, [])[-1][0]
+    a, b = argv[argv.index("--a-col") + 1], argv[argv.index("--b-col") + 1]
+    assert (a, b) == ("gpt-4o | rubric v2", "gpt-4o | rubric v1")
+    p = p._replace(presence={(True, False, False, True): 5,
+                             (True, True, True, True): 1})
+    argv = bed._systems_commands(p, [])[-1][0]
+    assert argv[argv.index("--b-col") + 1] == "mini | rubric v2"
