@@ -8405,12 +8405,16 @@ def _pilot_plan(r, *, gap=None, alpha=0.05, power=_POWER):
 
     >>> _pilot_plan(_Spread("acc", "binary", 500, Fraction(18, 500), 0.0,
     ...                   McNemar(67, 85, None), None)).split("; ")[-1]
-    '1890 items detect +0.036 with 80% power (McNemar exact, alpha 0.05)'
+    '1890 items detect +3.6 pts with 80% power (McNemar exact, alpha 0.05)'
     """
     target = r.gap if gap is None else gap
+
+    def shown(g):                # a 0/1 metric's in points, as compare's
+        return (f"{float(g) * 100:+.1f} pts" if r.kind == "binary"
+                else f"{float(g):+.4g}")
     words = (f"{r.metric} ({_items(r.n_items, 'pilot item')}"
              + (f" in {r.clusters} clusters" if r.clusters is not None
-                else "") + f", observed gap {float(r.gap):+.4g}): ")
+                else "") + f", observed gap {shown(r.gap)}): ")
     found = _detection(r, gap=gap, alpha=alpha, power=power)
     if r.mcnemar is not None:
         m = r.mcnemar
@@ -8421,7 +8425,7 @@ def _pilot_plan(r, *, gap=None, alpha=0.05, power=_POWER):
         return words + (found.why or "no gap to plan for")
     about = "" if found.method == "McNemar exact" else "about "
     return words + (f"{about}{found.items_needed} items detect "
-                    f"{float(target):+.4g} with {power:.0%} power "
+                    f"{shown(target)} with {power:.0%} power "
                     f"({found.method}, alpha {alpha:g})")
 
 

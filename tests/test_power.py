@@ -145,8 +145,8 @@ def test_plan_from_pilot_csv(capsys):
     needed = bed._items_for_power(design)
     assert status == 0
     assert out.strip() == (
-        f"correct (500 pilot items, observed gap +0.036): discordance "
-        f"0.3040; {needed} items detect +0.036 with 80% power (McNemar "
+        f"correct (500 pilot items, observed gap +3.6 pts): discordance "
+        f"0.3040; {needed} items detect +3.6 pts with 80% power (McNemar "
         f"exact, alpha 0.05)")
 
 

@@ -88,7 +88,7 @@ def test_compare_and_plan_from_size_a_binary_metric_alike(capsys):
     status, out, _ = run(capsys, SHIPPED_CSV)
     assert "detecting +3.6 pts would take about 1890 items" in out
     assert bed.main(["plan", "--from", SHIPPED_CSV]) == 0
-    assert "1890 items detect +0.036" in capsys.readouterr().out
+    assert "1890 items detect +3.6 pts" in capsys.readouterr().out
 
 
 def test_plan_from_identical_runs_says_why(capsys, tmp_path):
