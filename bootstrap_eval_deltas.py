@@ -17808,8 +17808,8 @@ def _rank_parts(ranked, options):
     law = "normal law" if r.method == "saddlepoint" else "bootstrap"
     kept, widened = _exact_words(r, order)
     words = (f"top group, not detectably worse than the best at alpha "
-             f"{alpha:g} (joint {law} of the largest difference, "
-             f"{most} at most{kept}): {', '.join(top)}")
+             f"{alpha:g} (each within {most} of it, the joint {law}'s "
+             f"bound on the largest difference{kept}): {', '.join(top)}")
     if len(top) == 1:
         words += "; it stands alone"
     caution = []
