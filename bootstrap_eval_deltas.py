@@ -16773,23 +16773,30 @@ def _detection_words(r, found, gap, u):
     return words + "."
 
 
-def _rows(results, judgements, confidence, resamples=None):
-    """Return the table rows of compare's report, a row per metric."""
+def _rows(results, judgements, confidence, resamples=None, sequential=()):
+    """Return the table rows of compare's report, a row per metric; with
+    --sequential's (_Sequential per metric) the verdict is the one look's
+    at the end, and a last column the anytime-valid one, which --fail-on
+    follows (the interval and p are the one look's)."""
     level = _decimal(_exact(confidence) * 100) + "%"
     adjust = judgements[0].adjust if judgements else "holm"
     adjusted = (any(j.family_size > 1 for j in judgements)
                 and adjust != "none")
     rows = [["metric", "type", "baseline", "candidate", "difference",
              f"{level} CI (paired)", "p"]
-            + [f"p ({_ADJUST_LABELS[adjust]})"] * adjusted + ["verdict"]]
-    for r, j in zip(results, judgements):
+            + [f"p ({_ADJUST_LABELS[adjust]})"] * adjusted
+            + (["verdict (one look)", "anytime-valid"] if sequential
+               else ["verdict"])]
+    for k, (r, j) in enumerate(zip(results, judgements)):
         u = _units_of(r)
         rows.append([
             r.metric + ("" if r.direction == "higher" else " (lower better)"),
             r.kind, f"{u.mean(r.a)} {u.span(r.ci_a, False)}",
             f"{u.mean(r.b)} {u.span(r.ci_b, False)}", u.gap(r.gap),
             u.span(r.ci_paired), _p_cell(r, resamples)]
-            + [_p_text(_adjusted_p(j))] * adjusted + [_verdict_words(j)])
+            + [_p_text(_adjusted_p(j))] * adjusted + [_verdict_words(j)]
+            + [(sequential[k].direction or "no detectable difference")
+               if k < len(sequential) else ""] * bool(sequential))
     return rows
 
 
@@ -16829,8 +16836,8 @@ def _format_compare(run, options, markdown=False):
         lines += [""] * bool(read)
     else:
         lines = [head] + read
-    lines += _table(_rows(results, judgements, confidence, resamples),
-                    markdown)
+    lines += _table(_rows(results, judgements, confidence, resamples,
+                          run.sequential), markdown)
     if any(j.family_size > 1 for j in judgements):
         lines += [""] * markdown + [mark(_adjust_note(
             judgements[0].adjust, judgements[0].family))]
@@ -18078,7 +18085,7 @@ def _compare_page(runs, options, best=None, noise=()):
             who + (f"p (Holm): each p adjusted across {judgements[0].family}"
                    f", the verdicts decided on it" if adjusted else ""),
             _rows(results, judgements, options.confidence,
-                  options.resamples)))
+                  options.resamples, run.sequential)))
         if options.by is not None:
             units = {r.metric: _units_of(r) for r in results}
             rows = _subset_rows(options.by, run.subsets,
@@ -21546,7 +21553,9 @@ def _run_compare(options):
                    options.fail_on)]
     for metric, why in tripped:
         print(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: {metric} "
-              f"{why}", file=sys.stderr)
+              f"{why}" + ("; the anytime-valid verdict, as --sequential "
+                          "asks" if options.sequential else ""),
+              file=sys.stderr)
     if options.fail_on and not tripped:      # a gate that passed says so
         print(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: holds "
               f"for no metric; exit 0" + _undetected_words(runs),

@@ -425,3 +425,24 @@ def test_sequential_over_clusters_reports_clusters(capsys, tmp_path):
     assert bed.main(["compare", *paths, "--sequential", "--cluster", "c",
                      "--order", "id"]) == 2
     assert "--order with --cluster" in capsys.readouterr().err
+
+
+def test_the_table_shows_the_verdict_the_gate_follows(capsys, tmp_path):
+    # --sequential: the table said 'better' (the one look's McNemar test,
+    # p = 0.03) while --fail-on not-better exited 1 on the anytime-valid
+    # verdict, unseen.  The table now labels the one look's verdict and
+    # shows the anytime-valid one beside it; the gate says which it used.
+    pairs = [(1, 0)] * 20 + [(0, 1)] * 37 + [(1, 1)] * 100 + [(0, 0)] * 43
+    random.Random(1).shuffle(pairs)         # McNemar p = 0.033, anytime 0.23
+    paths = two_runs(tmp_path, *([{"id": i, "acc": pair[k]}
+                                  for i, pair in enumerate(pairs)]
+                                 for k in (0, 1)))
+    status = bed.main(["compare", *paths, "--sequential", "--fail-on",
+                       "not-better", "--resamples", "200"])
+    out, err = capsys.readouterr()
+    head, row = out.splitlines()[1:3]
+    assert head.endswith("verdict (one look)  anytime-valid")
+    one, anytime = (bed.re.split(r"\s{2,}", row)[-2:])
+    assert (one, anytime) == ("better", "no detectable difference")
+    assert status == 1
+    assert "the anytime-valid verdict, as --sequential asks" in err
