@@ -2522,7 +2522,7 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 # _clustered_se, _compare_binary, _compare_binary_by_counts,
 # _compare_macro, _compare_metric, _compare_subsets, _compare_tally,
 # _Density, _merged_tally, _METHODS, _prompt_effect, _run_noise,
-# _run_noise_needed, _runs_with_items, _tally_by, _tally_spread,
+# _run_noise_needed, _RUNS_T, _runs_with_items, _tally_by, _tally_spread,
 # _with_run_noise.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
@@ -3808,16 +3808,19 @@ def _with_run_noise(result, q):
     """Return compare --runs's _MetricResult: _crossed_interval's t and
     its test, centred on the result's gap, so that interval and p agree;
     the item interval and test of the run-averaged scores where every
-    run of each system agrees with the others (no rerun noise)."""
+    run of each system agrees with the others (no rerun noise).  The
+    unpaired interval, items only, is dropped: beside the runs' it
+    excluded zero where the paired one took it in."""
     c = q.averaged
     if not c.run_part:
         return result
     gap = float(result.gap)
     half = (c.ci.hi - c.ci.lo) / 2
     return result._replace(
-        ci_paired=Interval(gap - half, gap + half),
+        ci_unpaired=None, ci_paired=Interval(gap - half, gap + half),
         p=min(1.0, 2 * _student_t_tail(abs(gap) / c.se, c.df)),
-        test="t on items and runs", paired_method=_RUNS_T, df=c.df)
+        test="t on items and runs", paired_method=_RUNS_T, df=c.df,
+        se=c.se)
 
 
 _RUNS_T = "t on item and run variance"
@@ -8253,6 +8256,12 @@ def _detection(r, *, gap=None, alpha=0.05, power=_POWER):
                          method, power=power)
     if r.clusters is not None:         # the cluster t test, not the normal
         return _clustered_detection(r, target, alpha, power)
+    if getattr(r, "paired_method", None) == _RUNS_T:   # compare --runs
+        return _Detection(
+            _t_factor(r.df, r.df, alpha, power) * r.se, None,
+            "more items leave the run-to-run part as it is: the runs "
+            "lines below say how many runs would", f"t on item and run "
+            f"variance, {_df_words(r.df)}", power=power)
     mde = _detectable_difference(r.se, alpha=alpha, power=power)
     needed = None
     if target:
@@ -18291,8 +18300,11 @@ def _averaged_lines(q, u, level, verbose):
     with --verbose, the runs' shifts and the items-only standard error."""
     c = q.averaged
     share = ("under 1%" if c.run_part < 0.005 else f"{c.run_part:.0%}")
+    alone = (", the items' own part estimated at 0: the per-item gaps "
+             "vary no more than items flipping from run to run make them"
+             if c.run_part >= 1 else "")
     lines = [f"  the {level} CI above: run-to-run noise is {share} of its "
-             f"variance (t on {_df_words(c.df)})." if c.run_part else
+             f"variance (t on {_df_words(c.df)}){alone}." if c.run_part else
              f"  the {level} CI above: items only; the runs' means agree."]
     if verbose:
         sa, sb = (u.gap(_exact(x), sign=False) for x in c.shift_sd)
@@ -18300,8 +18312,8 @@ def _averaged_lines(q, u, level, verbose):
         lines.append(f"  of the run noise, a shift of the whole run: SD {sa} "
                      f"for the baseline and {sb} for the candidate (the rest "
                      f"is items flipping on their own); standard error "
-                     f"{u.gap(_exact(c.se), sign=False)}, items alone "
-                     f"{items}.")
+                     f"{u.gap(_exact(c.se), sign=False)}; the run-averaged "
+                     f"scores taken as fixed, items only, {items}.")
     return lines
 
 

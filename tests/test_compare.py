@@ -2,6 +2,7 @@
 import collections
 import gzip
 import json
+import re
 import pickle
 import math
 import os
@@ -1442,7 +1443,17 @@ def test_averaged_0_1_runs_print_as_percentages(capsys, tmp_path):
     assert "by t on item and run variance" in out
     assert "a shift of the whole run" not in out
     status, out, _ = run(capsys, *groups, "--runs", "--verbose")
-    assert "a shift of the whole run: SD " in out and "items alone" in out
+    assert "a shift of the whole run: SD " in out and "items only, " in out
+    # What it detects is sized on the same interval: t on items and runs,
+    # not the items alone (it said 5.9 pts beside an interval of +-15.7),
+    # and more items are not offered where runs are the noise.  The items'
+    # unpaired interval (it excluded zero beside the runs') is not shown.
+    assert "Unpaired CI" not in out
+    mde = re.search(r"detects a difference of about ([\d.]+) pts", out)
+    lo, hi = map(float, re.search(r"95% CI \[([-+\d.]+), ([-+\d.]+)\] pts "
+                                  r"by t on item", out).groups())
+    assert float(mde.group(1)) > (hi - lo) / 2
+    assert "more items leave the run-to-run part as it is" in out
     status, out, _ = run(capsys, *groups, "--runs", "--json")
     report = json.loads(out)
     assert 0 < report["metrics"][0]["observed"]["a"] < 1
