@@ -9311,7 +9311,7 @@ def _grouping(options):
 
 
 def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
-               by=None, different_items=False):
+               by=None, different_items=False, verb="ranks"):
     """Return (Counter of S-tuples, dropped) of one metric of S runs
     joined on their ids (by default the first of _ID_FIELDS they all
     have): one value per run for each item in every run.  Ids in some
@@ -9325,7 +9325,7 @@ def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
     placed in the first run's order through its _Positions; only runs
     whose ids differ take a dict and a set each.  Ids that hold other
     items in another run are an error unless different_items (see
-    _same_items).
+    _same_items).  *verb* says what --allow-partial does in the error.
     """
     key = id_field or _shared_id_field(sources[0].run(), sources[1].run())
     sources, kept = _identities(sources, key)
@@ -9358,7 +9358,7 @@ def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
     del runs, order, places
     labels = marks and {item: marks[at] for item, at in tables[0][0].items()}
     order, dropped = _shared_ids([(s.path, ids) for s, (ids, _) in zip(
-        sources, tables)], key, allow_partial, "ranks")
+        sources, tables)], key, allow_partial, verb)
     dropped.said += said
     rows = (tuple(values[ids[item]] for ids, values in tables)
             for item in order)
@@ -14027,15 +14027,20 @@ def _grouped_runs(options, rng):
     if not found:
         raise EvalDeltaError(f"{options.runs[0]}: no metric the runs share; "
                              f"name it with --metric")
-    said, results, noise = [], [], []
+    said, results, noise, partial = [], [], [], False
     for k, name in enumerate(found):
         metric = _Metric(name, name, name)
         metric = metric._replace(direction=_direction(options, name, said))
         if k:                       # a source is read once: open it again
             sources = [s for path in options.runs[:2]
                        for s in _run_group(path, options)]
-        tally, _ = _read_joint(sources, metric, id_field=options.id_col,
-                               different_items=options.different_items)
+        tally, dropped = _read_joint(
+            sources, metric, id_field=options.id_col,
+            allow_partial=options.allow_partial,
+            different_items=options.different_items, verb="compares")
+        if dropped and not k:
+            said += dropped.notes()
+        partial = partial or bool(dropped)
         averaged = collections.Counter()
         for values, count in tally.items():
             averaged[_mean_of(values[:ra]), _mean_of(values[ra:])] += count
@@ -14054,8 +14059,8 @@ def _grouped_runs(options, rng):
                f"systems on the same items; each item's score is its mean "
                f"over the prompts" if prompts else
                f"runs: {ra} of the baseline, {rb} of the candidate, on the "
-               f"same items; each item's score is its mean over a system's "
-               f"runs"] + said
+               f"{'items every run has' if partial else 'same items'}; each "
+               f"item's score is its mean over a system's runs"] + said
     names = tuple(map(_group_name, options.runs[:2]))
     return _Compared(names, results, [], 0, reading, {}), noise
 

@@ -1831,3 +1831,26 @@ def test_a_subsets_p_at_the_resampling_floor_reads_as_a_bound(capsys,
     row = next(line for line in out.splitlines() if line.startswith("s  "
                                                                      "     x"))
     assert "<= 0.001996  <= 0.003992  better" in row
+
+
+def test_runs_with_allow_partial_keep_the_ids_every_run_has(capsys,
+                                                             tmp_path):
+    # compare --runs refused a run lacking 10 ids and told the user that
+    # "--allow-partial ranks the ids every run has", then ignored the flag.
+    rng = random.Random(3)
+    for system, rate in (("A", 0.7), ("B", 0.75)):
+        (tmp_path / system).mkdir()
+        for k in range(3):
+            n = 40 if (system, k) == ("B", 2) else 50
+            (tmp_path / system / f"run{k}.jsonl").write_text("".join(
+                json.dumps({"id": i, "acc": int(rng.random() < rate)}) + "\n"
+                for i in range(n)))
+    groups = [str(tmp_path / s) for s in "AB"]
+    status, _, err = run(capsys, "--runs", *groups)
+    assert status == 2 and "--allow-partial compares the ids every run " \
+        "has" in err
+    status, out, err = run(capsys, "--runs", *groups, "--allow-partial")
+    assert status == 0, err
+    assert out.startswith("baseline: A   candidate: B   40 items")
+    assert "on the items every run has" in out and "lacks 10 ids another " \
+        "run has, left out (--allow-partial)" in out
