@@ -20904,30 +20904,31 @@ def _check_writable(path):
         raise EvalDeltaError(f"{path}: cannot write in {parent}")
 
 
+def _check_output(flag, path):
+    """Refuse a file an option writes that is in a folder that does not
+    exist (a typo is not made a folder) or cannot be written."""
+    parent = os.path.dirname(path)
+    if parent and not os.path.isdir(parent):
+        raise EvalDeltaError(f"{flag} {path}: no folder {parent}; make it "
+                             f"first")
+    _check_writable(path)
+
+
 def _check_plot(path):
-    """Refuse a --plot file that is not .svg, is in a folder that does not
-    exist, or cannot be written."""
+    """Refuse a --plot file that is not .svg, or _check_output's."""
     if not path.lower().endswith(".svg"):
         raise EvalDeltaError(f"--plot draws SVG: give a file name ending in "
                              f".svg, not {path}")
-    parent = os.path.dirname(path)
-    if parent and not os.path.isdir(parent):
-        raise EvalDeltaError(f"--plot {path}: no folder {parent}; make it "
-                             f"first")
-    _check_writable(path)
+    _check_output("--plot", path)
 
 
 def _check_page(path):
-    """Refuse an --html file that is not .html or .htm, is in a folder
-    that does not exist, or cannot be written."""
+    """Refuse an --html file that is not .html or .htm, or
+    _check_output's."""
     if not path.lower().endswith((".html", ".htm")):
         raise EvalDeltaError(f"--html writes a page: give a file name "
                              f"ending in .html, not {path}")
-    parent = os.path.dirname(path)
-    if parent and not os.path.isdir(parent):
-        raise EvalDeltaError(f"--html {path}: no folder {parent}; make it "
-                             f"first")
-    _check_writable(path)
+    _check_output("--html", path)
 
 
 def _emit(options, **forms):
@@ -21811,6 +21812,8 @@ def _run_pilot(options):
                                                  options, True))
         return 0
     if options.budget:
+        if options.label_next:
+            _check_output("--label-next", options.label_next)
         budget = _budget_from_pilot(options)
         if options.label_next:
             _write_plot(options.label_next, _label_next_csv(budget))

@@ -336,6 +336,11 @@ def test_plan_budget_says_where_the_labels_go(capsys, tmp_path):
     plain = json.loads(capsys.readouterr().out)
     assert plain["allocation"] == "uniform" and plain["strata"]["field"] \
         is None and len(plain["label_next"]) == 50
+    # A folder that is not there is an error, not made (as --html's)
+    nowhere = tmp_path / "no" / "such" / "next.csv"
+    assert bed.main(argv + ["--label-next", str(nowhere)]) == 2
+    assert "no folder" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
 
 
 @pytest.mark.parametrize("extra, said", [
