@@ -14168,7 +14168,9 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
                                           options)
         results.append(result)
         checks.append(check)
-    reading = list(reading) + (missing.notes() if isinstance(
+    reading = list(reading) + [x for table in labels
+                               for x in table.blank()] + (
+        missing.notes() if isinstance(
         missing, _Dropped) else []) + _judge_map_words(options)
     if options.by and not options.macro:
         reading += _label_rates_differ(groups, tallies[len(metrics)],
@@ -14512,6 +14514,14 @@ class _Labels:
     def __init__(self, path, values, places):
         self.path, self.values, self.places = path, values, places
         self.used = set()
+
+    def blank(self):
+        """Return the read: line of the items listed with a blank score
+        (taken as not labelled), or []."""
+        blank = [item for item, x in self.values.items() if x != x]
+        return [f"{self.places[blank[0]]}: {_items(len(blank))} listed with "
+                f"no score (first: {blank[0]!r}), taken as not labelled"
+                ] if blank else []
 
     def check(self):
         """Refuse labels of items that no run holds."""

@@ -310,6 +310,18 @@ def test_a_file_of_labels_is_the_field(capsys, tmp_path):
     one, two = (json.loads(x[1])["metrics"][0]["judge_corrected"]
                 for x in (field, filed))
     assert one == two
+    # A row with its score left blank (a sheet half filled) is not a
+    # label, and the report says so rather than dropping it unseen.
+    labels = tmp_path / "base-labels.csv"
+    first = next(r for r in rows[0] if "human" not in r)["id"]
+    labels.write_text(labels.read_text() + f"{first},\n")
+    status, out, err = run(capsys, files[0][0], files[1][0], "--metric",
+                           "score", "--human", files[0][1], "--human",
+                           files[1][1], "--human-field", "label",
+                           "--resamples", "100")
+    assert status == 0, err
+    assert f"1 item listed with no score (first: '{first}'), taken as not " \
+        "labelled" in out
 
 
 def test_the_library_corrects_as_the_command_line(capsys, tmp_path):
