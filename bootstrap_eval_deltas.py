@@ -13584,6 +13584,13 @@ def _compare_run(options, path, rng):
                                specs)._replace(names=columns)
         human = options.human
         at = options.runs.index(path, 1) if len(human) > 1 else 0
+        if os.path.isfile(human[0]) and os.path.isfile(human[at]) and \
+                os.path.samefile(human[0], human[at]):
+            raise EvalDeltaError(
+                f"--human {human[0]}: one file of labels for both runs would "
+                f"score the two systems' answers alike (no gap on any "
+                f"labelled item); give each run's: --human A_LABELS --human "
+                f"B_LABELS")
         return _judged_run(options, [baseline, candidate], metrics,
                            reading + said, rng, [human[0], human[at]])
     left = [[0, []], [0, []]]

@@ -400,8 +400,16 @@ def test_a_label_for_an_item_no_run_has_is_named(capsys, tmp_path):
     b = jsonl(tmp_path, "b.jsonl", [{"id": i, "s": 1} for i in range(4)])
     labels = tmp_path / "labels.csv"
     labels.write_text("id,human\n0,1\n1,0\n2,1\n9,1\n")
+    (tmp_path / "b-labels.csv").write_text("id,human\n0,1\n")
     status, _, err = run(capsys, a, b, "--metric", "s", "--human",
-                         str(labels))
+                         str(labels), "--human", str(tmp_path / "b-labels.csv"))
+    for given in ([str(labels)], [str(labels)] * 2):   # one for both runs
+        status, _, err = run(capsys, a, b, "--metric", "s", *[
+            x for path in given for x in ("--human", path)])
+        assert status == 2 and "one file of labels for both runs would " \
+            "score the two systems' answers alike" in err
+    status, _, err = run(capsys, a, b, "--metric", "s", "--human",
+                         str(labels), "--human", str(tmp_path / "b-labels.csv"))
     assert status == 2 and "labels.csv:5: a human label for item '9', " \
                            "which the runs do not hold" in err
 
