@@ -3693,10 +3693,17 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
     naive_half = _student_t_upper(alpha / 2, n - 1) * math.sqrt(d_var / n)
     tables = [(*_crossed_table(tally, 0, ra), ra),
               (*_crossed_table(tally, ra, rb), rb)]
+    if all(x in (0, 1) for values in tally for x in values):
+        cis = [Interval(lo, min(hi, max(0.5, math.sqrt(var))))  # a share's
+               for (lo, hi), var in zip(cis, v)]
+        edge = 1.0                      # run mean moves by SD 1/2 at most,
+    else:                               # and a gap of shares lies in +-1
+        edge = math.inf
     noise = _RunNoise(metric.name, n, (ra, rb), tuple(map(math.sqrt, v)),
                       tuple(cis), math.sqrt(item_var), item_ci, gap,
-                      Interval(gap - half, gap + half), df,
-                      Interval(d_mean - naive_half, d_mean + naive_half),
+                      Interval(max(-edge, gap - half), min(edge, gap + half)),
+                      df, Interval(max(-edge, d_mean - naive_half),
+                                   min(edge, d_mean + naive_half)),
                       None, _crossed_interval(gap, item_var, n, tables,
                                               options.confidence))
     return noise._replace(runs_needed=_run_noise_needed(noise, gap, options))
@@ -3816,8 +3823,10 @@ def _with_run_noise(result, q):
         return result
     gap = float(result.gap)
     half = (c.ci.hi - c.ci.lo) / 2
-    return result._replace(
-        ci_unpaired=None, ci_paired=Interval(gap - half, gap + half),
+    edge = 1.0 if result.kind == "binary" or result.share else math.inf
+    return result._replace(          # a share's gap lies within +-1
+        ci_unpaired=None, ci_paired=Interval(max(-edge, gap - half),
+                                             min(edge, gap + half)),
         p=min(1.0, 2 * _student_t_tail(abs(gap) / c.se, c.df)),
         test="t on items and runs", paired_method=_RUNS_T, df=c.df,
         se=c.se)

@@ -1854,3 +1854,26 @@ def test_runs_with_allow_partial_keep_the_ids_every_run_has(capsys,
     assert out.startswith("baseline: A   candidate: B   40 items")
     assert "on the items every run has" in out and "lacks 10 ids another " \
         "run has, left out (--allow-partial)" in out
+
+
+def test_runs_of_a_0_1_metric_stay_within_its_range(capsys, tmp_path):
+    # Two runs of each on 4 items (an Inspect log of two epochs, compared
+    # with itself): the gap's interval read [-152.1, +152.1] pts, a run
+    # mean's SD up to 1128 pts and one new run's gap +-263 pts.  A share's
+    # gap lies within +-100 pts and its run mean's SD within 50.
+    rows = ([1, 1, 1, 0], [0, 0, 0, 1])
+    for system in "AB":
+        (tmp_path / system).mkdir()
+        for k, column in enumerate(rows):
+            (tmp_path / system / f"run{k}.jsonl").write_text("".join(
+                json.dumps({"id": i, "acc": x}) + "\n"
+                for i, x in enumerate(column)))
+    status, out, err = run(capsys, "--runs", *(str(tmp_path / s)
+                                                for s in "AB"), "--json")
+    assert status == 0, err
+    report = json.loads(out)
+    lo, hi = report["metrics"][0]["ci"]["paired_gap"]
+    assert -1 <= lo <= hi <= 1
+    q = report["runs"][0]
+    assert all(ci[1] <= 0.5 for ci in q["run_sd_ci"]), q
+    assert -1 <= q["one_run_interval"][0] <= q["one_run_interval"][1] <= 1
