@@ -19792,6 +19792,9 @@ def _plain(values, name):
     >>> _plain([True, 0, 0.5], "a")
     [1, 0, 0.5]
     """
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise EvalDeltaError(f"{name}: a sequence of scores, not "
+                             f"{type(values).__name__} {values!r:.40}")
     out = []
     for i, value in enumerate(values):
         if isinstance(value, (bool, int, Fraction)):
@@ -19808,6 +19811,15 @@ def _plain(values, name):
             raise EvalDeltaError(f"{name}[{i}]: not a number: "
                                  f"{value!r}") from None
     return out
+
+
+def _library_choice(keyword, value, allowed):
+    """Return *value* if it is one of *allowed*, else EvalDeltaError: a
+    direction of "up" read as "lower" turned a gain into a loss."""
+    if value not in allowed:
+        raise EvalDeltaError(f"{keyword}={value!r}: give one of "
+                             f"{', '.join(map(repr, allowed))}")
+    return value
 
 
 def _library_spec(value, parse, keyword):
@@ -19868,7 +19880,9 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
         family=_library_spec(family if not isinstance(family, dict) else [
             f"{k}={v}" for k, v in family.items()], _families_of, "family"),
         strata=None if strata is None else "strata")
-    m = _Metric(metric, kind=kind, direction=direction)
+    m = _Metric(metric, kind=_library_choice(
+        "kind", kind, (None, "binary", "continuous")), direction=_library_choice(
+            "direction", direction, ("higher", "lower")))
     a, b = _library_columns([_plain(baseline, "baseline"),
                              _plain(candidate, "candidate")],
                             ["baseline", "candidate"], kind)
@@ -19924,6 +19938,9 @@ def rank(systems, *, metric="score", direction="higher",
     """
     if not isinstance(systems, dict):
         systems = {f"system {i}": v for i, v in enumerate(systems, 1)}
+    if len(systems) < 2:
+        raise EvalDeltaError(f"rank needs two or more systems' scores, not "
+                             f"{len(systems)}")
     names = [str(name) for name in systems]
     options = _library_options(confidence=confidence, alpha=alpha,
                                resamples=resamples, seed=seed, jobs=jobs,
@@ -19931,7 +19948,8 @@ def rank(systems, *, metric="score", direction="higher",
     columns = [_plain(v, name) for name, v in zip(names, systems.values())]
     tally = collections.Counter(zip(*_library_columns(columns, names)))
     ranking = _rank_systems(tally, random.Random(seed), names, options,
-                            _Metric(metric, direction=direction))
+                            _Metric(metric, direction=_library_choice(
+                                "direction", direction, ("higher", "lower"))))
     return Standings(_Ranked(ranking), options)
 
 

@@ -101,6 +101,21 @@ def test_bad_values_say_which(capsys):
         bed.compare([1, float("inf")], [1, 1])
     with pytest.raises(bed.EvalDeltaError, match="no items"):
         bed.compare([], [])
+    # A notebook's slips: a word the command line would refuse (direction
+    # "up" was read as lower-is-better and turned a gain into "worse"), a
+    # number for a list, no systems to rank.
+    for call, said in (
+            (lambda: bed.compare([0, 1], [1, 1], direction="up"),
+             "direction='up': give one of 'higher', 'lower'"),
+            (lambda: bed.compare([0, 1], [1, 1], kind="ordinal"),
+             "kind='ordinal': give one of"),
+            (lambda: bed.compare(5, 6), "baseline: a sequence of scores, "
+                                        "not int 5"),
+            (lambda: bed.rank({}), "rank needs two or more systems"),
+            (lambda: bed.rank({"a": [1, 0], "b": [1, 1]}, direction="up"),
+             "direction='up'")):
+        with pytest.raises(bed.EvalDeltaError, match=bed.re.escape(said)):
+            call()
 
 
 def test_numpy_arrays_and_scalars():
