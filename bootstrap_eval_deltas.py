@@ -17130,7 +17130,7 @@ def _self_preference_line(p, u=None, level="95%", span=None):
              p.mean > 0 else "Finding: the judge disfavours its own family: "
              if found else "Self-preference: none detectable: ")
             + f"its bias (judge minus human) on {p.own[0]} ({p.own[1]}) "
-            f"less that on {p.other[0]} ({p.other[1]}) is {size} ({level} "
+            f"minus that on {p.other[0]} ({p.other[1]}) is {size} ({level} "
             f"CI).")
 
 

@@ -1808,7 +1808,7 @@ def test_self_preference_is_the_judges_bias_for_its_own_family(capsys,
     status, out, err = run(capsys, *args, "--family",
                            "judge=gpt,baseline=gpt,candidate=claude")
     assert out.count("Finding: the judge favours its own family: its bias "
-                     "(judge minus human) on judge_a (gpt) less that on "
+                     "(judge minus human) on judge_a (gpt) minus that on "
                      "judge_b (claude) is +") == 1
     library = bed.compare([r[1] for r in rows], [r[2] for r in rows],
                           human_a=[r[3] if r[3] != "" else None
@@ -1861,10 +1861,10 @@ def test_self_preference_calls_the_systems_as_the_header_does(capsys,
     status, out, err = run(capsys, *args)
     assert status == 0, err
     assert out.startswith("baseline: gpt-x   candidate: claude-y")
-    assert "(judge minus human) on gpt-x (gpt) less that on claude-y " \
+    assert "(judge minus human) on gpt-x (gpt) minus that on claude-y " \
         "(claude)" in out and str(tmp_path) not in out
     status, out, err = run(capsys, *args, "--names", "A,B")
-    assert "on A (gpt) less that on B (claude)" in out
+    assert "on A (gpt) minus that on B (claude)" in out
     status, out, err = run(capsys, *args, "--json")
     got = json.loads(out)["metrics"][0]["judge_corrected"]["self_preference"]
     assert got["own"] == [paths[0], "gpt"]
@@ -1884,12 +1884,12 @@ def test_family_knows_the_systems_by_the_names_the_report_shows(capsys,
     status, out, err = run(capsys, *args, "--names", "A,B", "--family",
                            "judge=gpt,A=gpt,B=claude")
     assert status == 0, err
-    assert "on A (gpt) less that on B (claude)" in out
+    assert "on A (gpt) minus that on B (claude)" in out
     status, out, err = run(capsys, *args, "--family",
                            "judge=gpt,gpt=gpt,claude=claude")
     assert status == 0, err
     assert out.startswith("baseline: gpt   candidate: claude")
-    assert "on gpt (gpt) less that on claude (claude)" in out
+    assert "on gpt (gpt) minus that on claude (claude)" in out
     status, out, err = run(capsys, *args, "--names", "A,B", "--family",
                            "judge=gpt,A=gpt,C=claude")
     assert status == 2 and "'C' names neither system" in err \
