@@ -13941,10 +13941,13 @@ def _epoch_runs(path, options):
             epoch = record.get("epoch", seen[item])
             runs.setdefault(epoch, []).append((source.where(number), record))
     if len(runs) < 2:
-        raise EvalDeltaError(f"{path}: one run of each item (no epochs); "
-                             f"--runs takes a folder of a system's runs, "
-                             f"NAME=FILE,FILE,... or a log of several "
-                             f"epochs")
+        raise EvalDeltaError(
+            f"{path}: one run of each item (no epochs); " + (
+                "--prompts takes a folder of a system's runs, one per "
+                "prompt, the files named alike in both systems' folders"
+                if options.crossed else
+                "--runs takes a folder of a system's runs, "
+                "NAME=FILE,FILE,... or a log of several epochs"))
     return [_listed_source(f"{path} epoch {epoch}", [
         (where.partition(": ")[2] or where, record)
         for where, record in labelled], source.notes)
@@ -16933,7 +16936,8 @@ def _verbose_words(run, options):
         words[k] += "".join("\n  " + line for line in _judge_lines(
             results[k], judgements[k], check, run.as_judged[k], options))
     for k, q in enumerate(run.sequential):
-        words[k] += "\n  " + _sequential_words(results[k], q, confidence)
+        words[k] += "\n  " + _sequential_words(results[k], q, confidence,
+                                                options.order)
     words += [_equivalence_words(r, j, options.alpha) for r, j
               in zip(results, judgements) if j.equivalence is not None]
     words += [_churn_words(r, confidence) for r in results
@@ -16961,7 +16965,7 @@ def _words(run, options):
         lines = [head] + [margin] * bool(margin)
         if k < len(run.sequential):
             lines.append(_sequential_words(r, run.sequential[k],
-                                           options.confidence))
+                                           options.confidence, options.order))
         if k < len(run.checks):
             lines += _judge_lines(r, run.judgements[k], run.checks[k],
                                   run.as_judged[k], options)
@@ -17239,9 +17243,10 @@ def _percent(count, total):
     return f"{_fixed(Fraction(100 * count, total), 1)}%"
 
 
-def _sequential_words(r, q, confidence):
-    """Return the sentence of an anytime-valid comparison."""
-    level = _decimal(_exact(confidence) * 100) + "%"
+def _sequential_words(r, q, confidence, order=None):
+    """Return the sentence of an anytime-valid comparison, the items taken
+    in the files' order or by the field *order* (--order)."""
+    level, files = _decimal(_exact(confidence) * 100) + "%", "the files'"
     span = _units_of(r).span_words(Interval(_exact(q.ci.lo),
                                             _exact(q.ci.hi)))
     when = (f"its test rejected no difference at {q.unit} {q.stopped_at} "
@@ -17251,7 +17256,8 @@ def _sequential_words(r, q, confidence):
     return (f"Anytime-valid, however often you looked: the {level} "
             f"confidence sequence ends at {span}; {when}; anytime p = "
             f"{_p_text(q.p)} ({q.method}); it assumes the {q.unit}s' order "
-            f"(the files') was fixed before their outcomes were seen"
+            f"({f'by {order}' if order else files}) was fixed before "
+            f"their outcomes were seen"
             + (", and the values lie within the bounds" if q.method.startswith(
                 "betting") else "") + ".")
 

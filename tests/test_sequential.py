@@ -272,6 +272,10 @@ def test_order_takes_the_items_as_they_ran(capsys, tmp_path):
     assert got["metrics"][0]["sequential"]["stopped_at"] == want.stopped_at
     assert got["metrics"][0]["sequential"]["ci"] == [want.ci.lo, want.ci.hi]
     assert any("in the order of ts" in line for line in got["reading"])
+    assert bed.main(["compare", *paths, "--metric", "acc", "--sequential",
+                     "--order", "ts", "--resamples", "200"]) == 0
+    assert "it assumes the items' order (by ts) was fixed" in \
+        capsys.readouterr().out
     assert bed.main(["compare", *paths, "--order", "ts"]) == 2
     assert "--order goes with --sequential" in capsys.readouterr().err
 
