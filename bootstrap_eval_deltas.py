@@ -457,9 +457,22 @@ def _mc_se(count, total):
 
 
 def _share(count, total):
-    """Return 'x.x% of the time (Monte Carlo s.e. y.y%)' for count/total."""
-    return (f"{_fixed(Fraction(100 * count, total), 1)}% of the time "
-            f"(Monte Carlo s.e. {100 * _mc_se(count, total):.1f}%)")
+    """Return 'x.x% of the time (Monte Carlo s.e. y.y%)' for count/total;
+    at 0 or every time, whose s.e. is 0 however few the replays, the
+    rule of three's 95% bound on the other side instead (Hanley and
+    Lippman-Hand 1983).
+
+    >>> _share(20, 20)
+    '100.0% of the time (all 20 replays: at least 85.0% at 95%, the rule of three)'
+    """
+    if 0 < count < total:
+        return (f"{_fixed(Fraction(100 * count, total), 1)}% of the time "
+                f"(Monte Carlo s.e. {100 * _mc_se(count, total):.1f}%)")
+    bound = min(Fraction(100), Fraction(300, total))
+    return (f"{_fixed(Fraction(100 * count, total), 1)}% of the time ("
+            + (f"all {total} replays: at least {_fixed(100 - bound, 1)}%"
+               if count else f"none of {total} replays: at most "
+               f"{_fixed(bound, 1)}%") + " at 95%, the rule of three)")
 
 
 def _format_simulation(result, cov, *, acc_a, acc_b, confidence,
