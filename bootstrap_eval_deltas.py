@@ -3829,15 +3829,17 @@ def _with_run_noise(result, q):
     its test, centred on the result's gap, so that interval and p agree;
     the item interval and test of the run-averaged scores where every
     run of each system agrees with the others (no rerun noise).  The
-    unpaired interval, items only, is dropped: beside the runs' it
-    excluded zero where the paired one took it in."""
+    unpaired interval and the resampled draws, items only, are dropped:
+    beside the runs' interval the one excluded zero where the paired one
+    took it in, and the other drew a density inside it."""
     c = q.averaged
     if not c.run_part:
         return result
     gap = float(result.gap)
     half = (c.ci.hi - c.ci.lo) / 2
     edge = 1.0 if result.kind == "binary" or result.share else math.inf
-    return result._replace(          # a share's gap lies within +-1
+    return result._replace(          # a share's gap lies within +-1; the
+        draws=None,                   # items' draws are not this interval's
         ci_unpaired=None, ci_paired=Interval(max(-edge, gap - half),
                                              min(edge, gap + half)),
         p=min(1.0, 2 * _student_t_tail(abs(gap) / c.se, c.df)),
