@@ -20021,8 +20021,8 @@ def _library_labels(values, name, n):
             out.append(math.nan)
             continue
         try:
-            out.append(_finite_number(_plain([value], name)[0]))
-        except ValueError as exc:
+            out.append(_finite_number(value))
+        except (TypeError, ValueError) as exc:
             raise EvalDeltaError(f"{name}[{i}]: {exc}") from None
     return out
 

@@ -113,8 +113,12 @@ def test_bad_values_say_which(capsys):
                                         "not int 5"),
             (lambda: bed.rank({}), "rank needs two or more systems"),
             (lambda: bed.rank({"a": [1, 0], "b": [1, 1]}, direction="up"),
-             "direction='up'")):
-        with pytest.raises(bed.EvalDeltaError, match=bed.re.escape(said)):
+             "direction='up'"),
+            (lambda: bed.compare([1, 0], [1, 1], human_a=[None, "x"],
+                                 human_b=[1, None]),
+             "human_a[1]: not a number: 'x'")):
+        with pytest.raises(bed.EvalDeltaError, match="^" + bed.re.escape(
+                said)):             # said once: 'human_a[0]: human_a[0]: '
             call()
 
 
