@@ -19802,8 +19802,35 @@ def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
     >>> p.to_dict()["items_needed"]
     1533
     """
-    return _plan_design(acc_a, acc_b, corr=corr, discordance=discordance,
-                       alpha=alpha, power=power, n_items=n_items)
+    if corr is not None and discordance is not None:
+        raise EvalDeltaError("give corr or discordance, not both: each sets "
+                             "how often the systems disagree")
+    checked = {keyword: _library_value(keyword, value, parse)
+               for keyword, value, parse in (
+                   ("acc_a", acc_a, _PROBABILITY),
+                   ("acc_b", acc_b, _PROBABILITY),
+                   ("corr", corr, _CORRELATION),
+                   ("discordance", discordance, _PROBABILITY),
+                   ("alpha", alpha, _PROBABILITY),
+                   ("power", power, _PROBABILITY),
+                   ("n_items", n_items, _n_list))}
+    return _plan_design(**checked)
+
+
+def _library_value(keyword, value, parse):
+    """Return a library keyword's *value* (a list of counts as a list)
+    where its option's argparse type takes it, else EvalDeltaError as
+    the command line's refusal (an accuracy of 1.2 raised
+    StatisticsError from inside, power 1.0 too)."""
+    if value is None:
+        return None
+    try:
+        if isinstance(value, (list, tuple)):
+            return parse(",".join(str(operator.index(x)) for x in value))
+        parse(repr(float(value)))          # a Fraction stays exact
+        return value
+    except (argparse.ArgumentTypeError, TypeError, ValueError) as error:
+        raise EvalDeltaError(f"{keyword}={value!r}: {error}") from None
 
 
 def _plain(values, name):
@@ -20060,6 +20087,8 @@ def _library_columns(columns, names, kind=None):
 
 
 ## Command line ###############################################################
+
+# Doors (called from other sections): _CORRELATION, _n_list, _PROBABILITY.
 
 _COMMANDS = ("simulate", "compare", "plan", "rank", "check")
 

@@ -223,6 +223,17 @@ def test_plan_is_the_command_lines_plan(capsys):
                          *argv]) == 0
         assert str(lib) + "\n" == capsys.readouterr().out
         assert len(repr(lib)) < 500
+    # What the command line refuses, plan() refuses in one EvalDeltaError
+    # (an accuracy of 1.2 or power 1.0 raised StatisticsError from inside;
+    # n_items [0, 5] failed only in str()).
+    for kwargs, said in ((dict(acc_a=1.2), "acc_a=1.2: must be in (0, 1)"),
+                         (dict(power=1.0), "power=1.0: must be in (0, 1)"),
+                         (dict(n_items=[0, 5]), "n_items=[0, 5]: item "
+                                                "counts must be >= 1"),
+                         (dict(discordance=0.3), "give corr or discordance, "
+                                                 "not both")):
+        with pytest.raises(bed.EvalDeltaError, match=bed.re.escape(said)):
+            bed.plan(**{"acc_a": 0.72, "acc_b": 0.76, "corr": 0.6, **kwargs})
 
 
 @pytest.mark.parametrize("command", [
