@@ -6489,7 +6489,8 @@ def _ppi_difference(judge, human, paired, estimate, confidence=CONFIDENCE,
     df = df if small else None
     ci, p = _normal_or_t(estimate, se, df, confidence)
     return paired._replace(estimate=estimate, ci=ci, p=p, se=se, df=df,
-                           labels=max(labelled))
+                           labels=max(labelled),   # and the rest: together
+                           unlabelled=len(human.a) - max(labelled))  # items
 
 
 def _corrected_result(metric, kind, check, items):

@@ -2055,3 +2055,21 @@ def test_the_audit_rows_are_each_labelled_items_pairs(items):
     got = bed._labelled_pairs(judge, human)
     assert [[(h, j) for h, j in row] for row in got] == [
         [(h, j) for h, j in row] for row in want]
+
+
+def test_labels_and_judge_scores_add_up_to_the_items(capsys, tmp_path):
+    # One system labelled on an item the other is not: the gap's line
+    # read "71 human labels and 230 judge scores" on 300 items (labelled
+    # for either, and not for both), and the labels-needed sizing took
+    # 301 items.  The two now count the same items once.
+    base, cand = judged_runs(tmp_path, items=300, labels=60, seed=4)
+    rows = [json.loads(line) for line in open(cand)]
+    extra = next(r for r in rows if "human" not in r)
+    extra["human"] = extra["score"]
+    with open(cand, "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rows))
+    status, out, err = run(capsys, base, cand, "--metric", "score",
+                           "--human", "human", "--json", "--resamples", "100")
+    assert status == 0, err
+    gap = json.loads(out)["metrics"][0]["judge_corrected"]["gap"]
+    assert gap["labels"] + gap["unlabelled"] == 300
