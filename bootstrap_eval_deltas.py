@@ -20190,6 +20190,12 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         message = " ".join(message.split())
+        unknown = [a for a in getattr(self, "given", ()) if a.startswith(
+            "--") and a != "--" and a.split("=")[0] not in
+            self._option_string_actions]
+        if message.startswith("the following arguments are required") and \
+                unknown:                # the typo first: '--help-all'
+            message = f"unrecognized arguments: {unknown[0]}"
         if message.startswith("the following arguments are required"):
             message = self._MISSING.get(self.prog.split()[-1], message)
         elif message.startswith("unrecognized arguments: "):
@@ -20207,8 +20213,8 @@ class _Parser(argparse.ArgumentParser):
         are refused: --n-item is no --n-items), or ' (--x is an option of
         compare)' where it is another command's."""
         commands = {name: command for action in self._actions
-                    for name, command in (getattr(action, "choices", None)
-                                          or {}).items()
+                    if isinstance(getattr(action, "choices", None), dict)
+                    for name, command in action.choices.items()
                     if isinstance(command, argparse.ArgumentParser)}
         owners = {}                # option: the commands that have it
         for name, command in commands.items():
@@ -21097,9 +21103,6 @@ def _simulate_options(args):
                 raise EvalDeltaError(f"{_flag(name)} is for the binary "
                                      f"design; --differences draws "
                                      f"continuous ones")
-        if args.no_csv:
-            raise EvalDeltaError("--differences writes no CSV; --no-csv is "
-                                 "not needed")
         if args.by_counts:
             raise EvalDeltaError("--by-counts replays the binary design's "
                                  "coverage loop; --differences draws "

@@ -583,6 +583,15 @@ def test_a_mistyped_option_is_refused_with_the_one_meant(capsys, tmp_path,
     with pytest.raises(SystemExit):
         bed.main(["check", SHIPPED_CSV, "--verbos"])
     assert "(--verbose is an option of compare)" in capsys.readouterr().err
+    # A mistyped option and no runs said only "give the baseline's run":
+    # the option is named first ("compare --help-all").
+    with pytest.raises(SystemExit):
+        bed.main(["compare", "--help-all"])
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --help-all (did you mean --help?)" in err
+    with pytest.raises(SystemExit):
+        bed.main(["compare"])
+    assert "give the baseline's run" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         bed.main(["--versio"])
     assert "did you mean --version?" in capsys.readouterr().err

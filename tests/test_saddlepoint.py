@@ -378,6 +378,11 @@ def test_simulate_differences_refuses_binary_design_options(capsys):
                      "30", "--replays", "5", "--resamples", "100"]) == 0
     out = capsys.readouterr().out
     assert "saddlepoint percentile" in out and "resample bca" in out
+    # --no-csv asks for what --differences does anyway: taken, not refused
+    assert bed.main(["simulate", "--differences", "normal", "--n-items",
+                     "30", "--replays", "2", "--resamples", "60",
+                     "--no-csv"]) == 0
+    capsys.readouterr()
 
 
 def test_auto_resamples_where_one_value_makes_the_law_lumpy():
