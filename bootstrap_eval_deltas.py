@@ -19819,15 +19819,16 @@ def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
 
 
 def _library_value(keyword, value, parse):
-    """Return a library keyword's *value* (a list of counts as a list)
-    where its option's argparse type takes it, else EvalDeltaError as
+    """Return a library keyword's *value* (counts as a list: 500 as
+    [500]) where its option's argparse type takes it, else EvalDeltaError as
     the command line's refusal (an accuracy of 1.2 raised
     StatisticsError from inside, power 1.0 too)."""
     if value is None:
         return None
     try:
-        if isinstance(value, (list, tuple)):
-            return parse(",".join(str(operator.index(x)) for x in value))
+        if parse is _n_list:               # counts: one, or a list of them
+            values = value if isinstance(value, (list, tuple)) else [value]
+            return parse(",".join(str(operator.index(x)) for x in values))
         parse(repr(float(value)))          # a Fraction stays exact
         return value
     except (argparse.ArgumentTypeError, TypeError, ValueError) as error:

@@ -234,6 +234,8 @@ def test_plan_is_the_command_lines_plan(capsys):
                                                  "not both")):
         with pytest.raises(bed.EvalDeltaError, match=bed.re.escape(said)):
             bed.plan(**{"acc_a": 0.72, "acc_b": 0.76, "corr": 0.6, **kwargs})
+    assert str(bed.plan(0.72, 0.76, corr=0.6, n_items=500)) == str(
+        bed.plan(0.72, 0.76, corr=0.6, n_items=[500]))  # one count, a list
 
 
 @pytest.mark.parametrize("command", [
