@@ -807,6 +807,17 @@ def _df_words(df):
         f"{int(df)} degrees of freedom"
 
 
+def _within(ci, lo=-1.0, hi=1.0):
+    """Return the Interval *ci* cut to [lo, hi], the values its quantity
+    can take (a gap of 0/1 scores lies in [-1, 1]): a normal or t
+    interval may pass them, and no truth lies beyond, so coverage stays.
+
+    >>> _within(Interval(-0.2, 1.3))
+    Interval(lo=-0.2, hi=1.0)
+    """
+    return Interval(max(ci.lo, lo), min(ci.hi, hi))
+
+
 def _width(text):
     """Return the columns *text* takes on a terminal: a wide character
     (Chinese, Japanese, Korean) two, a combining mark none.
@@ -3714,9 +3725,9 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
         edge = math.inf
     noise = _RunNoise(metric.name, n, (ra, rb), tuple(map(math.sqrt, v)),
                       tuple(cis), math.sqrt(item_var), item_ci, gap,
-                      Interval(max(-edge, gap - half), min(edge, gap + half)),
-                      df, Interval(max(-edge, d_mean - naive_half),
-                                   min(edge, d_mean + naive_half)),
+                      _within(Interval(gap - half, gap + half), -edge, edge),
+                      df, _within(Interval(d_mean - naive_half,
+                                           d_mean + naive_half), -edge, edge),
                       None, _crossed_interval(gap, item_var, n, tables,
                                               options.confidence))
     return noise._replace(runs_needed=_run_noise_needed(noise, gap, options))
@@ -3840,8 +3851,8 @@ def _with_run_noise(result, q):
     edge = 1.0 if result.kind == "binary" or result.share else math.inf
     return result._replace(          # a share's gap lies within +-1; the
         draws=None,                   # items' draws are not this interval's
-        ci_unpaired=None, ci_paired=Interval(max(-edge, gap - half),
-                                             min(edge, gap + half)),
+        ci_unpaired=None, ci_paired=_within(
+            Interval(gap - half, gap + half), -edge, edge),
         p=min(1.0, 2 * _student_t_tail(abs(gap) / c.se, c.df)),
         test="t on items and runs", paired_method=_RUNS_T, df=c.df,
         se=c.se)
@@ -4181,10 +4192,8 @@ def _best_of(tally, rng, options=_Options(), metric=_Metric()):
     joint = _joint_intervals([float(g) for g in gains], drawn,
                              options.confidence, units)
     if set(ints) <= {0, scale}:       # 0/1 scores: no gap beyond +-1 (the
-        joint = [Interval(max(c.lo, -1.0), min(c.hi, 1.0))  # normal law's
-                 for c in joint]                            # may reach it)
-        hybrid = hybrid and (hybrid[0], Interval(max(hybrid[1].lo, -1.0),
-                                                 min(hybrid[1].hi, 1.0)))
+        joint = list(map(_within, joint))     # normal law's may reach it)
+        hybrid = hybrid and (hybrid[0], _within(hybrid[1]))
     return _BestOf(metric.name, metric.direction, n, gains, best, joint,
                    options.resamples, hybrid,
                    units if len(groups) > 1 else None)
@@ -6518,8 +6527,8 @@ def _within_range(check, kind):
         return check
 
     def cut(c, low, high):
-        return c._replace(ci=Interval(max(c.ci.lo, min(low, c.estimate)),
-                                      min(c.ci.hi, max(high, c.estimate))))
+        return c._replace(ci=_within(c.ci, min(low, c.estimate),
+                                     max(high, c.estimate)))
     return check._replace(a=cut(check.a, 0.0, 1.0), b=cut(check.b, 0.0, 1.0),
                           gap=cut(check.gap, -1.0, 1.0))
 
