@@ -15963,12 +15963,12 @@ def _gap_words(group):
     *group* (which join) and scored on some items only in another: compare
     stops at the first missing value, or leaves those items out with
     --allow-partial."""
-    out = []
+    out, kinds = [], [_kinds(q) for q in group]
     for p in group:
         for f in p.fields:
-            whole = [q.name for q in group if q is not p
-                     and f.name in q.metrics and f.name in _kinds(q)
-                     and not _kinds(q)[f.name].missing]
+            whole = [q.name for q, k in zip(group, kinds) if q is not p
+                     and f.name in q.metrics and f.name in k
+                     and not k[f.name].missing]
             if "scored on some items" in f.roles and whole:
                 out.append(f"{p.name}: {f.name} is missing on {f.missing} "
                            f"of {_items(p.records, 'record')}, where "
@@ -16110,24 +16110,25 @@ def _join_groups(profiles):
     nothing)."""
     groups, common = [], []
     for p in profiles:
-        for group, ids in zip(groups, common):
+        mine = set(p.ids)                 # once an input, not once a group
+        for at, (group, ids) in enumerate(zip(groups, common)):
             first = group[0]
             shared, differ = _joinable(first, p)
             repeats = (first.records > len(first.ids), p.records > len(p.ids))
             tasks = {first.task, p.task} - {""}
-            if (shared and not differ and first.id_field == p.id_field
-                    and len(tasks) < 2
-                    and repeats[0] == repeats[1]
-                    and set(first.metrics) & set(p.metrics)
-                    and len(ids & set(p.ids)) >= min(2, len(ids))
-                    and (len(group) < 2 or 2 * len(ids & set(p.ids))
-                         >= len(ids))):       # a third keeps half the items
-                group.append(p)
-                ids &= set(p.ids)
+            if not (shared and not differ and first.id_field == p.id_field
+                    and len(tasks) < 2 and repeats[0] == repeats[1]
+                    and set(first.metrics) & set(p.metrics)):
+                continue
+            kept = ids & mine
+            if len(kept) >= min(2, len(ids)) and (
+                    len(group) < 2 or 2 * len(kept) >= len(ids)):
+                group.append(p)             # a third keeps half the items
+                common[at] = kept
                 break
         else:
             groups.append([p])
-            common.append(set(p.ids))
+            common.append(mine)
     return groups
 
 
