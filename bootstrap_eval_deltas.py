@@ -15811,13 +15811,6 @@ def _id_runs(hashes):
             min(sizes, default=0), max(sizes, default=0))
 
 
-def _digest(value):
-    """Return a short digest of an item's content (any JSON value)."""
-    text = (value if isinstance(value, str)
-            else json.dumps(value, sort_keys=True, default=str))
-    return zlib.crc32(text.encode("utf-8", "replace"))
-
-
 def _profile_metrics(source, key):
     """Return the fields compare takes as metrics by default (its own
     _default_metrics, the input set against itself), or () where it would
