@@ -13891,10 +13891,14 @@ def _best_of_runs(options, runs, rng):
         return [], [f"best of {len(runs)}: the choice is not accounted for "
                     f"with {why} yet; each candidate's own interval "
                     f"ignores that the best was picked"]
-    sources = [_open_source(path, options.reading) for path in options.runs]
     best = []
     for r in runs[0].results:
         metric = _Metric(r.metric, r.metric, r.metric, direction=r.direction)
+        # a _Source's batches are read once: each metric opens the runs
+        # anew (opened once, every metric after the first read no records
+        # and was said not to join, 'no id in common')
+        sources = [_open_source(path, options.reading)
+                   for path in options.runs]
         try:
             tally, _ = _read_joint(
                 sources, metric, id_field=options.id_col,
