@@ -8671,7 +8671,8 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 # _grouped_runs, _holds_preferences, _human_battles, _ID_FIELDS, _judged,
 # _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
 # _lower_is_better, _margins, _named_runs, _once_each, _open_source,
-# _plan_from_pilot, _preference_battles, _rank_copies, _rank_input.
+# _plan_from_pilot, _preference_battles, _rank_copies, _rank_input,
+# _rank_one_metric, _aliased.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -13542,6 +13543,8 @@ class _Compared(NamedTuple):
     subset_judgements: list = ()  # ... and per subset
     checks: tuple = ()           # --human: a _JudgeCheck per result
     as_judged: tuple = ()        # ... and the judge's verdict alone
+    aliases: dict = {}           # {metric: (metrics equal to it on every
+                                 # item, one row and one test with it)}
 
 
 def _compare_run(options, path, rng):
@@ -13643,6 +13646,7 @@ def _compare_run(options, path, rng):
         reading += _other_tasks((baseline, candidate))
     if not options.metric:
         metrics, tallies = _varying(metrics, tallies, reading)
+    aliases = _equal_columns(metrics, tallies)
     reading += said
     ordered = (_in_order(options, tallies, reading) if options.order
                else tallies)
@@ -13676,7 +13680,85 @@ def _compare_run(options, path, rng):
     return _Compared(names, results, subsets, max(dropped, missing), reading,
                      margins, preferences, sequential,
                      _margins(options.equivalence, [r.metric for r in results],
-                              "--equivalence"))
+                              "--equivalence"), aliases=aliases)
+
+
+def _equal_columns(metrics, tallies):
+    """Return {first: (others, ...)} of the *metrics* whose values are
+    equal on every item of both runs (HELM's exact_match,
+    quasi_exact_match, prefix_exact_match on a multiple-choice run;
+    lm-eval's acc and acc_norm where they agree), each class named by its
+    first in *metrics*' order; {} unless the tallies are _Columns (item by
+    item: not under --by or --cluster, whose tallies are counts).  Exact:
+    a digest of each column's bytes groups the candidates, then their
+    values are compared one by one (a NaN is equal to nothing, so a
+    metric missing on some items stays apart)."""
+    if len(metrics) < 2 or not all(isinstance(t, _Columns) for t in tallies):
+        return {}
+    groups = {}
+    for m, t in zip(metrics, tallies):
+        key = (m.kind, m.direction) + tuple(
+            hashlib.blake2b(column, digest_size=16).digest() for column in t)
+        groups.setdefault(key, []).append((m.name, t))
+    found = {}
+    for (first, t), *rest in groups.values():
+        same = tuple(name for name, u in rest if u.a == t.a and u.b == t.b)
+        if same:
+            found[first] = same
+    return found
+
+
+def _one_test_each(runs):
+    """Return the _Compared *runs* (not yet judged) with the metrics equal
+    on every item in every run (each run's aliases) as one metric: the
+    first's result kept, the others named in its aliases and their
+    results left out, so that Holm's (or BH's) family and best-of count
+    each distinct metric once; a read: line says which are one."""
+    names = [r.metric for r in runs[0].results]
+    if not any(run.aliases for run in runs) or any(
+            [r.metric for r in run.results] != names for run in runs):
+        return [run._replace(aliases={}) for run in runs]
+    firsts = [{other: first for first, others in run.aliases.items()
+               for other in others} for run in runs]
+    classes = {}
+    for name in names:
+        classes.setdefault(tuple(f.get(name, name) for f in firsts),
+                           []).append(name)
+    aliases = {first: tuple(rest) for first, *rest in classes.values()
+               if rest}
+    gone = {name for rest in aliases.values() for name in rest}
+    where = "in every run" if len(runs) > 1 else "in both runs"
+    said = [f"{_listing([first, *rest])}: the same value on every item "
+            f"{where}: one metric, one row and one test, as {first}"
+            for first, rest in aliases.items()]
+    out = []
+    for run in runs:
+        keep = [k for k, r in enumerate(run.results) if r.metric not in gone]
+        out.append(run._replace(
+            results=[run.results[k] for k in keep],
+            sequential=tuple(run.sequential[k] for k in keep
+                             if k < len(run.sequential)),
+            reading=run.reading + said, aliases=aliases))
+    return out
+
+
+def _aliased(name, others):
+    """Return a metric's name with those equal to it on every item:
+    'exact_match (= quasi_exact_match, prefix_exact_match, ... on every
+    item)' (two named, then '...', where there are more; the
+    read: line and the JSON name them all)."""
+    shown = list(others) if len(others) <= 2 else [*others[:2], "..."]
+    return f"{name} (= {', '.join(shown)} on every item)"
+
+
+def _shown_aliases(run):
+    """Return the _Compared *run* with each metric that has aliases named
+    with them (_aliased), for the text, markdown and HTML reports."""
+    if not run.aliases:
+        return run
+    return run._replace(results=[
+        r._replace(metric=_aliased(r.metric, run.aliases[r.metric]))
+        if r.metric in run.aliases else r for r in run.results])
 
 
 def _wide_sides(options, wide, metrics):
@@ -13799,9 +13881,10 @@ def _here(line):
 def _named_runs(options, runs):
     """Return the _Compared *runs* with their systems named for the report
     (_report_names).  Their read: lines name the files under the current
-    folder from it (_here)."""
-    return [_called(run._replace(reading=list(map(_here, run.reading))),
-                    names)
+    folder from it (_here).  A metric equal to others on every item is
+    named with them (_shown_aliases)."""
+    return [_called(_shown_aliases(run)._replace(
+        reading=list(map(_here, run.reading))), names)
             for run, names in zip(runs, _report_names(options, runs))]
 
 
@@ -13844,15 +13927,20 @@ def _called(run, names):
 
 def _judged(runs, options):
     """Return the _Compared *runs*, each with its _Judgements: Holm's
-    family is every candidate's metrics (and, apart, their subsets)."""
+    family is every candidate's metrics (and, apart, their subsets), those
+    equal on every item in every run counted once (_one_test_each)."""
+    runs = _one_test_each(runs)
     count = (f"{len(runs)} candidates x " if len(runs) > 1 else "")
     metrics = len(runs[0].results)
+    named = metrics + sum(map(len, runs[0].aliases.values()))
+    family = count + (_items(metrics, "distinct metric") + f" ({named} "
+                      f"named)" if named > metrics else _items(metrics,
+                                                               "metric"))
     labels = len({label for label, _ in runs[0].subsets})
     judged = dict(margin=runs[0].margins, equivalent=runs[0].equivalence)
     judgements = _per_run(_judge(
         [r for run in runs for r in run.results], options._replace(jobs=1),
-        family=count + _items(
-            metrics, "metric"), **judged), [len(run.results) for run in runs])
+        family=family, **judged), [len(run.results) for run in runs])
     subsets = _per_run(_judge(
         [r for run in runs for _, r in run.subsets], options,
         family=count + _items(labels, "subset") + " x " + _items(
@@ -13860,8 +13948,7 @@ def _judged(runs, options):
         [len(run.subsets) for run in runs])
     as_judged = _per_run(_judge(
         [c.judged for run in runs for c in run.checks],
-        options._replace(jobs=1), family=count + _items(metrics, "metric"),
-        **judged),
+        options._replace(jobs=1), family=family, **judged),
         [len(run.checks) for run in runs])
     if options.family:                  # a system by its path or as shown
         called = _report_names(options, runs)
@@ -13891,10 +13978,14 @@ def _best_of_runs(options, runs, rng):
         return [], [f"best of {len(runs)}: the choice is not accounted for "
                     f"with {why} yet; each candidate's own interval "
                     f"ignores that the best was picked"]
-    sources = [_open_source(path, options.reading) for path in options.runs]
     best = []
     for r in runs[0].results:
         metric = _Metric(r.metric, r.metric, r.metric, direction=r.direction)
+        # a _Source's batches are read once: each metric opens the runs
+        # anew (opened once, every metric after the first read no records
+        # and was said not to join, 'no id in common')
+        sources = [_open_source(path, options.reading)
+                   for path in options.runs]
         try:
             tally, _ = _read_joint(
                 sources, metric, id_field=options.id_col,
@@ -15123,6 +15214,50 @@ def _rank_input(options, sources):
         raise EvalDeltaError(f"--names gives {len(names)} names for "
                              f"{len(options.systems or sources)} systems")
     return metric, tally, dropped, names
+
+
+def _rank_one_metric(options, sources, reading):
+    """Return (options, aliases) of rank on several runs whose metrics
+    (--metric's, else those the runs share) are equal on every item in
+    every run: --metric the first of them, ranked as one, the others its
+    aliases (a read: line, added to *reading*, names them).  Where they
+    are more than one distinct metric, EvalDeltaError names each with
+    its aliases; else (one metric, a wide file, standard input, a run
+    that does not read) the options as they are, for rank's own checks.
+    The runs are read anew (a _Source is read once), only where rank
+    would otherwise refuse several metrics."""
+    if len(sources) < 2 or options.systems or _STDIN in (
+            s.path for s in sources):
+        return options, ()
+    try:
+        found = list(options.metric or _default_metrics(
+            sources[0], sources[1], _not_metrics(options, *sources[:2])))
+        if len(set(found)) < 2:
+            return options, ()
+        opened = [_open_source(s.path, options.reading) for s in sources]
+        key = options.id_col or _shared_id_field(opened[0].run(),
+                                                 opened[1].run())
+        firsts = []
+        for source in opened:
+            _, _, values, _ = _read_baseline(
+                source, [_Metric(n, n, n) for n in found], key, None)
+            firsts.append([next(j for j in range(k + 1) if j == k
+                                or values[j] == values[k])
+                           for k in range(len(found))])
+    except EvalDeltaError:
+        return options, ()
+    classes = {}
+    for k, name in enumerate(found):
+        classes.setdefault(tuple(f[k] for f in firsts), []).append(name)
+    if len(classes) > 1:
+        named = [_aliased(first, rest) if rest else first
+                 for first, *rest in classes.values()]
+        raise EvalDeltaError(f"rank ranks on one metric; name it with "
+                             f"--metric (the runs have {', '.join(named)})")
+    first, *rest = found
+    reading.append(f"{_listing(found)}: the same value on every item in "
+                   f"every run: one metric, ranked as {first}")
+    return options._replace(metric=(first,)), tuple(rest)
 
 
 def _once_each(sources, given):
@@ -17521,6 +17656,9 @@ def _compare_json(run, options):
     resamples, interval = options.resamples, options.interval
     names, by, macro = run.names, options.by, options.macro
     out = _compare_entries(results, judgements, interval, resamples)
+    for entry in out:
+        if entry["metric"] in run.aliases:     # equal on every item
+            entry["aliases"] = list(run.aliases[entry["metric"]])
     if macro:
         for r, entry in zip(results, out):
             entry["notes"] = entry["notes"] + _macro_notes(r, subsets)
@@ -17703,6 +17841,7 @@ class _Ranked(NamedTuple):
     matrix: object = None    # preferences: the win-rate matrix
     corrected: object = None  # rank --human: (_CorrectedRatings, notes,
                               # _CorrectedTable)
+    aliases: tuple = ()      # metrics equal to its metric on every item
 
 
 def _corrected_lines(corrected, r, options):
@@ -17853,8 +17992,10 @@ def _rank_parts(ranked, options):
         drawn = (f"{r.resamples} draws of the means' joint normal law"
                  if r.method == "saddlepoint" else
                  f"{r.resamples} joint resamples")
+        named = (_aliased(r.metric, ranked.aliases) if ranked.aliases
+                 else r.metric)
         head = (f"{len(r.names)} systems, {_items(r.n_items)}, metric "
-                f"{r.metric} ({r.direction} is better), {drawn}"
+                f"{named} ({r.direction} is better), {drawn}"
                 + (f" ({_Dropped.said(dropped)}, left out)" if dropped
                    else ""))
     if r.method == "saddlepoint":
@@ -18558,7 +18699,7 @@ def _best_lines(found, runs, options):
         u = _units_of(own)
         joint = u.span_words(Interval(*map(_exact, b.joint[k])))
         lines.append(
-            f"best of {len(b.gains)} on {b.metric}: {runs[k].names[1]}, "
+            f"best of {len(b.gains)} on {own.metric}: {runs[k].names[1]}, "
             f"{u.gap(b.gains[k])} as observed" + (
                 f" on the {_items(b.n_items)} every run has ({u.gap(own.gap)}"
                 f" on its {_items(own.n_items)}; " if own.n_items != b.n_items
@@ -18581,7 +18722,9 @@ def _best_json(found, runs, options):
     """Return the JSON list of _best_lines' figures."""
     best, notes = found
     return {"notes": notes, "metrics": [
-        {"metric": b.metric, "direction": b.direction, "n_items": b.n_items,
+        {"metric": b.metric, **({"aliases": list(runs[0].aliases[b.metric])}
+                                if b.metric in runs[0].aliases else {}),
+         "direction": b.direction, "n_items": b.n_items,
          "clusters": b.clusters,
          "best": runs[b.best].names[1], "gains": [float(g) for g in b.gains],
          "simultaneous_ci": [[ci.lo, ci.hi] for ci in b.joint],
@@ -18617,7 +18760,9 @@ def _rank_json(ranked, options):
     report = {
         "n_items": r.n_items, "seed": seed, "resamples": r.resamples,
         "confidence": float(confidence), "alpha": float(alpha),
-        "metric": r.metric, "type": r.kind, "direction": r.direction,
+        "metric": r.metric, **({"aliases": list(ranked.aliases)}
+                               if ranked.aliases else {}),
+        "type": r.kind, "direction": r.direction,
         "dropped_ids": dropped, "critical": float(r.critical),
         "method": r.method,
         "rank_intervals": ("marginal" if marginal or r.joint_rank_cis is None
@@ -21747,6 +21892,7 @@ def _run_rank(options):
                              "it goes with preference files")
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
+    options, aliases = _rank_one_metric(options, sources, reading)
     metric, tally, dropped, names = _rank_input(options, sources)
     _once_each(sources, options.runs)       # after the join's own errors
     reading += dropped.notes() if isinstance(dropped, _Dropped) else []
@@ -21778,7 +21924,8 @@ def _run_rank(options):
     judged = _judge([r for _, _, r in pairs], options,
                     family="pairs" if options.pairs else "candidates")
     ranked = _Ranked(ranking, pairs, judged, dropped, reading,
-                     [(label, _Ranked(r)) for label, r in subsets])
+                     [(label, _Ranked(r)) for label, r in subsets],
+                     aliases=aliases)
     return _print_ranked(ranked, options)
 
 

@@ -58,9 +58,12 @@ def test_older_lm_eval_filters_from_its_results_file(capsys):
     results = load(glob.glob(os.path.join(folder, "results_*"))[0])
     figures = results["results"]["ko_winogrande"]
     for entry in report["metrics"]:
-        name = entry["metric"][len("exact_match["):-1]
-        assert entry["observed"]["a"] == figures[f"exact_match,{name}"]
-    assert len(report["metrics"]) == 3 and report["n_items"] == 10
+        for metric in [entry["metric"], *entry.get("aliases", ())]:
+            name = metric[len("exact_match["):-1]
+            assert entry["observed"]["a"] == figures[f"exact_match,{name}"]
+    # the three filters score 0 on every item: one metric, two aliases
+    assert [len(e.get("aliases", ())) for e in report["metrics"]] == [2]
+    assert report["n_items"] == 10
 
 
 def test_helm_run_directory_is_its_test_split(capsys):
@@ -266,10 +269,14 @@ def test_lighteval_means_are_its_results_file(capsys):
     (results,) = glob.glob(os.path.join(run, "results", "*", "*", "*.json"))
     figures = load(results)["results"]["lighteval|aime24|0"]
     assert report["n_items"] == 30
-    assert {e["metric"] for e in report["metrics"]} == {
+    # both 0 on every item: one metric, the other its alias (issue 57)
+    assert {m for e in report["metrics"]
+            for m in [e["metric"], *e.get("aliases", ())]} == {
         "extractive_match", "math_pass@1:32_samples"}
+    assert len(report["metrics"]) == 1
     for entry in report["metrics"]:
-        assert entry["observed"]["a"] == figures[entry["metric"]] == 0.0
+        for metric in [entry["metric"], *entry["aliases"]]:
+            assert entry["observed"]["a"] == figures[metric] == 0.0
 
 
 def test_lighteval_real_file_reads_as_pyarrow_reads_it():
