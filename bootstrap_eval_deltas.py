@@ -11,6 +11,8 @@ One file, standard library only, three jobs:
     python3 bootstrap_eval_deltas.py rank a.jsonl b.jsonl c.jsonl --metric acc
     python3 bootstrap_eval_deltas.py plan --acc-a 0.72 --acc-b 0.76 --corr 0.6
     python3 bootstrap_eval_deltas.py check base.jsonl cand.jsonl  # a doctor
+    python3 bootstrap_eval_deltas.py compare cand.jsonl --store evals.db
+    python3 bootstrap_eval_deltas.py history --store evals.db     # over time
 
 The default job (``simulate``) draws two correlated binary systems on the
 same items, prints per-system and paired/unpaired bootstrap intervals and
@@ -26,6 +28,8 @@ for continuous metrics keeps the values item by item and takes the ideal
 bootstrap by saddlepoint, so millions of items take seconds.  ``plan``
 gives the exact power of McNemar's test, the items needed and the smallest
 detectable gap of a paired binary eval, from a design or from pilot data.
+``compare --store`` keeps runs in an SQLite file and compares each new one
+with the accepted baseline; ``history`` shows them over time.
 
 Exit status: 0 on success, 1 when ``compare --fail-on`` holds or ``check``
 refuses a file it was given, 2 for bad usage or bad input, 130 on Ctrl-C,
@@ -87,9 +91,13 @@ part of section X):
                     input profiled, the ids joined, the commands that
                     answer what the files can answer)
     Report          text, markdown, JSON and SVG, as strings
+    Run store       compare --store's SQLite file of runs, their
+                    comparisons and the accepted baseline; history's
+                    report; CI's forms (JUnit XML, GitHub's workflow
+                    commands and step outputs)
     Library use     compare() and rank() on plain sequences, for notebooks
     Command line    argparse, option checks, main(): simulate, compare,
-                    rank, plan, check
+                    rank, plan, check, history
     Fast paths      second bodies of a few functions, for speed only:
                     bulk index draws (_draw_indices, _draw_codes), many
                     resamples' sums at once (_resample_sums), the coverage
@@ -141,7 +149,9 @@ import os
 import random
 import re
 import shlex
+import sqlite3
 import statistics
+import subprocess
 import struct
 import sys
 import tempfile
@@ -1395,6 +1405,12 @@ class _Options(NamedTuple):
                                  # quotes to reproduce itself
     quiet: bool = False          # no progress on stderr
     verbose: bool = False        # every note of every metric
+    # history and CI (compare --store, history)
+    store: object = None         # a run store (SQLite) to save runs in
+    accept: bool = False         # the run compared: the accepted baseline
+    label: object = None         # a saved run's label
+    junit: object = None         # a JUnit XML file to write
+    last: object = None          # history: the newest N runs
 
     @property
     def density(self):
@@ -16527,7 +16543,7 @@ def _single_commands(p, extra):
 # _joined_reports, _labels_plan_json, _OUTPUT_FORMATS, _markdown_lines,
 # _Page, _peeking_json, _pilot_json, _plan_json, _plan_markdown, _plan_page,
 # _power_curve_svg, _rank_json, _rank_page, _Ranked, _render,
-# _runs_plan_json, _simulation_json, _stopping_json, _with_noise.
+# _runs_plan_json, _simulation_json, _stopping_json, _table, _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -18100,6 +18116,7 @@ def _fenced(text):
 
 _OUTPUT_FORMATS = {
     "text": lambda text, markdown, data, page: text(),
+    "github": lambda text, markdown, data, page: text(),
     "markdown": lambda text, markdown, data, page: (markdown or (
         lambda: _fenced(text())))(),
     "json": lambda text, markdown, data, page: json.dumps(
@@ -19782,6 +19799,633 @@ def _check_json(checked):
         "answers": [what for _, what in checked.commands]}
 
 
+## Run store ##################################################################
+
+# Doors (called from other sections): _COMMENT_MARK, _gate_words,
+# _github_lines, _github_outputs, _history_parts, _junit_xml, _Store.
+#
+# A team runs its eval on every change and asks each time the same
+# question against the version it shipped.  The store keeps what that needs
+# in one SQLite file (the standard library's sqlite3): every run saved as
+# the bytes the framework wrote (zlib; a folder as a zip of its files), so
+# a run compared later from the store is read by the same reader, joined by
+# the same join and judged as compare judges the files themselves; each
+# run's content hash (the same run is not saved twice), its label, commit,
+# branch and time; which run is the accepted baseline, and since when; and
+# every comparison's JSON report with the gate's outcome, which history
+# shows without computing anything again.  The file says what it is
+# (PRAGMA application_id) and which layout it holds (PRAGMA user_version):
+# a file that is not a store, or one of a newer layout, is refused before
+# anything is written to it.  WAL and a busy timeout let CI jobs that save
+# at once wait for each other instead of failing or losing a run.
+#
+# A gate run on every commit tests again and again: each comparison holds
+# its level alone, so against one baseline the expected number of false
+# alarms when nothing changed is at most (comparisons) x (the level of one
+# side), whatever their dependence (the sum of their chances), and the
+# chance of at least one is at most that sum (Boole's inequality).
+
+_STORE_ID = 0x42454431      # PRAGMA application_id: "BED1"
+_STORE_SCHEMA = 1           # PRAGMA user_version this code writes
+_STORE_WAIT = 60.0          # seconds a writer waits for another's lock
+
+# Each layout's statements, from the one before it: a store of layout k is
+# brought to _STORE_SCHEMA by running the rows after k in turn.
+_STORE_LAYOUTS = (
+    None,
+    """CREATE TABLE runs (
+         id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE,
+         name TEXT NOT NULL, path TEXT NOT NULL, form TEXT NOT NULL,
+         body BLOB NOT NULL, label TEXT, commit_id TEXT, branch TEXT,
+         saved TEXT NOT NULL);
+       CREATE TABLE accepted (
+         id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id),
+         saved TEXT NOT NULL);
+       CREATE TABLE comparisons (
+         id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id),
+         baseline INTEGER NOT NULL REFERENCES runs(id),
+         report TEXT NOT NULL, fail_on TEXT, tripped TEXT NOT NULL,
+         command TEXT NOT NULL, saved TEXT NOT NULL);""",
+)
+
+
+class _StoredRun(NamedTuple):
+    """One saved run: its row number, name, label, commit, branch and
+    time."""
+    id: int
+    name: str
+    path: str
+    label: object
+    commit: object
+    branch: object
+    saved: str
+
+
+class _Store:
+    """A run store (see above): opened, checked and, for writing, brought
+    to this code's layout; used as a context manager."""
+
+    def __init__(self, path, write=True):
+        self.path = path
+        self._check_file(write)
+        if write:
+            self.db = sqlite3.connect(path, timeout=_STORE_WAIT,
+                                      isolation_level=None)
+            self.db.execute(f"PRAGMA busy_timeout = "
+                            f"{int(_STORE_WAIT * 1000)}")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self._migrate()
+        else:
+            self.db = sqlite3.connect(self._read_only_uri(), uri=True,
+                                      timeout=_STORE_WAIT)
+
+    def _read_only_uri(self):
+        from urllib.parse import quote
+        return "file:" + quote(os.path.abspath(self.path)) + "?mode=ro"
+
+    def _check_file(self, write):
+        """Refuse, touching nothing, a path that is no store of ours."""
+        path = self.path
+        if not os.path.exists(path):
+            if not write:
+                raise EvalDeltaError(f"{path}: no run store there (compare "
+                                     f"RUN --store {path} makes one)")
+            return
+        if not os.path.isfile(path):
+            raise EvalDeltaError(f"{path}: not a file, so not a run store")
+        with open(path, "rb") as f:
+            head = f.read(16)
+        if not head:
+            return                        # an empty file: a new store
+        if head != b"SQLite format 3\x00":
+            raise EvalDeltaError(f"{path}: not a run store (not an SQLite "
+                                 f"file); nothing written to it")
+        try:
+            db = sqlite3.connect(self._read_only_uri(), uri=True)
+            try:
+                app, = db.execute("PRAGMA application_id").fetchone()
+                version, = db.execute("PRAGMA user_version").fetchone()
+                tables = {row[0] for row in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            finally:
+                db.close()
+        except sqlite3.Error as exc:
+            raise EvalDeltaError(f"{path}: not a readable run store "
+                                 f"({exc}); nothing written to it") from None
+        if app != _STORE_ID and (app or tables):
+            raise EvalDeltaError(f"{path}: an SQLite file of something else, "
+                                 f"not a run store; nothing written to it")
+        if version > _STORE_SCHEMA:
+            raise EvalDeltaError(
+                f"{path}: a run store of layout {version}, written by a newer "
+                f"bootstrap-eval-deltas (this one reads up to "
+                f"{_STORE_SCHEMA}); nothing written to it")
+        if write and not os.access(path, os.W_OK):
+            raise EvalDeltaError(f"{path}: a run store that cannot be "
+                                 f"written")
+
+    def _migrate(self):
+        """Bring the store to _STORE_SCHEMA in one transaction."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            version, = db.execute("PRAGMA user_version").fetchone()
+            for layout in _STORE_LAYOUTS[version + 1:]:
+                for statement in layout.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+            db.execute(f"PRAGMA application_id = {_STORE_ID}")
+            db.execute(f"PRAGMA user_version = {_STORE_SCHEMA}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.db.close()
+
+    # -- runs --------------------------------------------------------------
+
+    def save(self, path, label=None, commit=None, branch=None):
+        """Save the run at *path* (a file or a framework's folder); return
+        (its _StoredRun, whether it was saved before)."""
+        form, body, digest = _packed_run(path)
+        name = os.path.basename(os.path.normpath(path))
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute("SELECT id FROM runs WHERE hash = ?",
+                             (digest,)).fetchone()
+            before = row is not None
+            if row is None:
+                db.execute(
+                    "INSERT INTO runs (hash, name, path, form, body, label, "
+                    "commit_id, branch, saved) VALUES (?,?,?,?,?,?,?,?,?)",
+                    (digest, name, path, form, body, label, commit, branch,
+                     _now()))
+                row = db.execute("SELECT last_insert_rowid()").fetchone()
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return self.run(row[0]), before
+
+    def run(self, number):
+        """Return the _StoredRun numbered *number*."""
+        row = self.db.execute(
+            "SELECT id, name, path, label, commit_id, branch, saved FROM runs "
+            "WHERE id = ?", (number,)).fetchone()
+        return _StoredRun(*row)
+
+    def known(self, path):
+        """Return the _StoredRun holding exactly the run at *path*, or
+        None."""
+        row = self.db.execute("SELECT id FROM runs WHERE hash = ?",
+                              (_packed_run(path)[2],)).fetchone()
+        return row and self.run(row[0])
+
+    def runs(self):
+        """Return every _StoredRun, oldest first."""
+        return [self.run(number) for number, in
+                self.db.execute("SELECT id FROM runs ORDER BY id")]
+
+    def extract(self, number, folder):
+        """Write run *number* into *folder* under its own name (in a folder
+        named as its own was, so that the report names it as before);
+        return its path."""
+        name, path, form, body = self.db.execute(
+            "SELECT name, path, form, body FROM runs WHERE id = ?",
+            (number,)).fetchone()
+        parent = os.path.basename(os.path.dirname(os.path.normpath(path)))
+        place = os.path.join(folder, str(number), parent or "run")
+        os.makedirs(place, exist_ok=True)
+        target = os.path.join(place, name)
+        if form == "file":
+            with open(target, "wb") as f:
+                f.write(zlib.decompress(body))
+        else:
+            with zipfile.ZipFile(io.BytesIO(body)) as archive:
+                archive.extractall(target)
+        return target
+
+    # -- the accepted baseline and comparisons -----------------------------
+
+    def accept(self, number):
+        """Make run *number* the accepted baseline."""
+        self.db.execute("INSERT INTO accepted (run, saved) VALUES (?, ?)",
+                        (number, _now()))
+
+    def accepted(self):
+        """Return the accepted baseline's _StoredRun, or None."""
+        row = self.db.execute(
+            "SELECT run FROM accepted ORDER BY id DESC LIMIT 1").fetchone()
+        return row and self.run(row[0])
+
+    def acceptances(self):
+        """Return [(run number, time)] of every acceptance, oldest first."""
+        return list(self.db.execute(
+            "SELECT run, saved FROM accepted ORDER BY id"))
+
+    def record(self, run, baseline, report, fail_on, tripped, command):
+        """Save one comparison: its JSON report and the gate's outcome."""
+        self.db.execute(
+            "INSERT INTO comparisons (run, baseline, report, fail_on, "
+            "tripped, command, saved) VALUES (?,?,?,?,?,?,?)",
+            (run, baseline, json.dumps(report, allow_nan=False), fail_on,
+             json.dumps(tripped), json.dumps(command), _now()))
+
+    def comparisons(self):
+        """Return [(run, baseline, report, fail_on, tripped, command)] of
+        every comparison saved, oldest first."""
+        return [(run, base, json.loads(report), fail_on, json.loads(tripped),
+                 json.loads(command))
+                for run, base, report, fail_on, tripped, command in
+                self.db.execute("SELECT run, baseline, report, fail_on, "
+                                "tripped, command FROM comparisons "
+                                "ORDER BY id")]
+
+
+def _now():
+    """Return the time now, UTC, to the second, as ISO 8601."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _packed_run(path):
+    """Return (form, body, content hash) of the run at *path*: a file's
+    bytes compressed, or a folder's files as a zip (names relative to it,
+    in sorted order), and the SHA-256 of what they hold."""
+    digest = hashlib.sha256()
+    if os.path.isdir(path):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for top, folders, files in os.walk(path):
+                folders.sort()
+                for file in sorted(files):
+                    full = os.path.join(top, file)
+                    name = os.path.relpath(full, path).replace(os.sep, "/")
+                    with open(full, "rb") as f:
+                        data = f.read()
+                    digest.update(name.encode("utf-8", "surrogateescape")
+                                  + b"\0" + hashlib.sha256(data).digest())
+                    archive.writestr(name, data)
+        return "folder", buffer.getvalue(), digest.hexdigest()
+    with open(path, "rb") as f:
+        data = f.read()
+    digest.update(b"file\0" + data)
+    return "file", zlib.compress(data, 6), digest.hexdigest()
+
+
+def _gate_words(number, stored):
+    """Return 'run #3 (v1.2, abc1234, main, 2026-12-07T10:00:00Z)'."""
+    parts = [p for p in (stored.label, (stored.commit or "")[:12] or None,
+                         stored.branch, stored.saved) if p]
+    return f"run #{number} ({', '.join(parts)})"
+
+
+# History: the saved runs in order, each with its mean and interval and its
+# paired difference from the baseline it was compared with (interval, p,
+# verdict), as the comparison saved them; then what the gate costs and how
+# far the newest run has drifted.
+
+def _history_rows(store, metric=None, last=None):
+    """Return (metrics, {metric: [row dict, oldest first]}) of a store:
+    a row per saved run that has a value for the metric."""
+    comparisons = store.comparisons()
+    accepted = {run for run, _ in store.acceptances()}
+    current = store.accepted()
+    seen, as_baseline = {}, {}
+    for run, base, report, fail_on, tripped, command in comparisons:
+        for entry in _report_entries(report):
+            seen[(run, entry["metric"])] = (base, entry, report, fail_on,
+                                            tripped)
+            as_baseline.setdefault((base, entry["metric"]), entry)
+    metrics = list(dict.fromkeys(m for _, m in list(seen) + list(as_baseline)))
+    if metric is not None:
+        if metric not in metrics:
+            raise EvalDeltaError(
+                f"--metric {metric}: no saved comparison has it"
+                + (f" (they have {', '.join(metrics)})" if metrics else ""))
+        metrics = [metric]
+    tables = {}
+    for name in metrics:
+        rows = []
+        for stored in store.runs():
+            row = dict(run=stored.id, label=stored.label, name=stored.name,
+                       commit=stored.commit, branch=stored.branch,
+                       saved=stored.saved, accepted=stored.id in accepted,
+                       current=bool(current) and stored.id == current.id)
+            if (stored.id, name) in seen:
+                base, entry, report, fail_on, tripped = seen[(stored.id, name)]
+                row.update(
+                    type=entry["type"], mean=entry["observed"]["b"],
+                    ci=entry["ci"]["b"], baseline=base,
+                    gap=entry["observed"]["gap"],
+                    gap_ci=entry["ci"]["paired_gap"],
+                    p=entry["test"]["p_adjusted"], verdict=entry["verdict"],
+                    alpha=report["alpha"], fail_on=fail_on,
+                    tripped=any(m == name for m, _ in tripped))
+            elif (stored.id, name) in as_baseline:
+                entry = as_baseline[(stored.id, name)]
+                row.update(type=entry["type"], mean=entry["observed"]["a"],
+                           ci=entry["ci"]["a"])
+            else:
+                continue
+            rows.append(row)
+        tables[name] = rows[-last:] if last else rows
+    return metrics, tables
+
+
+def _report_entries(report):
+    """Return the metric entries of a saved compare JSON report (one
+    comparison's, or the first of several candidates' that names the
+    run)."""
+    if "comparisons" in report:
+        return [e for c in report["comparisons"] for e in c["metrics"]]
+    return report.get("metrics", [])
+
+
+def _history_value(row, key, points):
+    """Return a row's mean or gap with its interval, as text."""
+    value, (lo, hi) = row[key], row["ci" if key == "mean" else "gap_ci"]
+    if points:
+        scale, sign = 100, "+" if key == "gap" else ""
+        unit = "%" if key == "mean" else " pts"
+        return (f"{value * scale:{sign}.1f}{unit} "
+                f"[{lo * scale:{sign}.1f}, {hi * scale:{sign}.1f}]")
+    sign = "+" if key == "gap" else ""
+    return f"{value:{sign}.4g} [{lo:{sign}.4g}, {hi:{sign}.4g}]"
+
+
+def _history_parts(store, options, drift=None):
+    """Return the history report's (text, markdown, data, page) functions
+    (_render's forms); *drift* is (baseline number, compare JSON of the
+    newest run against it) where the newest run was last compared with
+    another baseline, else None."""
+    metrics, tables = _history_rows(store, options.metric[0] if
+                                    options.metric else None, options.last)
+    current = store.accepted()
+    comparisons = store.comparisons()
+    against = [c for c in comparisons if current and c[1] == current.id]
+    runs = store.runs()
+
+    def alarm_words():
+        """The false alarms a gate run on every commit may raise."""
+        gated = [c for c in against if c[3] in ("worse", "changed")]
+        if not gated:
+            return (f"{_items(len(against), 'comparison')} against the "
+                    f"accepted baseline, none gated with --fail-on worse or "
+                    f"changed")
+        # one metric's "worse" alone is a one-sided event of a two-sided
+        # test at alpha; any of several metrics, Holm's family at alpha
+        levels = [c[2]["alpha"] / (2 if c[3] == "worse" and len(
+            _report_entries(c[2])) == 1 else 1) for c in gated]
+        level, bound = max(levels), sum(levels)
+        return (f"{_items(len(gated), 'gated comparison')} against the "
+                f"accepted baseline: were nothing to change, each may cry "
+                f"wolf with chance at most {level:g}, so at most "
+                f"{bound:.2g} false alarms are expected among them"
+                + (f" (at least one is possible with chance up to "
+                   f"{min(1, bound):.0%})" if bound > level else ""))
+
+    def drift_lines(markdown=False):
+        """The newest run against the accepted baseline, whatever the
+        steps between said."""
+        if not runs or not current or runs[-1].id == current.id:
+            return []
+        newest = runs[-1]
+        if drift is not None:
+            base, report = drift
+            entries = _report_entries(report)
+        else:
+            last = [c for c in comparisons if c[0] == newest.id]
+            if not last or last[-1][1] != current.id:
+                return []
+            base, entries = current.id, _report_entries(last[-1][2])
+        out = []
+        for e in entries:
+            if e["metric"] not in metrics:
+                continue
+            row = dict(gap=e["observed"]["gap"], gap_ci=e["ci"]["paired_gap"])
+            out.append(f"drift: newest run #{newest.id} against the accepted "
+                       f"baseline #{base}: {e['metric']} "
+                       f"{_history_value(row, 'gap', e['type'] == 'binary')}"
+                       f", p = {e['test']['p_adjusted']:.4g}, "
+                       f"{e['verdict']}")
+        return out
+
+    def cells(row, markdown):
+        points = row.get("type") == "binary"
+        mark = "*" if row["current"] else ("a" if row["accepted"] else "")
+        name = (row["label"] or row["name"])
+        return [f"#{row['run']}{mark}", name,
+                (row["commit"] or "")[:7], row["saved"],
+                _history_value(row, "mean", points),
+                _history_value(row, "gap", points) if "gap" in row else "",
+                f"{row['p']:.4g}" if "p" in row else "",
+                ("base" if "gap" not in row else row["verdict"]
+                 + (" (gate)" if row["tripped"] else "")),
+                f"#{row['baseline']}" if "baseline" in row else ""]
+
+    header = ["run", "label", "commit", "saved", "mean [CI]",
+              "gap [paired CI]", "p", "verdict", "vs"]
+
+    def text(markdown=False):
+        gap = [""] if markdown else []
+        lines = [f"history of {(store.path)}: "
+                 f"{_items(len(runs), 'run')} saved; accepted baseline: "
+                 + (_gate_words(current.id, current) if current else "none")]
+        for name in metrics:
+            lines += gap + [f"{name}:"] + gap + _table(
+                [header] + [cells(r, markdown) for r in tables[name]],
+                markdown)
+        lines += gap + [("\\" if markdown else "") + "* the accepted "
+                        "baseline; a: accepted before; (gate): this run "
+                        "tripped its --fail-on",
+                        alarm_words()] + drift_lines(markdown)
+        return "\n".join(lines)
+
+    def data():
+        return {"store": store.path,
+                "accepted": current.id if current else None,
+                "runs": [dict(r, metric=name) for name in metrics
+                         for r in tables[name]],
+                "alarms": alarm_words(), "drift": drift_lines()}
+
+    def page():
+        figures = tuple((f"{name}: each run's mean and interval; the "
+                         f"accepted baseline's dashed, a tripped gate red",
+                         _history_svg(tables[name])) for name in metrics
+                        if tables[name])
+        return _Page(title="bootstrap-eval-deltas history",
+                     head=(f"{(store.path)}: "
+                           f"{_items(len(runs), 'run')} saved",),
+                     verdicts=(alarm_words(), *drift_lines()),
+                     verdict_heading="Gate",
+                     tables=tuple((name, [header] + [cells(r, False) for r in
+                                                     tables[name]])
+                                  for name in metrics),
+                     figures=figures, command=options.command)
+
+    return dict(text=text, markdown=lambda: text(True), data=data,
+                page=page)
+
+
+def _history_svg(rows):
+    """Return an SVG of each run's mean and interval, left to right, the
+    accepted baseline's mean dashed across and tripped gates in red."""
+    from html import escape
+    width, height, left, top, bottom = 640, 260, 56, 16, 44
+    los = [r["ci"][0] for r in rows] + [r["mean"] for r in rows]
+    his = [r["ci"][1] for r in rows] + [r["mean"] for r in rows]
+    lo, hi = min(los), max(his)
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    pad = (hi - lo) * 0.08
+    lo, hi = lo - pad, hi + pad
+    step = (width - left - 16) / max(1, len(rows))
+
+    def y(v):
+        return top + (hi - v) / (hi - lo) * (height - top - bottom)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} '
+           f'{height}" width="{width}" height="{height}" '
+           f'font-family="sans-serif" font-size="12">',
+           f'<line x1="{left}" y1="{top}" x2="{left}" '
+           f'y2="{height - bottom}" stroke="#888"/>']
+    for v in (lo + pad, hi - pad):
+        out.append(f'<text x="{left - 4}" y="{y(v) + 4:.1f}" '
+                   f'text-anchor="end">{v:.3g}</text>')
+    base = [r for r in rows if r["current"]]
+    if base:
+        out.append(f'<line x1="{left}" x2="{width - 8}" '
+                   f'y1="{y(base[0]["mean"]):.1f}" '
+                   f'y2="{y(base[0]["mean"]):.1f}" stroke="#1f5fa8" '
+                   f'stroke-dasharray="5,4"/>')
+    for i, r in enumerate(rows):
+        x = left + step * (i + 0.5)
+        colour = ("#c0392b" if r.get("tripped") or r.get("verdict") == "worse"
+                  else "#1f5fa8" if r["current"] else "#333")
+        label = escape(f"#{r['run']} {r['label'] or r['name']}: "
+                       f"{r['mean']:.4g} [{r['ci'][0]:.4g}, "
+                       f"{r['ci'][1]:.4g}]" + (f", {r['verdict']}"
+                                               if "verdict" in r else ""))
+        out += [f'<g><title>{label}</title>',
+                f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{y(r["ci"][0]):.1f}" '
+                f'y2="{y(r["ci"][1]):.1f}" stroke="{colour}" '
+                f'stroke-width="2"/>',
+                f'<circle cx="{x:.1f}" cy="{y(r["mean"]):.1f}" r="4" '
+                f'fill="{colour}"/>',
+                f'<text x="{x:.1f}" y="{height - bottom + 16}" '
+                f'text-anchor="middle">#{r["run"]}</text></g>']
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+# CI's forms of a comparison: JUnit XML (a testsuite per comparison, a
+# testcase per metric, a failure where the gate holds), as GitLab, Jenkins
+# and Azure read test results; and GitHub's workflow commands (::error for a
+# metric that trips --fail-on, ::warning for one that moved the worse way,
+# ::notice for the rest).
+
+def _junit_xml(reports, tripped):
+    """Return the JUnit XML of compare's JSON *reports* (one per
+    candidate) and the (candidate name or '', metric, why) that tripped
+    the gate."""
+    from xml.sax.saxutils import escape, quoteattr
+    suites, failures, cases = [], 0, 0
+    for report in reports:
+        trips = {(m, why) for name, m, why in tripped
+                 if name in ("", report["candidate"])}
+        body = []
+        for e in report["metrics"]:
+            why = [w for m, w in trips if m == e["metric"]]
+            detail = (f"{e['metric']}: {e['verdict']}; gap "
+                      f"{e['observed']['gap']:+.6g}, paired CI "
+                      f"[{e['ci']['paired_gap'][0]:.6g}, "
+                      f"{e['ci']['paired_gap'][1]:.6g}], p = "
+                      f"{e['test']['p_adjusted']:.4g}")
+            body.append(f'    <testcase classname='
+                        f'{quoteattr(_xml_text(report["candidate"]))} '
+                        f'name={quoteattr(_xml_text(e["metric"]))}>')
+            if why:
+                body.append(f'      <failure message='
+                            f'{quoteattr(_xml_text(why[0]))} type="fail-on">'
+                            f'{escape(_xml_text(detail))}</failure>')
+            body.append(f"      <system-out>{escape(_xml_text(detail))}"
+                        f"</system-out>")
+            body.append("    </testcase>")
+        failed = sum(1 for e in report["metrics"]
+                     if any(m == e["metric"] for m, _ in trips))
+        failures, cases = failures + failed, cases + len(report["metrics"])
+        name = f"{report['baseline']} vs {report['candidate']}"
+        suites += [f'  <testsuite name={quoteattr(_xml_text(name))} '
+                   f'tests="{len(report["metrics"])}" '
+                   f'failures="{failed}">'] + body + ["  </testsuite>"]
+    return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>',
+                      f'<testsuites name="bootstrap-eval-deltas" '
+                      f'tests="{cases}" failures="{failures}">', *suites,
+                      "</testsuites>"]) + "\n"
+
+
+# The last line of compare's markdown: hidden where markdown is shown, it
+# lets a CI step find and replace its own earlier pull-request comment.
+_COMMENT_MARK = "\n\n<!-- bootstrap-eval-deltas compare -->"
+
+_XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_text(text):
+    """Return *text* with what XML 1.0 cannot hold shown as \\xNN."""
+    return _XML_UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}"
+                           if ord(m.group()) < 256
+                           else f"\\u{ord(m.group()):04x}", str(text))
+
+
+def _github_outputs(report, tripped):
+    """Return the step outputs (GITHUB_OUTPUT's name=value lines) of the
+    first candidate's first metric: verdict, gap, interval, p, metric,
+    and whether the gate tripped for any metric."""
+    e = report["metrics"][0]
+    lo, hi = e["ci"]["paired_gap"]
+    values = dict(metric=e["metric"], verdict=e["verdict"],
+                  gap=f"{e['observed']['gap']:.6g}",
+                  interval=f"[{lo:.6g}, {hi:.6g}]",
+                  p=f"{e['test']['p_adjusted']:.6g}",
+                  tripped="true" if tripped else "false")
+    return "".join(f"{k}={_xml_text(v).replace(chr(10), ' ')}\n"
+                   for k, v in values.items())
+
+
+def _github_lines(reports, tripped):
+    """Return GitHub's workflow commands for compare's JSON *reports*:
+    ::error where a metric trips --fail-on, ::warning where one moved the
+    worse way detectably, ::notice for the rest."""
+    def clean(text):               # a command's message ends at a newline
+        return (str(text).replace("%", "%25").replace("\r", "%0D")
+                .replace("\n", "%0A"))
+    lines = []
+    for report in reports:
+        several = len(reports) > 1
+        for e in report["metrics"]:
+            why = [w for name, m, w in tripped
+                   if m == e["metric"] and name in ("", report["candidate"])]
+            level = ("error" if why else "warning"
+                     if e["verdict"] == "worse" else "notice")
+            who = f"{report['candidate']}: " if several else ""
+            lo, hi = e["ci"]["paired_gap"]
+            lines.append(
+                f"::{level} title=bootstrap-eval-deltas::"
+                + clean(f"{who}{e['metric']}: {e['verdict']}"
+                        + (f" ({why[0]}; the gate holds)" if why else "")
+                        + f"; gap {e['observed']['gap']:+.4g}, paired CI "
+                        f"[{lo:.4g}, {hi:.4g}], p = "
+                        f"{e['test']['p_adjusted']:.4g}"))
+    return lines
+
+
 ## Library use ################################################################
 
 # compare() and rank() serve notebooks: plain sequences of per-item scores
@@ -20240,7 +20884,7 @@ def _library_columns(columns, names, kind=None):
 
 # Doors (called from other sections): _CORRELATION, _n_list, _PROBABILITY.
 
-_COMMANDS = ("simulate", "compare", "plan", "rank", "check")
+_COMMANDS = ("simulate", "compare", "plan", "rank", "check", "history")
 
 
 def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
@@ -20290,7 +20934,10 @@ def _add_format(parser):
     parser.add_argument("--format", choices=list(_OUTPUT_FORMATS),
                         help="report format (default text; markdown suits "
                              "a pull-request comment; json is --json; html "
-                             "is one self-contained page)")
+                             "is one self-contained page; github is the "
+                             "text with compare's verdicts as workflow "
+                             "commands and, where GITHUB_STEP_SUMMARY is "
+                             "set, the markdown added to the job summary)")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object instead of the text "
                              "report (values as fractions: 0.036, not 3.6)")
@@ -20400,7 +21047,7 @@ def _build_parser(prog="bootstrap-eval-deltas"):
                         version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add_command in (_add_simulate, _add_compare, _add_plan, _add_rank,
-                        _add_check):
+                        _add_check, _add_history):
         add_command(commands)
     return parser
 
@@ -20716,6 +21363,26 @@ def _add_compare(commands):
                             "non-inferior, changed detectably either way, or "
                             "(with --equivalence) is not shown equivalent, to "
                             "gate a CI job; stderr names the metrics")
+    ci = cmp.add_argument_group(
+        "history and CI: a run store, JUnit, GitHub")
+    ci.add_argument("--store", metavar="DB",
+                    help="a run store (an SQLite file, made if missing): "
+                         "given one run, compare it with the store's "
+                         "accepted baseline (the first run saved becomes "
+                         "it); given two or more, compare them as given; "
+                         "either way save them and the comparison "
+                         "('history --store DB' shows them)")
+    ci.add_argument("--accept", action="store_true",
+                    help="with --store: make the run just compared the "
+                         "accepted baseline")
+    ci.add_argument("--label", metavar="TEXT",
+                    help="with --store: the saved run's label (default: its "
+                         "file name; the commit and branch are kept from "
+                         "GITHUB_SHA, CI_COMMIT_SHA or git)")
+    ci.add_argument("--junit", metavar="FILE",
+                    help="write the verdicts as JUnit XML (a testcase per "
+                         "metric, a failure where --fail-on holds), as "
+                         "GitLab, Jenkins and Azure read test results")
     _add_common(stats, output)
     _add_verbose(output)
     _add_quiet(output)
@@ -21106,6 +21773,100 @@ def _add_plan(commands):
     plan.set_defaults(run=_run_plan)
 
 
+def _add_history(commands):
+    """Add the history command (a run store's saved runs) and its
+    options."""
+    history = commands.add_parser(
+        "history", help="show a run store's saved runs against their "
+                        "baselines",
+        description="Show the runs that 'compare --store DB' saved, oldest "
+                    "first: each with its mean and interval, its paired "
+                    "difference from the baseline it was compared with "
+                    "(interval, p, verdict), which run is the accepted "
+                    "baseline, how many false alarms a gate run on every "
+                    "commit can be expected to raise, and how far the "
+                    "newest run has drifted from the accepted baseline.",
+        epilog="Examples: %(prog)s --store evals.db; %(prog)s --store "
+               "evals.db --metric acc --last 20 --format html > history.html")
+    what = history.add_argument_group("input: what to read")
+    output = history.add_argument_group("output")
+    what.add_argument("--store", metavar="DB", required=True,
+                      help="the run store compare --store wrote")
+    what.add_argument("--metric", action="append", metavar="NAME",
+                      help="one metric's history (default: every metric "
+                           "compared)")
+    what.add_argument("--last", type=_at_least(1), metavar="N",
+                      help="the newest N runs only")
+    _add_format(output)
+    history.set_defaults(run=_run_history)
+
+
+def _history_options(args):
+    """Return history's _Options."""
+    if args.metric and len(args.metric) > 1:
+        raise EvalDeltaError("history shows one metric, or every one: give "
+                             "--metric once")
+    return _Options(store=args.store, metric=tuple(args.metric or ()),
+                    last=args.last)
+
+
+def _run_history(options):
+    """Run history: print the store's runs; the newest run is compared
+    afresh with the accepted baseline where it was last compared with
+    another; return 0."""
+    with _Store(options.store, write=False) as store:
+        drift = _drift(store, options)
+        parts = _history_parts(store, options, drift)
+        print(_render(options.format, **parts))
+    return 0
+
+
+def _drift(store, options):
+    """Return (baseline number, compare JSON) of the newest run against
+    the accepted baseline, where its saved comparison was against another
+    baseline (one accepted since), else None.  The comparison is run as
+    its last saved one was, the baseline put in."""
+    runs, current = store.runs(), store.accepted()
+    if not runs or current is None or runs[-1].id == current.id:
+        return None
+    newest = runs[-1]
+    last = [c for c in store.comparisons() if c[0] == newest.id]
+    if not last or last[-1][1] == current.id:
+        return None
+    argv = [word for word in last[-1][5][1:]]
+    with tempfile.TemporaryDirectory(prefix="bed-store-") as folder:
+        base, run = (store.extract(current.id, folder),
+                     store.extract(newest.id, folder))
+        args = _build_parser().parse_args(
+            _with_default_command(_stored_argv(argv)))
+        settled = _options(args)._replace(
+            runs=(base, run), store=None, names=(), junit=None, plot=None,
+            html=None, format="json", quiet=True)
+        rng = random.Random(settled.seed)
+        compared = _judged([_compare_run(settled, run, rng)], settled)
+        return current.id, _compare_json(compared[0], settled)
+
+
+def _stored_argv(argv):
+    """Return a saved compare command's arguments with what it wrote and
+    where it saved left out (its runs are put in after)."""
+    out, skip = [], False
+    for word in argv:
+        if skip:
+            skip = False
+            continue
+        if word in ("--store", "--label", "--junit", "--html", "--plot",
+                    "--format", "--names"):
+            skip = True
+            continue
+        if word.split("=")[0] in ("--store", "--label", "--junit", "--html",
+                                  "--plot", "--format", "--names") \
+                or word in ("--accept", "--json"):
+            continue
+        out.append(word)
+    return out
+
+
 def _program(argv=None):
     """Return the program as it was invoked, as words, for usage, errors,
     the commands check prints and the command a page quotes: ('python3',
@@ -21232,7 +21993,8 @@ def _options(args):
     fmt = "json" if args.json else args.format or "text"
     settle = {"simulate": _simulate_options, "compare": _compare_options,
               "rank": _rank_options, "plan": _plan_options,
-              "check": _check_options}[args.command]
+              "check": _check_options,
+              "history": _history_options}[args.command]
     page = getattr(args, "html", None)
     if page:
         _check_page(page)
@@ -21441,8 +22203,29 @@ def _compare_options(args):
     if args.fail_on == "inferior" and not args.margin:
         raise EvalDeltaError("--fail-on inferior needs --margin: "
                              "non-inferiority is judged against a margin")
+    if args.store:
+        for flag, given in (("--a-col", args.a_col), ("--b-col", args.b_col),
+                            ("--runs", args.runs), ("--prompts", args.prompts)):
+            if given:
+                raise EvalDeltaError(f"--store saves runs of one system "
+                                     f"each; {flag} is not supported with "
+                                     f"it yet")
+        if args.accept and len(args.candidates) > 1:
+            raise EvalDeltaError("--accept makes one run the accepted "
+                                 "baseline: give one candidate")
+    else:
+        for flag, given in (("--accept", args.accept),
+                            ("--label", args.label)):
+            if given:
+                raise EvalDeltaError(f"{flag} goes with --store DB")
+    if args.junit:
+        _check_output("--junit", args.junit)
+    if args.store and not os.path.exists(args.store):
+        _check_output("--store", args.store)
     _check_resamples(args.resamples, args.confidence)
     return _Options(
+        store=args.store, accept=args.accept, label=args.label,
+        junit=args.junit,
         runs=(args.baseline, *args.candidates), id_col=args.id_col,
         names=tuple(args.names or ()),
         a_col=args.a_col, b_col=args.b_col, metric=tuple(args.metric or ()),
@@ -21764,9 +22547,13 @@ def _run_differences(options):
     return 0
 
 
-def _run_compare(options):
+def _run_compare(options, keep=None):
     """Run compare: read, compare, judge and print each candidate against
-    the baseline; return 1 if --fail-on holds, else 0."""
+    the baseline; return 1 if --fail-on holds, else 0.  With --store, the
+    runs come from and go to the store (_run_stored); *keep*, given, is
+    called with each candidate's JSON report and what tripped the gate."""
+    if options.store:
+        return _run_stored(options)
     if options.plot:
         _check_plot(options.plot)
     rng = random.Random(options.seed)
@@ -21789,13 +22576,14 @@ def _run_compare(options):
         if noise:
             reports = [_with_noise(reports[0], noise, runs[0].results,
                                    options)]
+        mark = _COMMENT_MARK if options.format == "markdown" else ""
         print(_joined_reports(
             reports, fmt=options.format,
             baseline=options.runs[0] if options.format == "json"
             else named[0].names[0],
             family=runs[0].judgements[0].family if runs[0].judgements
             else "", best=(best, runs if options.format == "json" else named,
-                           options), adjust=options.adjust))
+                           options), adjust=options.adjust) + mark)
     if options.format == "html" or options.html:
         page = _html(_compare_page(named, options, (best, named, options),
                                    noise))
@@ -21808,14 +22596,16 @@ def _run_compare(options):
             runs[0].results, confidence=options.confidence,
             judgements=runs[0].judgements))
     several = len(runs) > 1
-    tripped = [(f"{run.names[1]}: {metric}" if several else metric, why)
-               for run in runs
-               for metric, why in _failures(run.results, [
-                   j._replace(verdict=q.direction or
-                              "no detectable difference")
-                   for j, q in zip(run.judgements, run.sequential)]
-                   + list(run.judgements[len(run.sequential):]),
-                   options.fail_on)]
+    gate = [(k, metric, why) for k, run in enumerate(runs)
+            for metric, why in _failures(run.results, [
+                j._replace(verdict=q.direction or "no detectable difference")
+                for j, q in zip(run.judgements, run.sequential)]
+                + list(run.judgements[len(run.sequential):]),
+                options.fail_on)]
+    tripped = [(f"{runs[k].names[1]}: {metric}" if several else metric, why)
+               for k, metric, why in gate]
+    if keep or options.junit or options.format == "github":
+        _ci_outputs(options, runs, named, gate, keep)
     for metric, why in tripped:
         print(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: {metric} "
               f"{why}" + ("; the anytime-valid verdict, as --sequential "
@@ -21826,6 +22616,121 @@ def _run_compare(options):
               f"for no metric; exit 0" + _undetected_words(runs),
               file=sys.stderr)
     return 1 if tripped else 0
+
+
+def _ci_outputs(options, runs, named, gate, keep):
+    """Write what CI reads of a comparison: --junit's XML, --format
+    github's workflow commands and job summary, and *keep*'s record (the
+    store's)."""
+    reports = [_compare_json(run, options) for run in runs]
+    for report, run in zip(reports, named):      # the names the report
+        report["baseline"], report["candidate"] = run.names   # shows
+    trips = [(reports[k]["candidate"] if len(runs) > 1 else "", metric, why)
+             for k, metric, why in gate]
+    if options.junit:
+        _write_plot(options.junit, _junit_xml(reports, trips))
+    if options.format == "github":
+        print("\n".join(_github_lines(reports, trips)))
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            markdown = _joined_reports(
+                [_format_compare(run, options, True) for run in named],
+                fmt="markdown", baseline=named[0].names[0],
+                family=runs[0].judgements[0].family
+                if runs[0].judgements else "", adjust=options.adjust)
+            with open(summary, "a", encoding="utf-8") as f:
+                f.write(markdown + _COMMENT_MARK + "\n")
+        step = os.environ.get("GITHUB_OUTPUT")
+        if step:
+            with open(step, "a", encoding="utf-8") as f:
+                f.write(_github_outputs(reports[0], trips))
+    if keep:
+        keep(reports, trips)
+
+
+def _ci_identity():
+    """Return (commit, branch) of the work being evaluated: CI's
+    variables (GitHub's, GitLab's), else git's answer here, else None."""
+    env = os.environ
+    commit = env.get("GITHUB_SHA") or env.get("CI_COMMIT_SHA")
+    branch = (env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF_NAME")
+              or env.get("CI_COMMIT_REF_NAME"))
+
+    def git(*words):
+        try:
+            done = subprocess.run(("git", *words), capture_output=True,
+                                  text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip() or None if done.returncode == 0 else None
+    if commit is None:
+        commit = git("rev-parse", "HEAD")
+        branch = branch or (commit and git("rev-parse", "--abbrev-ref",
+                                           "HEAD"))
+    return commit, branch
+
+
+def _run_stored(options):
+    """Run compare --store: with one run and an accepted baseline in the
+    store, compare the run with it, else the runs as given; save the runs
+    and each comparison; --accept makes the candidate the baseline."""
+    commit, branch = _ci_identity()
+    say = functools.partial(print, file=sys.stderr)
+    with _Store(options.store) as store, \
+            tempfile.TemporaryDirectory(prefix="bed-store-") as folder:
+        def save(path):
+            label = options.label or os.path.basename(os.path.normpath(path))
+            stored, before = store.save(path, label, commit, branch)
+            say(f"bootstrap-eval-deltas: {options.store}: {path} "
+                + ("was saved before as " if before else "saved as ")
+                + _gate_words(stored.id, stored))
+            return stored
+        given = options.runs
+        base = store.accepted()
+        if len(given) == 1 and base is None:
+            stored = save(given[0])
+            store.accept(stored.id)
+            words = (f"{options.store}: {_gate_words(stored.id, stored)} is "
+                     f"the accepted baseline (the store had none); nothing "
+                     f"compared")
+            print(_render(options.format, text=lambda: words, data=lambda: {
+                "store": options.store, "saved": stored.id, "accepted":
+                stored.id, "comparisons": []}))
+            return 0
+        if len(given) == 1:
+            runs, names = (store.extract(base.id, folder), given[0]), None
+            known = store.known(given[0])
+            if known is not None and known.id == base.id:
+                raise EvalDeltaError(f"{given[0]}: the same run as the "
+                                     f"accepted baseline, "
+                                     f"{_gate_words(base.id, base)}")
+            say(f"bootstrap-eval-deltas: {options.store}: the baseline is "
+                f"the accepted {_gate_words(base.id, base)}")
+            names = options.names or (
+                f"{base.label or base.name} (#{base.id})",
+                os.path.basename(os.path.normpath(given[0])))
+            if names[0] == names[1]:
+                names = (names[0], names[1] + " (new)")
+        else:
+            base, runs, names = save(given[0]), given, options.names
+            if store.accepted() is None:
+                store.accept(base.id)
+        saved = [save(path) for path in runs[1:]]
+
+        def keep(reports, trips):
+            for stored, report in zip(saved, reports):
+                store.record(stored.id, base.id, report, options.fail_on,
+                             [[m, w] for n, m, w in trips
+                              if n in ("", report["candidate"])],
+                             list(options.command))
+        status = _run_compare(options._replace(
+            runs=runs, names=tuple(names or ()), store=None), keep=keep)
+        if options.accept:
+            store.accept(saved[-1].id)
+            say(f"bootstrap-eval-deltas: {options.store}: "
+                f"{_gate_words(saved[-1].id, saved[-1])} is now the "
+                f"accepted baseline")
+        return status
 
 
 def _undetected_words(runs):
