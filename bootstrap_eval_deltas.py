@@ -57,8 +57,9 @@ part of section X):
     Exact tests     McNemar and the interval it inverts, Wilson,
                     Newcombe, sign flips, Holm
     Comparing two systems  _compare_tally and the exact values behind it
-                    (by resampling or saddlepoint, BCa, clusters); subsets
-                    and their macro average; clustered standard errors
+                    (by resampling or saddlepoint, BCa, clusters); subsets,
+                    their macro average and the subsets as a sample
+                    (random effects); clustered standard errors
     Ranking         _rank_systems: the joint bootstrap of several systems
     Pairwise preferences  a verdict as a score on a pair: win rates, ties,
                     position bias (_preference_counts); Bradley-Terry ratings
@@ -2558,7 +2559,8 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 
 ## Comparing two systems ######################################################
 
-# Doors (called from other sections): _bca_interval, _chi2_quantile,
+# Doors (called from other sections): _across_subsets, _bca_interval,
+# _chi2_quantile,
 # _clustered_se, _compare_binary, _compare_binary_by_counts,
 # _compare_macro, _compare_metric, _compare_subsets, _compare_tally,
 # _Density, _merged_tally, _METHODS, _prompt_effect, _run_noise,
@@ -2785,6 +2787,86 @@ def _compare_subsets(tally, rng, options=_Options(), metric=_Metric()):
     """
     return [(label, _compare_tally(tally[label], rng, options, metric))
             for label in sorted(tally)]
+
+
+# The subsets as a sample.  --by's pooled result and --macro's average
+# hold the subsets fixed: these tasks, these items.  Whether a gap would
+# show on tasks like them is a question of the tasks as a sample from
+# many: a random-effects meta-analysis of the subsets' gaps (DerSimonian
+# and Laird 1986, Controlled Clinical Trials 7:177-188: the between-subset
+# variance tau^2 by moments, from Cochran's Q), its mean with Hartung and
+# Knapp's interval (2001, Statistics in Medicine 20:3875-3889; Sidik and
+# Jonkman 2002): Student's t on K - 1 df and the weighted spread of the
+# gaps about their mean, which holds its level at few subsets where the
+# DerSimonian-Laird normal interval does not (IntHout, Ioannidis and Borm
+# 2014, BMC Med Res Methodol 14:25).  That spread is taken at least as
+# large as the items' noise alone (the modification of Knapp and Hartung
+# 2003; Roever, Knapp and Friede 2015, BMC Med Res Methodol 15:99): three
+# subsets whose gaps agree by chance would otherwise give an interval
+# narrower than the pooled one, from less information.  Higgins and Thompson's I^2 (2002),
+# the share of the gaps' spread beyond the items' noise; and where a new
+# subset's gap may fall (the prediction interval of Higgins, Thompson and
+# Spiegelhalter 2009, t on K - 2 df).  Kuebler et al. (ICLR 2026) combine
+# benchmarks into one decision the same way.  A subset whose gap has no
+# spread (standard error 0: no discordant item) is given that of half an
+# item's difference, 1 / (2 n), so that it weighs much but not all.
+# Coverage is measured in tests/test_compare.py.
+
+class _AcrossSubsets(NamedTuple):
+    """One metric's subsets taken as a sample (see above)."""
+    metric: str
+    k: int                   # subsets
+    gap: float               # the random-effects mean of their gaps
+    ci: Interval             # Hartung-Knapp's interval of it
+    p: float                 # its t test of no mean gap, K - 1 df
+    tau: float               # the between-subset SD of the true gaps
+    i2: float                # Higgins and Thompson's I^2, in [0, 1]
+    q: float                 # Cochran's Q
+    prediction: Interval     # where a new subset's gap may fall
+    floored: int             # subsets whose standard error 0 was raised
+    direction: str = "higher"  # which way is better, as the metric's
+
+
+def _across_subsets(results, confidence=CONFIDENCE):
+    """Return the _AcrossSubsets of one metric's per-subset _MetricResults
+    (three or more), or None for fewer.
+
+    >>> r = [_MetricResult("acc", "binary", "higher", 100, 0, 0, g, None,
+    ...      None, None, None, "", 1, None, None, None, 0.05, None)
+    ...      for g in (0.1, 0.0, -0.1)]
+    >>> a = _across_subsets(r)     # Q = 400 (0.01 + 0 + 0.01), df 2
+    >>> round(a.gap, 12), a.q, round(a.tau ** 2, 12), a.i2  # 6 / 800
+    (0.0, 8.0, 0.0075, 0.75)
+    """
+    k = len(results)
+    if k < 3:
+        return None
+    gaps = [float(r.gap) for r in results]
+    floors = [1 / (2 * r.n_items) for r in results]
+    variances = [max(float(r.se), f) ** 2 for r, f in zip(results, floors)]
+    floored = sum(float(r.se) < f for r, f in zip(results, floors))
+    w = [1 / v for v in variances]
+    fixed = math.fsum(wi * g for wi, g in zip(w, gaps)) / math.fsum(w)
+    q = math.fsum(wi * (g - fixed) ** 2 for wi, g in zip(w, gaps))
+    scale = math.fsum(w) - math.fsum(wi * wi for wi in w) / math.fsum(w)
+    tau2 = max(0.0, (q - (k - 1)) / scale)
+    star = [1 / (v + tau2) for v in variances]
+    total = math.fsum(star)
+    mean = math.fsum(ws * g for ws, g in zip(star, gaps)) / total
+    spread = max(1.0, math.fsum(ws * (g - mean) ** 2
+                                for ws, g in zip(star, gaps)) / (k - 1))
+    se = math.sqrt(spread / total)
+    tail = (1 - float(confidence)) / 2
+    t = _student_t_upper(tail, k - 1)
+    p = (1.0 if se == 0 and mean == 0 else 0.0 if se == 0
+         else min(1.0, 2 * _student_t_tail(abs(mean) / se, k - 1)))
+    half = _student_t_upper(tail, k - 2) * math.sqrt(tau2 + se * se)
+    new = Interval(mean - half, mean + half)
+    return _AcrossSubsets(results[0].metric, k, mean,
+                          Interval(mean - t * se, mean + t * se), p,
+                          math.sqrt(tau2), max(0.0, (q - (k - 1)) / q)
+                          if q > 0 else 0.0, q, new, floored,
+                          results[0].direction)
 
 
 def _compare_macro(tally, rng, options=_Options(), metric=_Metric()):
@@ -13561,6 +13643,8 @@ class _Compared(NamedTuple):
     as_judged: tuple = ()        # ... and the judge's verdict alone
     aliases: dict = {}           # {metric: (metrics equal to it on every
                                  # item, one row and one test with it)}
+    across: tuple = ()           # with --by: an _AcrossSubsets per metric
+                                 # of three subsets or more
 
 
 def _compare_run(options, path, rng):
@@ -13693,10 +13777,14 @@ def _compare_run(options, path, rng):
                                     test="sign test exact")
         subsets = [(label, r._replace(ci_unpaired=None))
                    for label, r in subsets]
+    across = tuple(a for a in (_across_subsets(
+        [x for _, x in subsets if x.metric == r.metric], options.confidence)
+        for r in results) if a is not None)
     return _Compared(names, results, subsets, max(dropped, missing), reading,
                      margins, preferences, sequential,
                      _margins(options.equivalence, [r.metric for r in results],
-                              "--equivalence"), aliases=aliases)
+                              "--equivalence"), aliases=aliases,
+                     across=across)
 
 
 def _equal_columns(metrics, tallies):
@@ -17068,8 +17156,7 @@ def _format_compare(run, options, markdown=False):
         lines += (["", "Notes:"] if markdown else ["notes:"])
         lines += [("- " if markdown else "  ") + mark(n) for n in notes]
     if by is not None:
-        lines += [""] + _subset_lines(by, subsets, run.subset_judgements,
-                                      confidence, alpha, markdown,
+        lines += [""] + _subset_lines(by, run, confidence, alpha, markdown,
                                       {r.metric: _units_of(r)
                                        for r in results}, resamples)
     return "\n".join(lines)
@@ -17596,11 +17683,13 @@ def _table(rows, markdown):
             for row in rows]
 
 
-def _subset_lines(by, subsets, judgements, confidence, alpha, markdown,
-                  units=None, resamples=None):
-    """Return the lines of the per-subset table and its flags; each
-    metric's values in its overall result's _Units, where *units* has
-    them."""
+def _subset_lines(by, run, confidence, alpha, markdown, units=None,
+                  resamples=None):
+    """Return the lines of a judged _Compared *run*'s per-subset table and
+    its flags, then each metric's subsets taken as a sample (its
+    _AcrossSubsets); each metric's values in its overall result's _Units,
+    where *units* has them."""
+    subsets, judgements = run.subsets, run.subset_judgements
     adjust = judgements[0].adjust if judgements else "holm"
     rows = _subset_rows(by, subsets, judgements, confidence, units,
                         resamples)
@@ -17619,8 +17708,40 @@ def _subset_lines(by, subsets, judgements, confidence, alpha, markdown,
     if before:
         lines += gap + [f"significant before {_ADJUST_NAMES[adjust]}'s "
                         f"adjustment only: {_some(before)}"]
+    for a in run.across:
+        lines += gap + _across_words(a, by, units or {}, confidence, [
+            j.verdict for (_, r), j in zip(subsets, judgements)
+            if r.metric == a.metric])
     return [_markdown(line) if markdown and not line.startswith("|")
             else line for line in lines]
+
+
+def _across_words(a, by, units, confidence, verdicts):
+    """Return the lines of one metric's subsets taken as a sample: the
+    random-effects mean gap with its interval and p, the subsets'
+    spread, where a new one's gap may fall, and the subsets' verdicts."""
+    u = units.get(a.metric) or _units(False, [a.ci, a.prediction])
+    level = _decimal(_exact(confidence) * 100) + "%"
+    counts = collections.Counter(
+        v if v in ("better", "worse") else "undetected" for v in verdicts)
+    shown = [f"{counts[v]} {v}" for v in ("better", "worse") if counts[v]]
+    shown += [f"{counts['undetected']} with no detectable difference"] * (
+        counts["undetected"] > 0)
+    up = a.ci.lo > 0 if a.direction == "higher" else a.ci.hi < 0
+    down = a.ci.hi < 0 if a.direction == "higher" else a.ci.lo > 0
+    word = ("better" if up else "worse" if down
+            else "no detectable difference")
+    floored = (f"; {_items(a.floored, 'subset')} with no spread given half "
+               f"an item's" if a.floored else "")
+    return [f"{a.metric} across {by} (the {a.k} subsets as a sample of "
+            f"{by}s like them, random effects): {u.gap(a.gap)}, {level} CI "
+            f"{u.span(a.ci)} (Hartung-Knapp, {a.k - 1} df), p = "
+            f"{_p_text(a.p)}: {word} on average; between-subset SD "
+            f"{u.gap(a.tau, sign=False)}, I^2 {a.i2:.0%}; a new subset's "
+            f"gap: {u.span(a.prediction)}; subsets: {', '.join(shown)}"
+            f"{floored}",
+            f"  the overall row holds these {by}s fixed; this line asks "
+            f"whether the gap would show on {by}s drawn anew"]
 
 
 def _subset_rows(by, subsets, judgements, confidence, units=None,
@@ -17664,6 +17785,15 @@ def _markdown(text):
     return text.translate(str.maketrans(_MARKDOWN))
 
 
+def _across_json(a):
+    """Return the JSON object of an _AcrossSubsets."""
+    return {"metric": a.metric, "subsets": a.k, "model": "random effects "
+            "(DerSimonian-Laird tau^2, Hartung-Knapp interval)",
+            "gap": a.gap, "ci": list(a.ci), "df": a.k - 1, "p": a.p,
+            "tau": a.tau, "i2": a.i2, "q": a.q,
+            "prediction": list(a.prediction), "floored": a.floored}
+
+
 def _compare_json(run, options):
     """Return the JSON object of compare (a judged _Compared), with the
     settings that produced it; with --by, its per-subset results under
@@ -17695,6 +17825,8 @@ def _compare_json(run, options):
             row.update(subset=label, n_items=r.n_items)
         report.update(by=by, subsets=rows,
                       overall="macro" if macro else "pooled")
+        if run.across:
+            report["across_subsets"] = [_across_json(a) for a in run.across]
     report["reading"] = run.reading
     for entry, q in zip(report["metrics"], run.sequential):
         entry["sequential"] = _sequential_json(q)
@@ -18314,8 +18446,7 @@ def _compare_page(runs, options, best=None, noise=()):
             rows = _subset_rows(options.by, run.subsets,
                                 run.subset_judgements, options.confidence,
                                 units, options.resamples)
-            lines = _subset_lines(options.by, run.subsets,
-                                  run.subset_judgements, options.confidence,
+            lines = _subset_lines(options.by, run, options.confidence,
                                   options.alpha, False, units,
                                   options.resamples)
             page["tables"].append((who + lines[0], rows))
