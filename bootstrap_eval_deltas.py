@@ -5666,7 +5666,11 @@ def _agreement(human, judge):
 # reliability and its variance in the presence of high agreement", British
 # Journal of Mathematical and Statistical Psychology 61:29-48), whose
 # chance agreement does not collapse where one category is common (kappa's
-# paradox).  Each interval is the jackknife's over the labelled items
+# paradox), for any number of categories, and his AC2 for ordinal scales
+# with linear or quadratic agreement weights 1 - |k - l| / (max - min) and
+# 1 - (k - l)^2 / (max - min)^2 on the categories' values (Gwet 2014,
+# Handbook of Inter-Rater Reliability, 4th ed., ch. 3; the categories are
+# the values seen, as irrCAC's gwet.ac1.raw takes them).  Each interval is the jackknife's over the labelled items
 # (Quenouille 1956, Tukey 1958: se^2 = (n - 1)/n sum (t_(i) - t_(.))^2),
 # with Student's t on n - 1 degrees of freedom; an item's leave-one-out
 # value depends only on its (human, judge) pair, so each distinct pair is
@@ -5779,20 +5783,27 @@ def _alpha_of(units, metric):
     return 1 - (total - 1) * observed / expected
 
 
-def _ac1(x, y):
+def _ac1(x, y, weights=None):
     """Return Gwet's AC1 of paired scores *x* and *y* taken as
-    categories (Gwet 2008):
-        AC1 = (p_a - p_e) / (1 - p_e),
-        p_e = sum over the q categories of pi_k (1 - pi_k) / (q - 1),
-    pi_k the share of all 2n scores in category k; None with one category.
+    categories (Gwet 2008), or with "linear" or "quadratic" weights his
+    AC2 (Gwet 2014):
+        AC = (p_a - p_e) / (1 - p_e),
+        p_a = mean of w(x_i, y_i),
+        p_e = sum over k, l of w(k, l) / (q (q - 1)) * sum over the q
+              categories of pi_k (1 - pi_k),
+    w(k, l) = [k == l], 1 - |k - l| / R or 1 - (k - l)^2 / R^2 (R the
+    range of the categories), pi_k the share of all 2n scores in category
+    k; None with one category.
 
     >>> _ac1([1, 1, 1, 0], [1, 1, 0, 0])   # p_a 3/4, p_e 2 (5/8)(3/8)
     Fraction(9, 17)
+    >>> _ac1([0, 1, 2, 2], [0, 2, 2, 1], "linear")  # 3/4, (5/6)(5/8)
+    Fraction(11, 23)
     """
-    return _ac1_of(_pairs(x, y))
+    return _ac1_of(_pairs(x, y), weights)
 
 
-def _ac1_of(pairs):
+def _ac1_of(pairs, weights=None):
     """Return _ac1 of a Counter of (x, y) pairs."""
     n = sum(pairs.values())
     shares = collections.Counter()
@@ -5803,9 +5814,20 @@ def _ac1_of(pairs):
     if q < 2:
         return None
     one = _unit_of(pairs)
-    agree = one * sum(c for (a, b), c in pairs.items() if a == b) / n
-    chance = sum(one * c / (2 * n) * (1 - one * c / (2 * n))
-                 for c in shares.values()) / (q - 1)
+    spread = sum(one * c / (2 * n) * (1 - one * c / (2 * n))
+                 for c in shares.values())
+    if weights is None:
+        agree = one * sum(c for (a, b), c in pairs.items() if a == b) / n
+        chance = spread / (q - 1)
+    else:
+        span = max(shares) - min(shares)
+        power = {"linear": 1, "quadratic": 2}[weights]
+
+        def w(a, b):
+            return 1 - (abs(a - b) / span) ** power
+        agree = sum(c * w(a, b) for (a, b), c in pairs.items()) / n
+        chance = (sum(w(a, b) for a in shares for b in shares) * spread
+                  / (q * (q - 1)))
     return (agree - chance) / (1 - chance)
 
 
@@ -5821,8 +5843,9 @@ def _agreement_audit(items, confidence=CONFIDENCE):
     each a tuple of the (human, judge) score pairs of its labelled answers
     (one per system): Cohen's kappa, and where the scores are more than
     two, the linear and quadratic weighted kappas; Krippendorff's alpha
-    (nominal for two values, else ordinal and interval); Gwet's AC1 where
-    they are two; each with its jackknife interval over the items, an
+    (nominal for two values, else ordinal and interval); Gwet's AC1, and
+    where the scores are more than two, his AC2 with linear and quadratic
+    weights; each with its jackknife interval over the items, an
     item's answers left out together (see the block comment above).  ()
     where the scores take more than _AGREEMENT_MOST values (not a scale of
     categories) or there are fewer than three items.
@@ -5849,8 +5872,11 @@ def _agreement_audit(items, confidence=CONFIDENCE):
                   ("quadratic kappa", lambda p: _kappa_of(p, "quadratic"))]
     for metric in (("nominal",) if binary else ("ordinal", "interval")):
         stats.append((f"Krippendorff's alpha ({metric})", alpha(metric)))
-    if binary:
-        stats.append(("Gwet's AC1", _ac1_of))
+    stats.append(("Gwet's AC1", _ac1_of))
+    if not binary:
+        stats += [("Gwet's AC2 (linear)", lambda p: _ac1_of(p, "linear")),
+                  ("Gwet's AC2 (quadratic)",
+                   lambda p: _ac1_of(p, "quadratic"))]
     out = []
     for name, stat in stats:
         value = stat(pairs)
