@@ -19828,6 +19828,60 @@ class Standings:
         return _rank_json(self.ranked, self.options)
 
 
+# The statistics' errors name the command line's options (--judge-map
+# >=T, --family); compare(), rank() and plan() say them as their keywords
+# (judge_map=">=T", family=): an option whose name, dashes as
+# underscores, is one of the function's keywords, and the few hints the
+# library has other words for (_KEYWORD_WORDS).  One message, two forms.
+
+_KEYWORD_WORDS = {
+    "--human FIELD names the field that holds them where a human scored, "
+    "--human FILE a file of them":
+        "human_a and human_b hold them, None where a human gave none"}
+_OPTION_SAID = re.compile(r"--([a-z][a-z0-9-]*)"
+                          r"(?: ((?=[^\s]*[=<>,0-9A-Z])[^\s:;)]*[^\s:;),.]))?")
+
+
+def _in_keywords(function):
+    """Return *function* (a library door) raising its EvalDeltaErrors in
+    its keywords' words: --judge-map >=T as judge_map=">=T", --family as
+    family=, options it has no keyword for as they are.
+
+    >>> @_in_keywords
+    ... def f(*, judge_map=None):
+    ...     raise EvalDeltaError("put them on one scale with --judge-map "
+    ...                          ">=T (a 1 above T) or --names A,B")
+    >>> f()
+    Traceback (most recent call last):
+    bootstrap_eval_deltas.EvalDeltaError: put them on one scale with judge_map=">=T" (a 1 above T) or --names A,B
+    """
+    code = function.__code__
+    keywords = set(code.co_varnames[:code.co_argcount
+                                    + code.co_kwonlyargcount])
+
+    def said(match):
+        keyword = match.group(1).replace("-", "_")
+        if keyword not in keywords:
+            return match.group(0)
+        value = match.group(2)
+        return f'{keyword}="{value}"' if value else f"{keyword}="
+
+    @functools.wraps(function)
+    def door(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except EvalDeltaError as error:
+            text = str(error)
+            for cli, words in _KEYWORD_WORDS.items():
+                text = text.replace(cli, words)
+            text = _OPTION_SAID.sub(said, text)
+            if text == str(error):
+                raise
+            raise EvalDeltaError(text) from None
+    return door
+
+
+@_in_keywords
 def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
          power=_POWER, n_items=None):
     """Return the Plan of a paired binary eval before it is run (see
@@ -19924,6 +19978,7 @@ def _library_spec(value, parse, keyword):
         raise EvalDeltaError(f"{keyword}: {error}") from None
 
 
+@_in_keywords
 def compare(baseline, candidate, *, metric="metric", kind=None,
             direction="higher", margin=None, confidence=CONFIDENCE,
             alpha=0.05, resamples=RESAMPLES, interval="percentile",
@@ -20010,6 +20065,7 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     return Comparison(_judged([run], options)[0], options)
 
 
+@_in_keywords
 def rank(systems, *, metric="score", direction="higher",
          confidence=CONFIDENCE, alpha=0.05, resamples=RESAMPLES,
          method="auto", seed=SEED, jobs=1):
