@@ -19601,6 +19601,38 @@ def _format_check(checked, prog, markdown=False):
     return "\n".join(lines)
 
 
+def _checked_page(checked, prog):
+    """Return check's _Page: the problems first (as a verdict), each
+    input's fields as a table under its head line, the commands as a
+    table of what each answers, then how the ids join and what was read;
+    the pieces _format_check prints."""
+    several = len(checked.inputs) > 1
+    tables, reading = [], []
+    for p in checked.inputs:
+        if p.fields:
+            tables.append((_input_lines(p)[0], [
+                ["field", "type", "values", "missing", "looks like"]]
+                + [_field_row(f) for f in p.fields]))
+        reading += [f"{p.path}: {note}" if several else note
+                    for note in p.notes]
+    heads = [_input_lines(p)[0] for p in checked.inputs if not p.fields]
+    if checked.commands:
+        tables.append(("commands (run from this folder)", [
+            ["command", "answers"]] + [
+            [" ".join([prog] + [shlex.quote(a) for a in argv]), what]
+            for argv, what in checked.commands]))
+    details = [("Ids", checked.joins or ["no two inputs share ids"])] * \
+        several
+    if not checked.commands:
+        details.append(("Commands", [
+            "none: a comparison needs two runs on the same items, a file "
+            "holding two systems, or pairwise preferences"]))
+    return _Page(title=f"check: {_items(len(checked.inputs), 'input')}",
+                 head=heads, verdicts=checked.problems or ["none seen"],
+                 verdict_heading="Problems", tables=tables, details=details,
+                 reading=reading)
+
+
 def _input_lines(p):
     """Return the head lines of one input of check's report."""
     head = p.path
@@ -21793,7 +21825,8 @@ def _run_check(options):
     print(_render(options.format,
                   text=lambda: _format_check(checked, prog),
                   markdown=lambda: _format_check(checked, prog, True),
-                  data=lambda: _check_json(checked)))
+                  data=lambda: _check_json(checked),
+                  page=lambda: _checked_page(checked, prog)))
     return 1 if any(p.refused and p.path in options.runs
                     for p in checked.inputs) else 0
 
