@@ -12720,6 +12720,15 @@ def _read_every_eval_ever(head, how):
     """Return the _Source of an Every Eval Ever samples file: a record per
     sample_id (samples of one id averaged as epochs), metrics score and,
     where it says more, is_correct; sample_hash the item's identity."""
+    if not _is_every_eval_ever(head):       # an aggregate: its instance file
+        named, found = _eee_instance(head) or (None, None)
+        if found is None:
+            raise EvalDeltaError(f"{head.path}: {_eee_refusal(head)}")
+        source = _read_every_eval_ever(_Head(found, head.inflate), how)
+        return source._replace(notes=(
+            f"read for {os.path.basename(head.path)}, Every Eval Ever's "
+            f"aggregate, which names it (detailed_evaluation_results)",)
+            + source.notes)
     path, labelled, models, tasks = head.path, [], {}, {}
     for start, lines in _lines(path, head.inflate):
         for number, line in enumerate(lines, start):
@@ -12815,6 +12824,68 @@ def _eee_aggregate(path, model):
     return name, list(figures)
 
 
+# An aggregate <uuid>.json (schema 0.1.0 to 0.3.0, evaleval/every_eval_ever
+# eval.schema.json: schema_version, model_info, evaluation_results) holds
+# no per-item results; from 0.1.0's later form on, detailed_evaluation_
+# results {format, file_path} names its instance file (0.3.0: a path from
+# the repository's root, data/<benchmark>/<developer>/<model>/<uuid>_
+# samples.jsonl).  Where that file is there (beside the aggregate, at the
+# path from here, or under an ancestor folder holding data/), it is read in
+# the aggregate's place, and said; else the aggregate is refused with the
+# lm-eval results file's words, naming the file to read (0.1.0's early
+# form names none: a samples file beside it of the same model, if any).
+
+def _eee_instance(head):
+    """Return (named, found) of an Every Eval Ever aggregate file: the
+    instance file its detailed_evaluation_results names (None where it
+    names none) and where that file is (None where it is not there);
+    None for any other file."""
+    doc = head.document() if head.text.startswith("{") else None
+    if not (doc and "schema_version" in doc and isinstance(
+            doc.get("evaluation_results"), list)
+            and isinstance(doc.get("model_info"), dict)):
+        return None
+    detail = doc.get("detailed_evaluation_results")
+    named = detail.get("file_path") if isinstance(detail, dict) else None
+    if not isinstance(named, str) or not named.strip():
+        return None, None
+    folder = os.path.dirname(head.path) or "."
+    places = [os.path.join(folder, os.path.basename(named)), named]
+    up = os.path.abspath(folder)
+    for _ in range(6):
+        places.append(os.path.join(up, named))
+        up = os.path.dirname(up)
+    found = next((p for p in places if os.path.isfile(p)), None)
+    if found and os.path.isabs(found) and not os.path.isabs(named):
+        found = os.path.relpath(found)       # found under an ancestor
+    return named, found
+
+
+def _eee_refusal(head):
+    """Return the refusal of an Every Eval Ever aggregate whose instance
+    file is not there: the file to read instead."""
+    named, _ = _eee_instance(head)
+    if named:
+        where = (f"the instance file its detailed_evaluation_results names, "
+                 f"{named}, which is not there; fetch it (or put it beside "
+                 f"this file) and give it")
+    else:
+        model = (head.document().get("model_info") or {}).get("id")
+        folder = os.path.dirname(head.path) or "."
+        beside = [name for name in sorted(os.listdir(folder))
+                  if name.endswith(".jsonl") and _is_every_eval_ever(
+                      _Head(os.path.join(folder, name)))
+                  and _Head(os.path.join(folder, name)).first().get(
+                      "model_id") == model]
+        where = (f"an instance-level <uuid>_samples.jsonl, which this one "
+                 f"does not name" + (
+                     f"; beside it, of the same model: "
+                     f"{_some(beside, 3)}" if beside else ""))
+    return (f"Every Eval Ever's aggregate file (schema "
+            f"{head.document().get('schema_version')}): aggregates only; "
+            f"the per-item results are {where}")
+
+
 # Files that hold no per-item results, recognised to say so and where the
 # per-item file is: lm-eval's and lighteval's results_<date>.json, HELM's
 # stats.json, run_spec.json and scenario.json, OpenCompass's results/
@@ -12828,6 +12899,7 @@ _AGGREGATES = (
      "lighteval's results file: aggregates only; the per-item results are "
      "the details/<model>/<date>/details_<task>_<date>.parquet files of "
      "the same run (written with --save-details)"),
+    (lambda h, d: _eee_instance(h) is not None, "{eee}"),
     (lambda h, d: d is not None and isinstance(d.get("results"), dict)
      and ("configs" in d or "versions" in d),
      "lm-eval's results file: aggregates only; the per-item results are the "
@@ -12862,7 +12934,8 @@ def _aggregate_message(head):
         if test(head, doc):
             figures = list(doc.items())[:3] if _numbers_only(head) else []
             shown = ", ".join(f"{k} {v}" for k, v in figures)
-            return message.format(name=head.name, shown=shown)
+            return message.format(name=head.name, shown=shown, eee=(
+                message == "{eee}" and _eee_refusal(head)))
     return None
 
 
@@ -13505,7 +13578,9 @@ _READERS = (
             _is_openai_evals, _read_openai_evals),
     _Reader("every-eval-ever", "Every Eval Ever samples .jsonl (sample_id, "
             "sample_hash, evaluation.score), or the folder holding them",
-            _is_every_eval_ever, _read_every_eval_ever, _every_eval_ever_runs),
+            lambda h: _is_every_eval_ever(h) or (_eee_instance(h) or (
+                None, None))[1] is not None, _read_every_eval_ever,
+            _every_eval_ever_runs),
     _Reader("lm-eval", "lm-evaluation-harness samples_<task>_<date>.jsonl, "
             "or the output directory holding them", _is_lm_eval,
             _read_lm_eval, _lm_eval_runs),
