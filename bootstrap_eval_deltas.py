@@ -15524,13 +15524,14 @@ class _Budget(NamedTuple):
 
 def _budget_from_pilot(options):
     """Return the _Budget of plan --from A B --human H [--strata FIELD]
-    --budget K: the pilot corrected as compare corrects it, the K labels
+    --budget K (or of one file of both systems, --from F --a-col --b-col
+    --human HA,HB, as compare reads it): the pilot corrected as compare corrects it, the K labels
     shared among the strata by Neyman's allocation (uniformly without
     strata) and the items to label next drawn from each stratum's
     unlabelled items (the baseline's ids, in a random order seeded by
     --seed)."""
-    found = _compare_run(options, options.runs[1],
-                         random.Random(options.seed))
+    found = _compare_run(options, options.runs[1:][0] if options.runs[1:]
+                         else None, random.Random(options.seed))
     if len(found.results) > 1:
         raise EvalDeltaError(f"--budget shares labels by one metric's "
                              f"residuals; the pilot has "
@@ -21600,9 +21601,6 @@ def _plan_options(args):
                                  "--human once, or once per run; or one "
                                  "file of both systems: --a-col JUDGE_A "
                                  "--b-col JUDGE_B --human HUMAN_A,HUMAN_B")
-        if wide and args.budget is not None:
-            raise EvalDeltaError("--budget takes two runs, not one file of "
-                                 "both systems, yet")
         for name in ("sequential", "repeats"):
             if getattr(args, name) not in (None, False):
                 raise EvalDeltaError(f"{_flag(name)} does not go with "
