@@ -16493,7 +16493,7 @@ def _single_commands(p, extra):
 ## Report #####################################################################
 
 # Doors (called from other sections): _budget_json, _calibration_json,
-# _check_json, _compare_json, _compare_page, _forest_svg, _format_budget,
+# _check_json, _checked_page, _compare_json, _compare_page, _forest_svg, _format_budget,
 # _format_calibration, _format_check, _format_compare, _format_labels_plan,
 # _format_peeking, _label_next_csv,
 # _format_pilot, _format_plan, _format_rank, _format_repeats,
