@@ -5819,15 +5819,18 @@ def _ac1_of(pairs, weights=None):
     if weights is None:
         agree = one * sum(c for (a, b), c in pairs.items() if a == b) / n
         chance = spread / (q - 1)
-    else:
-        span = max(shares) - min(shares)
+    else:       # the weights' sum over the q^2 pairs of categories, in
+        # closed form: sum |k - l| = 2 sum over the sorted values of
+        # v_(i) (2i - q + 1); sum (k - l)^2 = 2q sum v^2 - 2 (sum v)^2
+        values = sorted(shares)
+        span = values[-1] - values[0]
         power = {"linear": 1, "quadratic": 2}[weights]
-
-        def w(a, b):
-            return 1 - (abs(a - b) / span) ** power
-        agree = sum(c * w(a, b) for (a, b), c in pairs.items()) / n
-        chance = (sum(w(a, b) for a in shares for b in shares) * spread
-                  / (q * (q - 1)))
+        apart = (2 * sum(v * (2 * i - q + 1) for i, v in enumerate(values))
+                 if power == 1 else 2 * q * sum(v * v for v in values)
+                 - 2 * sum(values) ** 2)
+        agree = sum(c * (1 - (abs(a - b) / span) ** power)
+                    for (a, b), c in pairs.items()) / n
+        chance = (q * q - apart / span ** power) * spread / (q * (q - 1))
     return (agree - chance) / (1 - chance)
 
 

@@ -1639,6 +1639,14 @@ def test_gwet_ac1_and_ac2_are_irrcacs():
     pi = [Fraction((x + y).count(k), 12) for k in (0, 1, 2)]
     pe = sum(p * (1 - p) for p in pi) / 2
     assert bed._ac1(x, y) == (Fraction(3, 6) - pe) / (1 - pe)
+    # ... and AC2 as Gwet's sums over the q^2 pairs of categories give it
+    for weights, power in (("linear", 1), ("quadratic", 2)):
+        def w(k, m):
+            return 1 - Fraction(abs(k - m), 2) ** power
+        pa = sum(w(a, b) for a, b in zip(x, y)) / Fraction(6)
+        pe = sum(w(k, m) for k in (0, 1, 2) for m in (0, 1, 2)) / 6 * sum(
+            p * (1 - p) for p in pi)
+        assert bed._ac1(x, y, weights) == (pa - pe) / (1 - pe)
 
 
 @pytest.mark.filterwarnings("ignore")
