@@ -19959,12 +19959,13 @@ def _in_keywords(function):
     family=, options it has no keyword for as they are.
 
     >>> @_in_keywords
-    ... def f(*, judge_map=None):
+    ... def f(*, judge_map=None, alpha=0.05):
     ...     raise EvalDeltaError("put them on one scale with --judge-map "
-    ...                          ">=T (a 1 above T) or --names A,B")
+    ...                          ">=T (a 1 above T) at --alpha 0.05, or "
+    ...                          "--names A,B")
     >>> f()
     Traceback (most recent call last):
-    bootstrap_eval_deltas.EvalDeltaError: put them on one scale with judge_map=">=T" (a 1 above T) or --names A,B
+    bootstrap_eval_deltas.EvalDeltaError: put them on one scale with judge_map=">=T" (a 1 above T) at alpha=0.05, or --names A,B
     """
     code = function.__code__
     keywords = set(code.co_varnames[:code.co_argcount
@@ -19975,6 +19976,8 @@ def _in_keywords(function):
         if keyword not in keywords:
             return match.group(0)
         value = match.group(2)
+        if value and re.fullmatch(r"[-+]?[0-9.]+(e[-+]?[0-9]+)?", value):
+            return f"{keyword}={value}"             # a number, unquoted
         return f'{keyword}="{value}"' if value else f"{keyword}="
 
     @functools.wraps(function)
