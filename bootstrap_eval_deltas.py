@@ -12727,7 +12727,13 @@ def _read_every_eval_ever(head, how):
         named, found = _eee_instance(head) or (None, None)
         if found is None:
             raise EvalDeltaError(f"{head.path}: {_eee_refusal(head)}")
-        source = _read_every_eval_ever(_Head(found, head.inflate), how)
+        instance = _Head(found, head.inflate)
+        if not _is_every_eval_ever(instance):
+            raise EvalDeltaError(f"{head.path}: its detailed_evaluation_"
+                                 f"results names {found}, which is not an "
+                                 f"Every Eval Ever samples file (a line per "
+                                 f"sample: sample_id, evaluation)")
+        source = _read_every_eval_ever(instance, how)
         return source._replace(notes=(
             f"read for {os.path.basename(head.path)}, Every Eval Ever's "
             f"aggregate, which names it (detailed_evaluation_results)",)

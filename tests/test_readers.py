@@ -1079,6 +1079,11 @@ def test_every_eval_ever_aggregates_read_their_instance_file_or_name_it(
     monkeypatch.chdir(tmp_path / "data" / "arc")
     assert compare(capsys, str(new), a)["metrics"][0]["observed"] == \
         compare(capsys, a, a)["metrics"][0]["observed"]
+    # an aggregate naming itself, or a file that is not a samples file
+    doc["detailed_evaluation_results"]["file_path"] = new.name
+    new.write_text(json.dumps(doc))
+    assert "which is not an Every Eval Ever samples file" in fail(
+        capsys, str(new), a)
     # 0.1.0's early form names no file: the samples file beside it of the
     # same model is named (the real logs' None_samples.jsonl)
     old = tmp_path / "old"
