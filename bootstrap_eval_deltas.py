@@ -5764,7 +5764,11 @@ def _agreement(human, judge):
 # reliability and its variance in the presence of high agreement", British
 # Journal of Mathematical and Statistical Psychology 61:29-48), whose
 # chance agreement does not collapse where one category is common (kappa's
-# paradox).  Each interval is the jackknife's over the labelled items
+# paradox), for any number of categories, and his AC2 for ordinal scales
+# with linear or quadratic agreement weights 1 - |k - l| / (max - min) and
+# 1 - (k - l)^2 / (max - min)^2 on the categories' values (Gwet 2014,
+# Handbook of Inter-Rater Reliability, 4th ed., ch. 3; the categories are
+# the values seen, as irrCAC's gwet.ac1.raw takes them).  Each interval is the jackknife's over the labelled items
 # (Quenouille 1956, Tukey 1958: se^2 = (n - 1)/n sum (t_(i) - t_(.))^2),
 # with Student's t on n - 1 degrees of freedom; an item's leave-one-out
 # value depends only on its (human, judge) pair, so each distinct pair is
@@ -5877,20 +5881,27 @@ def _alpha_of(units, metric):
     return 1 - (total - 1) * observed / expected
 
 
-def _ac1(x, y):
+def _ac1(x, y, weights=None):
     """Return Gwet's AC1 of paired scores *x* and *y* taken as
-    categories (Gwet 2008):
-        AC1 = (p_a - p_e) / (1 - p_e),
-        p_e = sum over the q categories of pi_k (1 - pi_k) / (q - 1),
-    pi_k the share of all 2n scores in category k; None with one category.
+    categories (Gwet 2008), or with "linear" or "quadratic" weights his
+    AC2 (Gwet 2014):
+        AC = (p_a - p_e) / (1 - p_e),
+        p_a = mean of w(x_i, y_i),
+        p_e = sum over k, l of w(k, l) / (q (q - 1)) * sum over the q
+              categories of pi_k (1 - pi_k),
+    w(k, l) = [k == l], 1 - |k - l| / R or 1 - (k - l)^2 / R^2 (R the
+    range of the categories), pi_k the share of all 2n scores in category
+    k; None with one category.
 
     >>> _ac1([1, 1, 1, 0], [1, 1, 0, 0])   # p_a 3/4, p_e 2 (5/8)(3/8)
     Fraction(9, 17)
+    >>> _ac1([0, 1, 2, 2], [0, 2, 2, 1], "linear")  # 3/4, (5/6)(5/8)
+    Fraction(11, 23)
     """
-    return _ac1_of(_pairs(x, y))
+    return _ac1_of(_pairs(x, y), weights)
 
 
-def _ac1_of(pairs):
+def _ac1_of(pairs, weights=None):
     """Return _ac1 of a Counter of (x, y) pairs."""
     n = sum(pairs.values())
     shares = collections.Counter()
@@ -5901,9 +5912,23 @@ def _ac1_of(pairs):
     if q < 2:
         return None
     one = _unit_of(pairs)
-    agree = one * sum(c for (a, b), c in pairs.items() if a == b) / n
-    chance = sum(one * c / (2 * n) * (1 - one * c / (2 * n))
-                 for c in shares.values()) / (q - 1)
+    spread = sum(one * c / (2 * n) * (1 - one * c / (2 * n))
+                 for c in shares.values())
+    if weights is None:
+        agree = one * sum(c for (a, b), c in pairs.items() if a == b) / n
+        chance = spread / (q - 1)
+    else:       # the weights' sum over the q^2 pairs of categories, in
+        # closed form: sum |k - l| = 2 sum over the sorted values of
+        # v_(i) (2i - q + 1); sum (k - l)^2 = 2q sum v^2 - 2 (sum v)^2
+        values = sorted(shares)
+        span = values[-1] - values[0]
+        power = {"linear": 1, "quadratic": 2}[weights]
+        apart = (2 * sum(v * (2 * i - q + 1) for i, v in enumerate(values))
+                 if power == 1 else 2 * q * sum(v * v for v in values)
+                 - 2 * sum(values) ** 2)
+        agree = sum(c * (1 - (abs(a - b) / span) ** power)
+                    for (a, b), c in pairs.items()) / n
+        chance = (q * q - apart / span ** power) * spread / (q * (q - 1))
     return (agree - chance) / (1 - chance)
 
 
@@ -5919,8 +5944,9 @@ def _agreement_audit(items, confidence=CONFIDENCE):
     each a tuple of the (human, judge) score pairs of its labelled answers
     (one per system): Cohen's kappa, and where the scores are more than
     two, the linear and quadratic weighted kappas; Krippendorff's alpha
-    (nominal for two values, else ordinal and interval); Gwet's AC1 where
-    they are two; each with its jackknife interval over the items, an
+    (nominal for two values, else ordinal and interval); Gwet's AC1, and
+    where the scores are more than two, his AC2 with linear and quadratic
+    weights; each with its jackknife interval over the items, an
     item's answers left out together (see the block comment above).  ()
     where the scores take more than _AGREEMENT_MOST values (not a scale of
     categories) or there are fewer than three items.
@@ -5947,8 +5973,11 @@ def _agreement_audit(items, confidence=CONFIDENCE):
                   ("quadratic kappa", lambda p: _kappa_of(p, "quadratic"))]
     for metric in (("nominal",) if binary else ("ordinal", "interval")):
         stats.append((f"Krippendorff's alpha ({metric})", alpha(metric)))
-    if binary:
-        stats.append(("Gwet's AC1", _ac1_of))
+    stats.append(("Gwet's AC1", _ac1_of))
+    if not binary:
+        stats += [("Gwet's AC2 (linear)", lambda p: _ac1_of(p, "linear")),
+                  ("Gwet's AC2 (quadratic)",
+                   lambda p: _ac1_of(p, "quadratic"))]
     out = []
     for name, stat in stats:
         value = stat(pairs)
@@ -12793,6 +12822,21 @@ def _read_every_eval_ever(head, how):
     """Return the _Source of an Every Eval Ever samples file: a record per
     sample_id (samples of one id averaged as epochs), metrics score and,
     where it says more, is_correct; sample_hash the item's identity."""
+    if not _is_every_eval_ever(head):       # an aggregate: its instance file
+        named, found = _eee_instance(head) or (None, None)
+        if found is None:
+            raise EvalDeltaError(f"{head.path}: {_eee_refusal(head)}")
+        instance = _Head(found, head.inflate)
+        if not _is_every_eval_ever(instance):
+            raise EvalDeltaError(f"{head.path}: its detailed_evaluation_"
+                                 f"results names {found}, which is not an "
+                                 f"Every Eval Ever samples file (a line per "
+                                 f"sample: sample_id, evaluation)")
+        source = _read_every_eval_ever(instance, how)
+        return source._replace(notes=(
+            f"read for {os.path.basename(head.path)}, Every Eval Ever's "
+            f"aggregate, which names it (detailed_evaluation_results)",)
+            + source.notes)
     path, labelled, models, tasks = head.path, [], {}, {}
     for start, lines in _lines(path, head.inflate):
         for number, line in enumerate(lines, start):
@@ -12888,6 +12932,68 @@ def _eee_aggregate(path, model):
     return name, list(figures)
 
 
+# An aggregate <uuid>.json (schema 0.1.0 to 0.3.0, evaleval/every_eval_ever
+# eval.schema.json: schema_version, model_info, evaluation_results) holds
+# no per-item results; from 0.1.0's later form on, detailed_evaluation_
+# results {format, file_path} names its instance file (0.3.0: a path from
+# the repository's root, data/<benchmark>/<developer>/<model>/<uuid>_
+# samples.jsonl).  Where that file is there (beside the aggregate, at the
+# path from here, or under an ancestor folder holding data/), it is read in
+# the aggregate's place, and said; else the aggregate is refused with the
+# lm-eval results file's words, naming the file to read (0.1.0's early
+# form names none: a samples file beside it of the same model, if any).
+
+def _eee_instance(head):
+    """Return (named, found) of an Every Eval Ever aggregate file: the
+    instance file its detailed_evaluation_results names (None where it
+    names none) and where that file is (None where it is not there);
+    None for any other file."""
+    doc = head.document() if head.text.startswith("{") else None
+    if not (doc and "schema_version" in doc and isinstance(
+            doc.get("evaluation_results"), list)
+            and isinstance(doc.get("model_info"), dict)):
+        return None
+    detail = doc.get("detailed_evaluation_results")
+    named = detail.get("file_path") if isinstance(detail, dict) else None
+    if not isinstance(named, str) or not named.strip():
+        return None, None
+    folder = os.path.dirname(head.path) or "."
+    places = [os.path.join(folder, os.path.basename(named)), named]
+    up = os.path.abspath(folder)
+    for _ in range(6):
+        places.append(os.path.join(up, named))
+        up = os.path.dirname(up)
+    found = next((p for p in places if os.path.isfile(p)), None)
+    if found and os.path.isabs(found) and not os.path.isabs(named):
+        found = os.path.relpath(found)       # found under an ancestor
+    return named, found
+
+
+def _eee_refusal(head):
+    """Return the refusal of an Every Eval Ever aggregate whose instance
+    file is not there: the file to read instead."""
+    named, _ = _eee_instance(head)
+    if named:
+        where = (f"the instance file its detailed_evaluation_results names, "
+                 f"{named}, which is not there; fetch it (or put it beside "
+                 f"this file) and give it")
+    else:
+        model = (head.document().get("model_info") or {}).get("id")
+        folder = os.path.dirname(head.path) or "."
+        beside = [name for name in sorted(os.listdir(folder))
+                  if name.endswith(".jsonl") and _is_every_eval_ever(
+                      _Head(os.path.join(folder, name)))
+                  and _Head(os.path.join(folder, name)).first().get(
+                      "model_id") == model]
+        where = (f"an instance-level <uuid>_samples.jsonl, which this one "
+                 f"does not name" + (
+                     f"; beside it, of the same model: "
+                     f"{_some(beside, 3)}" if beside else ""))
+    return (f"Every Eval Ever's aggregate file (schema "
+            f"{head.document().get('schema_version')}): aggregates only; "
+            f"the per-item results are {where}")
+
+
 # Files that hold no per-item results, recognised to say so and where the
 # per-item file is: lm-eval's and lighteval's results_<date>.json, HELM's
 # stats.json, run_spec.json and scenario.json, OpenCompass's results/
@@ -12901,6 +13007,7 @@ _AGGREGATES = (
      "lighteval's results file: aggregates only; the per-item results are "
      "the details/<model>/<date>/details_<task>_<date>.parquet files of "
      "the same run (written with --save-details)"),
+    (lambda h, d: _eee_instance(h) is not None, "{eee}"),
     (lambda h, d: d is not None and isinstance(d.get("results"), dict)
      and ("configs" in d or "versions" in d),
      "lm-eval's results file: aggregates only; the per-item results are the "
@@ -12935,7 +13042,8 @@ def _aggregate_message(head):
         if test(head, doc):
             figures = list(doc.items())[:3] if _numbers_only(head) else []
             shown = ", ".join(f"{k} {v}" for k, v in figures)
-            return message.format(name=head.name, shown=shown)
+            return message.format(name=head.name, shown=shown, eee=(
+                message == "{eee}" and _eee_refusal(head)))
     return None
 
 
@@ -13578,7 +13686,9 @@ _READERS = (
             _is_openai_evals, _read_openai_evals),
     _Reader("every-eval-ever", "Every Eval Ever samples .jsonl (sample_id, "
             "sample_hash, evaluation.score), or the folder holding them",
-            _is_every_eval_ever, _read_every_eval_ever, _every_eval_ever_runs),
+            lambda h: _is_every_eval_ever(h) or (_eee_instance(h) or (
+                None, None))[1] is not None, _read_every_eval_ever,
+            _every_eval_ever_runs),
     _Reader("lm-eval", "lm-evaluation-harness samples_<task>_<date>.jsonl, "
             "or the output directory holding them", _is_lm_eval,
             _read_lm_eval, _lm_eval_runs),
@@ -15662,13 +15772,14 @@ class _Budget(NamedTuple):
 
 def _budget_from_pilot(options):
     """Return the _Budget of plan --from A B --human H [--strata FIELD]
-    --budget K: the pilot corrected as compare corrects it, the K labels
+    --budget K (or of one file of both systems, --from F --a-col --b-col
+    --human HA,HB, as compare reads it): the pilot corrected as compare corrects it, the K labels
     shared among the strata by Neyman's allocation (uniformly without
     strata) and the items to label next drawn from each stratum's
     unlabelled items (the baseline's ids, in a random order seeded by
     --seed)."""
-    found = _compare_run(options, options.runs[1],
-                         random.Random(options.seed))
+    found = _compare_run(options, options.runs[1:][0] if options.runs[1:]
+                         else None, random.Random(options.seed))
     if len(found.results) > 1:
         raise EvalDeltaError(f"--budget shares labels by one metric's "
                              f"residuals; the pilot has "
@@ -16623,7 +16734,7 @@ def _single_commands(p, extra):
 ## Report #####################################################################
 
 # Doors (called from other sections): _budget_json, _calibration_json,
-# _check_json, _compare_json, _compare_page, _forest_svg, _format_budget,
+# _check_json, _checked_page, _compare_json, _compare_page, _forest_svg, _format_budget,
 # _format_calibration, _format_check, _format_compare, _format_labels_plan,
 # _format_peeking, _label_next_csv,
 # _format_pilot, _format_plan, _format_rank, _format_repeats,
@@ -19861,6 +19972,38 @@ def _format_check(checked, prog, markdown=False):
     return "\n".join(lines)
 
 
+def _checked_page(checked, prog):
+    """Return check's _Page: the problems first (as a verdict), each
+    input's fields as a table under its head line, the commands as a
+    table of what each answers, then how the ids join and what was read;
+    the pieces _format_check prints."""
+    several = len(checked.inputs) > 1
+    tables, reading = [], []
+    for p in checked.inputs:
+        if p.fields:
+            tables.append((_input_lines(p)[0], [
+                ["field", "type", "values", "missing", "looks like"]]
+                + [_field_row(f) for f in p.fields]))
+        reading += [f"{p.path}: {note}" if several else note
+                    for note in p.notes]
+    heads = [_input_lines(p)[0] for p in checked.inputs if not p.fields]
+    if checked.commands:
+        tables.append(("commands (run from this folder)", [
+            ["command", "answers"]] + [
+            [" ".join([prog] + [shlex.quote(a) for a in argv]), what]
+            for argv, what in checked.commands]))
+    details = [("Ids", checked.joins or ["no two inputs share ids"])] * \
+        several
+    if not checked.commands:
+        details.append(("Commands", [
+            "none: a comparison needs two runs on the same items, a file "
+            "holding two systems, or pairwise preferences"]))
+    return _Page(title=f"check: {_items(len(checked.inputs), 'input')}",
+                 head=heads, verdicts=checked.problems or ["none seen"],
+                 verdict_heading="Problems", tables=tables, details=details,
+                 reading=reading)
+
+
 def _input_lines(p):
     """Return the head lines of one input of check's report."""
     head = p.path
@@ -20715,6 +20858,63 @@ class Standings:
         return _rank_json(self.ranked, self.options)
 
 
+# The statistics' errors name the command line's options (--judge-map
+# >=T, --family); compare(), rank() and plan() say them as their keywords
+# (judge_map=">=T", family=): an option whose name, dashes as
+# underscores, is one of the function's keywords, and the few hints the
+# library has other words for (_KEYWORD_WORDS).  One message, two forms.
+
+_KEYWORD_WORDS = {
+    "--human FIELD names the field that holds them where a human scored, "
+    "--human FILE a file of them":
+        "human_a and human_b hold them, None where a human gave none"}
+_OPTION_SAID = re.compile(r"--([a-z][a-z0-9-]*)"
+                          r"(?: ((?=[^\s]*[=<>,0-9A-Z])[^\s:;)]*[^\s:;),.]))?")
+
+
+def _in_keywords(function):
+    """Return *function* (a library door) raising its EvalDeltaErrors in
+    its keywords' words: --judge-map >=T as judge_map=">=T", --family as
+    family=, options it has no keyword for as they are.
+
+    >>> @_in_keywords
+    ... def f(*, judge_map=None, alpha=0.05):
+    ...     raise EvalDeltaError("put them on one scale with --judge-map "
+    ...                          ">=T (a 1 above T) at --alpha 0.05, or "
+    ...                          "--names A,B")
+    >>> f()
+    Traceback (most recent call last):
+    bootstrap_eval_deltas.EvalDeltaError: put them on one scale with judge_map=">=T" (a 1 above T) at alpha=0.05, or --names A,B
+    """
+    code = function.__code__
+    keywords = set(code.co_varnames[:code.co_argcount
+                                    + code.co_kwonlyargcount])
+
+    def said(match):
+        keyword = match.group(1).replace("-", "_")
+        if keyword not in keywords:
+            return match.group(0)
+        value = match.group(2)
+        if value and re.fullmatch(r"[-+]?[0-9.]+(e[-+]?[0-9]+)?", value):
+            return f"{keyword}={value}"             # a number, unquoted
+        return f'{keyword}="{value}"' if value else f"{keyword}="
+
+    @functools.wraps(function)
+    def door(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except EvalDeltaError as error:
+            text = str(error)
+            for cli, words in _KEYWORD_WORDS.items():
+                text = text.replace(cli, words)
+            text = _OPTION_SAID.sub(said, text)
+            if text == str(error):
+                raise
+            raise EvalDeltaError(text) from None
+    return door
+
+
+@_in_keywords
 def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
          power=_POWER, n_items=None):
     """Return the Plan of a paired binary eval before it is run (see
@@ -20811,6 +21011,7 @@ def _library_spec(value, parse, keyword):
         raise EvalDeltaError(f"{keyword}: {error}") from None
 
 
+@_in_keywords
 def compare(baseline, candidate, *, metric="metric", kind=None,
             direction="higher", margin=None, confidence=CONFIDENCE,
             alpha=0.05, resamples=RESAMPLES, interval="percentile",
@@ -20897,6 +21098,7 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     return Comparison(_judged([run], options)[0], options)
 
 
+@_in_keywords
 def rank(systems, *, metric="score", direction="higher",
          confidence=CONFIDENCE, alpha=0.05, resamples=RESAMPLES,
          method="auto", seed=SEED, jobs=1):
@@ -22463,9 +22665,6 @@ def _plan_options(args):
                                  "--human once, or once per run; or one "
                                  "file of both systems: --a-col JUDGE_A "
                                  "--b-col JUDGE_B --human HUMAN_A,HUMAN_B")
-        if wide and args.budget is not None:
-            raise EvalDeltaError("--budget takes two runs, not one file of "
-                                 "both systems, yet")
         for name in ("sequential", "repeats"):
             if getattr(args, name) not in (None, False):
                 raise EvalDeltaError(f"{_flag(name)} does not go with "
@@ -22885,7 +23084,8 @@ def _run_check(options):
     print(_render(options.format,
                   text=lambda: _format_check(checked, prog),
                   markdown=lambda: _format_check(checked, prog, True),
-                  data=lambda: _check_json(checked)))
+                  data=lambda: _check_json(checked),
+                  page=lambda: _checked_page(checked, prog)))
     return 1 if any(p.refused and p.path in options.runs
                     for p in checked.inputs) else 0
 

@@ -258,6 +258,11 @@ def test_every_eval_ever_mean_is_its_aggregate(capsys):
                for r in load(aggregate)["evaluation_results"]}
     assert figures == {entry["observed"]["a"]} == {0.3}
     assert report["n_items"] == 10
+    # the aggregate (schema 0.1.0, naming no instance file) is refused as
+    # one, naming the samples file beside it
+    assert bed.main(["compare", aggregate, samples]) == 2
+    err = capsys.readouterr().err
+    assert "aggregates only" in err and "None_samples.jsonl" in err
 
 
 def test_lighteval_means_are_its_results_file(capsys):
