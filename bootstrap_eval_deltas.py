@@ -1325,6 +1325,8 @@ class _Options(NamedTuple):
     macro: bool = False          # the overall result the subsets' average
     allow_partial: bool = False  # the ids every run has, the rest said
     different_items: bool = False  # ids pair records whose items differ
+    same_metric: bool = False    # judge a metric computed otherwise in
+                                 # each run (_computed_apart)
     reading: _Reading = _Reading()
     # how to compute
     resamples: int = RESAMPLES
@@ -8724,6 +8726,8 @@ class _Source(NamedTuple):
     measure: str = "success"  # what a file of several systems' columns holds
     identity: tuple = ()     # fields holding the item itself or its hash (the join checks them)
     columns: dict = {}       # {field renamed: the file's column} (_renamed)
+    settings: dict = {}      # {setting: short text} the run was made
+                             # under (_settings; 'metric: what' its own)
 
     def run(self):
         """Return a _Run holding the first record only, for header checks."""
@@ -11827,8 +11831,11 @@ def _read_lm_eval(head, how):
     source = _listed_source(path, labelled, notes, corpus=[
         _parse_stat(name) if name in _PAIR_STATS
         else _Stat(name, "ratio", (name,)) for name in corpus])
-    return source._replace(task=_lm_eval_task(path, rows),
-                           identity=_held_by(labelled, "doc_hash", "doc"))
+    task = _lm_eval_task(path, rows)
+    return source._replace(task=task,
+                           identity=_held_by(labelled, "doc_hash", "doc"),
+                           settings=_read_settings(_lm_eval_settings, path,
+                                                   task))
 
 
 def _lm_eval_task(path, rows):
@@ -12146,7 +12153,8 @@ def _inspect_source(path, samples, header, how):
     return _listed_source(path, labelled, notes, corpus=corpus)._replace(
         task=str(task or ""), identity=tuple(
             f for f in ("input", "target")
-            if all(f in record for _, record in labelled)))
+            if all(f in record for _, record in labelled)),
+        settings=_read_settings(_inspect_settings, _dict(header)))
 
 
 # HELM: a run directory (benchmark_output/runs/<suite>/<run spec>/) holds
@@ -12240,7 +12248,8 @@ def _read_helm(head, how):
     return _listed_source(path, labelled, notes)._replace(
         task=_helm_scenario(folder, head.inflate), identity=tuple(
             f for f in ("input", "references") if texts and all(
-                f in record for _, record in labelled)))
+                f in record for _, record in labelled)),
+        settings=_read_settings(_helm_settings, folder, head.inflate))
 
 
 def _helm_instances(folder, inflate):
@@ -12320,12 +12329,14 @@ def _read_openai_evals(head, how):
     """Return the _Source of an OpenAI evals record file: match events (or
     graded choices)."""
     path, labelled, graded = head.path, [], 0
-    scores = how.choice_scores
+    scores, spec = how.choice_scores, None
     for start, lines in _lines(path, head.inflate):
         for number, line in enumerate(lines, start):
             if not line.strip():
                 continue
             event = _json_object(line, f"{path}:{number}")
+            if spec is None and isinstance(event.get("spec"), dict):
+                spec = event["spec"]
             data = event.get("data")
             data = data if isinstance(data, dict) else {}
             item = str(event.get("sample_id"))
@@ -12347,7 +12358,8 @@ def _read_openai_evals(head, how):
         raise EvalDeltaError(f"{path}: a model-graded eval (metrics events "
                              f"with a choice per sample): give each choice "
                              f"a score with --choice-scores A=1,B=0,...")
-    return _listed_source(path, *_epochs(labelled, how))
+    return _listed_source(path, *_epochs(labelled, how))._replace(
+        settings=_read_settings(_openai_evals_settings, spec))
 
 
 # promptfoo: `promptfoo eval -o results.json` holds every system (provider,
@@ -12445,7 +12457,12 @@ def _promptfoo_source(path, results, how):
     if errored:
         notes.append(f"{_items(len(errored), 'test')} with API errors left out "
                      f"(--allow-partial)")
-    return _listed_source(path, labelled, notes, "promptfoo", systems)
+    first = next(r for r in results if isinstance(r, dict)
+                 and r.get("failureReason") != 2)
+    return _listed_source(path, labelled, notes, "promptfoo", systems
+                          )._replace(settings=_read_settings(
+                              _prompt_settings, first.get("prompt"),
+                              first.get("provider")) if alone else {})
 
 
 def _refuse_api_error(path, results, number, item, system):
@@ -12720,7 +12737,8 @@ def _read_every_eval_ever(head, how):
         notes.append("is_correct equals score on every sample, so score "
                      "stands for both")
     source = _listed_source(path, labelled, notes)
-    return source._replace(identity=("sample_hash",))
+    return source._replace(identity=("sample_hash",), settings=_read_settings(
+        _eee_settings, path, list(tasks)))
 
 
 def _eee_record(record, place):
@@ -13320,7 +13338,8 @@ def _read_lighteval(head, how):
         notes.insert(1, "lighteval details number no items: each is named "
                         "by a hash of its example's text")
     source = _listed_source(path, labelled, [n for n in notes if n])
-    return source._replace(identity=("item_hash",))
+    return source._replace(identity=("item_hash",), settings=_read_settings(
+        _lighteval_settings, path, footer, rows, group, newer, how.inflate))
 
 
 def _lighteval_items(path, rows, group, newer, numbered):
@@ -13392,10 +13411,10 @@ def _merge_rows(path, labelled, total):
     return out, notes
 
 
-def _lighteval_note(path, labelled):
-    """Return the read: line of the results_<date>.json of a details file
-    (its means of the metrics read), or '' if none is found."""
-    task, stamp = _details_task(os.path.basename(path))
+def _lighteval_results(path):
+    """Return the results_<date>.json of a lighteval details file (beside
+    it, or in results/ where details/<model>/<date>/ holds it), or None."""
+    stamp = _details_task(os.path.basename(path))[1]
     folder = os.path.dirname(os.path.abspath(path))
     places = [folder, os.path.dirname(folder)]
     parts = folder.split(os.sep)
@@ -13404,8 +13423,16 @@ def _lighteval_note(path, labelled):
         places.append(os.sep.join(parts[:at] + ["results"]
                                   + parts[at + 1:-1]))
     name = f"results_{stamp}.json"
-    found = next((os.path.join(p, name) for p in places
-                  if stamp and os.path.isfile(os.path.join(p, name))), None)
+    return next((os.path.join(p, name) for p in places
+                 if stamp and os.path.isfile(os.path.join(p, name))), None)
+
+
+def _lighteval_note(path, labelled):
+    """Return the read: line of the results_<date>.json of a details file
+    (its means of the metrics read), or '' if none is found."""
+    task, stamp = _details_task(os.path.basename(path))
+    name = f"results_{stamp}.json"
+    found = _lighteval_results(path)
     if found is None:
         return ""
     try:
@@ -13518,6 +13545,365 @@ _BY_NAME = {reader.name: reader for reader in _READERS}
 _FORMATS = {reader.name: reader.description for reader in _READERS}
 
 
+## Input: run settings ########################################################
+
+# What a metric means depends on how the run was made: the shots in its
+# prompt, its generation settings, its task's version, how many items it
+# was limited to, how many predictions an item got.  Each reader that can
+# records these as _Source.settings, one small {name: short text} a run,
+# read from where its framework writes them (lm-eval's results_<date>.json
+# beside the samples: configs[task], versions, n-shot and config;
+# lighteval's results JSON and its details' predictions; Inspect's
+# header: eval, plan and scorers; HELM's run_spec.json adapter_spec; Every
+# Eval Ever's evaluation name and the generation_config of the aggregate
+# file beside its samples; promptfoo's prompt and provider; OpenAI evals'
+# spec line).  A setting named 'METRIC: what' is how that metric alone was
+# computed (lighteval's pass@1:4_samples from min(4, predictions per item)
+# predictions, an Inspect scorer's parameters): where two runs differ in
+# it, the metric is left out, since the same name then means two things
+# (--same-metric-anyway judges it).  A setting that cannot be read is
+# unknown, never an error, and only settings both runs name are compared.
+
+_SETTING_WIDTH = 40     # characters of a setting's text before it is cut
+
+
+def _setting_text(value):
+    """Return a setting's value as short text: numbers without a needless
+    '.0', objects as compact JSON, long text cut with a digest of the
+    whole (so two long prompts that differ still read as differing).
+
+    >>> _setting_text(10.0), _setting_text(True), _setting_text({"b": 1})
+    ('10', 'true', '{"b":1}')
+    >>> _setting_text("x" * 50)[-12:]
+    'xx...#0f3e2e'
+    """
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, int) or (isinstance(value, float)
+                                    and value.is_integer()):
+        text = str(int(value))
+    elif isinstance(value, float):
+        text = repr(value)
+    elif isinstance(value, str):
+        text = " ".join(value.split()) or repr(value)
+    else:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"),
+                          default=str)
+    if len(text) > _SETTING_WIDTH:
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
+                                 digest_size=3).hexdigest()
+        text = text[:_SETTING_WIDTH - 10] + "...#" + digest
+    return text
+
+
+def _settings(pairs):
+    """Return {name: _setting_text(value)} of (name, value) pairs, less
+    the values not known (None, empty objects)."""
+    return {name: _setting_text(value) for name, value in pairs
+            if value is not None and value != {} and value != []}
+
+
+def _read_settings(read, *args):
+    """Return read(*args), the settings of a run, or {} where they cannot
+    be read: a setting is unknown, never an error (a run that reads
+    without its settings reads with them)."""
+    try:
+        found = read(*args)
+    except (EvalDeltaError, OSError, ValueError, TypeError, KeyError,
+            AttributeError, IndexError, RecursionError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _dict(value):
+    """Return *value* if it is a dict, else {}."""
+    return value if isinstance(value, dict) else {}
+
+
+_MODEL_ARGS = ("pretrained", "model", "peft", "delta", "tokenizer",
+               "base_url", "engine", "model_name")   # the system, not how
+
+
+def _model_args(value):
+    """Return lm-eval's model_args less those naming the model (the
+    system compared, not a setting), as text, or None."""
+    if isinstance(value, str):
+        parts = [p for p in value.split(",") if p.strip()]
+        kept = [p for p in parts
+                if p.partition("=")[0].strip() not in _MODEL_ARGS]
+        return ",".join(kept) or None
+    if isinstance(value, dict):
+        return {k: v for k, v in value.items() if k not in _MODEL_ARGS
+                } or None
+    return None
+
+
+def _lm_eval_settings(path, task):
+    """Return the settings of an lm-eval samples file from the
+    results_<date>.json beside it: num_fewshot, generation_kwargs, the
+    task's version, repeats, limit (all where none), model_args (less
+    the model), gen_kwargs, the system instruction."""
+    stamp = _task_and_stamp(os.path.basename(path))[1]
+    results = os.path.join(os.path.dirname(path), f"results_{stamp}.json")
+    if not stamp or not os.path.isfile(results):
+        return {}
+    doc = _load_json(results)
+    config = _dict(_dict(doc.get("configs")).get(task))
+    run = _dict(doc.get("config"))
+    shots = config.get("num_fewshot", _dict(doc.get("n-shot")).get(task))
+    version = _dict(doc.get("versions")).get(
+        task, _dict(config.get("metadata")).get("version"))
+    limit = run.get("limit") if "limit" in run else None
+    return _settings([
+        ("num_fewshot", shots), ("version", version),
+        ("generation_kwargs", config.get("generation_kwargs")),
+        ("repeats", config.get("repeats")),
+        ("limit", "all" if "limit" in run and limit is None else limit),
+        ("model_args", _model_args(run.get("model_args"))),
+        ("gen_kwargs", run.get("gen_kwargs")),
+        ("system_instruction", doc.get("system_instruction")),
+        ("fewshot_as_multiturn", doc.get("fewshot_as_multiturn"))])
+
+
+_SAMPLED = re.compile(r".*?(?::(\d+)_samples|maj@(\d+)|@k=?(\d+)).*")
+
+
+def _lighteval_settings(path, footer, rows, group, newer, inflate):
+    """Return the settings of a lighteval details file: few-shot (its
+    task's |N), version, generation size and parameters, max_samples
+    (limit) from the results JSON beside it, predictions per item from
+    the details (read only where a metric samples several), and, for
+    each metric computed from N samples (pass@1:N_samples, maj@N), how
+    many predictions it was computed from: min(N, those the item got)."""
+    task = _details_task(os.path.basename(path))[0]
+    out = {}
+    shots = task.rpartition("|")[2]
+    if shots.isdigit():
+        out["num_fewshot"] = shots
+    found = _lighteval_results(path)
+    doc = _dict(_load_json(found)) if found else {}
+    general = _dict(doc.get("config_general"))
+    bare = task.rpartition("|")[0] if shots.isdigit() else task
+    config = _dict(_dict(doc.get("config_tasks")).get(bare))
+    generation = {k: v for k, v in _dict(general.get(
+        "generation_parameters")).items() if v is not None}
+    out.update(_settings([
+        ("version", _dict(doc.get("versions")).get(task,
+                                                    config.get("version"))),
+        ("generation_size", config.get("generation_size")),
+        ("num_samples", config.get("num_samples")),
+        ("generation", generation or None),
+        ("limit", "all" if "max_samples" in general and general[
+            "max_samples"] is None else general.get("max_samples"))]))
+    sampled = {}
+    for leaf in footer.leaves:
+        name = leaf[len(group) + 1:] if leaf.startswith(group + ".") else ""
+        match = _SAMPLED.fullmatch(name)
+        if match:
+            sampled[name] = int(next(g for g in match.groups() if g))
+    column = "model_response.text" if newer else "predictions"
+    if not sampled or not any(p.startswith(column + ".")
+                              for p in footer.leaves):
+        return out
+    texts = _parquet_rows(footer, [column], inflate)
+    texts = texts[column.split(".")[0]]
+    counts = [len(_dict(t).get("text") or ()) if newer else len(t or ())
+              for t in texts]
+    out["predictions per item"] = _setting_text(max(counts))
+    for name, n in sampled.items():
+        got = [c for c, metrics in zip(counts, rows[group])
+               if _dict(metrics).get(name) is not None]
+        if got:
+            out[f"{name}: predictions per item"] = _setting_text(
+                min(n, max(got)))
+    return out
+
+
+def _inspect_settings(header):
+    """Return the settings of an Inspect log's header: the task's version
+    and arguments, epochs, limit, the solvers of its plan, the generation
+    config, and each scorer's options as its metrics' own setting."""
+    spec, plan = _dict(header.get("eval")), _dict(header.get("plan"))
+    config = _dict(spec.get("config"))
+    steps = [s for s in plan.get("steps") or () if isinstance(s, dict)]
+    solver = [f"{s.get('solver')}" + (f"({_setting_text(s['params'])})"
+                                      if s.get("params") else "")
+              for s in steps]
+    generate = dict(_dict(spec.get("model_generate_config")),
+                    **_dict(plan.get("config")))
+    generate.pop("max_connections", None)        # speed, not the answer
+    out = _settings([
+        ("task_version", spec.get("task_version")),
+        ("task_args", spec.get("task_args") or None),
+        ("epochs", config.get("epochs", 1 if spec else None)),
+        ("limit", config.get("limit", "all" if "config" in spec else None)),
+        ("solver", " > ".join(solver) or None),
+        ("generate", generate or None)])
+    scorers = [s for s in spec.get("scorers") or () if isinstance(s, dict)]
+    scores = [s for s in _dict(header.get("results")).get("scores") or ()
+              if isinstance(s, dict)]
+    for s in scorers:
+        out[f"{s.get('name')}: scorer options"] = _setting_text(
+            s.get("options") or {})
+    for s in scores:
+        if s.get("params"):
+            out[f"{s.get('name')}: scorer options"] = _setting_text(
+                s["params"])
+    return out
+
+
+def _helm_settings(folder, inflate):
+    """Return the settings of a HELM run: its run_spec.json's
+    adapter_spec (method, shots, outputs, temperature, max tokens, the
+    instructions, max_eval_instances as limit)."""
+    file = os.path.join(folder, "run_spec.json")
+    if not os.path.isfile(file):
+        return {}
+    adapter = _dict(_dict(_load_json(file, inflate)).get("adapter_spec"))
+    return _settings([
+        ("method", adapter.get("method")),
+        ("max_train_instances", adapter.get("max_train_instances")),
+        ("num_outputs", adapter.get("num_outputs")),
+        ("temperature", adapter.get("temperature")),
+        ("max_tokens", adapter.get("max_tokens")),
+        ("num_trials", adapter.get("num_trials")),
+        ("instructions", adapter.get("instructions")),
+        ("limit", "all" if "max_eval_instances" in adapter and adapter[
+            "max_eval_instances"] is None
+         else adapter.get("max_eval_instances"))])
+
+
+def _eee_settings(path, tasks):
+    """Return the settings of an Every Eval Ever samples file: its
+    evaluation name, and the generation_config of the aggregate file
+    beside it that points to it (or the folder's one aggregate file)."""
+    out = _settings([("evaluation_name", tasks[0] if len(tasks) == 1
+                      else None)])
+    folder = os.path.dirname(os.path.abspath(path))
+    files = [os.path.join(folder, n) for n in sorted(os.listdir(folder))
+             if n.endswith(".json") and os.path.getsize(
+                 os.path.join(folder, n)) < (1 << 22)]
+    configs = []
+    for file in files:
+        doc = _dict(_read_settings(_load_json, file))
+        listed = doc.get("evaluation_results")
+        if not isinstance(listed, list):
+            continue
+        pointer = json.dumps(doc.get("detailed_evaluation_results")
+                             or doc.get("detailed_evaluation_results_per_"
+                                        "samples") or "")
+        configs.append((os.path.basename(path) in pointer, [
+            _dict(r).get("generation_config") for r in listed]))
+    chosen = [c for mine, c in configs if mine] or (
+        [configs[0][1]] if len(configs) == 1 else [])
+    found = [g for g in (chosen[0] if chosen else ()) if g]
+    if found and all(g == found[0] for g in found):
+        out["generation_config"] = _setting_text(found[0])
+    return out
+
+
+def _prompt_settings(prompt, provider):
+    """Return the settings of a promptfoo system: its prompt's text and
+    its provider's config (the provider itself is the system)."""
+    return _settings([
+        ("prompt", _dict(prompt).get("raw") if isinstance(prompt, dict)
+         else prompt),
+        ("provider config", _dict(provider).get("config") or None)])
+
+
+def _openai_evals_settings(spec):
+    """Return the settings of an OpenAI evals record file's spec line:
+    the eval, its split, the eval class and arguments, the seed and
+    max_samples (limit)."""
+    spec = _dict(spec)
+    run = _dict(spec.get("run_config"))
+    evaluated = _dict(run.get("eval_spec"))
+    return _settings([
+        ("eval_name", spec.get("eval_name")), ("split", spec.get("split")),
+        ("eval", evaluated.get("cls")), ("eval args", evaluated.get("args")),
+        ("seed", run.get("seed")),
+        ("limit", "all" if "max_samples" in run and run["max_samples"] is None
+         else run.get("max_samples"))])
+
+
+def _differing(a, b):
+    """Return [(setting, a's, b's)] of the run-wide settings both runs
+    name and hold differently (a metric's own, 'METRIC: what', apart).
+
+    >>> _differing({"num_fewshot": "0", "limit": "all", "x: k": "1"},
+    ...            {"num_fewshot": "5", "limit": "all", "x: k": "8"})
+    [('num_fewshot', '0', '5')]
+    """
+    return [(k, v, b[k]) for k, v in a.items()
+            if ": " not in k and k in b and b[k] != v]
+
+
+def _differs_words(differs):
+    """Return the words of the settings two runs differ in ('' if none).
+
+    >>> _differs_words([("num_fewshot", "0", "5"), ("limit", "all", "20")])
+    'differs: num_fewshot 0 -> 5; limit all -> 20'
+    """
+    return "differs: " + "; ".join(f"{k} {a} -> {b}" for k, a, b
+                                   in differs) if differs else ""
+
+
+def _computed_apart(metrics, baseline, candidate, said, anyway=False):
+    """Return the _Metrics whose computation both runs' settings name
+    alike ('METRIC: what'); each other is left out with a read: line in
+    *said* naming how they differ (1 and 8 predictions per item), unless
+    *anyway* (--same-metric-anyway), which judges it and says so.  Where
+    none is left, raise EvalDeltaError in one line."""
+    a, b = baseline.settings, candidate.settings
+    kept, hows = [], []
+    for m in metrics:
+        apart = [(what, a[f"{field}: {what}"], b[f"{field}: {what}"])
+                 for field in dict.fromkeys((m.a_field or m.name, m.name))
+                 for what in [k.partition(": ")[2] for k in a
+                              if k.startswith(f"{field}: ")]
+                 if f"{field}: {what}" in b
+                 and a[f"{field}: {what}"] != b[f"{field}: {what}"]]
+        if not apart:
+            kept.append(m)
+            continue
+        how = "; ".join(f"{x} and {y} {what}" if what.endswith(" per item")
+                        else f"{what} {x} and {y}" for what, x, y in apart)
+        hows.append(f"{m.name} from {how}")
+        if anyway:
+            said.append(f"{m.name}: computed from {how} in the two runs, "
+                        f"judged as one metric (--same-metric-anyway)")
+            kept.append(m)
+        else:
+            said.append(f"{m.name}: computed from {how} in the two runs: "
+                        f"not the same metric, so not judged, left out "
+                        f"(--same-metric-anyway judges it)")
+    if metrics and not kept:
+        raise EvalDeltaError(
+            f"{candidate.path}: no metric computed as in {baseline.path} "
+            f"({'; '.join(hows)}): nothing left to compare; "
+            f"--same-metric-anyway compares them anyway")
+    return kept
+
+
+def _limited(error, sources):
+    """Return the join's *error* of ids a run lacks, reworded where that
+    run's settings say it was limited to fewer items than the other's
+    (lm-eval --limit 20 against a full run); else *error*."""
+    text = str(error)
+    if None in sources:                 # one wide file: nothing limited
+        return error
+    limits = [s.settings.get("limit") for s in sources]
+    for source, mine, theirs in zip(sources, limits, limits[::-1]):
+        if (mine and mine != "all" and theirs and theirs != mine
+                and text.startswith(f"{source.path}: lacks ")):
+            part = "of its items" if "." in mine else "items"
+            return EvalDeltaError(
+                f"{source.path}: a run limited to {mine} {part} (limit "
+                f"{limits[0]} -> {limits[1]}), so it "
+                f"{text[len(source.path) + 2:]}")
+    return error
+
+
 ## Input: runs compared and ranked ############################################
 
 # What compare and rank do with the runs they are given, apart from the
@@ -13542,6 +13928,7 @@ class _Compared(NamedTuple):
     subset_judgements: list = ()  # ... and per subset
     checks: tuple = ()           # --human: a _JudgeCheck per result
     as_judged: tuple = ()        # ... and the judge's verdict alone
+    settings: tuple = ()         # (setting, A's, B's) they differ in
 
 
 def _compare_run(options, path, rng):
@@ -13601,6 +13988,11 @@ def _compare_run(options, path, rng):
                                                    candidate, said)
     metrics = [m._replace(direction=_direction(options, m.name, said))
                for m in metrics]
+    differs = ()
+    if candidate is not None:
+        metrics = _computed_apart(metrics, baseline, candidate, said,
+                                  options.same_metric)
+        differs = tuple(_differing(baseline.settings, candidate.settings))
     margins = _margins(options.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
     reading = _source_notes(options, (baseline, candidate)) + left_out
@@ -13634,10 +14026,13 @@ def _compare_run(options, path, rng):
         if candidate is not None:
             candidate = _complete_rows(candidate, [m.b_field for m in metrics],
                                       left[1])
-    tallies, missing = _read_tallies(baseline, candidate, metrics, options,
-                                     columns=True, left_out=[
-                                         (s, removed) for s, (_, removed)
-                                         in zip((baseline, candidate), left)])
+    try:
+        tallies, missing = _read_tallies(
+            baseline, candidate, metrics, options, columns=True, left_out=[
+                (s, removed) for s, (_, removed)
+                in zip((baseline, candidate), left)])
+    except EvalDeltaError as exc:
+        raise _limited(exc, (baseline, candidate)) from None
     if candidate is not None:
         reading += _same_run((baseline, candidate), tallies, missing)
         reading += _other_tasks((baseline, candidate))
@@ -13676,7 +14071,7 @@ def _compare_run(options, path, rng):
     return _Compared(names, results, subsets, max(dropped, missing), reading,
                      margins, preferences, sequential,
                      _margins(options.equivalence, [r.metric for r in results],
-                              "--equivalence"))
+                              "--equivalence"), settings=differs)
 
 
 def _wide_sides(options, wide, metrics):
@@ -13823,9 +14218,32 @@ def _report_names(options, runs):
         files = [os.path.basename(path.rstrip("/")) or path for path in files]
     short = iter(_short_names(files, alone=True))
     short = [path if path == _STDIN else next(short) for path in given]
-    return [(short[0], short[k]) if all(
+    return [_settings_named(run.settings, (short[0], short[k])) if all(
         name == _STDIN or os.path.exists(name) for name in run.names)
         else run.names for k, run in enumerate(runs, 1)]
+
+
+_NO_NAME = re.compile(r".*(\d{4}-\d\d-\d\d|\.(jsonl?|csv|tsv|parquet|eval|"
+                      r"gz))")    # a time stamp or a file's name: no name
+
+
+def _settings_named(differs, names):
+    """Return *names*, or where no better tells the runs apart than time
+    stamps or file names, the first setting they differ in that reads in
+    a few characters ('num_fewshot=0', 'num_fewshot=5').
+
+    >>> _settings_named([("num_fewshot", "0", "5")],
+    ...                 ("2024-12-23T14-45", "2024-12-23T15-04"))
+    ('num_fewshot=0', 'num_fewshot=5')
+    >>> _settings_named([("num_fewshot", "0", "5")], ("gpt-4o", "llama"))
+    ('gpt-4o', 'llama')
+    """
+    if not all(_NO_NAME.match(str(n)) for n in names):
+        return names
+    for key, a, b in differs:
+        if len(a) + len(b) + 2 * len(key) < 2 * _SETTING_WIDTH:
+            return (f"{key}={a}", f"{key}={b}")
+    return names
 
 
 def _called(run, names):
@@ -16901,7 +17319,8 @@ def _format_compare(run, options, markdown=False):
     mark = _markdown if markdown else str
     read = [f"read: {line}" for line in run.reading]
     if markdown:                 # the read: lines a list, not one paragraph
-        lines = [mark(head), ""] + [f"- {mark(line)}" for line in read]
+        lines = [x for line in head.split("\n") for x in (mark(line), "")
+                 ] + [f"- {mark(line)}" for line in read]
         lines += [""] * bool(read)
     else:
         lines = [head] + read
@@ -16937,6 +17356,8 @@ def _compare_head(run, options):
     results, subsets = run.results, run.subsets
     head = _header(run.names, results[0].n_items, run.dropped,
                    results[0].clusters)
+    if run.settings:                   # beside the systems, on a line
+        head += "\n" + _differs_words(run.settings)
     if options.macro:
         head += (f"; overall: the macro average over the "
                  f"{len({label for label, _ in subsets})} {options.by} "
@@ -17541,6 +17962,9 @@ def _compare_json(run, options):
               if judgements else _POWER, "interval": interval,
               "baseline": names[0], "candidate": names[1],
               "dropped_ids": run.dropped, "metrics": out}
+    if run.settings:                     # what differs: output is as before
+        report["differs"] = [{"setting": k, "baseline": a, "candidate": b}
+                             for k, a, b in run.settings]
     if by is not None:
         rows = _compare_entries([r for _, r in subsets],
                                 run.subset_judgements, interval, resamples)
@@ -20446,6 +20870,14 @@ def _add_compare(commands):
                           "text, a document's hash): the same items "
                           "translated or reworded; without it such runs "
                           "are refused")
+    inp.add_argument("--same-metric-anyway", action="store_true",
+                     dest="same_metric",
+                     help="judge a metric whose runs' settings say it was "
+                          "computed otherwise in each (lighteval's "
+                          "pass@1:4_samples from 1 prediction per item in "
+                          "one and 8 in the other, an Inspect scorer's "
+                          "options); without it such a metric is left out "
+                          "and said")
     stats.add_argument("--interval", choices=("percentile", "bca"),
                        default="percentile",
                        help="bootstrap interval of the means and the paired "
@@ -20720,6 +21152,10 @@ def _add_rank(commands):
                      dest="different_items",
                      help="pair records by id even where the runs hold "
                           "different items under it (as compare's)")
+    inp.add_argument("--same-metric-anyway", action="store_true",
+                     dest="same_metric",
+                     help="rank on a metric whose runs' settings say it was "
+                          "computed otherwise in some (as compare's)")
     judged.add_argument("--human", metavar="FILE",
                         help="preference files: a human's verdicts on some of "
                              "the same battles (any preference format, joined "
@@ -21313,6 +21749,7 @@ def _compare_options(args):
         higher_is_better=tuple(args.higher_is_better), cluster=args.cluster,
         by=args.by, macro=args.macro, allow_partial=args.allow_partial,
         different_items=args.different_items, strata=args.strata,
+        same_metric=args.same_metric,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, interval=args.interval,
         method=args.method, seed=args.seed, jobs=args.jobs, alpha=args.alpha,
@@ -21343,7 +21780,7 @@ def _rank_options(args):
         higher_is_better=(() if args.higher_is_better is None
                           else (args.higher_is_better,)),
         allow_partial=args.allow_partial, by=args.by,
-        different_items=args.different_items,
+        different_items=args.different_items, same_metric=args.same_metric,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, method=args.method, seed=args.seed,
         jobs=args.jobs, alpha=args.alpha, adjust=args.adjust,
