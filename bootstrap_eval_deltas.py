@@ -81,7 +81,9 @@ part of section X):
                     reader registry (_READERS: lm-eval, Inspect, HELM,
                     lighteval, Every Eval Ever, OpenAI evals, promptfoo,
                     DeepEval, OpenCompass, AlpacaEval, MT-Bench, Arena-Hard,
-                    battles, ...); runs compared and ranked (_CompareOptions,
+                    battles, ...); the settings each run was made under
+                    (_Source.settings, said where runs differ); runs
+                    compared and ranked (_CompareOptions,
                     _compare_run, _preference_pair, _rank_input,
                     _preference_battles); what files hold (check: each
                     input profiled, the ids joined, the commands that
@@ -8669,11 +8671,13 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 ## Input ######################################################################
 
 # Doors (called from other sections): _best_of_runs, _budget_from_pilot,
-# _check, _compare_run, _Compared, _Dropped, _finite_number, _FORMATS,
+# _check, _compare_run, _Compared, _differs_words, _Dropped,
+# _finite_number, _FORMATS,
 # _grouped_runs, _holds_preferences, _human_battles, _ID_FIELDS, _judged,
 # _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
 # _lower_is_better, _margins, _named_runs, _once_each, _open_source,
-# _plan_from_pilot, _preference_battles, _rank_copies, _rank_input.
+# _plan_from_pilot, _preference_battles, _rank_copies, _rank_differing,
+# _rank_differs_words, _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -13575,7 +13579,7 @@ def _setting_text(value):
     >>> _setting_text(10.0), _setting_text(True), _setting_text({"b": 1})
     ('10', 'true', '{"b":1}')
     >>> _setting_text("x" * 50)[-12:]
-    'xx...#0f3e2e'
+    'xx...#35d5ec'
     """
     if isinstance(value, bool):
         text = "true" if value else "false"
@@ -13858,7 +13862,8 @@ def _computed_apart(metrics, baseline, candidate, said, anyway=False):
     kept, hows = [], []
     for m in metrics:
         apart = [(what, a[f"{field}: {what}"], b[f"{field}: {what}"])
-                 for field in dict.fromkeys((m.a_field or m.name, m.name))
+                 for field in dict.fromkeys((m.a_field or m.name, m.name,
+                                             m.name.partition(".")[0]))
                  for what in [k.partition(": ")[2] for k in a
                               if k.startswith(f"{field}: ")]
                  if f"{field}: {what}" in b
@@ -13893,15 +13898,45 @@ def _limited(error, sources):
     if None in sources:                 # one wide file: nothing limited
         return error
     limits = [s.settings.get("limit") for s in sources]
-    for source, mine, theirs in zip(sources, limits, limits[::-1]):
-        if (mine and mine != "all" and theirs and theirs != mine
+    for k, (source, mine) in enumerate(zip(sources, limits)):
+        other = next((j for j, theirs in enumerate(limits)
+                      if theirs and theirs != mine), None)
+        if (mine and mine != "all" and other is not None
                 and text.startswith(f"{source.path}: lacks ")):
             part = "of its items" if "." in mine else "items"
+            first, then = sorted((k, other))
             return EvalDeltaError(
                 f"{source.path}: a run limited to {mine} {part} (limit "
-                f"{limits[0]} -> {limits[1]}), so it "
+                f"{limits[first]} -> {limits[then]}), so it "
                 f"{text[len(source.path) + 2:]}")
     return error
+
+
+def _rank_differing(sources, names):
+    """Return [(setting, [(value, [names])])] of the run-wide settings
+    every run names and not all hold alike (rank's differs)."""
+    out = []
+    for key in sources[0].settings:
+        if ": " in key or not all(key in s.settings for s in sources):
+            continue
+        held = {}
+        for source, name in zip(sources, names):
+            held.setdefault(source.settings[key], []).append(name)
+        if len(held) > 1:
+            out.append((key, list(held.items())))
+    return out
+
+
+def _rank_differs_words(differs):
+    """Return rank's line of the settings its runs differ in ('' if none).
+
+    >>> _rank_differs_words([("num_fewshot", [("0", ["a"]), ("5", ["b", "c"])])])
+    'differs: num_fewshot 0 (a), 5 (b, c)'
+    """
+    return "differs: " + "; ".join(
+        f"{key} " + ", ".join(f"{value} ({', '.join(who)})"
+                              for value, who in held)
+        for key, held in differs) if differs else ""
 
 
 ## Input: runs compared and ranked ############################################
@@ -15487,8 +15522,10 @@ def _read_systems(source, names, allow_partial=False):
     return tally, left
 
 
-def _rank_input(options, sources):
-    """Return (_Metric, tally of S-tuples, dropped, names) for rank."""
+def _rank_input(options, sources, said=None):
+    """Return (_Metric, tally of S-tuples, dropped, names) for rank; read:
+    lines go to the list *said*."""
+    said = [] if said is None else said
     if len(sources) == 1:
         listed = not options.systems and len(sources[0].systems) >= 2
         if listed:                       # promptfoo: every provider
@@ -15530,12 +15567,24 @@ def _rank_input(options, sources):
             _require(source.run(), found[0], "field", "numeric fields:",
                      _numeric_fields(source.run(), _ID_FIELDS))
         metric = _Metric(found[0], found[0], found[0])
-        tally, dropped = _read_joint(sources, metric, id_field=options.id_col,
-                                    allow_partial=options.allow_partial,
-                                    by=options.by,
-                                    different_items=options.different_items)
+        for source in sources[1:]:           # raises where none is left
+            _computed_apart([metric], sources[0], source, said,
+                            options.same_metric)
+        try:
+            tally, dropped = _read_joint(
+                sources, metric, id_field=options.id_col,
+                allow_partial=options.allow_partial, by=options.by,
+                different_items=options.different_items)
+        except EvalDeltaError as exc:
+            raise _limited(exc, sources) from None
         names = _short_names(options.runs if len(options.runs) == len(
             sources) else [source.path for source in sources])
+        differs = _rank_differing(sources, names)
+        if all(_NO_NAME.match(str(n)) for n in names):
+            key, held = next(((k, h) for k, h in differs
+                              if len(h) == len(names)), (None, ()))
+            named = {who[0]: f"{key}={value}" for value, who in held}
+            names = [named.get(n, n) for n in names]
     names = options.names or names
     if len(names) != len(sources if len(sources) > 1 else options.systems):
         raise EvalDeltaError(f"--names gives {len(names)} names for "
@@ -15963,6 +16012,7 @@ class _Profile(NamedTuple):
     most: int = 0            # the most records an id has
     least: int = 0           # and the fewest
     read: str = ""           # the file read (a folder's run), if a file
+    settings: dict = {}      # the run's settings (_Source.settings)
 
 
 class _Checked(NamedTuple):
@@ -16209,7 +16259,8 @@ def _profile_source(path, source, format, task, options):
                     digests, content, fields, source.notes, source.systems,
                     tuple(metrics), presence=dict(presence),
                     numbered={0: False, records: True}.get(numbered),
-                    most=most, least=least, read=source.path)
+                    most=most, least=least, read=source.path,
+                    settings=source.settings)
 
 
 def _id_runs(hashes):
@@ -16362,6 +16413,12 @@ def _check_joins(profiles):
                     + _content_words([x, y], problems))
     if len(lines) > _CHECK_MOST:
         lines[_CHECK_MOST:] = [f"and {len(lines) - _CHECK_MOST} more pairs"]
+    differs = _rank_differing(items, [p.name for p in items]) if len(
+        items) > 1 else []
+    if differs:                          # the runs' settings, as compare's
+        lines.append(f"{_listing([p.name for p in items])}: " + (
+            _differs_words([(k, a, b) for k, ((a, _), (b, _)) in differs])
+            if len(items) == 2 else _rank_differs_words(differs)))
     if not lines and len(items) > 1 and set(items[0].metrics).intersection(
             *(p.metrics for p in items[1:])):
         problems.append(
@@ -18134,6 +18191,7 @@ class _Ranked(NamedTuple):
     matrix: object = None    # preferences: the win-rate matrix
     corrected: object = None  # rank --human: (_CorrectedRatings, notes,
                               # _CorrectedTable)
+    settings: tuple = ()     # (setting, [(value, [systems])]) they differ in
 
 
 def _corrected_lines(corrected, r, options):
@@ -18213,7 +18271,10 @@ def _format_rank(ranked, options, markdown=False):
     reading = ranked.reading or ()
     mark = _markdown if markdown else str
     if markdown:                 # the read: lines a list, as compare's
-        lines = [mark(p.head)] + [""] * bool(reading) + [
+        heads = p.head.split("\n")      # differs: a paragraph of its own
+        lines = [mark(heads[0])] + [x for line in heads[1:]
+                                    for x in ("", mark(line))
+                                    ] + [""] * bool(reading) + [
             f"- {mark(f'read: {line}')}" for line in reading]
     else:
         lines = [p.head] + [f"read: {line}" for line in reading]
@@ -18290,6 +18351,8 @@ def _rank_parts(ranked, options):
                    else ""))
     if r.method == "saddlepoint":
         head += "; means' intervals by saddlepoint"
+    if ranked.settings:                # beside the systems, on a line
+        head += "\n" + _rank_differs_words(ranked.settings)
     joint = r.joint_rank_cis is not None and not marginal
     rows = [["system", f"{'rating' if rated else 'mean'} [{level} CI]",
              f"rank ({level} {'joint set' if joint else 'CI'})",
@@ -18499,7 +18562,8 @@ def _html(page):
            'initial-scale=1">', f"<title>{escape(page.title)}</title>",
            f"<style>\n{_PAGE_STYLE}</style>", "</head>", "<body>",
            f"<h1>{escape(page.title)}</h1>"]
-    out += [f'<p class="head">{escape(line)}</p>' for line in page.head]
+    out += [f'<p class="head">{escape(line).replace(chr(10), "<br>")}</p>'
+            for line in page.head]      # differs: on a line of its own
 
     def items(lines, first=""):
         """A list: each line's first part, its "\\n  " parts below."""
@@ -19082,6 +19146,10 @@ def _rank_json(ranked, options):
                           "nu_note": _nu_words(r.ties)})
     if corrected:
         report["human_corrected"] = corrected
+    if ranked.settings:                  # what differs: output is as before
+        report["differs"] = [{"setting": key, "systems": {
+            name: value for value, who in held for name in who}}
+            for key, held in ranked.settings]
     if ranked.reading is not None:
         report["reading"] = ranked.reading
     if ranked.subsets:
@@ -22191,7 +22259,9 @@ def _run_rank(options):
                              "it goes with preference files")
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
-    metric, tally, dropped, names = _rank_input(options, sources)
+    metric, tally, dropped, names = _rank_input(options, sources, reading)
+    differs = (_rank_differing(sources, names) if len(sources) > 1
+               and not options.names else [])
     _once_each(sources, options.runs)       # after the join's own errors
     reading += dropped.notes() if isinstance(dropped, _Dropped) else []
     if (options.against not in names and options.against in options.runs
@@ -22222,7 +22292,8 @@ def _run_rank(options):
     judged = _judge([r for _, _, r in pairs], options,
                     family="pairs" if options.pairs else "candidates")
     ranked = _Ranked(ranking, pairs, judged, dropped, reading,
-                     [(label, _Ranked(r)) for label, r in subsets])
+                     [(label, _Ranked(r)) for label, r in subsets],
+                     settings=differs)
     return _print_ranked(ranked, options)
 
 
