@@ -14017,7 +14017,10 @@ def _compare_run(options, path, rng):
                                            [s.name for s in stats]),
                          equivalence=_margins(options.equivalence,
                                               [s.name for s in stats],
-                                              "--equivalence"))
+                                              "--equivalence"),
+                         settings=tuple(_differing(
+                             baseline.settings, candidate.settings))
+                         if candidate is not None else ())
     said = []
     metrics, baseline, candidate = _chosen_metrics(options, baseline,
                                                    candidate, said)
@@ -16377,6 +16380,18 @@ def _joinable(a, b):
     return shared, differ
 
 
+def _check_differs(group):
+    """Return [check's line of the settings the joined inputs *group*
+    differ in (as compare and rank say them)], or []."""
+    names = [p.name for p in group]
+    differs = _rank_differing(group, names)
+    if not differs:
+        return []
+    return [f"{_listing(names)}: " + (
+        _differs_words([(k, a, b) for k, ((a, _), (b, _)) in differs])
+        if len(group) == 2 else _rank_differs_words(differs))]
+
+
 def _check_joins(profiles):
     """Return (lines on how the inputs' ids join, problems seen there):
     inputs holding the same ids said together, then each pair that
@@ -16393,6 +16408,7 @@ def _check_joins(profiles):
             lines.append(f"{_listing([p.name for p in group])}: the same "
                          f"{_items(len(first.ids), 'id')} ({first.id_field})"
                          + _content_words(group, problems))
+            lines += _check_differs(group)
     keys = list(alike)
     for i, a in enumerate(keys):
         for b in keys[i + 1:]:
@@ -16411,14 +16427,9 @@ def _check_joins(profiles):
                     f"{len(b) - len(shared)} only in the second (compare "
                     f"takes them with --allow-partial)"
                     + _content_words([x, y], problems))
+                lines += _check_differs([x, y])
     if len(lines) > _CHECK_MOST:
         lines[_CHECK_MOST:] = [f"and {len(lines) - _CHECK_MOST} more pairs"]
-    differs = _rank_differing(items, [p.name for p in items]) if len(
-        items) > 1 else []
-    if differs:                          # the runs' settings, as compare's
-        lines.append(f"{_listing([p.name for p in items])}: " + (
-            _differs_words([(k, a, b) for k, ((a, _), (b, _)) in differs])
-            if len(items) == 2 else _rank_differs_words(differs)))
     if not lines and len(items) > 1 and set(items[0].metrics).intersection(
             *(p.metrics for p in items[1:])):
         problems.append(
@@ -22260,8 +22271,7 @@ def _run_rank(options):
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
     metric, tally, dropped, names = _rank_input(options, sources, reading)
-    differs = (_rank_differing(sources, names) if len(sources) > 1
-               and not options.names else [])
+    differs = _rank_differing(sources, names) if len(sources) > 1 else []
     _once_each(sources, options.runs)       # after the join's own errors
     reading += dropped.notes() if isinstance(dropped, _Dropped) else []
     if (options.against not in names and options.against in options.runs

@@ -115,6 +115,10 @@ def test_rank_and_check_say_what_differs(capsys, tmp_path):
                             "--json"))
     assert report["differs"] == [{"setting": "num_fewshot", "systems": {
         "a": "0", "b": "5", "c": "5"}}]
+    alone = [lm_eval_run(str(tmp_path / "one"), file, shots=shots)
+             for file, shots in ((A, 0), (B, 5))]     # time stamps only
+    out = run(capsys, "rank", *alone, "--metric", "acc")
+    assert "\nnum_fewshot=0 " in out and "\nnum_fewshot=5 " in out, out
     bed.main(["check", *runs[:2]])
     out = capsys.readouterr().out
     assert ": differs: num_fewshot 0 -> 5" in out, out
