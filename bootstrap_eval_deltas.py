@@ -13291,7 +13291,8 @@ def _read_lfs_pointer(head, how):
 # position, which is refused: an item is its text (doc.id where lighteval
 # sets one), and a hash of its text and gold its identity, so two runs
 # pair on the same example and the join can check that they hold it.
-# Only these columns are read; predictions and tokens are never inflated.
+# Only these columns are read; tokens are never inflated, predictions
+# only where a metric samples several (to count them: _lighteval_settings).
 
 def _lighteval_runs(path):
     """Return the _Found runs of a lighteval output or details directory:
@@ -13930,8 +13931,8 @@ def _rank_differing(sources, names):
 def _rank_differs_words(differs):
     """Return rank's line of the settings its runs differ in ('' if none).
 
-    >>> _rank_differs_words([("num_fewshot", [("0", ["a"]), ("5", ["b", "c"])])])
-    'differs: num_fewshot 0 (a), 5 (b, c)'
+    >>> _rank_differs_words([("shots", [("0", ["a"]), ("5", ["b", "c"])])])
+    'differs: shots 0 (a), 5 (b, c)'
     """
     return "differs: " + "; ".join(
         f"{key} " + ", ".join(f"{value} ({', '.join(who)})"
@@ -14261,8 +14262,8 @@ def _report_names(options, runs):
         else run.names for k, run in enumerate(runs, 1)]
 
 
-_NO_NAME = re.compile(r".*(\d{4}-\d\d-\d\d|\.(jsonl?|csv|tsv|parquet|eval|"
-                      r"gz))")    # a time stamp or a file's name: no name
+_NO_NAME = re.compile(r"[\dT:._+-]*\d{4}-\d\d-\d\d[\dT:._+-]*|.*\.(jsonl?|"
+                      r"csv|tsv|parquet|eval|gz)")   # a time stamp, a file
 
 
 def _settings_named(differs, names):
@@ -14276,7 +14277,7 @@ def _settings_named(differs, names):
     >>> _settings_named([("num_fewshot", "0", "5")], ("gpt-4o", "llama"))
     ('gpt-4o', 'llama')
     """
-    if not all(_NO_NAME.match(str(n)) for n in names):
+    if not all(_NO_NAME.fullmatch(str(n)) for n in names):
         return names
     for key, a, b in differs:
         if len(a) + len(b) + 2 * len(key) < 2 * _SETTING_WIDTH:
@@ -15583,7 +15584,7 @@ def _rank_input(options, sources, said=None):
         names = _short_names(options.runs if len(options.runs) == len(
             sources) else [source.path for source in sources])
         differs = _rank_differing(sources, names)
-        if all(_NO_NAME.match(str(n)) for n in names):
+        if all(_NO_NAME.fullmatch(str(n)) for n in names):
             key, held = next(((k, h) for k, h in differs
                               if len(h) == len(names)), (None, ()))
             named = {who[0]: f"{key}={value}" for value, who in held}
