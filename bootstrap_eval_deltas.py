@@ -14306,10 +14306,13 @@ def _judged(runs, options):
     metrics = len(runs[0].results)
     labels = len({label for label, _ in runs[0].subsets})
     judged = dict(margin=runs[0].margins, equivalent=runs[0].equivalence)
+    sizes = [len(run.results) for run in runs]
+    family = (count + _items(metrics, "metric") if len(set(sizes)) == 1
+              else f"{len(runs)} candidates' {sum(sizes)} metrics "
+                   f"({', '.join(map(str, sizes))})")   # some left out
     judgements = _per_run(_judge(
         [r for run in runs for r in run.results], options._replace(jobs=1),
-        family=count + _items(
-            metrics, "metric"), **judged), [len(run.results) for run in runs])
+        family=family, **judged), sizes)
     subsets = _per_run(_judge(
         [r for run in runs for _, r in run.subsets], options,
         family=count + _items(labels, "subset") + " x " + _items(

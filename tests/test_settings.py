@@ -159,6 +159,15 @@ def test_a_metric_computed_from_other_predictions_is_not_judged(capsys):
     assert "--same-metric-anyway" in err
 
 
+def test_the_family_says_the_metrics_left_out_of_one_candidate(capsys,
+                                                                tmp_path):
+    again = str(tmp_path / "again")
+    shutil.copytree(gpqa("eight-predictions"), again)
+    out = run(capsys, "compare", gpqa("eight-predictions"),
+              gpqa("one-prediction"), again)
+    assert "Holm-adjusted across 2 candidates' 4 metrics (1, 3)" in out
+
+
 def test_readers_settings_from_their_frameworks_files(tmp_path):
     helm = tmp_path / "helm"
     shutil.copytree(fixture("helm-runs", "mmlu-subject=philosophy,method="
