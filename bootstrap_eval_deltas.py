@@ -86,7 +86,9 @@ part of section X):
                     reader registry (_READERS: lm-eval, Inspect, HELM,
                     lighteval, Every Eval Ever, OpenAI evals, promptfoo,
                     DeepEval, OpenCompass, AlpacaEval, MT-Bench, Arena-Hard,
-                    battles, ...); runs compared and ranked (_CompareOptions,
+                    battles, ...); the settings each run was made under
+                    (_Source.settings, said where runs differ); runs
+                    compared and ranked (_CompareOptions,
                     _compare_run, _preference_pair, _rank_input,
                     _preference_battles); what files hold (check: each
                     input profiled, the ids joined, the commands that
@@ -1336,6 +1338,8 @@ class _Options(NamedTuple):
     macro: bool = False          # the overall result the subsets' average
     allow_partial: bool = False  # the ids every run has, the rest said
     different_items: bool = False  # ids pair records whose items differ
+    same_metric: bool = False    # judge a metric computed otherwise in
+                                 # each run (_computed_apart)
     reading: _Reading = _Reading()
     # how to compute
     resamples: int = RESAMPLES
@@ -8794,12 +8798,13 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 ## Input ######################################################################
 
 # Doors (called from other sections): _best_of_runs, _budget_from_pilot,
-# _check, _compare_run, _Compared, _Dropped, _finite_number, _FORMATS,
+# _check, _compare_run, _Compared, _differs_words, _Dropped,
+# _finite_number, _FORMATS,
 # _grouped_runs, _holds_preferences, _human_battles, _ID_FIELDS, _judged,
 # _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
 # _lower_is_better, _margins, _named_runs, _once_each, _open_source,
-# _plan_from_pilot, _preference_battles, _rank_copies, _rank_input,
-# _rank_one_metric, _aliased.
+# _plan_from_pilot, _preference_battles, _rank_copies, _rank_differing,
+# _rank_differs_words, _rank_input, _rank_one_metric, _aliased.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -8852,6 +8857,8 @@ class _Source(NamedTuple):
     measure: str = "success"  # what a file of several systems' columns holds
     identity: tuple = ()     # fields holding the item itself or its hash (the join checks them)
     columns: dict = {}       # {field renamed: the file's column} (_renamed)
+    settings: dict = {}      # {setting: short text} the run was made
+                             # under (_settings; 'metric: what' its own)
 
     def run(self):
         """Return a _Run holding the first record only, for header checks."""
@@ -11955,8 +11962,11 @@ def _read_lm_eval(head, how):
     source = _listed_source(path, labelled, notes, corpus=[
         _parse_stat(name) if name in _PAIR_STATS
         else _Stat(name, "ratio", (name,)) for name in corpus])
-    return source._replace(task=_lm_eval_task(path, rows),
-                           identity=_held_by(labelled, "doc_hash", "doc"))
+    task = _lm_eval_task(path, rows)
+    return source._replace(task=task,
+                           identity=_held_by(labelled, "doc_hash", "doc"),
+                           settings=_read_settings(_lm_eval_settings, path,
+                                                   task))
 
 
 def _lm_eval_task(path, rows):
@@ -12274,7 +12284,8 @@ def _inspect_source(path, samples, header, how):
     return _listed_source(path, labelled, notes, corpus=corpus)._replace(
         task=str(task or ""), identity=tuple(
             f for f in ("input", "target")
-            if all(f in record for _, record in labelled)))
+            if all(f in record for _, record in labelled)),
+        settings=_read_settings(_inspect_settings, _dict(header)))
 
 
 # HELM: a run directory (benchmark_output/runs/<suite>/<run spec>/) holds
@@ -12368,7 +12379,8 @@ def _read_helm(head, how):
     return _listed_source(path, labelled, notes)._replace(
         task=_helm_scenario(folder, head.inflate), identity=tuple(
             f for f in ("input", "references") if texts and all(
-                f in record for _, record in labelled)))
+                f in record for _, record in labelled)),
+        settings=_read_settings(_helm_settings, folder, head.inflate))
 
 
 def _helm_instances(folder, inflate):
@@ -12448,12 +12460,14 @@ def _read_openai_evals(head, how):
     """Return the _Source of an OpenAI evals record file: match events (or
     graded choices)."""
     path, labelled, graded = head.path, [], 0
-    scores = how.choice_scores
+    scores, spec = how.choice_scores, None
     for start, lines in _lines(path, head.inflate):
         for number, line in enumerate(lines, start):
             if not line.strip():
                 continue
             event = _json_object(line, f"{path}:{number}")
+            if spec is None and isinstance(event.get("spec"), dict):
+                spec = event["spec"]
             data = event.get("data")
             data = data if isinstance(data, dict) else {}
             item = str(event.get("sample_id"))
@@ -12475,7 +12489,8 @@ def _read_openai_evals(head, how):
         raise EvalDeltaError(f"{path}: a model-graded eval (metrics events "
                              f"with a choice per sample): give each choice "
                              f"a score with --choice-scores A=1,B=0,...")
-    return _listed_source(path, *_epochs(labelled, how))
+    return _listed_source(path, *_epochs(labelled, how))._replace(
+        settings=_read_settings(_openai_evals_settings, spec))
 
 
 # promptfoo: `promptfoo eval -o results.json` holds every system (provider,
@@ -12573,7 +12588,12 @@ def _promptfoo_source(path, results, how):
     if errored:
         notes.append(f"{_items(len(errored), 'test')} with API errors left out "
                      f"(--allow-partial)")
-    return _listed_source(path, labelled, notes, "promptfoo", systems)
+    first = next(r for r in results if isinstance(r, dict)
+                 and r.get("failureReason") != 2)
+    return _listed_source(path, labelled, notes, "promptfoo", systems
+                          )._replace(settings=_read_settings(
+                              _prompt_settings, first.get("prompt"),
+                              first.get("provider")) if alone else {})
 
 
 def _refuse_api_error(path, results, number, item, system):
@@ -12863,7 +12883,8 @@ def _read_every_eval_ever(head, how):
         notes.append("is_correct equals score on every sample, so score "
                      "stands for both")
     source = _listed_source(path, labelled, notes)
-    return source._replace(identity=("sample_hash",))
+    return source._replace(identity=("sample_hash",), settings=_read_settings(
+        _eee_settings, path, list(tasks)))
 
 
 def _eee_record(record, place):
@@ -13476,7 +13497,8 @@ def _read_lfs_pointer(head, how):
 # position, which is refused: an item is its text (doc.id where lighteval
 # sets one), and a hash of its text and gold its identity, so two runs
 # pair on the same example and the join can check that they hold it.
-# Only these columns are read; predictions and tokens are never inflated.
+# Only these columns are read; tokens are never inflated, predictions
+# only where a metric samples several (to count them: _lighteval_settings).
 
 def _lighteval_runs(path):
     """Return the _Found runs of a lighteval output or details directory:
@@ -13527,7 +13549,8 @@ def _read_lighteval(head, how):
         notes.insert(1, "lighteval details number no items: each is named "
                         "by a hash of its example's text")
     source = _listed_source(path, labelled, [n for n in notes if n])
-    return source._replace(identity=("item_hash",))
+    return source._replace(identity=("item_hash",), settings=_read_settings(
+        _lighteval_settings, path, footer, rows, group, newer, how.inflate))
 
 
 def _lighteval_items(path, rows, group, newer, numbered):
@@ -13599,10 +13622,10 @@ def _merge_rows(path, labelled, total):
     return out, notes
 
 
-def _lighteval_note(path, labelled):
-    """Return the read: line of the results_<date>.json of a details file
-    (its means of the metrics read), or '' if none is found."""
-    task, stamp = _details_task(os.path.basename(path))
+def _lighteval_results(path):
+    """Return the results_<date>.json of a lighteval details file (beside
+    it, or in results/ where details/<model>/<date>/ holds it), or None."""
+    stamp = _details_task(os.path.basename(path))[1]
     folder = os.path.dirname(os.path.abspath(path))
     places = [folder, os.path.dirname(folder)]
     parts = folder.split(os.sep)
@@ -13611,8 +13634,16 @@ def _lighteval_note(path, labelled):
         places.append(os.sep.join(parts[:at] + ["results"]
                                   + parts[at + 1:-1]))
     name = f"results_{stamp}.json"
-    found = next((os.path.join(p, name) for p in places
-                  if stamp and os.path.isfile(os.path.join(p, name))), None)
+    return next((os.path.join(p, name) for p in places
+                 if stamp and os.path.isfile(os.path.join(p, name))), None)
+
+
+def _lighteval_note(path, labelled):
+    """Return the read: line of the results_<date>.json of a details file
+    (its means of the metrics read), or '' if none is found."""
+    task, stamp = _details_task(os.path.basename(path))
+    name = f"results_{stamp}.json"
+    found = _lighteval_results(path)
     if found is None:
         return ""
     try:
@@ -13727,6 +13758,396 @@ _BY_NAME = {reader.name: reader for reader in _READERS}
 _FORMATS = {reader.name: reader.description for reader in _READERS}
 
 
+## Input: run settings ########################################################
+
+# What a metric means depends on how the run was made: the shots in its
+# prompt, its generation settings, its task's version, how many items it
+# was limited to, how many predictions an item got.  Each reader that can
+# records these as _Source.settings, one small {name: short text} a run,
+# read from where its framework writes them (lm-eval's results_<date>.json
+# beside the samples: configs[task], versions, n-shot and config;
+# lighteval's results JSON and its details' predictions; Inspect's
+# header: eval, plan and scorers; HELM's run_spec.json adapter_spec; Every
+# Eval Ever's evaluation name and the generation_config of the aggregate
+# file beside its samples; promptfoo's prompt and provider; OpenAI evals'
+# spec line).  A setting named 'METRIC: what' is how that metric alone was
+# computed (lighteval's pass@1:4_samples from min(4, predictions per item)
+# predictions, an Inspect scorer's parameters): where two runs differ in
+# it, the metric is left out, since the same name then means two things
+# (--same-metric-anyway judges it).  A setting that cannot be read is
+# unknown, never an error, and only settings both runs name are compared.
+
+_SETTING_WIDTH = 40     # characters of a setting's text before it is cut
+
+
+def _setting_text(value):
+    """Return a setting's value as short text: numbers without a needless
+    '.0', objects as compact JSON, long text cut with a digest of the
+    whole (so two long prompts that differ still read as differing).
+
+    >>> _setting_text(10.0), _setting_text(True), _setting_text({"b": 1})
+    ('10', 'true', '{"b":1}')
+    >>> _setting_text("x" * 50)[-12:]
+    'xx...#35d5ec'
+    """
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, int) or (isinstance(value, float)
+                                    and value.is_integer()):
+        text = str(int(value))
+    elif isinstance(value, float):
+        text = repr(value)
+    elif isinstance(value, str):
+        text = " ".join(value.split()) or repr(value)
+    else:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"),
+                          default=str)
+    if len(text) > _SETTING_WIDTH:
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
+                                 digest_size=3).hexdigest()
+        text = text[:_SETTING_WIDTH - 10] + "...#" + digest
+    return text
+
+
+def _settings(pairs):
+    """Return {name: _setting_text(value)} of (name, value) pairs, less
+    the values not known (None, empty objects)."""
+    return {name: _setting_text(value) for name, value in pairs
+            if value is not None and value != {} and value != []}
+
+
+def _read_settings(read, *args):
+    """Return read(*args), the settings of a run, or {} where they cannot
+    be read: a setting is unknown, never an error (a run that reads
+    without its settings reads with them)."""
+    try:
+        found = read(*args)
+    except (EvalDeltaError, OSError, ValueError, TypeError, KeyError,
+            AttributeError, IndexError, RecursionError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _dict(value):
+    """Return *value* if it is a dict, else {}."""
+    return value if isinstance(value, dict) else {}
+
+
+_MODEL_ARGS = ("pretrained", "model", "peft", "delta", "tokenizer",
+               "base_url", "engine", "model_name")   # the system, not how
+
+
+def _model_args(value):
+    """Return lm-eval's model_args less those naming the model (the
+    system compared, not a setting), as text, or None."""
+    if isinstance(value, str):
+        parts = [p for p in value.split(",") if p.strip()]
+        kept = [p for p in parts
+                if p.partition("=")[0].strip() not in _MODEL_ARGS]
+        return ",".join(kept) or None
+    if isinstance(value, dict):
+        return {k: v for k, v in value.items() if k not in _MODEL_ARGS
+                } or None
+    return None
+
+
+def _lm_eval_settings(path, task):
+    """Return the settings of an lm-eval samples file from the
+    results_<date>.json beside it: num_fewshot, generation_kwargs, the
+    task's version, repeats, limit (all where none), model_args (less
+    the model), gen_kwargs, the system instruction."""
+    stamp = _task_and_stamp(os.path.basename(path))[1]
+    results = os.path.join(os.path.dirname(path), f"results_{stamp}.json")
+    if not stamp or not os.path.isfile(results):
+        return {}
+    doc = _load_json(results)
+    config = _dict(_dict(doc.get("configs")).get(task))
+    run = _dict(doc.get("config"))
+    shots = config.get("num_fewshot", _dict(doc.get("n-shot")).get(task))
+    version = _dict(doc.get("versions")).get(
+        task, _dict(config.get("metadata")).get("version"))
+    limit = run.get("limit") if "limit" in run else None
+    return _settings([
+        ("num_fewshot", shots), ("version", version),
+        ("generation_kwargs", config.get("generation_kwargs")),
+        ("repeats", config.get("repeats")),
+        ("limit", "all" if "limit" in run and limit is None else limit),
+        ("model_args", _model_args(run.get("model_args"))),
+        ("gen_kwargs", run.get("gen_kwargs")),
+        ("system_instruction", doc.get("system_instruction")),
+        ("fewshot_as_multiturn", doc.get("fewshot_as_multiturn"))])
+
+
+_SAMPLED = re.compile(r".*?(?::(\d+)_samples|maj@(\d+)|@k=?(\d+)).*")
+
+
+def _lighteval_settings(path, footer, rows, group, newer, inflate):
+    """Return the settings of a lighteval details file: few-shot (its
+    task's |N), version, generation size and parameters, max_samples
+    (limit) from the results JSON beside it, predictions per item from
+    the details (read only where a metric samples several), and, for
+    each metric computed from N samples (pass@1:N_samples, maj@N), how
+    many predictions it was computed from: min(N, those the item got)."""
+    task = _details_task(os.path.basename(path))[0]
+    out = {}
+    shots = task.rpartition("|")[2]
+    if shots.isdigit():
+        out["num_fewshot"] = shots
+    found = _lighteval_results(path)
+    doc = _dict(_load_json(found)) if found else {}
+    general = _dict(doc.get("config_general"))
+    bare = task.rpartition("|")[0] if shots.isdigit() else task
+    config = _dict(_dict(doc.get("config_tasks")).get(bare))
+    generation = {k: v for k, v in _dict(general.get(
+        "generation_parameters")).items() if v is not None}
+    out.update(_settings([
+        ("version", _dict(doc.get("versions")).get(task,
+                                                    config.get("version"))),
+        ("generation_size", config.get("generation_size")),
+        ("num_samples", config.get("num_samples")),
+        ("generation", generation or None),
+        ("limit", "all" if "max_samples" in general and general[
+            "max_samples"] is None else general.get("max_samples"))]))
+    sampled = {}
+    for leaf in footer.leaves:
+        name = leaf[len(group) + 1:] if leaf.startswith(group + ".") else ""
+        match = _SAMPLED.fullmatch(name)
+        if match:
+            sampled[name] = int(next(g for g in match.groups() if g))
+    column = "model_response.text" if newer else "predictions"
+    if not sampled or not any(p.startswith(column + ".")
+                              for p in footer.leaves):
+        return out
+    texts = _parquet_rows(footer, [column], inflate)
+    texts = texts[column.split(".")[0]]
+    counts = [len(_dict(t).get("text") or ()) if newer else len(t or ())
+              for t in texts]
+    out["predictions per item"] = _setting_text(max(counts))
+    for name, n in sampled.items():
+        got = [c for c, metrics in zip(counts, rows[group])
+               if _dict(metrics).get(name) is not None]
+        if got:
+            out[f"{name}: predictions per item"] = _setting_text(
+                min(n, max(got)))
+    return out
+
+
+def _inspect_settings(header):
+    """Return the settings of an Inspect log's header: the task's version
+    and arguments, epochs, limit, the solvers of its plan, the generation
+    config, and each scorer's options as its metrics' own setting."""
+    spec, plan = _dict(header.get("eval")), _dict(header.get("plan"))
+    config = _dict(spec.get("config"))
+    steps = [s for s in plan.get("steps") or () if isinstance(s, dict)]
+    solver = [f"{s.get('solver')}" + (f"({_setting_text(s['params'])})"
+                                      if s.get("params") else "")
+              for s in steps]
+    generate = dict(_dict(spec.get("model_generate_config")),
+                    **_dict(plan.get("config")))
+    generate.pop("max_connections", None)        # speed, not the answer
+    out = _settings([
+        ("task_version", spec.get("task_version")),
+        ("task_args", spec.get("task_args") or None),
+        ("epochs", config.get("epochs", 1 if spec else None)),
+        ("limit", config.get("limit", "all" if "config" in spec else None)),
+        ("solver", " > ".join(solver) or None),
+        ("generate", generate or None)])
+    scorers = [s for s in spec.get("scorers") or () if isinstance(s, dict)]
+    scores = [s for s in _dict(header.get("results")).get("scores") or ()
+              if isinstance(s, dict)]
+    for s in scorers:
+        out[f"{s.get('name')}: scorer options"] = _setting_text(
+            s.get("options") or {})
+    for s in scores:
+        if s.get("params"):
+            out[f"{s.get('name')}: scorer options"] = _setting_text(
+                s["params"])
+    return out
+
+
+def _helm_settings(folder, inflate):
+    """Return the settings of a HELM run: its run_spec.json's
+    adapter_spec (method, shots, outputs, temperature, max tokens, the
+    instructions, max_eval_instances as limit)."""
+    file = os.path.join(folder, "run_spec.json")
+    if not os.path.isfile(file):
+        return {}
+    adapter = _dict(_dict(_load_json(file, inflate)).get("adapter_spec"))
+    return _settings([
+        ("method", adapter.get("method")),
+        ("max_train_instances", adapter.get("max_train_instances")),
+        ("num_outputs", adapter.get("num_outputs")),
+        ("temperature", adapter.get("temperature")),
+        ("max_tokens", adapter.get("max_tokens")),
+        ("num_trials", adapter.get("num_trials")),
+        ("instructions", adapter.get("instructions")),
+        ("limit", "all" if "max_eval_instances" in adapter and adapter[
+            "max_eval_instances"] is None
+         else adapter.get("max_eval_instances"))])
+
+
+def _eee_settings(path, tasks):
+    """Return the settings of an Every Eval Ever samples file: its
+    evaluation name, and the generation_config of the aggregate file
+    beside it that points to it (or the folder's one aggregate file)."""
+    out = _settings([("evaluation_name", tasks[0] if len(tasks) == 1
+                      else None)])
+    folder = os.path.dirname(os.path.abspath(path))
+    files = [os.path.join(folder, n) for n in sorted(os.listdir(folder))
+             if n.endswith(".json") and os.path.getsize(
+                 os.path.join(folder, n)) < (1 << 22)]
+    configs = []
+    for file in files:
+        doc = _dict(_read_settings(_load_json, file))
+        listed = doc.get("evaluation_results")
+        if not isinstance(listed, list):
+            continue
+        pointer = json.dumps(doc.get("detailed_evaluation_results")
+                             or doc.get("detailed_evaluation_results_per_"
+                                        "samples") or "")
+        configs.append((os.path.basename(path) in pointer, [
+            _dict(r).get("generation_config") for r in listed]))
+    chosen = [c for mine, c in configs if mine] or (
+        [configs[0][1]] if len(configs) == 1 else [])
+    found = [g for g in (chosen[0] if chosen else ()) if g]
+    if found and all(g == found[0] for g in found):
+        out["generation_config"] = _setting_text(found[0])
+    return out
+
+
+def _prompt_settings(prompt, provider):
+    """Return the settings of a promptfoo system: its prompt's text and
+    its provider's config (the provider itself is the system)."""
+    return _settings([
+        ("prompt", _dict(prompt).get("raw") if isinstance(prompt, dict)
+         else prompt),
+        ("provider config", _dict(provider).get("config") or None)])
+
+
+def _openai_evals_settings(spec):
+    """Return the settings of an OpenAI evals record file's spec line:
+    the eval, its split, the eval class and arguments, the seed and
+    max_samples (limit)."""
+    spec = _dict(spec)
+    run = _dict(spec.get("run_config"))
+    evaluated = _dict(run.get("eval_spec"))
+    return _settings([
+        ("eval_name", spec.get("eval_name")), ("split", spec.get("split")),
+        ("eval", evaluated.get("cls")), ("eval args", evaluated.get("args")),
+        ("seed", run.get("seed")),
+        ("limit", "all" if "max_samples" in run and run["max_samples"] is None
+         else run.get("max_samples"))])
+
+
+def _differing(a, b):
+    """Return [(setting, a's, b's)] of the run-wide settings both runs
+    name and hold differently (a metric's own, 'METRIC: what', apart).
+
+    >>> _differing({"num_fewshot": "0", "limit": "all", "x: k": "1"},
+    ...            {"num_fewshot": "5", "limit": "all", "x: k": "8"})
+    [('num_fewshot', '0', '5')]
+    """
+    return [(k, v, b[k]) for k, v in a.items()
+            if ": " not in k and k in b and b[k] != v]
+
+
+def _differs_words(differs):
+    """Return the words of the settings two runs differ in ('' if none).
+
+    >>> _differs_words([("num_fewshot", "0", "5"), ("limit", "all", "20")])
+    'differs: num_fewshot 0 -> 5; limit all -> 20'
+    """
+    return "differs: " + "; ".join(f"{k} {a} -> {b}" for k, a, b
+                                   in differs) if differs else ""
+
+
+def _computed_apart(metrics, baseline, candidate, said, anyway=False):
+    """Return the _Metrics whose computation both runs' settings name
+    alike ('METRIC: what'); each other is left out with a read: line in
+    *said* naming how they differ (1 and 8 predictions per item), unless
+    *anyway* (--same-metric-anyway), which judges it and says so.  Where
+    none is left, raise EvalDeltaError in one line."""
+    a, b = baseline.settings, candidate.settings
+    kept, hows = [], []
+    for m in metrics:
+        apart = [(what, a[f"{field}: {what}"], b[f"{field}: {what}"])
+                 for field in dict.fromkeys((m.a_field or m.name, m.name,
+                                             m.name.partition(".")[0]))
+                 for what in [k.partition(": ")[2] for k in a
+                              if k.startswith(f"{field}: ")]
+                 if f"{field}: {what}" in b
+                 and a[f"{field}: {what}"] != b[f"{field}: {what}"]]
+        if not apart:
+            kept.append(m)
+            continue
+        how = "; ".join(f"{x} and {y} {what}" if what.endswith(" per item")
+                        else f"{what} {x} and {y}" for what, x, y in apart)
+        hows.append(f"{m.name} from {how}")
+        if anyway:
+            said.append(f"{m.name}: computed from {how} in the two runs, "
+                        f"judged as one metric (--same-metric-anyway)")
+            kept.append(m)
+        else:
+            said.append(f"{m.name}: computed from {how} in the two runs: "
+                        f"not the same metric, so not judged, left out "
+                        f"(--same-metric-anyway judges it)")
+    if metrics and not kept:
+        raise EvalDeltaError(
+            f"{candidate.path}: no metric computed as in {baseline.path} "
+            f"({'; '.join(hows)}): nothing left to compare; "
+            f"--same-metric-anyway compares them anyway")
+    return kept
+
+
+def _limited(error, sources):
+    """Return the join's *error* of ids a run lacks, reworded where that
+    run's settings say it was limited to fewer items than the other's
+    (lm-eval --limit 20 against a full run); else *error*."""
+    text = str(error)
+    if None in sources:                 # one wide file: nothing limited
+        return error
+    limits = [s.settings.get("limit") for s in sources]
+    for k, (source, mine) in enumerate(zip(sources, limits)):
+        other = next((j for j, theirs in enumerate(limits)
+                      if theirs and theirs != mine), None)
+        if (mine and mine != "all" and other is not None
+                and text.startswith(f"{source.path}: lacks ")):
+            part = "of its items" if "." in mine else "items"
+            first, then = sorted((k, other))
+            return EvalDeltaError(
+                f"{source.path}: a run limited to {mine} {part} (limit "
+                f"{limits[first]} -> {limits[then]}), so it "
+                f"{text[len(source.path) + 2:]}")
+    return error
+
+
+def _rank_differing(sources, names):
+    """Return [(setting, [(value, [names])])] of the run-wide settings
+    every run names and not all hold alike (rank's differs)."""
+    out = []
+    for key in sources[0].settings:
+        if ": " in key or not all(key in s.settings for s in sources):
+            continue
+        held = {}
+        for source, name in zip(sources, names):
+            held.setdefault(source.settings[key], []).append(name)
+        if len(held) > 1:
+            out.append((key, list(held.items())))
+    return out
+
+
+def _rank_differs_words(differs):
+    """Return rank's line of the settings its runs differ in ('' if none).
+
+    >>> _rank_differs_words([("shots", [("0", ["a"]), ("5", ["b", "c"])])])
+    'differs: shots 0 (a), 5 (b, c)'
+    """
+    return "differs: " + "; ".join(
+        f"{key} " + ", ".join(f"{value} ({', '.join(who)})"
+                              for value, who in held)
+        for key, held in differs) if differs else ""
+
+
 ## Input: runs compared and ranked ############################################
 
 # What compare and rank do with the runs they are given, apart from the
@@ -13755,6 +14176,7 @@ class _Compared(NamedTuple):
                                  # item, one row and one test with it)}
     across: tuple = ()           # with --by: an _AcrossSubsets per metric
                                  # of three subsets or more
+    settings: tuple = ()         # (setting, A's, B's) they differ in
 
 
 def _compare_run(options, path, rng):
@@ -13808,12 +14230,20 @@ def _compare_run(options, path, rng):
                                            [s.name for s in stats]),
                          equivalence=_margins(options.equivalence,
                                               [s.name for s in stats],
-                                              "--equivalence"))
+                                              "--equivalence"),
+                         settings=tuple(_differing(
+                             baseline.settings, candidate.settings))
+                         if candidate is not None else ())
     said = []
     metrics, baseline, candidate = _chosen_metrics(options, baseline,
                                                    candidate, said)
     metrics = [m._replace(direction=_direction(options, m.name, said))
                for m in metrics]
+    differs = ()
+    if candidate is not None:
+        metrics = _computed_apart(metrics, baseline, candidate, said,
+                                  options.same_metric)
+        differs = tuple(_differing(baseline.settings, candidate.settings))
     margins = _margins(options.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
     reading = _source_notes(options, (baseline, candidate)) + left_out
@@ -13847,10 +14277,13 @@ def _compare_run(options, path, rng):
         if candidate is not None:
             candidate = _complete_rows(candidate, [m.b_field for m in metrics],
                                       left[1])
-    tallies, missing = _read_tallies(baseline, candidate, metrics, options,
-                                     columns=True, left_out=[
-                                         (s, removed) for s, (_, removed)
-                                         in zip((baseline, candidate), left)])
+    try:
+        tallies, missing = _read_tallies(
+            baseline, candidate, metrics, options, columns=True, left_out=[
+                (s, removed) for s, (_, removed)
+                in zip((baseline, candidate), left)])
+    except EvalDeltaError as exc:
+        raise _limited(exc, (baseline, candidate)) from None
     if candidate is not None:
         reading += _same_run((baseline, candidate), tallies, missing)
         reading += _other_tasks((baseline, candidate))
@@ -13894,7 +14327,7 @@ def _compare_run(options, path, rng):
                      margins, preferences, sequential,
                      _margins(options.equivalence, [r.metric for r in results],
                               "--equivalence"), aliases=aliases,
-                     across=across)
+                     across=across, settings=differs)
 
 
 def _equal_columns(metrics, tallies):
@@ -14120,9 +14553,32 @@ def _report_names(options, runs):
         files = [os.path.basename(path.rstrip("/")) or path for path in files]
     short = iter(_short_names(files, alone=True))
     short = [path if path == _STDIN else next(short) for path in given]
-    return [(short[0], short[k]) if all(
+    return [_settings_named(run.settings, (short[0], short[k])) if all(
         name == _STDIN or os.path.exists(name) for name in run.names)
         else run.names for k, run in enumerate(runs, 1)]
+
+
+_NO_NAME = re.compile(r"[\dT:._+-]*\d{4}-\d\d-\d\d[\dT:._+-]*|.*\.(jsonl?|"
+                      r"csv|tsv|parquet|eval|gz)")   # a time stamp, a file
+
+
+def _settings_named(differs, names):
+    """Return *names*, or where no better tells the runs apart than time
+    stamps or file names, the first setting they differ in that reads in
+    a few characters ('num_fewshot=0', 'num_fewshot=5').
+
+    >>> _settings_named([("num_fewshot", "0", "5")],
+    ...                 ("2024-12-23T14-45", "2024-12-23T15-04"))
+    ('num_fewshot=0', 'num_fewshot=5')
+    >>> _settings_named([("num_fewshot", "0", "5")], ("gpt-4o", "llama"))
+    ('gpt-4o', 'llama')
+    """
+    if not all(_NO_NAME.fullmatch(str(n)) for n in names):
+        return names
+    for key, a, b in differs:
+        if len(a) + len(b) + 2 * len(key) < 2 * _SETTING_WIDTH:
+            return (f"{key}={a}", f"{key}={b}")
+    return names
 
 
 def _called(run, names):
@@ -14147,14 +14603,18 @@ def _judged(runs, options):
     count = (f"{len(runs)} candidates x " if len(runs) > 1 else "")
     metrics = len(runs[0].results)
     named = metrics + sum(map(len, runs[0].aliases.values()))
-    family = count + (_items(metrics, "distinct metric") + f" ({named} "
-                      f"named)" if named > metrics else _items(metrics,
-                                                               "metric"))
     labels = len({label for label, _ in runs[0].subsets})
     judged = dict(margin=runs[0].margins, equivalent=runs[0].equivalence)
+    sizes = [len(run.results) for run in runs]
+    family = (count + (_items(metrics, "distinct metric") + f" ({named} "
+                       f"named)" if named > metrics else _items(metrics,
+                                                                "metric"))
+              if len(set(sizes)) == 1
+              else f"{len(runs)} candidates' {sum(sizes)} metrics "
+                   f"({', '.join(map(str, sizes))})")   # some left out
     judgements = _per_run(_judge(
         [r for run in runs for r in run.results], options._replace(jobs=1),
-        family=family, **judged), [len(run.results) for run in runs])
+        family=family, **judged), sizes)
     subsets = _per_run(_judge(
         [r for run in runs for _, r in run.subsets], options,
         family=count + _items(labels, "subset") + " x " + _items(
@@ -15374,8 +15834,10 @@ def _read_systems(source, names, allow_partial=False):
     return tally, left
 
 
-def _rank_input(options, sources):
-    """Return (_Metric, tally of S-tuples, dropped, names) for rank."""
+def _rank_input(options, sources, said=None):
+    """Return (_Metric, tally of S-tuples, dropped, names) for rank; read:
+    lines go to the list *said*."""
+    said = [] if said is None else said
     if len(sources) == 1:
         listed = not options.systems and len(sources[0].systems) >= 2
         if listed:                       # promptfoo: every provider
@@ -15417,12 +15879,24 @@ def _rank_input(options, sources):
             _require(source.run(), found[0], "field", "numeric fields:",
                      _numeric_fields(source.run(), _ID_FIELDS))
         metric = _Metric(found[0], found[0], found[0])
-        tally, dropped = _read_joint(sources, metric, id_field=options.id_col,
-                                    allow_partial=options.allow_partial,
-                                    by=options.by,
-                                    different_items=options.different_items)
+        for source in sources[1:]:           # raises where none is left
+            _computed_apart([metric], sources[0], source, said,
+                            options.same_metric)
+        try:
+            tally, dropped = _read_joint(
+                sources, metric, id_field=options.id_col,
+                allow_partial=options.allow_partial, by=options.by,
+                different_items=options.different_items)
+        except EvalDeltaError as exc:
+            raise _limited(exc, sources) from None
         names = _short_names(options.runs if len(options.runs) == len(
             sources) else [source.path for source in sources])
+        differs = _rank_differing(sources, names)
+        if all(_NO_NAME.fullmatch(str(n)) for n in names):
+            key, held = next(((k, h) for k, h in differs
+                              if len(h) == len(names)), (None, ()))
+            named = {who[0]: f"{key}={value}" for value, who in held}
+            names = [named.get(n, n) for n in names]
     names = options.names or names
     if len(names) != len(sources if len(sources) > 1 else options.systems):
         raise EvalDeltaError(f"--names gives {len(names)} names for "
@@ -15895,6 +16369,7 @@ class _Profile(NamedTuple):
     most: int = 0            # the most records an id has
     least: int = 0           # and the fewest
     read: str = ""           # the file read (a folder's run), if a file
+    settings: dict = {}      # the run's settings (_Source.settings)
 
 
 class _Checked(NamedTuple):
@@ -16141,7 +16616,8 @@ def _profile_source(path, source, format, task, options):
                     digests, content, fields, source.notes, source.systems,
                     tuple(metrics), presence=dict(presence),
                     numbered={0: False, records: True}.get(numbered),
-                    most=most, least=least, read=source.path)
+                    most=most, least=least, read=source.path,
+                    settings=source.settings)
 
 
 def _id_runs(hashes):
@@ -16251,6 +16727,18 @@ def _joinable(a, b):
     return shared, differ
 
 
+def _check_differs(group):
+    """Return [check's line of the settings the joined inputs *group*
+    differ in (as compare and rank say them)], or []."""
+    names = [p.name for p in group]
+    differs = _rank_differing(group, names)
+    if not differs:
+        return []
+    return [f"{_listing(names)}: " + (
+        _differs_words([(k, a, b) for k, ((a, _), (b, _)) in differs])
+        if len(group) == 2 else _rank_differs_words(differs))]
+
+
 def _check_joins(profiles):
     """Return (lines on how the inputs' ids join, problems seen there):
     inputs holding the same ids said together, then each pair that
@@ -16267,6 +16755,7 @@ def _check_joins(profiles):
             lines.append(f"{_listing([p.name for p in group])}: the same "
                          f"{_items(len(first.ids), 'id')} ({first.id_field})"
                          + _content_words(group, problems))
+            lines += _check_differs(group)
     keys = list(alike)
     for i, a in enumerate(keys):
         for b in keys[i + 1:]:
@@ -16285,6 +16774,7 @@ def _check_joins(profiles):
                     f"{len(b) - len(shared)} only in the second (compare "
                     f"takes them with --allow-partial)"
                     + _content_words([x, y], problems))
+                lines += _check_differs([x, y])
     if len(lines) > _CHECK_MOST:
         lines[_CHECK_MOST:] = [f"and {len(lines) - _CHECK_MOST} more pairs"]
     if not lines and len(items) > 1 and set(items[0].metrics).intersection(
@@ -17244,7 +17734,8 @@ def _format_compare(run, options, markdown=False):
     mark = _markdown if markdown else str
     read = [f"read: {line}" for line in run.reading]
     if markdown:                 # the read: lines a list, not one paragraph
-        lines = [mark(head), ""] + [f"- {mark(line)}" for line in read]
+        lines = [x for line in head.split("\n") for x in (mark(line), "")
+                 ] + [f"- {mark(line)}" for line in read]
         lines += [""] * bool(read)
     else:
         lines = [head] + read
@@ -17279,6 +17770,8 @@ def _compare_head(run, options):
     results, subsets = run.results, run.subsets
     head = _header(run.names, results[0].n_items, run.dropped,
                    results[0].clusters)
+    if run.settings:                   # beside the systems, on a line
+        head += "\n" + _differs_words(run.settings)
     if options.macro:
         head += (f"; overall: the macro average over the "
                  f"{len({label for label, _ in subsets})} {options.by} "
@@ -17929,6 +18422,9 @@ def _compare_json(run, options):
               if judgements else _POWER, "interval": interval,
               "baseline": names[0], "candidate": names[1],
               "dropped_ids": run.dropped, "metrics": out}
+    if run.settings:                     # what differs: output is as before
+        report["differs"] = [{"setting": k, "baseline": a, "candidate": b}
+                             for k, a, b in run.settings]
     if by is not None:
         rows = _compare_entries([r for _, r in subsets],
                                 run.subset_judgements, interval, resamples)
@@ -18101,6 +18597,7 @@ class _Ranked(NamedTuple):
     corrected: object = None  # rank --human: (_CorrectedRatings, notes,
                               # _CorrectedTable)
     aliases: tuple = ()      # metrics equal to its metric on every item
+    settings: tuple = ()     # (setting, [(value, [systems])]) they differ in
 
 
 def _corrected_lines(corrected, r, options):
@@ -18180,7 +18677,10 @@ def _format_rank(ranked, options, markdown=False):
     reading = ranked.reading or ()
     mark = _markdown if markdown else str
     if markdown:                 # the read: lines a list, as compare's
-        lines = [mark(p.head)] + [""] * bool(reading) + [
+        heads = p.head.split("\n")      # differs: a paragraph of its own
+        lines = [mark(heads[0])] + [x for line in heads[1:]
+                                    for x in ("", mark(line))
+                                    ] + [""] * bool(reading) + [
             f"- {mark(f'read: {line}')}" for line in reading]
     else:
         lines = [p.head] + [f"read: {line}" for line in reading]
@@ -18259,6 +18759,8 @@ def _rank_parts(ranked, options):
                    else ""))
     if r.method == "saddlepoint":
         head += "; means' intervals by saddlepoint"
+    if ranked.settings:                # beside the systems, on a line
+        head += "\n" + _rank_differs_words(ranked.settings)
     joint = r.joint_rank_cis is not None and not marginal
     rows = [["system", f"{'rating' if rated else 'mean'} [{level} CI]",
              f"rank ({level} {'joint set' if joint else 'CI'})",
@@ -18469,7 +18971,8 @@ def _html(page):
            'initial-scale=1">', f"<title>{escape(page.title)}</title>",
            f"<style>\n{_PAGE_STYLE}</style>", "</head>", "<body>",
            f"<h1>{escape(page.title)}</h1>"]
-    out += [f'<p class="head">{escape(line)}</p>' for line in page.head]
+    out += [f'<p class="head">{escape(line).replace(chr(10), "<br>")}</p>'
+            for line in page.head]      # differs: on a line of its own
 
     def items(lines, first=""):
         """A list: each line's first part, its "\\n  " parts below."""
@@ -19055,6 +19558,10 @@ def _rank_json(ranked, options):
                           "nu_note": _nu_words(r.ties)})
     if corrected:
         report["human_corrected"] = corrected
+    if ranked.settings:                  # what differs: output is as before
+        report["differs"] = [{"setting": key, "systems": {
+            name: value for value, who in held for name in who}}
+            for key, held in ranked.settings]
     if ranked.reading is not None:
         report["reading"] = ranked.reading
     if ranked.subsets:
@@ -21564,6 +22071,14 @@ def _add_compare(commands):
                           "text, a document's hash): the same items "
                           "translated or reworded; without it such runs "
                           "are refused")
+    inp.add_argument("--same-metric-anyway", action="store_true",
+                     dest="same_metric",
+                     help="judge a metric whose runs' settings say it was "
+                          "computed otherwise in each (lighteval's "
+                          "pass@1:4_samples from 1 prediction per item in "
+                          "one and 8 in the other, an Inspect scorer's "
+                          "options); without it such a metric is left out "
+                          "and said")
     stats.add_argument("--interval", choices=("percentile", "bca"),
                        default="percentile",
                        help="bootstrap interval of the means and the paired "
@@ -21858,6 +22373,10 @@ def _add_rank(commands):
                      dest="different_items",
                      help="pair records by id even where the runs hold "
                           "different items under it (as compare's)")
+    inp.add_argument("--same-metric-anyway", action="store_true",
+                     dest="same_metric",
+                     help="rank on a metric whose runs' settings say it was "
+                          "computed otherwise in some (as compare's)")
     judged.add_argument("--human", metavar="FILE",
                         help="preference files: a human's verdicts on some of "
                              "the same battles (any preference format, joined "
@@ -22567,6 +23086,7 @@ def _compare_options(args):
         higher_is_better=tuple(args.higher_is_better), cluster=args.cluster,
         by=args.by, macro=args.macro, allow_partial=args.allow_partial,
         different_items=args.different_items, strata=args.strata,
+        same_metric=args.same_metric,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, interval=args.interval,
         method=args.method, seed=args.seed, jobs=args.jobs, alpha=args.alpha,
@@ -22597,7 +23117,7 @@ def _rank_options(args):
         higher_is_better=(() if args.higher_is_better is None
                           else (args.higher_is_better,)),
         allow_partial=args.allow_partial, by=args.by,
-        different_items=args.different_items,
+        different_items=args.different_items, same_metric=args.same_metric,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, method=args.method, seed=args.seed,
         jobs=args.jobs, alpha=args.alpha, adjust=args.adjust,
@@ -23129,7 +23649,8 @@ def _run_rank(options):
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
     options, aliases = _rank_one_metric(options, sources, reading)
-    metric, tally, dropped, names = _rank_input(options, sources)
+    metric, tally, dropped, names = _rank_input(options, sources, reading)
+    differs = _rank_differing(sources, names) if len(sources) > 1 else []
     _once_each(sources, options.runs)       # after the join's own errors
     reading += dropped.notes() if isinstance(dropped, _Dropped) else []
     if (options.against not in names and options.against in options.runs
@@ -23161,7 +23682,7 @@ def _run_rank(options):
                     family="pairs" if options.pairs else "candidates")
     ranked = _Ranked(ranking, pairs, judged, dropped, reading,
                      [(label, _Ranked(r)) for label, r in subsets],
-                     aliases=aliases)
+                     aliases=aliases, settings=differs)
     return _print_ranked(ranked, options)
 
 

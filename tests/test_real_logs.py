@@ -335,3 +335,22 @@ def test_alpaca_eval_leaderboard_csv_is_refused(capsys, version):
     (board,) = glob.glob(real("preferences", "alpaca_eval", version,
                               "*leaderboard.csv"))
     assert "a leaderboard: a row per model" in refused(capsys, board)
+
+
+def test_real_runs_settings_are_read_and_their_differences_said(capsys):
+    # Inspect's arc_easy logs: limit 3 and limit 5 (issue 57): the shorter
+    # run is refused as limited, not as lacking ids; the workbench's
+    # promptfoo runs at a9adcf0 changed the prompt
+    qwen, sonnet = (real("inspect_ai", f"data_arc_{m}.json")
+                    for m in ("qwen", "sonnet"))
+    err = refused(capsys, qwen, sonnet)
+    assert f"{qwen}: a run limited to 3 items (limit 3 -> 5), so it lacks 2" \
+        in err
+    runs = [real("promptfoo", "prompt-eval-workbench",
+                 f"promptfoo-results.{c}.json") for c in ("19256d8", "a9adcf0")]
+    report = compare(capsys, *runs)
+    assert [d["setting"] for d in report["differs"]] == ["prompt"]
+    settings = bed._open_source(real("helm", "runs", "mmlu-subject=philosophy,"
+                                      "method=multiple_choice_joint,model="
+                                      "openai_gpt2")).settings
+    assert settings["max_train_instances"] == "5" and settings["limit"] == "10"
