@@ -60,6 +60,9 @@ part of section X):
                     (by resampling or saddlepoint, BCa, clusters); subsets,
                     their macro average and the subsets as a sample
                     (random effects); clustered standard errors
+    Comparing two systems: posteriors  compare --bayes: P(B better) and a
+                    credible interval (Jeffreys' Dirichlet on the four
+                    cells; the Bayesian bootstrap by saddlepoint)
     Ranking         _rank_systems: the joint bootstrap of several systems
     Pairwise preferences  a verdict as a score on a pair: win rates, ties,
                     position bias (_preference_counts); Bradley-Terry ratings
@@ -1338,6 +1341,7 @@ class _Options(NamedTuple):
     macro: bool = False          # the overall result the subsets' average
     allow_partial: bool = False  # the ids every run has, the rest said
     different_items: bool = False  # ids pair records whose items differ
+    bayes: bool = False          # compare --bayes: each metric's posterior
     same_metric: bool = False    # judge a metric computed otherwise in
                                  # each run (_computed_apart)
     reading: _Reading = _Reading()
@@ -2072,8 +2076,8 @@ def _ratio_quantile(sums, sizes, counts, p, estimate):
 ## Exact tests ################################################################
 
 # Doors (called from other sections): _ADJUST_LABELS, _ADJUST_NAMES,
-# _ADJUSTMENTS, _clopper_pearson, _holm, _mcnemar_interval,
-# _newcombe_interval, _paired_flip, _sign_flip.
+# _ADJUSTMENTS, _brent_root, _clopper_pearson, _holm, _mcnemar_interval,
+# _melded_cdf, _newcombe_interval, _paired_flip, _sign_flip.
 
 def _mcnemar_mid_p(a_only, b_only):
     """Return the two-sided mid-p of McNemar's test, exactly.
@@ -2564,6 +2568,7 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 ## Comparing two systems ######################################################
 
 # Doors (called from other sections): _across_subsets, _bca_interval,
+# _posterior,
 # _chi2_quantile,
 # _clustered_se, _compare_binary, _compare_binary_by_counts,
 # _compare_macro, _compare_metric, _compare_subsets, _compare_tally,
@@ -3999,6 +4004,187 @@ def _runs_with_items(q, gap, options):
     if room <= 0:
         return None, items
     return max(2, math.ceil(v / room - 1e-9)), items
+
+
+## Comparing two systems: posteriors #########################################
+
+# "What is the probability that B is better?" (compare --bayes; Bowyer,
+# Aitchison and Ivanova 2025, "Don't use the CLT in LLM evals with fewer
+# than a few hundred datapoints", recommend Bayesian intervals at small n.)
+#
+# Paired 0/1 scores: the four cells (both right, A only, B only, neither)
+# are one multinomial; with Jeffreys' prior, Dirichlet(1/2, 1/2, 1/2, 1/2),
+# the posterior is Dirichlet(n_11 + 1/2, n_10 + 1/2, n_01 + 1/2, n_00 +
+# 1/2).  The gap p_01 - p_10 is T (2 S - 1), T = p_01 + p_10 ~ Beta(m + 1,
+# n - m + 1) the discordant share and S = p_01 / T ~ Beta(n_01 + 1/2, n_10 +
+# 1/2) its split, independent (the Dirichlet's aggregation property).  So
+# P(B better) = P(S > 1/2), exact from the Beta law of the split, and the
+# credible interval's ends are quantiles of T (2 S - 1): the melded
+# integral of Exact tests (_melded_cdf), at these shapes.
+#
+# Continuous scores: the Bayesian bootstrap (Rubin 1981, Annals of
+# Statistics 9:130-134): the items' weights are Dirichlet(1, ..., 1), the
+# gap the weighted mean of the differences.  With the weights as
+# normalised Exp(1) draws, P(gap <= q) = P(sum_i E_i (d_i - q) <= 0), a sum
+# of independent gammas (one per distinct difference, of shape its count):
+# its cumulant generating function is -sum c_j log(1 - s (d_j - q)), and
+# P comes from Lugannani and Rice's saddlepoint formula (1980), whose
+# error the tests measure against the exact law of a few distinct values
+# (P(sum a_i E_i > 0) = sum over a_i > 0 of prod_(j != i) a_i / (a_i -
+# a_j), computed in fractions) and Monte Carlo at larger n.
+#
+# A credible interval is not a confidence interval: its frequentist
+# coverage is measured in tests/test_compare.py and said in the README.
+
+class _Posterior(NamedTuple):
+    """One metric's posterior: the prior, P(the candidate is better, in
+    the metric's direction), an equal-tailed credible interval of the
+    gap, and how both were had."""
+    prior: str
+    better: float
+    ci: Interval
+    method: str
+
+
+_JEFFREYS = ("Jeffreys' Dirichlet(1/2, 1/2, 1/2, 1/2) on the four (A, B) "
+             "cells")
+_RUBIN = "Bayesian bootstrap: Dirichlet(1, ..., 1) weights on the items"
+
+
+def _binary_posterior(a_only, b_only, n, confidence=CONFIDENCE,
+                      direction="higher"):
+    """Return the _Posterior of paired 0/1 scores: *a_only* and *b_only*
+    items of *n* right for one system alone (see above).
+
+    >>> p = _binary_posterior(0, 0, 10)         # no discordant item
+    >>> round(p.better, 12), [round(x, 2) for x in p.ci]
+    (0.5, [-0.18, 0.18])
+    >>> round(_binary_posterior(67, 85, 500).better, 4)   # the article's
+    0.928
+    """
+    m = a_only + b_only
+    up = 1 - _beta_ratio(b_only + 0.5, a_only + 0.5, 0.5)
+    tail = float((1 - _exact(confidence)) / 2)
+    x, shape = b_only + 0.5, (m + 1, n - m + 1)
+
+    def below(level):
+        def gap(delta):
+            return _melded_cdf(delta, x, m, shape) - level
+        return _brent_root(gap, -1.0, 1.0, gap(-1.0), gap(1.0))
+    return _Posterior(_JEFFREYS, up if direction == "higher" else 1 - up,
+                      Interval(below(tail), below(1 - tail)),
+                      "exact: the Beta law of the discordant split")
+
+
+def _gamma_sum_below(values, counts):
+    """Return P(sum_j G_j v_j <= 0), G_j ~ Gamma(counts[j], 1)
+    independent: 0 or 1 where every v_j has one sign, else Lugannani and
+    Rice's saddlepoint approximation (see above).
+
+    >>> round(_gamma_sum_below([1.0, -1.0], [1, 1]), 12)  # symmetric
+    0.5
+    """
+    pos = [v for v in values if v > 0]
+    neg = [v for v in values if v < 0]
+    if not neg:
+        return 0.0 if pos else 1.0
+    if not pos:
+        return 1.0
+    pairs = [(v, c) for v, c in zip(values, counts) if v]
+
+    def k1(s):
+        return math.fsum(c * v / (1 - s * v) for v, c in pairs)
+
+    def k2(s):
+        return math.fsum(c * v * v / (1 - s * v) ** 2 for v, c in pairs)
+    lo, hi = 1 / min(neg), 1 / max(pos)       # where K is finite
+    mean, var = k1(0.0), k2(0.0)
+    if abs(mean) < 1e-9 * math.sqrt(var):     # the saddlepoint at 0
+        k3 = math.fsum(2 * c * v ** 3 for v, c in pairs)
+        return 0.5 + k3 / (6 * math.sqrt(2 * math.pi) * var ** 1.5)
+    a, b = (lo, 0.0) if mean > 0 else (0.0, hi)
+    a, b = a + (b - a) * 1e-15, b - (b - a) * 1e-15
+    s = _brent_root(k1, a, b, k1(a), k1(b))
+    k = -math.fsum(c * math.log1p(-s * v) for v, c in pairs)
+    w = math.copysign(math.sqrt(max(0.0, -2 * k)), s)
+    u = s * math.sqrt(k2(s))
+    if w == 0 or u == 0:
+        return 0.5
+    normal = NormalDist()
+    return min(1.0, max(0.0, normal.cdf(w) + normal.pdf(w) * (1 / w - 1 / u)))
+
+
+def _continuous_posterior(values, counts, confidence=CONFIDENCE,
+                          direction="higher"):
+    """Return the _Posterior of paired differences b - a by the Bayesian
+    bootstrap: *values* the distinct differences, *counts* how many items
+    have each (see above).
+
+    >>> p = _continuous_posterior([-1.0, 2.0], [2, 2])   # exactly 20/27
+    >>> round(p.better, 3), p.ci.lo < 0.5 < p.ci.hi
+    (0.74, True)
+    """
+    values = [float(v) for v in values]
+    below_zero = _gamma_sum_below(values, counts)
+    tail = float((1 - _exact(confidence)) / 2)
+    lo, hi = min(values), max(values)
+
+    def quantile(level):
+        if lo == hi:
+            return lo
+
+        def f(q):
+            return _gamma_sum_below([v - q for v in values], counts) - level
+        return _brent_root(f, lo, hi, -level, 1 - level)
+    up = 1 - below_zero
+    return _Posterior(_RUBIN, up if direction == "higher" else below_zero,
+                      Interval(quantile(tail), quantile(1 - tail)),
+                      "its saddlepoint (Lugannani-Rice)")
+
+
+_POSTERIOR_SADDLE_MOST = 2000   # distinct differences up to which the
+                                # Bayesian bootstrap's law is the
+                                # saddlepoint's; past them its mean and
+                                # variance, exact, under the normal law
+
+
+def _posterior(tally, r, options=_Options()):
+    """Return the _Posterior of one compared metric (its tally and
+    _MetricResult), or why there is none, in words."""
+    if options.macro:
+        return "no posterior of a macro average yet"
+    if r.clusters is not None:
+        return ("no posterior with --cluster yet (a Bayesian bootstrap of "
+                "whole clusters is not built)")
+    if r.mcnemar is not None:
+        return _binary_posterior(r.mcnemar.a_only, r.mcnemar.b_only,
+                                 r.n_items, options.confidence, r.direction)
+    if isinstance(tally, dict) and not isinstance(tally,
+                                                  collections.Counter):
+        tally = _merged_tally(tally)                # --by: every subset
+    diffs = collections.Counter()
+    pairs = (zip(tally.a, tally.b) if isinstance(tally, _Columns)
+             else None)
+    if pairs is not None:
+        diffs.update(b - a for a, b in pairs)
+    else:
+        for (a, b), count in tally.items():
+            diffs[b - a] += count
+    values, counts = list(diffs), list(diffs.values())
+    if len(values) <= _POSTERIOR_SADDLE_MOST:
+        return _continuous_posterior(values, counts, options.confidence,
+                                     r.direction)
+    n = sum(counts)
+    mean = math.fsum(v * c for v, c in zip(values, counts)) / n
+    var = math.fsum(c * (v - mean) ** 2
+                    for v, c in zip(values, counts)) / (n * (n + 1))
+    law = NormalDist(mean, math.sqrt(var))
+    tail = float((1 - _exact(options.confidence)) / 2)
+    up = 1 - law.cdf(0.0)
+    return _Posterior(_RUBIN, up if r.direction == "higher" else 1 - up,
+                      Interval(law.inv_cdf(tail), law.inv_cdf(1 - tail)),
+                      f"normal, its exact mean and variance "
+                      f"({len(values):,} distinct differences)")
 
 
 ## Ranking ####################################################################
@@ -14177,6 +14363,8 @@ class _Compared(NamedTuple):
     across: tuple = ()           # with --by: an _AcrossSubsets per metric
                                  # of three subsets or more
     settings: tuple = ()         # (setting, A's, B's) they differ in
+    posteriors: tuple = ()       # --bayes: a _Posterior (or why none, in
+                                 # words) per result
 
 
 def _compare_run(options, path, rng):
@@ -14302,6 +14490,10 @@ def _compare_run(options, path, rng):
                for t, m in zip(tallies, metrics)]
     subsets = [row for t, m in zip(tallies, metrics) if options.by
                for row in _compare_subsets(t, rng, options, m)]
+    posteriors = tuple(
+        [_posterior(t, r, options) for t, r in zip(tallies, results)]
+        + ["no posterior of a corpus statistic yet"] * len(corpus)
+    ) if options.bayes else ()
     names = ((metrics[0].a_field, metrics[0].b_field) if candidate is None
              else (baseline.path, candidate.path))
     results += [c[0] for c in corpus]
@@ -14327,7 +14519,7 @@ def _compare_run(options, path, rng):
                      margins, preferences, sequential,
                      _margins(options.equivalence, [r.metric for r in results],
                               "--equivalence"), aliases=aliases,
-                     across=across, settings=differs)
+                     across=across, settings=differs, posteriors=posteriors)
 
 
 def _equal_columns(metrics, tallies):
@@ -14383,6 +14575,8 @@ def _one_test_each(runs):
         keep = [k for k, r in enumerate(run.results) if r.metric not in gone]
         out.append(run._replace(
             results=[run.results[k] for k in keep],
+            posteriors=tuple(run.posteriors[k] for k in keep
+                             if k < len(run.posteriors)),
             sequential=tuple(run.sequential[k] for k in keep
                              if k < len(run.sequential)),
             reading=run.reading + said, aliases=aliases))
@@ -17799,6 +17993,9 @@ def _verbose_words(run, options):
     for k, q in enumerate(run.sequential):
         words[k] += "\n  " + _sequential_words(results[k], q, confidence,
                                                 options.order)
+    for k, posterior in enumerate(run.posteriors):
+        words[k] += "\n  " + _posterior_words(results[k], posterior,
+                                               confidence)
     words += [_equivalence_words(r, j, options.alpha) for r, j
               in zip(results, judgements) if j.equivalence is not None]
     words += [_churn_words(r, confidence) for r in results
@@ -17807,6 +18004,29 @@ def _verbose_words(run, options):
              for note in j.notes + (_macro_notes(r, run.subsets)
                                     if options.macro else [])]
     return words, notes + _judge_notes(run)
+
+
+def _posterior_words(r, posterior, confidence):
+    """Return compare --bayes's line of one metric: P(better) and the
+    credible interval, the prior and the method named; or why none."""
+    if isinstance(posterior, str):
+        return f"posterior: {posterior}"
+    u = _units_of(r)
+    level = _decimal(_exact(confidence) * 100) + "%"
+    return (f"posterior: P(the candidate is better) = "
+            f"{_probability_words(posterior.better)}, {level} credible "
+            f"interval {u.span_words(posterior.ci)} (prior: "
+            f"{posterior.prior}; {posterior.method})")
+
+
+def _probability_words(p):
+    """Return a probability as it can be read: '0.928', '> 0.9999',
+    '< 0.0001'."""
+    if p > 0.9999:
+        return "> 0.9999"
+    if p < 0.0001:
+        return "< 0.0001"
+    return f"{p:.4g}" if 0.001 <= p <= 0.999 else f"{p:.4f}"
 
 
 def _words(run, options):
@@ -17830,6 +18050,9 @@ def _words(run, options):
         if k < len(run.checks):
             lines += _judge_lines(r, run.judgements[k], run.checks[k],
                                   run.as_judged[k], options)
+        if k < len(run.posteriors):
+            lines.append(_posterior_words(r, run.posteriors[k],
+                                          options.confidence))
         words.append("\n  ".join(lines + [size] * (size not in shared)))
         hidden = hidden or bool(details)
     words += [_equivalence_words(r, j, options.alpha) for r, j
@@ -18435,6 +18658,13 @@ def _compare_json(run, options):
         if run.across:
             report["across_subsets"] = [_across_json(a) for a in run.across]
     report["reading"] = run.reading
+    for entry, posterior in zip(report["metrics"], run.posteriors):
+        entry["bayes"] = ({"posterior": None, "why": posterior}
+                          if isinstance(posterior, str) else
+                          {"prior": posterior.prior,
+                           "p_better": posterior.better,
+                           "credible_interval": list(posterior.ci),
+                           "method": posterior.method})
     for entry, q in zip(report["metrics"], run.sequential):
         entry["sequential"] = _sequential_json(q)
     for entry, check, verdict in zip(report["metrics"], run.checks,
@@ -22079,6 +22309,13 @@ def _add_compare(commands):
                           "one and 8 in the other, an Inspect scorer's "
                           "options); without it such a metric is left out "
                           "and said")
+    stats.add_argument("--bayes", action="store_true",
+                       help="add each metric's posterior: the probability "
+                            "that the candidate is better and a credible "
+                            "interval of the gap (0/1 scores: Jeffreys' "
+                            "prior on the four (A, B) cells, exact; others: "
+                            "the Bayesian bootstrap); the verdict stays the "
+                            "test's")
     stats.add_argument("--interval", choices=("percentile", "bca"),
                        default="percentile",
                        help="bootstrap interval of the means and the paired "
@@ -23028,6 +23265,17 @@ def _compare_options(args):
             if given:
                 raise EvalDeltaError(f"{grouped} with {flag} is not "
                                      f"supported yet")
+    if args.bayes and (args.human or args.runs or args.prompts):
+        flag = ("--human" if args.human else "--runs" if args.runs
+                else "--prompts")
+        raise EvalDeltaError(
+            f"--bayes with {flag} is not supported yet: " + (
+                "a judge-corrected gap is prediction-powered inference, a "
+                "frequentist correction, and a posterior of the judge's raw "
+                "scores would keep the judge's bias; compare the humans' "
+                "labels alone for a posterior" if args.human else
+                "its interval takes runs or prompts as random, which the "
+                "posterior of the items alone does not"))
     if args.human:
         for flag, given in (("--sequential", args.sequential),
                             ("--stat", stats)):
@@ -23086,7 +23334,7 @@ def _compare_options(args):
         higher_is_better=tuple(args.higher_is_better), cluster=args.cluster,
         by=args.by, macro=args.macro, allow_partial=args.allow_partial,
         different_items=args.different_items, strata=args.strata,
-        same_metric=args.same_metric,
+        same_metric=args.same_metric, bayes=args.bayes,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, interval=args.interval,
         method=args.method, seed=args.seed, jobs=args.jobs, alpha=args.alpha,
