@@ -2568,7 +2568,7 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 ## Comparing two systems ######################################################
 
 # Doors (called from other sections): _across_subsets, _bca_interval,
-# _posterior,
+# _posterior, _RUBIN,
 # _chi2_quantile,
 # _clustered_se, _compare_binary, _compare_binary_by_counts,
 # _compare_macro, _compare_metric, _compare_subsets, _compare_tally,
@@ -4190,7 +4190,8 @@ def _posterior(tally, r, options=_Options()):
 ## Ranking ####################################################################
 
 # Doors (called from other sections): _best_of, _cholesky, _joint_intervals,
-# _pair_tally, _rank_summary, _rank_systems, _Ranking, _reaching_the_top.
+# _pair_tally, _rank_posterior, _rank_summary, _rank_systems, _Ranking,
+# _reaching_the_top.
 
 # Ranking several systems.  One joint paired bootstrap: each resample draws
 # one multiset of items and scores every system on it, so the systems stay
@@ -4319,6 +4320,78 @@ def _joint_intervals(observed, drawn, confidence=CONFIDENCE, n=None):
             c = math.sqrt(n / (n - 1)) * _student_t_upper(tail, n - 1)
     return [Interval(float(o) - c * se, float(o) + c * se)
             for o, se in zip(observed, spread)]
+
+
+class _RankPosterior(NamedTuple):
+    """rank --bayes: each system's posterior probability of being the
+    best, and of each being better than each other ([i][j]: i better than
+    j), by the Bayesian bootstrap (see _Posterior)."""
+    best: list
+    beats: list
+    prior: str
+    method: str
+
+
+_RANK_POSTERIOR_CELLS = 4 * 10 ** 6   # weights drawn at the most (draws x
+                                      # distinct rows); past them, the means'
+                                      # posterior normal law
+
+
+def _rank_posterior(tally, rng, draws=RESAMPLES, direction="higher"):
+    """Return the _RankPosterior of a joint tally (Counter of S-tuples):
+    *draws* draws of the items' Dirichlet(1, ..., 1) weights (a Gamma of
+    shape its count per distinct row), each system's weighted mean in
+    each; ties for the best share it.  Where draws x rows pass
+    _RANK_POSTERIOR_CELLS, the means' posterior is their normal law, of
+    the Bayesian bootstrap's exact covariance (_cholesky).
+
+    >>> t = collections.Counter({(1, 0): 30, (0, 1): 10, (1, 1): 60})
+    >>> p = _rank_posterior(t, random.Random(1), 400)
+    >>> p.best[0] > 0.99, p.beats[0][1] > 0.99, p.beats[1][0] < 0.01
+    (True, True, True)
+    """
+    rows, counts = list(tally), list(tally.values())
+    size, n = len(rows[0]), sum(counts)
+    wins, beats = [0.0] * size, [[0] * size for _ in range(size)]
+    pick = max if direction == "higher" else min
+
+    def tally_draw(means):
+        top = pick(means)
+        best = [s for s in range(size) if means[s] == top]
+        for s in best:
+            wins[s] += 1 / len(best)
+        for i in range(size):
+            for j in range(size):
+                if (means[i] > means[j] if direction == "higher"
+                        else means[i] < means[j]):
+                    beats[i][j] += 1
+    if draws * len(rows) <= _RANK_POSTERIOR_CELLS:
+        columns = list(zip(*rows))
+        for _ in range(draws):
+            w = [rng.gammavariate(c, 1.0) for c in counts]
+            total = math.fsum(w)
+            tally_draw([math.fsum(map(operator.mul, w, column)) / total
+                        for column in columns])
+        method = (f"Monte Carlo, {draws:,} draws (standard error at most "
+                  f"{0.5 / math.sqrt(draws):.3f})")
+    else:
+        mean = [math.fsum(c * row[s] for row, c in zip(rows, counts)) / n
+                for s in range(size)]
+        cov = [[math.fsum(c * (row[i] - mean[i]) * (row[j] - mean[j])
+                          for row, c in zip(rows, counts)) / (n * (n + 1))
+                for j in range(size)] for i in range(size)]
+        low = _cholesky(cov)
+        for _ in range(draws):
+            z = [rng.gauss(0.0, 1.0) for _ in range(size)]
+            tally_draw([mean[i] + math.fsum(low[i][k] * z[k]
+                                            for k in range(i + 1))
+                        for i in range(size)])
+        method = (f"the means' normal law, of the Bayesian bootstrap's "
+                  f"exact covariance ({len(rows):,} distinct rows), "
+                  f"{draws:,} draws")
+    return _RankPosterior([w / draws for w in wins],
+                          [[b / draws for b in row] for row in beats],
+                          _RUBIN, method)
 
 
 def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
@@ -18828,6 +18901,7 @@ class _Ranked(NamedTuple):
                               # _CorrectedTable)
     aliases: tuple = ()      # metrics equal to its metric on every item
     settings: tuple = ()     # (setting, [(value, [systems])]) they differ in
+    posterior: object = None  # rank --bayes: a _RankPosterior
 
 
 def _corrected_lines(corrected, r, options):
@@ -18992,9 +19066,10 @@ def _rank_parts(ranked, options):
     if ranked.settings:                # beside the systems, on a line
         head += "\n" + _rank_differs_words(ranked.settings)
     joint = r.joint_rank_cis is not None and not marginal
+    post = ranked.posterior
     rows = [["system", f"{'rating' if rated else 'mean'} [{level} CI]",
              f"rank ({level} {'joint set' if joint else 'CI'})",
-             "top group"]]
+             "top group"] + ["P(best)"] * bool(post)]
     order = sorted(range(len(r.names)), key=lambda s: (r.ranks[s], s))
     for s in order:
         lo, hi = r.joint_rank_cis[s] if joint else r.rank_cis[s]
@@ -19005,7 +19080,8 @@ def _rank_parts(ranked, options):
                      f"{r.cis[s].hi:.1f}]" if rated else
                      f"{u.mean(r.means[s])} {u.span(r.cis[s], False)}",
                      f"{r.ranks[s]:g} ({lo:g}-{hi:g})",
-                     "yes" if r.top[s] else ""])
+                     "yes" if r.top[s] else ""]
+                    + ([_probability_words(post.best[s])] if post else []))
     top = [r.names[s] for s in order if r.top[s]]
     most = (f"{r.critical:.1f} rating points" if rated else
             u.gap(r.critical, sign=False))
@@ -19044,6 +19120,18 @@ def _rank_parts(ranked, options):
             rates.append([r.names[s]] + [
                 "" if matrix[s][t] is None else f"{matrix[s][t]:.3f}"
                 for t in order])
+    if post:
+        notes.append(f"P(best) and P(row better than column): the "
+                     f"posterior (prior: {post.prior}; {post.method}); the "
+                     f"top group stays the test's"
+                     + ("" if len(r.names) <= 12 else
+                        "; the pairs' P in --json"))
+        if len(r.names) <= 12:
+            rates = [["P(row better than column)"]
+                     + [r.names[s] for s in order]] + [
+                [r.names[s]] + ["" if s == t else
+                                _probability_words(post.beats[s][t])
+                                for t in order] for s in order]
     corrected = None
     if ranked.corrected is not None:
         corrected = _corrected_lines(ranked.corrected, r, options)
@@ -19788,6 +19876,15 @@ def _rank_json(ranked, options):
                           "nu_note": _nu_words(r.ties)})
     if corrected:
         report["human_corrected"] = corrected
+    if ranked.posterior is not None:
+        post = ranked.posterior
+        for entry, best in zip(report["systems"], post.best):
+            entry["p_best"] = best
+        report["bayes"] = {"prior": post.prior, "method": post.method,
+                           "p_better": {a: {b: p for b, p in zip(r.names, row)
+                                            if b != a}
+                                        for a, row in zip(r.names,
+                                                          post.beats)}}
     if ranked.settings:                  # what differs: output is as before
         report["differs"] = [{"setting": key, "systems": {
             name: value for value, who in held for name in who}}
@@ -22639,6 +22736,11 @@ def _add_rank(commands):
     what.add_argument("--by", metavar="FIELD",
                       help="also rank within each subset of items sharing "
                            "this field's value (taken from the first run)")
+    stats.add_argument("--bayes", action="store_true",
+                       help="add each system's posterior probability of "
+                            "being the best and each pair's of one being "
+                            "better (the Bayesian bootstrap over items); the "
+                            "ranks and top group stay the tests'")
     stats.add_argument("--marginal-ranks", action="store_true",
                        help="show each rank's own interval instead of the "
                             "joint rank sets (which hold for every system at "
@@ -23371,7 +23473,7 @@ def _rank_options(args):
         jobs=args.jobs, alpha=args.alpha, adjust=args.adjust,
         pairs=args.pairs, against=args.baseline, marginal_ranks=args.marginal_ranks,
         joint_intervals=args.joint_intervals, anchor=args.anchor,
-        ties=args.ties, plot=args.plot,
+        ties=args.ties, plot=args.plot, bayes=args.bayes,
         human=(args.human,) if args.human else ())
 
 
@@ -23885,6 +23987,11 @@ def _run_rank(options):
         _check_plot(options.plot)
     sources = [_open_source(path, options.reading) for path in options.runs]
     if _holds_preferences(sources):
+        if options.bayes:
+            raise EvalDeltaError("--bayes with preference files is not "
+                                 "supported yet: their ratings are "
+                                 "Bradley-Terry's, bootstrapped over "
+                                 "battles")
         _once_each(sources, options.runs)
         return _run_rank_preferences(options, sources)
     if options.anchor or options.human:
@@ -23916,6 +24023,9 @@ def _run_rank(options):
         tally = _merged_tally(tally)
     reading += _rank_copies(sources, tally, names)
     ranking = _rank_systems(tally, rng, names, options, metric)
+    posterior = (_rank_posterior(tally, random.Random(options.seed),
+                                 options.resamples, metric.direction)
+                 if options.bayes else None)
     subsets = [(label, _rank_systems(subsets[label], rng, names, options,
                                      metric)) for label in sorted(subsets)]
     chosen = ([(i, j) for i in range(len(names))
@@ -23930,7 +24040,7 @@ def _run_rank(options):
                     family="pairs" if options.pairs else "candidates")
     ranked = _Ranked(ranking, pairs, judged, dropped, reading,
                      [(label, _Ranked(r)) for label, r in subsets],
-                     aliases=aliases, settings=differs)
+                     aliases=aliases, settings=differs, posterior=posterior)
     return _print_ranked(ranked, options)
 
 

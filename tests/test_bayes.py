@@ -210,3 +210,42 @@ def test_bayesian_bootstrap_credible_intervals_coverage(n, shape, low, high):
     # bootstrap does (its variance is the items' times (n - 1) / (n + 1)):
     # measured 86% and 81% at 10 items, 94% and 91% at 100, 96% at 500.
     assert low <= _continuous_coverage(n, shape, 400, n) <= high
+
+
+def test_rank_bayes_gives_each_systems_chance_of_being_best(capsys):
+    ex = os.path.join(TOP, "datasets", "examples")
+    argv = ["rank"] + [os.path.join(ex, f"{name}.jsonl") for name in
+                       ("base", "cand", "cand2", "cand3")] + [
+        "--names", "A,B,C,D", "--metric", "acc", "--resamples", "300",
+        "--bayes", "--json"]
+    assert bed.main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    best = {s["name"]: s["p_best"] for s in data["systems"]}
+    assert sum(best.values()) == pytest.approx(1)
+    beats = data["bayes"]["p_better"]
+    for a in best:
+        for b in best:
+            if a < b:      # Gamma weights: a tie has no chance
+                assert beats[a][b] + beats[b][a] == pytest.approx(1)
+    first = min(data["systems"], key=lambda s: s["rank"])["name"]
+    assert max(best, key=best.get) == first
+    assert bed.main(argv[:-1]) == 0
+    out = capsys.readouterr().out
+    assert "P(best)" in out and "P(row better than column)" in out
+    assert bed.main(argv[:-2]) == 0
+    assert "P(best)" not in capsys.readouterr().out
+
+
+def test_the_rank_posteriors_normal_law_agrees_with_its_draws(monkeypatch):
+    rng = random.Random(2)
+    tally = collections.Counter(
+        tuple(round(rng.gauss(mu, 1), 1) for mu in (0.0, 0.1, 0.15))
+        for _ in range(300))
+    drawn = bed._rank_posterior(tally, random.Random(1), 2000)
+    monkeypatch.setattr(bed, "_RANK_POSTERIOR_CELLS", 0)
+    normal = bed._rank_posterior(tally, random.Random(1), 2000)
+    assert drawn.method.startswith("Monte Carlo")
+    assert normal.method.startswith("the means' normal law")
+    for p, q in zip(drawn.best, normal.best):
+        assert abs(p - q) < 0.05
+    assert abs(drawn.beats[2][0] - normal.beats[2][0]) < 0.05
