@@ -11664,6 +11664,17 @@ def _directory_source(path, how):
     return source._replace(notes=tuple(notes) + source.notes)
 
 
+def _model_runs(found, models):
+    """Return the _Found runs with each task named by its model where the
+    files name several models (model_id, model_name): a folder of several
+    systems' runs holds a run of each to compare, and only one model's
+    repeated runs of a task are the newest and the older."""
+    if len(set(models)) < 2:
+        return found
+    return [run._replace(task=f"{model}/{run.task}")
+            for run, model in zip(found, models)]
+
+
 def _newest_runs(path, found):
     """Return ({task: file of its newest run}, {task: a note on the runs
     left out} for the tasks run more than once)."""
@@ -11744,16 +11755,21 @@ def _lm_eval_runs(path):
     return [_Found(*_task_and_stamp(name), os.path.join(folder, name))
             for folder, files in _walk(path, 2) for name in files
             if name.startswith("samples_") and
-            name.endswith((".jsonl", ".jsonl.gz"))]
+            name.endswith((".jsonl", ".jsonl.gz", ".json", ".json.gz"))]
 
 
 def _task_and_stamp(name):
-    """Return (task, date) of lm-eval's samples_<task>_<date>.jsonl.
+    """Return (task, date) of lm-eval's samples_<task>_<date>.jsonl (or
+    .json, gzipped or not; the date with or without fractional seconds).
 
     >>> _task_and_stamp("samples_mmlu_anatomy_2024-05-01T10-00-00.123.jsonl")
     ('mmlu_anatomy', '2024-05-01T10-00-00.123')
+    >>> _task_and_stamp("samples_bias_2024-06-17T12-20-26.826621.json")
+    ('bias', '2024-06-17T12-20-26.826621')
+    >>> _task_and_stamp("samples_bias_2024-06-17T12-20-26.json.gz")
+    ('bias', '2024-06-17T12-20-26')
     """
-    stem = name[len("samples_"):].split(".jsonl")[0]
+    stem = re.sub(r"\.jsonl?(\.gz)?$", "", name.removeprefix("samples_"))
     match = re.search(r"_(\d{4}-\d\d-\d\dT[\d\-.:]+)$", stem)
     if not match:
         return stem, ""
@@ -12680,14 +12696,15 @@ def _is_every_eval_ever(head):
 def _every_eval_ever_runs(path):
     """Return the _Found runs of a folder of Every Eval Ever samples files
     (data/<benchmark>/<developer>/<model>/): task its evaluation_name."""
-    found = []
+    found, models = [], []
     for folder, files in _walk(path, 3):
         for name in files:
             head = _Head(os.path.join(folder, name))
             if name.endswith(".jsonl") and _is_every_eval_ever(head):
                 task = head.first().get("evaluation_name")
                 found.append(_Found(str(task), "", head.path))
-    return found
+                models.append(str(head.first().get("model_id")))
+    return _model_runs(found, models)
 
 
 def _read_every_eval_ever(head, how):
@@ -13274,9 +13291,43 @@ def _read_lfs_pointer(head, how):
 def _lighteval_runs(path):
     """Return the _Found runs of a lighteval output or details directory:
     its details_<task>_<date>.parquet files."""
-    return [_Found(*_details_task(name), os.path.join(folder, name))
-            for folder, files in _walk(path, 4) for name in files
-            if name.startswith("details_") and name.endswith(".parquet")]
+    found = [_Found(*_details_task(name), os.path.join(folder, name))
+             for folder, files in _walk(path, 4) for name in files
+             if name.startswith("details_") and name.endswith(".parquet")]
+    return _model_runs(found, [_lighteval_model(path, run.path)
+                               for run in found])
+
+
+def _lighteval_model(path, file):
+    """Return the model of a details file in directory *path*: its results
+    file's config_general.model_name, else the folders between *path* and
+    the date folder (details/<model>/<date>/)."""
+    found = _lighteval_results(file)
+    try:
+        doc = _load_json(found) if found else None
+    except EvalDeltaError:
+        doc = None
+    name = ((doc.get("config_general") or {}).get("model_name")
+            if isinstance(doc, dict) else None)
+    if isinstance(name, str) and name:
+        return name
+    return os.path.dirname(os.path.relpath(os.path.dirname(file), path))
+
+
+def _lighteval_results(path):
+    """Return the results_<date>.json of a details file, or None: beside
+    it, a folder up, or at results/<model>/ beside details/<model>/."""
+    stamp = _details_task(os.path.basename(path))[1]
+    folder = os.path.dirname(os.path.abspath(path))
+    places = [folder, os.path.dirname(folder)]
+    parts = folder.split(os.sep)
+    if "details" in parts:                 # details/<model>/<date>/
+        at = len(parts) - 1 - parts[::-1].index("details")
+        places.append(os.sep.join(parts[:at] + ["results"]
+                                  + parts[at + 1:-1]))
+    name = f"results_{stamp}.json"
+    return next((os.path.join(p, name) for p in places
+                 if stamp and os.path.isfile(os.path.join(p, name))), None)
 
 
 def _details_task(name):
@@ -13396,16 +13447,8 @@ def _lighteval_note(path, labelled):
     """Return the read: line of the results_<date>.json of a details file
     (its means of the metrics read), or '' if none is found."""
     task, stamp = _details_task(os.path.basename(path))
-    folder = os.path.dirname(os.path.abspath(path))
-    places = [folder, os.path.dirname(folder)]
-    parts = folder.split(os.sep)
-    if "details" in parts:                 # details/<model>/<date>/
-        at = len(parts) - 1 - parts[::-1].index("details")
-        places.append(os.sep.join(parts[:at] + ["results"]
-                                  + parts[at + 1:-1]))
     name = f"results_{stamp}.json"
-    found = next((os.path.join(p, name) for p in places
-                  if stamp and os.path.isfile(os.path.join(p, name))), None)
+    found = _lighteval_results(path)
     if found is None:
         return ""
     try:
@@ -15727,7 +15770,7 @@ def _profile(path, options, format=None, task="", batches=None):
         if format != "lm-eval":
             task = ""      # others name runs by model and task together
         elif not task and not os.path.isdir(path):
-            task = _task_and_stamp(os.path.basename(path))[0]
+            task = source.task or _task_and_stamp(os.path.basename(path))[0]
         if batches:
             source = source._replace(batches=itertools.islice(
                 source.batches, batches))

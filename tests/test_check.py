@@ -421,3 +421,68 @@ def test_check_compares_the_two_promptfoo_providers_apart_in_one_way():
                              (True, True, True, True): 1})
     argv = bed._systems_commands(p, [])[-1][0]
     assert argv[argv.index("--b-col") + 1] == "mini | rubric v2"
+
+
+# Issue 57, check on folders: several systems' runs in one folder are
+# compared (the model each file names tells them apart); one system's runs
+# are the newest of them.
+
+def eee_file(path, model, scores, task="arc_easy"):
+    path.write_text("".join(json.dumps({
+        "schema_version": "0.2.1", "evaluation_id": f"{task}/{model}",
+        "model_id": model, "evaluation_name": task,
+        "sample_id": f"{task}_{i:03d}", "sample_hash": f"h{task}{i}",
+        "interaction_type": "single_turn",
+        "evaluation": {"score": s, "is_correct": bool(s)}}) + "\n"
+        for i, s in enumerate(scores)))
+
+
+def test_check_compares_a_folder_of_two_models_every_eval_ever_files(
+        capsys, tmp_path):
+    eee_file(tmp_path / "a.jsonl", "org/small", [i % 2 for i in range(12)])
+    eee_file(tmp_path / "b.jsonl", "org/large", [i % 3 > 0 for i in range(12)])
+    report = walk(capsys, [str(tmp_path)])
+    assert [e["path"] for e in report["inputs"]] == [
+        str(tmp_path / "b.jsonl"), str(tmp_path / "a.jsonl")]
+    assert ["compare", str(tmp_path / "b.jsonl"),
+            str(tmp_path / "a.jsonl")] in report["commands"]
+    assert "newest" not in json.dumps(report)
+    # the same model's two runs: the newest of them, as before
+    eee_file(tmp_path / "b.jsonl", "org/small", [1] * 12)
+    report = check(capsys, str(tmp_path))
+    (entry,) = report["inputs"]
+    assert any("the newest of 2 runs" in n for n in entry["notes"])
+
+
+def test_check_compares_a_lighteval_details_folder_of_two_models(
+        capsys, tmp_path):
+    # lighteval --output-dir out: details/<org>/<model>/<date>/ beside
+    # results/<org>/<model>/, one output folder for both models
+    import shutil
+    for model in ("model-a", "model-b"):
+        for part in ("details", "results"):
+            shutil.copytree(os.path.join(HERE, "fixtures", "lighteval-runs",
+                                         model, part), tmp_path / part,
+                            dirs_exist_ok=True)
+    report = walk(capsys, [str(tmp_path / "details")])
+    assert len(report["inputs"]) == 2
+    (compare,) = [c for c in report["commands"] if c[0] == "compare"]
+    assert [os.path.basename(os.path.dirname(os.path.dirname(p)))
+            for p in compare[1:3]] == ["model-a", "model-b"]
+
+
+def test_check_names_tasks_of_lm_eval_samples_written_as_json(
+        capsys, tmp_path):
+    for model, stamp, shift in (("m1", "2024-06-17T12-20-26.826621", 0),
+                                ("m2", "2024-06-18T09-01-02", 1)):
+        (tmp_path / model).mkdir()
+        (tmp_path / model / f"samples_bias_classification_{stamp}.json"
+         ).write_text("".join(json.dumps({
+             "doc_id": i, "doc": {"q": f"q{i}"}, "target": "a",
+             "filter": "none", "metrics": ["acc"],
+             "acc": (i + shift) % 3 > 0}) + "\n" for i in range(12)))
+    report = walk(capsys, [str(tmp_path / "m1"), str(tmp_path / "m2")])
+    assert [e["task"] for e in report["inputs"]] == [
+        "bias_classification"] * 2
+    assert not any("different tasks" in p for p in report["problems"])
+    assert report["commands"][0][0] == "compare"
