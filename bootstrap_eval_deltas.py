@@ -15588,6 +15588,7 @@ class _Profile(NamedTuple):
     most: int = 0            # the most records an id has
     least: int = 0           # and the fewest
     read: str = ""           # the file read (a folder's run), if a file
+    partial: str = ""        # the refusal --allow-partial answers, if so
 
 
 class _Checked(NamedTuple):
@@ -15692,6 +15693,9 @@ def _check(options):
         profiles, _short_names([p.path for p in profiles]))]
     joins, problems = _check_joins(profiles)
     problems = [f"{p.name}: {p.refused}" for p in profiles if p.refused] \
+        + [f"{p.name}: {p.partial}; read here as compare --allow-partial "
+           f"reads it, and its commands below take --allow-partial"
+           for p in profiles if p.partial] \
         + _check_problems(profiles) + problems
     return _Checked(profiles, joins, problems,
                     _check_commands(profiles, options))
@@ -15777,9 +15781,14 @@ def _profile(path, options, format=None, task="", batches=None):
         return _profile_source(path, source, format or "", task, options)
     except EvalDeltaError as exc:
         line = str(exc)
-        return _Profile(path, format=format or "", task=task,
-                        refused=line[len(path) + 2:]
-                        if line.startswith(f"{path}: ") else line)
+        line = line[len(path) + 2:] if line.startswith(f"{path}: ") else line
+        if "--allow-partial" in line and not how.allow_partial:
+            partial = _profile(path, options._replace(
+                reading=how._replace(allow_partial=True)), format, task,
+                batches)              # what compare --allow-partial reads
+            if not partial.refused:
+                return partial._replace(partial=line)
+        return _Profile(path, format=format or "", task=task, refused=line)
 
 
 _VERDICT_SHOWN = ("item", "question", "a", "b", "share")  # of a _Verdict
@@ -16221,7 +16230,10 @@ def _check_commands(profiles, options):
                     f"the judge's verdicts in {judge.name} corrected by the "
                     f"human verdicts on {_items(len(human.ids))} of its "
                     f"{len(judge.ids)} (prediction-powered)"))
-    return commands
+    partial = {p.path for p in found if p.partial}  # read as --allow-partial
+    return [(argv + ["--allow-partial"] * (
+                "--allow-partial" not in argv and bool(partial & set(argv))),
+             what) for argv, what in commands]
 
 
 def _group_commands(group, extra):

@@ -486,3 +486,28 @@ def test_check_names_tasks_of_lm_eval_samples_written_as_json(
         "bias_classification"] * 2
     assert not any("different tasks" in p for p in report["problems"])
     assert report["commands"][0][0] == "compare"
+
+
+def inspect_log(path, model, scores):
+    samples = [{"id": i, "epoch": 1, "input": f"q{i}", "target": "a",
+                **({"scores": {"match": {"value": "C" if s else "I"}}}
+                   if s is not None else {})}
+               for i, s in enumerate(scores)]
+    path.write_text(json.dumps({
+        "version": 2, "status": "success",
+        "eval": {"task": "demo", "model": model}, "samples": samples}))
+
+
+def test_check_suggests_allow_partial_for_a_log_it_answers(capsys, tmp_path):
+    # one sample of b.json never scored: compare refuses it, --allow-partial
+    # compares the other 11, and check suggests that
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    inspect_log(a, "m1", [i % 2 for i in range(12)])
+    inspect_log(b, "m2", [None] + [i % 3 > 0 for i in range(1, 12)])
+    assert bed.main(["compare", str(a), str(b)]) == 2
+    assert "never scored" in capsys.readouterr().err
+    report = walk(capsys, [str(a), str(b)])
+    assert report["commands"][0] == ["compare", str(a), str(b),
+                                     "--allow-partial"]
+    assert any(p.startswith("b.json: sample 0 epoch 1: never scored")
+               and "--allow-partial" in p for p in report["problems"])
