@@ -9392,7 +9392,7 @@ def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
     del runs, order, places
     labels = marks and {item: marks[at] for item, at in tables[0][0].items()}
     order, dropped = _shared_ids([(s.path, ids) for s, (ids, _) in zip(
-        sources, tables)], key, allow_partial, verb)
+        sources, tables)], key, allow_partial, verb, [s.task for s in sources])
     dropped.said += said
     rows = (tuple(values[ids[item]] for ids, values in tables)
             for item in order)
@@ -9832,7 +9832,18 @@ def _lacking(lacks, has, count, key, first, verb="compares"):
         f"the ids every run has")
 
 
-def _shared_ids(runs, key, allow_partial, verb="compares"):
+def _no_common(path, others, key, tasks=()):
+    """Return the error of runs that share no id (--allow-partial cannot
+    help), naming their benchmarks where the readers know them and they
+    differ."""
+    named = list(dict.fromkeys(tasks))
+    return EvalDeltaError(
+        f"{path}: no {key} in common with {', '.join(others)}"
+        + (f": runs of different benchmarks ({', '.join(named)})"
+           if len(named) > 1 and "" not in named else ""))
+
+
+def _shared_ids(runs, key, allow_partial, verb="compares", tasks=()):
     """Return (the ids every run has, in the first run's order; how many
     ids some run lacks) of runs [(path, ids in order)], raising the join's
     errors: without allow_partial the run that lacks the most ids (the
@@ -9842,6 +9853,9 @@ def _shared_ids(runs, key, allow_partial, verb="compares"):
     sets = [set(ids) for _, ids in runs]
     shared = set.intersection(*sets)
     every = set.union(*sets)
+    if not shared:
+        raise _no_common(runs[-1][0], [path for path, _ in runs[:-1]], key,
+                         tasks)
     if not allow_partial and len(shared) < len(every):
         lacks = max(range(len(runs)),
                     key=lambda k: (len(every - sets[k]), k))
@@ -9850,9 +9864,6 @@ def _shared_ids(runs, key, allow_partial, verb="compares"):
         first = [i for i in runs[other][1] if i not in mine][:3]
         raise _lacking(runs[lacks][0], runs[other][0],
                        len(sets[other] - mine), key, first, verb)
-    if not shared:
-        raise EvalDeltaError(f"{runs[-1][0]}: no {key} in common with "
-                             f"{', '.join(path for path, _ in runs[:-1])}")
     order = [i for i in runs[0][1] if i in shared]
     return order, _Dropped(len(every) - len(shared), {
         path: len(every - mine) for (path, _), mine in zip(runs, sets)})
@@ -9863,6 +9874,9 @@ def _check_join(baseline, candidate, key, order, seen, only, first_only,
     """Raise EvalDeltaError for ids in one run only, or none shared;
     *order* is the baseline's ids, *seen* the candidate's line of each."""
     missing = seen.count(0)
+    if missing == len(seen):         # none shared: not --allow-partial's
+        raise _no_common(candidate.path, [baseline.path], key,
+                         (baseline.task, candidate.task))
     if (missing or only) and not allow_partial:
         if missing >= only:
             first = list(itertools.islice(itertools.compress(
@@ -9870,9 +9884,6 @@ def _check_join(baseline, candidate, key, order, seen, only, first_only,
             raise _lacking(candidate.path, baseline.path, missing, key,
                            first)
         raise _lacking(baseline.path, candidate.path, only, key, first_only)
-    if missing == len(seen):
-        raise EvalDeltaError(f"{candidate.path}: no {key} in common with "
-                             f"{baseline.path}")
 
 
 # Item identity.  Ids say which records to pair, not that they hold the
@@ -12737,7 +12748,8 @@ def _read_every_eval_ever(head, how):
         notes.append("is_correct equals score on every sample, so score "
                      "stands for both")
     source = _listed_source(path, labelled, notes)
-    return source._replace(identity=("sample_hash",))
+    return source._replace(identity=("sample_hash",), task=str(next(iter(
+        tasks))) if len(tasks) == 1 else "")
 
 
 def _eee_record(record, place):
@@ -13371,7 +13383,8 @@ def _read_lighteval(head, how):
         notes.insert(1, "lighteval details number no items: each is named "
                         "by a hash of its example's text")
     source = _listed_source(path, labelled, [n for n in notes if n])
-    return source._replace(identity=("item_hash",))
+    return source._replace(identity=("item_hash",), task=_details_task(
+        os.path.basename(path))[0])
 
 
 def _lighteval_items(path, rows, group, newer, numbered):
@@ -15589,6 +15602,7 @@ class _Profile(NamedTuple):
     least: int = 0           # and the fewest
     read: str = ""           # the file read (a folder's run), if a file
     partial: str = ""        # the refusal --allow-partial answers, if so
+    benchmark: str = ""      # the task its reader names (any framework)
 
 
 class _Checked(NamedTuple):
@@ -15843,7 +15857,8 @@ def _profile_source(path, source, format, task, options):
                     digests, content, fields, source.notes, source.systems,
                     tuple(metrics), presence=dict(presence),
                     numbered={0: False, records: True}.get(numbered),
-                    most=most, least=least, read=source.path)
+                    most=most, least=least, read=source.path,
+                    benchmark=source.task)
 
 
 def _id_runs(hashes):
@@ -15996,7 +16011,14 @@ def _check_joins(profiles):
                     + _content_words([x, y], problems))
     if len(lines) > _CHECK_MOST:
         lines[_CHECK_MOST:] = [f"and {len(lines) - _CHECK_MOST} more pairs"]
-    if not lines and len(items) > 1 and set(items[0].metrics).intersection(
+    benchmarks = list(dict.fromkeys(p.benchmark for p in items))
+    if not lines and len(items) > 1 and len(benchmarks) > 1 and (
+            "" not in benchmarks):
+        problems.append(
+            f"{_listing([p.name for p in items])} share no ids "
+            f"({_listing(sorted({p.id_field for p in items}))}): runs of "
+            f"different benchmarks ({', '.join(benchmarks)})")
+    elif not lines and len(items) > 1 and set(items[0].metrics).intersection(
             *(p.metrics for p in items[1:])):
         problems.append(
             f"{_listing([p.name for p in items])} share no ids "

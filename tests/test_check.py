@@ -511,3 +511,20 @@ def test_check_suggests_allow_partial_for_a_log_it_answers(capsys, tmp_path):
                                      "--allow-partial"]
     assert any(p.startswith("b.json: sample 0 epoch 1: never scored")
                and "--allow-partial" in p for p in report["problems"])
+
+
+def test_runs_of_different_benchmarks_are_named_not_sent_to_allow_partial(
+        capsys, tmp_path):
+    a, b = tmp_path / "mmlu.jsonl", tmp_path / "hellaswag.jsonl"
+    eee_file(a, "m", [i % 2 for i in range(10)], task="mmlu")
+    eee_file(b, "m", [i % 3 > 0 for i in range(10)], task="hellaswag")
+    for extra in ([], ["--allow-partial"]):
+        assert bed.main(["compare", str(a), str(b), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--allow-partial" not in err
+        assert err.endswith(f"{b}: no sample_id in common with {a}: runs of "
+                            f"different benchmarks (mmlu, hellaswag)\n")
+    report = check(capsys, str(a), str(b))
+    assert report["commands"] == []
+    assert "mmlu.jsonl and hellaswag.jsonl share no ids (sample_id): runs " \
+        "of different benchmarks (mmlu, hellaswag)" in report["problems"]
