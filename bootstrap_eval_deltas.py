@@ -11846,8 +11846,10 @@ def _read_lm_eval(head, how):
     notes += epochs
     if corpus:
         notes.append(f"{', '.join(corpus)}: a list per item, which lm-eval "
-                     f"aggregates over the corpus, and so are they compared "
-                     f"unless --metric or --stat names what to compare")
+                     f"aggregates over the corpus, and so does compare where "
+                     f"it can (an F1 or MCC of class labels, a ratio of "
+                     f"numbers) unless --metric or --stat names what to "
+                     f"compare")
     if several:
         notes.append(f"filters {', '.join(filters)}: each its own metric; "
                      f"--filter keeps one")
@@ -13621,23 +13623,14 @@ def _compare_run(options, path, rng):
     stats = list(options.stat)
     if not stats and not options.metric:     # lm-eval's f1, ifeval's lists
         stats = shared
-    corpus, left_out = [], []
-    for stat in list(stats):
-        try:
-            corpus.append(_compare_stat(options, path, stat, rng))
-        except EvalDeltaError as e:
-            if options.stat:            # asked for: the error stands
-                raise
-            stats.remove(stat)          # the framework's own, found
-            left_out.append(f"{stat.name}: left out: " + (
-                f"its [gold, pred] pairs are not the class labels an F1 or "
-                f"MCC over the corpus takes ({e})" if stat.stat != "ratio"
-                else f"its lists are not numbers to pool ({e})")
-                + "; the framework that wrote it aggregates it by its "
-                  "task's own rule, which this tool does not know; the "
-                  "other metrics are compared")
+    stats, corpus, left_out = _corpus_tried(
+        options, stats, lambda stat: _compare_stat(options, path, stat, rng))
     dropped = max((c[2] for c in corpus), default=0)
     listed = baseline.first.get("metrics") if baseline.corpus else None
+    if left_out and not stats and listed == [] and candidate is not None:
+        raise EvalDeltaError(f"{candidate.path}: nothing to compare: "
+                             + "; ".join(line.split("; the framework")[0]
+                                         for line in left_out))
     if (options.stat and not options.metric) or (stats and listed == []):
         names = (_wide_names(stats[0]) if candidate is None
                  else (baseline.path, candidate.path))
@@ -14876,11 +14869,36 @@ def _source_notes(options, sources):
     return said
 
 
-def _compare_stat(options, path, stat, rng):
-    """Return (_MetricResult, [(subset, _MetricResult)], dropped ids, the
-    files' reading notes, note) of one corpus _Stat, with --by's subsets
-    or --cluster's clusters; the files are read again (a _Source is read
-    once), keeping every epoch for pass@k."""
+def _corpus_tried(options, stats, attempt):
+    """Return (the corpus _Stats kept, [attempt(stat) of each], the read:
+    lines of those left out): where no --stat names one, a framework's own
+    statistic whose pairs or lists this tool cannot pool is left out and
+    said; a --stat's error stands.  compare (attempt: _compare_stat) and
+    check (attempt: _stat_read, its reading half) decide so, so what check
+    says is compared is what compare compares."""
+    kept, done, left_out = [], [], []
+    for stat in stats:
+        try:
+            done.append(attempt(stat))
+        except EvalDeltaError as e:
+            if options.stat:            # asked for: the error stands
+                raise
+            left_out.append(f"{stat.name}: left out: " + (
+                f"its [gold, pred] pairs are not the class labels an F1 or "
+                f"MCC over the corpus takes ({e})" if stat.stat != "ratio"
+                else f"its lists are not numbers to pool ({e})")
+                + "; the framework that wrote it aggregates it by its "
+                  "task's own rule, which this tool does not know; the "
+                  "other metrics are compared")
+            continue
+        kept.append(stat)               # the framework's own, found
+    return kept, done, left_out
+
+
+def _stat_read(options, path, stat):
+    """Return (items, dropped ids, the files' reading notes, note) of one
+    corpus _Stat: the files read again (a _Source is read once), keeping
+    every epoch for pass@k; without --by, its table (_corpus_table)."""
     passes = stat.stat in ("pass@k", "pass^k")
     how = options.reading._replace(keep_epochs=True) if passes \
         else options.reading
@@ -14891,7 +14909,18 @@ def _compare_stat(options, path, stat, rng):
         baseline, candidate, stat, id_field=options.id_col,
         allow_partial=options.allow_partial, group=group, jobs=options.jobs,
         different_items=options.different_items)
-    notes = _source_notes(options, (baseline, candidate))
+    if not passes and not options.by:
+        items = _corpus_table(stat.stat, items,
+                              clustered=bool(options.cluster))
+    return items, dropped, _source_notes(options, (baseline, candidate)), note
+
+
+def _compare_stat(options, path, stat, rng):
+    """Return (_MetricResult, [(subset, _MetricResult)], dropped ids, the
+    files' reading notes, note) of one corpus _Stat, with --by's subsets
+    or --cluster's clusters (read by _stat_read)."""
+    passes = stat.stat in ("pass@k", "pass^k")
+    items, dropped, notes, note = _stat_read(options, path, stat)
     direction = _direction(options, stat.name, notes)
     if passes:
         metric = _Metric(stat.name, kind="continuous", direction=direction)
@@ -14905,9 +14934,7 @@ def _compare_stat(options, path, stat, rng):
     if options.interval == "bca":
         note += "; percentile intervals (--interval bca is for means)"
     if not options.by:
-        table = _corpus_table(stat.stat, items,
-                              clustered=bool(options.cluster))
-        return (_compare_corpus(table, rng, options, metric), [], dropped,
+        return (_compare_corpus(items, rng, options, metric), [], dropped,
                 notes, note)
     pooled = collections.Counter()
     split = {}
@@ -15848,13 +15875,20 @@ def _profile_source(path, source, format, task, options):
                 get = _getter(source, content)
                 digests.update((label, _digest(get(r)))
                                for label, r in zip(labels, batch))
-    metrics = _profile_metrics(source, key)
+    metrics, notes = _profile_metrics(source, key), source.notes
+    if source.corpus and path != _STDIN:   # as compare would, run by itself
+        mine = options._replace(runs=(path,), stat=(), metric=())
+        kept, _, left_out = _corpus_tried(mine, source.corpus, lambda stat:
+                                          _stat_read(mine, path, stat))
+        metrics = tuple(metrics) + tuple(s.name for s in kept
+                                         if s.name not in metrics)
+        notes += tuple(left_out)
     fields = tuple(t.profile() for t in tallies.values())
     fields = tuple(f._replace(roles=_roles(f, key, metrics, source, format))
                    for f in fields)
     ids, least, most = _id_runs(hashes)
     return _Profile(path, format, source.kind, task, records, key, ids,
-                    digests, content, fields, source.notes, source.systems,
+                    digests, content, fields, notes, source.systems,
                     tuple(metrics), presence=dict(presence),
                     numbered={0: False, records: True}.get(numbered),
                     most=most, least=least, read=source.path,
@@ -16330,7 +16364,10 @@ def _group_commands(group, extra):
         out.append((["compare", "--runs", a, b] + extra,
                     "each epoch a run: the run-to-run spread beside the gap"))
     out += _class_commands(group, common)
-    if not partial:
+    means = [m for m in whole if _kinds(first)[m].kind != "list"]
+    if means != whole and named:        # plan sizes means, not corpus F1
+        named = [x for m in means for x in ("--metric", m)]
+    if not partial and means:
         out.append((["plan", "--from", a, b] + named + common,
                     f"how many items would detect the gap seen, at "
                     f"{_POWER:.0%} power (the pilot's agreement between the "

@@ -528,3 +528,39 @@ def test_runs_of_different_benchmarks_are_named_not_sent_to_allow_partial(
     assert report["commands"] == []
     assert "mmlu.jsonl and hellaswag.jsonl share no ids (sample_id): runs " \
         "of different benchmarks (mmlu, hellaswag)" in report["problems"]
+
+
+def lm_eval_f1_run(folder, stamp, shift, entities):
+    # lm-eval writes a corpus metric's per-item value as [gold, pred]
+    folder.mkdir()
+    with open(folder / f"samples_masakhaner_yor_{stamp}.jsonl", "w") as f:
+        for i in range(12):
+            gold = ["PER: Ade", f"LOC: Ibadan{i % 4}"]
+            pred = gold if (i + shift) % 3 else gold[:1]
+            if not entities:                  # one class label an item
+                gold, pred = gold[1], pred[-1]
+            f.write(json.dumps({
+                "doc_id": i, "doc": {"text": f"t{i}"}, "target": "x",
+                "filter": "none", "metrics": ["f1"], "doc_hash": f"h{i}",
+                "f1": [gold, pred]}) + "\n")
+
+
+@pytest.mark.parametrize("entities", [False, True])
+def test_check_says_compared_what_compare_compares(capsys, tmp_path,
+                                                   entities):
+    a, b = tmp_path / "a", tmp_path / "b"
+    lm_eval_f1_run(a, "2024-06-17T12-20-26", 0, entities)
+    lm_eval_f1_run(b, "2024-06-18T12-20-26", 1, entities)
+    report = walk(capsys, [str(a), str(b)])
+    compared = [e["metrics"] for e in report["inputs"]]
+    status = bed.main(["compare", str(a), str(b), "--json"])
+    out, err = capsys.readouterr()
+    if entities:            # lists of entities are no class labels
+        assert status == 2 and "nothing to compare: f1: left out" in err
+        assert compared == [[], []] and report["commands"] == []
+        assert any("f1: left out" in n for n in report["inputs"][0]["notes"])
+    else:
+        assert status == 0
+        assert [m["metric"] for m in json.loads(out)["metrics"]] == ["f1"]
+        assert compared == [["f1"], ["f1"]]
+        assert report["commands"] == [["compare", str(a), str(b)]]
