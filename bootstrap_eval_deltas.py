@@ -16259,9 +16259,13 @@ def _check_commands(profiles, options):
                               for q in per_item):
             seen.add(os.path.realpath(p.path))
             per_item.append(p)
+    alpha = options.alpha
     for group in _join_groups(per_item):
         if len(group) > 1:
-            commands += _group_commands(group, extra)
+            shared = len(set(group[0].ids).intersection(*(
+                p.ids for p in group[1:])))
+            commands += [(argv, what + _few_compared(shared, alpha, argv))
+                         for argv, what in _group_commands(group, extra)]
     runs = [p for p in found if p.runs]
     if len(runs) > 1 and set(runs[0].ids).intersection(runs[1].ids):
         a, b = runs[0].path, runs[1].path
@@ -16269,12 +16273,14 @@ def _check_commands(profiles, options):
             (["compare", "--runs", a, b] + extra,
              f"several runs of each system ({len(runs[0].runs)} and "
              f"{len(runs[1].runs)}): the gap of the run-averaged scores, the "
-             f"run-to-run spread, where one run of each would put the gap"),
+             f"run-to-run spread, where one run of each would put the gap"
+             + _few_compared(len(set(runs[0].ids).intersection(
+                 runs[1].ids)), alpha)),
             (["plan", "--from", a, b, "--runs"] + extra,
              "how many runs of each system tell the gap from the run-to-run "
              "spread")]
     for p in found:
-        commands += _single_commands(p, extra)
+        commands += _single_commands(p, extra, alpha)
     prefs = [p for p in found if p.kind == "preferences"]
     for judge in prefs:
         for human in prefs:
@@ -16290,6 +16296,21 @@ def _check_commands(profiles, options):
     return [(argv + ["--allow-partial"] * (
                 "--allow-partial" not in argv and bool(partial & set(argv))),
              what) for argv, what in commands]
+
+
+def _few_compared(items, alpha, argv=("compare",)):
+    """Return words on a suggestion that compares fewer items than an
+    exact paired test needs to reach *alpha* at all (compare's own words,
+    _too_few), else '' (and for plan, which sizes an eval from a pilot).
+
+    >>> _few_compared(2, 0.05)
+    '; only 2 items in common: no paired exact test can give p below 0.5 at this size, so nothing is detectable at alpha 0.05; that takes 6 items at least'
+    """
+    floor = _least_units(alpha)
+    if items >= floor or argv[0] == "plan":
+        return ""
+    return (f"; only {_items(items)} in common: "
+            + _too_few(items, "item", floor, alpha))
 
 
 def _group_commands(group, extra):
@@ -16423,7 +16444,7 @@ def _samples_commands(group, shared, common):
              + common, f"the items needed with 1 to {k} samples an item")]
 
 
-def _systems_commands(p, extra):
+def _systems_commands(p, extra, alpha=0.05):
     """Return the commands of a file holding several systems' columns
     (promptfoo's providers): compare two that differ in one part of
     'model | prompt' (a model, or a prompt, changed alone), of those the
@@ -16445,18 +16466,30 @@ def _systems_commands(p, extra):
     if len(p.systems) > 2 and any(map(all, p.presence)):
         out.append((["rank", p.path] + partial + extra,
                     f"which of its {len(p.systems)} systems is best: means, "
-                    f"rank intervals, the top group"))
+                    f"rank intervals, the top group" + _few_compared(sum(
+                        n for present, n in p.presence.items()
+                        if all(present)), alpha)))
     for i, j in pairs[:1]:
         a, b = p.systems[i], p.systems[j]
         cols = ["--a-col", a, "--b-col", b] if len(p.systems) > 2 else []
         out.append((["compare", p.path] + cols + partial + extra,
-                    f"is {b} better than {a}"))
+                    f"is {b} better than {a}" + _few_compared(shared(i, j),
+                                                         alpha)))
     return out
 
 
-def _single_commands(p, extra):
+def _single_commands(p, extra, alpha=0.05):
     """Return the commands one input answers alone: a file holding both
     systems' columns, several systems, or pairwise preferences."""
+    if p.systems and p.kind != "preferences":
+        return _systems_commands(p, extra, alpha)
+    return [(argv, what + (_few_compared(len(p.ids), alpha, argv)
+                           if p.kind != "preferences" else ""))
+            for argv, what in _one_file_commands(p, extra)]
+
+
+def _one_file_commands(p, extra):
+    """Return _single_commands's commands but a systems file's."""
     fields = _kinds(p)
     if p.kind == "preferences":
         if len(p.systems) == 2:
@@ -16466,8 +16499,6 @@ def _single_commands(p, extra):
         return [(["rank", p.path] + extra,
                  f"the {len(p.systems)} systems' Bradley-Terry ratings, rank "
                  f"intervals and top group")]
-    if p.systems:
-        return _systems_commands(p, extra)
     gold, predicted = _class_fields(p)
     if gold and len(predicted) == 2 and not p.runs:
         stat = f"f1({gold},{predicted[0]},{predicted[1]})"

@@ -564,3 +564,24 @@ def test_check_says_compared_what_compare_compares(capsys, tmp_path,
         assert [m["metric"] for m in json.loads(out)["metrics"]] == ["f1"]
         assert compared == [["f1"], ["f1"]]
         assert report["commands"] == [["compare", str(a), str(b)]]
+
+
+@pytest.mark.parametrize("n, said", [(5, True), (6, False)])
+def test_check_says_when_a_suggestion_compares_too_few_items(
+        capsys, tmp_path, n, said):
+    # 2 / 2^5 > 0.05 >= 2 / 2^6: below 6 items no exact paired test can
+    # reach p < 0.05 (bed._least_units)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("".join(f'{{"id": {i}, "acc": 0}}\n' for i in range(n)))
+    b.write_text("".join(f'{{"id": {i}, "acc": 1}}\n' for i in range(n)))
+    report = walk(capsys, [str(a), str(b)])
+    words = (f"only {n} items in common: no paired exact test can give p "
+             f"below {2 / 2 ** n:g} at this size, so nothing is detectable "
+             f"at alpha 0.05; that takes 6 items at least")
+    for argv, what in zip(report["commands"], report["answers"]):
+        assert (words in str(what)) == (said and argv[0] != "plan"), what
+    # the compare it suggests agrees: all n pairs one way, p = 2 / 2^n
+    assert bed.main(["compare", str(a), str(b), "--json"]) == 0
+    (metric,) = json.loads(capsys.readouterr().out)["metrics"]
+    assert metric["test"]["p"] == 2 / 2 ** n
+    assert (metric["verdict"] == "no detectable difference") == said
