@@ -11984,7 +11984,32 @@ def _inspect_runs(path):
                                         file))
                 else:
                     found.append(_Found(stem, "", file))
-    return found
+    return _model_runs(found, [_inspect_model(run.path) for run in found])
+
+
+def _inspect_model(path):
+    """Return the model an Inspect log names (eval.model: in a .json log's
+    first bytes, or an .eval archive's _journal/start.json or header.json),
+    or '' where it cannot be read here (the reader then says why)."""
+    if path.endswith(".json"):
+        text = _Head(path).text
+        at = re.search(r'"eval"\s*:\s*\{', text)
+        found = at and re.compile(r'"model"\s*:\s*"((?:[^"\\]|\\.)*)"'
+                                  ).search(text, at.end())
+        return found.group(1) if found else ""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+            for name in ("_journal/start.json", "header.json"):
+                if name in names and archive.getinfo(name).file_size < (
+                        _HEAD_SIZE << 4):
+                    doc = json.loads(archive.read(name))
+                    model = (doc.get("eval") or {}).get("model")
+                    return model if isinstance(model, str) else ""
+    except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError,
+            AttributeError):
+        pass
+    return ""
 
 
 def _inspect_value(value):

@@ -585,3 +585,20 @@ def test_check_says_when_a_suggestion_compares_too_few_items(
     (metric,) = json.loads(capsys.readouterr().out)["metrics"]
     assert metric["test"]["p"] == 2 / 2 ** n
     assert (metric["verdict"] == "no detectable difference") == said
+
+
+def test_check_compares_an_inspect_log_folder_of_two_models(capsys, tmp_path):
+    # inspect eval --model m1,m2 writes <date>_<task>_<id>.json of each
+    # into one log folder: the model in each log's header tells them apart
+    inspect_log(tmp_path / "2025-01-01T10-00-00+00-00_demo_aaa.json", "m1",
+                [i % 2 for i in range(12)])
+    inspect_log(tmp_path / "2025-01-01T10-05-00+00-00_demo_bbb.json", "m2",
+                [i % 3 > 0 for i in range(12)])
+    report = walk(capsys, [str(tmp_path)])
+    assert len(report["inputs"]) == 2 and report["commands"][0][0] == \
+        "compare"
+    assert "newest" not in json.dumps(report)
+    inspect_log(tmp_path / "2025-01-01T10-05-00+00-00_demo_bbb.json", "m1",
+                [1] * 12)                           # one model's two runs
+    (entry,) = check(capsys, str(tmp_path))["inputs"]
+    assert any("the newest of 2 runs" in n for n in entry["notes"])
