@@ -11680,9 +11680,9 @@ def _model_runs(found, models):
     files name several models (model_id, model_name): a folder of several
     systems' runs holds a run of each to compare, and only one model's
     repeated runs of a task are the newest and the older."""
-    if len(set(models)) < 2:
+    if len(set(models) - {""}) < 2:     # '': a file that names none
         return found
-    return [run._replace(task=f"{model}/{run.task}")
+    return [run._replace(task=f"{model}/{run.task}" if model else run.task)
             for run, model in zip(found, models)]
 
 
@@ -11763,10 +11763,29 @@ def _is_lm_eval(head):
 def _lm_eval_runs(path):
     """Return the _Found runs of an lm-eval output directory: its
     samples_<task>_<date> files."""
-    return [_Found(*_task_and_stamp(name), os.path.join(folder, name))
-            for folder, files in _walk(path, 2) for name in files
-            if name.startswith("samples_") and
-            name.endswith((".jsonl", ".jsonl.gz", ".json", ".json.gz"))]
+    found = [_Found(*_task_and_stamp(name), os.path.join(folder, name))
+             for folder, files in _walk(path, 2) for name in files
+             if name.startswith("samples_") and
+             name.endswith((".jsonl", ".jsonl.gz", ".json", ".json.gz"))]
+    return _model_runs(found, [_lm_eval_model(run) for run in found])
+
+
+def _lm_eval_model(run):
+    """Return the model the results_<date>.json beside an lm-eval samples
+    file (a _Found) names (model_name, else config.model_args), or ''."""
+    results = os.path.join(os.path.dirname(run.path),
+                           f"results_{run.stamp}.json")
+    if not run.stamp or not os.path.isfile(results):
+        return ""
+    try:
+        doc = _load_json(results)
+    except EvalDeltaError:
+        return ""
+    config = doc.get("config") if isinstance(doc, dict) else None
+    name = doc.get("model_name") if isinstance(doc, dict) else None
+    if not name and isinstance(config, dict):
+        name = config.get("model_args")
+    return name if isinstance(name, str) else ""
 
 
 def _task_and_stamp(name):
@@ -15798,7 +15817,7 @@ def _check_path(path, options, depth):
                     os.path.join(path, e)) for e in entries):
                 return _under(path, entries, options, depth)  # look inside
             return [whole]
-        profiles = [_profile(run, options, layout.name, task)
+        profiles = [_profile(run, options, layout.name)  # its own task
                     for task, run in sorted(runs.items())]
         return [p._replace(notes=((older[task],) if task in older else ())
                            + p.notes)

@@ -602,3 +602,23 @@ def test_check_compares_an_inspect_log_folder_of_two_models(capsys, tmp_path):
                 [1] * 12)                           # one model's two runs
     (entry,) = check(capsys, str(tmp_path))["inputs"]
     assert any("the newest of 2 runs" in n for n in entry["notes"])
+
+
+def test_check_compares_an_lm_eval_folder_of_two_models_samples(
+        capsys, tmp_path):
+    # two models' samples_<task>_<date>.jsonl in one folder: the model is
+    # in each run's results_<date>.json, not in the samples file's name
+    for model, stamp, shift in (("org/m1", "2024-06-17T12-20-26.1", 0),
+                                ("org/m2", "2024-06-18T12-20-26.2", 1)):
+        (tmp_path / f"samples_boolq_{stamp}.jsonl").write_text("".join(
+            json.dumps({"doc_id": i, "doc": {"q": f"q{i}"}, "target": 1,
+                        "filter": "none", "metrics": ["acc"],
+                        "acc": (i + shift) % 3 > 0}) + "\n"
+            for i in range(12)))
+        (tmp_path / f"results_{stamp}.json").write_text(json.dumps(
+            {"results": {}, "config": {"model_args": f"pretrained={model}"},
+             "model_name": model}))
+    report = walk(capsys, [str(tmp_path)])
+    assert [e["task"] for e in report["inputs"]] == ["boolq", "boolq"]
+    assert report["commands"][0][0] == "compare"
+    assert not any("different tasks" in p for p in report["problems"])
