@@ -7,6 +7,7 @@ printed, in-process, with few resamples, and must end in 0 or 1.
 import itertools
 import json
 import os
+import re
 import shlex
 
 import pytest
@@ -43,11 +44,17 @@ def run_suggested(capsys, argv):
 
 def walk(capsys, paths, seen=None):
     """check *paths*, then run every command it suggests; return the
-    report."""
+    report.  'different tasks' names two tasks, not one twice, nor a
+    file's name (issue 57: samples_<task>_<date>.json)."""
     report = check(capsys, *paths)
     for entry in report["inputs"]:
         assert entry["refused"] or (entry["format"] and entry["records"]), \
             entry
+    for problem in report["problems"]:
+        for x, y in re.findall(r"different tasks \(([^,]+), ([^)]+)\)",
+                               problem):
+            assert x != y and not re.search(r"\d{4}-\d\d-\d\dT|\.json",
+                                            x + y), problem
     for argv in report["commands"]:
         if seen is not None:
             if tuple(argv) in seen:
@@ -197,7 +204,8 @@ def test_check_walks_every_shipped_example(capsys):
                     reason="../shared/real-logs/ is not here")
 @pytest.mark.parametrize("folder", [
     "lm_eval/winogrande", "helm", "promptfoo", "inspect_ai", "deepeval",
-    "opencompass", "preferences/fastchat_mt_bench_Stefanstud"])
+    "opencompass", "preferences/fastchat_mt_bench_Stefanstud", "lm_eval",
+    "lighteval", "every_eval_ever"])
 def test_check_real_log_folders(capsys, folder):
     report = walk(capsys, [os.path.join(REAL, folder)])
     assert all(entry["format"] or entry["refused"]
@@ -208,10 +216,14 @@ def test_check_real_log_folders(capsys, folder):
 @pytest.mark.skipif(not os.path.isdir(REAL),
                     reason="../shared/real-logs/ is not here")
 def test_check_walks_every_real_log_folder_and_pair(capsys):
+    # every folder, every file alone, and every pair side by side in one
+    # folder: each command suggested runs (exit 0 or 1, not 2)
     seen = set()
     for folder, folders, files in os.walk(REAL):
         folders.sort()
         walk(capsys, [folder], seen)
+        for name in sorted(files):
+            walk(capsys, [os.path.join(folder, name)], seen)
         for group in (sorted(files), folders):
             for x, y in itertools.combinations(group, 2):
                 walk(capsys, [os.path.join(folder, x),
