@@ -7470,9 +7470,9 @@ def _pass_at(n, c, k, every=False):
 
 # Doors (called from other sections): _beta_ratio, _copula_design, _Design,
 # _detection, _expected_half_width, _items_with_repeats, _judge,
-# _mcnemar_power, _pilot_plan, _plan_design, _repeat_counts,
+# _least_units, _mcnemar_power, _pilot_plan, _plan_design, _repeat_counts,
 # _repeats_from_samples, _simulated_power, _Spread, _student_t_tail,
-# _student_t_upper, _z_sum.
+# _student_t_upper, _too_few, _z_sum.
 
 # The detectable size comes from the normal approximation to the paired
 # test: a true difference of (z_{1-alpha/2} + z_power) standard errors is
