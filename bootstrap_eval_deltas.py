@@ -11,6 +11,8 @@ One file, standard library only, three jobs:
     python3 bootstrap_eval_deltas.py rank a.jsonl b.jsonl c.jsonl --metric acc
     python3 bootstrap_eval_deltas.py plan --acc-a 0.72 --acc-b 0.76 --corr 0.6
     python3 bootstrap_eval_deltas.py check base.jsonl cand.jsonl  # a doctor
+    python3 bootstrap_eval_deltas.py compare cand.jsonl --store evals.db
+    python3 bootstrap_eval_deltas.py history --store evals.db     # over time
 
 The default job (``simulate``) draws two correlated binary systems on the
 same items, prints per-system and paired/unpaired bootstrap intervals and
@@ -26,6 +28,8 @@ for continuous metrics keeps the values item by item and takes the ideal
 bootstrap by saddlepoint, so millions of items take seconds.  ``plan``
 gives the exact power of McNemar's test, the items needed and the smallest
 detectable gap of a paired binary eval, from a design or from pilot data.
+``compare --store`` keeps runs in an SQLite file and compares each new one
+with the accepted baseline; ``history`` shows them over time.
 
 Exit status: 0 on success, 1 when ``compare --fail-on`` holds or ``check``
 refuses a file it was given, 2 for bad usage or bad input, 130 on Ctrl-C,
@@ -53,8 +57,9 @@ part of section X):
     Exact tests     McNemar and the interval it inverts, Wilson,
                     Newcombe, sign flips, Holm
     Comparing two systems  _compare_tally and the exact values behind it
-                    (by resampling or saddlepoint, BCa, clusters); subsets
-                    and their macro average; clustered standard errors
+                    (by resampling or saddlepoint, BCa, clusters); subsets,
+                    their macro average and the subsets as a sample
+                    (random effects); clustered standard errors
     Ranking         _rank_systems: the joint bootstrap of several systems
     Pairwise preferences  a verdict as a score on a pair: win rates, ties,
                     position bias (_preference_counts); Bradley-Terry ratings
@@ -81,15 +86,21 @@ part of section X):
                     reader registry (_READERS: lm-eval, Inspect, HELM,
                     lighteval, Every Eval Ever, OpenAI evals, promptfoo,
                     DeepEval, OpenCompass, AlpacaEval, MT-Bench, Arena-Hard,
-                    battles, ...); runs compared and ranked (_CompareOptions,
+                    battles, ...); the settings each run was made under
+                    (_Source.settings, said where runs differ); runs
+                    compared and ranked (_CompareOptions,
                     _compare_run, _preference_pair, _rank_input,
                     _preference_battles); what files hold (check: each
                     input profiled, the ids joined, the commands that
                     answer what the files can answer)
     Report          text, markdown, JSON and SVG, as strings
+    Run store       compare --store's SQLite file of runs, their
+                    comparisons and the accepted baseline; history's
+                    report; CI's forms (JUnit XML, GitHub's workflow
+                    commands and step outputs)
     Library use     compare() and rank() on plain sequences, for notebooks
     Command line    argparse, option checks, main(): simulate, compare,
-                    rank, plan, check
+                    rank, plan, check, history
     Fast paths      second bodies of a few functions, for speed only:
                     bulk index draws (_draw_indices, _draw_codes), many
                     resamples' sums at once (_resample_sums), the coverage
@@ -141,7 +152,9 @@ import os
 import random
 import re
 import shlex
+import sqlite3
 import statistics
+import subprocess
 import struct
 import sys
 import tempfile
@@ -1325,6 +1338,8 @@ class _Options(NamedTuple):
     macro: bool = False          # the overall result the subsets' average
     allow_partial: bool = False  # the ids every run has, the rest said
     different_items: bool = False  # ids pair records whose items differ
+    same_metric: bool = False    # judge a metric computed otherwise in
+                                 # each run (_computed_apart)
     reading: _Reading = _Reading()
     # how to compute
     resamples: int = RESAMPLES
@@ -1395,6 +1410,12 @@ class _Options(NamedTuple):
                                  # quotes to reproduce itself
     quiet: bool = False          # no progress on stderr
     verbose: bool = False        # every note of every metric
+    # history and CI (compare --store, history)
+    store: object = None         # a run store (SQLite) to save runs in
+    accept: bool = False         # the run compared: the accepted baseline
+    label: object = None         # a saved run's label
+    junit: object = None         # a JUnit XML file to write
+    last: object = None          # history: the newest N runs
 
     @property
     def density(self):
@@ -2542,7 +2563,8 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 
 ## Comparing two systems ######################################################
 
-# Doors (called from other sections): _bca_interval, _chi2_quantile,
+# Doors (called from other sections): _across_subsets, _bca_interval,
+# _chi2_quantile,
 # _clustered_se, _compare_binary, _compare_binary_by_counts,
 # _compare_macro, _compare_metric, _compare_subsets, _compare_tally,
 # _Density, _merged_tally, _METHODS, _prompt_effect, _run_noise,
@@ -2769,6 +2791,86 @@ def _compare_subsets(tally, rng, options=_Options(), metric=_Metric()):
     """
     return [(label, _compare_tally(tally[label], rng, options, metric))
             for label in sorted(tally)]
+
+
+# The subsets as a sample.  --by's pooled result and --macro's average
+# hold the subsets fixed: these tasks, these items.  Whether a gap would
+# show on tasks like them is a question of the tasks as a sample from
+# many: a random-effects meta-analysis of the subsets' gaps (DerSimonian
+# and Laird 1986, Controlled Clinical Trials 7:177-188: the between-subset
+# variance tau^2 by moments, from Cochran's Q), its mean with Hartung and
+# Knapp's interval (2001, Statistics in Medicine 20:3875-3889; Sidik and
+# Jonkman 2002): Student's t on K - 1 df and the weighted spread of the
+# gaps about their mean, which holds its level at few subsets where the
+# DerSimonian-Laird normal interval does not (IntHout, Ioannidis and Borm
+# 2014, BMC Med Res Methodol 14:25).  That spread is taken at least as
+# large as the items' noise alone (the modification of Knapp and Hartung
+# 2003; Roever, Knapp and Friede 2015, BMC Med Res Methodol 15:99): three
+# subsets whose gaps agree by chance would otherwise give an interval
+# narrower than the pooled one, from less information.  Higgins and Thompson's I^2 (2002),
+# the share of the gaps' spread beyond the items' noise; and where a new
+# subset's gap may fall (the prediction interval of Higgins, Thompson and
+# Spiegelhalter 2009, t on K - 2 df).  Kuebler et al. (ICLR 2026) combine
+# benchmarks into one decision the same way.  A subset whose gap has no
+# spread (standard error 0: no discordant item) is given that of half an
+# item's difference, 1 / (2 n), so that it weighs much but not all.
+# Coverage is measured in tests/test_compare.py.
+
+class _AcrossSubsets(NamedTuple):
+    """One metric's subsets taken as a sample (see above)."""
+    metric: str
+    k: int                   # subsets
+    gap: float               # the random-effects mean of their gaps
+    ci: Interval             # Hartung-Knapp's interval of it
+    p: float                 # its t test of no mean gap, K - 1 df
+    tau: float               # the between-subset SD of the true gaps
+    i2: float                # Higgins and Thompson's I^2, in [0, 1]
+    q: float                 # Cochran's Q
+    prediction: Interval     # where a new subset's gap may fall
+    floored: int             # subsets whose standard error 0 was raised
+    direction: str = "higher"  # which way is better, as the metric's
+
+
+def _across_subsets(results, confidence=CONFIDENCE):
+    """Return the _AcrossSubsets of one metric's per-subset _MetricResults
+    (three or more), or None for fewer.
+
+    >>> r = [_MetricResult("acc", "binary", "higher", 100, 0, 0, g, None,
+    ...      None, None, None, "", 1, None, None, None, 0.05, None)
+    ...      for g in (0.1, 0.0, -0.1)]
+    >>> a = _across_subsets(r)     # Q = 400 (0.01 + 0 + 0.01), df 2
+    >>> round(a.gap, 12), a.q, round(a.tau ** 2, 12), a.i2  # 6 / 800
+    (0.0, 8.0, 0.0075, 0.75)
+    """
+    k = len(results)
+    if k < 3:
+        return None
+    gaps = [float(r.gap) for r in results]
+    floors = [1 / (2 * r.n_items) for r in results]
+    variances = [max(float(r.se), f) ** 2 for r, f in zip(results, floors)]
+    floored = sum(float(r.se) < f for r, f in zip(results, floors))
+    w = [1 / v for v in variances]
+    fixed = math.fsum(wi * g for wi, g in zip(w, gaps)) / math.fsum(w)
+    q = math.fsum(wi * (g - fixed) ** 2 for wi, g in zip(w, gaps))
+    scale = math.fsum(w) - math.fsum(wi * wi for wi in w) / math.fsum(w)
+    tau2 = max(0.0, (q - (k - 1)) / scale)
+    star = [1 / (v + tau2) for v in variances]
+    total = math.fsum(star)
+    mean = math.fsum(ws * g for ws, g in zip(star, gaps)) / total
+    spread = max(1.0, math.fsum(ws * (g - mean) ** 2
+                                for ws, g in zip(star, gaps)) / (k - 1))
+    se = math.sqrt(spread / total)
+    tail = (1 - float(confidence)) / 2
+    t = _student_t_upper(tail, k - 1)
+    p = (1.0 if se == 0 and mean == 0 else 0.0 if se == 0
+         else min(1.0, 2 * _student_t_tail(abs(mean) / se, k - 1)))
+    half = _student_t_upper(tail, k - 2) * math.sqrt(tau2 + se * se)
+    new = Interval(mean - half, mean + half)
+    return _AcrossSubsets(results[0].metric, k, mean,
+                          Interval(mean - t * se, mean + t * se), p,
+                          math.sqrt(tau2), max(0.0, (q - (k - 1)) / q)
+                          if q > 0 else 0.0, q, new, floored,
+                          results[0].direction)
 
 
 def _compare_macro(tally, rng, options=_Options(), metric=_Metric()):
@@ -5666,7 +5768,11 @@ def _agreement(human, judge):
 # reliability and its variance in the presence of high agreement", British
 # Journal of Mathematical and Statistical Psychology 61:29-48), whose
 # chance agreement does not collapse where one category is common (kappa's
-# paradox).  Each interval is the jackknife's over the labelled items
+# paradox), for any number of categories, and his AC2 for ordinal scales
+# with linear or quadratic agreement weights 1 - |k - l| / (max - min) and
+# 1 - (k - l)^2 / (max - min)^2 on the categories' values (Gwet 2014,
+# Handbook of Inter-Rater Reliability, 4th ed., ch. 3; the categories are
+# the values seen, as irrCAC's gwet.ac1.raw takes them).  Each interval is the jackknife's over the labelled items
 # (Quenouille 1956, Tukey 1958: se^2 = (n - 1)/n sum (t_(i) - t_(.))^2),
 # with Student's t on n - 1 degrees of freedom; an item's leave-one-out
 # value depends only on its (human, judge) pair, so each distinct pair is
@@ -5779,20 +5885,27 @@ def _alpha_of(units, metric):
     return 1 - (total - 1) * observed / expected
 
 
-def _ac1(x, y):
+def _ac1(x, y, weights=None):
     """Return Gwet's AC1 of paired scores *x* and *y* taken as
-    categories (Gwet 2008):
-        AC1 = (p_a - p_e) / (1 - p_e),
-        p_e = sum over the q categories of pi_k (1 - pi_k) / (q - 1),
-    pi_k the share of all 2n scores in category k; None with one category.
+    categories (Gwet 2008), or with "linear" or "quadratic" weights his
+    AC2 (Gwet 2014):
+        AC = (p_a - p_e) / (1 - p_e),
+        p_a = mean of w(x_i, y_i),
+        p_e = sum over k, l of w(k, l) / (q (q - 1)) * sum over the q
+              categories of pi_k (1 - pi_k),
+    w(k, l) = [k == l], 1 - |k - l| / R or 1 - (k - l)^2 / R^2 (R the
+    range of the categories), pi_k the share of all 2n scores in category
+    k; None with one category.
 
     >>> _ac1([1, 1, 1, 0], [1, 1, 0, 0])   # p_a 3/4, p_e 2 (5/8)(3/8)
     Fraction(9, 17)
+    >>> _ac1([0, 1, 2, 2], [0, 2, 2, 1], "linear")  # 3/4, (5/6)(5/8)
+    Fraction(11, 23)
     """
-    return _ac1_of(_pairs(x, y))
+    return _ac1_of(_pairs(x, y), weights)
 
 
-def _ac1_of(pairs):
+def _ac1_of(pairs, weights=None):
     """Return _ac1 of a Counter of (x, y) pairs."""
     n = sum(pairs.values())
     shares = collections.Counter()
@@ -5803,9 +5916,23 @@ def _ac1_of(pairs):
     if q < 2:
         return None
     one = _unit_of(pairs)
-    agree = one * sum(c for (a, b), c in pairs.items() if a == b) / n
-    chance = sum(one * c / (2 * n) * (1 - one * c / (2 * n))
-                 for c in shares.values()) / (q - 1)
+    spread = sum(one * c / (2 * n) * (1 - one * c / (2 * n))
+                 for c in shares.values())
+    if weights is None:
+        agree = one * sum(c for (a, b), c in pairs.items() if a == b) / n
+        chance = spread / (q - 1)
+    else:       # the weights' sum over the q^2 pairs of categories, in
+        # closed form: sum |k - l| = 2 sum over the sorted values of
+        # v_(i) (2i - q + 1); sum (k - l)^2 = 2q sum v^2 - 2 (sum v)^2
+        values = sorted(shares)
+        span = values[-1] - values[0]
+        power = {"linear": 1, "quadratic": 2}[weights]
+        apart = (2 * sum(v * (2 * i - q + 1) for i, v in enumerate(values))
+                 if power == 1 else 2 * q * sum(v * v for v in values)
+                 - 2 * sum(values) ** 2)
+        agree = sum(c * (1 - (abs(a - b) / span) ** power)
+                    for (a, b), c in pairs.items()) / n
+        chance = (q * q - apart / span ** power) * spread / (q * (q - 1))
     return (agree - chance) / (1 - chance)
 
 
@@ -5821,8 +5948,9 @@ def _agreement_audit(items, confidence=CONFIDENCE):
     each a tuple of the (human, judge) score pairs of its labelled answers
     (one per system): Cohen's kappa, and where the scores are more than
     two, the linear and quadratic weighted kappas; Krippendorff's alpha
-    (nominal for two values, else ordinal and interval); Gwet's AC1 where
-    they are two; each with its jackknife interval over the items, an
+    (nominal for two values, else ordinal and interval); Gwet's AC1, and
+    where the scores are more than two, his AC2 with linear and quadratic
+    weights; each with its jackknife interval over the items, an
     item's answers left out together (see the block comment above).  ()
     where the scores take more than _AGREEMENT_MOST values (not a scale of
     categories) or there are fewer than three items.
@@ -5849,8 +5977,11 @@ def _agreement_audit(items, confidence=CONFIDENCE):
                   ("quadratic kappa", lambda p: _kappa_of(p, "quadratic"))]
     for metric in (("nominal",) if binary else ("ordinal", "interval")):
         stats.append((f"Krippendorff's alpha ({metric})", alpha(metric)))
-    if binary:
-        stats.append(("Gwet's AC1", _ac1_of))
+    stats.append(("Gwet's AC1", _ac1_of))
+    if not binary:
+        stats += [("Gwet's AC2 (linear)", lambda p: _ac1_of(p, "linear")),
+                  ("Gwet's AC2 (quadratic)",
+                   lambda p: _ac1_of(p, "quadratic"))]
     out = []
     for name, stat in stats:
         value = stat(pairs)
@@ -8667,11 +8798,13 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 ## Input ######################################################################
 
 # Doors (called from other sections): _best_of_runs, _budget_from_pilot,
-# _check, _compare_run, _Compared, _Dropped, _finite_number, _FORMATS,
+# _check, _compare_run, _Compared, _differs_words, _Dropped,
+# _finite_number, _FORMATS,
 # _grouped_runs, _holds_preferences, _human_battles, _ID_FIELDS, _judged,
 # _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
 # _lower_is_better, _margins, _named_runs, _once_each, _open_source,
-# _plan_from_pilot, _preference_battles, _rank_copies, _rank_input.
+# _plan_from_pilot, _preference_battles, _rank_copies, _rank_differing,
+# _rank_differs_words, _rank_input, _rank_one_metric, _aliased.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -8724,6 +8857,8 @@ class _Source(NamedTuple):
     measure: str = "success"  # what a file of several systems' columns holds
     identity: tuple = ()     # fields holding the item itself or its hash (the join checks them)
     columns: dict = {}       # {field renamed: the file's column} (_renamed)
+    settings: dict = {}      # {setting: short text} the run was made
+                             # under (_settings; 'metric: what' its own)
 
     def run(self):
         """Return a _Run holding the first record only, for header checks."""
@@ -11875,8 +12010,11 @@ def _read_lm_eval(head, how):
     source = _listed_source(path, labelled, notes, corpus=[
         _parse_stat(name) if name in _PAIR_STATS
         else _Stat(name, "ratio", (name,)) for name in corpus])
-    return source._replace(task=_lm_eval_task(path, rows),
-                           identity=_held_by(labelled, "doc_hash", "doc"))
+    task = _lm_eval_task(path, rows)
+    return source._replace(task=task,
+                           identity=_held_by(labelled, "doc_hash", "doc"),
+                           settings=_read_settings(_lm_eval_settings, path,
+                                                   task))
 
 
 def _lm_eval_task(path, rows):
@@ -12219,7 +12357,8 @@ def _inspect_source(path, samples, header, how):
     return _listed_source(path, labelled, notes, corpus=corpus)._replace(
         task=str(task or ""), identity=tuple(
             f for f in ("input", "target")
-            if all(f in record for _, record in labelled)))
+            if all(f in record for _, record in labelled)),
+        settings=_read_settings(_inspect_settings, _dict(header)))
 
 
 # HELM: a run directory (benchmark_output/runs/<suite>/<run spec>/) holds
@@ -12313,7 +12452,8 @@ def _read_helm(head, how):
     return _listed_source(path, labelled, notes)._replace(
         task=_helm_scenario(folder, head.inflate), identity=tuple(
             f for f in ("input", "references") if texts and all(
-                f in record for _, record in labelled)))
+                f in record for _, record in labelled)),
+        settings=_read_settings(_helm_settings, folder, head.inflate))
 
 
 def _helm_instances(folder, inflate):
@@ -12393,12 +12533,14 @@ def _read_openai_evals(head, how):
     """Return the _Source of an OpenAI evals record file: match events (or
     graded choices)."""
     path, labelled, graded = head.path, [], 0
-    scores = how.choice_scores
+    scores, spec = how.choice_scores, None
     for start, lines in _lines(path, head.inflate):
         for number, line in enumerate(lines, start):
             if not line.strip():
                 continue
             event = _json_object(line, f"{path}:{number}")
+            if spec is None and isinstance(event.get("spec"), dict):
+                spec = event["spec"]
             data = event.get("data")
             data = data if isinstance(data, dict) else {}
             item = str(event.get("sample_id"))
@@ -12420,7 +12562,8 @@ def _read_openai_evals(head, how):
         raise EvalDeltaError(f"{path}: a model-graded eval (metrics events "
                              f"with a choice per sample): give each choice "
                              f"a score with --choice-scores A=1,B=0,...")
-    return _listed_source(path, *_epochs(labelled, how))
+    return _listed_source(path, *_epochs(labelled, how))._replace(
+        settings=_read_settings(_openai_evals_settings, spec))
 
 
 # promptfoo: `promptfoo eval -o results.json` holds every system (provider,
@@ -12518,7 +12661,12 @@ def _promptfoo_source(path, results, how):
     if errored:
         notes.append(f"{_items(len(errored), 'test')} with API errors left out "
                      f"(--allow-partial)")
-    return _listed_source(path, labelled, notes, "promptfoo", systems)
+    first = next(r for r in results if isinstance(r, dict)
+                 and r.get("failureReason") != 2)
+    return _listed_source(path, labelled, notes, "promptfoo", systems
+                          )._replace(settings=_read_settings(
+                              _prompt_settings, first.get("prompt"),
+                              first.get("provider")) if alone else {})
 
 
 def _refuse_api_error(path, results, number, item, system):
@@ -12768,6 +12916,21 @@ def _read_every_eval_ever(head, how):
     """Return the _Source of an Every Eval Ever samples file: a record per
     sample_id (samples of one id averaged as epochs), metrics score and,
     where it says more, is_correct; sample_hash the item's identity."""
+    if not _is_every_eval_ever(head):       # an aggregate: its instance file
+        named, found = _eee_instance(head) or (None, None)
+        if found is None:
+            raise EvalDeltaError(f"{head.path}: {_eee_refusal(head)}")
+        instance = _Head(found, head.inflate)
+        if not _is_every_eval_ever(instance):
+            raise EvalDeltaError(f"{head.path}: its detailed_evaluation_"
+                                 f"results names {found}, which is not an "
+                                 f"Every Eval Ever samples file (a line per "
+                                 f"sample: sample_id, evaluation)")
+        source = _read_every_eval_ever(instance, how)
+        return source._replace(notes=(
+            f"read for {os.path.basename(head.path)}, Every Eval Ever's "
+            f"aggregate, which names it (detailed_evaluation_results)",)
+            + source.notes)
     path, labelled, models, tasks = head.path, [], {}, {}
     for start, lines in _lines(path, head.inflate):
         for number, line in enumerate(lines, start):
@@ -12794,8 +12957,9 @@ def _read_every_eval_ever(head, how):
         notes.append("is_correct equals score on every sample, so score "
                      "stands for both")
     source = _listed_source(path, labelled, notes)
-    return source._replace(identity=("sample_hash",), task=str(next(iter(
-        tasks))) if len(tasks) == 1 else "")
+    return source._replace(identity=("sample_hash",), settings=_read_settings(
+        _eee_settings, path, list(tasks)), task=str(next(iter(tasks)))
+        if len(tasks) == 1 else "")
 
 
 def _eee_record(record, place):
@@ -12864,6 +13028,68 @@ def _eee_aggregate(path, model):
     return name, list(figures)
 
 
+# An aggregate <uuid>.json (schema 0.1.0 to 0.3.0, evaleval/every_eval_ever
+# eval.schema.json: schema_version, model_info, evaluation_results) holds
+# no per-item results; from 0.1.0's later form on, detailed_evaluation_
+# results {format, file_path} names its instance file (0.3.0: a path from
+# the repository's root, data/<benchmark>/<developer>/<model>/<uuid>_
+# samples.jsonl).  Where that file is there (beside the aggregate, at the
+# path from here, or under an ancestor folder holding data/), it is read in
+# the aggregate's place, and said; else the aggregate is refused with the
+# lm-eval results file's words, naming the file to read (0.1.0's early
+# form names none: a samples file beside it of the same model, if any).
+
+def _eee_instance(head):
+    """Return (named, found) of an Every Eval Ever aggregate file: the
+    instance file its detailed_evaluation_results names (None where it
+    names none) and where that file is (None where it is not there);
+    None for any other file."""
+    doc = head.document() if head.text.startswith("{") else None
+    if not (doc and "schema_version" in doc and isinstance(
+            doc.get("evaluation_results"), list)
+            and isinstance(doc.get("model_info"), dict)):
+        return None
+    detail = doc.get("detailed_evaluation_results")
+    named = detail.get("file_path") if isinstance(detail, dict) else None
+    if not isinstance(named, str) or not named.strip():
+        return None, None
+    folder = os.path.dirname(head.path) or "."
+    places = [os.path.join(folder, os.path.basename(named)), named]
+    up = os.path.abspath(folder)
+    for _ in range(6):
+        places.append(os.path.join(up, named))
+        up = os.path.dirname(up)
+    found = next((p for p in places if os.path.isfile(p)), None)
+    if found and os.path.isabs(found) and not os.path.isabs(named):
+        found = os.path.relpath(found)       # found under an ancestor
+    return named, found
+
+
+def _eee_refusal(head):
+    """Return the refusal of an Every Eval Ever aggregate whose instance
+    file is not there: the file to read instead."""
+    named, _ = _eee_instance(head)
+    if named:
+        where = (f"the instance file its detailed_evaluation_results names, "
+                 f"{named}, which is not there; fetch it (or put it beside "
+                 f"this file) and give it")
+    else:
+        model = (head.document().get("model_info") or {}).get("id")
+        folder = os.path.dirname(head.path) or "."
+        beside = [name for name in sorted(os.listdir(folder))
+                  if name.endswith(".jsonl") and _is_every_eval_ever(
+                      _Head(os.path.join(folder, name)))
+                  and _Head(os.path.join(folder, name)).first().get(
+                      "model_id") == model]
+        where = (f"an instance-level <uuid>_samples.jsonl, which this one "
+                 f"does not name" + (
+                     f"; beside it, of the same model: "
+                     f"{_some(beside, 3)}" if beside else ""))
+    return (f"Every Eval Ever's aggregate file (schema "
+            f"{head.document().get('schema_version')}): aggregates only; "
+            f"the per-item results are {where}")
+
+
 # Files that hold no per-item results, recognised to say so and where the
 # per-item file is: lm-eval's and lighteval's results_<date>.json, HELM's
 # stats.json, run_spec.json and scenario.json, OpenCompass's results/
@@ -12877,6 +13103,7 @@ _AGGREGATES = (
      "lighteval's results file: aggregates only; the per-item results are "
      "the details/<model>/<date>/details_<task>_<date>.parquet files of "
      "the same run (written with --save-details)"),
+    (lambda h, d: _eee_instance(h) is not None, "{eee}"),
     (lambda h, d: d is not None and isinstance(d.get("results"), dict)
      and ("configs" in d or "versions" in d),
      "lm-eval's results file: aggregates only; the per-item results are the "
@@ -12911,7 +13138,8 @@ def _aggregate_message(head):
         if test(head, doc):
             figures = list(doc.items())[:3] if _numbers_only(head) else []
             shown = ", ".join(f"{k} {v}" for k, v in figures)
-            return message.format(name=head.name, shown=shown)
+            return message.format(name=head.name, shown=shown, eee=(
+                message == "{eee}" and _eee_refusal(head)))
     return None
 
 
@@ -13344,7 +13572,8 @@ def _read_lfs_pointer(head, how):
 # position, which is refused: an item is its text (doc.id where lighteval
 # sets one), and a hash of its text and gold its identity, so two runs
 # pair on the same example and the join can check that they hold it.
-# Only these columns are read; predictions and tokens are never inflated.
+# Only these columns are read; tokens are never inflated, predictions
+# only where a metric samples several (to count them: _lighteval_settings).
 
 def _lighteval_runs(path):
     """Return the _Found runs of a lighteval output or details directory:
@@ -13370,22 +13599,6 @@ def _lighteval_model(path, file):
     if isinstance(name, str) and name:
         return name
     return os.path.dirname(os.path.relpath(os.path.dirname(file), path))
-
-
-def _lighteval_results(path):
-    """Return the results_<date>.json of a details file, or None: beside
-    it, a folder up, or at results/<model>/ beside details/<model>/."""
-    stamp = _details_task(os.path.basename(path))[1]
-    folder = os.path.dirname(os.path.abspath(path))
-    places = [folder, os.path.dirname(folder)]
-    parts = folder.split(os.sep)
-    if "details" in parts:                 # details/<model>/<date>/
-        at = len(parts) - 1 - parts[::-1].index("details")
-        places.append(os.sep.join(parts[:at] + ["results"]
-                                  + parts[at + 1:-1]))
-    name = f"results_{stamp}.json"
-    return next((os.path.join(p, name) for p in places
-                 if stamp and os.path.isfile(os.path.join(p, name))), None)
 
 
 def _details_task(name):
@@ -13429,8 +13642,9 @@ def _read_lighteval(head, how):
         notes.insert(1, "lighteval details number no items: each is named "
                         "by a hash of its example's text")
     source = _listed_source(path, labelled, [n for n in notes if n])
-    return source._replace(identity=("item_hash",), task=_details_task(
-        os.path.basename(path))[0])
+    return source._replace(identity=("item_hash",), settings=_read_settings(
+        _lighteval_settings, path, footer, rows, group, newer, how.inflate),
+        task=_details_task(os.path.basename(path))[0])
 
 
 def _lighteval_items(path, rows, group, newer, numbered):
@@ -13500,6 +13714,22 @@ def _merge_rows(path, labelled, total):
         notes.append(f"{repeated} metric values held by several rows of "
                      f"one example: averaged as epochs")
     return out, notes
+
+
+def _lighteval_results(path):
+    """Return the results_<date>.json of a lighteval details file (beside
+    it, or in results/ where details/<model>/<date>/ holds it), or None."""
+    stamp = _details_task(os.path.basename(path))[1]
+    folder = os.path.dirname(os.path.abspath(path))
+    places = [folder, os.path.dirname(folder)]
+    parts = folder.split(os.sep)
+    if "details" in parts:                 # details/<model>/<date>/
+        at = len(parts) - 1 - parts[::-1].index("details")
+        places.append(os.sep.join(parts[:at] + ["results"]
+                                  + parts[at + 1:-1]))
+    name = f"results_{stamp}.json"
+    return next((os.path.join(p, name) for p in places
+                 if stamp and os.path.isfile(os.path.join(p, name))), None)
 
 
 def _lighteval_note(path, labelled):
@@ -13581,7 +13811,9 @@ _READERS = (
             _is_openai_evals, _read_openai_evals),
     _Reader("every-eval-ever", "Every Eval Ever samples .jsonl (sample_id, "
             "sample_hash, evaluation.score), or the folder holding them",
-            _is_every_eval_ever, _read_every_eval_ever, _every_eval_ever_runs),
+            lambda h: _is_every_eval_ever(h) or (_eee_instance(h) or (
+                None, None))[1] is not None, _read_every_eval_ever,
+            _every_eval_ever_runs),
     _Reader("lm-eval", "lm-evaluation-harness samples_<task>_<date>.jsonl, "
             "or the output directory holding them", _is_lm_eval,
             _read_lm_eval, _lm_eval_runs),
@@ -13620,6 +13852,396 @@ _BY_NAME = {reader.name: reader for reader in _READERS}
 _FORMATS = {reader.name: reader.description for reader in _READERS}
 
 
+## Input: run settings ########################################################
+
+# What a metric means depends on how the run was made: the shots in its
+# prompt, its generation settings, its task's version, how many items it
+# was limited to, how many predictions an item got.  Each reader that can
+# records these as _Source.settings, one small {name: short text} a run,
+# read from where its framework writes them (lm-eval's results_<date>.json
+# beside the samples: configs[task], versions, n-shot and config;
+# lighteval's results JSON and its details' predictions; Inspect's
+# header: eval, plan and scorers; HELM's run_spec.json adapter_spec; Every
+# Eval Ever's evaluation name and the generation_config of the aggregate
+# file beside its samples; promptfoo's prompt and provider; OpenAI evals'
+# spec line).  A setting named 'METRIC: what' is how that metric alone was
+# computed (lighteval's pass@1:4_samples from min(4, predictions per item)
+# predictions, an Inspect scorer's parameters): where two runs differ in
+# it, the metric is left out, since the same name then means two things
+# (--same-metric-anyway judges it).  A setting that cannot be read is
+# unknown, never an error, and only settings both runs name are compared.
+
+_SETTING_WIDTH = 40     # characters of a setting's text before it is cut
+
+
+def _setting_text(value):
+    """Return a setting's value as short text: numbers without a needless
+    '.0', objects as compact JSON, long text cut with a digest of the
+    whole (so two long prompts that differ still read as differing).
+
+    >>> _setting_text(10.0), _setting_text(True), _setting_text({"b": 1})
+    ('10', 'true', '{"b":1}')
+    >>> _setting_text("x" * 50)[-12:]
+    'xx...#35d5ec'
+    """
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, int) or (isinstance(value, float)
+                                    and value.is_integer()):
+        text = str(int(value))
+    elif isinstance(value, float):
+        text = repr(value)
+    elif isinstance(value, str):
+        text = " ".join(value.split()) or repr(value)
+    else:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"),
+                          default=str)
+    if len(text) > _SETTING_WIDTH:
+        digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
+                                 digest_size=3).hexdigest()
+        text = text[:_SETTING_WIDTH - 10] + "...#" + digest
+    return text
+
+
+def _settings(pairs):
+    """Return {name: _setting_text(value)} of (name, value) pairs, less
+    the values not known (None, empty objects)."""
+    return {name: _setting_text(value) for name, value in pairs
+            if value is not None and value != {} and value != []}
+
+
+def _read_settings(read, *args):
+    """Return read(*args), the settings of a run, or {} where they cannot
+    be read: a setting is unknown, never an error (a run that reads
+    without its settings reads with them)."""
+    try:
+        found = read(*args)
+    except (EvalDeltaError, OSError, ValueError, TypeError, KeyError,
+            AttributeError, IndexError, RecursionError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _dict(value):
+    """Return *value* if it is a dict, else {}."""
+    return value if isinstance(value, dict) else {}
+
+
+_MODEL_ARGS = ("pretrained", "model", "peft", "delta", "tokenizer",
+               "base_url", "engine", "model_name")   # the system, not how
+
+
+def _model_args(value):
+    """Return lm-eval's model_args less those naming the model (the
+    system compared, not a setting), as text, or None."""
+    if isinstance(value, str):
+        parts = [p for p in value.split(",") if p.strip()]
+        kept = [p for p in parts
+                if p.partition("=")[0].strip() not in _MODEL_ARGS]
+        return ",".join(kept) or None
+    if isinstance(value, dict):
+        return {k: v for k, v in value.items() if k not in _MODEL_ARGS
+                } or None
+    return None
+
+
+def _lm_eval_settings(path, task):
+    """Return the settings of an lm-eval samples file from the
+    results_<date>.json beside it: num_fewshot, generation_kwargs, the
+    task's version, repeats, limit (all where none), model_args (less
+    the model), gen_kwargs, the system instruction."""
+    stamp = _task_and_stamp(os.path.basename(path))[1]
+    results = os.path.join(os.path.dirname(path), f"results_{stamp}.json")
+    if not stamp or not os.path.isfile(results):
+        return {}
+    doc = _load_json(results)
+    config = _dict(_dict(doc.get("configs")).get(task))
+    run = _dict(doc.get("config"))
+    shots = config.get("num_fewshot", _dict(doc.get("n-shot")).get(task))
+    version = _dict(doc.get("versions")).get(
+        task, _dict(config.get("metadata")).get("version"))
+    limit = run.get("limit") if "limit" in run else None
+    return _settings([
+        ("num_fewshot", shots), ("version", version),
+        ("generation_kwargs", config.get("generation_kwargs")),
+        ("repeats", config.get("repeats")),
+        ("limit", "all" if "limit" in run and limit is None else limit),
+        ("model_args", _model_args(run.get("model_args"))),
+        ("gen_kwargs", run.get("gen_kwargs")),
+        ("system_instruction", doc.get("system_instruction")),
+        ("fewshot_as_multiturn", doc.get("fewshot_as_multiturn"))])
+
+
+_SAMPLED = re.compile(r".*?(?::(\d+)_samples|maj@(\d+)|@k=?(\d+)).*")
+
+
+def _lighteval_settings(path, footer, rows, group, newer, inflate):
+    """Return the settings of a lighteval details file: few-shot (its
+    task's |N), version, generation size and parameters, max_samples
+    (limit) from the results JSON beside it, predictions per item from
+    the details (read only where a metric samples several), and, for
+    each metric computed from N samples (pass@1:N_samples, maj@N), how
+    many predictions it was computed from: min(N, those the item got)."""
+    task = _details_task(os.path.basename(path))[0]
+    out = {}
+    shots = task.rpartition("|")[2]
+    if shots.isdigit():
+        out["num_fewshot"] = shots
+    found = _lighteval_results(path)
+    doc = _dict(_load_json(found)) if found else {}
+    general = _dict(doc.get("config_general"))
+    bare = task.rpartition("|")[0] if shots.isdigit() else task
+    config = _dict(_dict(doc.get("config_tasks")).get(bare))
+    generation = {k: v for k, v in _dict(general.get(
+        "generation_parameters")).items() if v is not None}
+    out.update(_settings([
+        ("version", _dict(doc.get("versions")).get(task,
+                                                    config.get("version"))),
+        ("generation_size", config.get("generation_size")),
+        ("num_samples", config.get("num_samples")),
+        ("generation", generation or None),
+        ("limit", "all" if "max_samples" in general and general[
+            "max_samples"] is None else general.get("max_samples"))]))
+    sampled = {}
+    for leaf in footer.leaves:
+        name = leaf[len(group) + 1:] if leaf.startswith(group + ".") else ""
+        match = _SAMPLED.fullmatch(name)
+        if match:
+            sampled[name] = int(next(g for g in match.groups() if g))
+    column = "model_response.text" if newer else "predictions"
+    if not sampled or not any(p.startswith(column + ".")
+                              for p in footer.leaves):
+        return out
+    texts = _parquet_rows(footer, [column], inflate)
+    texts = texts[column.split(".")[0]]
+    counts = [len(_dict(t).get("text") or ()) if newer else len(t or ())
+              for t in texts]
+    out["predictions per item"] = _setting_text(max(counts))
+    for name, n in sampled.items():
+        got = [c for c, metrics in zip(counts, rows[group])
+               if _dict(metrics).get(name) is not None]
+        if got:
+            out[f"{name}: predictions per item"] = _setting_text(
+                min(n, max(got)))
+    return out
+
+
+def _inspect_settings(header):
+    """Return the settings of an Inspect log's header: the task's version
+    and arguments, epochs, limit, the solvers of its plan, the generation
+    config, and each scorer's options as its metrics' own setting."""
+    spec, plan = _dict(header.get("eval")), _dict(header.get("plan"))
+    config = _dict(spec.get("config"))
+    steps = [s for s in plan.get("steps") or () if isinstance(s, dict)]
+    solver = [f"{s.get('solver')}" + (f"({_setting_text(s['params'])})"
+                                      if s.get("params") else "")
+              for s in steps]
+    generate = dict(_dict(spec.get("model_generate_config")),
+                    **_dict(plan.get("config")))
+    generate.pop("max_connections", None)        # speed, not the answer
+    out = _settings([
+        ("task_version", spec.get("task_version")),
+        ("task_args", spec.get("task_args") or None),
+        ("epochs", config.get("epochs", 1 if spec else None)),
+        ("limit", config.get("limit", "all" if "config" in spec else None)),
+        ("solver", " > ".join(solver) or None),
+        ("generate", generate or None)])
+    scorers = [s for s in spec.get("scorers") or () if isinstance(s, dict)]
+    scores = [s for s in _dict(header.get("results")).get("scores") or ()
+              if isinstance(s, dict)]
+    for s in scorers:
+        out[f"{s.get('name')}: scorer options"] = _setting_text(
+            s.get("options") or {})
+    for s in scores:
+        if s.get("params"):
+            out[f"{s.get('name')}: scorer options"] = _setting_text(
+                s["params"])
+    return out
+
+
+def _helm_settings(folder, inflate):
+    """Return the settings of a HELM run: its run_spec.json's
+    adapter_spec (method, shots, outputs, temperature, max tokens, the
+    instructions, max_eval_instances as limit)."""
+    file = os.path.join(folder, "run_spec.json")
+    if not os.path.isfile(file):
+        return {}
+    adapter = _dict(_dict(_load_json(file, inflate)).get("adapter_spec"))
+    return _settings([
+        ("method", adapter.get("method")),
+        ("max_train_instances", adapter.get("max_train_instances")),
+        ("num_outputs", adapter.get("num_outputs")),
+        ("temperature", adapter.get("temperature")),
+        ("max_tokens", adapter.get("max_tokens")),
+        ("num_trials", adapter.get("num_trials")),
+        ("instructions", adapter.get("instructions")),
+        ("limit", "all" if "max_eval_instances" in adapter and adapter[
+            "max_eval_instances"] is None
+         else adapter.get("max_eval_instances"))])
+
+
+def _eee_settings(path, tasks):
+    """Return the settings of an Every Eval Ever samples file: its
+    evaluation name, and the generation_config of the aggregate file
+    beside it that points to it (or the folder's one aggregate file)."""
+    out = _settings([("evaluation_name", tasks[0] if len(tasks) == 1
+                      else None)])
+    folder = os.path.dirname(os.path.abspath(path))
+    files = [os.path.join(folder, n) for n in sorted(os.listdir(folder))
+             if n.endswith(".json") and os.path.getsize(
+                 os.path.join(folder, n)) < (1 << 22)]
+    configs = []
+    for file in files:
+        doc = _dict(_read_settings(_load_json, file))
+        listed = doc.get("evaluation_results")
+        if not isinstance(listed, list):
+            continue
+        pointer = json.dumps(doc.get("detailed_evaluation_results")
+                             or doc.get("detailed_evaluation_results_per_"
+                                        "samples") or "")
+        configs.append((os.path.basename(path) in pointer, [
+            _dict(r).get("generation_config") for r in listed]))
+    chosen = [c for mine, c in configs if mine] or (
+        [configs[0][1]] if len(configs) == 1 else [])
+    found = [g for g in (chosen[0] if chosen else ()) if g]
+    if found and all(g == found[0] for g in found):
+        out["generation_config"] = _setting_text(found[0])
+    return out
+
+
+def _prompt_settings(prompt, provider):
+    """Return the settings of a promptfoo system: its prompt's text and
+    its provider's config (the provider itself is the system)."""
+    return _settings([
+        ("prompt", _dict(prompt).get("raw") if isinstance(prompt, dict)
+         else prompt),
+        ("provider config", _dict(provider).get("config") or None)])
+
+
+def _openai_evals_settings(spec):
+    """Return the settings of an OpenAI evals record file's spec line:
+    the eval, its split, the eval class and arguments, the seed and
+    max_samples (limit)."""
+    spec = _dict(spec)
+    run = _dict(spec.get("run_config"))
+    evaluated = _dict(run.get("eval_spec"))
+    return _settings([
+        ("eval_name", spec.get("eval_name")), ("split", spec.get("split")),
+        ("eval", evaluated.get("cls")), ("eval args", evaluated.get("args")),
+        ("seed", run.get("seed")),
+        ("limit", "all" if "max_samples" in run and run["max_samples"] is None
+         else run.get("max_samples"))])
+
+
+def _differing(a, b):
+    """Return [(setting, a's, b's)] of the run-wide settings both runs
+    name and hold differently (a metric's own, 'METRIC: what', apart).
+
+    >>> _differing({"num_fewshot": "0", "limit": "all", "x: k": "1"},
+    ...            {"num_fewshot": "5", "limit": "all", "x: k": "8"})
+    [('num_fewshot', '0', '5')]
+    """
+    return [(k, v, b[k]) for k, v in a.items()
+            if ": " not in k and k in b and b[k] != v]
+
+
+def _differs_words(differs):
+    """Return the words of the settings two runs differ in ('' if none).
+
+    >>> _differs_words([("num_fewshot", "0", "5"), ("limit", "all", "20")])
+    'differs: num_fewshot 0 -> 5; limit all -> 20'
+    """
+    return "differs: " + "; ".join(f"{k} {a} -> {b}" for k, a, b
+                                   in differs) if differs else ""
+
+
+def _computed_apart(metrics, baseline, candidate, said, anyway=False):
+    """Return the _Metrics whose computation both runs' settings name
+    alike ('METRIC: what'); each other is left out with a read: line in
+    *said* naming how they differ (1 and 8 predictions per item), unless
+    *anyway* (--same-metric-anyway), which judges it and says so.  Where
+    none is left, raise EvalDeltaError in one line."""
+    a, b = baseline.settings, candidate.settings
+    kept, hows = [], []
+    for m in metrics:
+        apart = [(what, a[f"{field}: {what}"], b[f"{field}: {what}"])
+                 for field in dict.fromkeys((m.a_field or m.name, m.name,
+                                             m.name.partition(".")[0]))
+                 for what in [k.partition(": ")[2] for k in a
+                              if k.startswith(f"{field}: ")]
+                 if f"{field}: {what}" in b
+                 and a[f"{field}: {what}"] != b[f"{field}: {what}"]]
+        if not apart:
+            kept.append(m)
+            continue
+        how = "; ".join(f"{x} and {y} {what}" if what.endswith(" per item")
+                        else f"{what} {x} and {y}" for what, x, y in apart)
+        hows.append(f"{m.name} from {how}")
+        if anyway:
+            said.append(f"{m.name}: computed from {how} in the two runs, "
+                        f"judged as one metric (--same-metric-anyway)")
+            kept.append(m)
+        else:
+            said.append(f"{m.name}: computed from {how} in the two runs: "
+                        f"not the same metric, so not judged, left out "
+                        f"(--same-metric-anyway judges it)")
+    if metrics and not kept:
+        raise EvalDeltaError(
+            f"{candidate.path}: no metric computed as in {baseline.path} "
+            f"({'; '.join(hows)}): nothing left to compare; "
+            f"--same-metric-anyway compares them anyway")
+    return kept
+
+
+def _limited(error, sources):
+    """Return the join's *error* of ids a run lacks, reworded where that
+    run's settings say it was limited to fewer items than the other's
+    (lm-eval --limit 20 against a full run); else *error*."""
+    text = str(error)
+    if None in sources:                 # one wide file: nothing limited
+        return error
+    limits = [s.settings.get("limit") for s in sources]
+    for k, (source, mine) in enumerate(zip(sources, limits)):
+        other = next((j for j, theirs in enumerate(limits)
+                      if theirs and theirs != mine), None)
+        if (mine and mine != "all" and other is not None
+                and text.startswith(f"{source.path}: lacks ")):
+            part = "of its items" if "." in mine else "items"
+            first, then = sorted((k, other))
+            return EvalDeltaError(
+                f"{source.path}: a run limited to {mine} {part} (limit "
+                f"{limits[first]} -> {limits[then]}), so it "
+                f"{text[len(source.path) + 2:]}")
+    return error
+
+
+def _rank_differing(sources, names):
+    """Return [(setting, [(value, [names])])] of the run-wide settings
+    every run names and not all hold alike (rank's differs)."""
+    out = []
+    for key in sources[0].settings:
+        if ": " in key or not all(key in s.settings for s in sources):
+            continue
+        held = {}
+        for source, name in zip(sources, names):
+            held.setdefault(source.settings[key], []).append(name)
+        if len(held) > 1:
+            out.append((key, list(held.items())))
+    return out
+
+
+def _rank_differs_words(differs):
+    """Return rank's line of the settings its runs differ in ('' if none).
+
+    >>> _rank_differs_words([("shots", [("0", ["a"]), ("5", ["b", "c"])])])
+    'differs: shots 0 (a), 5 (b, c)'
+    """
+    return "differs: " + "; ".join(
+        f"{key} " + ", ".join(f"{value} ({', '.join(who)})"
+                              for value, who in held)
+        for key, held in differs) if differs else ""
+
+
 ## Input: runs compared and ranked ############################################
 
 # What compare and rank do with the runs they are given, apart from the
@@ -13644,6 +14266,11 @@ class _Compared(NamedTuple):
     subset_judgements: list = ()  # ... and per subset
     checks: tuple = ()           # --human: a _JudgeCheck per result
     as_judged: tuple = ()        # ... and the judge's verdict alone
+    aliases: dict = {}           # {metric: (metrics equal to it on every
+                                 # item, one row and one test with it)}
+    across: tuple = ()           # with --by: an _AcrossSubsets per metric
+                                 # of three subsets or more
+    settings: tuple = ()         # (setting, A's, B's) they differ in
 
 
 def _compare_run(options, path, rng):
@@ -13688,12 +14315,20 @@ def _compare_run(options, path, rng):
                                            [s.name for s in stats]),
                          equivalence=_margins(options.equivalence,
                                               [s.name for s in stats],
-                                              "--equivalence"))
+                                              "--equivalence"),
+                         settings=tuple(_differing(
+                             baseline.settings, candidate.settings))
+                         if candidate is not None else ())
     said = []
     metrics, baseline, candidate = _chosen_metrics(options, baseline,
                                                    candidate, said)
     metrics = [m._replace(direction=_direction(options, m.name, said))
                for m in metrics]
+    differs = ()
+    if candidate is not None:
+        metrics = _computed_apart(metrics, baseline, candidate, said,
+                                  options.same_metric)
+        differs = tuple(_differing(baseline.settings, candidate.settings))
     margins = _margins(options.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
     reading = _source_notes(options, (baseline, candidate)) + left_out
@@ -13727,15 +14362,19 @@ def _compare_run(options, path, rng):
         if candidate is not None:
             candidate = _complete_rows(candidate, [m.b_field for m in metrics],
                                       left[1])
-    tallies, missing = _read_tallies(baseline, candidate, metrics, options,
-                                     columns=True, left_out=[
-                                         (s, removed) for s, (_, removed)
-                                         in zip((baseline, candidate), left)])
+    try:
+        tallies, missing = _read_tallies(
+            baseline, candidate, metrics, options, columns=True, left_out=[
+                (s, removed) for s, (_, removed)
+                in zip((baseline, candidate), left)])
+    except EvalDeltaError as exc:
+        raise _limited(exc, (baseline, candidate)) from None
     if candidate is not None:
         reading += _same_run((baseline, candidate), tallies, missing)
         reading += _other_tasks((baseline, candidate))
     if not options.metric:
         metrics, tallies = _varying(metrics, tallies, reading)
+    aliases = _equal_columns(metrics, tallies)
     reading += said
     ordered = (_in_order(options, tallies, reading) if options.order
                else tallies)
@@ -13766,10 +14405,92 @@ def _compare_run(options, path, rng):
                                     test="sign test exact")
         subsets = [(label, r._replace(ci_unpaired=None))
                    for label, r in subsets]
+    across = tuple(a for a in (_across_subsets(
+        [x for _, x in subsets if x.metric == r.metric], options.confidence)
+        for r in results) if a is not None)
     return _Compared(names, results, subsets, max(dropped, missing), reading,
                      margins, preferences, sequential,
                      _margins(options.equivalence, [r.metric for r in results],
-                              "--equivalence"))
+                              "--equivalence"), aliases=aliases,
+                     across=across, settings=differs)
+
+
+def _equal_columns(metrics, tallies):
+    """Return {first: (others, ...)} of the *metrics* whose values are
+    equal on every item of both runs (HELM's exact_match,
+    quasi_exact_match, prefix_exact_match on a multiple-choice run;
+    lm-eval's acc and acc_norm where they agree), each class named by its
+    first in *metrics*' order; {} unless the tallies are _Columns (item by
+    item: not under --by or --cluster, whose tallies are counts).  Exact:
+    a digest of each column's bytes groups the candidates, then their
+    values are compared one by one (a NaN is equal to nothing, so a
+    metric missing on some items stays apart)."""
+    if len(metrics) < 2 or not all(isinstance(t, _Columns) for t in tallies):
+        return {}
+    groups = {}
+    for m, t in zip(metrics, tallies):
+        key = (m.kind, m.direction) + tuple(
+            hashlib.blake2b(column, digest_size=16).digest() for column in t)
+        groups.setdefault(key, []).append((m.name, t))
+    found = {}
+    for (first, t), *rest in groups.values():
+        same = tuple(name for name, u in rest if u.a == t.a and u.b == t.b)
+        if same:
+            found[first] = same
+    return found
+
+
+def _one_test_each(runs):
+    """Return the _Compared *runs* (not yet judged) with the metrics equal
+    on every item in every run (each run's aliases) as one metric: the
+    first's result kept, the others named in its aliases and their
+    results left out, so that Holm's (or BH's) family and best-of count
+    each distinct metric once; a read: line says which are one."""
+    names = [r.metric for r in runs[0].results]
+    if not any(run.aliases for run in runs) or any(
+            [r.metric for r in run.results] != names for run in runs):
+        return [run._replace(aliases={}) for run in runs]
+    firsts = [{other: first for first, others in run.aliases.items()
+               for other in others} for run in runs]
+    classes = {}
+    for name in names:
+        classes.setdefault(tuple(f.get(name, name) for f in firsts),
+                           []).append(name)
+    aliases = {first: tuple(rest) for first, *rest in classes.values()
+               if rest}
+    gone = {name for rest in aliases.values() for name in rest}
+    where = "in every run" if len(runs) > 1 else "in both runs"
+    said = [f"{_listing([first, *rest])}: the same value on every item "
+            f"{where}: one metric, one row and one test, as {first}"
+            for first, rest in aliases.items()]
+    out = []
+    for run in runs:
+        keep = [k for k, r in enumerate(run.results) if r.metric not in gone]
+        out.append(run._replace(
+            results=[run.results[k] for k in keep],
+            sequential=tuple(run.sequential[k] for k in keep
+                             if k < len(run.sequential)),
+            reading=run.reading + said, aliases=aliases))
+    return out
+
+
+def _aliased(name, others):
+    """Return a metric's name with those equal to it on every item:
+    'exact_match (= quasi_exact_match, prefix_exact_match, ... on every
+    item)' (two named, then '...', where there are more; the
+    read: line and the JSON name them all)."""
+    shown = list(others) if len(others) <= 2 else [*others[:2], "..."]
+    return f"{name} (= {', '.join(shown)} on every item)"
+
+
+def _shown_aliases(run):
+    """Return the _Compared *run* with each metric that has aliases named
+    with them (_aliased), for the text, markdown and HTML reports."""
+    if not run.aliases:
+        return run
+    return run._replace(results=[
+        r._replace(metric=_aliased(r.metric, run.aliases[r.metric]))
+        if r.metric in run.aliases else r for r in run.results])
 
 
 def _wide_sides(options, wide, metrics):
@@ -13892,9 +14613,10 @@ def _here(line):
 def _named_runs(options, runs):
     """Return the _Compared *runs* with their systems named for the report
     (_report_names).  Their read: lines name the files under the current
-    folder from it (_here)."""
-    return [_called(run._replace(reading=list(map(_here, run.reading))),
-                    names)
+    folder from it (_here).  A metric equal to others on every item is
+    named with them (_shown_aliases)."""
+    return [_called(_shown_aliases(run)._replace(
+        reading=list(map(_here, run.reading))), names)
             for run, names in zip(runs, _report_names(options, runs))]
 
 
@@ -13916,9 +14638,32 @@ def _report_names(options, runs):
         files = [os.path.basename(path.rstrip("/")) or path for path in files]
     short = iter(_short_names(files, alone=True))
     short = [path if path == _STDIN else next(short) for path in given]
-    return [(short[0], short[k]) if all(
+    return [_settings_named(run.settings, (short[0], short[k])) if all(
         name == _STDIN or os.path.exists(name) for name in run.names)
         else run.names for k, run in enumerate(runs, 1)]
+
+
+_NO_NAME = re.compile(r"[\dT:._+-]*\d{4}-\d\d-\d\d[\dT:._+-]*|.*\.(jsonl?|"
+                      r"csv|tsv|parquet|eval|gz)")   # a time stamp, a file
+
+
+def _settings_named(differs, names):
+    """Return *names*, or where no better tells the runs apart than time
+    stamps or file names, the first setting they differ in that reads in
+    a few characters ('num_fewshot=0', 'num_fewshot=5').
+
+    >>> _settings_named([("num_fewshot", "0", "5")],
+    ...                 ("2024-12-23T14-45", "2024-12-23T15-04"))
+    ('num_fewshot=0', 'num_fewshot=5')
+    >>> _settings_named([("num_fewshot", "0", "5")], ("gpt-4o", "llama"))
+    ('gpt-4o', 'llama')
+    """
+    if not all(_NO_NAME.fullmatch(str(n)) for n in names):
+        return names
+    for key, a, b in differs:
+        if len(a) + len(b) + 2 * len(key) < 2 * _SETTING_WIDTH:
+            return (f"{key}={a}", f"{key}={b}")
+    return names
 
 
 def _called(run, names):
@@ -13937,15 +14682,24 @@ def _called(run, names):
 
 def _judged(runs, options):
     """Return the _Compared *runs*, each with its _Judgements: Holm's
-    family is every candidate's metrics (and, apart, their subsets)."""
+    family is every candidate's metrics (and, apart, their subsets), those
+    equal on every item in every run counted once (_one_test_each)."""
+    runs = _one_test_each(runs)
     count = (f"{len(runs)} candidates x " if len(runs) > 1 else "")
     metrics = len(runs[0].results)
+    named = metrics + sum(map(len, runs[0].aliases.values()))
     labels = len({label for label, _ in runs[0].subsets})
     judged = dict(margin=runs[0].margins, equivalent=runs[0].equivalence)
+    sizes = [len(run.results) for run in runs]
+    family = (count + (_items(metrics, "distinct metric") + f" ({named} "
+                       f"named)" if named > metrics else _items(metrics,
+                                                                "metric"))
+              if len(set(sizes)) == 1
+              else f"{len(runs)} candidates' {sum(sizes)} metrics "
+                   f"({', '.join(map(str, sizes))})")   # some left out
     judgements = _per_run(_judge(
         [r for run in runs for r in run.results], options._replace(jobs=1),
-        family=count + _items(
-            metrics, "metric"), **judged), [len(run.results) for run in runs])
+        family=family, **judged), sizes)
     subsets = _per_run(_judge(
         [r for run in runs for _, r in run.subsets], options,
         family=count + _items(labels, "subset") + " x " + _items(
@@ -13953,8 +14707,7 @@ def _judged(runs, options):
         [len(run.subsets) for run in runs])
     as_judged = _per_run(_judge(
         [c.judged for run in runs for c in run.checks],
-        options._replace(jobs=1), family=count + _items(metrics, "metric"),
-        **judged),
+        options._replace(jobs=1), family=family, **judged),
         [len(run.checks) for run in runs])
     if options.family:                  # a system by its path or as shown
         called = _report_names(options, runs)
@@ -13984,10 +14737,14 @@ def _best_of_runs(options, runs, rng):
         return [], [f"best of {len(runs)}: the choice is not accounted for "
                     f"with {why} yet; each candidate's own interval "
                     f"ignores that the best was picked"]
-    sources = [_open_source(path, options.reading) for path in options.runs]
     best = []
     for r in runs[0].results:
         metric = _Metric(r.metric, r.metric, r.metric, direction=r.direction)
+        # a _Source's batches are read once: each metric opens the runs
+        # anew (opened once, every metric after the first read no records
+        # and was said not to join, 'no id in common')
+        sources = [_open_source(path, options.reading)
+                   for path in options.runs]
         try:
             tally, _ = _read_joint(
                 sources, metric, id_field=options.id_col,
@@ -15196,8 +15953,10 @@ def _read_systems(source, names, allow_partial=False):
     return tally, left
 
 
-def _rank_input(options, sources):
-    """Return (_Metric, tally of S-tuples, dropped, names) for rank."""
+def _rank_input(options, sources, said=None):
+    """Return (_Metric, tally of S-tuples, dropped, names) for rank; read:
+    lines go to the list *said*."""
+    said = [] if said is None else said
     if len(sources) == 1:
         listed = not options.systems and len(sources[0].systems) >= 2
         if listed:                       # promptfoo: every provider
@@ -15239,17 +15998,73 @@ def _rank_input(options, sources):
             _require(source.run(), found[0], "field", "numeric fields:",
                      _numeric_fields(source.run(), _ID_FIELDS))
         metric = _Metric(found[0], found[0], found[0])
-        tally, dropped = _read_joint(sources, metric, id_field=options.id_col,
-                                    allow_partial=options.allow_partial,
-                                    by=options.by,
-                                    different_items=options.different_items)
+        for source in sources[1:]:           # raises where none is left
+            _computed_apart([metric], sources[0], source, said,
+                            options.same_metric)
+        try:
+            tally, dropped = _read_joint(
+                sources, metric, id_field=options.id_col,
+                allow_partial=options.allow_partial, by=options.by,
+                different_items=options.different_items)
+        except EvalDeltaError as exc:
+            raise _limited(exc, sources) from None
         names = _short_names(options.runs if len(options.runs) == len(
             sources) else [source.path for source in sources])
+        differs = _rank_differing(sources, names)
+        if all(_NO_NAME.fullmatch(str(n)) for n in names):
+            key, held = next(((k, h) for k, h in differs
+                              if len(h) == len(names)), (None, ()))
+            named = {who[0]: f"{key}={value}" for value, who in held}
+            names = [named.get(n, n) for n in names]
     names = options.names or names
     if len(names) != len(sources if len(sources) > 1 else options.systems):
         raise EvalDeltaError(f"--names gives {len(names)} names for "
                              f"{len(options.systems or sources)} systems")
     return metric, tally, dropped, names
+
+
+def _rank_one_metric(options, sources, reading):
+    """Return (options, aliases) of rank on several runs whose metrics
+    (--metric's, else those the runs share) are equal on every item in
+    every run: --metric the first of them, ranked as one, the others its
+    aliases (a read: line, added to *reading*, names them).  Where they
+    are more than one distinct metric, EvalDeltaError names each with
+    its aliases; else (one metric, a wide file, standard input, a run
+    that does not read) the options as they are, for rank's own checks.
+    The runs are read anew (a _Source is read once), only where rank
+    would otherwise refuse several metrics."""
+    if len(sources) < 2 or options.systems or _STDIN in (
+            s.path for s in sources):
+        return options, ()
+    try:
+        found = list(options.metric or _default_metrics(
+            sources[0], sources[1], _not_metrics(options, *sources[:2])))
+        if len(set(found)) < 2:
+            return options, ()
+        opened = [_open_source(s.path, options.reading) for s in sources]
+        key = options.id_col or _shared_id_field(opened[0].run(),
+                                                 opened[1].run())
+        firsts = []
+        for source in opened:
+            _, _, values, _ = _read_baseline(
+                source, [_Metric(n, n, n) for n in found], key, None)
+            firsts.append([next(j for j in range(k + 1) if j == k
+                                or values[j] == values[k])
+                           for k in range(len(found))])
+    except EvalDeltaError:
+        return options, ()
+    classes = {}
+    for k, name in enumerate(found):
+        classes.setdefault(tuple(f[k] for f in firsts), []).append(name)
+    if len(classes) > 1:
+        named = [_aliased(first, rest) if rest else first
+                 for first, *rest in classes.values()]
+        raise EvalDeltaError(f"rank ranks on one metric; name it with "
+                             f"--metric (the runs have {', '.join(named)})")
+    first, *rest = found
+    reading.append(f"{_listing(found)}: the same value on every item in "
+                   f"every run: one metric, ranked as {first}")
+    return options._replace(metric=(first,)), tuple(rest)
 
 
 def _once_each(sources, given):
@@ -15550,13 +16365,14 @@ class _Budget(NamedTuple):
 
 def _budget_from_pilot(options):
     """Return the _Budget of plan --from A B --human H [--strata FIELD]
-    --budget K: the pilot corrected as compare corrects it, the K labels
+    --budget K (or of one file of both systems, --from F --a-col --b-col
+    --human HA,HB, as compare reads it): the pilot corrected as compare corrects it, the K labels
     shared among the strata by Neyman's allocation (uniformly without
     strata) and the items to label next drawn from each stratum's
     unlabelled items (the baseline's ids, in a random order seeded by
     --seed)."""
-    found = _compare_run(options, options.runs[1],
-                         random.Random(options.seed))
+    found = _compare_run(options, options.runs[1:][0] if options.runs[1:]
+                         else None, random.Random(options.seed))
     if len(found.results) > 1:
         raise EvalDeltaError(f"--budget shares labels by one metric's "
                              f"residuals; the pilot has "
@@ -15672,6 +16488,7 @@ class _Profile(NamedTuple):
     most: int = 0            # the most records an id has
     least: int = 0           # and the fewest
     read: str = ""           # the file read (a folder's run), if a file
+    settings: dict = {}      # the run's settings (_Source.settings)
     partial: str = ""        # the refusal --allow-partial answers, if so
     benchmark: str = ""      # the task its reader names (any framework)
 
@@ -15936,6 +16753,7 @@ def _profile_source(path, source, format, task, options):
                     tuple(metrics), presence=dict(presence),
                     numbered={0: False, records: True}.get(numbered),
                     most=most, least=least, read=source.path,
+                    settings=source.settings,
                     benchmark=source.task)
 
 
@@ -15954,13 +16772,6 @@ def _id_runs(hashes):
     sizes = [j - i for i, j in zip(edges, edges[1:])]
     return (array("q", map(ordered.__getitem__, edges[:-1])),
             min(sizes, default=0), max(sizes, default=0))
-
-
-def _digest(value):
-    """Return a short digest of an item's content (any JSON value)."""
-    text = (value if isinstance(value, str)
-            else json.dumps(value, sort_keys=True, default=str))
-    return zlib.crc32(text.encode("utf-8", "replace"))
 
 
 def _profile_metrics(source, key):
@@ -16053,6 +16864,18 @@ def _joinable(a, b):
     return shared, differ
 
 
+def _check_differs(group):
+    """Return [check's line of the settings the joined inputs *group*
+    differ in (as compare and rank say them)], or []."""
+    names = [p.name for p in group]
+    differs = _rank_differing(group, names)
+    if not differs:
+        return []
+    return [f"{_listing(names)}: " + (
+        _differs_words([(k, a, b) for k, ((a, _), (b, _)) in differs])
+        if len(group) == 2 else _rank_differs_words(differs))]
+
+
 def _check_joins(profiles):
     """Return (lines on how the inputs' ids join, problems seen there):
     inputs holding the same ids said together, then each pair that
@@ -16069,6 +16892,7 @@ def _check_joins(profiles):
             lines.append(f"{_listing([p.name for p in group])}: the same "
                          f"{_items(len(first.ids), 'id')} ({first.id_field})"
                          + _content_words(group, problems))
+            lines += _check_differs(group)
     keys = list(alike)
     for i, a in enumerate(keys):
         for b in keys[i + 1:]:
@@ -16087,6 +16911,7 @@ def _check_joins(profiles):
                     f"{len(b) - len(shared)} only in the second (compare "
                     f"takes them with --allow-partial)"
                     + _content_words([x, y], problems))
+                lines += _check_differs([x, y])
     if len(lines) > _CHECK_MOST:
         lines[_CHECK_MOST:] = [f"and {len(lines) - _CHECK_MOST} more pairs"]
     benchmarks = list(dict.fromkeys(p.benchmark for p in items))
@@ -16580,7 +17405,7 @@ def _one_file_commands(p, extra):
 ## Report #####################################################################
 
 # Doors (called from other sections): _budget_json, _calibration_json,
-# _check_json, _compare_json, _compare_page, _forest_svg, _format_budget,
+# _check_json, _checked_page, _compare_json, _compare_page, _forest_svg, _format_budget,
 # _format_calibration, _format_check, _format_compare, _format_labels_plan,
 # _format_peeking, _label_next_csv,
 # _format_pilot, _format_plan, _format_rank, _format_repeats,
@@ -16588,7 +17413,7 @@ def _one_file_commands(p, extra):
 # _joined_reports, _labels_plan_json, _OUTPUT_FORMATS, _markdown_lines,
 # _Page, _peeking_json, _pilot_json, _plan_json, _plan_markdown, _plan_page,
 # _power_curve_svg, _rank_json, _rank_page, _Ranked, _render,
-# _runs_plan_json, _simulation_json, _stopping_json, _with_noise.
+# _runs_plan_json, _simulation_json, _stopping_json, _table, _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -17090,7 +17915,8 @@ def _format_compare(run, options, markdown=False):
     mark = _markdown if markdown else str
     read = [f"read: {line}" for line in run.reading]
     if markdown:                 # the read: lines a list, not one paragraph
-        lines = [mark(head), ""] + [f"- {mark(line)}" for line in read]
+        lines = [x for line in head.split("\n") for x in (mark(line), "")
+                 ] + [f"- {mark(line)}" for line in read]
         lines += [""] * bool(read)
     else:
         lines = [head] + read
@@ -17113,8 +17939,7 @@ def _format_compare(run, options, markdown=False):
         lines += (["", "Notes:"] if markdown else ["notes:"])
         lines += [("- " if markdown else "  ") + mark(n) for n in notes]
     if by is not None:
-        lines += [""] + _subset_lines(by, subsets, run.subset_judgements,
-                                      confidence, alpha, markdown,
+        lines += [""] + _subset_lines(by, run, confidence, alpha, markdown,
                                       {r.metric: _units_of(r)
                                        for r in results}, resamples)
     return "\n".join(lines)
@@ -17126,6 +17951,8 @@ def _compare_head(run, options):
     results, subsets = run.results, run.subsets
     head = _header(run.names, results[0].n_items, run.dropped,
                    results[0].clusters)
+    if run.settings:                   # beside the systems, on a line
+        head += "\n" + _differs_words(run.settings)
     if options.macro:
         head += (f"; overall: the macro average over the "
                  f"{len({label for label, _ in subsets})} {options.by} "
@@ -17641,11 +18468,13 @@ def _table(rows, markdown):
             for row in rows]
 
 
-def _subset_lines(by, subsets, judgements, confidence, alpha, markdown,
-                  units=None, resamples=None):
-    """Return the lines of the per-subset table and its flags; each
-    metric's values in its overall result's _Units, where *units* has
-    them."""
+def _subset_lines(by, run, confidence, alpha, markdown, units=None,
+                  resamples=None):
+    """Return the lines of a judged _Compared *run*'s per-subset table and
+    its flags, then each metric's subsets taken as a sample (its
+    _AcrossSubsets); each metric's values in its overall result's _Units,
+    where *units* has them."""
+    subsets, judgements = run.subsets, run.subset_judgements
     adjust = judgements[0].adjust if judgements else "holm"
     rows = _subset_rows(by, subsets, judgements, confidence, units,
                         resamples)
@@ -17664,8 +18493,40 @@ def _subset_lines(by, subsets, judgements, confidence, alpha, markdown,
     if before:
         lines += gap + [f"significant before {_ADJUST_NAMES[adjust]}'s "
                         f"adjustment only: {_some(before)}"]
+    for a in run.across:
+        lines += gap + _across_words(a, by, units or {}, confidence, [
+            j.verdict for (_, r), j in zip(subsets, judgements)
+            if r.metric == a.metric])
     return [_markdown(line) if markdown and not line.startswith("|")
             else line for line in lines]
+
+
+def _across_words(a, by, units, confidence, verdicts):
+    """Return the lines of one metric's subsets taken as a sample: the
+    random-effects mean gap with its interval and p, the subsets'
+    spread, where a new one's gap may fall, and the subsets' verdicts."""
+    u = units.get(a.metric) or _units(False, [a.ci, a.prediction])
+    level = _decimal(_exact(confidence) * 100) + "%"
+    counts = collections.Counter(
+        v if v in ("better", "worse") else "undetected" for v in verdicts)
+    shown = [f"{counts[v]} {v}" for v in ("better", "worse") if counts[v]]
+    shown += [f"{counts['undetected']} with no detectable difference"] * (
+        counts["undetected"] > 0)
+    up = a.ci.lo > 0 if a.direction == "higher" else a.ci.hi < 0
+    down = a.ci.hi < 0 if a.direction == "higher" else a.ci.lo > 0
+    word = ("better" if up else "worse" if down
+            else "no detectable difference")
+    floored = (f"; {_items(a.floored, 'subset')} with no spread given half "
+               f"an item's" if a.floored else "")
+    return [f"{a.metric} across {by} (the {a.k} subsets as a sample of "
+            f"{by}s like them, random effects): {u.gap(a.gap)}, {level} CI "
+            f"{u.span(a.ci)} (Hartung-Knapp, {a.k - 1} df), p = "
+            f"{_p_text(a.p)}: {word} on average; between-subset SD "
+            f"{u.gap(a.tau, sign=False)}, I^2 {a.i2:.0%}; a new subset's "
+            f"gap: {u.span(a.prediction)}; subsets: {', '.join(shown)}"
+            f"{floored}",
+            f"  the overall row holds these {by}s fixed; this line asks "
+            f"whether the gap would show on {by}s drawn anew"]
 
 
 def _subset_rows(by, subsets, judgements, confidence, units=None,
@@ -17709,6 +18570,15 @@ def _markdown(text):
     return text.translate(str.maketrans(_MARKDOWN))
 
 
+def _across_json(a):
+    """Return the JSON object of an _AcrossSubsets."""
+    return {"metric": a.metric, "subsets": a.k, "model": "random effects "
+            "(DerSimonian-Laird tau^2, Hartung-Knapp interval)",
+            "gap": a.gap, "ci": list(a.ci), "df": a.k - 1, "p": a.p,
+            "tau": a.tau, "i2": a.i2, "q": a.q,
+            "prediction": list(a.prediction), "floored": a.floored}
+
+
 def _compare_json(run, options):
     """Return the JSON object of compare (a judged _Compared), with the
     settings that produced it; with --by, its per-subset results under
@@ -17717,6 +18587,9 @@ def _compare_json(run, options):
     resamples, interval = options.resamples, options.interval
     names, by, macro = run.names, options.by, options.macro
     out = _compare_entries(results, judgements, interval, resamples)
+    for entry in out:
+        if entry["metric"] in run.aliases:     # equal on every item
+            entry["aliases"] = list(run.aliases[entry["metric"]])
     if macro:
         for r, entry in zip(results, out):
             entry["notes"] = entry["notes"] + _macro_notes(r, subsets)
@@ -17730,6 +18603,9 @@ def _compare_json(run, options):
               if judgements else _POWER, "interval": interval,
               "baseline": names[0], "candidate": names[1],
               "dropped_ids": run.dropped, "metrics": out}
+    if run.settings:                     # what differs: output is as before
+        report["differs"] = [{"setting": k, "baseline": a, "candidate": b}
+                             for k, a, b in run.settings]
     if by is not None:
         rows = _compare_entries([r for _, r in subsets],
                                 run.subset_judgements, interval, resamples)
@@ -17737,6 +18613,8 @@ def _compare_json(run, options):
             row.update(subset=label, n_items=r.n_items)
         report.update(by=by, subsets=rows,
                       overall="macro" if macro else "pooled")
+        if run.across:
+            report["across_subsets"] = [_across_json(a) for a in run.across]
     report["reading"] = run.reading
     for entry, q in zip(report["metrics"], run.sequential):
         entry["sequential"] = _sequential_json(q)
@@ -17899,6 +18777,8 @@ class _Ranked(NamedTuple):
     matrix: object = None    # preferences: the win-rate matrix
     corrected: object = None  # rank --human: (_CorrectedRatings, notes,
                               # _CorrectedTable)
+    aliases: tuple = ()      # metrics equal to its metric on every item
+    settings: tuple = ()     # (setting, [(value, [systems])]) they differ in
 
 
 def _corrected_lines(corrected, r, options):
@@ -17978,7 +18858,10 @@ def _format_rank(ranked, options, markdown=False):
     reading = ranked.reading or ()
     mark = _markdown if markdown else str
     if markdown:                 # the read: lines a list, as compare's
-        lines = [mark(p.head)] + [""] * bool(reading) + [
+        heads = p.head.split("\n")      # differs: a paragraph of its own
+        lines = [mark(heads[0])] + [x for line in heads[1:]
+                                    for x in ("", mark(line))
+                                    ] + [""] * bool(reading) + [
             f"- {mark(f'read: {line}')}" for line in reading]
     else:
         lines = [p.head] + [f"read: {line}" for line in reading]
@@ -18049,12 +18932,16 @@ def _rank_parts(ranked, options):
         drawn = (f"{r.resamples} draws of the means' joint normal law"
                  if r.method == "saddlepoint" else
                  f"{r.resamples} joint resamples")
+        named = (_aliased(r.metric, ranked.aliases) if ranked.aliases
+                 else r.metric)
         head = (f"{len(r.names)} systems, {_items(r.n_items)}, metric "
-                f"{r.metric} ({r.direction} is better), {drawn}"
+                f"{named} ({r.direction} is better), {drawn}"
                 + (f" ({_Dropped.said(dropped)}, left out)" if dropped
                    else ""))
     if r.method == "saddlepoint":
         head += "; means' intervals by saddlepoint"
+    if ranked.settings:                # beside the systems, on a line
+        head += "\n" + _rank_differs_words(ranked.settings)
     joint = r.joint_rank_cis is not None and not marginal
     rows = [["system", f"{'rating' if rated else 'mean'} [{level} CI]",
              f"rank ({level} {'joint set' if joint else 'CI'})",
@@ -18155,6 +19042,7 @@ def _fenced(text):
 
 _OUTPUT_FORMATS = {
     "text": lambda text, markdown, data, page: text(),
+    "github": lambda text, markdown, data, page: text(),
     "markdown": lambda text, markdown, data, page: (markdown or (
         lambda: _fenced(text())))(),
     "json": lambda text, markdown, data, page: json.dumps(
@@ -18264,7 +19152,8 @@ def _html(page):
            'initial-scale=1">', f"<title>{escape(page.title)}</title>",
            f"<style>\n{_PAGE_STYLE}</style>", "</head>", "<body>",
            f"<h1>{escape(page.title)}</h1>"]
-    out += [f'<p class="head">{escape(line)}</p>' for line in page.head]
+    out += [f'<p class="head">{escape(line).replace(chr(10), "<br>")}</p>'
+            for line in page.head]      # differs: on a line of its own
 
     def items(lines, first=""):
         """A list: each line's first part, its "\\n  " parts below."""
@@ -18352,8 +19241,7 @@ def _compare_page(runs, options, best=None, noise=()):
             rows = _subset_rows(options.by, run.subsets,
                                 run.subset_judgements, options.confidence,
                                 units, options.resamples)
-            lines = _subset_lines(options.by, run.subsets,
-                                  run.subset_judgements, options.confidence,
+            lines = _subset_lines(options.by, run, options.confidence,
                                   options.alpha, False, units,
                                   options.resamples)
             page["tables"].append((who + lines[0], rows))
@@ -18754,7 +19642,7 @@ def _best_lines(found, runs, options):
         u = _units_of(own)
         joint = u.span_words(Interval(*map(_exact, b.joint[k])))
         lines.append(
-            f"best of {len(b.gains)} on {b.metric}: {runs[k].names[1]}, "
+            f"best of {len(b.gains)} on {own.metric}: {runs[k].names[1]}, "
             f"{u.gap(b.gains[k])} as observed" + (
                 f" on the {_items(b.n_items)} every run has ({u.gap(own.gap)}"
                 f" on its {_items(own.n_items)}; " if own.n_items != b.n_items
@@ -18777,7 +19665,9 @@ def _best_json(found, runs, options):
     """Return the JSON list of _best_lines' figures."""
     best, notes = found
     return {"notes": notes, "metrics": [
-        {"metric": b.metric, "direction": b.direction, "n_items": b.n_items,
+        {"metric": b.metric, **({"aliases": list(runs[0].aliases[b.metric])}
+                                if b.metric in runs[0].aliases else {}),
+         "direction": b.direction, "n_items": b.n_items,
          "clusters": b.clusters,
          "best": runs[b.best].names[1], "gains": [float(g) for g in b.gains],
          "simultaneous_ci": [[ci.lo, ci.hi] for ci in b.joint],
@@ -18813,7 +19703,9 @@ def _rank_json(ranked, options):
     report = {
         "n_items": r.n_items, "seed": seed, "resamples": r.resamples,
         "confidence": float(confidence), "alpha": float(alpha),
-        "metric": r.metric, "type": r.kind, "direction": r.direction,
+        "metric": r.metric, **({"aliases": list(ranked.aliases)}
+                               if ranked.aliases else {}),
+        "type": r.kind, "direction": r.direction,
         "dropped_ids": dropped, "critical": float(r.critical),
         "method": r.method,
         "rank_intervals": ("marginal" if marginal or r.joint_rank_cis is None
@@ -18847,6 +19739,10 @@ def _rank_json(ranked, options):
                           "nu_note": _nu_words(r.ties)})
     if corrected:
         report["human_corrected"] = corrected
+    if ranked.settings:                  # what differs: output is as before
+        report["differs"] = [{"setting": key, "systems": {
+            name: value for value, who in held for name in who}}
+            for key, held in ranked.settings]
     if ranked.reading is not None:
         report["reading"] = ranked.reading
     if ranked.subsets:
@@ -19764,6 +20660,38 @@ def _format_check(checked, prog, markdown=False):
     return "\n".join(lines)
 
 
+def _checked_page(checked, prog):
+    """Return check's _Page: the problems first (as a verdict), each
+    input's fields as a table under its head line, the commands as a
+    table of what each answers, then how the ids join and what was read;
+    the pieces _format_check prints."""
+    several = len(checked.inputs) > 1
+    tables, reading = [], []
+    for p in checked.inputs:
+        if p.fields:
+            tables.append((_input_lines(p)[0], [
+                ["field", "type", "values", "missing", "looks like"]]
+                + [_field_row(f) for f in p.fields]))
+        reading += [f"{p.path}: {note}" if several else note
+                    for note in p.notes]
+    heads = [_input_lines(p)[0] for p in checked.inputs if not p.fields]
+    if checked.commands:
+        tables.append(("commands (run from this folder)", [
+            ["command", "answers"]] + [
+            [" ".join([prog] + [shlex.quote(a) for a in argv]), what]
+            for argv, what in checked.commands]))
+    details = [("Ids", checked.joins or ["no two inputs share ids"])] * \
+        several
+    if not checked.commands:
+        details.append(("Commands", [
+            "none: a comparison needs two runs on the same items, a file "
+            "holding two systems, or pairwise preferences"]))
+    return _Page(title=f"check: {_items(len(checked.inputs), 'input')}",
+                 head=heads, verdicts=checked.problems or ["none seen"],
+                 verdict_heading="Problems", tables=tables, details=details,
+                 reading=reading)
+
+
 def _input_lines(p):
     """Return the head lines of one input of check's report."""
     head = p.path
@@ -19831,6 +20759,633 @@ def _check_json(checked):
         "joins": checked.joins, "problems": checked.problems,
         "commands": [argv for argv, _ in checked.commands],
         "answers": [what for _, what in checked.commands]}
+
+
+## Run store ##################################################################
+
+# Doors (called from other sections): _COMMENT_MARK, _gate_words,
+# _github_lines, _github_outputs, _history_parts, _junit_xml, _Store.
+#
+# A team runs its eval on every change and asks each time the same
+# question against the version it shipped.  The store keeps what that needs
+# in one SQLite file (the standard library's sqlite3): every run saved as
+# the bytes the framework wrote (zlib; a folder as a zip of its files), so
+# a run compared later from the store is read by the same reader, joined by
+# the same join and judged as compare judges the files themselves; each
+# run's content hash (the same run is not saved twice), its label, commit,
+# branch and time; which run is the accepted baseline, and since when; and
+# every comparison's JSON report with the gate's outcome, which history
+# shows without computing anything again.  The file says what it is
+# (PRAGMA application_id) and which layout it holds (PRAGMA user_version):
+# a file that is not a store, or one of a newer layout, is refused before
+# anything is written to it.  WAL and a busy timeout let CI jobs that save
+# at once wait for each other instead of failing or losing a run.
+#
+# A gate run on every commit tests again and again: each comparison holds
+# its level alone, so against one baseline the expected number of false
+# alarms when nothing changed is at most (comparisons) x (the level of one
+# side), whatever their dependence (the sum of their chances), and the
+# chance of at least one is at most that sum (Boole's inequality).
+
+_STORE_ID = 0x42454431      # PRAGMA application_id: "BED1"
+_STORE_SCHEMA = 1           # PRAGMA user_version this code writes
+_STORE_WAIT = 60.0          # seconds a writer waits for another's lock
+
+# Each layout's statements, from the one before it: a store of layout k is
+# brought to _STORE_SCHEMA by running the rows after k in turn.
+_STORE_LAYOUTS = (
+    None,
+    """CREATE TABLE runs (
+         id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE,
+         name TEXT NOT NULL, path TEXT NOT NULL, form TEXT NOT NULL,
+         body BLOB NOT NULL, label TEXT, commit_id TEXT, branch TEXT,
+         saved TEXT NOT NULL);
+       CREATE TABLE accepted (
+         id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id),
+         saved TEXT NOT NULL);
+       CREATE TABLE comparisons (
+         id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id),
+         baseline INTEGER NOT NULL REFERENCES runs(id),
+         report TEXT NOT NULL, fail_on TEXT, tripped TEXT NOT NULL,
+         command TEXT NOT NULL, saved TEXT NOT NULL);""",
+)
+
+
+class _StoredRun(NamedTuple):
+    """One saved run: its row number, name, label, commit, branch and
+    time."""
+    id: int
+    name: str
+    path: str
+    label: object
+    commit: object
+    branch: object
+    saved: str
+
+
+class _Store:
+    """A run store (see above): opened, checked and, for writing, brought
+    to this code's layout; used as a context manager."""
+
+    def __init__(self, path, write=True):
+        self.path = path
+        self._check_file(write)
+        if write:
+            self.db = sqlite3.connect(path, timeout=_STORE_WAIT,
+                                      isolation_level=None)
+            self.db.execute(f"PRAGMA busy_timeout = "
+                            f"{int(_STORE_WAIT * 1000)}")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self._migrate()
+        else:
+            self.db = sqlite3.connect(self._read_only_uri(), uri=True,
+                                      timeout=_STORE_WAIT)
+
+    def _read_only_uri(self):
+        from urllib.parse import quote
+        return "file:" + quote(os.path.abspath(self.path)) + "?mode=ro"
+
+    def _check_file(self, write):
+        """Refuse, touching nothing, a path that is no store of ours."""
+        path = self.path
+        if not os.path.exists(path):
+            if not write:
+                raise EvalDeltaError(f"{path}: no run store there (compare "
+                                     f"RUN --store {path} makes one)")
+            return
+        if not os.path.isfile(path):
+            raise EvalDeltaError(f"{path}: not a file, so not a run store")
+        with open(path, "rb") as f:
+            head = f.read(16)
+        if not head:
+            return                        # an empty file: a new store
+        if head != b"SQLite format 3\x00":
+            raise EvalDeltaError(f"{path}: not a run store (not an SQLite "
+                                 f"file); nothing written to it")
+        try:
+            db = sqlite3.connect(self._read_only_uri(), uri=True)
+            try:
+                app, = db.execute("PRAGMA application_id").fetchone()
+                version, = db.execute("PRAGMA user_version").fetchone()
+                tables = {row[0] for row in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            finally:
+                db.close()
+        except sqlite3.Error as exc:
+            raise EvalDeltaError(f"{path}: not a readable run store "
+                                 f"({exc}); nothing written to it") from None
+        if app != _STORE_ID and (app or tables):
+            raise EvalDeltaError(f"{path}: an SQLite file of something else, "
+                                 f"not a run store; nothing written to it")
+        if version > _STORE_SCHEMA:
+            raise EvalDeltaError(
+                f"{path}: a run store of layout {version}, written by a newer "
+                f"bootstrap-eval-deltas (this one reads up to "
+                f"{_STORE_SCHEMA}); nothing written to it")
+        if write and not os.access(path, os.W_OK):
+            raise EvalDeltaError(f"{path}: a run store that cannot be "
+                                 f"written")
+
+    def _migrate(self):
+        """Bring the store to _STORE_SCHEMA in one transaction."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            version, = db.execute("PRAGMA user_version").fetchone()
+            for layout in _STORE_LAYOUTS[version + 1:]:
+                for statement in layout.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+            db.execute(f"PRAGMA application_id = {_STORE_ID}")
+            db.execute(f"PRAGMA user_version = {_STORE_SCHEMA}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.db.close()
+
+    # -- runs --------------------------------------------------------------
+
+    def save(self, path, label=None, commit=None, branch=None):
+        """Save the run at *path* (a file or a framework's folder); return
+        (its _StoredRun, whether it was saved before)."""
+        form, body, digest = _packed_run(path)
+        name = os.path.basename(os.path.normpath(path))
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute("SELECT id FROM runs WHERE hash = ?",
+                             (digest,)).fetchone()
+            before = row is not None
+            if row is None:
+                db.execute(
+                    "INSERT INTO runs (hash, name, path, form, body, label, "
+                    "commit_id, branch, saved) VALUES (?,?,?,?,?,?,?,?,?)",
+                    (digest, name, path, form, body, label, commit, branch,
+                     _now()))
+                row = db.execute("SELECT last_insert_rowid()").fetchone()
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return self.run(row[0]), before
+
+    def run(self, number):
+        """Return the _StoredRun numbered *number*."""
+        row = self.db.execute(
+            "SELECT id, name, path, label, commit_id, branch, saved FROM runs "
+            "WHERE id = ?", (number,)).fetchone()
+        return _StoredRun(*row)
+
+    def known(self, path):
+        """Return the _StoredRun holding exactly the run at *path*, or
+        None."""
+        row = self.db.execute("SELECT id FROM runs WHERE hash = ?",
+                              (_packed_run(path)[2],)).fetchone()
+        return row and self.run(row[0])
+
+    def runs(self):
+        """Return every _StoredRun, oldest first."""
+        return [self.run(number) for number, in
+                self.db.execute("SELECT id FROM runs ORDER BY id")]
+
+    def extract(self, number, folder):
+        """Write run *number* into *folder* under its own name (in a folder
+        named as its own was, so that the report names it as before);
+        return its path."""
+        name, path, form, body = self.db.execute(
+            "SELECT name, path, form, body FROM runs WHERE id = ?",
+            (number,)).fetchone()
+        parent = os.path.basename(os.path.dirname(os.path.normpath(path)))
+        place = os.path.join(folder, str(number), parent or "run")
+        os.makedirs(place, exist_ok=True)
+        target = os.path.join(place, name)
+        if form == "file":
+            with open(target, "wb") as f:
+                f.write(zlib.decompress(body))
+        else:
+            with zipfile.ZipFile(io.BytesIO(body)) as archive:
+                archive.extractall(target)
+        return target
+
+    # -- the accepted baseline and comparisons -----------------------------
+
+    def accept(self, number):
+        """Make run *number* the accepted baseline."""
+        self.db.execute("INSERT INTO accepted (run, saved) VALUES (?, ?)",
+                        (number, _now()))
+
+    def accepted(self):
+        """Return the accepted baseline's _StoredRun, or None."""
+        row = self.db.execute(
+            "SELECT run FROM accepted ORDER BY id DESC LIMIT 1").fetchone()
+        return row and self.run(row[0])
+
+    def acceptances(self):
+        """Return [(run number, time)] of every acceptance, oldest first."""
+        return list(self.db.execute(
+            "SELECT run, saved FROM accepted ORDER BY id"))
+
+    def record(self, run, baseline, report, fail_on, tripped, command):
+        """Save one comparison: its JSON report and the gate's outcome."""
+        self.db.execute(
+            "INSERT INTO comparisons (run, baseline, report, fail_on, "
+            "tripped, command, saved) VALUES (?,?,?,?,?,?,?)",
+            (run, baseline, json.dumps(report, allow_nan=False), fail_on,
+             json.dumps(tripped), json.dumps(command), _now()))
+
+    def comparisons(self):
+        """Return [(run, baseline, report, fail_on, tripped, command)] of
+        every comparison saved, oldest first."""
+        return [(run, base, json.loads(report), fail_on, json.loads(tripped),
+                 json.loads(command))
+                for run, base, report, fail_on, tripped, command in
+                self.db.execute("SELECT run, baseline, report, fail_on, "
+                                "tripped, command FROM comparisons "
+                                "ORDER BY id")]
+
+
+def _now():
+    """Return the time now, UTC, to the second, as ISO 8601."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _packed_run(path):
+    """Return (form, body, content hash) of the run at *path*: a file's
+    bytes compressed, or a folder's files as a zip (names relative to it,
+    in sorted order), and the SHA-256 of what they hold."""
+    digest = hashlib.sha256()
+    if os.path.isdir(path):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for top, folders, files in os.walk(path):
+                folders.sort()
+                for file in sorted(files):
+                    full = os.path.join(top, file)
+                    name = os.path.relpath(full, path).replace(os.sep, "/")
+                    with open(full, "rb") as f:
+                        data = f.read()
+                    digest.update(name.encode("utf-8", "surrogateescape")
+                                  + b"\0" + hashlib.sha256(data).digest())
+                    archive.writestr(name, data)
+        return "folder", buffer.getvalue(), digest.hexdigest()
+    with open(path, "rb") as f:
+        data = f.read()
+    digest.update(b"file\0" + data)
+    return "file", zlib.compress(data, 6), digest.hexdigest()
+
+
+def _gate_words(number, stored):
+    """Return 'run #3 (v1.2, abc1234, main, 2026-12-07T10:00:00Z)'."""
+    parts = [p for p in (stored.label, (stored.commit or "")[:12] or None,
+                         stored.branch, stored.saved) if p]
+    return f"run #{number} ({', '.join(parts)})"
+
+
+# History: the saved runs in order, each with its mean and interval and its
+# paired difference from the baseline it was compared with (interval, p,
+# verdict), as the comparison saved them; then what the gate costs and how
+# far the newest run has drifted.
+
+def _history_rows(store, metric=None, last=None):
+    """Return (metrics, {metric: [row dict, oldest first]}) of a store:
+    a row per saved run that has a value for the metric."""
+    comparisons = store.comparisons()
+    accepted = {run for run, _ in store.acceptances()}
+    current = store.accepted()
+    seen, as_baseline = {}, {}
+    for run, base, report, fail_on, tripped, command in comparisons:
+        for entry in _report_entries(report):
+            seen[(run, entry["metric"])] = (base, entry, report, fail_on,
+                                            tripped)
+            as_baseline.setdefault((base, entry["metric"]), entry)
+    metrics = list(dict.fromkeys(m for _, m in list(seen) + list(as_baseline)))
+    if metric is not None:
+        if metric not in metrics:
+            raise EvalDeltaError(
+                f"--metric {metric}: no saved comparison has it"
+                + (f" (they have {', '.join(metrics)})" if metrics else ""))
+        metrics = [metric]
+    tables = {}
+    for name in metrics:
+        rows = []
+        for stored in store.runs():
+            row = dict(run=stored.id, label=stored.label, name=stored.name,
+                       commit=stored.commit, branch=stored.branch,
+                       saved=stored.saved, accepted=stored.id in accepted,
+                       current=bool(current) and stored.id == current.id)
+            if (stored.id, name) in seen:
+                base, entry, report, fail_on, tripped = seen[(stored.id, name)]
+                row.update(
+                    type=entry["type"], mean=entry["observed"]["b"],
+                    ci=entry["ci"]["b"], baseline=base,
+                    gap=entry["observed"]["gap"],
+                    gap_ci=entry["ci"]["paired_gap"],
+                    p=entry["test"]["p_adjusted"], verdict=entry["verdict"],
+                    alpha=report["alpha"], fail_on=fail_on,
+                    tripped=any(m == name for m, _ in tripped))
+            elif (stored.id, name) in as_baseline:
+                entry = as_baseline[(stored.id, name)]
+                row.update(type=entry["type"], mean=entry["observed"]["a"],
+                           ci=entry["ci"]["a"])
+            else:
+                continue
+            rows.append(row)
+        tables[name] = rows[-last:] if last else rows
+    return metrics, tables
+
+
+def _report_entries(report):
+    """Return the metric entries of a saved compare JSON report (one
+    comparison's, or the first of several candidates' that names the
+    run)."""
+    if "comparisons" in report:
+        return [e for c in report["comparisons"] for e in c["metrics"]]
+    return report.get("metrics", [])
+
+
+def _history_value(row, key, points):
+    """Return a row's mean or gap with its interval, as text."""
+    value, (lo, hi) = row[key], row["ci" if key == "mean" else "gap_ci"]
+    if points:
+        scale, sign = 100, "+" if key == "gap" else ""
+        unit = "%" if key == "mean" else " pts"
+        return (f"{value * scale:{sign}.1f}{unit} "
+                f"[{lo * scale:{sign}.1f}, {hi * scale:{sign}.1f}]")
+    sign = "+" if key == "gap" else ""
+    return f"{value:{sign}.4g} [{lo:{sign}.4g}, {hi:{sign}.4g}]"
+
+
+def _history_parts(store, options, drift=None):
+    """Return the history report's (text, markdown, data, page) functions
+    (_render's forms); *drift* is (baseline number, compare JSON of the
+    newest run against it) where the newest run was last compared with
+    another baseline, else None."""
+    metrics, tables = _history_rows(store, options.metric[0] if
+                                    options.metric else None, options.last)
+    current = store.accepted()
+    comparisons = store.comparisons()
+    against = [c for c in comparisons if current and c[1] == current.id]
+    runs = store.runs()
+
+    def alarm_words():
+        """The false alarms a gate run on every commit may raise."""
+        gated = [c for c in against if c[3] in ("worse", "changed")]
+        if not gated:
+            return (f"{_items(len(against), 'comparison')} against the "
+                    f"accepted baseline, none gated with --fail-on worse or "
+                    f"changed")
+        # one metric's "worse" alone is a one-sided event of a two-sided
+        # test at alpha; any of several metrics, Holm's family at alpha
+        levels = [c[2]["alpha"] / (2 if c[3] == "worse" and len(
+            _report_entries(c[2])) == 1 else 1) for c in gated]
+        level, bound = max(levels), sum(levels)
+        return (f"{_items(len(gated), 'gated comparison')} against the "
+                f"accepted baseline: were nothing to change, each may cry "
+                f"wolf with chance at most {level:g}, so at most "
+                f"{bound:.2g} false alarms are expected among them"
+                + (f" (at least one is possible with chance up to "
+                   f"{min(1, bound):.0%})" if bound > level else ""))
+
+    def drift_lines(markdown=False):
+        """The newest run against the accepted baseline, whatever the
+        steps between said."""
+        if not runs or not current or runs[-1].id == current.id:
+            return []
+        newest = runs[-1]
+        if drift is not None:
+            base, report = drift
+            entries = _report_entries(report)
+        else:
+            last = [c for c in comparisons if c[0] == newest.id]
+            if not last or last[-1][1] != current.id:
+                return []
+            base, entries = current.id, _report_entries(last[-1][2])
+        out = []
+        for e in entries:
+            if e["metric"] not in metrics:
+                continue
+            row = dict(gap=e["observed"]["gap"], gap_ci=e["ci"]["paired_gap"])
+            out.append(f"drift: newest run #{newest.id} against the accepted "
+                       f"baseline #{base}: {e['metric']} "
+                       f"{_history_value(row, 'gap', e['type'] == 'binary')}"
+                       f", p = {e['test']['p_adjusted']:.4g}, "
+                       f"{e['verdict']}")
+        return out
+
+    def cells(row, markdown):
+        points = row.get("type") == "binary"
+        mark = "*" if row["current"] else ("a" if row["accepted"] else "")
+        name = (row["label"] or row["name"])
+        return [f"#{row['run']}{mark}", name,
+                (row["commit"] or "")[:7], row["saved"],
+                _history_value(row, "mean", points),
+                _history_value(row, "gap", points) if "gap" in row else "",
+                f"{row['p']:.4g}" if "p" in row else "",
+                ("base" if "gap" not in row else row["verdict"]
+                 + (" (gate)" if row["tripped"] else "")),
+                f"#{row['baseline']}" if "baseline" in row else ""]
+
+    header = ["run", "label", "commit", "saved", "mean [CI]",
+              "gap [paired CI]", "p", "verdict", "vs"]
+
+    def text(markdown=False):
+        gap = [""] if markdown else []
+        lines = [f"history of {(store.path)}: "
+                 f"{_items(len(runs), 'run')} saved; accepted baseline: "
+                 + (_gate_words(current.id, current) if current else "none")]
+        for name in metrics:
+            lines += gap + [f"{name}:"] + gap + _table(
+                [header] + [cells(r, markdown) for r in tables[name]],
+                markdown)
+        lines += gap + [("\\" if markdown else "") + "* the accepted "
+                        "baseline; a: accepted before; (gate): this run "
+                        "tripped its --fail-on",
+                        alarm_words()] + drift_lines(markdown)
+        return "\n".join(lines)
+
+    def data():
+        return {"store": store.path,
+                "accepted": current.id if current else None,
+                "runs": [dict(r, metric=name) for name in metrics
+                         for r in tables[name]],
+                "alarms": alarm_words(), "drift": drift_lines()}
+
+    def page():
+        figures = tuple((f"{name}: each run's mean and interval; the "
+                         f"accepted baseline's dashed, a tripped gate red",
+                         _history_svg(tables[name])) for name in metrics
+                        if tables[name])
+        return _Page(title="bootstrap-eval-deltas history",
+                     head=(f"{(store.path)}: "
+                           f"{_items(len(runs), 'run')} saved",),
+                     verdicts=(alarm_words(), *drift_lines()),
+                     verdict_heading="Gate",
+                     tables=tuple((name, [header] + [cells(r, False) for r in
+                                                     tables[name]])
+                                  for name in metrics),
+                     figures=figures, command=options.command)
+
+    return dict(text=text, markdown=lambda: text(True), data=data,
+                page=page)
+
+
+def _history_svg(rows):
+    """Return an SVG of each run's mean and interval, left to right, the
+    accepted baseline's mean dashed across and tripped gates in red."""
+    from html import escape
+    width, height, left, top, bottom = 640, 260, 56, 16, 44
+    los = [r["ci"][0] for r in rows] + [r["mean"] for r in rows]
+    his = [r["ci"][1] for r in rows] + [r["mean"] for r in rows]
+    lo, hi = min(los), max(his)
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    pad = (hi - lo) * 0.08
+    lo, hi = lo - pad, hi + pad
+    step = (width - left - 16) / max(1, len(rows))
+
+    def y(v):
+        return top + (hi - v) / (hi - lo) * (height - top - bottom)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} '
+           f'{height}" width="{width}" height="{height}" '
+           f'font-family="sans-serif" font-size="12">',
+           f'<line x1="{left}" y1="{top}" x2="{left}" '
+           f'y2="{height - bottom}" stroke="#888"/>']
+    for v in (lo + pad, hi - pad):
+        out.append(f'<text x="{left - 4}" y="{y(v) + 4:.1f}" '
+                   f'text-anchor="end">{v:.3g}</text>')
+    base = [r for r in rows if r["current"]]
+    if base:
+        out.append(f'<line x1="{left}" x2="{width - 8}" '
+                   f'y1="{y(base[0]["mean"]):.1f}" '
+                   f'y2="{y(base[0]["mean"]):.1f}" stroke="#1f5fa8" '
+                   f'stroke-dasharray="5,4"/>')
+    for i, r in enumerate(rows):
+        x = left + step * (i + 0.5)
+        colour = ("#c0392b" if r.get("tripped") or r.get("verdict") == "worse"
+                  else "#1f5fa8" if r["current"] else "#333")
+        label = escape(f"#{r['run']} {r['label'] or r['name']}: "
+                       f"{r['mean']:.4g} [{r['ci'][0]:.4g}, "
+                       f"{r['ci'][1]:.4g}]" + (f", {r['verdict']}"
+                                               if "verdict" in r else ""))
+        out += [f'<g><title>{label}</title>',
+                f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{y(r["ci"][0]):.1f}" '
+                f'y2="{y(r["ci"][1]):.1f}" stroke="{colour}" '
+                f'stroke-width="2"/>',
+                f'<circle cx="{x:.1f}" cy="{y(r["mean"]):.1f}" r="4" '
+                f'fill="{colour}"/>',
+                f'<text x="{x:.1f}" y="{height - bottom + 16}" '
+                f'text-anchor="middle">#{r["run"]}</text></g>']
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+# CI's forms of a comparison: JUnit XML (a testsuite per comparison, a
+# testcase per metric, a failure where the gate holds), as GitLab, Jenkins
+# and Azure read test results; and GitHub's workflow commands (::error for a
+# metric that trips --fail-on, ::warning for one that moved the worse way,
+# ::notice for the rest).
+
+def _junit_xml(reports, tripped):
+    """Return the JUnit XML of compare's JSON *reports* (one per
+    candidate) and the (candidate name or '', metric, why) that tripped
+    the gate."""
+    from xml.sax.saxutils import escape, quoteattr
+    suites, failures, cases = [], 0, 0
+    for report in reports:
+        trips = {(m, why) for name, m, why in tripped
+                 if name in ("", report["candidate"])}
+        body = []
+        for e in report["metrics"]:
+            why = [w for m, w in trips if m == e["metric"]]
+            detail = (f"{e['metric']}: {e['verdict']}; gap "
+                      f"{e['observed']['gap']:+.6g}, paired CI "
+                      f"[{e['ci']['paired_gap'][0]:.6g}, "
+                      f"{e['ci']['paired_gap'][1]:.6g}], p = "
+                      f"{e['test']['p_adjusted']:.4g}")
+            body.append(f'    <testcase classname='
+                        f'{quoteattr(_xml_text(report["candidate"]))} '
+                        f'name={quoteattr(_xml_text(e["metric"]))}>')
+            if why:
+                body.append(f'      <failure message='
+                            f'{quoteattr(_xml_text(why[0]))} type="fail-on">'
+                            f'{escape(_xml_text(detail))}</failure>')
+            body.append(f"      <system-out>{escape(_xml_text(detail))}"
+                        f"</system-out>")
+            body.append("    </testcase>")
+        failed = sum(1 for e in report["metrics"]
+                     if any(m == e["metric"] for m, _ in trips))
+        failures, cases = failures + failed, cases + len(report["metrics"])
+        name = f"{report['baseline']} vs {report['candidate']}"
+        suites += [f'  <testsuite name={quoteattr(_xml_text(name))} '
+                   f'tests="{len(report["metrics"])}" '
+                   f'failures="{failed}">'] + body + ["  </testsuite>"]
+    return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>',
+                      f'<testsuites name="bootstrap-eval-deltas" '
+                      f'tests="{cases}" failures="{failures}">', *suites,
+                      "</testsuites>"]) + "\n"
+
+
+# The last line of compare's markdown: hidden where markdown is shown, it
+# lets a CI step find and replace its own earlier pull-request comment.
+_COMMENT_MARK = "\n\n<!-- bootstrap-eval-deltas compare -->"
+
+_XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_text(text):
+    """Return *text* with what XML 1.0 cannot hold shown as \\xNN."""
+    return _XML_UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}"
+                           if ord(m.group()) < 256
+                           else f"\\u{ord(m.group()):04x}", str(text))
+
+
+def _github_outputs(report, tripped):
+    """Return the step outputs (GITHUB_OUTPUT's name=value lines) of the
+    first candidate's first metric: verdict, gap, interval, p, metric,
+    and whether the gate tripped for any metric."""
+    e = report["metrics"][0]
+    lo, hi = e["ci"]["paired_gap"]
+    values = dict(metric=e["metric"], verdict=e["verdict"],
+                  gap=f"{e['observed']['gap']:.6g}",
+                  interval=f"[{lo:.6g}, {hi:.6g}]",
+                  p=f"{e['test']['p_adjusted']:.6g}",
+                  tripped="true" if tripped else "false")
+    return "".join(f"{k}={_xml_text(v).replace(chr(10), ' ')}\n"
+                   for k, v in values.items())
+
+
+def _github_lines(reports, tripped):
+    """Return GitHub's workflow commands for compare's JSON *reports*:
+    ::error where a metric trips --fail-on, ::warning where one moved the
+    worse way detectably, ::notice for the rest."""
+    def clean(text):               # a command's message ends at a newline
+        return (str(text).replace("%", "%25").replace("\r", "%0D")
+                .replace("\n", "%0A"))
+    lines = []
+    for report in reports:
+        several = len(reports) > 1
+        for e in report["metrics"]:
+            why = [w for name, m, w in tripped
+                   if m == e["metric"] and name in ("", report["candidate"])]
+            level = ("error" if why else "warning"
+                     if e["verdict"] == "worse" else "notice")
+            who = f"{report['candidate']}: " if several else ""
+            lo, hi = e["ci"]["paired_gap"]
+            lines.append(
+                f"::{level} title=bootstrap-eval-deltas::"
+                + clean(f"{who}{e['metric']}: {e['verdict']}"
+                        + (f" ({why[0]}; the gate holds)" if why else "")
+                        + f"; gap {e['observed']['gap']:+.4g}, paired CI "
+                        f"[{lo:.4g}, {hi:.4g}], p = "
+                        f"{e['test']['p_adjusted']:.4g}"))
+    return lines
 
 
 ## Library use ################################################################
@@ -19991,6 +21546,63 @@ class Standings:
         return _rank_json(self.ranked, self.options)
 
 
+# The statistics' errors name the command line's options (--judge-map
+# >=T, --family); compare(), rank() and plan() say them as their keywords
+# (judge_map=">=T", family=): an option whose name, dashes as
+# underscores, is one of the function's keywords, and the few hints the
+# library has other words for (_KEYWORD_WORDS).  One message, two forms.
+
+_KEYWORD_WORDS = {
+    "--human FIELD names the field that holds them where a human scored, "
+    "--human FILE a file of them":
+        "human_a and human_b hold them, None where a human gave none"}
+_OPTION_SAID = re.compile(r"--([a-z][a-z0-9-]*)"
+                          r"(?: ((?=[^\s]*[=<>,0-9A-Z])[^\s:;)]*[^\s:;),.]))?")
+
+
+def _in_keywords(function):
+    """Return *function* (a library door) raising its EvalDeltaErrors in
+    its keywords' words: --judge-map >=T as judge_map=">=T", --family as
+    family=, options it has no keyword for as they are.
+
+    >>> @_in_keywords
+    ... def f(*, judge_map=None, alpha=0.05):
+    ...     raise EvalDeltaError("put them on one scale with --judge-map "
+    ...                          ">=T (a 1 above T) at --alpha 0.05, or "
+    ...                          "--names A,B")
+    >>> f()
+    Traceback (most recent call last):
+    bootstrap_eval_deltas.EvalDeltaError: put them on one scale with judge_map=">=T" (a 1 above T) at alpha=0.05, or --names A,B
+    """
+    code = function.__code__
+    keywords = set(code.co_varnames[:code.co_argcount
+                                    + code.co_kwonlyargcount])
+
+    def said(match):
+        keyword = match.group(1).replace("-", "_")
+        if keyword not in keywords:
+            return match.group(0)
+        value = match.group(2)
+        if value and re.fullmatch(r"[-+]?[0-9.]+(e[-+]?[0-9]+)?", value):
+            return f"{keyword}={value}"             # a number, unquoted
+        return f'{keyword}="{value}"' if value else f"{keyword}="
+
+    @functools.wraps(function)
+    def door(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except EvalDeltaError as error:
+            text = str(error)
+            for cli, words in _KEYWORD_WORDS.items():
+                text = text.replace(cli, words)
+            text = _OPTION_SAID.sub(said, text)
+            if text == str(error):
+                raise
+            raise EvalDeltaError(text) from None
+    return door
+
+
+@_in_keywords
 def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
          power=_POWER, n_items=None):
     """Return the Plan of a paired binary eval before it is run (see
@@ -20087,6 +21699,7 @@ def _library_spec(value, parse, keyword):
         raise EvalDeltaError(f"{keyword}: {error}") from None
 
 
+@_in_keywords
 def compare(baseline, candidate, *, metric="metric", kind=None,
             direction="higher", margin=None, confidence=CONFIDENCE,
             alpha=0.05, resamples=RESAMPLES, interval="percentile",
@@ -20173,6 +21786,7 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     return Comparison(_judged([run], options)[0], options)
 
 
+@_in_keywords
 def rank(systems, *, metric="score", direction="higher",
          confidence=CONFIDENCE, alpha=0.05, resamples=RESAMPLES,
          method="auto", seed=SEED, jobs=1):
@@ -20291,7 +21905,7 @@ def _library_columns(columns, names, kind=None):
 
 # Doors (called from other sections): _CORRELATION, _n_list, _PROBABILITY.
 
-_COMMANDS = ("simulate", "compare", "plan", "rank", "check")
+_COMMANDS = ("simulate", "compare", "plan", "rank", "check", "history")
 
 
 def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
@@ -20341,7 +21955,10 @@ def _add_format(parser):
     parser.add_argument("--format", choices=list(_OUTPUT_FORMATS),
                         help="report format (default text; markdown suits "
                              "a pull-request comment; json is --json; html "
-                             "is one self-contained page)")
+                             "is one self-contained page; github is the "
+                             "text with compare's verdicts as workflow "
+                             "commands and, where GITHUB_STEP_SUMMARY is "
+                             "set, the markdown added to the job summary)")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object instead of the text "
                              "report (values as fractions: 0.036, not 3.6)")
@@ -20451,7 +22068,7 @@ def _build_parser(prog="bootstrap-eval-deltas"):
                         version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add_command in (_add_simulate, _add_compare, _add_plan, _add_rank,
-                        _add_check):
+                        _add_check, _add_history):
         add_command(commands)
     return parser
 
@@ -20635,6 +22252,14 @@ def _add_compare(commands):
                           "text, a document's hash): the same items "
                           "translated or reworded; without it such runs "
                           "are refused")
+    inp.add_argument("--same-metric-anyway", action="store_true",
+                     dest="same_metric",
+                     help="judge a metric whose runs' settings say it was "
+                          "computed otherwise in each (lighteval's "
+                          "pass@1:4_samples from 1 prediction per item in "
+                          "one and 8 in the other, an Inspect scorer's "
+                          "options); without it such a metric is left out "
+                          "and said")
     stats.add_argument("--interval", choices=("percentile", "bca"),
                        default="percentile",
                        help="bootstrap interval of the means and the paired "
@@ -20767,6 +22392,26 @@ def _add_compare(commands):
                             "non-inferior, changed detectably either way, or "
                             "(with --equivalence) is not shown equivalent, to "
                             "gate a CI job; stderr names the metrics")
+    ci = cmp.add_argument_group(
+        "history and CI: a run store, JUnit, GitHub")
+    ci.add_argument("--store", metavar="DB",
+                    help="a run store (an SQLite file, made if missing): "
+                         "given one run, compare it with the store's "
+                         "accepted baseline (the first run saved becomes "
+                         "it); given two or more, compare them as given; "
+                         "either way save them and the comparison "
+                         "('history --store DB' shows them)")
+    ci.add_argument("--accept", action="store_true",
+                    help="with --store: make the run just compared the "
+                         "accepted baseline")
+    ci.add_argument("--label", metavar="TEXT",
+                    help="with --store: the saved run's label (default: its "
+                         "file name; the commit and branch are kept from "
+                         "GITHUB_SHA, CI_COMMIT_SHA or git)")
+    ci.add_argument("--junit", metavar="FILE",
+                    help="write the verdicts as JUnit XML (a testcase per "
+                         "metric, a failure where --fail-on holds), as "
+                         "GitLab, Jenkins and Azure read test results")
     _add_common(stats, output)
     _add_verbose(output)
     _add_quiet(output)
@@ -20909,6 +22554,10 @@ def _add_rank(commands):
                      dest="different_items",
                      help="pair records by id even where the runs hold "
                           "different items under it (as compare's)")
+    inp.add_argument("--same-metric-anyway", action="store_true",
+                     dest="same_metric",
+                     help="rank on a metric whose runs' settings say it was "
+                          "computed otherwise in some (as compare's)")
     judged.add_argument("--human", metavar="FILE",
                         help="preference files: a human's verdicts on some of "
                              "the same battles (any preference format, joined "
@@ -21157,6 +22806,100 @@ def _add_plan(commands):
     plan.set_defaults(run=_run_plan)
 
 
+def _add_history(commands):
+    """Add the history command (a run store's saved runs) and its
+    options."""
+    history = commands.add_parser(
+        "history", help="show a run store's saved runs against their "
+                        "baselines",
+        description="Show the runs that 'compare --store DB' saved, oldest "
+                    "first: each with its mean and interval, its paired "
+                    "difference from the baseline it was compared with "
+                    "(interval, p, verdict), which run is the accepted "
+                    "baseline, how many false alarms a gate run on every "
+                    "commit can be expected to raise, and how far the "
+                    "newest run has drifted from the accepted baseline.",
+        epilog="Examples: %(prog)s --store evals.db; %(prog)s --store "
+               "evals.db --metric acc --last 20 --format html > history.html")
+    what = history.add_argument_group("input: what to read")
+    output = history.add_argument_group("output")
+    what.add_argument("--store", metavar="DB", required=True,
+                      help="the run store compare --store wrote")
+    what.add_argument("--metric", action="append", metavar="NAME",
+                      help="one metric's history (default: every metric "
+                           "compared)")
+    what.add_argument("--last", type=_at_least(1), metavar="N",
+                      help="the newest N runs only")
+    _add_format(output)
+    history.set_defaults(run=_run_history)
+
+
+def _history_options(args):
+    """Return history's _Options."""
+    if args.metric and len(args.metric) > 1:
+        raise EvalDeltaError("history shows one metric, or every one: give "
+                             "--metric once")
+    return _Options(store=args.store, metric=tuple(args.metric or ()),
+                    last=args.last)
+
+
+def _run_history(options):
+    """Run history: print the store's runs; the newest run is compared
+    afresh with the accepted baseline where it was last compared with
+    another; return 0."""
+    with _Store(options.store, write=False) as store:
+        drift = _drift(store, options)
+        parts = _history_parts(store, options, drift)
+        print(_render(options.format, **parts))
+    return 0
+
+
+def _drift(store, options):
+    """Return (baseline number, compare JSON) of the newest run against
+    the accepted baseline, where its saved comparison was against another
+    baseline (one accepted since), else None.  The comparison is run as
+    its last saved one was, the baseline put in."""
+    runs, current = store.runs(), store.accepted()
+    if not runs or current is None or runs[-1].id == current.id:
+        return None
+    newest = runs[-1]
+    last = [c for c in store.comparisons() if c[0] == newest.id]
+    if not last or last[-1][1] == current.id:
+        return None
+    argv = [word for word in last[-1][5][1:]]
+    with tempfile.TemporaryDirectory(prefix="bed-store-") as folder:
+        base, run = (store.extract(current.id, folder),
+                     store.extract(newest.id, folder))
+        args = _build_parser().parse_args(
+            _with_default_command(_stored_argv(argv)))
+        settled = _options(args)._replace(
+            runs=(base, run), store=None, names=(), junit=None, plot=None,
+            html=None, format="json", quiet=True)
+        rng = random.Random(settled.seed)
+        compared = _judged([_compare_run(settled, run, rng)], settled)
+        return current.id, _compare_json(compared[0], settled)
+
+
+def _stored_argv(argv):
+    """Return a saved compare command's arguments with what it wrote and
+    where it saved left out (its runs are put in after)."""
+    out, skip = [], False
+    for word in argv:
+        if skip:
+            skip = False
+            continue
+        if word in ("--store", "--label", "--junit", "--html", "--plot",
+                    "--format", "--names"):
+            skip = True
+            continue
+        if word.split("=")[0] in ("--store", "--label", "--junit", "--html",
+                                  "--plot", "--format", "--names") \
+                or word in ("--accept", "--json"):
+            continue
+        out.append(word)
+    return out
+
+
 def _program(argv=None):
     """Return the program as it was invoked, as words, for usage, errors,
     the commands check prints and the command a page quotes: ('python3',
@@ -21283,7 +23026,8 @@ def _options(args):
     fmt = "json" if args.json else args.format or "text"
     settle = {"simulate": _simulate_options, "compare": _compare_options,
               "rank": _rank_options, "plan": _plan_options,
-              "check": _check_options}[args.command]
+              "check": _check_options,
+              "history": _history_options}[args.command]
     page = getattr(args, "html", None)
     if page:
         _check_page(page)
@@ -21492,8 +23236,29 @@ def _compare_options(args):
     if args.fail_on == "inferior" and not args.margin:
         raise EvalDeltaError("--fail-on inferior needs --margin: "
                              "non-inferiority is judged against a margin")
+    if args.store:
+        for flag, given in (("--a-col", args.a_col), ("--b-col", args.b_col),
+                            ("--runs", args.runs), ("--prompts", args.prompts)):
+            if given:
+                raise EvalDeltaError(f"--store saves runs of one system "
+                                     f"each; {flag} is not supported with "
+                                     f"it yet")
+        if args.accept and len(args.candidates) > 1:
+            raise EvalDeltaError("--accept makes one run the accepted "
+                                 "baseline: give one candidate")
+    else:
+        for flag, given in (("--accept", args.accept),
+                            ("--label", args.label)):
+            if given:
+                raise EvalDeltaError(f"{flag} goes with --store DB")
+    if args.junit:
+        _check_output("--junit", args.junit)
+    if args.store and not os.path.exists(args.store):
+        _check_output("--store", args.store)
     _check_resamples(args.resamples, args.confidence)
     return _Options(
+        store=args.store, accept=args.accept, label=args.label,
+        junit=args.junit,
         runs=(args.baseline, *args.candidates), id_col=args.id_col,
         names=tuple(args.names or ()),
         a_col=args.a_col, b_col=args.b_col, metric=tuple(args.metric or ()),
@@ -21502,6 +23267,7 @@ def _compare_options(args):
         higher_is_better=tuple(args.higher_is_better), cluster=args.cluster,
         by=args.by, macro=args.macro, allow_partial=args.allow_partial,
         different_items=args.different_items, strata=args.strata,
+        same_metric=args.same_metric,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, interval=args.interval,
         method=args.method, seed=args.seed, jobs=args.jobs, alpha=args.alpha,
@@ -21532,7 +23298,7 @@ def _rank_options(args):
         higher_is_better=(() if args.higher_is_better is None
                           else (args.higher_is_better,)),
         allow_partial=args.allow_partial, by=args.by,
-        different_items=args.different_items,
+        different_items=args.different_items, same_metric=args.same_metric,
         reading=_reading(args), resamples=args.resamples,
         confidence=args.confidence, method=args.method, seed=args.seed,
         jobs=args.jobs, alpha=args.alpha, adjust=args.adjust,
@@ -21600,9 +23366,6 @@ def _plan_options(args):
                                  "--human once, or once per run; or one "
                                  "file of both systems: --a-col JUDGE_A "
                                  "--b-col JUDGE_B --human HUMAN_A,HUMAN_B")
-        if wide and args.budget is not None:
-            raise EvalDeltaError("--budget takes two runs, not one file of "
-                                 "both systems, yet")
         for name in ("sequential", "repeats"):
             if getattr(args, name) not in (None, False):
                 raise EvalDeltaError(f"{_flag(name)} does not go with "
@@ -21815,9 +23578,13 @@ def _run_differences(options):
     return 0
 
 
-def _run_compare(options):
+def _run_compare(options, keep=None):
     """Run compare: read, compare, judge and print each candidate against
-    the baseline; return 1 if --fail-on holds, else 0."""
+    the baseline; return 1 if --fail-on holds, else 0.  With --store, the
+    runs come from and go to the store (_run_stored); *keep*, given, is
+    called with each candidate's JSON report and what tripped the gate."""
+    if options.store:
+        return _run_stored(options)
     if options.plot:
         _check_plot(options.plot)
     rng = random.Random(options.seed)
@@ -21840,13 +23607,14 @@ def _run_compare(options):
         if noise:
             reports = [_with_noise(reports[0], noise, runs[0].results,
                                    options)]
+        mark = _COMMENT_MARK if options.format == "markdown" else ""
         print(_joined_reports(
             reports, fmt=options.format,
             baseline=options.runs[0] if options.format == "json"
             else named[0].names[0],
             family=runs[0].judgements[0].family if runs[0].judgements
             else "", best=(best, runs if options.format == "json" else named,
-                           options), adjust=options.adjust))
+                           options), adjust=options.adjust) + mark)
     if options.format == "html" or options.html:
         page = _html(_compare_page(named, options, (best, named, options),
                                    noise))
@@ -21859,14 +23627,16 @@ def _run_compare(options):
             runs[0].results, confidence=options.confidence,
             judgements=runs[0].judgements))
     several = len(runs) > 1
-    tripped = [(f"{run.names[1]}: {metric}" if several else metric, why)
-               for run in runs
-               for metric, why in _failures(run.results, [
-                   j._replace(verdict=q.direction or
-                              "no detectable difference")
-                   for j, q in zip(run.judgements, run.sequential)]
-                   + list(run.judgements[len(run.sequential):]),
-                   options.fail_on)]
+    gate = [(k, metric, why) for k, run in enumerate(runs)
+            for metric, why in _failures(run.results, [
+                j._replace(verdict=q.direction or "no detectable difference")
+                for j, q in zip(run.judgements, run.sequential)]
+                + list(run.judgements[len(run.sequential):]),
+                options.fail_on)]
+    tripped = [(f"{runs[k].names[1]}: {metric}" if several else metric, why)
+               for k, metric, why in gate]
+    if keep or options.junit or options.format == "github":
+        _ci_outputs(options, runs, named, gate, keep)
     for metric, why in tripped:
         print(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: {metric} "
               f"{why}" + ("; the anytime-valid verdict, as --sequential "
@@ -21877,6 +23647,121 @@ def _run_compare(options):
               f"for no metric; exit 0" + _undetected_words(runs),
               file=sys.stderr)
     return 1 if tripped else 0
+
+
+def _ci_outputs(options, runs, named, gate, keep):
+    """Write what CI reads of a comparison: --junit's XML, --format
+    github's workflow commands and job summary, and *keep*'s record (the
+    store's)."""
+    reports = [_compare_json(run, options) for run in runs]
+    for report, run in zip(reports, named):      # the names the report
+        report["baseline"], report["candidate"] = run.names   # shows
+    trips = [(reports[k]["candidate"] if len(runs) > 1 else "", metric, why)
+             for k, metric, why in gate]
+    if options.junit:
+        _write_plot(options.junit, _junit_xml(reports, trips))
+    if options.format == "github":
+        print("\n".join(_github_lines(reports, trips)))
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            markdown = _joined_reports(
+                [_format_compare(run, options, True) for run in named],
+                fmt="markdown", baseline=named[0].names[0],
+                family=runs[0].judgements[0].family
+                if runs[0].judgements else "", adjust=options.adjust)
+            with open(summary, "a", encoding="utf-8") as f:
+                f.write(markdown + _COMMENT_MARK + "\n")
+        step = os.environ.get("GITHUB_OUTPUT")
+        if step:
+            with open(step, "a", encoding="utf-8") as f:
+                f.write(_github_outputs(reports[0], trips))
+    if keep:
+        keep(reports, trips)
+
+
+def _ci_identity():
+    """Return (commit, branch) of the work being evaluated: CI's
+    variables (GitHub's, GitLab's), else git's answer here, else None."""
+    env = os.environ
+    commit = env.get("GITHUB_SHA") or env.get("CI_COMMIT_SHA")
+    branch = (env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF_NAME")
+              or env.get("CI_COMMIT_REF_NAME"))
+
+    def git(*words):
+        try:
+            done = subprocess.run(("git", *words), capture_output=True,
+                                  text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout.strip() or None if done.returncode == 0 else None
+    if commit is None:
+        commit = git("rev-parse", "HEAD")
+        branch = branch or (commit and git("rev-parse", "--abbrev-ref",
+                                           "HEAD"))
+    return commit, branch
+
+
+def _run_stored(options):
+    """Run compare --store: with one run and an accepted baseline in the
+    store, compare the run with it, else the runs as given; save the runs
+    and each comparison; --accept makes the candidate the baseline."""
+    commit, branch = _ci_identity()
+    say = functools.partial(print, file=sys.stderr)
+    with _Store(options.store) as store, \
+            tempfile.TemporaryDirectory(prefix="bed-store-") as folder:
+        def save(path):
+            label = options.label or os.path.basename(os.path.normpath(path))
+            stored, before = store.save(path, label, commit, branch)
+            say(f"bootstrap-eval-deltas: {options.store}: {path} "
+                + ("was saved before as " if before else "saved as ")
+                + _gate_words(stored.id, stored))
+            return stored
+        given = options.runs
+        base = store.accepted()
+        if len(given) == 1 and base is None:
+            stored = save(given[0])
+            store.accept(stored.id)
+            words = (f"{options.store}: {_gate_words(stored.id, stored)} is "
+                     f"the accepted baseline (the store had none); nothing "
+                     f"compared")
+            print(_render(options.format, text=lambda: words, data=lambda: {
+                "store": options.store, "saved": stored.id, "accepted":
+                stored.id, "comparisons": []}))
+            return 0
+        if len(given) == 1:
+            runs, names = (store.extract(base.id, folder), given[0]), None
+            known = store.known(given[0])
+            if known is not None and known.id == base.id:
+                raise EvalDeltaError(f"{given[0]}: the same run as the "
+                                     f"accepted baseline, "
+                                     f"{_gate_words(base.id, base)}")
+            say(f"bootstrap-eval-deltas: {options.store}: the baseline is "
+                f"the accepted {_gate_words(base.id, base)}")
+            names = options.names or (
+                f"{base.label or base.name} (#{base.id})",
+                os.path.basename(os.path.normpath(given[0])))
+            if names[0] == names[1]:
+                names = (names[0], names[1] + " (new)")
+        else:
+            base, runs, names = save(given[0]), given, options.names
+            if store.accepted() is None:
+                store.accept(base.id)
+        saved = [save(path) for path in runs[1:]]
+
+        def keep(reports, trips):
+            for stored, report in zip(saved, reports):
+                store.record(stored.id, base.id, report, options.fail_on,
+                             [[m, w] for n, m, w in trips
+                              if n in ("", report["candidate"])],
+                             list(options.command))
+        status = _run_compare(options._replace(
+            runs=runs, names=tuple(names or ()), store=None), keep=keep)
+        if options.accept:
+            store.accept(saved[-1].id)
+            say(f"bootstrap-eval-deltas: {options.store}: "
+                f"{_gate_words(saved[-1].id, saved[-1])} is now the "
+                f"accepted baseline")
+        return status
 
 
 def _undetected_words(runs):
@@ -21900,7 +23785,8 @@ def _run_check(options):
     print(_render(options.format,
                   text=lambda: _format_check(checked, prog),
                   markdown=lambda: _format_check(checked, prog, True),
-                  data=lambda: _check_json(checked)))
+                  data=lambda: _check_json(checked),
+                  page=lambda: _checked_page(checked, prog)))
     return 1 if any(p.refused and p.path in options.runs
                     for p in checked.inputs) else 0
 
@@ -21943,7 +23829,9 @@ def _run_rank(options):
                              "it goes with preference files")
     reading = [f"{source.path}: {note}" for source in sources
                for note in source.notes]
-    metric, tally, dropped, names = _rank_input(options, sources)
+    options, aliases = _rank_one_metric(options, sources, reading)
+    metric, tally, dropped, names = _rank_input(options, sources, reading)
+    differs = _rank_differing(sources, names) if len(sources) > 1 else []
     _once_each(sources, options.runs)       # after the join's own errors
     reading += dropped.notes() if isinstance(dropped, _Dropped) else []
     if (options.against not in names and options.against in options.runs
@@ -21974,7 +23862,8 @@ def _run_rank(options):
     judged = _judge([r for _, _, r in pairs], options,
                     family="pairs" if options.pairs else "candidates")
     ranked = _Ranked(ranking, pairs, judged, dropped, reading,
-                     [(label, _Ranked(r)) for label, r in subsets])
+                     [(label, _Ranked(r)) for label, r in subsets],
+                     aliases=aliases, settings=differs)
     return _print_ranked(ranked, options)
 
 

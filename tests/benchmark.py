@@ -24,6 +24,7 @@
     python3 tests/benchmark.py --part parquet      # lighteval details, pyarrow
     python3 tests/benchmark.py --part peers        # beside numpy, ~3 min
     python3 tests/benchmark.py --part issue49      # issue 49's rows, ~4 min
+    python3 tests/benchmark.py --part store        # a 10^6-item run saved
 
 The article part times the default run and the paired bootstrap against
 the straightforward implementation on the same work (tests/oracle.py, one
@@ -2471,6 +2472,42 @@ def parquet_cases(folder, rows=100_000):
     print(f"  the lighteval reader's records, read whole: {whole:.2f} s CPU")
 
 
+def store_cases(folder, items=10 ** 6):
+    """Save a 10^6-item run in a run store, read it back whole, and compare
+    a second run with it from the store (compare --store), against the same
+    compare of the two files: what the store adds to a CI step."""
+    rng = random.Random(1)
+    paths = []
+    for name in ("base", "cand"):
+        path = os.path.join(folder, f"{name}.csv")
+        with open(path, "w") as f:
+            f.write("id,acc,score\n")
+            f.writelines(f"q{i},{int(rng.random() < 0.7)},"
+                         f"{rng.random():.4f}\n" for i in range(items))
+        paths.append(path)
+    db = os.path.join(folder, "evals.db")
+
+    def cpu(fn):
+        start = time.process_time()
+        fn()
+        return time.process_time() - start
+    with bed._Store(db) as store:
+        saved = cpu(lambda: store.save(paths[0], "base"))
+        back = cpu(lambda: store.extract(1, os.path.join(folder, "out")))
+        store.accept(1)
+    size = os.path.getsize(paths[0])
+    print(f"store: a {items:,}-item run ({size / 2 ** 20:.1f} MiB) saved in "
+          f"{saved:.2f} s CPU, {os.path.getsize(db) / 2 ** 20:.1f} MiB in the "
+          f"store; read back in {back:.2f} s CPU")
+    plain, _ = process_cost([sys.executable, bed.__file__, "compare",
+                             paths[0], paths[1], "--quiet", "--json"])
+    stored, _ = process_cost([sys.executable, bed.__file__, "compare",
+                              paths[1], "--quiet", "--json", "--store", db])
+    print(f"  compare of the two files {plain:.2f} s CPU; the same against "
+          f"the store's baseline, saving the run and the comparison "
+          f"{stored:.2f} s ({stored / plain:.2f}x)")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
@@ -2479,7 +2516,7 @@ def main(argv=None):
                                            "grouped", "sizes", "join", "judged",
                                            "small", "winners", "runs", "parquet",
                                            "peers", "battles", "issue49",
-                                           "all"),
+                                           "store", "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -2566,6 +2603,9 @@ def main(argv=None):
         with tempfile.TemporaryDirectory() as folder:
             preference_cases(folder, args.battles, args.systems, args.rounds,
                              args.peer_python, args.notebook_rounds)
+    if args.part in ("store", "all"):
+        with tempfile.TemporaryDirectory() as folder:
+            store_cases(folder)
     if args.part in ("join", "all"):
         with tempfile.TemporaryDirectory() as folder:
             join_cases(folder, args.join_rows)

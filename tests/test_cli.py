@@ -392,8 +392,8 @@ def test_commands_leave_their_parsed_arguments_as_parsed(capsys):
 
 def test_usage_errors_are_one_line_and_name_the_commands(capsys):
     for argv, said in ((["compre", "x"], "no command 'compre'; the commands "
-                        "are simulate, compare, plan, rank, check (did you mean "
-                        "compare?)"),
+                        "are simulate, compare, plan, rank, check, history "
+                        "(did you mean compare?)"),
                        (["compare"], "compare: error: give the baseline's "
                         "run, then the candidate's"),
                        (["compare", "a.csv", "--confidence", "1.5"],
@@ -739,7 +739,8 @@ def test_usage_errors_name_the_program_as_invoked(capsys, monkeypatch):
         err = capsys.readouterr().err
         assert stop.value.code == 2 and err == (
             f"{prog}: error: no command 'comparre'; the commands are "
-            f"simulate, compare, plan, rank, check (did you mean compare?); see "
+            f"simulate, compare, plan, rank, check, history (did you mean "
+            f"compare?); see "
             f"{prog} --help\n")
         monkeypatch.setattr("sys.argv", [argv0, "plan", "--acc-a", "2"])
         with pytest.raises(SystemExit):

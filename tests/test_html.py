@@ -174,3 +174,29 @@ def test_a_million_items_make_a_small_page(capsys, tmp_path):
         paths.append(str(path))
     out, reader = page_of(capsys, ["compare", *paths, "--quiet"])
     assert len(out.encode()) < 2 * 10 ** 6
+
+
+def test_check_page_shows_its_profile_and_commands_as_tables(capsys):
+    # check's page: the problems where a verdict stands, each input's
+    # fields and the commands as tables (not its text in a <pre> block),
+    # the same fields and commands its text report prints.
+    argv = ["check", example("base.jsonl"), example("cand.jsonl")]
+    assert bed.main(argv + ["--format", "html"]) == 0
+    out = capsys.readouterr().out
+    reader = _Page()
+    reader.feed(out)
+    reader.close()
+    assert reader.stack == [] and "<pre" not in out
+    assert reader.order == ["verdict", "table", "table", "table"]
+    assert "<h2>Problems</h2>" in out
+    assert "<th>field</th><th>type</th><th>values</th>" in out
+    assert "<th>command</th><th>answers</th>" in out
+    assert bed.main(argv) == 0
+    text = capsys.readouterr().out
+    commands = [line.strip() for line in text.split("\n")
+                if line.startswith("  ") and " compare " in line]
+    body = "".join(reader.text)
+    assert commands and all(c in body for c in commands)
+    fields = [line.split()[0] for line in text.split("\n")[4:9]]
+    assert fields == ["id", "subject", "passage_id", "acc", "latency"]
+    assert all(f"<tr><td>{f}</td>" in out for f in fields)

@@ -1617,6 +1617,38 @@ def test_agreement_statistics_by_hand():
         assert bed._kappa(x, y, weights) == 1 - observed / chance
 
 
+def test_gwet_ac1_and_ac2_are_irrcacs():
+    # irrCAC's published values for two raters' contingency tables (its
+    # tests, github.com/afergadis/irrCAC test/unit/irrCAC/table/
+    # test_gwet.py, from Gwet 2014's cont3x3abstractors and
+    # cont4x4diagnosis; categories 1..q): AC1 and AC2 with linear and
+    # quadratic weights, to 3 places.
+    tables = {(0.849, 0.900, 0.940): [[13, 0, 0], [0, 20, 7], [0, 4, 56]],
+              (0.456, 0.377, 0.299): [[40, 4, 4, 17], [6, 25, 2, 13],
+                                      [4, 1, 21, 12], [15, 5, 9, 45]]}
+    for want, table in tables.items():
+        pairs = collections.Counter({
+            (Fraction(r + 1), Fraction(c + 1)): count
+            for r, row in enumerate(table) for c, count in enumerate(row)})
+        got = [bed._ac1_of(pairs, w) for w in (None, "linear", "quadratic")]
+        assert all(type(v) is Fraction for v in got)
+        assert [round(float(v), 3) for v in got] == list(want)
+    # AC1 on a 0-2 scale as the written-out sums give it: p_e =
+    # sum pi (1 - pi) / (q - 1), for three categories as for two
+    x, y = [0, 1, 2, 2, 1, 0], [0, 2, 2, 1, 1, 1]
+    pi = [Fraction((x + y).count(k), 12) for k in (0, 1, 2)]
+    pe = sum(p * (1 - p) for p in pi) / 2
+    assert bed._ac1(x, y) == (Fraction(3, 6) - pe) / (1 - pe)
+    # ... and AC2 as Gwet's sums over the q^2 pairs of categories give it
+    for weights, power in (("linear", 1), ("quadratic", 2)):
+        def w(k, m):
+            return 1 - Fraction(abs(k - m), 2) ** power
+        pa = sum(w(a, b) for a, b in zip(x, y)) / Fraction(6)
+        pe = sum(w(k, m) for k in (0, 1, 2) for m in (0, 1, 2)) / 6 * sum(
+            p * (1 - p) for p in pi)
+        assert bed._ac1(x, y, weights) == (pa - pe) / (1 - pe)
+
+
 @pytest.mark.filterwarnings("ignore")
 @settings(max_examples=8, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=3,
@@ -1681,7 +1713,9 @@ def test_the_agreement_intervals_cover(scale, labels, replays, least):
     truth = {"Cohen's kappa": bed._kappa_of(pairs),
              "linear kappa": bed._kappa_of(pairs, "linear"),
              "quadratic kappa": bed._kappa_of(pairs, "quadratic"),
-             "Gwet's AC1": bed._ac1_of(pairs)}
+             "Gwet's AC1": bed._ac1_of(pairs),
+             "Gwet's AC2 (linear)": bed._ac1_of(pairs, "linear"),
+             "Gwet's AC2 (quadratic)": bed._ac1_of(pairs, "quadratic")}
     for metric in ("nominal", "ordinal", "interval"):
         truth[f"Krippendorff's alpha ({metric})"] = bed._alpha_of(
             bed._units_of_pairs(pairs), metric)
@@ -1690,7 +1724,7 @@ def test_the_agreement_intervals_cover(scale, labels, replays, least):
     for _ in range(replays):
         for a in bed._agreement_audit(draw(rng, labels)):
             covered[a.name] += a.ci.lo <= truth[a.name] <= a.ci.hi
-    assert len(covered) == (5 if scale == "0-10" else 3)
+    assert len(covered) == (8 if scale == "0-10" else 3)
     assert min(covered.values()) / replays >= least, covered
 
 

@@ -212,3 +212,22 @@ def test_the_modules_examples_print_what_they_say():
         if runner.run(test, out=lambda text: None).failed:
             failed.append(test.name)
     assert runner.tries > 150 and failed == []
+
+
+def test_no_top_level_name_is_defined_twice():
+    # One namespace of a thousand names: a second definition, sections
+    # apart, silently replaces the first (a 32-bit crc32 _digest in check's
+    # section once replaced the join's 64-bit identity digest).
+    seen, twice = {}, []
+    for node in TREE.body:
+        for name in defined(node):
+            if name in seen:
+                twice.append(f"{name}: lines {seen[name]} and {node.lineno}")
+            seen.setdefault(name, node.lineno)
+    assert not twice, twice
+
+
+def test_the_identity_digest_is_64_bits_wide():
+    # Input promises item identity checked to 2^-64 of a collision.
+    assert len(bed._digest("Sarah was a surgeon")) == 8
+    assert bed._digest({"a": 1, "b": [2]}) == bed._digest({"b": [2], "a": 1})

@@ -237,10 +237,13 @@ def test_compare_gives_each_runs_results_json_means(capsys, pair):
     assert report["metrics"]
     for entry in report["metrics"]:
         for side, run in zip("ab", pair):
-            assert entry["observed"][side] == pytest.approx(
-                results_of(run)[entry["metric"]], abs=1e-12), entry["metric"]
-    # The judge's score, null on some rows, is not compared unless named.
-    names = {e["metric"] for e in report["metrics"]}
+            for name in [entry["metric"], *entry.get("aliases", ())]:
+                assert entry["observed"][side] == pytest.approx(
+                    results_of(run)[name], abs=1e-12), name
+    # The judge's score, null on some rows, is not compared unless named;
+    # a metric equal to another on every item is one, its alias (issue 57).
+    names = {name for e in report["metrics"]
+             for name in [e["metric"], *e.get("aliases", ())]}
     assert names == ({"acc", "em", "tokens"} if pair[0] == "model-a"
                      else {"acc", "pass@1:4_samples"})
 

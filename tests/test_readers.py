@@ -670,8 +670,9 @@ def test_helm_run_directories_read_the_test_split(capsys):
     # The run directory as HELM writes it (not "4 runs"); its one valid
     # instance is left out, said, and the means are stats.json's test ones.
     report = compare(capsys, HELM_A, HELM_B)
-    assert [e["metric"] for e in report["metrics"]] == [
-        "exact_match", "quasi_exact_match"]       # no token counts, times
+    assert [(e["metric"], e.get("aliases")) for e in report["metrics"]] == [
+        ("exact_match", ["quasi_exact_match"])]   # no token counts, times;
+    # the two are equal on every item: one metric (issue 57)
     a, b = helm_test_split(HELM_A, "exact_match"), helm_test_split(
         HELM_B, "exact_match")
     check_binary(report["metrics"][0], [(a[i], b[i]) for i in a])
@@ -1041,6 +1042,64 @@ def test_every_eval_ever_identity_and_one_model_a_file(capsys, tmp_path):
     err = fail(capsys, str(two), a)
     assert f"{two}:4: model_id 'other/model' after 'ollama/qwen2.5-0.5b'" \
         in err
+
+
+def test_every_eval_ever_aggregates_read_their_instance_file_or_name_it(
+        capsys, tmp_path, monkeypatch):
+    # An aggregate <uuid>.json (eval.schema.json 0.1.0 to 0.3.0) holds no
+    # per-item results: given where its instance file is there (its
+    # detailed_evaluation_results.file_path, beside it or from the root
+    # of a data/ tree), that file is read and said; else it is refused as
+    # lm-eval's results file is, naming the file to read instead.
+    a, b = (eee_samples(m) for m in ("ollama/qwen2.5-0.5b",
+                                     "anthropic/claude-sonnet-4-0"))
+    aggregates = [p[:-1] for p in (a, b)]      # 0.2.1, naming the .jsonl
+    assert compare(capsys, *aggregates)["metrics"] == compare(
+        capsys, a, b)["metrics"]
+    assert bed.main(["compare", *aggregates, "--resamples", "50"]) == 0
+    assert (f"{os.path.basename(a)}: read for "
+            f"{os.path.basename(aggregates[0])}, Every Eval Ever's "
+            f"aggregate, which names it") in capsys.readouterr().out
+    # 0.3.0: a path from the repository's root, data/...
+    uuid = "f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40"
+    folder = tmp_path / "data" / "arc" / "org" / "model"
+    folder.mkdir(parents=True)
+    named = f"data/arc/org/model/{uuid}_samples.jsonl"
+    with open(aggregates[0]) as f:
+        doc = json.load(f)
+    doc.update(schema_version="0.3.0", detailed_evaluation_results={
+        "format": "jsonl", "file_path": named})
+    new = folder / f"{uuid}.json"
+    new.write_text(json.dumps(doc))
+    err = fail(capsys, str(new), a)
+    assert err.startswith(f"bootstrap-eval-deltas: error: {new}: Every Eval "
+                          f"Ever's aggregate file (schema 0.3.0): aggregates "
+                          f"only; the per-item results are the instance "
+                          f"file its detailed_evaluation_results names, "
+                          f"{named}, which is not there"), err
+    shutil.copyfile(a, tmp_path / named)
+    monkeypatch.chdir(tmp_path / "data" / "arc")
+    assert compare(capsys, str(new), a)["metrics"][0]["observed"] == \
+        compare(capsys, a, a)["metrics"][0]["observed"]
+    # an aggregate naming itself, or a file that is not a samples file
+    doc["detailed_evaluation_results"]["file_path"] = new.name
+    new.write_text(json.dumps(doc))
+    assert "which is not an Every Eval Ever samples file" in fail(
+        capsys, str(new), a)
+    # 0.1.0's early form names no file: the samples file beside it of the
+    # same model is named (the real logs' None_samples.jsonl)
+    old = tmp_path / "old"
+    old.mkdir()
+    shutil.copyfile(a, old / "None_samples.jsonl")
+    del doc["detailed_evaluation_results"]
+    doc.update(schema_version="0.1.0",
+               detailed_evaluation_results_per_samples=[{"sample_id": "1"}])
+    (old / f"{uuid}.json").write_text(json.dumps(doc))
+    err = fail(capsys, str(old / f"{uuid}.json"), a)
+    assert ("(schema 0.1.0): aggregates only; the per-item results are an "
+            "instance-level <uuid>_samples.jsonl, which this one does not "
+            "name; beside it, of the same model: None_samples.jsonl") in err
+    assert "no framework reader knows" not in err
 
 
 # Item identity in the join (issue 45) ####################################

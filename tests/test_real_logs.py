@@ -58,9 +58,12 @@ def test_older_lm_eval_filters_from_its_results_file(capsys):
     results = load(glob.glob(os.path.join(folder, "results_*"))[0])
     figures = results["results"]["ko_winogrande"]
     for entry in report["metrics"]:
-        name = entry["metric"][len("exact_match["):-1]
-        assert entry["observed"]["a"] == figures[f"exact_match,{name}"]
-    assert len(report["metrics"]) == 3 and report["n_items"] == 10
+        for metric in [entry["metric"], *entry.get("aliases", ())]:
+            name = metric[len("exact_match["):-1]
+            assert entry["observed"]["a"] == figures[f"exact_match,{name}"]
+    # the three filters score 0 on every item: one metric, two aliases
+    assert [len(e.get("aliases", ())) for e in report["metrics"]] == [2]
+    assert report["n_items"] == 10
 
 
 def test_helm_run_directory_is_its_test_split(capsys):
@@ -256,6 +259,11 @@ def test_every_eval_ever_mean_is_its_aggregate(capsys):
                for r in load(aggregate)["evaluation_results"]}
     assert figures == {entry["observed"]["a"]} == {0.3}
     assert report["n_items"] == 10
+    # the aggregate (schema 0.1.0, naming no instance file) is refused as
+    # one, naming the samples file beside it
+    assert bed.main(["compare", aggregate, samples]) == 2
+    err = capsys.readouterr().err
+    assert "aggregates only" in err and "None_samples.jsonl" in err
 
 
 def test_lighteval_means_are_its_results_file(capsys):
@@ -267,10 +275,14 @@ def test_lighteval_means_are_its_results_file(capsys):
     (results,) = glob.glob(os.path.join(run, "results", "*", "*", "*.json"))
     figures = load(results)["results"]["lighteval|aime24|0"]
     assert report["n_items"] == 30
-    assert {e["metric"] for e in report["metrics"]} == {
+    # both 0 on every item: one metric, the other its alias (issue 57)
+    assert {m for e in report["metrics"]
+            for m in [e["metric"], *e.get("aliases", ())]} == {
         "extractive_match", "math_pass@1:32_samples"}
+    assert len(report["metrics"]) == 1
     for entry in report["metrics"]:
-        assert entry["observed"]["a"] == figures[entry["metric"]] == 0.0
+        for metric in [entry["metric"], *entry["aliases"]]:
+            assert entry["observed"]["a"] == figures[metric] == 0.0
 
 
 def test_lighteval_real_file_reads_as_pyarrow_reads_it():
@@ -324,3 +336,22 @@ def test_alpaca_eval_leaderboard_csv_is_refused(capsys, version):
     (board,) = glob.glob(real("preferences", "alpaca_eval", version,
                               "*leaderboard.csv"))
     assert "a leaderboard: a row per model" in refused(capsys, board)
+
+
+def test_real_runs_settings_are_read_and_their_differences_said(capsys):
+    # Inspect's arc_easy logs: limit 3 and limit 5 (issue 57): the shorter
+    # run is refused as limited, not as lacking ids; the workbench's
+    # promptfoo runs at a9adcf0 changed the prompt
+    qwen, sonnet = (real("inspect_ai", f"data_arc_{m}.json")
+                    for m in ("qwen", "sonnet"))
+    err = refused(capsys, qwen, sonnet)
+    assert f"{qwen}: a run limited to 3 items (limit 3 -> 5), so it lacks 2" \
+        in err
+    runs = [real("promptfoo", "prompt-eval-workbench",
+                 f"promptfoo-results.{c}.json") for c in ("19256d8", "a9adcf0")]
+    report = compare(capsys, *runs)
+    assert [d["setting"] for d in report["differs"]] == ["prompt"]
+    settings = bed._open_source(real("helm", "runs", "mmlu-subject=philosophy,"
+                                      "method=multiple_choice_joint,model="
+                                      "openai_gpt2")).settings
+    assert settings["max_train_instances"] == "5" and settings["limit"] == "10"

@@ -261,7 +261,8 @@ def test_every_command_prints_through_one_table_of_formats(capsys):
     # markdown, json and html from _OUTPUT_FORMATS, and --json is --format
     # json.  A report with no markdown (or page) of its own is its text in
     # a code block (or on a page).
-    assert list(bed._OUTPUT_FORMATS) == ["text", "markdown", "json", "html"]
+    assert list(bed._OUTPUT_FORMATS) == ["text", "github", "markdown",
+                                         "json", "html"]
     for argv in (["plan"], ["simulate", "--replays", "3", "--n-items", "60",
                             "--resamples", "50", "--no-csv", "--quiet"]):
         outs = {}
@@ -275,6 +276,7 @@ def test_every_command_prints_through_one_table_of_formats(capsys):
         else:                            # plan's markdown: a table
             assert "| n | exact power |" in outs["markdown"]
         assert outs["html"].startswith("<!DOCTYPE html>")
+        assert outs["github"] == outs["text"]    # commands: compare's only
         assert bed.main(argv + ["--json"]) == 0
         assert json.loads(capsys.readouterr().out) == json.loads(outs["json"])
 

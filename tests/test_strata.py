@@ -343,6 +343,37 @@ def test_plan_budget_says_where_the_labels_go(capsys, tmp_path):
     assert not (tmp_path / "no").exists()
 
 
+def test_plan_budget_on_one_file_of_both_systems(capsys, tmp_path):
+    # The judged team's one wide file (--a-col/--b-col, --human HA,HB), as
+    # compare takes it: --budget and --label-next share and draw the
+    # labels as they do for the same items in two runs.
+    paths, rows, _ = strata_runs(tmp_path, sizes=(150, 150),
+                                 rates=(0.2, 0.1))
+    wide = tmp_path / "judged.csv"
+    with open(wide, "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["id", "topic", "judge_a", "judge_b", "human_a",
+                      "human_b"])
+        for a, b in zip(*rows):
+            out.writerow([a["id"], a["topic"], a["judge"], b["judge"],
+                          a.get("human", ""), b.get("human", "")])
+    budget = ["--strata", "topic", "--budget", "40", "--json"]
+    reports = []
+    for given in (["--from", *paths, "--metric", "judge", "--human",
+                   "human"],
+                  ["--from", str(wide), "--a-col", "judge_a", "--b-col",
+                   "judge_b", "--human", "human_a,human_b"]):
+        next_csv = tmp_path / f"next{len(reports)}.csv"
+        assert bed.main(["plan", *given, *budget, "--label-next",
+                         str(next_csv)]) == 0, capsys.readouterr().err
+        reports.append(json.loads(capsys.readouterr().out))
+        reports[-1]["csv"] = next_csv.read_text()
+    two, one = reports
+    assert sum(s["draw"] for s in one["strata"]["strata"]) == 40
+    for key in ("strata", "half_width", "label_next", "csv"):
+        assert one[key] == two[key], key
+
+
 @pytest.mark.parametrize("extra, said", [
     (["--budget", "0"], "--budget 0: give how many labels"),
     (["--budget", "5000"], "--budget 5000: only 940 items"),
