@@ -565,7 +565,8 @@ def test_check_says_compared_what_compare_compares(capsys, tmp_path,
     lm_eval_f1_run(b, "2024-06-18T12-20-26", 1, entities)
     report = walk(capsys, [str(a), str(b)])
     compared = [e["metrics"] for e in report["inputs"]]
-    status = bed.main(["compare", str(a), str(b), "--json"])
+    status = bed.main(["compare", str(a), str(b), "--json", "--resamples",
+                       "200"])
     out, err = capsys.readouterr()
     if entities:            # lists of entities are no class labels
         assert status == 2 and "nothing to compare: f1: left out" in err
