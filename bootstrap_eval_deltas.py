@@ -16680,7 +16680,8 @@ def _profile(path, options, format=None, task="", batches=None):
         if batches:
             source = source._replace(batches=itertools.islice(
                 source.batches, batches))
-        return _profile_source(path, source, format or "", task, options)
+        return _profile_source(path, source, format or "", task, options,
+                               corpus=not batches)
     except EvalDeltaError as exc:
         line = str(exc)
         line = line[len(path) + 2:] if line.startswith(f"{path}: ") else line
@@ -16696,8 +16697,10 @@ def _profile(path, options, format=None, task="", batches=None):
 _VERDICT_SHOWN = ("item", "question", "a", "b", "share")  # of a _Verdict
 
 
-def _profile_source(path, source, format, task, options):
-    """Return the _Profile of an opened _Source: its records read once."""
+def _profile_source(path, source, format, task, options, corpus=True):
+    """Return the _Profile of an opened _Source: its records read once
+    (and, if *corpus*, read again to try its corpus statistics as compare
+    does)."""
     table = source.fields is not None
     key = options.id_col or next(
         (f for f in _ID_FIELDS if _field(source.first, f) is not _MISSING),
@@ -16737,7 +16740,7 @@ def _profile_source(path, source, format, task, options):
                 digests.update((label, _digest(get(r)))
                                for label, r in zip(labels, batch))
     metrics, notes = _profile_metrics(source, key), source.notes
-    if source.corpus and path != _STDIN:   # as compare would, run by itself
+    if corpus and source.corpus and path != _STDIN:  # as compare would
         mine = options._replace(runs=(path,), stat=(), metric=())
         kept, _, left_out = _corpus_tried(mine, source.corpus, lambda stat:
                                           _stat_read(mine, path, stat))
