@@ -7860,9 +7860,9 @@ def _pass_at(n, c, k, every=False):
 
 # Doors (called from other sections): _beta_ratio, _copula_design, _Design,
 # _detection, _expected_half_width, _items_with_repeats, _judge,
-# _mcnemar_power, _pilot_plan, _plan_design, _repeat_counts,
+# _least_units, _mcnemar_power, _pilot_plan, _plan_design, _repeat_counts,
 # _repeats_from_samples, _simulated_power, _Spread, _student_t_tail,
-# _student_t_upper, _z_sum.
+# _student_t_upper, _too_few, _z_sum.
 
 # The detectable size comes from the normal approximation to the paired
 # test: a true difference of (z_{1-alpha/2} + z_power) standard errors is
@@ -9786,7 +9786,7 @@ def _read_joint(sources, metric, *, id_field=None, allow_partial=False,
     del runs, order, places
     labels = marks and {item: marks[at] for item, at in tables[0][0].items()}
     order, dropped = _shared_ids([(s.path, ids) for s, (ids, _) in zip(
-        sources, tables)], key, allow_partial, verb)
+        sources, tables)], key, allow_partial, verb, [s.task for s in sources])
     dropped.said += said
     rows = (tuple(values[ids[item]] for ids, values in tables)
             for item in order)
@@ -10226,7 +10226,18 @@ def _lacking(lacks, has, count, key, first, verb="compares"):
         f"the ids every run has")
 
 
-def _shared_ids(runs, key, allow_partial, verb="compares"):
+def _no_common(path, others, key, tasks=()):
+    """Return the error of runs that share no id (--allow-partial cannot
+    help), naming their benchmarks where the readers know them and they
+    differ."""
+    named = list(dict.fromkeys(tasks))
+    return EvalDeltaError(
+        f"{path}: no {key} in common with {', '.join(others)}"
+        + (f": runs of different benchmarks ({', '.join(named)})"
+           if len(named) > 1 and "" not in named else ""))
+
+
+def _shared_ids(runs, key, allow_partial, verb="compares", tasks=()):
     """Return (the ids every run has, in the first run's order; how many
     ids some run lacks) of runs [(path, ids in order)], raising the join's
     errors: without allow_partial the run that lacks the most ids (the
@@ -10236,6 +10247,9 @@ def _shared_ids(runs, key, allow_partial, verb="compares"):
     sets = [set(ids) for _, ids in runs]
     shared = set.intersection(*sets)
     every = set.union(*sets)
+    if not shared:
+        raise _no_common(runs[-1][0], [path for path, _ in runs[:-1]], key,
+                         tasks)
     if not allow_partial and len(shared) < len(every):
         lacks = max(range(len(runs)),
                     key=lambda k: (len(every - sets[k]), k))
@@ -10244,9 +10258,6 @@ def _shared_ids(runs, key, allow_partial, verb="compares"):
         first = [i for i in runs[other][1] if i not in mine][:3]
         raise _lacking(runs[lacks][0], runs[other][0],
                        len(sets[other] - mine), key, first, verb)
-    if not shared:
-        raise EvalDeltaError(f"{runs[-1][0]}: no {key} in common with "
-                             f"{', '.join(path for path, _ in runs[:-1])}")
     order = [i for i in runs[0][1] if i in shared]
     return order, _Dropped(len(every) - len(shared), {
         path: len(every - mine) for (path, _), mine in zip(runs, sets)})
@@ -10257,6 +10268,9 @@ def _check_join(baseline, candidate, key, order, seen, only, first_only,
     """Raise EvalDeltaError for ids in one run only, or none shared;
     *order* is the baseline's ids, *seen* the candidate's line of each."""
     missing = seen.count(0)
+    if missing == len(seen):         # none shared: not --allow-partial's
+        raise _no_common(candidate.path, [baseline.path], key,
+                         (baseline.task, candidate.task))
     if (missing or only) and not allow_partial:
         if missing >= only:
             first = list(itertools.islice(itertools.compress(
@@ -10264,9 +10278,6 @@ def _check_join(baseline, candidate, key, order, seen, only, first_only,
             raise _lacking(candidate.path, baseline.path, missing, key,
                            first)
         raise _lacking(baseline.path, candidate.path, only, key, first_only)
-    if missing == len(seen):
-        raise EvalDeltaError(f"{candidate.path}: no {key} in common with "
-                             f"{baseline.path}")
 
 
 # Item identity.  Ids say which records to pair, not that they hold the
@@ -12058,6 +12069,17 @@ def _directory_source(path, how):
     return source._replace(notes=tuple(notes) + source.notes)
 
 
+def _model_runs(found, models):
+    """Return the _Found runs with each task named by its model where the
+    files name several models (model_id, model_name): a folder of several
+    systems' runs holds a run of each to compare, and only one model's
+    repeated runs of a task are the newest and the older."""
+    if len(set(models) - {""}) < 2:     # '': a file that names none
+        return found
+    return [run._replace(task=f"{model}/{run.task}" if model else run.task)
+            for run, model in zip(found, models)]
+
+
 def _newest_runs(path, found):
     """Return ({task: file of its newest run}, {task: a note on the runs
     left out} for the tasks run more than once)."""
@@ -12135,19 +12157,43 @@ def _is_lm_eval(head):
 def _lm_eval_runs(path):
     """Return the _Found runs of an lm-eval output directory: its
     samples_<task>_<date> files."""
-    return [_Found(*_task_and_stamp(name), os.path.join(folder, name))
-            for folder, files in _walk(path, 2) for name in files
-            if name.startswith("samples_") and
-            name.endswith((".jsonl", ".jsonl.gz"))]
+    found = [_Found(*_task_and_stamp(name), os.path.join(folder, name))
+             for folder, files in _walk(path, 2) for name in files
+             if name.startswith("samples_") and
+             name.endswith((".jsonl", ".jsonl.gz", ".json", ".json.gz"))]
+    return _model_runs(found, [_lm_eval_model(run) for run in found])
+
+
+def _lm_eval_model(run):
+    """Return the model the results_<date>.json beside an lm-eval samples
+    file (a _Found) names (model_name, else config.model_args), or ''."""
+    results = os.path.join(os.path.dirname(run.path),
+                           f"results_{run.stamp}.json")
+    if not run.stamp or not os.path.isfile(results):
+        return ""
+    try:
+        doc = _load_json(results)
+    except EvalDeltaError:
+        return ""
+    config = doc.get("config") if isinstance(doc, dict) else None
+    name = doc.get("model_name") if isinstance(doc, dict) else None
+    if not name and isinstance(config, dict):
+        name = config.get("model_args")
+    return name if isinstance(name, str) else ""
 
 
 def _task_and_stamp(name):
-    """Return (task, date) of lm-eval's samples_<task>_<date>.jsonl.
+    """Return (task, date) of lm-eval's samples_<task>_<date>.jsonl (or
+    .json, gzipped or not; the date with or without fractional seconds).
 
     >>> _task_and_stamp("samples_mmlu_anatomy_2024-05-01T10-00-00.123.jsonl")
     ('mmlu_anatomy', '2024-05-01T10-00-00.123')
+    >>> _task_and_stamp("samples_bias_2024-06-17T12-20-26.826621.json")
+    ('bias', '2024-06-17T12-20-26.826621')
+    >>> _task_and_stamp("samples_bias_2024-06-17T12-20-26.json.gz")
+    ('bias', '2024-06-17T12-20-26')
     """
-    stem = name[len("samples_"):].split(".jsonl")[0]
+    stem = re.sub(r"\.jsonl?(\.gz)?$", "", name.removeprefix("samples_"))
     match = re.search(r"_(\d{4}-\d\d-\d\dT[\d\-.:]+)$", stem)
     if not match:
         return stem, ""
@@ -12213,8 +12259,10 @@ def _read_lm_eval(head, how):
     notes += epochs
     if corpus:
         notes.append(f"{', '.join(corpus)}: a list per item, which lm-eval "
-                     f"aggregates over the corpus, and so are they compared "
-                     f"unless --metric or --stat names what to compare")
+                     f"aggregates over the corpus, and so does compare where "
+                     f"it can (an F1 or MCC of class labels, a ratio of "
+                     f"numbers) unless --metric or --stat names what to "
+                     f"compare")
     if several:
         notes.append(f"filters {', '.join(filters)}: each its own metric; "
                      f"--filter keeps one")
@@ -12352,7 +12400,32 @@ def _inspect_runs(path):
                                         file))
                 else:
                     found.append(_Found(stem, "", file))
-    return found
+    return _model_runs(found, [_inspect_model(run.path) for run in found])
+
+
+def _inspect_model(path):
+    """Return the model an Inspect log names (eval.model: in a .json log's
+    first bytes, or an .eval archive's _journal/start.json or header.json),
+    or '' where it cannot be read here (the reader then says why)."""
+    if path.endswith(".json"):
+        text = _Head(path).text
+        at = re.search(r'"eval"\s*:\s*\{', text)
+        found = at and re.compile(r'"model"\s*:\s*"((?:[^"\\]|\\.)*)"'
+                                  ).search(text, at.end())
+        return found.group(1) if found else ""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+            for name in ("_journal/start.json", "header.json"):
+                if name in names and archive.getinfo(name).file_size < (
+                        _HEAD_SIZE << 4):
+                    doc = json.loads(archive.read(name))
+                    model = (doc.get("eval") or {}).get("model")
+                    return model if isinstance(model, str) else ""
+    except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError,
+            AttributeError):
+        pass
+    return ""
 
 
 def _inspect_value(value):
@@ -13087,14 +13160,15 @@ def _is_every_eval_ever(head):
 def _every_eval_ever_runs(path):
     """Return the _Found runs of a folder of Every Eval Ever samples files
     (data/<benchmark>/<developer>/<model>/): task its evaluation_name."""
-    found = []
+    found, models = [], []
     for folder, files in _walk(path, 3):
         for name in files:
             head = _Head(os.path.join(folder, name))
             if name.endswith(".jsonl") and _is_every_eval_ever(head):
                 task = head.first().get("evaluation_name")
                 found.append(_Found(str(task), "", head.path))
-    return found
+                models.append(str(head.first().get("model_id")))
+    return _model_runs(found, models)
 
 
 def _read_every_eval_ever(head, how):
@@ -13143,7 +13217,8 @@ def _read_every_eval_ever(head, how):
                      "stands for both")
     source = _listed_source(path, labelled, notes)
     return source._replace(identity=("sample_hash",), settings=_read_settings(
-        _eee_settings, path, list(tasks)))
+        _eee_settings, path, list(tasks)), task=str(next(iter(tasks)))
+        if len(tasks) == 1 else "")
 
 
 def _eee_record(record, place):
@@ -13762,9 +13837,27 @@ def _read_lfs_pointer(head, how):
 def _lighteval_runs(path):
     """Return the _Found runs of a lighteval output or details directory:
     its details_<task>_<date>.parquet files."""
-    return [_Found(*_details_task(name), os.path.join(folder, name))
-            for folder, files in _walk(path, 4) for name in files
-            if name.startswith("details_") and name.endswith(".parquet")]
+    found = [_Found(*_details_task(name), os.path.join(folder, name))
+             for folder, files in _walk(path, 4) for name in files
+             if name.startswith("details_") and name.endswith(".parquet")]
+    return _model_runs(found, [_lighteval_model(path, run.path)
+                               for run in found])
+
+
+def _lighteval_model(path, file):
+    """Return the model of a details file in directory *path*: its results
+    file's config_general.model_name, else the folders between *path* and
+    the date folder (details/<model>/<date>/)."""
+    found = _lighteval_results(file)
+    try:
+        doc = _load_json(found) if found else None
+    except EvalDeltaError:
+        doc = None
+    name = ((doc.get("config_general") or {}).get("model_name")
+            if isinstance(doc, dict) else None)
+    if isinstance(name, str) and name:
+        return name
+    return os.path.dirname(os.path.relpath(os.path.dirname(file), path))
 
 
 def _details_task(name):
@@ -13809,7 +13902,8 @@ def _read_lighteval(head, how):
                         "by a hash of its example's text")
     source = _listed_source(path, labelled, [n for n in notes if n])
     return source._replace(identity=("item_hash",), settings=_read_settings(
-        _lighteval_settings, path, footer, rows, group, newer, how.inflate))
+        _lighteval_settings, path, footer, rows, group, newer, how.inflate),
+        task=_details_task(os.path.basename(path))[0])
 
 
 def _lighteval_items(path, rows, group, newer, numbered):
@@ -14461,23 +14555,14 @@ def _compare_run(options, path, rng):
     stats = list(options.stat)
     if not stats and not options.metric:     # lm-eval's f1, ifeval's lists
         stats = shared
-    corpus, left_out = [], []
-    for stat in list(stats):
-        try:
-            corpus.append(_compare_stat(options, path, stat, rng))
-        except EvalDeltaError as e:
-            if options.stat:            # asked for: the error stands
-                raise
-            stats.remove(stat)          # the framework's own, found
-            left_out.append(f"{stat.name}: left out: " + (
-                f"its [gold, pred] pairs are not the class labels an F1 or "
-                f"MCC over the corpus takes ({e})" if stat.stat != "ratio"
-                else f"its lists are not numbers to pool ({e})")
-                + "; the framework that wrote it aggregates it by its "
-                  "task's own rule, which this tool does not know; the "
-                  "other metrics are compared")
+    stats, corpus, left_out = _corpus_tried(
+        options, stats, lambda stat: _compare_stat(options, path, stat, rng))
     dropped = max((c[2] for c in corpus), default=0)
     listed = baseline.first.get("metrics") if baseline.corpus else None
+    if left_out and not stats and listed == [] and candidate is not None:
+        raise EvalDeltaError(f"{candidate.path}: nothing to compare: "
+                             + "; ".join(line.split("; the framework")[0]
+                                         for line in left_out))
     if (options.stat and not options.metric) or (stats and listed == []):
         names = (_wide_names(stats[0]) if candidate is None
                  else (baseline.path, candidate.path))
@@ -15852,11 +15937,36 @@ def _source_notes(options, sources):
     return said
 
 
-def _compare_stat(options, path, stat, rng):
-    """Return (_MetricResult, [(subset, _MetricResult)], dropped ids, the
-    files' reading notes, note) of one corpus _Stat, with --by's subsets
-    or --cluster's clusters; the files are read again (a _Source is read
-    once), keeping every epoch for pass@k."""
+def _corpus_tried(options, stats, attempt):
+    """Return (the corpus _Stats kept, [attempt(stat) of each], the read:
+    lines of those left out): where no --stat names one, a framework's own
+    statistic whose pairs or lists this tool cannot pool is left out and
+    said; a --stat's error stands.  compare (attempt: _compare_stat) and
+    check (attempt: _stat_read, its reading half) decide so, so what check
+    says is compared is what compare compares."""
+    kept, done, left_out = [], [], []
+    for stat in stats:
+        try:
+            done.append(attempt(stat))
+        except EvalDeltaError as e:
+            if options.stat:            # asked for: the error stands
+                raise
+            left_out.append(f"{stat.name}: left out: " + (
+                f"its [gold, pred] pairs are not the class labels an F1 or "
+                f"MCC over the corpus takes ({e})" if stat.stat != "ratio"
+                else f"its lists are not numbers to pool ({e})")
+                + "; the framework that wrote it aggregates it by its "
+                  "task's own rule, which this tool does not know; the "
+                  "other metrics are compared")
+            continue
+        kept.append(stat)               # the framework's own, found
+    return kept, done, left_out
+
+
+def _stat_read(options, path, stat):
+    """Return (items, dropped ids, the files' reading notes, note) of one
+    corpus _Stat: the files read again (a _Source is read once), keeping
+    every epoch for pass@k; without --by, its table (_corpus_table)."""
     passes = stat.stat in ("pass@k", "pass^k")
     how = options.reading._replace(keep_epochs=True) if passes \
         else options.reading
@@ -15867,7 +15977,18 @@ def _compare_stat(options, path, stat, rng):
         baseline, candidate, stat, id_field=options.id_col,
         allow_partial=options.allow_partial, group=group, jobs=options.jobs,
         different_items=options.different_items)
-    notes = _source_notes(options, (baseline, candidate))
+    if not passes and not options.by:
+        items = _corpus_table(stat.stat, items,
+                              clustered=bool(options.cluster))
+    return items, dropped, _source_notes(options, (baseline, candidate)), note
+
+
+def _compare_stat(options, path, stat, rng):
+    """Return (_MetricResult, [(subset, _MetricResult)], dropped ids, the
+    files' reading notes, note) of one corpus _Stat, with --by's subsets
+    or --cluster's clusters (read by _stat_read)."""
+    passes = stat.stat in ("pass@k", "pass^k")
+    items, dropped, notes, note = _stat_read(options, path, stat)
     direction = _direction(options, stat.name, notes)
     if passes:
         metric = _Metric(stat.name, kind="continuous", direction=direction)
@@ -15881,9 +16002,7 @@ def _compare_stat(options, path, stat, rng):
     if options.interval == "bca":
         note += "; percentile intervals (--interval bca is for means)"
     if not options.by:
-        table = _corpus_table(stat.stat, items,
-                              clustered=bool(options.cluster))
-        return (_compare_corpus(table, rng, options, metric), [], dropped,
+        return (_compare_corpus(items, rng, options, metric), [], dropped,
                 notes, note)
     pooled = collections.Counter()
     split = {}
@@ -16637,6 +16756,8 @@ class _Profile(NamedTuple):
     least: int = 0           # and the fewest
     read: str = ""           # the file read (a folder's run), if a file
     settings: dict = {}      # the run's settings (_Source.settings)
+    partial: str = ""        # the refusal --allow-partial answers, if so
+    benchmark: str = ""      # the task its reader names (any framework)
 
 
 class _Checked(NamedTuple):
@@ -16741,6 +16862,9 @@ def _check(options):
         profiles, _short_names([p.path for p in profiles]))]
     joins, problems = _check_joins(profiles)
     problems = [f"{p.name}: {p.refused}" for p in profiles if p.refused] \
+        + [f"{p.name}: {p.partial}; read here as compare --allow-partial "
+           f"reads it, and its commands below take --allow-partial"
+           for p in profiles if p.partial] \
         + _check_problems(profiles) + problems
     return _Checked(profiles, joins, problems,
                     _check_commands(profiles, options))
@@ -16777,7 +16901,7 @@ def _check_path(path, options, depth):
                     os.path.join(path, e)) for e in entries):
                 return _under(path, entries, options, depth)  # look inside
             return [whole]
-        profiles = [_profile(run, options, layout.name, task)
+        profiles = [_profile(run, options, layout.name)  # its own task
                     for task, run in sorted(runs.items())]
         return [p._replace(notes=((older[task],) if task in older else ())
                            + p.notes)
@@ -16819,23 +16943,31 @@ def _profile(path, options, format=None, task="", batches=None):
         if format != "lm-eval":
             task = ""      # others name runs by model and task together
         elif not task and not os.path.isdir(path):
-            task = _task_and_stamp(os.path.basename(path))[0]
+            task = source.task or _task_and_stamp(os.path.basename(path))[0]
         if batches:
             source = source._replace(batches=itertools.islice(
                 source.batches, batches))
-        return _profile_source(path, source, format or "", task, options)
+        return _profile_source(path, source, format or "", task, options,
+                               corpus=not batches)
     except EvalDeltaError as exc:
         line = str(exc)
-        return _Profile(path, format=format or "", task=task,
-                        refused=line[len(path) + 2:]
-                        if line.startswith(f"{path}: ") else line)
+        line = line[len(path) + 2:] if line.startswith(f"{path}: ") else line
+        if "--allow-partial" in line and not how.allow_partial:
+            partial = _profile(path, options._replace(
+                reading=how._replace(allow_partial=True)), format, task,
+                batches)              # what compare --allow-partial reads
+            if not partial.refused:
+                return partial._replace(partial=line)
+        return _Profile(path, format=format or "", task=task, refused=line)
 
 
 _VERDICT_SHOWN = ("item", "question", "a", "b", "share")  # of a _Verdict
 
 
-def _profile_source(path, source, format, task, options):
-    """Return the _Profile of an opened _Source: its records read once."""
+def _profile_source(path, source, format, task, options, corpus=True):
+    """Return the _Profile of an opened _Source: its records read once
+    (and, if *corpus*, read again to try its corpus statistics as compare
+    does)."""
     table = source.fields is not None
     key = options.id_col or next(
         (f for f in _ID_FIELDS if _field(source.first, f) is not _MISSING),
@@ -16874,17 +17006,25 @@ def _profile_source(path, source, format, task, options):
                 get = _getter(source, content)
                 digests.update((label, _digest(get(r)))
                                for label, r in zip(labels, batch))
-    metrics = _profile_metrics(source, key)
+    metrics, notes = _profile_metrics(source, key), source.notes
+    if corpus and source.corpus and path != _STDIN:  # as compare would
+        mine = options._replace(runs=(path,), stat=(), metric=())
+        kept, _, left_out = _corpus_tried(mine, source.corpus, lambda stat:
+                                          _stat_read(mine, path, stat))
+        metrics = tuple(metrics) + tuple(s.name for s in kept
+                                         if s.name not in metrics)
+        notes += tuple(left_out)
     fields = tuple(t.profile() for t in tallies.values())
     fields = tuple(f._replace(roles=_roles(f, key, metrics, source, format))
                    for f in fields)
     ids, least, most = _id_runs(hashes)
     return _Profile(path, format, source.kind, task, records, key, ids,
-                    digests, content, fields, source.notes, source.systems,
+                    digests, content, fields, notes, source.systems,
                     tuple(metrics), presence=dict(presence),
                     numbered={0: False, records: True}.get(numbered),
                     most=most, least=least, read=source.path,
-                    settings=source.settings)
+                    settings=source.settings,
+                    benchmark=source.task)
 
 
 def _id_runs(hashes):
@@ -17044,7 +17184,14 @@ def _check_joins(profiles):
                 lines += _check_differs([x, y])
     if len(lines) > _CHECK_MOST:
         lines[_CHECK_MOST:] = [f"and {len(lines) - _CHECK_MOST} more pairs"]
-    if not lines and len(items) > 1 and set(items[0].metrics).intersection(
+    benchmarks = list(dict.fromkeys(p.benchmark for p in items))
+    if not lines and len(items) > 1 and len(benchmarks) > 1 and (
+            "" not in benchmarks):
+        problems.append(
+            f"{_listing([p.name for p in items])} share no ids "
+            f"({_listing(sorted({p.id_field for p in items}))}): runs of "
+            f"different benchmarks ({', '.join(benchmarks)})")
+    elif not lines and len(items) > 1 and set(items[0].metrics).intersection(
             *(p.metrics for p in items[1:])):
         problems.append(
             f"{_listing([p.name for p in items])} share no ids "
@@ -17251,9 +17398,13 @@ def _check_commands(profiles, options):
                               for q in per_item):
             seen.add(os.path.realpath(p.path))
             per_item.append(p)
+    alpha = options.alpha
     for group in _join_groups(per_item):
         if len(group) > 1:
-            commands += _group_commands(group, extra)
+            shared = len(set(group[0].ids).intersection(*(
+                p.ids for p in group[1:])))
+            commands += [(argv, what + _few_compared(shared, alpha, argv))
+                         for argv, what in _group_commands(group, extra)]
     runs = [p for p in found if p.runs]
     if len(runs) > 1 and set(runs[0].ids).intersection(runs[1].ids):
         a, b = runs[0].path, runs[1].path
@@ -17261,12 +17412,14 @@ def _check_commands(profiles, options):
             (["compare", "--runs", a, b] + extra,
              f"several runs of each system ({len(runs[0].runs)} and "
              f"{len(runs[1].runs)}): the gap of the run-averaged scores, the "
-             f"run-to-run spread, where one run of each would put the gap"),
+             f"run-to-run spread, where one run of each would put the gap"
+             + _few_compared(len(set(runs[0].ids).intersection(
+                 runs[1].ids)), alpha)),
             (["plan", "--from", a, b, "--runs"] + extra,
              "how many runs of each system tell the gap from the run-to-run "
              "spread")]
     for p in found:
-        commands += _single_commands(p, extra)
+        commands += _single_commands(p, extra, alpha)
     prefs = [p for p in found if p.kind == "preferences"]
     for judge in prefs:
         for human in prefs:
@@ -17278,7 +17431,25 @@ def _check_commands(profiles, options):
                     f"the judge's verdicts in {judge.name} corrected by the "
                     f"human verdicts on {_items(len(human.ids))} of its "
                     f"{len(judge.ids)} (prediction-powered)"))
-    return commands
+    partial = {p.path for p in found if p.partial}  # read as --allow-partial
+    return [(argv + ["--allow-partial"] * (
+                "--allow-partial" not in argv and bool(partial & set(argv))),
+             what) for argv, what in commands]
+
+
+def _few_compared(items, alpha, argv=("compare",)):
+    """Return words on a suggestion that compares fewer items than an
+    exact paired test needs to reach *alpha* at all (compare's own words,
+    _too_few), else '' (and for plan, which sizes an eval from a pilot).
+
+    >>> _few_compared(2, 0.05)
+    '; only 2 items in common: no paired exact test can give p below 0.5 at this size, so nothing is detectable at alpha 0.05; that takes 6 items at least'
+    """
+    floor = _least_units(alpha)
+    if items >= floor or argv[0] == "plan":
+        return ""
+    return (f"; only {_items(items)} in common: "
+            + _too_few(items, "item", floor, alpha))
 
 
 def _group_commands(group, extra):
@@ -17353,7 +17524,10 @@ def _group_commands(group, extra):
         out.append((["compare", "--runs", a, b] + extra,
                     "each epoch a run: the run-to-run spread beside the gap"))
     out += _class_commands(group, common)
-    if not partial:
+    means = [m for m in whole if _kinds(first)[m].kind != "list"]
+    if means != whole and named:        # plan sizes means, not corpus F1
+        named = [x for m in means for x in ("--metric", m)]
+    if not partial and means:
         out.append((["plan", "--from", a, b] + named + common,
                     f"how many items would detect the gap seen, at "
                     f"{_POWER:.0%} power (the pilot's agreement between the "
@@ -17409,7 +17583,7 @@ def _samples_commands(group, shared, common):
              + common, f"the items needed with 1 to {k} samples an item")]
 
 
-def _systems_commands(p, extra):
+def _systems_commands(p, extra, alpha=0.05):
     """Return the commands of a file holding several systems' columns
     (promptfoo's providers): compare two that differ in one part of
     'model | prompt' (a model, or a prompt, changed alone), of those the
@@ -17431,18 +17605,30 @@ def _systems_commands(p, extra):
     if len(p.systems) > 2 and any(map(all, p.presence)):
         out.append((["rank", p.path] + partial + extra,
                     f"which of its {len(p.systems)} systems is best: means, "
-                    f"rank intervals, the top group"))
+                    f"rank intervals, the top group" + _few_compared(sum(
+                        n for present, n in p.presence.items()
+                        if all(present)), alpha)))
     for i, j in pairs[:1]:
         a, b = p.systems[i], p.systems[j]
         cols = ["--a-col", a, "--b-col", b] if len(p.systems) > 2 else []
         out.append((["compare", p.path] + cols + partial + extra,
-                    f"is {b} better than {a}"))
+                    f"is {b} better than {a}" + _few_compared(shared(i, j),
+                                                         alpha)))
     return out
 
 
-def _single_commands(p, extra):
+def _single_commands(p, extra, alpha=0.05):
     """Return the commands one input answers alone: a file holding both
     systems' columns, several systems, or pairwise preferences."""
+    if p.systems and p.kind != "preferences":
+        return _systems_commands(p, extra, alpha)
+    return [(argv, what + (_few_compared(len(p.ids), alpha, argv)
+                           if p.kind != "preferences" else ""))
+            for argv, what in _one_file_commands(p, extra)]
+
+
+def _one_file_commands(p, extra):
+    """Return _single_commands's commands but a systems file's."""
     fields = _kinds(p)
     if p.kind == "preferences":
         if len(p.systems) == 2:
@@ -17452,8 +17638,6 @@ def _single_commands(p, extra):
         return [(["rank", p.path] + extra,
                  f"the {len(p.systems)} systems' Bradley-Terry ratings, rank "
                  f"intervals and top group")]
-    if p.systems:
-        return _systems_commands(p, extra)
     gold, predicted = _class_fields(p)
     if gold and len(predicted) == 2 and not p.runs:
         stat = f"f1({gold},{predicted[0]},{predicted[1]})"

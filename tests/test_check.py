@@ -7,6 +7,7 @@ printed, in-process, with few resamples, and must end in 0 or 1.
 import itertools
 import json
 import os
+import re
 import shlex
 
 import pytest
@@ -43,11 +44,17 @@ def run_suggested(capsys, argv):
 
 def walk(capsys, paths, seen=None):
     """check *paths*, then run every command it suggests; return the
-    report."""
+    report.  'different tasks' names two tasks, not one twice, nor a
+    file's name (issue 57: samples_<task>_<date>.json)."""
     report = check(capsys, *paths)
     for entry in report["inputs"]:
         assert entry["refused"] or (entry["format"] and entry["records"]), \
             entry
+    for problem in report["problems"]:
+        for x, y in re.findall(r"different tasks \(([^,]+), ([^)]+)\)",
+                               problem):
+            assert x != y and not re.search(r"\d{4}-\d\d-\d\dT|\.json",
+                                            x + y), problem
     for argv in report["commands"]:
         if seen is not None:
             if tuple(argv) in seen:
@@ -197,7 +204,8 @@ def test_check_walks_every_shipped_example(capsys):
                     reason="../shared/real-logs/ is not here")
 @pytest.mark.parametrize("folder", [
     "lm_eval/winogrande", "helm", "promptfoo", "inspect_ai", "deepeval",
-    "opencompass", "preferences/fastchat_mt_bench_Stefanstud"])
+    "opencompass", "preferences/fastchat_mt_bench_Stefanstud", "lm_eval",
+    "lighteval", "every_eval_ever"])
 def test_check_real_log_folders(capsys, folder):
     report = walk(capsys, [os.path.join(REAL, folder)])
     assert all(entry["format"] or entry["refused"]
@@ -208,10 +216,14 @@ def test_check_real_log_folders(capsys, folder):
 @pytest.mark.skipif(not os.path.isdir(REAL),
                     reason="../shared/real-logs/ is not here")
 def test_check_walks_every_real_log_folder_and_pair(capsys):
+    # every folder, every file alone, and every pair side by side in one
+    # folder: each command suggested runs (exit 0 or 1, not 2)
     seen = set()
     for folder, folders, files in os.walk(REAL):
         folders.sort()
         walk(capsys, [folder], seen)
+        for name in sorted(files):
+            walk(capsys, [os.path.join(folder, name)], seen)
         for group in (sorted(files), folders):
             for x, y in itertools.combinations(group, 2):
                 walk(capsys, [os.path.join(folder, x),
@@ -421,3 +433,205 @@ def test_check_compares_the_two_promptfoo_providers_apart_in_one_way():
                              (True, True, True, True): 1})
     argv = bed._systems_commands(p, [])[-1][0]
     assert argv[argv.index("--b-col") + 1] == "mini | rubric v2"
+
+
+# Issue 57, check on folders: several systems' runs in one folder are
+# compared (the model each file names tells them apart); one system's runs
+# are the newest of them.
+
+def eee_file(path, model, scores, task="arc_easy"):
+    path.write_text("".join(json.dumps({
+        "schema_version": "0.2.1", "evaluation_id": f"{task}/{model}",
+        "model_id": model, "evaluation_name": task,
+        "sample_id": f"{task}_{i:03d}", "sample_hash": f"h{task}{i}",
+        "interaction_type": "single_turn",
+        "evaluation": {"score": s, "is_correct": bool(s)}}) + "\n"
+        for i, s in enumerate(scores)))
+
+
+def test_check_compares_a_folder_of_two_models_every_eval_ever_files(
+        capsys, tmp_path):
+    eee_file(tmp_path / "a.jsonl", "org/small", [i % 2 for i in range(12)])
+    eee_file(tmp_path / "b.jsonl", "org/large", [i % 3 > 0 for i in range(12)])
+    report = walk(capsys, [str(tmp_path)])
+    assert [e["path"] for e in report["inputs"]] == [
+        str(tmp_path / "b.jsonl"), str(tmp_path / "a.jsonl")]
+    assert ["compare", str(tmp_path / "b.jsonl"),
+            str(tmp_path / "a.jsonl")] in report["commands"]
+    assert "newest" not in json.dumps(report)
+    # the same model's two runs: the newest of them, as before
+    eee_file(tmp_path / "b.jsonl", "org/small", [1] * 12)
+    report = check(capsys, str(tmp_path))
+    (entry,) = report["inputs"]
+    assert any("the newest of 2 runs" in n for n in entry["notes"])
+
+
+def test_check_compares_a_lighteval_details_folder_of_two_models(
+        capsys, tmp_path):
+    # lighteval --output-dir out: details/<org>/<model>/<date>/ beside
+    # results/<org>/<model>/, one output folder for both models
+    import shutil
+    for model in ("model-a", "model-b"):
+        for part in ("details", "results"):
+            shutil.copytree(os.path.join(HERE, "fixtures", "lighteval-runs",
+                                         model, part), tmp_path / part,
+                            dirs_exist_ok=True)
+    report = walk(capsys, [str(tmp_path / "details")])
+    assert len(report["inputs"]) == 2
+    (compare,) = [c for c in report["commands"] if c[0] == "compare"]
+    assert [os.path.basename(os.path.dirname(os.path.dirname(p)))
+            for p in compare[1:3]] == ["model-a", "model-b"]
+
+
+def test_check_names_tasks_of_lm_eval_samples_written_as_json(
+        capsys, tmp_path):
+    for model, stamp, shift in (("m1", "2024-06-17T12-20-26.826621", 0),
+                                ("m2", "2024-06-18T09-01-02", 1)):
+        (tmp_path / model).mkdir()
+        (tmp_path / model / f"samples_bias_classification_{stamp}.json"
+         ).write_text("".join(json.dumps({
+             "doc_id": i, "doc": {"q": f"q{i}"}, "target": "a",
+             "filter": "none", "metrics": ["acc"],
+             "acc": (i + shift) % 3 > 0}) + "\n" for i in range(12)))
+    report = walk(capsys, [str(tmp_path / "m1"), str(tmp_path / "m2")])
+    assert [e["task"] for e in report["inputs"]] == [
+        "bias_classification"] * 2
+    assert not any("different tasks" in p for p in report["problems"])
+    assert report["commands"][0][0] == "compare"
+
+
+def inspect_log(path, model, scores):
+    samples = [{"id": i, "epoch": 1, "input": f"q{i}", "target": "a",
+                **({"scores": {"match": {"value": "C" if s else "I"}}}
+                   if s is not None else {})}
+               for i, s in enumerate(scores)]
+    path.write_text(json.dumps({
+        "version": 2, "status": "success",
+        "eval": {"task": "demo", "model": model}, "samples": samples}))
+
+
+def test_check_suggests_allow_partial_for_a_log_it_answers(capsys, tmp_path):
+    # one sample of b.json never scored: compare refuses it, --allow-partial
+    # compares the other 11, and check suggests that
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    inspect_log(a, "m1", [i % 2 for i in range(12)])
+    inspect_log(b, "m2", [None] + [i % 3 > 0 for i in range(1, 12)])
+    assert bed.main(["compare", str(a), str(b)]) == 2
+    assert "never scored" in capsys.readouterr().err
+    report = walk(capsys, [str(a), str(b)])
+    assert report["commands"][0] == ["compare", str(a), str(b),
+                                     "--allow-partial"]
+    assert any(p.startswith("b.json: sample 0 epoch 1: never scored")
+               and "--allow-partial" in p for p in report["problems"])
+
+
+def test_runs_of_different_benchmarks_are_named_not_sent_to_allow_partial(
+        capsys, tmp_path):
+    a, b = tmp_path / "mmlu.jsonl", tmp_path / "hellaswag.jsonl"
+    eee_file(a, "m", [i % 2 for i in range(10)], task="mmlu")
+    eee_file(b, "m", [i % 3 > 0 for i in range(10)], task="hellaswag")
+    for extra in ([], ["--allow-partial"]):
+        assert bed.main(["compare", str(a), str(b), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--allow-partial" not in err
+        assert err.endswith(f"{b}: no sample_id in common with {a}: runs of "
+                            f"different benchmarks (mmlu, hellaswag)\n")
+    report = check(capsys, str(a), str(b))
+    assert report["commands"] == []
+    assert "mmlu.jsonl and hellaswag.jsonl share no ids (sample_id): runs " \
+        "of different benchmarks (mmlu, hellaswag)" in report["problems"]
+
+
+def lm_eval_f1_run(folder, stamp, shift, entities):
+    # lm-eval writes a corpus metric's per-item value as [gold, pred]
+    folder.mkdir()
+    with open(folder / f"samples_masakhaner_yor_{stamp}.jsonl", "w") as f:
+        for i in range(12):
+            gold = ["PER: Ade", f"LOC: Ibadan{i % 4}"]
+            pred = gold if (i + shift) % 3 else gold[:1]
+            if not entities:                  # one class label an item
+                gold, pred = gold[1], pred[-1]
+            f.write(json.dumps({
+                "doc_id": i, "doc": {"text": f"t{i}"}, "target": "x",
+                "filter": "none", "metrics": ["f1"], "doc_hash": f"h{i}",
+                "f1": [gold, pred]}) + "\n")
+
+
+@pytest.mark.parametrize("entities", [False, True])
+def test_check_says_compared_what_compare_compares(capsys, tmp_path,
+                                                   entities):
+    a, b = tmp_path / "a", tmp_path / "b"
+    lm_eval_f1_run(a, "2024-06-17T12-20-26", 0, entities)
+    lm_eval_f1_run(b, "2024-06-18T12-20-26", 1, entities)
+    report = walk(capsys, [str(a), str(b)])
+    compared = [e["metrics"] for e in report["inputs"]]
+    status = bed.main(["compare", str(a), str(b), "--json", "--resamples",
+                       "200"])
+    out, err = capsys.readouterr()
+    if entities:            # lists of entities are no class labels
+        assert status == 2 and "nothing to compare: f1: left out" in err
+        assert compared == [[], []] and report["commands"] == []
+        assert any("f1: left out" in n for n in report["inputs"][0]["notes"])
+    else:
+        assert status == 0
+        assert [m["metric"] for m in json.loads(out)["metrics"]] == ["f1"]
+        assert compared == [["f1"], ["f1"]]
+        assert report["commands"] == [["compare", str(a), str(b)]]
+
+
+@pytest.mark.parametrize("n, said", [(5, True), (6, False)])
+def test_check_says_when_a_suggestion_compares_too_few_items(
+        capsys, tmp_path, n, said):
+    # 2 / 2^5 > 0.05 >= 2 / 2^6: below 6 items no exact paired test can
+    # reach p < 0.05 (bed._least_units)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("".join(f'{{"id": {i}, "acc": 0}}\n' for i in range(n)))
+    b.write_text("".join(f'{{"id": {i}, "acc": 1}}\n' for i in range(n)))
+    report = walk(capsys, [str(a), str(b)])
+    words = (f"only {n} items in common: no paired exact test can give p "
+             f"below {2 / 2 ** n:g} at this size, so nothing is detectable "
+             f"at alpha 0.05; that takes 6 items at least")
+    for argv, what in zip(report["commands"], report["answers"]):
+        assert (words in str(what)) == (said and argv[0] != "plan"), what
+    # the compare it suggests agrees: all n pairs one way, p = 2 / 2^n
+    assert bed.main(["compare", str(a), str(b), "--json"]) == 0
+    (metric,) = json.loads(capsys.readouterr().out)["metrics"]
+    assert metric["test"]["p"] == 2 / 2 ** n
+    assert (metric["verdict"] == "no detectable difference") == said
+
+
+def test_check_compares_an_inspect_log_folder_of_two_models(capsys, tmp_path):
+    # inspect eval --model m1,m2 writes <date>_<task>_<id>.json of each
+    # into one log folder: the model in each log's header tells them apart
+    inspect_log(tmp_path / "2025-01-01T10-00-00+00-00_demo_aaa.json", "m1",
+                [i % 2 for i in range(12)])
+    inspect_log(tmp_path / "2025-01-01T10-05-00+00-00_demo_bbb.json", "m2",
+                [i % 3 > 0 for i in range(12)])
+    report = walk(capsys, [str(tmp_path)])
+    assert len(report["inputs"]) == 2 and report["commands"][0][0] == \
+        "compare"
+    assert "newest" not in json.dumps(report)
+    inspect_log(tmp_path / "2025-01-01T10-05-00+00-00_demo_bbb.json", "m1",
+                [1] * 12)                           # one model's two runs
+    (entry,) = check(capsys, str(tmp_path))["inputs"]
+    assert any("the newest of 2 runs" in n for n in entry["notes"])
+
+
+def test_check_compares_an_lm_eval_folder_of_two_models_samples(
+        capsys, tmp_path):
+    # two models' samples_<task>_<date>.jsonl in one folder: the model is
+    # in each run's results_<date>.json, not in the samples file's name
+    for model, stamp, shift in (("org/m1", "2024-06-17T12-20-26.1", 0),
+                                ("org/m2", "2024-06-18T12-20-26.2", 1)):
+        (tmp_path / f"samples_boolq_{stamp}.jsonl").write_text("".join(
+            json.dumps({"doc_id": i, "doc": {"q": f"q{i}"}, "target": 1,
+                        "filter": "none", "metrics": ["acc"],
+                        "acc": (i + shift) % 3 > 0}) + "\n"
+            for i in range(12)))
+        (tmp_path / f"results_{stamp}.json").write_text(json.dumps(
+            {"results": {}, "config": {"model_args": f"pretrained={model}"},
+             "model_name": model}))
+    report = walk(capsys, [str(tmp_path)])
+    assert [e["task"] for e in report["inputs"]] == ["boolq", "boolq"]
+    assert report["commands"][0][0] == "compare"
+    assert not any("different tasks" in p for p in report["problems"])
