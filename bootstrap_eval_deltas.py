@@ -8879,13 +8879,16 @@ def _not_utf8(path, gzipped):
     """Return the message naming the first line that is not UTF-8."""
     if path == _STDIN:
         return f"{path}: not UTF-8 text"
-    with (gzip.open if gzipped else open)(path, "rb") as f:
-        for number, line in enumerate(f, 1):
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                return (f"{path}:{number}: not UTF-8 text (byte "
-                        f"0x{line[exc.start]:02x})")
+    try:
+        with (gzip.open if gzipped else open)(path, "rb") as f:
+            for number, line in enumerate(f, 1):
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    return (f"{path}:{number}: not UTF-8 text (byte "
+                            f"0x{line[exc.start]:02x})")
+    except (OSError, EOFError, zlib.error):   # the stream ends corrupt
+        pass
     return f"{path}: not UTF-8 text"                # pragma: no cover
 
 
@@ -9055,9 +9058,7 @@ def _parse_document(path, chunks):
         raise EvalDeltaError(f"{path}:{line or 1}: malformed JSON: "
                              f"{said}") from None
     except RecursionError:
-        raise EvalDeltaError(f"{path}: JSON nested too deep to read "
-                             f"(Python's parser stops near "
-                             f"{sys.getrecursionlimit()} levels)") from None
+        raise EvalDeltaError(_too_deep(path)) from None
 
 
 def _json_array_rows(path, chunks):
@@ -9083,12 +9084,16 @@ def _json_object(line, place):
         raise EvalDeltaError(f"{place}: malformed JSON: "
                              f"{_json_said(exc, line)}") from None
     except RecursionError:
-        raise EvalDeltaError(f"{place}: JSON nested too deep to read "
-                             f"(Python's parser stops near "
-                             f"{sys.getrecursionlimit()} levels)") from None
+        raise EvalDeltaError(_too_deep(place)) from None
     if type(item) is not dict:
         raise EvalDeltaError(f"{place}: expected a JSON object")
     return item
+
+
+def _too_deep(place):
+    """Return the message of JSON at *place* nested past Python's parser."""
+    return (f"{place}: JSON nested too deep to read (Python's parser stops "
+            f"near {sys.getrecursionlimit()} levels)")
 
 
 def _json_said(exc, text):
@@ -12096,22 +12101,55 @@ def _read_inspect(head, how):
             samples = [_archived_json(archive, head, name) for name in names]
             if "header.json" in archive.namelist():
                 header = _archived_json(archive, head, "header.json")
-    except NotImplementedError:
-        raise EvalDeltaError(
-            f"{path}: compressed with zstd, which Python reads from 3.14 "
-            f"on; convert it with 'inspect log convert {shlex.quote(path)} "
-            f"--to json', or use Python 3.14") from None
     except (zipfile.BadZipFile, OSError) as exc:
         raise EvalDeltaError(f"{path}: not a readable Inspect .eval log "
                              f"({exc})") from None
     return _inspect_source(path, samples, header, how)
 
 
+# Compression methods of a zip member that Python's zipfile cannot read
+# (APPNOTE.TXT 4.4.5; Inspect writes 8, deflate, or 93, zstd).
+_ZIP_METHODS = {1: "shrink", 2: "reduce", 3: "reduce", 4: "reduce",
+                5: "reduce", 6: "implode", 9: "deflate64", 10: "IBM TERSE",
+                18: "IBM TERSE", 19: "IBM LZ77", 20: "zstd (old number)",
+                94: "MP3", 95: "xz", 96: "JPEG", 97: "WavPack", 98: "PPMd",
+                99: "AES encryption"}
+
+try:                      # what an LZMA member's corrupt data raises
+    from lzma import LZMAError as _LZMAError
+except ImportError:       # pragma: no cover (a Python built without lzma)
+    _LZMAError = zlib.error
+
+
 def _archived_json(archive, head, name):
     """Return the JSON value of a member of an Inspect .eval archive (no
-    more than head.inflate bytes)."""
-    with archive.open(name) as member:
-        data = member.read(head.inflate + 1)
+    more than head.inflate bytes); a member encrypted, compressed in a way
+    Python cannot read or corrupt is one EvalDeltaError naming it."""
+    path, info = head.path, archive.getinfo(name)
+    if info.flag_bits & 1:
+        raise EvalDeltaError(f"{path}: its member {name} is encrypted, and "
+                             f"this tool reads no password-protected log; "
+                             f"write it again without a password")
+    try:
+        with archive.open(info) as member:
+            data = member.read(head.inflate + 1)
+    except NotImplementedError:
+        method = info.compress_type
+        if method == 93:
+            raise EvalDeltaError(
+                f"{path}: compressed with zstd, which Python reads from "
+                f"3.14 on; convert it with 'inspect log convert "
+                f"{shlex.quote(path)} --to json', or use Python "
+                f"3.14") from None
+        raise EvalDeltaError(
+            f"{path}: its member {name} is compressed with method {method}"
+            + (f" ({_ZIP_METHODS[method]})" if method in _ZIP_METHODS
+               else "") + ", which Python's zipfile cannot read (Inspect "
+            "writes deflate or zstd)") from None
+    except (zipfile.BadZipFile, zlib.error, _LZMAError, EOFError,
+            OSError) as exc:
+        raise EvalDeltaError(f"{path}: its member {name} is corrupt: "
+                             f"{exc}") from None
     if len(data) > head.inflate:
         raise EvalDeltaError(_too_inflated(head.path, f"its member {name}",
                                            head.inflate))
@@ -12122,10 +12160,16 @@ def _inspect_json(data, path, name):
     """Return the JSON value of a member of an Inspect .eval archive."""
     try:
         return json.loads(data, parse_constant=float)
+    except UnicodeDecodeError as exc:
+        raise EvalDeltaError(f"{path}: {name}: not UTF-8 text (byte "
+                             f"0x{exc.object[exc.start]:02x} at offset "
+                             f"{exc.start})") from None
     except ValueError as exc:
         at = f":{exc.lineno}" if hasattr(exc, "lineno") else ""
         raise EvalDeltaError(f"{path}: {name}{at}: malformed JSON: "
                              f"{getattr(exc, 'msg', exc)}") from None
+    except RecursionError:
+        raise EvalDeltaError(_too_deep(f"{path}: {name}")) from None
 
 
 def _inspect_source(path, samples, header, how):
