@@ -16443,7 +16443,7 @@ def _single_commands(p, extra):
 # _joined_reports, _labels_plan_json, _OUTPUT_FORMATS, _markdown_lines,
 # _Page, _peeking_json, _pilot_json, _plan_json, _plan_markdown, _plan_page,
 # _power_curve_svg, _rank_json, _rank_page, _Ranked, _render,
-# _runs_plan_json, _simulation_json, _stopping_json, _with_noise.
+# _runs_plan_json, _shown, _simulation_json, _stopping_json, _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -18022,8 +18022,38 @@ _OUTPUT_FORMATS = {
 def _render(fmt, *, text, data, markdown=None, page=None):
     """Return a report in *fmt*, a key of _OUTPUT_FORMATS: *text*, *data*
     (the JSON object), *markdown* and *page* (a _Page) are functions, so
-    that only the form asked for is built."""
-    return _OUTPUT_FORMATS[fmt](text, markdown, data, page)
+    that only the form asked for is built; what files named is _shown."""
+    return _shown(_OUTPUT_FORMATS[fmt](text, markdown, data, page))
+
+
+# What a file may name (fields, systems, ids, subsets, its own name) and
+# no output shows raw: C0 controls but tab and newline (an ESC recolours
+# a terminal; XML 1.0 forbids them even as references), DEL and C1, the
+# bidirectional controls that reorder what is shown ("Trojan Source",
+# Boucher and Anderson 2021, CVE-2021-42574), the line and paragraph
+# separators, lone surrogates (no UTF-8 encodes them) and U+FFFE/U+FFFF
+# (no XML character).  The tool writes none of them itself, so every
+# report, page, plot and error line passes whole through _shown.
+_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e"
+                      "\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+                      "\ufffe\uffff]")
+
+
+def _shown(text):
+    r"""Return *text* with each character of _UNSHOWN written as Python
+    writes it in a string's repr (\r, \x1b, \u202e, \udc80).
+
+    >>> _shown("acc\x1b[31m \u202eid \ud800 ok\tdone\n")
+    'acc\\x1b[31m \\u202eid \\ud800 ok\tdone\n'
+    """
+    return _UNSHOWN.sub(_shown_as, text)
+
+
+def _shown_as(match):
+    """Return the escape of the one character *match* holds."""
+    code = ord(match.group())
+    return ("\\r" if code == 13 else f"\\x{code:02x}" if code < 0x100
+            else f"\\u{code:04x}")
 
 
 def _joined_reports(reports, *, fmt, baseline, family="candidates x metrics",
@@ -18167,7 +18197,7 @@ def _html(page):
     if page.command:
         out += ["<h2>Made by</h2>", f'<pre class="command"><code>'
                 f"{escape(shlex.join(page.command))}</code></pre>"]
-    return "\n".join(out + ["</body>", "</html>"])
+    return _shown("\n".join(out + ["</body>", "</html>"]))
 
 
 def _compare_page(runs, options, best=None, noise=()):
@@ -21099,8 +21129,9 @@ def _emit(options, **forms):
 
 
 def _write_plot(path, svg):
-    """Write a --plot file and say so on stderr."""
-    _write_atomic(path, svg)
+    """Write a --plot file (or --html, --label-next), what files named in
+    it _shown, and say so on stderr."""
+    _write_atomic(path, _shown(svg))
     print(f"bootstrap-eval-deltas: wrote {path}", file=sys.stderr)
 
 
@@ -21723,14 +21754,15 @@ def _run_compare(options):
                    + list(run.judgements[len(run.sequential):]),
                    options.fail_on)]
     for metric, why in tripped:
-        print(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: {metric} "
-              f"{why}" + ("; the anytime-valid verdict, as --sequential "
-                          "asks" if options.sequential else ""),
+        print(_shown(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: "
+                     f"{metric} {why}" + (
+                         "; the anytime-valid verdict, as --sequential "
+                         "asks" if options.sequential else "")),
               file=sys.stderr)
     if options.fail_on and not tripped:      # a gate that passed says so
-        print(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: holds "
-              f"for no metric; exit 0" + _undetected_words(runs),
-              file=sys.stderr)
+        print(_shown(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: "
+                     f"holds for no metric; exit 0"
+                     + _undetected_words(runs)), file=sys.stderr)
     return 1 if tripped else 0
 
 
@@ -21894,7 +21926,7 @@ def _run_plan(options):
     if options.pick_labels:
         ids, total, note = _label_sample(options)
         for line in note:
-            print(f"bootstrap-eval-deltas: {line}", file=sys.stderr)
+            print(_shown(f"bootstrap-eval-deltas: {line}"), file=sys.stderr)
         _emit(options, text=lambda: "\n".join(ids),
               data=lambda: {"seed": options.seed, "items": total,
                             "ids": ids})
@@ -22064,7 +22096,8 @@ def main(argv=None) -> int:
         return 141                       # 128 + SIGPIPE, as a shell says
     except (EvalDeltaError, OSError) as exc:
         line = str(exc).replace("\r", "\\r").replace("\n", "\\n")
-        print(f"bootstrap-eval-deltas: error: {line}", file=sys.stderr)
+        print(_shown(f"bootstrap-eval-deltas: error: {line}"),
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("bootstrap-eval-deltas: interrupted; nothing written",

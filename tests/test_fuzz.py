@@ -439,3 +439,65 @@ def test_a_gzip_stream_corrupt_after_a_bad_byte_is_one_line(tmp_path):
     assert f"{path}:" in err and "not UTF-8 text" in err
 
 
+# Text from files shown safely ############################################
+
+# A character of each kind no output may show raw, and the escape shown.
+_HOSTILE = {"\x1b": "\\x1b", "\x07": "\\x07", "\x01": "\\x01",
+            "\x00": "\\x00", "\x7f": "\\x7f", "\x85": "\\x85",
+            "\u202e": "\\u202e", "\u2066": "\\u2066", "\u2028": "\\u2028",
+            "\r": "\\r", "\ud800": "\\ud800"}
+
+
+def _hostile_runs(tmp_path):
+    """Two JSONL runs whose metric, subsets, an id and file names hold
+    every _HOSTILE character (but NUL and the surrogate in file names)."""
+    name = "".join(_HOSTILE)
+    paths = []
+    for k, who in enumerate(("base", "cand")):
+        rows = [{"id": f"q{i}" + (name if i == 3 else ""),
+                 "subject": f"s{i % 2}{name}",
+                 f"acc{name}": int((i * 7 + k * 3) % 5 < 3)}
+                for i in range(24)]
+        file = who + name.replace("\x00", "").replace("\ud800", "") + ".jsonl"
+        paths.append(_write(tmp_path, file, "".join(
+            json.dumps(row) + "\n" for row in rows).encode()))
+    return paths
+
+
+def _safe(text):
+    bad = _UNSAFE.search(text)
+    assert bad is None, (bad.group(), text[max(0, bad.start() - 80):
+                                            bad.end() + 80])
+    return text
+
+
+def test_names_from_files_are_shown_escaped_in_every_output(tmp_path):
+    # A lone surrogate in a field name (legal JSON) crashed check and
+    # compare with UnicodeEncodeError; ESC, BEL, U+202E, U+2028 reached
+    # the terminal raw, and an SVG holding them is no XML.
+    import xml.etree.ElementTree as ElementTree
+    base, cand = _hostile_runs(tmp_path)
+    escaped = "".join(_HOSTILE.values())
+    plot = str(tmp_path / "p.svg")
+    page = str(tmp_path / "p.html")
+    for argv in (["check", base, cand],
+                 ["compare", base, cand, "--by", "subject", "--plot", plot,
+                  "--html", page, "--resamples", "99"],
+                 ["compare", base, cand, "--format", "markdown",
+                  "--resamples", "99"]):
+        status, out, err = run(argv)
+        assert status == 0, err
+        assert f"acc{escaped}" in _safe(out)
+        _safe(err)
+    assert f"s0{escaped}" in out or f"s0{escaped}" in open(page).read()
+    for path in (plot, page):
+        with open(path, encoding="utf-8") as f:
+            _safe(f.read())
+    ElementTree.parse(plot)                 # well-formed XML
+    status, out, err = run(["compare", base, cand, "--format", "html",
+                            "--resamples", "99"])
+    assert status == 0 and f"acc{escaped}" in _safe(out)
+    # An error line names a field escaped.
+    status, out, err = run(["compare", base, cand, "--metric", "acc"])
+    assert status == 2 and f"acc{escaped}" in _safe(err)
+    assert err.count("\n") == 1
