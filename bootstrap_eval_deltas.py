@@ -29,7 +29,10 @@ detectable gap of a paired binary eval, from a design or from pilot data.
 
 Exit status: 0 on success, 1 when ``compare --fail-on`` holds or ``check``
 refuses a file it was given, 2 for bad usage or bad input, 130 on Ctrl-C,
-141 when standard output is closed.
+141 when standard output is closed, 70 when an error escapes that is a
+defect in the tool (one line asks to report it; with the environment
+variable BOOTSTRAP_EVAL_DELTAS_TRACEBACK=1 it propagates, traceback and
+all).
 
 Sections, in order (each banner ``## NAME ###`` names one; "X: Y" is a
 part of section X):
@@ -22103,9 +22106,29 @@ def main(argv=None) -> int:
         print("bootstrap-eval-deltas: interrupted; nothing written",
               file=sys.stderr)
         return 130
+    except Exception as exc:             # a defect here, not a verdict
+        if os.environ.get("BOOTSTRAP_EVAL_DELTAS_TRACEBACK"):
+            raise                        # for debugging (the tests set it)
+        return _defect(exc, prog, argv)
     finally:
         if watch:
             _WATCH.pop().clear()
+
+
+def _defect(exc, prog, argv):
+    """Say in one line on stderr that *exc* escaped main(): a defect in
+    the tool, whatever the input, to be reported; return 70 (EX_SOFTWARE
+    of sysexits.h), which no verdict and no refusal of input uses."""
+    said = str(exc).replace("\r", "\\r").replace("\n", "\\n")
+    ran = " ".join([prog, shlex.join(sys.argv[1:] if argv is None
+                                     else argv)])
+    print(_shown(f"bootstrap-eval-deltas: internal error, a defect in the "
+                 f"tool and not a verdict on the input: "
+                 f"{type(exc).__name__}: {said[:300]} (running {ran[:300]}); "
+                 f"please report it with the input that caused it; "
+                 f"BOOTSTRAP_EVAL_DELTAS_TRACEBACK=1 shows the traceback"),
+          file=sys.stderr)
+    return 70
 
 
 ## Fast paths #################################################################

@@ -501,3 +501,28 @@ def test_names_from_files_are_shown_escaped_in_every_output(tmp_path):
     status, out, err = run(["compare", base, cand, "--metric", "acc"])
     assert status == 2 and f"acc{escaped}" in _safe(err)
     assert err.count("\n") == 1
+
+
+# A defect is not a verdict ###############################################
+
+def test_an_escaping_exception_is_a_defect_in_one_line_and_exit_70(
+        tmp_path, monkeypatch):
+    # A traceback exited 1, the status of --fail-on holding and of check
+    # refusing a file: in CI a crash read as a verdict.
+    monkeypatch.delenv("BOOTSTRAP_EVAL_DELTAS_TRACEBACK", raising=False)
+    runs = _write(tmp_path, "r.jsonl", _lines(_shipped("examples",
+                                                       "base.jsonl"), 5))
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug\nacross lines")
+    monkeypatch.setattr(bed, "_check", broken)
+    status, out, err = run(["check", runs])
+    assert status == 70 and not out and err.count("\n") == 1
+    assert err.startswith("bootstrap-eval-deltas: internal error, a defect "
+                          "in the tool and not a verdict on the input: "
+                          "ZeroDivisionError: a bug\\nacross lines (running ")
+    assert f"check {runs})" in err and "please report it" in err
+    assert "BOOTSTRAP_EVAL_DELTAS_TRACEBACK=1" in err
+    monkeypatch.setenv("BOOTSTRAP_EVAL_DELTAS_TRACEBACK", "1")
+    with pytest.raises(ZeroDivisionError):          # for debugging
+        run(["check", runs])
