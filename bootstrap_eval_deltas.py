@@ -4663,7 +4663,10 @@ def _bt_fit(size, pairs, start=None, tol=1e-10):
         grad = list(wins)
         hess = [[0.0] * size for _ in range(size)]
         for i, j, n, _ in pairs:
-            p = 1 / (1 + math.exp(theta[j] - theta[i]))
+            try:
+                p = 1 / (1 + math.exp(theta[j] - theta[i]))
+            except OverflowError:    # a round where i never won: p is 0
+                p = 0.0              # to double precision (e^-709 or less)
             grad[i] -= n * p
             grad[j] -= n * (1 - p)
             v = n * p * (1 - p)

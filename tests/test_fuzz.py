@@ -526,3 +526,27 @@ def test_an_escaping_exception_is_a_defect_in_one_line_and_exit_70(
     monkeypatch.setenv("BOOTSTRAP_EVAL_DELTAS_TRACEBACK", "1")
     with pytest.raises(ZeroDivisionError):          # for debugging
         run(["check", runs])
+
+
+def test_a_bootstrap_round_where_a_system_never_wins_does_not_overflow(
+        tmp_path):
+    # The campaign's one statistics crash: ten battles (the first lines of
+    # preferences/battles.csv) whose resampled rounds let Newton's method
+    # run a rating off to where exp() overflows (OverflowError, exit 1).
+    battles = tmp_path / "battles.csv"
+    battles.write_text(
+        "model_a,model_b,winner\n" + "".join(
+            f"{a},{b},{w}\n" for a, b, w in (
+                ("delta-1b", "beta-13b", "beta-13b"),
+                ("beta-13b", "delta-1b", "beta-13b"),
+                ("alpha-7b", "beta-13b", "beta-13b"),
+                ("gamma-2b", "beta-13b", "gamma-2b"),
+                ("gamma-2b", "delta-1b", "delta-1b"),
+                ("alpha-7b", "gamma-2b", "alpha-7b"),
+                ("alpha-7b", "beta-13b", "tie"),
+                ("alpha-7b", "gamma-2b", "gamma-2b"),
+                ("delta-1b", "alpha-7b", "delta-1b"),
+                ("alpha-7b", "delta-1b", "alpha-7b"))))
+    status, out, err = run(["rank", str(battles), "--resamples", "99"])
+    assert status == 0, err
+    assert "rounds (53%) have no finite rating" in out
