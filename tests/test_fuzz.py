@@ -550,3 +550,16 @@ def test_a_bootstrap_round_where_a_system_never_wins_does_not_overflow(
     status, out, err = run(["rank", str(battles), "--resamples", "99"])
     assert status == 0, err
     assert "rounds (53%) have no finite rating" in out
+
+
+# The fuzz campaign, small and large #####################################
+
+def test_mutants_of_each_format_end_in_an_answer_or_one_line(tmp_path,
+                                                             monkeypatch):
+    _campaign(tmp_path, monkeypatch, seed=62, per_format=3)
+
+
+@pytest.mark.slow
+def test_many_mutants_of_each_format_end_in_an_answer_or_one_line(
+        tmp_path, monkeypatch):
+    _campaign(tmp_path, monkeypatch, seed=2026, per_format=100)
