@@ -88,6 +88,13 @@ def _seeds():
         "every-eval-ever": ("eee.jsonl", _lines(_fixture(*eee), 8)),
         "battles": ("battles.csv",
                     _lines(_fixture("preferences", "battles.csv"), 30)),
+        "mt-bench": ("gpt-4_pair.jsonl",
+                     _lines(_fixture("preferences", "mt-bench-pair.jsonl"),
+                            24)),
+        "deepeval": ("test_run.json",
+                     _fixture("deepeval", "base", "test_run_20240601.json")),
+        "opencompass": ("gsm8k.json",
+                        _fixture("opencompass", "base", "gsm8k.json")),
     }
 
 
@@ -280,10 +287,11 @@ def run(argv):
 
 def commands(format, path, original):
     """The runs each mutant gets: check it, and compare it with its seed
-    (battles among four systems are ranked)."""
+    (a file of battles or pairwise verdicts alone)."""
     extra = ["--records", "results.items"] if format == "json-document" else []
-    if format == "battles":
-        return ["check", path], ["rank", path, "--resamples", "99"]
+    if format in ("battles", "mt-bench"):
+        return ["check", path], [("rank" if format == "battles" else
+                                  "compare"), path, "--resamples", "99"]
     return (["check", path, *extra],
             ["compare", original, path, "--resamples", "99", *extra])
 
