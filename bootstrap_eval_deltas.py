@@ -8954,27 +8954,40 @@ def _table_rows(path, chunks, delimiter):
         csv.field_size_limit(_LONGEST_FIELD)
     reader = csv.reader(itertools.chain.from_iterable(
         lines for _, lines in chunks), delimiter=delimiter)
-    header = [name.strip() for name in next(reader, None) or []]
+    try:
+        header = [name.strip() for name in next(reader, None) or []]
+    except csv.Error as exc:
+        raise EvalDeltaError(_csv_error(path, reader, exc)) from None
     if len(set(header)) != len(header):
         raise EvalDeltaError(f"{path}:1: repeated column name in the header")
 
     def batches():
         width = len(header)
         numbers, rows = [], []
-        for row in reader:
-            if len(row) != width:
-                if not row:
-                    continue
-                raise EvalDeltaError(f"{path}:{reader.line_num}: {len(row)} "
-                                     f"fields, the header has {width}")
-            numbers.append(reader.line_num)
-            rows.append(row)
-            if len(rows) == _BATCH:
-                yield numbers, rows
-                numbers, rows = [], []
+        try:
+            for row in reader:
+                if len(row) != width:
+                    if not row:
+                        continue
+                    raise EvalDeltaError(f"{path}:{reader.line_num}: "
+                                         f"{len(row)} fields, the header "
+                                         f"has {width}")
+                numbers.append(reader.line_num)
+                rows.append(row)
+                if len(rows) == _BATCH:
+                    yield numbers, rows
+                    numbers, rows = [], []
+        except csv.Error as exc:
+            raise EvalDeltaError(_csv_error(path, reader, exc)) from None
         if rows:
             yield numbers, rows
     return batches(), header
+
+
+def _csv_error(path, reader, exc):
+    """Return the message of the csv module's csv.Error *exc* (Python
+    3.10's 'line contains NUL'), naming the line."""
+    return f"{path}:{reader.line_num}: not a readable CSV line ({exc})"
 
 
 def _json_rows(path, chunks):

@@ -447,6 +447,36 @@ def test_a_gzip_stream_corrupt_after_a_bad_byte_is_one_line(tmp_path):
     assert f"{path}:" in err and "not UTF-8 text" in err
 
 
+def test_a_csv_line_the_csv_module_refuses_is_one_line(tmp_path,
+                                                       monkeypatch):
+    # Python 3.10's csv module raises csv.Error ('line contains NUL') on a
+    # NUL byte, which 3.11 reads: a traceback on 3.10, as it would be on
+    # any csv.Error.  Here the reader raises it on the second line.
+    table = tmp_path / "t.csv"
+    table.write_text("id,acc\n1,1\n2,0\n")
+    real = bed.csv.reader
+
+    class Refusing:
+        def __init__(self, *args, **kwargs):
+            self.rows = real(*args, **kwargs)
+
+        def __iter__(self):
+            return self
+
+        def __next__(self):
+            row = next(self.rows)
+            if self.rows.line_num == 2:
+                raise bed.csv.Error("line contains NUL")
+            return row
+
+        @property
+        def line_num(self):
+            return self.rows.line_num
+    monkeypatch.setattr(bed.csv, "reader", Refusing)
+    err = _one_line(*run(["compare", str(table), str(table)]))
+    assert f"{table}:2: not a readable CSV line (line contains NUL)" in err
+
+
 # Text from files shown safely ############################################
 
 # A character of each kind no output may show raw, and the escape shown.
