@@ -46,7 +46,8 @@ part of section X):
     Errors          EvalDeltaError, the one error for bad data or arguments
     Shared helpers  what several sections use: exact numbers and their
                     integer forms, missing values, class labels, McNemar's
-                    binomial tails, BCa's acceleration, numbers in words
+                    binomial tails, BCa's acceleration, numbers in words,
+                    text from files shown safely (_shown)
     Data model      _MetricResult, _Columns: what the statistics return
     Resampling      binomial, multinomial and Poisson draws from cell
                     counts
@@ -821,13 +822,45 @@ def _within(ci, lo=-1.0, hi=1.0):
     return Interval(max(ci.lo, lo), min(ci.hi, hi))
 
 
+# What a file may name (fields, systems, ids, subsets, its own name) and
+# no output shows raw: C0 controls but tab and newline (an ESC recolours
+# a terminal; XML 1.0 forbids them even as references), DEL and C1, the
+# bidirectional controls that reorder what is shown ("Trojan Source",
+# Boucher and Anderson 2021, CVE-2021-42574), the line and paragraph
+# separators, lone surrogates (no UTF-8 encodes them) and U+FFFE/U+FFFF
+# (no XML character).  The tool writes none of them itself, so every
+# report, page, plot and error line passes whole through _shown.
+_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e"
+                      "\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+                      "\ufffe\uffff]")
+
+
+def _shown(text):
+    r"""Return *text* with each character of _UNSHOWN written as Python
+    writes it in a string's repr (\r, \x1b, \u202e, \udc80).
+
+    >>> _shown("acc\x1b[31m \u202eid \ud800 ok\tdone\n")
+    'acc\\x1b[31m \\u202eid \\ud800 ok\tdone\n'
+    """
+    return _UNSHOWN.sub(_shown_as, text)
+
+
+def _shown_as(match):
+    """Return the escape of the one character *match* holds."""
+    code = ord(match.group())
+    return ("\\r" if code == 13 else f"\\x{code:02x}" if code < 0x100
+            else f"\\u{code:04x}")
+
+
 def _width(text):
     """Return the columns *text* takes on a terminal: a wide character
-    (Chinese, Japanese, Korean) two, a combining mark none.
+    (Chinese, Japanese, Korean) two, a combining mark none, a character
+    shown escaped (_shown) its escape's.
 
-    >>> _width("acc"), _width("正确率 [GEval]")
-    (3, 14)
+    >>> _width("acc"), _width("正确率 [GEval]"), _width("acc\\x1b")
+    (3, 14, 7)
     """
+    text = _shown(text)
     if text.isascii():
         return len(text)
     return sum(0 if unicodedata.combining(c) else
@@ -16462,7 +16495,7 @@ def _single_commands(p, extra):
 # _joined_reports, _labels_plan_json, _OUTPUT_FORMATS, _markdown_lines,
 # _Page, _peeking_json, _pilot_json, _plan_json, _plan_markdown, _plan_page,
 # _power_curve_svg, _rank_json, _rank_page, _Ranked, _render,
-# _runs_plan_json, _shown, _simulation_json, _stopping_json, _with_noise.
+# _runs_plan_json, _simulation_json, _stopping_json, _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -18043,36 +18076,6 @@ def _render(fmt, *, text, data, markdown=None, page=None):
     (the JSON object), *markdown* and *page* (a _Page) are functions, so
     that only the form asked for is built; what files named is _shown."""
     return _shown(_OUTPUT_FORMATS[fmt](text, markdown, data, page))
-
-
-# What a file may name (fields, systems, ids, subsets, its own name) and
-# no output shows raw: C0 controls but tab and newline (an ESC recolours
-# a terminal; XML 1.0 forbids them even as references), DEL and C1, the
-# bidirectional controls that reorder what is shown ("Trojan Source",
-# Boucher and Anderson 2021, CVE-2021-42574), the line and paragraph
-# separators, lone surrogates (no UTF-8 encodes them) and U+FFFE/U+FFFF
-# (no XML character).  The tool writes none of them itself, so every
-# report, page, plot and error line passes whole through _shown.
-_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e"
-                      "\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
-                      "\ufffe\uffff]")
-
-
-def _shown(text):
-    r"""Return *text* with each character of _UNSHOWN written as Python
-    writes it in a string's repr (\r, \x1b, \u202e, \udc80).
-
-    >>> _shown("acc\x1b[31m \u202eid \ud800 ok\tdone\n")
-    'acc\\x1b[31m \\u202eid \\ud800 ok\tdone\n'
-    """
-    return _UNSHOWN.sub(_shown_as, text)
-
-
-def _shown_as(match):
-    """Return the escape of the one character *match* holds."""
-    code = ord(match.group())
-    return ("\\r" if code == 13 else f"\\x{code:02x}" if code < 0x100
-            else f"\\u{code:04x}")
 
 
 def _joined_reports(reports, *, fmt, baseline, family="candidates x metrics",

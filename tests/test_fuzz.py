@@ -535,6 +535,12 @@ def test_names_from_files_are_shown_escaped_in_every_output(tmp_path):
     status, out, err = run(["compare", base, cand, "--format", "html",
                             "--resamples", "99"])
     assert status == 0 and f"acc{escaped}" in _safe(out)
+    # Tables stay aligned: a name takes the columns of its escapes.
+    status, out, err = run(["check", base])
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("field "))
+    row = next(line for line in lines if line.startswith("acc"))
+    assert row.index(" 0/1 ") + 1 == header.index(" type ") + 1
     # An error line names a field escaped.
     status, out, err = run(["compare", base, cand, "--metric", "acc"])
     assert status == 2 and f"acc{escaped}" in _safe(err)
