@@ -33,7 +33,10 @@ with the accepted baseline; ``history`` shows them over time.
 
 Exit status: 0 on success, 1 when ``compare --fail-on`` holds or ``check``
 refuses a file it was given, 2 for bad usage or bad input, 130 on Ctrl-C,
-141 when standard output is closed.
+141 when standard output is closed, 70 when an error escapes that is a
+defect in the tool (one line asks to report it; with the environment
+variable BOOTSTRAP_EVAL_DELTAS_TRACEBACK=1 it propagates, traceback and
+all).
 
 Sections, in order (each banner ``## NAME ###`` names one; "X: Y" is a
 part of section X):
@@ -47,7 +50,8 @@ part of section X):
     Errors          EvalDeltaError, the one error for bad data or arguments
     Shared helpers  what several sections use: exact numbers and their
                     integer forms, missing values, class labels, McNemar's
-                    binomial tails, BCa's acceleration, numbers in words
+                    binomial tails, BCa's acceleration, numbers in words,
+                    text from files shown safely (_shown)
     Data model      _MetricResult, _Columns: what the statistics return
     Resampling      binomial, multinomial and Poisson draws from cell
                     counts
@@ -834,13 +838,45 @@ def _within(ci, lo=-1.0, hi=1.0):
     return Interval(max(ci.lo, lo), min(ci.hi, hi))
 
 
+# What a file may name (fields, systems, ids, subsets, its own name) and
+# no output shows raw: C0 controls but tab and newline (an ESC recolours
+# a terminal; XML 1.0 forbids them even as references), DEL and C1, the
+# bidirectional controls that reorder what is shown ("Trojan Source",
+# Boucher and Anderson 2021, CVE-2021-42574), the line and paragraph
+# separators, lone surrogates (no UTF-8 encodes them) and U+FFFE/U+FFFF
+# (no XML character).  The tool writes none of them itself, so every
+# report, page, plot and error line passes whole through _shown.
+_UNSHOWN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e"
+                      "\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+                      "\ufffe\uffff]")
+
+
+def _shown(text):
+    r"""Return *text* with each character of _UNSHOWN written as Python
+    writes it in a string's repr (\r, \x1b, \u202e, \udc80).
+
+    >>> _shown("acc\x1b[31m \u202eid \ud800 ok\tdone\n")
+    'acc\\x1b[31m \\u202eid \\ud800 ok\tdone\n'
+    """
+    return _UNSHOWN.sub(_shown_as, text)
+
+
+def _shown_as(match):
+    """Return the escape of the one character *match* holds."""
+    code = ord(match.group())
+    return ("\\r" if code == 13 else f"\\x{code:02x}" if code < 0x100
+            else f"\\u{code:04x}")
+
+
 def _width(text):
     """Return the columns *text* takes on a terminal: a wide character
-    (Chinese, Japanese, Korean) two, a combining mark none.
+    (Chinese, Japanese, Korean) two, a combining mark none, a character
+    shown escaped (_shown) its escape's.
 
-    >>> _width("acc"), _width("正确率 [GEval]")
-    (3, 14)
+    >>> _width("acc"), _width("正确率 [GEval]"), _width("acc\\x1b")
+    (3, 14, 7)
     """
+    text = _shown(text)
     if text.isascii():
         return len(text)
     return sum(0 if unicodedata.combining(c) else
@@ -5021,7 +5057,10 @@ def _bt_fit(size, pairs, start=None, tol=1e-10):
         grad = list(wins)
         hess = [[0.0] * size for _ in range(size)]
         for i, j, n, _ in pairs:
-            p = 1 / (1 + math.exp(theta[j] - theta[i]))
+            try:
+                p = 1 / (1 + math.exp(theta[j] - theta[i]))
+            except OverflowError:    # a round where i never won: p is 0
+                p = 0.0              # to double precision (e^-709 or less)
             grad[i] -= n * p
             grad[j] -= n * (1 - p)
             v = n * p * (1 - p)
@@ -9273,13 +9312,16 @@ def _not_utf8(path, gzipped):
     """Return the message naming the first line that is not UTF-8."""
     if path == _STDIN:
         return f"{path}: not UTF-8 text"
-    with (gzip.open if gzipped else open)(path, "rb") as f:
-        for number, line in enumerate(f, 1):
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                return (f"{path}:{number}: not UTF-8 text (byte "
-                        f"0x{line[exc.start]:02x})")
+    try:
+        with (gzip.open if gzipped else open)(path, "rb") as f:
+            for number, line in enumerate(f, 1):
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    return (f"{path}:{number}: not UTF-8 text (byte "
+                            f"0x{line[exc.start]:02x})")
+    except (OSError, EOFError, zlib.error):   # the stream ends corrupt
+        pass
     return f"{path}: not UTF-8 text"                # pragma: no cover
 
 
@@ -9339,27 +9381,40 @@ def _table_rows(path, chunks, delimiter):
         csv.field_size_limit(_LONGEST_FIELD)
     reader = csv.reader(itertools.chain.from_iterable(
         lines for _, lines in chunks), delimiter=delimiter)
-    header = [name.strip() for name in next(reader, None) or []]
+    try:
+        header = [name.strip() for name in next(reader, None) or []]
+    except csv.Error as exc:
+        raise EvalDeltaError(_csv_error(path, reader, exc)) from None
     if len(set(header)) != len(header):
         raise EvalDeltaError(f"{path}:1: repeated column name in the header")
 
     def batches():
         width = len(header)
         numbers, rows = [], []
-        for row in reader:
-            if len(row) != width:
-                if not row:
-                    continue
-                raise EvalDeltaError(f"{path}:{reader.line_num}: {len(row)} "
-                                     f"fields, the header has {width}")
-            numbers.append(reader.line_num)
-            rows.append(row)
-            if len(rows) == _BATCH:
-                yield numbers, rows
-                numbers, rows = [], []
+        try:
+            for row in reader:
+                if len(row) != width:
+                    if not row:
+                        continue
+                    raise EvalDeltaError(f"{path}:{reader.line_num}: "
+                                         f"{len(row)} fields, the header "
+                                         f"has {width}")
+                numbers.append(reader.line_num)
+                rows.append(row)
+                if len(rows) == _BATCH:
+                    yield numbers, rows
+                    numbers, rows = [], []
+        except csv.Error as exc:
+            raise EvalDeltaError(_csv_error(path, reader, exc)) from None
         if rows:
             yield numbers, rows
     return batches(), header
+
+
+def _csv_error(path, reader, exc):
+    """Return the message of the csv module's csv.Error *exc* (Python
+    3.10's 'line contains NUL'), naming the line."""
+    return f"{path}:{reader.line_num}: not a readable CSV line ({exc})"
 
 
 def _json_rows(path, chunks):
@@ -9449,9 +9504,7 @@ def _parse_document(path, chunks):
         raise EvalDeltaError(f"{path}:{line or 1}: malformed JSON: "
                              f"{said}") from None
     except RecursionError:
-        raise EvalDeltaError(f"{path}: JSON nested too deep to read "
-                             f"(Python's parser stops near "
-                             f"{sys.getrecursionlimit()} levels)") from None
+        raise EvalDeltaError(_too_deep(path)) from None
 
 
 def _json_array_rows(path, chunks):
@@ -9477,12 +9530,16 @@ def _json_object(line, place):
         raise EvalDeltaError(f"{place}: malformed JSON: "
                              f"{_json_said(exc, line)}") from None
     except RecursionError:
-        raise EvalDeltaError(f"{place}: JSON nested too deep to read "
-                             f"(Python's parser stops near "
-                             f"{sys.getrecursionlimit()} levels)") from None
+        raise EvalDeltaError(_too_deep(place)) from None
     if type(item) is not dict:
         raise EvalDeltaError(f"{place}: expected a JSON object")
     return item
+
+
+def _too_deep(place):
+    """Return the message of JSON at *place* nested past Python's parser."""
+    return (f"{place}: JSON nested too deep to read (Python's parser stops "
+            f"near {sys.getrecursionlimit()} levels)")
 
 
 def _json_said(exc, text):
@@ -12566,22 +12623,55 @@ def _read_inspect(head, how):
             samples = [_archived_json(archive, head, name) for name in names]
             if "header.json" in archive.namelist():
                 header = _archived_json(archive, head, "header.json")
-    except NotImplementedError:
-        raise EvalDeltaError(
-            f"{path}: compressed with zstd, which Python reads from 3.14 "
-            f"on; convert it with 'inspect log convert {shlex.quote(path)} "
-            f"--to json', or use Python 3.14") from None
     except (zipfile.BadZipFile, OSError) as exc:
         raise EvalDeltaError(f"{path}: not a readable Inspect .eval log "
                              f"({exc})") from None
     return _inspect_source(path, samples, header, how)
 
 
+# Compression methods of a zip member that Python's zipfile cannot read
+# (APPNOTE.TXT 4.4.5; Inspect writes 8, deflate, or 93, zstd).
+_ZIP_METHODS = {1: "shrink", 2: "reduce", 3: "reduce", 4: "reduce",
+                5: "reduce", 6: "implode", 9: "deflate64", 10: "IBM TERSE",
+                18: "IBM TERSE", 19: "IBM LZ77", 20: "zstd (old number)",
+                94: "MP3", 95: "xz", 96: "JPEG", 97: "WavPack", 98: "PPMd",
+                99: "AES encryption"}
+
+try:                      # what an LZMA member's corrupt data raises
+    from lzma import LZMAError as _LZMAError
+except ImportError:       # pragma: no cover (a Python built without lzma)
+    _LZMAError = zlib.error
+
+
 def _archived_json(archive, head, name):
     """Return the JSON value of a member of an Inspect .eval archive (no
-    more than head.inflate bytes)."""
-    with archive.open(name) as member:
-        data = member.read(head.inflate + 1)
+    more than head.inflate bytes); a member encrypted, compressed in a way
+    Python cannot read or corrupt is one EvalDeltaError naming it."""
+    path, info = head.path, archive.getinfo(name)
+    if info.flag_bits & 1:
+        raise EvalDeltaError(f"{path}: its member {name} is encrypted, and "
+                             f"this tool reads no password-protected log; "
+                             f"write it again without a password")
+    try:
+        with archive.open(info) as member:
+            data = member.read(head.inflate + 1)
+    except NotImplementedError:
+        method = info.compress_type
+        if method == 93:
+            raise EvalDeltaError(
+                f"{path}: compressed with zstd, which Python reads from "
+                f"3.14 on; convert it with 'inspect log convert "
+                f"{shlex.quote(path)} --to json', or use Python "
+                f"3.14") from None
+        raise EvalDeltaError(
+            f"{path}: its member {name} is compressed with method {method}"
+            + (f" ({_ZIP_METHODS[method]})" if method in _ZIP_METHODS
+               else "") + ", which Python's zipfile cannot read (Inspect "
+            "writes deflate or zstd)") from None
+    except (zipfile.BadZipFile, zlib.error, _LZMAError, EOFError,
+            OSError) as exc:
+        raise EvalDeltaError(f"{path}: its member {name} is corrupt: "
+                             f"{exc}") from None
     if len(data) > head.inflate:
         raise EvalDeltaError(_too_inflated(head.path, f"its member {name}",
                                            head.inflate))
@@ -12592,10 +12682,16 @@ def _inspect_json(data, path, name):
     """Return the JSON value of a member of an Inspect .eval archive."""
     try:
         return json.loads(data, parse_constant=float)
+    except UnicodeDecodeError as exc:
+        raise EvalDeltaError(f"{path}: {name}: not UTF-8 text (byte "
+                             f"0x{exc.object[exc.start]:02x} at offset "
+                             f"{exc.start})") from None
     except ValueError as exc:
         at = f":{exc.lineno}" if hasattr(exc, "lineno") else ""
         raise EvalDeltaError(f"{path}: {name}{at}: malformed JSON: "
                              f"{getattr(exc, 'msg', exc)}") from None
+    except RecursionError:
+        raise EvalDeltaError(_too_deep(f"{path}: {name}")) from None
 
 
 def _inspect_source(path, samples, header, how):
@@ -19376,8 +19472,8 @@ _OUTPUT_FORMATS = {
 def _render(fmt, *, text, data, markdown=None, page=None):
     """Return a report in *fmt*, a key of _OUTPUT_FORMATS: *text*, *data*
     (the JSON object), *markdown* and *page* (a _Page) are functions, so
-    that only the form asked for is built."""
-    return _OUTPUT_FORMATS[fmt](text, markdown, data, page)
+    that only the form asked for is built; what files named is _shown."""
+    return _shown(_OUTPUT_FORMATS[fmt](text, markdown, data, page))
 
 
 def _joined_reports(reports, *, fmt, baseline, family="candidates x metrics",
@@ -19522,7 +19618,7 @@ def _html(page):
     if page.command:
         out += ["<h2>Made by</h2>", f'<pre class="command"><code>'
                 f"{escape(shlex.join(page.command))}</code></pre>"]
-    return "\n".join(out + ["</body>", "</html>"])
+    return _shown("\n".join(out + ["</body>", "</html>"]))
 
 
 def _compare_page(runs, options, best=None, noise=()):
@@ -23329,8 +23425,9 @@ def _emit(options, **forms):
 
 
 def _write_plot(path, svg):
-    """Write a --plot file and say so on stderr."""
-    _write_atomic(path, svg)
+    """Write a --plot file (or --html, --label-next), what files named in
+    it _shown, and say so on stderr."""
+    _write_atomic(path, _shown(svg))
     print(f"bootstrap-eval-deltas: wrote {path}", file=sys.stderr)
 
 
@@ -23991,14 +24088,15 @@ def _run_compare(options, keep=None):
     if keep or options.junit or options.format == "github":
         _ci_outputs(options, runs, named, gate, keep)
     for metric, why in tripped:
-        print(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: {metric} "
-              f"{why}" + ("; the anytime-valid verdict, as --sequential "
-                          "asks" if options.sequential else ""),
+        print(_shown(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: "
+                     f"{metric} {why}" + (
+                         "; the anytime-valid verdict, as --sequential "
+                         "asks" if options.sequential else "")),
               file=sys.stderr)
     if options.fail_on and not tripped:      # a gate that passed says so
-        print(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: holds "
-              f"for no metric; exit 0" + _undetected_words(runs),
-              file=sys.stderr)
+        print(_shown(f"bootstrap-eval-deltas: --fail-on {options.fail_on}: "
+                     f"holds for no metric; exit 0"
+                     + _undetected_words(runs)), file=sys.stderr)
     return 1 if tripped else 0
 
 
@@ -24289,7 +24387,7 @@ def _run_plan(options):
     if options.pick_labels:
         ids, total, note = _label_sample(options)
         for line in note:
-            print(f"bootstrap-eval-deltas: {line}", file=sys.stderr)
+            print(_shown(f"bootstrap-eval-deltas: {line}"), file=sys.stderr)
         _emit(options, text=lambda: "\n".join(ids),
               data=lambda: {"seed": options.seed, "items": total,
                             "ids": ids})
@@ -24459,15 +24557,36 @@ def main(argv=None) -> int:
         return 141                       # 128 + SIGPIPE, as a shell says
     except (EvalDeltaError, OSError) as exc:
         line = str(exc).replace("\r", "\\r").replace("\n", "\\n")
-        print(f"bootstrap-eval-deltas: error: {line}", file=sys.stderr)
+        print(_shown(f"bootstrap-eval-deltas: error: {line}"),
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("bootstrap-eval-deltas: interrupted; nothing written",
               file=sys.stderr)
         return 130
+    except Exception as exc:             # a defect here, not a verdict
+        if os.environ.get("BOOTSTRAP_EVAL_DELTAS_TRACEBACK"):
+            raise                        # for debugging (the tests set it)
+        return _defect(exc, prog, argv)
     finally:
         if watch:
             _WATCH.pop().clear()
+
+
+def _defect(exc, prog, argv):
+    """Say in one line on stderr that *exc* escaped main(): a defect in
+    the tool, whatever the input, to be reported; return 70 (EX_SOFTWARE
+    of sysexits.h), which no verdict and no refusal of input uses."""
+    said = str(exc).replace("\r", "\\r").replace("\n", "\\n")
+    ran = " ".join([prog, shlex.join(sys.argv[1:] if argv is None
+                                     else argv)])
+    print(_shown(f"bootstrap-eval-deltas: internal error, a defect in the "
+                 f"tool and not a verdict on the input: "
+                 f"{type(exc).__name__}: {said[:300]} (running {ran[:300]}); "
+                 f"please report it with the input that caused it; "
+                 f"BOOTSTRAP_EVAL_DELTAS_TRACEBACK=1 shows the traceback"),
+          file=sys.stderr)
+    return 70
 
 
 ## Fast paths #################################################################

@@ -11,3 +11,8 @@ import bootstrap_eval_deltas as bed  # noqa: E402
 # 8 ms (a process builds it once), 6-7 s of the suite's CPU.  Reusing it
 # is the stricter test: a call that left state in the parser would show.
 bed._build_parser = functools.lru_cache(maxsize=None)(bed._build_parser)
+
+# An exception that escapes main() is a defect: the command line says so in
+# one line and exits 70; in the suite it propagates, traceback and all, so
+# that a test shows the real error (tests/test_fuzz.py unsets this).
+os.environ["BOOTSTRAP_EVAL_DELTAS_TRACEBACK"] = "1"
