@@ -781,6 +781,21 @@ def _short_names(paths, alone=False):
     return names if len(set(names)) == len(names) else list(paths)
 
 
+def _run_names(paths):
+    """Return the names every report (compare, rank, check; text,
+    markdown, JSON, page and plots) calls the runs given as *paths* by: the
+    shortest that tell them apart (_short_names: the first folder or the
+    words of a name that do; HELM's 'mmlu:...,model=a' as 'model=a'), the
+    paths as given where nothing shorter does.  The one place a run's name
+    is decided; --names overrides it where a command takes it.
+
+    >>> _run_names(["v1/bbq:subject=all,model=openai_gpt2",
+    ...             "v1/bbq:subject=all,model=meta_llama-7b"])
+    ['model=openai_gpt2', 'model=meta_llama-7b']
+    """
+    return _short_names(paths, alone=True)
+
+
 def _distinct_words(names):
     """Return names without the words (ending in '_', '.' or ',') they all
     begin or end with, if what is left tells them apart.
@@ -14733,7 +14748,7 @@ def _report_names(options, runs):
     """Return the names each of the _Compared *runs* calls its systems by
     in the report: --names (the baseline's, then each candidate's; a wide
     file's two columns'), else what tells the paths given apart
-    (_short_names); systems named otherwise (columns, a preference
+    (_run_names); systems named otherwise (columns, a preference
     file's) keep their names."""
     given = list(options.runs)
     if options.names:                    # as many as systems (_options)
@@ -14745,7 +14760,7 @@ def _report_names(options, runs):
     files = [path for path in given if path != _STDIN]     # - stays -
     if len(set(files)) == 1:            # one file again: its name, twice
         files = [os.path.basename(path.rstrip("/")) or path for path in files]
-    short = iter(_short_names(files, alone=True))
+    short = iter(_run_names(files))
     short = [path if path == _STDIN else next(short) for path in given]
     return [_settings_named(run.settings, (short[0], short[k])) if all(
         name == _STDIN or os.path.exists(name) for name in run.names)
@@ -16083,7 +16098,7 @@ def _rank_input(options, sources, said=None):
                 different_items=options.different_items)
         except EvalDeltaError as exc:
             raise _limited(exc, sources) from None
-        names = _short_names(options.runs if len(options.runs) == len(
+        names = _run_names(options.runs if len(options.runs) == len(
             sources) else [source.path for source in sources])
         differs = _rank_differing(sources, names)
         if all(_NO_NAME.fullmatch(str(n)) for n in names):
@@ -16665,7 +16680,7 @@ def _check(options):
         profiles += _check_path(path, options, _CHECK_DEPTH)
     profiles = _runs_folders(profiles)
     profiles = [p._replace(name=name) for p, name in zip(
-        profiles, _short_names([p.path for p in profiles]))]
+        profiles, _run_names([p.path for p in profiles]))]
     joins, problems = _check_joins(profiles)
     problems = [f"{p.name}: {p.refused}" for p in profiles if p.refused] \
         + _check_problems(profiles) + problems
