@@ -9005,7 +9005,8 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 # _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
 # _lower_is_better, _margins, _named_runs, _once_each, _open_source,
 # _plan_from_pilot, _preference_battles, _rank_copies, _rank_differing,
-# _rank_differs_words, _rank_input, _rank_one_metric, _aliased.
+# _rank_differs_words, _rank_input, _rank_one_metric, _aliased,
+# _source_notes.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -12000,16 +12001,18 @@ def _directory_source(path, how):
     return source._replace(notes=tuple(notes) + source.notes)
 
 
+_NEWEST = ", the newest of "   # a folder's run chosen: its note (_read_line)
+
+
 def _newest_runs(path, found):
     """Return ({task: file of its newest run}, {task: a note on the runs
     left out} for the tasks run more than once)."""
     by_task = {}
     for run in sorted(found, key=lambda r: (r.task, r.stamp, r.path)):
         by_task.setdefault(run.task, []).append(run)
-    older = {task: f"{task}: {os.path.relpath(runs[-1].path, path)} read, "
-                   f"the newest of {len(runs)} runs in {path} (the older "
-                   f"left out: name a file to read another)"
-             for task, runs in by_task.items() if len(runs) > 1}
+    older = {task: f"{os.path.relpath(runs[-1].path, path)}{_NEWEST}"
+                   f"{len(runs)} runs" for task, runs in by_task.items()
+             if len(runs) > 1}        # the older left out: a file names one
     return {task: runs[-1].path for task, runs in by_task.items()}, older
 
 
@@ -15774,6 +15777,38 @@ def _preference_pair(options, source, other=None):
         options._replace(a_col=a, b_col=b), counts
 
 
+def _from_here(path):
+    """Return *path* as written from the current folder where that is
+    shorter (os.path.relpath: '/home/me/evals/a.json' as 'a.json' in
+    /home/me/evals, './out/a.json' as 'out/a.json'), else as given.
+
+    >>> _from_here(os.path.join(os.getcwd(), "a.json")), _from_here("-")
+    ('a.json', '-')
+    """
+    try:
+        near = os.path.relpath(path) if path != _STDIN else path
+    except ValueError:                  # another drive (Windows)
+        return path
+    return near if len(near) < len(path) else path
+
+
+def _read_line(source, note):
+    """Return the read: line (without 'read: ') of a _Source's *note*, the
+    file named once, from where the user stands (_from_here): the run a
+    folder's files were chosen from (_newest_runs) is named by its folder
+    and the note, which names the file; any other note follows the path.
+
+    >>> _read_line(_Source("m/s_wg_2.jsonl", "", None, {}, 1, (), str),
+    ...            "s_wg_2.jsonl, the newest of 2 runs")
+    'm/s_wg_2.jsonl, the newest of 2 runs'
+    """
+    path = _from_here(source.path)
+    folder, name = os.path.split(path)
+    if note.startswith(name + _NEWEST):
+        return os.path.join(folder, note)
+    return f"{path}: {note}"
+
+
 def _source_notes(options, sources):
     """Return the read: lines of the Sources' notes: a note every run has
     said once ("both runs: ..."), and lm-eval's note on corpus-level
@@ -15788,7 +15823,7 @@ def _source_notes(options, sources):
             everywhere = len(sources) > 1 and all(
                 note in other.notes for other in sources)
             line = (f"{'both' if len(sources) == 2 else 'all'} runs: {note}"
-                    if everywhere else f"{source.path}: {note}")
+                    if everywhere else _read_line(source, note))
             if line not in said:
                 said.append(line)
     return said
@@ -16321,7 +16356,7 @@ def _battles(options, sources):
     for triple, count in collections.Counter(triples).items():
         cell = cell_of[triple] = key(*triple)
         counted[cell] = counted.get(cell, 0) + count
-    notes = [f"{source.path}: {note}" for source in sources
+    notes = [_read_line(source, note) for source in sources
              for note in source.notes]
     left = len(verdicts) - len(kept)
     if left:
@@ -16376,7 +16411,7 @@ def _counted_battles(options, sources, counted):
             cell = ((index[a], index[b], share) if index[a] < index[b]
                     else (index[b], index[a], 1 - share))
             counted_cells[cell] = counted_cells.get(cell, 0) + count
-    notes = [f"{source.path}: {note}" for source in sources
+    notes = [_read_line(source, note) for source in sources
              for note in source.notes]
     if total - kept:
         notes.append(f"{_items(total - kept, 'verdict')} with a system not "
@@ -23909,8 +23944,7 @@ def _run_rank(options):
     if options.ties:
         raise EvalDeltaError("--ties says how a preference's tie counts: "
                              "it goes with preference files")
-    reading = [f"{source.path}: {note}" for source in sources
-               for note in source.notes]
+    reading = _source_notes(options, sources)
     options, aliases = _rank_one_metric(options, sources, reading)
     metric, tally, dropped, names = _rank_input(options, sources, reading)
     differs = _rank_differing(sources, names) if len(sources) > 1 else []
