@@ -19231,6 +19231,8 @@ padding:.5rem;font-size:.85rem}pre.command{white-space:pre;overflow-x:auto}
 figure,table,#verdict{break-inside:avoid}h2{break-after:avoid}
 .table{overflow:visible}
 th,td{white-space:normal;padding:.15rem .3rem}pre.command{white-space:pre-wrap}}
+@media (max-width:40rem){th,td{white-space:normal}td:first-child{
+overflow-wrap:break-word}figure{overflow-x:auto}svg.named{max-width:none}}
 """
 
 
@@ -20547,7 +20549,8 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
                  f"the top group shaded; at the right each rank and its "
                  f"{level}% {'joint set' if joint else 'interval'}")
     esc = _xml_escape
-    names = [_without_suffixes(name) for name in r.names]
+    names = _cut_names([_without_suffixes(name) for name in r.names],
+                       size=_NAME_SIZE)
     for row, s in enumerate(order):
         y0, y1 = frame.y(rows - row), frame.y(rows - row - 1)
         y = (y0 + y1) / 2
@@ -20561,10 +20564,11 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
                     f'y2="{y:.1f}" stroke="#1f5fa8" stroke-width="2"/>'
                     f'<circle cx="{frame.x(scale * float(r.means[s])):.1f}" '
                     f'cy="{y:.1f}" r="4" fill="#1f5fa8"/>'
-                    f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" '
-                    f'text-anchor="end" font-size="12">{esc(names[s])}'
-                    f'</text><text x="{_W + 4}" y="{y + 4:.1f}" '
-                    f'font-size="12">{r.ranks[s]:g} ({rank_lo:g}-'
+                    + _svg_label(*names[s], f'x="{_LEFT - 6}" y="'
+                                 f'{y + 4:.1f}" text-anchor="end" '
+                                 f'font-size="{_NAME_SIZE}"')
+                    + f'<text x="{_W + 4}" y="{y + 4:.1f}" '
+                    f'font-size="{_NAME_SIZE}">{r.ranks[s]:g} ({rank_lo:g}-'
                     f'{rank_hi:g})</text>')
     y = _H + 12                          # the legend in a row of its own
     body.append(f'<line x1="{_LEFT}" y1="{y}" x2="{_LEFT + 24}" y2="{y}" '
@@ -20575,13 +20579,14 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
                 f'fill="#e8eef7" stroke="#888"/>'
                 f'<text x="{_LEFT + 190}" y="{y + 4}" font-size="12">top '
                 f'group</text>')
-    # the names' margin as wide as the longest name needs
-    extra = math.ceil(max(0.0, max(_text_width(name) for name in names)
-                          - (_LEFT - 12)))
-    width, height = _W + extra + 64, _H + 30   # 64: the rank column
+    # the names' margin as wide as the longest name needs (at most
+    # _NAME_ROOM: longer names cut, whole on hover)
+    extra = math.ceil(max(0.0, max(_text_width(label, _NAME_SIZE)
+                                   for label, _ in names) - (_LEFT - 12)))
+    width, height = _W + extra + 70, _H + 30   # 70: the rank column
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{height}" viewBox="0 0 {width} {height}" '
-            f'font-family="sans-serif">\n<rect width="100%" height="100%" '
+            f'height="{height}" viewBox="0 0 {width} {height}" class="named"'
+            f' font-family="sans-serif">\n<rect width="100%" height="100%" '
             f'fill="white"/>\n<g transform="translate({extra} 0)">\n'
             + "\n".join(body) + "\n</g>\n</svg>\n")
 
@@ -20627,7 +20632,8 @@ def _matrix_svg(names, cells, *, title, subtitle):
     (text, shade in [-1, 1], bold) or None (the diagonal); blue where the
     row does better, red where the column does."""
     n = len(names)
-    label = max(_text_width(name) for name in names) + 12
+    names = _cut_names(names, room=120)   # the columns' turned: not 300 px
+    label = max(_text_width(name) for name, _ in names) + 12
     cell = max(56, math.ceil(max((_text_width(c[0]) for row in cells
                                   for c in row if c), default=0)) + 10)
     top = 60 + label                     # the columns' names, turned
@@ -20643,11 +20649,11 @@ def _matrix_svg(names, cells, *, title, subtitle):
     for k, name in enumerate(names):
         y = top + k * cell + cell / 2 + 4
         x = label + k * cell + cell / 2 + 4
-        body.append(f'<text x="{label - 6:.1f}" y="{y:.1f}" '
-                    f'text-anchor="end" font-size="12">{esc(name)}</text>'
-                    f'<text x="{x:.1f}" y="{top - 6:.1f}" font-size="12" '
-                    f'transform="rotate(-90 {x:.1f} {top - 6:.1f})">'
-                    f'{esc(name)}</text>')
+        body.append(_svg_label(*name, f'x="{label - 6:.1f}" y="{y:.1f}" '
+                                      f'text-anchor="end" font-size="12"')
+                    + _svg_label(*name, f'x="{x:.1f}" y="{top - 6:.1f}" '
+                                 f'font-size="12" transform="rotate(-90 '
+                                 f'{x:.1f} {top - 6:.1f})"'))
     for i, row in enumerate(cells):
         for k, c in enumerate(row):
             x, y = label + k * cell, top + i * cell
@@ -20669,8 +20675,8 @@ def _matrix_svg(names, cells, *, title, subtitle):
                         + ' font-weight="bold"' * bool(bold)
                         + f'>{esc(text)}</text>')
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{height}" viewBox="0 0 {width} {height}" '
-            f'font-family="sans-serif">\n<rect width="100%" height="100%" '
+            f'height="{height}" viewBox="0 0 {width} {height}" class="named"'
+            f' font-family="sans-serif">\n<rect width="100%" height="100%" '
             f'fill="white"/>\n' + "\n".join(body) + "\n</svg>\n")
 
 
@@ -20678,6 +20684,48 @@ def _matrix_svg(names, cells, *, title, subtitle):
 # widths of Helvetica and DejaVu Sans, rounded up): enough to size margins
 # so that no label runs off the canvas.
 _NARROW, _WIDE = set("iljtfrI.,;:'!|()[] "), set("mwMW@%")
+
+
+_NAME_ROOM = 150   # px a system's name takes in a plot's margin (_cut_names)
+_NAME_SIZE = 13    # px of the forest plot's names and ranks, read on a page
+
+
+def _cut_names(names, room=_NAME_ROOM, size=12):
+    """Return [(label, title)]: each name as a plot shows it in at most
+    *room* px at *size* px, cut in its middle where it is wider ('model=
+    lgai_...8b-instruct', with an ellipsis), and the whole name to
+    show on hover (an SVG <title>), or None where it fits; the room grows
+    where two cut names would read alike.  A page of long names keeps its
+    plots' text legible (their margin is not as wide as the longest name).
+
+    >>> _cut_names(["gpt-4o", "model=lgai_exaone-3.0-7.8b-instruct"])[1]
+    ('model=lgai_…8b-instruct', 'model=lgai_exaone-3.0-7.8b-instruct')
+    >>> _cut_names(["gpt-4o", "gpt-4o-mini"])
+    [('gpt-4o', None), ('gpt-4o-mini', None)]
+    """
+    def cut(name, room):
+        for keep in range(len(name), 0, -1):
+            short = (name if keep == len(name) else name[:(keep + 1) // 2]
+                     + "\u2026" + name[len(name) - keep // 2:])
+            if _text_width(short, size) <= room:
+                return short
+        return name[:1] + "\u2026"
+    widest = max(_text_width(name, size) for name in names)
+    while True:
+        labels = [cut(name, room) for name in names]
+        if len(set(labels)) == len(labels) or room >= widest:
+            break
+        room *= 1.25
+    return [(label, None if label == name else name)
+            for name, label in zip(names, labels)]
+
+
+def _svg_label(label, title, attributes):
+    """Return an SVG <text> of *label* with *attributes*, in a group whose
+    <title> (shown on hover) is *title*, the whole name it cuts, if any."""
+    text = f"<text {attributes}>{_xml_escape(label)}</text>"
+    return (f"<g><title>{_xml_escape(title)}</title>{text}</g>" if title
+            else text)
 
 
 def _fitted(text, size, room):

@@ -909,3 +909,39 @@ def test_rank_names_runs_as_compare_does_in_every_format(capsys, tmp_path):
     assert bed.main(argv + ["--names", "A,B", "--json"]) == 0
     assert sorted(s["name"] for s in json.loads(
         capsys.readouterr().out)["systems"]) == ["A", "B"]
+
+
+def test_rank_page_keeps_long_names_legible(capsys, tmp_path):
+    # Names as long as HELM's made the forest plot 1181 px wide, shown in
+    # a 619 px column of the page at 1280 px (names 6.3 px high), and the
+    # matrix's turned column names pushed its cells 430 px down.  Now a
+    # name wider than the margin is cut in its middle, whole on hover (an
+    # SVG <title>), and on a phone the two plots keep their size and
+    # scroll (class "named"; measured with headless Chromium).
+    import re
+    names = [f"bbq:subject=all;method=multiple_choice_joint;model={m}"
+             for m in ("openai_gpt-4o-2024-05-13", "lgai_exaone-3.0-7.8b",
+                       "upstage_solar-10.7b-v1.0", "meta_llama-3.1-8b")]
+    rng = random.Random(3)
+    wide = tmp_path / "wide.csv"
+    wide.write_text("id," + ",".join(names) + "\n" + "".join(
+        f"{i}," + ",".join(str(int(rng.random() < p))
+                           for p in (.5, .6, .7, .8)) + "\n"
+        for i in range(60)))
+    assert bed.main(["rank", str(wide), "--systems", ",".join(names),
+                     "--resamples", "100", "--format", "html"]) == 0
+    page = capsys.readouterr().out
+    forest, matrix = re.findall(r"<svg .*?</svg>", page, re.S)
+    for svg in (forest, matrix):
+        assert 'class="named"' in svg
+        assert sorted(set(re.findall(r"<title>([^<]*)</title>", svg))) == \
+            sorted(names)                  # each whole name, on hover
+    width = float(re.search(r'width="([\d.]+)"', forest).group(1))
+    size = float(re.search(r'text-anchor="end" font-size="([\d.]+)"',
+                           forest).group(1))
+    assert size * min(1, 619 / width) >= 9.5    # px, at 1280 px wide
+    height = float(re.search(r'height="([\d.]+)"', matrix).group(1))
+    cell = float(re.search(r'<rect x="[\d.]+" y="[\d.]+" width="([\d.]+)"',
+                           matrix.split("</text>", 2)[-1]).group(1))
+    assert height - 4 * cell <= 60 + 132 + 10   # the turned names' room
+    assert "svg.named{max-width:none}" in page.split("</style>")[0]
