@@ -20548,7 +20548,6 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
                      scale == 100), "",
                  f"the top group shaded; at the right each rank and its "
                  f"{level}% {'joint set' if joint else 'interval'}")
-    esc = _xml_escape
     names = _cut_names([_without_suffixes(name) for name in r.names],
                        size=_NAME_SIZE)
     for row, s in enumerate(order):
