@@ -785,6 +785,21 @@ def _short_names(paths, alone=False):
     return names if len(set(names)) == len(names) else list(paths)
 
 
+def _run_names(paths):
+    """Return the names every report (compare, rank, check; text,
+    markdown, JSON, page and plots) calls the runs given as *paths* by: the
+    shortest that tell them apart (_short_names: the first folder or the
+    words of a name that do; HELM's 'mmlu:...,model=a' as 'model=a'), the
+    paths as given where nothing shorter does.  The one place a run's name
+    is decided; --names overrides it where a command takes it.
+
+    >>> _run_names(["v1/bbq:subject=all,model=openai_gpt2",
+    ...             "v1/bbq:subject=all,model=meta_llama-7b"])
+    ['model=openai_gpt2', 'model=meta_llama-7b']
+    """
+    return _short_names(paths, alone=True)
+
+
 def _distinct_words(names):
     """Return names without the words (ending in '_', '.' or ',') they all
     begin or end with, if what is left tells them apart.
@@ -9102,7 +9117,8 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 # _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
 # _lower_is_better, _margins, _named_runs, _once_each, _open_source,
 # _plan_from_pilot, _preference_battles, _rank_copies, _rank_differing,
-# _rank_differs_words, _rank_input, _rank_one_metric, _aliased.
+# _rank_differs_words, _rank_input, _rank_one_metric, _aliased,
+# _source_notes.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -12126,6 +12142,9 @@ def _directory_source(path, how):
     return source._replace(notes=tuple(notes) + source.notes)
 
 
+_NEWEST = ", the newest of "   # a folder's run chosen: its note (_read_line)
+
+
 def _model_runs(found, models):
     """Return the _Found runs with each task named by its model where the
     files name several models (model_id, model_name): a folder of several
@@ -12143,10 +12162,9 @@ def _newest_runs(path, found):
     by_task = {}
     for run in sorted(found, key=lambda r: (r.task, r.stamp, r.path)):
         by_task.setdefault(run.task, []).append(run)
-    older = {task: f"{task}: {os.path.relpath(runs[-1].path, path)} read, "
-                   f"the newest of {len(runs)} runs in {path} (the older "
-                   f"left out: name a file to read another)"
-             for task, runs in by_task.items() if len(runs) > 1}
+    older = {task: f"{os.path.relpath(runs[-1].path, path)}{_NEWEST}"
+                   f"{len(runs)} runs" for task, runs in by_task.items()
+             if len(runs) > 1}        # the older left out: a file names one
     return {task: runs[-1].path for task, runs in by_task.items()}, older
 
 
@@ -14987,7 +15005,7 @@ def _report_names(options, runs):
     """Return the names each of the _Compared *runs* calls its systems by
     in the report: --names (the baseline's, then each candidate's; a wide
     file's two columns'), else what tells the paths given apart
-    (_short_names); systems named otherwise (columns, a preference
+    (_run_names); systems named otherwise (columns, a preference
     file's) keep their names."""
     given = list(options.runs)
     if options.names:                    # as many as systems (_options)
@@ -14999,7 +15017,7 @@ def _report_names(options, runs):
     files = [path for path in given if path != _STDIN]     # - stays -
     if len(set(files)) == 1:            # one file again: its name, twice
         files = [os.path.basename(path.rstrip("/")) or path for path in files]
-    short = iter(_short_names(files, alone=True))
+    short = iter(_run_names(files))
     short = [path if path == _STDIN else next(short) for path in given]
     return [_settings_named(run.settings, (short[0], short[k])) if all(
         name == _STDIN or os.path.exists(name) for name in run.names)
@@ -16013,6 +16031,38 @@ def _preference_pair(options, source, other=None):
         options._replace(a_col=a, b_col=b), counts
 
 
+def _from_here(path):
+    """Return *path* as written from the current folder where that is
+    shorter (os.path.relpath: '/home/me/evals/a.json' as 'a.json' in
+    /home/me/evals, './out/a.json' as 'out/a.json'), else as given.
+
+    >>> _from_here(os.path.join(os.getcwd(), "a.json")), _from_here("-")
+    ('a.json', '-')
+    """
+    try:
+        near = os.path.relpath(path) if path != _STDIN else path
+    except ValueError:                  # another drive (Windows)
+        return path
+    return near if len(near) < len(path) else path
+
+
+def _read_line(source, note):
+    """Return the read: line (without 'read: ') of a _Source's *note*, the
+    file named once, from where the user stands (_from_here): the run a
+    folder's files were chosen from (_newest_runs) is named by its folder
+    and the note, which names the file; any other note follows the path.
+
+    >>> _read_line(_Source("m/s_wg_2.jsonl", "", None, {}, 1, (), str),
+    ...            "s_wg_2.jsonl, the newest of 2 runs")
+    'm/s_wg_2.jsonl, the newest of 2 runs'
+    """
+    path = _from_here(source.path)
+    folder, name = os.path.split(path)
+    if note.startswith(name + _NEWEST):
+        return os.path.join(folder, note)
+    return f"{path}: {note}"
+
+
 def _source_notes(options, sources):
     """Return the read: lines of the Sources' notes: a note every run has
     said once ("both runs: ..."), and lm-eval's note on corpus-level
@@ -16027,7 +16077,7 @@ def _source_notes(options, sources):
             everywhere = len(sources) > 1 and all(
                 note in other.notes for other in sources)
             line = (f"{'both' if len(sources) == 2 else 'all'} runs: {note}"
-                    if everywhere else f"{source.path}: {note}")
+                    if everywhere else _read_line(source, note))
             if line not in said:
                 said.append(line)
     return said
@@ -16371,7 +16421,7 @@ def _rank_input(options, sources, said=None):
                 different_items=options.different_items)
         except EvalDeltaError as exc:
             raise _limited(exc, sources) from None
-        names = _short_names(options.runs if len(options.runs) == len(
+        names = _run_names(options.runs if len(options.runs) == len(
             sources) else [source.path for source in sources])
         differs = _rank_differing(sources, names)
         if all(_NO_NAME.fullmatch(str(n)) for n in names):
@@ -16594,7 +16644,7 @@ def _battles(options, sources):
     for triple, count in collections.Counter(triples).items():
         cell = cell_of[triple] = key(*triple)
         counted[cell] = counted.get(cell, 0) + count
-    notes = [f"{source.path}: {note}" for source in sources
+    notes = [_read_line(source, note) for source in sources
              for note in source.notes]
     left = len(verdicts) - len(kept)
     if left:
@@ -16649,7 +16699,7 @@ def _counted_battles(options, sources, counted):
             cell = ((index[a], index[b], share) if index[a] < index[b]
                     else (index[b], index[a], 1 - share))
             counted_cells[cell] = counted_cells.get(cell, 0) + count
-    notes = [f"{source.path}: {note}" for source in sources
+    notes = [_read_line(source, note) for source in sources
              for note in source.notes]
     if total - kept:
         notes.append(f"{_items(total - kept, 'verdict')} with a system not "
@@ -16955,7 +17005,7 @@ def _check(options):
         profiles += _check_path(path, options, _CHECK_DEPTH)
     profiles = _runs_folders(profiles)
     profiles = [p._replace(name=name) for p, name in zip(
-        profiles, _short_names([p.path for p in profiles]))]
+        profiles, _run_names([p.path for p in profiles]))]
     joins, problems = _check_joins(profiles)
     problems = [f"{p.name}: {p.refused}" for p in profiles if p.refused] \
         + [f"{p.name}: {p.partial}; read here as compare --allow-partial "
@@ -19549,6 +19599,8 @@ padding:.5rem;font-size:.85rem}pre.command{white-space:pre;overflow-x:auto}
 figure,table,#verdict{break-inside:avoid}h2{break-after:avoid}
 .table{overflow:visible}
 th,td{white-space:normal;padding:.15rem .3rem}pre.command{white-space:pre-wrap}}
+@media (max-width:40rem){th,td{white-space:normal}td:first-child{
+overflow-wrap:break-word}figure{overflow-x:auto}svg.named{max-width:none}}
 """
 
 
@@ -20873,8 +20925,8 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
                      scale == 100), "",
                  f"the top group shaded; at the right each rank and its "
                  f"{level}% {'joint set' if joint else 'interval'}")
-    esc = _xml_escape
-    names = [_without_suffixes(name) for name in r.names]
+    names = _cut_names([_without_suffixes(name) for name in r.names],
+                       size=_NAME_SIZE)
     for row, s in enumerate(order):
         y0, y1 = frame.y(rows - row), frame.y(rows - row - 1)
         y = (y0 + y1) / 2
@@ -20888,10 +20940,11 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
                     f'y2="{y:.1f}" stroke="#1f5fa8" stroke-width="2"/>'
                     f'<circle cx="{frame.x(scale * float(r.means[s])):.1f}" '
                     f'cy="{y:.1f}" r="4" fill="#1f5fa8"/>'
-                    f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" '
-                    f'text-anchor="end" font-size="12">{esc(names[s])}'
-                    f'</text><text x="{_W + 4}" y="{y + 4:.1f}" '
-                    f'font-size="12">{r.ranks[s]:g} ({rank_lo:g}-'
+                    + _svg_label(*names[s], f'x="{_LEFT - 6}" y="'
+                                 f'{y + 4:.1f}" text-anchor="end" '
+                                 f'font-size="{_NAME_SIZE}"')
+                    + f'<text x="{_W + 4}" y="{y + 4:.1f}" '
+                    f'font-size="{_NAME_SIZE}">{r.ranks[s]:g} ({rank_lo:g}-'
                     f'{rank_hi:g})</text>')
     y = _H + 12                          # the legend in a row of its own
     body.append(f'<line x1="{_LEFT}" y1="{y}" x2="{_LEFT + 24}" y2="{y}" '
@@ -20902,13 +20955,14 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
                 f'fill="#e8eef7" stroke="#888"/>'
                 f'<text x="{_LEFT + 190}" y="{y + 4}" font-size="12">top '
                 f'group</text>')
-    # the names' margin as wide as the longest name needs
-    extra = math.ceil(max(0.0, max(_text_width(name) for name in names)
-                          - (_LEFT - 12)))
-    width, height = _W + extra + 64, _H + 30   # 64: the rank column
+    # the names' margin as wide as the longest name needs (at most
+    # _NAME_ROOM: longer names cut, whole on hover)
+    extra = math.ceil(max(0.0, max(_text_width(label, _NAME_SIZE)
+                                   for label, _ in names) - (_LEFT - 12)))
+    width, height = _W + extra + 70, _H + 30   # 70: the rank column
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{height}" viewBox="0 0 {width} {height}" '
-            f'font-family="sans-serif">\n<rect width="100%" height="100%" '
+            f'height="{height}" viewBox="0 0 {width} {height}" class="named"'
+            f' font-family="sans-serif">\n<rect width="100%" height="100%" '
             f'fill="white"/>\n<g transform="translate({extra} 0)">\n'
             + "\n".join(body) + "\n</g>\n</svg>\n")
 
@@ -20954,7 +21008,8 @@ def _matrix_svg(names, cells, *, title, subtitle):
     (text, shade in [-1, 1], bold) or None (the diagonal); blue where the
     row does better, red where the column does."""
     n = len(names)
-    label = max(_text_width(name) for name in names) + 12
+    names = _cut_names(names, room=120)   # the columns' turned: not 300 px
+    label = max(_text_width(name) for name, _ in names) + 12
     cell = max(56, math.ceil(max((_text_width(c[0]) for row in cells
                                   for c in row if c), default=0)) + 10)
     top = 60 + label                     # the columns' names, turned
@@ -20970,11 +21025,11 @@ def _matrix_svg(names, cells, *, title, subtitle):
     for k, name in enumerate(names):
         y = top + k * cell + cell / 2 + 4
         x = label + k * cell + cell / 2 + 4
-        body.append(f'<text x="{label - 6:.1f}" y="{y:.1f}" '
-                    f'text-anchor="end" font-size="12">{esc(name)}</text>'
-                    f'<text x="{x:.1f}" y="{top - 6:.1f}" font-size="12" '
-                    f'transform="rotate(-90 {x:.1f} {top - 6:.1f})">'
-                    f'{esc(name)}</text>')
+        body.append(_svg_label(*name, f'x="{label - 6:.1f}" y="{y:.1f}" '
+                                      f'text-anchor="end" font-size="12"')
+                    + _svg_label(*name, f'x="{x:.1f}" y="{top - 6:.1f}" '
+                                 f'font-size="12" transform="rotate(-90 '
+                                 f'{x:.1f} {top - 6:.1f})"'))
     for i, row in enumerate(cells):
         for k, c in enumerate(row):
             x, y = label + k * cell, top + i * cell
@@ -20996,8 +21051,8 @@ def _matrix_svg(names, cells, *, title, subtitle):
                         + ' font-weight="bold"' * bool(bold)
                         + f'>{esc(text)}</text>')
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{height}" viewBox="0 0 {width} {height}" '
-            f'font-family="sans-serif">\n<rect width="100%" height="100%" '
+            f'height="{height}" viewBox="0 0 {width} {height}" class="named"'
+            f' font-family="sans-serif">\n<rect width="100%" height="100%" '
             f'fill="white"/>\n' + "\n".join(body) + "\n</svg>\n")
 
 
@@ -21005,6 +21060,48 @@ def _matrix_svg(names, cells, *, title, subtitle):
 # widths of Helvetica and DejaVu Sans, rounded up): enough to size margins
 # so that no label runs off the canvas.
 _NARROW, _WIDE = set("iljtfrI.,;:'!|()[] "), set("mwMW@%")
+
+
+_NAME_ROOM = 150   # px a system's name takes in a plot's margin (_cut_names)
+_NAME_SIZE = 13    # px of the forest plot's names and ranks, read on a page
+
+
+def _cut_names(names, room=_NAME_ROOM, size=12):
+    """Return [(label, title)]: each name as a plot shows it in at most
+    *room* px at *size* px, cut in its middle where it is wider ('model=
+    lgai_...8b-instruct', with an ellipsis), and the whole name to
+    show on hover (an SVG <title>), or None where it fits; the room grows
+    where two cut names would read alike.  A page of long names keeps its
+    plots' text legible (their margin is not as wide as the longest name).
+
+    >>> _cut_names(["gpt-4o", "model=lgai_exaone-3.0-7.8b-instruct"])[1]
+    ('model=lgai_…8b-instruct', 'model=lgai_exaone-3.0-7.8b-instruct')
+    >>> _cut_names(["gpt-4o", "gpt-4o-mini"])
+    [('gpt-4o', None), ('gpt-4o-mini', None)]
+    """
+    def cut(name, room):
+        for keep in range(len(name), 0, -1):
+            short = (name if keep == len(name) else name[:(keep + 1) // 2]
+                     + "\u2026" + name[len(name) - keep // 2:])
+            if _text_width(short, size) <= room:
+                return short
+        return name[:1] + "\u2026"
+    widest = max(_text_width(name, size) for name in names)
+    while True:
+        labels = [cut(name, room) for name in names]
+        if len(set(labels)) == len(labels) or room >= widest:
+            break
+        room *= 1.25
+    return [(label, None if label == name else name)
+            for name, label in zip(names, labels)]
+
+
+def _svg_label(label, title, attributes):
+    """Return an SVG <text> of *label* with *attributes*, in a group whose
+    <title> (shown on hover) is *title*, the whole name it cuts, if any."""
+    text = f"<text {attributes}>{_xml_escape(label)}</text>"
+    return (f"<g><title>{_xml_escape(title)}</title>{text}</g>" if title
+            else text)
 
 
 def _fitted(text, size, room):
@@ -24283,8 +24380,7 @@ def _run_rank(options):
     if options.ties:
         raise EvalDeltaError("--ties says how a preference's tie counts: "
                              "it goes with preference files")
-    reading = [f"{source.path}: {note}" for source in sources
-               for note in source.notes]
+    reading = _source_notes(options, sources)
     options, aliases = _rank_one_metric(options, sources, reading)
     metric, tally, dropped, names = _rank_input(options, sources, reading)
     differs = _rank_differing(sources, names) if len(sources) > 1 else []

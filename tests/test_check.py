@@ -156,9 +156,10 @@ def test_check_sees_different_items_and_identical_runs(capsys, tmp_path):
     c.write_bytes(a.read_bytes())
     report = check(capsys, str(a), str(b), str(c))
     problems = "\n".join(report["problems"])
-    assert "a.jsonl and b.jsonl: the same ids hold different items: id 0's " \
+    # named as compare and rank name them (_run_names): a, b and c
+    assert "a and b: the same ids hold different items: id 0's " \
         "doc differs (40 of 40 shared ids)" in problems
-    assert "a.jsonl and c.jsonl: byte-identical files" in problems
+    assert "a and c: byte-identical files" in problems
     assert all(b.name not in " ".join(argv) for argv in report["commands"])
 
 
@@ -375,8 +376,8 @@ def test_check_says_what_keeps_two_runs_apart(capsys, tmp_path):
     report = check(capsys, a, apart)
     assert any("share no ids (id)" in x for x in report["problems"])
     report = check(capsys, a, gap)
-    assert any(x.startswith("gap.csv: score is missing on 1 of 12 records, "
-                            "where a.csv has it on each")
+    assert any(x.startswith("gap: score is missing on 1 of 12 records, "
+                            "where a has it on each")
                for x in report["problems"])
     argv = report["commands"][0]
     assert argv[:1] == ["compare"] and "--allow-partial" in argv \

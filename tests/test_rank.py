@@ -263,9 +263,10 @@ def test_rank_cli_text_json_and_pairs(capsys, tmp_path):
         bed._holm(ps), rel=1e-12)
     status = bed.main(["rank", *paths, "--resamples", "300"])
     out = capsys.readouterr().out
-    # systems named by what tells their paths apart: here the file names
+    # systems named by what tells their paths apart, as compare names them:
+    # here the files' names without the words they share (s2 of s2.jsonl)
     assert status == 0 and out.splitlines()[2].startswith(
-        os.path.basename(paths[2]) + " ")
+        bed._run_names(paths)[2] + " ") and ".jsonl" not in out.splitlines()[2]
     assert "stands alone" in out
 
 
@@ -466,7 +467,7 @@ def test_lower_is_better_means_what_it_means_in_compare(capsys, tmp_path):
         report = json.loads(capsys.readouterr().out)
         tops.append([s["name"] for s in report["systems"] if s["top_group"]])
     assert tops[0] == tops[1] == tops[2]
-    names = [os.path.basename(p) for p in paths]      # the short names
+    names = bed._run_names(paths)                      # the short names
     assert names[0] in tops[0] and names[1] not in tops[0]   # 100 vs 120 ms
     assert bed.main(["rank", *paths, "--higher-is-better", "latency_ms",
                      "--resamples", "200"]) == 0
@@ -865,7 +866,7 @@ def test_rank_says_one_run_given_twice(capsys, tmp_path):
                      "--resamples", "100"]) == 0
     out = capsys.readouterr().out
     assert out.count("one run given twice?") == 1
-    assert "s0.jsonl and copy.jsonl are the same bytes" in out
+    assert "s0 and copy are the same bytes" in out
     # other bytes, the same scores on every item (not all 0 or 1)
     other = tmp_path / "other.jsonl"
     other.write_text("".join(json.dumps({"acc": i / 7, "id": i}) + "\n"
@@ -876,7 +877,71 @@ def test_rank_says_one_run_given_twice(capsys, tmp_path):
     assert bed.main(["rank", str(other), paths[1], str(again),
                      "--resamples", "100"]) == 0
     out = capsys.readouterr().out
-    assert "other.jsonl and again.jsonl score the same on every item" in out
+    assert "other and again score the same on every item" in out
     # 0/1 runs that agree on every item are common: no note
     assert bed.main(["rank", paths[0], paths[1], "--resamples", "100"]) == 0
     assert "given twice" not in capsys.readouterr().out
+
+
+def test_rank_names_runs_as_compare_does_in_every_format(capsys, tmp_path):
+    # HELM names a run by its whole spec; rank kept it ('mmlu-subject=
+    # philosophy,method=multiple_choice_joint,model=a') in its table, JSON,
+    # page and plots, where compare says 'model=a': one rule (_run_names)
+    # now names them both, and --names still overrides it.
+    helm = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "fixtures", "helm-runs")
+    runs = sorted(os.path.join(helm, d) for d in os.listdir(helm))
+    argv = ["rank", *runs, "--metric", "exact_match", "--resamples", "100"]
+    assert bed.main(argv + ["--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(s["name"] for s in report["systems"]) == [
+        "model=a", "model=b"]
+    assert bed.main(argv) == 0
+    table = capsys.readouterr().out.split("\nsystem ")[1].splitlines()
+    assert [row.split()[0] for row in table[1:3]] == ["model=b", "model=a"]
+    assert bed.main(argv + ["--format", "html"]) == 0
+    page = capsys.readouterr().out
+    assert ">model=a</text>" in page and "subject=philosophy" not in "".join(
+        page.split("<h2>Read</h2>")[0].split("<h2>Plots</h2>")[1:])
+    assert bed.main(["compare", *runs, "--metric", "exact_match"]) == 0
+    assert capsys.readouterr().out.startswith(
+        "baseline: model=a   candidate: model=b")
+    assert bed.main(argv + ["--names", "A,B", "--json"]) == 0
+    assert sorted(s["name"] for s in json.loads(
+        capsys.readouterr().out)["systems"]) == ["A", "B"]
+
+
+def test_rank_page_keeps_long_names_legible(capsys, tmp_path):
+    # Names as long as HELM's made the forest plot 1181 px wide, shown in
+    # a 619 px column of the page at 1280 px (names 6.3 px high), and the
+    # matrix's turned column names pushed its cells 430 px down.  Now a
+    # name wider than the margin is cut in its middle, whole on hover (an
+    # SVG <title>), and on a phone the two plots keep their size and
+    # scroll (class "named"; measured with headless Chromium).
+    import re
+    names = [f"bbq:subject=all;method=multiple_choice_joint;model={m}"
+             for m in ("openai_gpt-4o-2024-05-13", "lgai_exaone-3.0-7.8b",
+                       "upstage_solar-10.7b-v1.0", "meta_llama-3.1-8b")]
+    rng = random.Random(3)
+    wide = tmp_path / "wide.csv"
+    wide.write_text("id," + ",".join(names) + "\n" + "".join(
+        f"{i}," + ",".join(str(int(rng.random() < p))
+                           for p in (.5, .6, .7, .8)) + "\n"
+        for i in range(60)))
+    assert bed.main(["rank", str(wide), "--systems", ",".join(names),
+                     "--resamples", "100", "--format", "html"]) == 0
+    page = capsys.readouterr().out
+    forest, matrix = re.findall(r"<svg .*?</svg>", page, re.S)
+    for svg in (forest, matrix):
+        assert 'class="named"' in svg
+        assert sorted(set(re.findall(r"<title>([^<]*)</title>", svg))) == \
+            sorted(names)                  # each whole name, on hover
+    width = float(re.search(r'width="([\d.]+)"', forest).group(1))
+    size = float(re.search(r'text-anchor="end" font-size="([\d.]+)"',
+                           forest).group(1))
+    assert size * min(1, 619 / width) >= 9.5    # px, at 1280 px wide
+    height = float(re.search(r'height="([\d.]+)"', matrix).group(1))
+    cell = float(re.search(r'<rect x="[\d.]+" y="[\d.]+" width="([\d.]+)"',
+                           matrix.split("</text>", 2)[-1]).group(1))
+    assert height - 4 * cell <= 60 + 132 + 10   # the turned names' room
+    assert "svg.named{max-width:none}" in page.split("</style>")[0]

@@ -596,8 +596,35 @@ def test_lm_eval_run_directory_newest_run_of_the_task(capsys):
                                                     b_file))
     check_binary(report["metrics"][0], [(a[d], b[d]) for d in sorted(a)])
     assert report["baseline"] == NEWER
-    assert any(f"winogrande: {os.path.basename(NEWER)} read, the newest of "
-               f"2 runs" in line for line in report["reading"])
+    assert any(f"{os.path.basename(NEWER)}, the newest of 2 runs" in line
+               for line in report["reading"])
+
+
+def test_read_lines_name_each_file_once_from_where_the_user_stands(
+        capsys, tmp_path, monkeypatch):
+    # Model folders typed from the folder that holds them (lm-eval's
+    # output_path/<model>/): each read: line names the file read once, and
+    # from here, under 120 columns; it said the file, its task, the file
+    # again and the folder again (254 columns on the real logs'
+    # winogrande/*), and rank left absolute paths absolute.
+    solar, gpt = "SOLAR-10.7B-Instruct-v1.0", "gpt-4o"
+    shutil.copytree(os.path.join(RUNDIR, "model-a"), tmp_path / solar)
+    shutil.copytree(os.path.join(RUNDIR, "model-b"), tmp_path / gpt)
+    monkeypatch.chdir(tmp_path)
+    chosen = os.path.join(solar, os.path.basename(NEWER))
+    for argv in (["compare", gpt, solar], ["rank", gpt, solar],
+                 ["rank", str(tmp_path / gpt), str(tmp_path / solar)],
+                 ["check", gpt, solar], ["check", "."]):
+        tail = ["--task", "winogrande"] * (argv[1] != ".") + [
+            "--resamples", "100"] * (argv[0] != "check")
+        assert bed.main(argv + tail) == 0, argv
+        read = [line for line in capsys.readouterr().out.splitlines()
+                if "read: " in line and "newest" in line]
+        assert read and all(len(line) < 120 and line.count(
+            os.path.basename(NEWER)) == 1 and line.count(solar) <= 1
+            and str(tmp_path) not in line for line in read), (argv, read)
+        assert argv[0] == "check" or read == [
+            f"read: {chosen}, the newest of 2 runs"], read
 
 
 def test_lm_eval_run_directory_of_two_tasks_asks_which(capsys):
