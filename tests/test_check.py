@@ -522,7 +522,7 @@ def test_check_suggests_allow_partial_for_a_log_it_answers(capsys, tmp_path):
     report = walk(capsys, [str(a), str(b)])
     assert report["commands"][0] == ["compare", str(a), str(b),
                                      "--allow-partial"]
-    assert any(p.startswith("b.json: sample 0 epoch 1: never scored")
+    assert any(p.startswith("b: sample 0 epoch 1: never scored")
                and "--allow-partial" in p for p in report["problems"])
 
 
@@ -539,7 +539,7 @@ def test_runs_of_different_benchmarks_are_named_not_sent_to_allow_partial(
                             f"different benchmarks (mmlu, hellaswag)\n")
     report = check(capsys, str(a), str(b))
     assert report["commands"] == []
-    assert "mmlu.jsonl and hellaswag.jsonl share no ids (sample_id): runs " \
+    assert "mmlu and hellaswag share no ids (sample_id): runs " \
         "of different benchmarks (mmlu, hellaswag)" in report["problems"]
 
 
