@@ -9141,9 +9141,26 @@ def _getter(source, name):
         if "." not in name:
             return methodcaller("get", name, _MISSING)
         return functools.partial(_field, name=name)
-    if name not in source.fields:
+    at = _positions(source.fields).get(name)
+    if at is None:
         return lambda row: _MISSING
-    return itemgetter(source.fields.index(name))
+    return itemgetter(at)
+
+
+_POSITIONS = {}   # id of a header: (the header, {name: its position})
+
+
+def _positions(fields):
+    """Return {name: position} of a table's header, built once per header
+    (a getter per field of a 30,000-column header was a search per field:
+    check took 25 s), for the few headers of the files being read."""
+    known = _POSITIONS.get(id(fields))
+    if known is None or known[0] is not fields:
+        if len(_POSITIONS) >= 8:
+            _POSITIONS.clear()
+        known = _POSITIONS[id(fields)] = (fields, {
+            name: i for i, name in reversed(list(enumerate(fields)))})
+    return known[1]
 
 
 def _finite_number(value):
@@ -10219,11 +10236,13 @@ def _default_metrics(baseline, candidate, exclude, skipped=None):
         theirs = candidate.metrics or tuple(
             name for name, value in candidate.first.items()
             if _is_metric_value(value, False))
+        among = set(theirs)
         shared = [x for x in baseline.metrics
-                  if x in theirs and x not in exclude]
+                  if x in among and x not in exclude]
         if skipped is not None:
+            kept = set(shared)
             skipped.update((x, "in one run only") for x in dict.fromkeys(
-                baseline.metrics + tuple(theirs)) if x not in shared
+                baseline.metrics + tuple(theirs)) if x not in kept
                 and x not in exclude)
         if not shared:
             filtered = [re.fullmatch(r"(.+)\[(.+)\]", x)
@@ -10250,7 +10269,7 @@ def _default_metrics(baseline, candidate, exclude, skipped=None):
     if isinstance(nested, dict) and nested:
         return [f"metric.{name}" for name, value in nested.items()
                 if _is_metric_value(value, False)]
-    found = []
+    found = {}                     # a dict: ordered, and found at once
     for run, other in ((baseline, candidate), (candidate, baseline)):
         for name, value in run.first.items():
             if (name in exclude or name in found
@@ -10273,8 +10292,8 @@ def _default_metrics(baseline, candidate, exclude, skipped=None):
                         f"--metric {name} reads it as the number it spells"
                         if spelt else
                         "name the metrics to compare with --metric")))
-            found.append(name)
-    return found
+            found[name] = None
+    return list(found)
 
 
 def _headless(source):
@@ -15784,7 +15803,8 @@ def _profile_source(path, source, format, task, options):
                                for label, r in zip(labels, batch))
     metrics = _profile_metrics(source, key)
     fields = tuple(t.profile() for t in tallies.values())
-    fields = tuple(f._replace(roles=_roles(f, key, metrics, source, format))
+    chosen = frozenset(metrics)      # each field looked up, not searched
+    fields = tuple(f._replace(roles=_roles(f, key, chosen, source, format))
                    for f in fields)
     ids, least, most = _id_runs(hashes)
     return _Profile(path, format, source.kind, task, records, key, ids,
