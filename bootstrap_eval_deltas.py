@@ -10690,6 +10690,21 @@ _PARQUET_ENCODINGS = {0: "PLAIN", 2: "PLAIN_DICTIONARY", 3: "RLE",
                       8: "RLE_DICTIONARY", 9: "BYTE_STREAM_SPLIT"}
 _PLAIN_WIDTHS = {1: "<i", 2: "<q", 4: "<f", 5: "<d"}  # INT32 INT64 FLOAT DOUBLE
 _THRIFT_DEPTH = 32    # structs nested deeper are no Parquet footer
+# What a Parquet file may decode to, checked before a page is decoded, as
+# _Inflating guards a gzip stream: the values its column chunks and
+# dictionaries declare, at most _PARQUET_PER_BYTE a byte of the file (in
+# step with --max-inflate: 4x the megabytes, 4x the values) and at least
+# _PARQUET_LEAST.  RLE runs and dictionary indices let a few bytes claim
+# any number of rows: a 2.7 KB file claiming 10^6 rows took 23 s and
+# 1.2 GB.  Real lighteval details hold under 1 value a byte (10^6 rows of
+# a 3-character example and a 0/1 metric: 0.8 with GZIP, 0.4 with SNAPPY;
+# real prompts far less), so 32 leaves room for many constant columns.
+_PARQUET_PER_BYTE = 32
+_PARQUET_LEAST = 1 << 16
+# The most a byte of compressed data can expand to: DEFLATE's longest
+# match, 258 bytes, in under 2 bits (zlib's technical details: 1032:1);
+# a SNAPPY copy gives at most 64 bytes for its 3 (format_description.txt).
+_PARQUET_RATIOS = {1: 22, 2: 1032}
 
 
 class _Leaf(NamedTuple):
@@ -10945,7 +10960,7 @@ def _parquet_columns(footer, paths, limit=_INFLATE_LIMIT):
     file, read and decompressed alone (the others are never touched).  A
     null is None, a list a list; a codec or encoding this reader lacks,
     or a corrupt page raises EvalDeltaError naming the column."""
-    out = {}
+    out, room = {}, _parquet_room(footer, paths, limit)
     try:
         with open(footer.path, "rb") as f:
             for path in paths:
@@ -10953,7 +10968,7 @@ def _parquet_columns(footer, paths, limit=_INFLATE_LIMIT):
                 values, firsts = [], []
                 for rows, chunks in footer.groups:
                     got = _parquet_chunk(f, footer, leaf, chunks.get(path),
-                                         limit)
+                                         limit, room)
                     if len(got[0]) != rows:
                         raise EvalDeltaError(
                             f"{footer.path}: column {path}: {len(got[0])} "
@@ -10967,9 +10982,45 @@ def _parquet_columns(footer, paths, limit=_INFLATE_LIMIT):
     return out
 
 
-def _parquet_chunk(f, footer, leaf, info, limit):
+def _parquet_room(footer, paths, limit):
+    """Return [how many more values than their chunks declare the columns
+    *paths* may decode to (their dictionaries' entries), the budget], or
+    raise
+    EvalDeltaError naming the column whose chunks' declared values pass
+    the file's budget (see _PARQUET_PER_BYTE), before any page is read."""
+    budget = max(_PARQUET_LEAST, footer.size * _PARQUET_PER_BYTE * limit
+                 // _INFLATE_LIMIT)
+    declared, crossing = 0, None
+    for path in paths:
+        for _, chunks in footer.groups:
+            info = chunks.get(path)
+            count = info.get(5) if isinstance(info, dict) else None
+            declared += count if type(count) is int and count > 0 else 0
+        if declared > budget and crossing is None:
+            crossing = path
+    if crossing is not None:
+        raise EvalDeltaError(_too_expanded(
+            f"{footer.path}: column {crossing}", "its row groups declare"
+            if len(paths) == 1 else f"the {len(paths)} columns read declare",
+            declared, footer.size, limit))
+    return [budget - declared, budget]
+
+
+def _too_expanded(place, what, count, size, limit):
+    """Return the message of a Parquet file that declares more values
+    than its bytes may decode to here."""
+    per = _PARQUET_PER_BYTE * limit / _INFLATE_LIMIT
+    mb = -(-count // (max(size, 1) * _PARQUET_PER_BYTE)) * (
+        _INFLATE_LIMIT >> 20)
+    return (f"{place}: {what} {count:,} values, more than a file of "
+            f"{size:,} bytes may decode to here ({per:g} a byte: a guard "
+            f"against decompression bombs); if you trust the file, "
+            f"--max-inflate {max(mb, 2 * (limit >> 20))} reads it")
+
+
+def _parquet_chunk(f, footer, leaf, info, limit, room=None):
     """Return (values, first definition levels) of one column chunk, row
-    by row."""
+    by row; *room* (_parquet_room's) is what its dictionaries may hold."""
     place = f"{footer.path}: column {leaf.path}"
     if not isinstance(info, dict):
         raise EvalDeltaError(f"{place}: no column chunk in a row group")
@@ -11013,7 +11064,7 @@ def _parquet_chunk(f, footer, leaf, info, limit):
         kind = header.get(1)
         if kind == 2:
             dictionary = _dictionary_page(body, header, codec, leaf, place,
-                                          limit)
+                                          limit, room, footer.size)
         elif kind in (0, 3):
             page = _data_page(body, header, codec, leaf, levels, place, limit,
                               total - len(defs))
@@ -11035,6 +11086,12 @@ def _inflate(body, codec, size, place, limit):
     if type(size) is not int or not 0 <= size <= limit:
         raise EvalDeltaError(f"{place}: a page of {size!r} bytes "
                              f"uncompressed")
+    ratio = _PARQUET_RATIOS.get(codec)
+    if ratio and size > len(body) * ratio + 64:     # checked before inflating
+        raise EvalDeltaError(f"{place}: a page whose header says {size:,} "
+                             f"bytes uncompressed, more than its "
+                             f"{len(body):,} bytes of {_PARQUET_CODECS[codec]}"
+                             f" can hold (corrupt?)")
     if codec == 1:
         out = _unsnappy(body, size, place)
     elif codec == 2:
@@ -11116,13 +11173,21 @@ def _max_levels(leaf):
             sum(r != 0 for r in leaf.repetitions))
 
 
-def _dictionary_page(body, header, codec, leaf, place, limit):
-    """Return the values of a dictionary page (PLAIN encoded)."""
+def _dictionary_page(body, header, codec, leaf, place, limit, room=None,
+                     size=0):
+    """Return the values of a dictionary page (PLAIN encoded), whose
+    entries take from *room* (_parquet_room's: the file's budget)."""
     info = header.get(7)
     if not isinstance(info, dict):
         raise EvalDeltaError(f"{place}: a dictionary page with no header")
-    data = _inflate(body, codec, header.get(2), place, limit)
     count = _footer_count(info.get(1), place)
+    if room is not None:
+        if count > room[0]:
+            raise EvalDeltaError(_too_expanded(
+                place, "its chunks and a dictionary page declare",
+                room[1] - room[0] + count, size, limit))
+        room[0] -= count
+    data = _inflate(body, codec, header.get(2), place, limit)
     if info.get(2, 0) not in (0, 2):
         _refuse_encoding(info.get(2), place)
     return _plain_values(data, 0, count, leaf, place)[0]
@@ -20641,7 +20706,9 @@ def _add_reading(group):
                        help="the megabytes a gzip stream or one member of "
                             "an Inspect .eval archive may inflate to "
                             f"(default {_INFLATE_LIMIT >> 20}: a guard "
-                            "against archive bombs)")
+                            "against archive bombs; a Parquet file's "
+                            f"values a byte, {_PARQUET_PER_BYTE}, go in "
+                            "step)")
 
 
 def _reading(args):
