@@ -9061,17 +9061,80 @@ def _parse_document(path, chunks):
 
 
 def _json_array_rows(path, chunks):
-    """Yield (numbers, objects) of a file holding one JSON array of objects."""
-    items = _parse_document(path, chunks)
+    """Yield (numbers, objects) of a file holding one JSON array of objects.
+
+    The array is parsed some records at a time, as JSON Lines are: a
+    245 MB array of 9.5 million records, parsed whole, ended in
+    MemoryError.  Each step parses the records up to the last '},' in the
+    next _JSON_WINDOW characters as one array (where that cut falls inside
+    a record or a string, the parse fails: a parse that succeeds holds
+    whole records), else decodes them one at a time past that cut.  Where
+    the text is not such an array, it is parsed whole (_parse_document),
+    which names what is wrong where."""
+    text = "".join(line for _, lines in chunks for line in lines)
+    skip = _JSON_SPACE.match
+    pos, count, batch, ended = skip(text).end(), 0, [], False
+    if text[pos:pos + 1] == "[":
+        pos = skip(text, pos + 1).end()
+        ended = text[pos:pos + 1] == "]"
+        single = pos                  # decode one at a time up to here
+        while not ended:
+            items = None
+            if pos >= single:
+                cut = text.rfind("},", pos, pos + _JSON_WINDOW)
+                items = _json_records(text, pos, cut + 1)
+                if items is None:
+                    single = cut + 1
+                else:
+                    pos = cut + 1
+            if items is None:
+                items = _json_records(text, pos, None)
+                if items is None:
+                    break
+                pos = items.pop()
+            count += len(items)
+            batch += items
+            while len(batch) >= _BATCH:
+                yield (list(range(count - len(batch) + 1,
+                                  count - len(batch) + 1 + _BATCH)),
+                       batch[:_BATCH])
+                del batch[:_BATCH]
+            pos = skip(text, pos).end()
+            if text[pos:pos + 1] != ",":
+                ended = text[pos:pos + 1] == "]"
+                break
+            pos = skip(text, pos + 1).end()
+    if ended and skip(text, pos + 1).end() == len(text):
+        if batch:
+            yield list(range(count - len(batch) + 1, count + 1)), batch
+        return
+    items = _parse_document(path, [(1, [text])])
     if not isinstance(items, list):
         raise EvalDeltaError(f"{path}: expected a JSON array of objects")
-    for number, item in enumerate(items, 1):
-        if not isinstance(item, dict):
-            raise EvalDeltaError(f"{path}: record {number}: expected a JSON "
-                                 f"object")
-    for start in range(0, len(items), _BATCH):
-        batch = items[start:start + _BATCH]
-        yield list(range(start + 1, start + 1 + len(batch))), batch
+    raise EvalDeltaError(f"{path}: record {count + 1}: expected a JSON "
+                         f"object")
+
+
+_JSON_WINDOW = 1 << 20   # characters of a JSON array parsed at a time
+
+
+def _json_records(text, pos, end):
+    """Return the JSON objects in text[pos:end], a run of an array's
+    records, or None if it is not one; *end* None: the one record at
+    *pos*, followed by the position after it."""
+    if end is None:
+        try:
+            item, after = _JSON.raw_decode(text, pos)
+        except (ValueError, RecursionError):
+            return None
+        return [item, after] if type(item) is dict else None
+    if end <= pos:
+        return None
+    try:
+        items = _JSON.decode("[" + text[pos:end] + "]")
+    except (ValueError, RecursionError):
+        return None
+    return items if set(map(type, items)) == {dict} else None
 
 
 def _json_object(line, place):
@@ -9117,6 +9180,7 @@ def _json_said(exc, text):
 # so do many tools: read as floats, a NaN in a compared metric is then a
 # missing value, said with its line (_missing), and elsewhere ignored.
 _JSON = json.JSONDecoder(parse_constant=float)
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")      # what JSON takes as space
 
 
 def _field(record, name):
@@ -11590,9 +11654,30 @@ def _open_source(path, how=None):
     if path != _STDIN and not os.path.exists(path):
         raise EvalDeltaError(f"{path}: cannot read: No such file or "
                              f"directory")       # before a name claims it
-    head = _Head(path, how.inflate)
-    with _CollectorPaused():
-        return _reader_of(head, how).read(head, how)
+    try:
+        head = _Head(path, how.inflate)
+        with _CollectorPaused():
+            source = _reader_of(head, how).read(head, how)
+    except MemoryError:
+        raise EvalDeltaError(_out_of_memory(path)) from None
+    if not hasattr(source.batches, "gi_frame"):     # a reader's own kind
+        return source
+    return source._replace(batches=_memory_named(path, source.batches))
+
+
+def _out_of_memory(path):
+    """Return the message of a file that ran out of memory being read."""
+    return (f"{path}: too large to read in the memory this machine gives "
+            f"(MemoryError); read it where there is more")
+
+
+def _memory_named(path, batches):
+    """Yield *batches*, a MemoryError while reading them named with the
+    file (_out_of_memory)."""
+    try:
+        yield from batches
+    except MemoryError:
+        raise EvalDeltaError(_out_of_memory(path)) from None
 
 
 def _reader_of(head, how):
@@ -15816,8 +15901,9 @@ def _profile(path, options, format=None, task="", batches=None):
             source = source._replace(batches=itertools.islice(
                 source.batches, batches))
         return _profile_source(path, source, format or "", task, options)
-    except EvalDeltaError as exc:
-        line = str(exc)
+    except (EvalDeltaError, MemoryError) as exc:
+        line = (_out_of_memory(path) if isinstance(exc, MemoryError)
+                else str(exc))
         return _Profile(path, format=format or "", task=task,
                         refused=line[len(path) + 2:]
                         if line.startswith(f"{path}: ") else line)

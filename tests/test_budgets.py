@@ -157,14 +157,14 @@ def test_parquet_claiming_a_million_rows_is_refused_before_decoding(
 def test_parquet_within_its_budget_reads_and_the_budget_scales(
         capsys, tmp_path, monkeypatch):
     # The same lie, small: under the floor it reads (one item, repeated);
-    # with no floor and 4 values a byte, it is refused, and the
+    # with no floor and 2 values a byte, it is refused, and the
     # --max-inflate said, raising the values a byte in step, reads it.
-    path = lying(tmp_path, 1000)
+    path = lying(tmp_path, 500)
     assert bed.main(["compare", path, path, "--quiet"]) == 0
     capsys.readouterr()
     monkeypatch.setattr(bed, "_PARQUET_LEAST", 0)
-    monkeypatch.setattr(bed, "_PARQUET_PER_BYTE", 4)
-    assert 2000 > 4 * os.path.getsize(path)
+    monkeypatch.setattr(bed, "_PARQUET_PER_BYTE", 2)
+    assert 1000 > 2 * os.path.getsize(path)
     err = fail(capsys, "compare", path, path)
     mb = int(err.rsplit("--max-inflate ", 1)[1].split()[0])
     assert bed.main(["compare", path, path, "--quiet", "--max-inflate",
@@ -203,3 +203,54 @@ def test_a_dictionary_or_a_page_that_claims_too_much_is_refused(
     err = fail(capsys, "compare", bomb, bomb, "--from-format", "lighteval")
     assert "column example: a page whose header says 209,715,200 bytes " \
         "uncompressed, more than its" in err and "of GZIP can hold" in err
+
+
+# One JSON document ###########################################################
+
+def test_a_json_array_is_read_a_batch_at_a_time(tmp_path, monkeypatch):
+    # Records are parsed some at a time (a window of characters), never
+    # the document whole; what the file says, and the errors, are those
+    # of parsing it whole: cuts inside strings and nested objects ('},'
+    # in a string, a list of objects) are no record's end.
+    monkeypatch.setattr(bed, "_JSON_WINDOW", 40)
+    monkeypatch.setattr(bed, "_BATCH", 3)
+    records = [{"id": f"q{i}", "acc": i % 2, "note": "},{" * (i % 3),
+                "list": [{"a": 1}, {"b": 2}][:i % 3]} for i in range(20)]
+    parsed = []
+    monkeypatch.setattr(bed.json, "loads", lambda *a, **k: parsed.append(1))
+    for indent in (None, 2):
+        path = tmp_path / "array.json"
+        path.write_text(json.dumps(records, indent=indent))
+        got = list(bed._json_array_rows(str(path), bed._lines(str(path))))
+        assert [n for numbers, _ in got for n in numbers] == list(
+            range(1, 21))
+        assert [r for _, batch in got for r in batch] == records
+        assert {len(batch) for _, batch in got} == {3, 2}
+    assert parsed == []           # the whole-document parse never ran
+    monkeypatch.undo()
+    for text, said in (('[{"a": 1}, 7, {"b": 2}]', "record 2: expected a "
+                        "JSON object"),
+                       ('[{"a": 1}, {"b": 2},]', "malformed JSON"),
+                       ('[{"a": 1}] [', "a second value begins here"),
+                       ('{"a": [1]}', "expected a JSON array of objects")):
+        path.write_text(text)
+        with pytest.raises(bed.EvalDeltaError, match=said):
+            list(bed._json_array_rows(str(path), bed._lines(str(path))))
+
+
+def test_memory_error_while_reading_is_one_line_naming_the_file(
+        capsys, tmp_path, monkeypatch):
+    # Where memory runs out anyway (a document parsed whole, a reader's
+    # own lists), the file is named in one line, exit 2: no traceback.
+    path = tmp_path / "base.jsonl"
+    path.write_text('{"id": "q1", "acc": 1}\n{"id": "q2", "acc": 0}\n')
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+    monkeypatch.setattr(bed, "_json_rows", exhausted)
+    err = fail(capsys, "compare", str(path), str(path))
+    assert f"{path}: too large to read in the memory" in err
+    monkeypatch.setattr(bed, "_Head", exhausted)       # check: refused
+    assert bed.main(["check", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert f"{path}: too large to read in the memory" in out and err == ""
