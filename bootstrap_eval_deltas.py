@@ -141,6 +141,7 @@ import os
 import random
 import re
 import shlex
+import stat
 import statistics
 import struct
 import sys
@@ -11578,6 +11579,12 @@ class _Head:
 
     def __init__(self, path, inflate=_INFLATE_LIMIT):
         self.path, self.inflate = path, inflate
+        if path != _STDIN:                   # no output replaces it
+            try:
+                at = os.stat(path)
+                _READ_FILES[at.st_dev, at.st_ino] = path
+            except OSError:
+                pass                         # the reader says why
         self.name = os.path.basename(path).lower()
         self.bytes = b"" if path == _STDIN else _head_bytes(path)
         self.text = self.bytes.decode("utf-8-sig", "replace").lstrip()
@@ -21189,31 +21196,79 @@ def _check_writable(path):
         raise EvalDeltaError(f"{path}: cannot write in {parent}")
 
 
-def _check_output(flag, path):
+def _check_output(flag, path, inputs=()):
     """Refuse a file an option writes that is in a folder that does not
-    exist (a typo is not made a folder) or cannot be written."""
+    exist (a typo is not made a folder) or cannot be written, or that
+    _check_replaceable refuses (an input of the run, a link, ...)."""
     parent = os.path.dirname(path)
     if parent and not os.path.isdir(parent):
         raise EvalDeltaError(f"{flag} {path}: no folder {parent}; make it "
                              f"first")
+    _check_replaceable(flag, path, inputs)
     _check_writable(path)
 
 
-def _check_plot(path):
+_READ_FILES = {}    # {(device, inode): path} of each file this run read
+                    # (_Head; emptied at the door, _options)
+
+
+def _check_replaceable(flag, path, inputs=()):
+    """Refuse an output *path* that exists and is not a regular file one
+    may replace: an input of this run (*inputs*, or a file read so far:
+    the same file by device and inode, whatever its name), a symbolic
+    link (written as a file, it would replace the link; written through,
+    its target), a FIFO, device or socket, or a read-only file (refused
+    even to root, who may write it: its mode says it is kept).  A folder
+    is _check_writable's.  Called before the work and again by
+    _write_atomic, just before the file is replaced."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return                                  # nothing there to replace
+    kinds = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+             (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    kind = next((what for test, what in kinds if test(st.st_mode)), None)
+    if stat.S_ISDIR(st.st_mode):
+        return
+    if kind:
+        raise EvalDeltaError(f"{flag} {path}: {kind}, not a regular file; "
+                             f"an output never replaces one: name another "
+                             f"file")
+    read = dict(_READ_FILES)
+    for given in inputs:
+        try:
+            at = os.stat(given)
+        except (OSError, ValueError, TypeError):
+            continue                            # a field's name, or stdin
+        read[at.st_dev, at.st_ino] = given
+    same = read.get((st.st_dev, st.st_ino))
+    if same is not None:
+        shown = "" if same == path else f" (as {same})"
+        raise EvalDeltaError(f"{flag} {path}: an input of this run{shown}; "
+                             f"an output never replaces its input: name "
+                             f"another file")
+    if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
+        raise EvalDeltaError(f"{flag} {path}: a read-only file; an output "
+                             f"never replaces one: name another file, or "
+                             f"make it writable")
+
+
+def _check_plot(path, inputs=()):
     """Refuse a --plot file that is not .svg, or _check_output's."""
     if not path.lower().endswith(".svg"):
         raise EvalDeltaError(f"--plot draws SVG: give a file name ending in "
                              f".svg, not {path}")
-    _check_output("--plot", path)
+    _check_output("--plot", path, inputs)
 
 
-def _check_page(path):
+def _check_page(path, inputs=()):
     """Refuse an --html file that is not .html or .htm, or
     _check_output's."""
     if not path.lower().endswith((".html", ".htm")):
         raise EvalDeltaError(f"--html writes a page: give a file name "
                              f"ending in .html, not {path}")
-    _check_output("--html", path)
+    _check_output("--html", path, inputs)
 
 
 def _emit(options, **forms):
@@ -21224,17 +21279,19 @@ def _emit(options, **forms):
         preformatted=forms["text"](), command=options.command))
     print(_render(options.format, **forms))
     if options.html:
-        _write_plot(options.html, _render("html", **forms))
+        _write_plot(options.html, _render("html", **forms), "--html")
 
 
-def _write_plot(path, svg):
-    """Write a --plot file and say so on stderr."""
-    _write_atomic(path, svg)
+def _write_plot(path, svg, flag="--plot"):
+    """Write a --plot file (or *flag*'s) and say so on stderr."""
+    _write_atomic(path, svg, flag)
     print(f"bootstrap-eval-deltas: wrote {path}", file=sys.stderr)
 
 
-def _write_atomic(path, text):
-    """Write text to path via a temporary file and os.replace."""
+def _write_atomic(path, text, flag="--out"):
+    """Write text to path via a temporary file and os.replace, where
+    _check_replaceable lets *flag*'s file be replaced."""
+    _check_replaceable(flag, path)
     parent = os.path.dirname(path) or "."
     os.makedirs(parent, exist_ok=True)
     umask = os.umask(0)
@@ -21269,9 +21326,11 @@ def _options(args):
               "rank": _rank_options, "plan": _plan_options,
               "check": _check_options}[args.command]
     page = getattr(args, "html", None)
+    _READ_FILES.clear()                    # a new run has read nothing
+    options = settle(args)
     if page:
-        _check_page(page)
-    return settle(args)._replace(format=fmt, html=page)
+        _check_page(page, options.runs + options.human)
+    return options._replace(format=fmt, html=page)
 
 
 def _simulate_options(args):
@@ -21725,6 +21784,7 @@ def _run_simulate(options):
         return _run_peeking(options)
     out = options.csv
     if out:
+        _check_replaceable("--out", out)
         _check_writable(out)
     design = dict(corr=options.corr, acc_a=options.acc_a,
                   acc_b=options.acc_b)
@@ -21803,7 +21863,7 @@ def _run_compare(options):
     """Run compare: read, compare, judge and print each candidate against
     the baseline; return 1 if --fail-on holds, else 0."""
     if options.plot:
-        _check_plot(options.plot)
+        _check_plot(options.plot, options.runs + options.human)
     rng = random.Random(options.seed)
     if options.group_runs:
         compared, noise = _grouped_runs(options, rng)
@@ -21837,7 +21897,7 @@ def _run_compare(options):
         if options.format == "html":
             print(page)
         if options.html:
-            _write_plot(options.html, page)
+            _write_plot(options.html, page, "--html")
     if options.plot:
         _write_plot(options.plot, _histogram_svg(
             runs[0].results, confidence=options.confidence,
@@ -21913,7 +21973,7 @@ def _run_rank(options):
     """Run rank: read the runs, rank them jointly, compare the pairs asked
     for and print; return 0."""
     if options.plot:
-        _check_plot(options.plot)
+        _check_plot(options.plot, options.runs + options.human)
     sources = [_open_source(path, options.reading) for path in options.runs]
     if _holds_preferences(sources):
         _once_each(sources, options.runs)
@@ -22019,7 +22079,7 @@ def _run_plan(options):
     """Run plan: from a design or a pilot, print power, items needed and
     the detectable gap; return 0."""
     if options.plot:
-        _check_plot(options.plot)
+        _check_plot(options.plot, options.runs + options.human)
     if options.pick_labels:
         ids, total, note = _label_sample(options)
         for line in note:
@@ -22095,10 +22155,12 @@ def _run_pilot(options):
         return 0
     if options.budget:
         if options.label_next:
-            _check_output("--label-next", options.label_next)
+            _check_output("--label-next", options.label_next,
+                          options.runs + options.human)
         budget = _budget_from_pilot(options)
         if options.label_next:
-            _write_plot(options.label_next, _label_next_csv(budget))
+            _write_plot(options.label_next, _label_next_csv(budget),
+                        "--label-next")
         said = dict(confidence=options.confidence, seed=options.seed)
         _emit(options, text=lambda: _format_budget(budget, **said),
               data=lambda: _budget_json(budget, **said),

@@ -285,3 +285,75 @@ def test_check_compares_each_field_name_a_few_times_not_every_other(
     profile = bed._profile_source(path, source, "table", "", bed._Options())
     assert len(profile.metrics) == n and profile.id_field == "id"
     assert Name.compared < 20 * n, Name.compared
+
+
+# Outputs ####################################################################
+
+def runs(tmp_path):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("id,acc\nq1,1\nq2,0\nq3,1\n")
+    b.write_text("id,acc\nq1,1\nq2,1\nq3,1\n")
+    return a, b
+
+
+def refused(capsys, path, said, *argv):
+    """Assert that main refuses in one line naming *said*, and leaves
+    *path* as it was (its bytes, or where its link points)."""
+    before = (os.readlink(path) if os.path.islink(path)
+              else path.read_bytes() if path.is_file() else None)
+    assert said in fail(capsys, *argv)
+    assert before == (os.readlink(path) if os.path.islink(path)
+                      else path.read_bytes() if path.is_file() else None)
+    assert not [p for p in os.listdir(path.parent) if p.startswith(".tmp-")]
+
+
+def test_an_output_never_replaces_an_input_of_its_run(capsys, tmp_path):
+    # By name, by another name of the same file (a hard link), and a file
+    # found in a folder given as a run (checked when the page is written).
+    a, b = runs(tmp_path)
+    page = tmp_path / "in.html"
+    page.write_bytes(a.read_bytes())
+    refused(capsys, page, f"--html {page}: an input of this run;",
+            "compare", str(page), str(b), "--from-format", "table",
+            "--html", str(page))
+    os.link(a, tmp_path / "same.svg")
+    refused(capsys, tmp_path / "same.svg", f"an input of this run (as {a})",
+            "compare", str(a), str(b), "--plot", str(tmp_path / "same.svg"))
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "results.html").write_bytes(a.read_bytes())
+    status = bed.main(["compare", str(folder), str(b), "--html",
+                       str(folder / "results.html")])
+    out, err = capsys.readouterr()
+    assert status == 2 and "an input of this run" in err
+    assert (folder / "results.html").read_bytes() == a.read_bytes()
+
+
+def test_an_output_never_replaces_a_link_a_fifo_or_a_read_only_file(
+        capsys, tmp_path):
+    a, b = runs(tmp_path)
+    target = tmp_path / "kept.html"
+    target.write_text("kept")
+    os.symlink(target, tmp_path / "link.html")
+    refused(capsys, tmp_path / "link.html", "a symbolic link, not a regular "
+            "file", "compare", str(a), str(b), "--html",
+            str(tmp_path / "link.html"))
+    assert target.read_text() == "kept"
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "fifo.svg")
+        refused(capsys, tmp_path / "fifo.svg", "a FIFO, not a regular file",
+                "compare", str(a), str(b), "--plot", str(tmp_path / "fifo.svg"))
+    locked = tmp_path / "locked.html"
+    locked.write_text("kept")
+    locked.chmod(0o444)
+    refused(capsys, locked, "a read-only file", "compare", str(a), str(b),
+            "--html", str(locked))
+    locked.chmod(0o444)
+    refused(capsys, locked, "--out ", "simulate", "--n-items", "20",
+            "--replays", "2", "--resamples", "50", "--out", str(locked))
+    # a writable page of an earlier run is replaced, as before
+    page = tmp_path / "page.html"
+    page.write_text("old")
+    assert bed.main(["compare", str(a), str(b), "--html", str(page)]) == 0
+    capsys.readouterr()
+    assert page.read_text().startswith("<!DOCTYPE html>")
