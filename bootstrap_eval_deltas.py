@@ -11050,9 +11050,9 @@ def _parquet_columns(footer, paths, limit=_INFLATE_LIMIT):
 def _parquet_room(footer, paths, limit):
     """Return [how many more values than their chunks declare the columns
     *paths* may decode to (their dictionaries' entries), the budget], or
-    raise
-    EvalDeltaError naming the column whose chunks' declared values pass
-    the file's budget (see _PARQUET_PER_BYTE), before any page is read."""
+    raise EvalDeltaError naming the column whose chunks' declared values
+    pass the file's budget (see _PARQUET_PER_BYTE), before any page is
+    read."""
     budget = max(_PARQUET_LEAST, footer.size * _PARQUET_PER_BYTE * limit
                  // _INFLATE_LIMIT)
     declared, crossing = 0, None
@@ -11592,6 +11592,8 @@ class _Head:
 
     def first(self):
         """Return the first line as a JSON object, or None."""
+        if self._first is _UNREAD and not self.text.startswith("{"):
+            self._first = None     # no object: a long array is not parsed
         if self._first is _UNREAD:
             line = self.text.partition("\n")[0]
             if "\n" not in self.text and len(self.bytes) >= _HEAD_SIZE:

@@ -238,6 +238,22 @@ def test_a_json_array_is_read_a_batch_at_a_time(tmp_path, monkeypatch):
             list(bed._json_array_rows(str(path), bed._lines(str(path))))
 
 
+def test_a_long_one_line_array_is_not_parsed_to_recognise_it(
+        tmp_path, monkeypatch):
+    # Recognising the format read a one-line file's first line whole and
+    # parsed it, looking for an object: the whole array, once more.
+    path = tmp_path / "array.json"
+    path.write_text(json.dumps([{"id": f"q{i}", "acc": i % 2}
+                                for i in range(5000)]))
+    assert path.stat().st_size > bed._HEAD_SIZE
+
+    def whole(*args):
+        raise AssertionError("the first line was read whole")
+    monkeypatch.setattr(bed, "_first_line", whole)
+    run = bed._read_run(str(path))
+    assert len(run.records) == 5000 and run.records[-1]["id"] == "q4999"
+
+
 def test_memory_error_while_reading_is_one_line_naming_the_file(
         capsys, tmp_path, monkeypatch):
     # Where memory runs out anyway (a document parsed whole, a reader's
