@@ -205,6 +205,15 @@ _INFLATE_LIMIT = 256 << 20  # bytes a gzip stream or one member of an archive
                             # may inflate to: a guard against archive bombs
                             # (a 400 KB .eval once inflated to 400 MB);
                             # --max-inflate MB: _Reading.inflate
+_PARQUET_PER_BYTE = 32      # values a Parquet file may decode to, a byte of
+_PARQUET_LEAST = 1 << 16    # it (in step with --max-inflate), or this many:
+                            # RLE runs and dictionary indices let a few bytes
+                            # claim any number of rows (a 2.7 KB file claimed
+                            # 10^6: 23 s and 1.2 GB); real lighteval details
+                            # hold under 1 a byte (10^6 rows of a 3-character
+                            # example and a 0/1 metric: 0.8 with GZIP, 0.4
+                            # with SNAPPY), so 32 leaves room for constant
+                            # columns (_parquet_room)
 
 
 ## The article ################################################################
@@ -8672,7 +8681,8 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 # _grouped_runs, _holds_preferences, _human_battles, _ID_FIELDS, _judged,
 # _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
 # _lower_is_better, _margins, _named_runs, _once_each, _open_source,
-# _plan_from_pilot, _preference_battles, _rank_copies, _rank_input.
+# _plan_from_pilot, _preference_battles, _rank_copies, _rank_input,
+# _READ_FILES.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -10755,17 +10765,6 @@ _PARQUET_ENCODINGS = {0: "PLAIN", 2: "PLAIN_DICTIONARY", 3: "RLE",
                       8: "RLE_DICTIONARY", 9: "BYTE_STREAM_SPLIT"}
 _PLAIN_WIDTHS = {1: "<i", 2: "<q", 4: "<f", 5: "<d"}  # INT32 INT64 FLOAT DOUBLE
 _THRIFT_DEPTH = 32    # structs nested deeper are no Parquet footer
-# What a Parquet file may decode to, checked before a page is decoded, as
-# _Inflating guards a gzip stream: the values its column chunks and
-# dictionaries declare, at most _PARQUET_PER_BYTE a byte of the file (in
-# step with --max-inflate: 4x the megabytes, 4x the values) and at least
-# _PARQUET_LEAST.  RLE runs and dictionary indices let a few bytes claim
-# any number of rows: a 2.7 KB file claiming 10^6 rows took 23 s and
-# 1.2 GB.  Real lighteval details hold under 1 value a byte (10^6 rows of
-# a 3-character example and a 0/1 metric: 0.8 with GZIP, 0.4 with SNAPPY;
-# real prompts far less), so 32 leaves room for many constant columns.
-_PARQUET_PER_BYTE = 32
-_PARQUET_LEAST = 1 << 16
 # The most a byte of compressed data can expand to: DEFLATE's longest
 # match, 258 bytes, in under 2 bits (zlib's technical details: 1032:1);
 # a SNAPPY copy gives at most 64 bytes for its 3 (format_description.txt).
@@ -11570,6 +11569,9 @@ class _Found(NamedTuple):
 
 
 _UNREAD = object()
+_READ_FILES = {}    # {(device, inode): path} of each file this run read
+                    # (_Head; emptied at the door, _options): no output
+                    # replaces one (_check_replaceable)
 
 
 class _Head:
@@ -21208,10 +21210,6 @@ def _check_output(flag, path, inputs=()):
                              f"first")
     _check_replaceable(flag, path, inputs)
     _check_writable(path)
-
-
-_READ_FILES = {}    # {(device, inode): path} of each file this run read
-                    # (_Head; emptied at the door, _options)
 
 
 def _check_replaceable(flag, path, inputs=()):
