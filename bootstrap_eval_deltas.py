@@ -8684,8 +8684,9 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 # _plan_from_pilot, _preference_battles, _rank_copies, _rank_input,
 # _READ_FILES.
 
-# Files are read line by line and never held whole (a JSON array is the
-# exception: it is one value).  Every error says where to look ("FILE:LINE"
+# Files are read line by line and never held whole (a JSON array's text is
+# the exception: it is one value; its records are parsed a batch at a
+# time).  Every error says where to look ("FILE:LINE"
 # or "FILE: record N").  Values stay as read until a metric asks for them:
 # a missing or non-numeric value is an error, never silently dropped, since
 # dropping failures flatters a run.  A metric's values go straight into a
