@@ -160,6 +160,7 @@ import random
 import re
 import shlex
 import sqlite3
+import stat
 import statistics
 import subprocess
 import struct
@@ -224,6 +225,15 @@ _INFLATE_LIMIT = 256 << 20  # bytes a gzip stream or one member of an archive
                             # may inflate to: a guard against archive bombs
                             # (a 400 KB .eval once inflated to 400 MB);
                             # --max-inflate MB: _Reading.inflate
+_PARQUET_PER_BYTE = 32      # values a Parquet file may decode to, a byte of
+_PARQUET_LEAST = 1 << 16    # it (in step with --max-inflate), or this many:
+                            # RLE runs and dictionary indices let a few bytes
+                            # claim any number of rows (a 2.7 KB file claimed
+                            # 10^6: 23 s and 1.2 GB); real lighteval details
+                            # hold under 1 a byte (10^6 rows of a 3-character
+                            # example and a 0/1 metric: 0.8 with GZIP, 0.4
+                            # with SNAPPY), so 32 leaves room for constant
+                            # columns (_parquet_room)
 
 
 ## The article ################################################################
@@ -9118,10 +9128,11 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 # _lower_is_better, _margins, _named_runs, _once_each, _open_source,
 # _plan_from_pilot, _preference_battles, _rank_copies, _rank_differing,
 # _rank_differs_words, _rank_input, _rank_one_metric, _aliased,
-# _source_notes.
+# _READ_FILES, _source_notes.
 
-# Files are read line by line and never held whole (a JSON array is the
-# exception: it is one value).  Every error says where to look ("FILE:LINE"
+# Files are read line by line and never held whole (a JSON array's text is
+# the exception: it is one value; its records are parsed a batch at a
+# time).  Every error says where to look ("FILE:LINE"
 # or "FILE: record N").  Values stay as read until a metric asks for them:
 # a missing or non-numeric value is an error, never silently dropped, since
 # dropping failures flatters a run.  A metric's values go straight into a
@@ -9524,17 +9535,80 @@ def _parse_document(path, chunks):
 
 
 def _json_array_rows(path, chunks):
-    """Yield (numbers, objects) of a file holding one JSON array of objects."""
-    items = _parse_document(path, chunks)
+    """Yield (numbers, objects) of a file holding one JSON array of objects.
+
+    The array is parsed some records at a time, as JSON Lines are: a
+    245 MB array of 9.5 million records, parsed whole, ended in
+    MemoryError.  Each step parses the records up to the last '},' in the
+    next _JSON_WINDOW characters as one array (where that cut falls inside
+    a record or a string, the parse fails: a parse that succeeds holds
+    whole records), else decodes them one at a time past that cut.  Where
+    the text is not such an array, it is parsed whole (_parse_document),
+    which names what is wrong where."""
+    text = "".join(line for _, lines in chunks for line in lines)
+    skip = _JSON_SPACE.match
+    pos, count, batch, ended = skip(text).end(), 0, [], False
+    if text[pos:pos + 1] == "[":
+        pos = skip(text, pos + 1).end()
+        ended = text[pos:pos + 1] == "]"
+        single = pos                  # decode one at a time up to here
+        while not ended:
+            items = None
+            if pos >= single:
+                cut = text.rfind("},", pos, pos + _JSON_WINDOW)
+                items = _json_records(text, pos, cut + 1)
+                if items is None:
+                    single = cut + 1
+                else:
+                    pos = cut + 1
+            if items is None:
+                items = _json_records(text, pos, None)
+                if items is None:
+                    break
+                pos = items.pop()
+            count += len(items)
+            batch += items
+            while len(batch) >= _BATCH:
+                yield (list(range(count - len(batch) + 1,
+                                  count - len(batch) + 1 + _BATCH)),
+                       batch[:_BATCH])
+                del batch[:_BATCH]
+            pos = skip(text, pos).end()
+            if text[pos:pos + 1] != ",":
+                ended = text[pos:pos + 1] == "]"
+                break
+            pos = skip(text, pos + 1).end()
+    if ended and skip(text, pos + 1).end() == len(text):
+        if batch:
+            yield list(range(count - len(batch) + 1, count + 1)), batch
+        return
+    items = _parse_document(path, [(1, [text])])
     if not isinstance(items, list):
         raise EvalDeltaError(f"{path}: expected a JSON array of objects")
-    for number, item in enumerate(items, 1):
-        if not isinstance(item, dict):
-            raise EvalDeltaError(f"{path}: record {number}: expected a JSON "
-                                 f"object")
-    for start in range(0, len(items), _BATCH):
-        batch = items[start:start + _BATCH]
-        yield list(range(start + 1, start + 1 + len(batch))), batch
+    raise EvalDeltaError(f"{path}: record {count + 1}: expected a JSON "
+                         f"object")
+
+
+_JSON_WINDOW = 1 << 20   # characters of a JSON array parsed at a time
+
+
+def _json_records(text, pos, end):
+    """Return the JSON objects in text[pos:end], a run of an array's
+    records, or None if it is not one; *end* None: the one record at
+    *pos*, followed by the position after it."""
+    if end is None:
+        try:
+            item, after = _JSON.raw_decode(text, pos)
+        except (ValueError, RecursionError):
+            return None
+        return [item, after] if type(item) is dict else None
+    if end <= pos:
+        return None
+    try:
+        items = _JSON.decode("[" + text[pos:end] + "]")
+    except (ValueError, RecursionError):
+        return None
+    return items if set(map(type, items)) == {dict} else None
 
 
 def _json_object(line, place):
@@ -9584,6 +9658,7 @@ def _json_said(exc, text):
 # so do many tools: read as floats, a NaN in a compared metric is then a
 # missing value, said with its line (_missing), and elsewhere ignored.
 _JSON = json.JSONDecoder(parse_constant=float)
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")      # what JSON takes as space
 
 
 def _field(record, name):
@@ -9608,9 +9683,26 @@ def _getter(source, name):
         if "." not in name:
             return methodcaller("get", name, _MISSING)
         return functools.partial(_field, name=name)
-    if name not in source.fields:
+    at = _positions(source.fields).get(name)
+    if at is None:
         return lambda row: _MISSING
-    return itemgetter(source.fields.index(name))
+    return itemgetter(at)
+
+
+_POSITIONS = {}   # id of a header: (the header, {name: its position})
+
+
+def _positions(fields):
+    """Return {name: position} of a table's header, built once per header
+    (a getter per field of a 30,000-column header was a search per field:
+    check took 25 s), for the few headers of the files being read."""
+    known = _POSITIONS.get(id(fields))
+    if known is None or known[0] is not fields:
+        if len(_POSITIONS) >= 8:
+            _POSITIONS.clear()
+        known = _POSITIONS[id(fields)] = (fields, {
+            name: i for i, name in reversed(list(enumerate(fields)))})
+    return known[1]
 
 
 def _finite_number(value):
@@ -10697,11 +10789,13 @@ def _default_metrics(baseline, candidate, exclude, skipped=None):
         theirs = candidate.metrics or tuple(
             name for name, value in candidate.first.items()
             if _is_metric_value(value, False))
+        among = set(theirs)
         shared = [x for x in baseline.metrics
-                  if x in theirs and x not in exclude]
+                  if x in among and x not in exclude]
         if skipped is not None:
+            kept = set(shared)
             skipped.update((x, "in one run only") for x in dict.fromkeys(
-                baseline.metrics + tuple(theirs)) if x not in shared
+                baseline.metrics + tuple(theirs)) if x not in kept
                 and x not in exclude)
         if not shared:
             filtered = [re.fullmatch(r"(.+)\[(.+)\]", x)
@@ -10728,7 +10822,7 @@ def _default_metrics(baseline, candidate, exclude, skipped=None):
     if isinstance(nested, dict) and nested:
         return [f"metric.{name}" for name, value in nested.items()
                 if _is_metric_value(value, False)]
-    found = []
+    found = {}                     # a dict: ordered, and found at once
     for run, other in ((baseline, candidate), (candidate, baseline)):
         for name, value in run.first.items():
             if (name in exclude or name in found
@@ -10751,8 +10845,8 @@ def _default_metrics(baseline, candidate, exclude, skipped=None):
                         f"--metric {name} reads it as the number it spells"
                         if spelt else
                         "name the metrics to compare with --metric")))
-            found.append(name)
-    return found
+            found[name] = None
+    return list(found)
 
 
 def _headless(source):
@@ -11149,6 +11243,10 @@ _PARQUET_ENCODINGS = {0: "PLAIN", 2: "PLAIN_DICTIONARY", 3: "RLE",
                       8: "RLE_DICTIONARY", 9: "BYTE_STREAM_SPLIT"}
 _PLAIN_WIDTHS = {1: "<i", 2: "<q", 4: "<f", 5: "<d"}  # INT32 INT64 FLOAT DOUBLE
 _THRIFT_DEPTH = 32    # structs nested deeper are no Parquet footer
+# The most a byte of compressed data can expand to: DEFLATE's longest
+# match, 258 bytes, in under 2 bits (zlib's technical details: 1032:1);
+# a SNAPPY copy gives at most 64 bytes for its 3 (format_description.txt).
+_PARQUET_RATIOS = {1: 22, 2: 1032}
 
 
 class _Leaf(NamedTuple):
@@ -11404,7 +11502,7 @@ def _parquet_columns(footer, paths, limit=_INFLATE_LIMIT):
     file, read and decompressed alone (the others are never touched).  A
     null is None, a list a list; a codec or encoding this reader lacks,
     or a corrupt page raises EvalDeltaError naming the column."""
-    out = {}
+    out, room = {}, _parquet_room(footer, paths, limit)
     try:
         with open(footer.path, "rb") as f:
             for path in paths:
@@ -11412,7 +11510,7 @@ def _parquet_columns(footer, paths, limit=_INFLATE_LIMIT):
                 values, firsts = [], []
                 for rows, chunks in footer.groups:
                     got = _parquet_chunk(f, footer, leaf, chunks.get(path),
-                                         limit)
+                                         limit, room)
                     if len(got[0]) != rows:
                         raise EvalDeltaError(
                             f"{footer.path}: column {path}: {len(got[0])} "
@@ -11426,9 +11524,45 @@ def _parquet_columns(footer, paths, limit=_INFLATE_LIMIT):
     return out
 
 
-def _parquet_chunk(f, footer, leaf, info, limit):
+def _parquet_room(footer, paths, limit):
+    """Return [how many more values than their chunks declare the columns
+    *paths* may decode to (their dictionaries' entries), the budget], or
+    raise EvalDeltaError naming the column whose chunks' declared values
+    pass the file's budget (see _PARQUET_PER_BYTE), before any page is
+    read."""
+    budget = max(_PARQUET_LEAST, footer.size * _PARQUET_PER_BYTE * limit
+                 // _INFLATE_LIMIT)
+    declared, crossing = 0, None
+    for path in paths:
+        for _, chunks in footer.groups:
+            info = chunks.get(path)
+            count = info.get(5) if isinstance(info, dict) else None
+            declared += count if type(count) is int and count > 0 else 0
+        if declared > budget and crossing is None:
+            crossing = path
+    if crossing is not None:
+        raise EvalDeltaError(_too_expanded(
+            f"{footer.path}: column {crossing}", "its row groups declare"
+            if len(paths) == 1 else f"the {len(paths)} columns read declare",
+            declared, footer.size, limit))
+    return [budget - declared, budget]
+
+
+def _too_expanded(place, what, count, size, limit):
+    """Return the message of a Parquet file that declares more values
+    than its bytes may decode to here."""
+    per = _PARQUET_PER_BYTE * limit / _INFLATE_LIMIT
+    mb = -(-count // (max(size, 1) * _PARQUET_PER_BYTE)) * (
+        _INFLATE_LIMIT >> 20)
+    return (f"{place}: {what} {count:,} values, more than a file of "
+            f"{size:,} bytes may decode to here ({per:g} a byte: a guard "
+            f"against decompression bombs); if you trust the file, "
+            f"--max-inflate {max(mb, 2 * (limit >> 20))} reads it")
+
+
+def _parquet_chunk(f, footer, leaf, info, limit, room=None):
     """Return (values, first definition levels) of one column chunk, row
-    by row."""
+    by row; *room* (_parquet_room's) is what its dictionaries may hold."""
     place = f"{footer.path}: column {leaf.path}"
     if not isinstance(info, dict):
         raise EvalDeltaError(f"{place}: no column chunk in a row group")
@@ -11472,7 +11606,7 @@ def _parquet_chunk(f, footer, leaf, info, limit):
         kind = header.get(1)
         if kind == 2:
             dictionary = _dictionary_page(body, header, codec, leaf, place,
-                                          limit)
+                                          limit, room, footer.size)
         elif kind in (0, 3):
             page = _data_page(body, header, codec, leaf, levels, place, limit,
                               total - len(defs))
@@ -11494,6 +11628,12 @@ def _inflate(body, codec, size, place, limit):
     if type(size) is not int or not 0 <= size <= limit:
         raise EvalDeltaError(f"{place}: a page of {size!r} bytes "
                              f"uncompressed")
+    ratio = _PARQUET_RATIOS.get(codec)
+    if ratio and size > len(body) * ratio + 64:     # checked before inflating
+        raise EvalDeltaError(f"{place}: a page whose header says {size:,} "
+                             f"bytes uncompressed, more than its "
+                             f"{len(body):,} bytes of {_PARQUET_CODECS[codec]}"
+                             f" can hold (corrupt?)")
     if codec == 1:
         out = _unsnappy(body, size, place)
     elif codec == 2:
@@ -11575,13 +11715,21 @@ def _max_levels(leaf):
             sum(r != 0 for r in leaf.repetitions))
 
 
-def _dictionary_page(body, header, codec, leaf, place, limit):
-    """Return the values of a dictionary page (PLAIN encoded)."""
+def _dictionary_page(body, header, codec, leaf, place, limit, room=None,
+                     size=0):
+    """Return the values of a dictionary page (PLAIN encoded), whose
+    entries take from *room* (_parquet_room's: the file's budget)."""
     info = header.get(7)
     if not isinstance(info, dict):
         raise EvalDeltaError(f"{place}: a dictionary page with no header")
-    data = _inflate(body, codec, header.get(2), place, limit)
     count = _footer_count(info.get(1), place)
+    if room is not None:
+        if count > room[0]:
+            raise EvalDeltaError(_too_expanded(
+                place, "its chunks and a dictionary page declare",
+                room[1] - room[0] + count, size, limit))
+        room[0] -= count
+    data = _inflate(body, codec, header.get(2), place, limit)
     if info.get(2, 0) not in (0, 2):
         _refuse_encoding(info.get(2), place)
     return _plain_values(data, 0, count, leaf, place)[0]
@@ -11899,6 +12047,9 @@ class _Found(NamedTuple):
 
 
 _UNREAD = object()
+_READ_FILES = {}    # {(device, inode): path} of each file this run read
+                    # (_Head; emptied at the door, _options): no output
+                    # replaces one (_check_replaceable)
 
 
 class _Head:
@@ -11908,6 +12059,12 @@ class _Head:
 
     def __init__(self, path, inflate=_INFLATE_LIMIT):
         self.path, self.inflate = path, inflate
+        if path != _STDIN:                   # no output replaces it
+            try:
+                at = os.stat(path)
+                _READ_FILES[at.st_dev, at.st_ino] = path
+            except OSError:
+                pass                         # the reader says why
         self.name = os.path.basename(path).lower()
         self.bytes = b"" if path == _STDIN else _head_bytes(path)
         self.text = self.bytes.decode("utf-8-sig", "replace").lstrip()
@@ -11915,6 +12072,8 @@ class _Head:
 
     def first(self):
         """Return the first line as a JSON object, or None."""
+        if self._first is _UNREAD and not self.text.startswith("{"):
+            self._first = None     # no object: a long array is not parsed
         if self._first is _UNREAD:
             line = self.text.partition("\n")[0]
             if "\n" not in self.text and len(self.bytes) >= _HEAD_SIZE:
@@ -11984,9 +12143,30 @@ def _open_source(path, how=None):
     if path != _STDIN and not os.path.exists(path):
         raise EvalDeltaError(f"{path}: cannot read: No such file or "
                              f"directory")       # before a name claims it
-    head = _Head(path, how.inflate)
-    with _CollectorPaused():
-        return _reader_of(head, how).read(head, how)
+    try:
+        head = _Head(path, how.inflate)
+        with _CollectorPaused():
+            source = _reader_of(head, how).read(head, how)
+    except MemoryError:
+        raise EvalDeltaError(_out_of_memory(path)) from None
+    if not hasattr(source.batches, "gi_frame"):     # a reader's own kind
+        return source
+    return source._replace(batches=_memory_named(path, source.batches))
+
+
+def _out_of_memory(path):
+    """Return the message of a file that ran out of memory being read."""
+    return (f"{path}: too large to read in the memory this machine gives "
+            f"(MemoryError); read it where there is more")
+
+
+def _memory_named(path, batches):
+    """Yield *batches*, a MemoryError while reading them named with the
+    file (_out_of_memory)."""
+    try:
+        yield from batches
+    except MemoryError:
+        raise EvalDeltaError(_out_of_memory(path)) from None
 
 
 def _reader_of(head, how):
@@ -17095,8 +17275,9 @@ def _profile(path, options, format=None, task="", batches=None):
                 source.batches, batches))
         return _profile_source(path, source, format or "", task, options,
                                corpus=not batches)
-    except EvalDeltaError as exc:
-        line = str(exc)
+    except (EvalDeltaError, MemoryError) as exc:
+        line = (_out_of_memory(path) if isinstance(exc, MemoryError)
+                else str(exc))
         line = line[len(path) + 2:] if line.startswith(f"{path}: ") else line
         if "--allow-partial" in line and not how.allow_partial:
             partial = _profile(path, options._replace(
@@ -17161,7 +17342,8 @@ def _profile_source(path, source, format, task, options, corpus=True):
                                          if s.name not in metrics)
         notes += tuple(left_out)
     fields = tuple(t.profile() for t in tallies.values())
-    fields = tuple(f._replace(roles=_roles(f, key, metrics, source, format))
+    chosen = frozenset(metrics)      # each field looked up, not searched
+    fields = tuple(f._replace(roles=_roles(f, key, chosen, source, format))
                    for f in fields)
     ids, least, most = _id_runs(hashes)
     return _Profile(path, format, source.kind, task, records, key, ids,
@@ -22985,7 +23167,9 @@ def _add_reading(group):
                        help="the megabytes a gzip stream or one member of "
                             "an Inspect .eval archive may inflate to "
                             f"(default {_INFLATE_LIMIT >> 20}: a guard "
-                            "against archive bombs)")
+                            "against archive bombs; a Parquet file's "
+                            f"values a byte, {_PARQUET_PER_BYTE}, go in "
+                            "step)")
 
 
 def _reading(args):
@@ -23483,31 +23667,75 @@ def _check_writable(path):
         raise EvalDeltaError(f"{path}: cannot write in {parent}")
 
 
-def _check_output(flag, path):
+def _check_output(flag, path, inputs=()):
     """Refuse a file an option writes that is in a folder that does not
-    exist (a typo is not made a folder) or cannot be written."""
+    exist (a typo is not made a folder) or cannot be written, or that
+    _check_replaceable refuses (an input of the run, a link, ...)."""
     parent = os.path.dirname(path)
     if parent and not os.path.isdir(parent):
         raise EvalDeltaError(f"{flag} {path}: no folder {parent}; make it "
                              f"first")
+    _check_replaceable(flag, path, inputs)
     _check_writable(path)
 
 
-def _check_plot(path):
+def _check_replaceable(flag, path, inputs=()):
+    """Refuse an output *path* that exists and is not a regular file one
+    may replace: an input of this run (*inputs*, or a file read so far:
+    the same file by device and inode, whatever its name), a symbolic
+    link (written as a file, it would replace the link; written through,
+    its target), a FIFO, device or socket, or a read-only file (refused
+    even to root, who may write it: its mode says it is kept).  A folder
+    is _check_writable's.  Called before the work and again by
+    _write_atomic, just before the file is replaced."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return                                  # nothing there to replace
+    kinds = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+             (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    kind = next((what for test, what in kinds if test(st.st_mode)), None)
+    if stat.S_ISDIR(st.st_mode):
+        return
+    if kind:
+        raise EvalDeltaError(f"{flag} {path}: {kind}, not a regular file; "
+                             f"an output never replaces one: name another "
+                             f"file")
+    read = dict(_READ_FILES)
+    for given in inputs:
+        try:
+            at = os.stat(given)
+        except (OSError, ValueError, TypeError):
+            continue                            # a field's name, or stdin
+        read[at.st_dev, at.st_ino] = given
+    same = read.get((st.st_dev, st.st_ino))
+    if same is not None:
+        shown = "" if same == path else f" (as {same})"
+        raise EvalDeltaError(f"{flag} {path}: an input of this run{shown}; "
+                             f"an output never replaces its input: name "
+                             f"another file")
+    if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
+        raise EvalDeltaError(f"{flag} {path}: a read-only file; an output "
+                             f"never replaces one: name another file, or "
+                             f"make it writable")
+
+
+def _check_plot(path, inputs=()):
     """Refuse a --plot file that is not .svg, or _check_output's."""
     if not path.lower().endswith(".svg"):
         raise EvalDeltaError(f"--plot draws SVG: give a file name ending in "
                              f".svg, not {path}")
-    _check_output("--plot", path)
+    _check_output("--plot", path, inputs)
 
 
-def _check_page(path):
+def _check_page(path, inputs=()):
     """Refuse an --html file that is not .html or .htm, or
     _check_output's."""
     if not path.lower().endswith((".html", ".htm")):
         raise EvalDeltaError(f"--html writes a page: give a file name "
                              f"ending in .html, not {path}")
-    _check_output("--html", path)
+    _check_output("--html", path, inputs)
 
 
 def _emit(options, **forms):
@@ -23518,18 +23746,20 @@ def _emit(options, **forms):
         preformatted=forms["text"](), command=options.command))
     print(_render(options.format, **forms))
     if options.html:
-        _write_plot(options.html, _render("html", **forms))
+        _write_plot(options.html, _render("html", **forms), "--html")
 
 
-def _write_plot(path, svg):
-    """Write a --plot file (or --html, --label-next), what files named in
-    it _shown, and say so on stderr."""
-    _write_atomic(path, _shown(svg))
+def _write_plot(path, svg, flag="--plot"):
+    """Write a --plot file (or *flag*'s: --html, --label-next, --junit),
+    what files named in it _shown, and say so on stderr."""
+    _write_atomic(path, _shown(svg), flag)
     print(f"bootstrap-eval-deltas: wrote {path}", file=sys.stderr)
 
 
-def _write_atomic(path, text):
-    """Write text to path via a temporary file and os.replace."""
+def _write_atomic(path, text, flag="--out"):
+    """Write text to path via a temporary file and os.replace, where
+    _check_replaceable lets *flag*'s file be replaced."""
+    _check_replaceable(flag, path)
     parent = os.path.dirname(path) or "."
     os.makedirs(parent, exist_ok=True)
     umask = os.umask(0)
@@ -23565,9 +23795,11 @@ def _options(args):
               "check": _check_options,
               "history": _history_options}[args.command]
     page = getattr(args, "html", None)
+    _READ_FILES.clear()                    # a new run has read nothing
+    options = settle(args)
     if page:
-        _check_page(page)
-    return settle(args)._replace(format=fmt, html=page)
+        _check_page(page, options.runs + options.human)
+    return options._replace(format=fmt, html=page)
 
 
 def _simulate_options(args):
@@ -24051,6 +24283,7 @@ def _run_simulate(options):
         return _run_peeking(options)
     out = options.csv
     if out:
+        _check_replaceable("--out", out)
         _check_writable(out)
     design = dict(corr=options.corr, acc_a=options.acc_a,
                   acc_b=options.acc_b)
@@ -24133,7 +24366,7 @@ def _run_compare(options, keep=None):
     if options.store:
         return _run_stored(options)
     if options.plot:
-        _check_plot(options.plot)
+        _check_plot(options.plot, options.runs + options.human)
     rng = random.Random(options.seed)
     if options.group_runs:
         compared, noise = _grouped_runs(options, rng)
@@ -24168,7 +24401,7 @@ def _run_compare(options, keep=None):
         if options.format == "html":
             print(page)
         if options.html:
-            _write_plot(options.html, page)
+            _write_plot(options.html, page, "--html")
     if options.plot:
         _write_plot(options.plot, _histogram_svg(
             runs[0].results, confidence=options.confidence,
@@ -24207,7 +24440,7 @@ def _ci_outputs(options, runs, named, gate, keep):
     trips = [(reports[k]["candidate"] if len(runs) > 1 else "", metric, why)
              for k, metric, why in gate]
     if options.junit:
-        _write_plot(options.junit, _junit_xml(reports, trips))
+        _write_plot(options.junit, _junit_xml(reports, trips), "--junit")
     if options.format == "github":
         print("\n".join(_github_lines(reports, trips)))
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -24363,7 +24596,7 @@ def _run_rank(options):
     """Run rank: read the runs, rank them jointly, compare the pairs asked
     for and print; return 0."""
     if options.plot:
-        _check_plot(options.plot)
+        _check_plot(options.plot, options.runs + options.human)
     sources = [_open_source(path, options.reading) for path in options.runs]
     if _holds_preferences(sources):
         if options.bayes:
@@ -24479,7 +24712,7 @@ def _run_plan(options):
     """Run plan: from a design or a pilot, print power, items needed and
     the detectable gap; return 0."""
     if options.plot:
-        _check_plot(options.plot)
+        _check_plot(options.plot, options.runs + options.human)
     if options.pick_labels:
         ids, total, note = _label_sample(options)
         for line in note:
@@ -24555,10 +24788,12 @@ def _run_pilot(options):
         return 0
     if options.budget:
         if options.label_next:
-            _check_output("--label-next", options.label_next)
+            _check_output("--label-next", options.label_next,
+                          options.runs + options.human)
         budget = _budget_from_pilot(options)
         if options.label_next:
-            _write_plot(options.label_next, _label_next_csv(budget))
+            _write_plot(options.label_next, _label_next_csv(budget),
+                        "--label-next")
         said = dict(confidence=options.confidence, seed=options.seed)
         _emit(options, text=lambda: _format_budget(budget, **said),
               data=lambda: _budget_json(budget, **said),

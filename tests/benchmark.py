@@ -22,6 +22,7 @@
     python3 tests/benchmark.py --part sizes        # the loop at other N
     python3 tests/benchmark.py --part join --join-rows 10000000   # memory
     python3 tests/benchmark.py --part parquet      # lighteval details, pyarrow
+    python3 tests/benchmark.py --part hostile      # issue 62's budgets, ~3 min
     python3 tests/benchmark.py --part peers        # beside numpy, ~3 min
     python3 tests/benchmark.py --part issue49      # issue 49's rows, ~4 min
     python3 tests/benchmark.py --part store        # a 10^6-item run saved
@@ -2508,6 +2509,55 @@ def store_cases(folder, items=10 ** 6):
           f"{stored:.2f} s ({stored / plain:.2f}x)")
 
 
+def hostile_cases(folder):
+    """Issue 62's budgets, whole processes (CPU seconds and peak memory):
+    check on 30 rows of 3,000 and 30,000 columns (quadratic in the columns
+    before: 0.9 and 33 s CPU); a Parquet file of 300 bytes whose RLE pages
+    claim 10^6 rows (23 s and 1.2 GB before, now refused); a one-line JSON
+    array of 2 x 10^6 records beside the same records as JSON Lines (the
+    array parsed whole, twice, before: 9.6 s CPU and 1.47 GB peak)."""
+    import pathlib
+    from test_budgets import lying
+
+    def cost(argv):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        child = subprocess.run(argv, capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime - before.ru_utime + after.ru_stime
+                - before.ru_stime), child.returncode, child.stderr.strip()
+    rng = random.Random(62)
+    for columns in (3000, 30000):
+        path = os.path.join(folder, f"wide{columns}.csv")
+        with open(path, "w") as f:
+            f.write("id," + ",".join(f"m{j}" for j in range(columns)) + "\n")
+            for i in range(30):
+                f.write(f"q{i}," + ",".join(str(rng.randint(0, 1))
+                                            for _ in range(columns)) + "\n")
+        cpu, status, _ = cost([sys.executable, bed.__file__, "check", path])
+        print(f"hostile: check, 30 rows x {columns:,} columns: {cpu:.2f} s "
+              f"CPU (exit {status})")
+    path = lying(pathlib.Path(folder), 10 ** 6)
+    argv = [sys.executable, bed.__file__, "compare", path, path]
+    cpu, status, said = cost(argv)
+    print(f"hostile: Parquet of {os.path.getsize(path)} bytes claiming "
+          f"10^6 rows: {cpu:.2f} s CPU, exit {status}: {said[:90]}...")
+    records = [{"id": f"q{i}", "acc": rng.randint(0, 1), "subject": f"s{i % 7}"}
+               for i in range(2 * 10 ** 6)]
+    for kind in ("json", "jsonl"):
+        paths = []
+        for name in ("base", "cand"):
+            paths.append(os.path.join(folder, f"{name}.{kind}"))
+            with open(paths[-1], "w") as f:
+                if kind == "json":
+                    json.dump(records, f)
+                else:
+                    f.writelines(json.dumps(r) + "\n" for r in records)
+        argv = [sys.executable, bed.__file__, "compare", *paths, "--quiet"]
+        cpu, status, _ = cost(argv)
+        print(f"hostile: compare of two {kind} files of 2 x 10^6 records: "
+              f"{cpu:.2f} s CPU, {peak_megabytes(argv):.0f} MB peak")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("article", "scale", "plan", "rank",
@@ -2516,7 +2566,7 @@ def main(argv=None):
                                            "grouped", "sizes", "join", "judged",
                                            "small", "winners", "runs", "parquet",
                                            "peers", "battles", "issue49",
-                                           "store", "all"),
+                                           "store", "hostile", "all"),
                         default="all")
     parser.add_argument("--battles", type=int, default=2 * 10 ** 6,
                         help="battles of the preferences part")
@@ -2599,6 +2649,9 @@ def main(argv=None):
     if args.part in ("parquet", "all"):
         with tempfile.TemporaryDirectory() as folder:
             parquet_cases(folder)
+    if args.part in ("hostile", "all"):
+        with tempfile.TemporaryDirectory() as folder:
+            hostile_cases(folder)
     if args.part in ("preferences", "all"):
         with tempfile.TemporaryDirectory() as folder:
             preference_cases(folder, args.battles, args.systems, args.rounds,
