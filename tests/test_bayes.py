@@ -31,19 +31,19 @@ def test_p_better_is_the_split_beta_law_and_symmetry_holds():
 
 def test_the_articles_posterior_is_the_dirichlets_by_simulation():
     # 67 A-only and 85 B-only of 500: the credible interval's ends and
-    # P(B better) against 20,000 draws of Dirichlet(n + 1/2) cells (the
+    # P(B better) against 8,000 draws of Dirichlet(n + 1/2) cells (the
     # two concordant ones summed: a Gamma of shape 348 + 1).
     post = bed._binary_posterior(67, 85, 500)
     rng = random.Random(7)
     gaps = []
-    for _ in range(20000):
+    for _ in range(8000):
         cells = [rng.gammavariate(k, 1) for k in (67.5, 85.5, 349)]
         gaps.append((cells[1] - cells[0]) / sum(cells))
     gaps.sort()
     assert post.better == pytest.approx(
-        sum(g > 0 for g in gaps) / len(gaps), abs=0.006)
-    assert post.ci.lo == pytest.approx(gaps[500], abs=0.003)
-    assert post.ci.hi == pytest.approx(gaps[19499], abs=0.003)
+        sum(g > 0 for g in gaps) / len(gaps), abs=0.009)
+    assert post.ci.lo == pytest.approx(gaps[200], abs=0.004)
+    assert post.ci.hi == pytest.approx(gaps[7799], abs=0.004)
     assert bed._binary_posterior(85, 67, 500, direction="lower").better \
         == pytest.approx(post.better)
 
@@ -81,6 +81,7 @@ def test_the_bayesian_bootstraps_saddlepoint_against_its_exact_law():
     assert worst[False] < 0.01 and worst[True] < 0.004
 
 
+@pytest.mark.slow
 def test_the_bayesian_bootstrap_at_50_items_by_simulation():
     rng = random.Random(3)
     diffs = [round(rng.gauss(0.1, 1), 2) for _ in range(50)]
@@ -241,11 +242,11 @@ def test_the_rank_posteriors_normal_law_agrees_with_its_draws(monkeypatch):
     tally = collections.Counter(
         tuple(round(rng.gauss(mu, 1), 1) for mu in (0.0, 0.1, 0.15))
         for _ in range(300))
-    drawn = bed._rank_posterior(tally, random.Random(1), 2000)
+    drawn = bed._rank_posterior(tally, random.Random(1), 800)
     monkeypatch.setattr(bed, "_RANK_POSTERIOR_CELLS", 0)
-    normal = bed._rank_posterior(tally, random.Random(1), 2000)
+    normal = bed._rank_posterior(tally, random.Random(1), 800)
     assert drawn.method.startswith("Monte Carlo")
     assert normal.method.startswith("the means' normal law")
-    for p, q in zip(drawn.best, normal.best):
-        assert abs(p - q) < 0.05
-    assert abs(drawn.beats[2][0] - normal.beats[2][0]) < 0.05
+    for p, q in zip(drawn.best, normal.best):         # 800 draws each:
+        assert abs(p - q) < 0.07                      # s.e. 0.025 apart
+    assert abs(drawn.beats[2][0] - normal.beats[2][0]) < 0.07

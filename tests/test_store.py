@@ -19,7 +19,7 @@ SCRIPT = os.path.join(TOP, "bootstrap_eval_deltas.py")
 ACTION = os.path.join(TOP, ".github", "actions", "compare", "action.yml")
 
 
-def run_file(folder, name, accuracy, seed, n=300):
+def run_file(folder, name, accuracy, seed, n=200):
     """Write a per-item CSV of a system of *accuracy*: each item's chance
     of a 1 shifted by its own difficulty, so runs of similar systems
     agree on most items (pairing matters), with the noise of a re-run."""
