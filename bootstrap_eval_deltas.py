@@ -2546,8 +2546,8 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 # _clustered_se, _compare_binary, _compare_binary_by_counts,
 # _compare_macro, _compare_metric, _compare_subsets, _compare_tally,
 # _Density, _merged_tally, _METHODS, _prompt_effect, _run_noise,
-# _run_noise_needed, _RUNS_T, _runs_with_items, _tally_by, _tally_spread,
-# _with_run_noise.
+# _run_noise_needed, _PROMPTS_T, _RUNS_T, _runs_with_items, _tally_by,
+# _tally_spread, _with_run_noise.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -3550,6 +3550,12 @@ class _PromptEffect(NamedTuple):
     ci: Interval             # prompts (and items) as random: Student's t
     df: float                # ... on Satterthwaite's degrees of freedom
     prompt_sd: float         # SD of the per-prompt gaps
+    averaged: object = None  # that interval's _Crossed (compare's verdict
+                             # follows it: _with_run_noise)
+    means: tuple = ()        # each system's mean's _Crossed, prompts and
+                             # items random (_crossed_means)
+    items_only: object = None    # compare's paired interval of the
+                             # prompt-averaged scores, these prompts fixed
 
 
 def _prompt_effect(tally, prompts, rng, options=_Options(),
@@ -3594,7 +3600,8 @@ def _prompt_effect(tally, prompts, rng, options=_Options(),
     c = _prompt_interval(tally, k, gap, options.confidence)
     return _PromptEffect(metric.name, n, tuple(prompts), results,
                          _holm([r.p for r in results]), gap, c.ci, c.df,
-                         math.sqrt(_variance(gaps, 1)))
+                         math.sqrt(_variance(gaps, 1)), c,
+                         _crossed_means(tally, (k, k), options.confidence))
 
 
 def _prompt_interval(tally, k, gap, confidence=CONFIDENCE):
@@ -3641,6 +3648,8 @@ class _RunNoise(NamedTuple):
                              # run noise alone (None: no gap or no noise)
     averaged: object = None  # the run-averaged gap's _Crossed interval,
                              # items and runs random
+    means: tuple = ()        # each system's run-averaged mean's _Crossed
+                             # (_crossed_means)
 
 
 def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
@@ -3729,7 +3738,8 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
                       df, _within(Interval(d_mean - naive_half,
                                            d_mean + naive_half), -edge, edge),
                       None, _crossed_interval(gap, item_var, n, tables,
-                                              options.confidence))
+                                              options.confidence),
+                      _crossed_means(tally, runs, options.confidence))
     return noise._replace(runs_needed=_run_noise_needed(noise, gap, options))
 
 
@@ -3842,23 +3852,63 @@ def _with_run_noise(result, q):
     run of each system agrees with the others (no rerun noise).  The
     unpaired interval and the resampled draws, items only, are dropped:
     beside the runs' interval the one excluded zero where the paired one
-    took it in, and the other drew a density inside it."""
+    took it in, and the other drew a density inside it.  Each system's
+    mean gets its own items-and-runs t (q.means) beside it.  Under
+    --prompts (q a _PromptEffect) the prompts are the runs: the verdict,
+    --fail-on and the sizing follow the interval across prompts, the
+    per-prompt verdicts being detail (_prompt_lines)."""
     c = q.averaged
     if not c.run_part:
         return result
+    prompts = isinstance(q, _PromptEffect)
     gap = float(result.gap)
-    half = (c.ci.hi - c.ci.lo) / 2
-    edge = 1.0 if result.kind == "binary" or result.share else math.inf
+    bounded = result.kind == "binary" or result.share
+    edge = 1.0 if bounded else math.inf
+
+    def centred(x, c, lo, hi):       # c's half-width about x, cut to the
+        half = (c.ci.hi - c.ci.lo) / 2    # values x's quantity can take
+        return _within(Interval(float(x) - half, float(x) + half), lo, hi)
+    systems = {name: centred(x, m, 0.0 if bounded else -math.inf, edge)
+               for name, x, m in zip(("ci_a", "ci_b"), (result.a, result.b),
+                                     q.means) if m.se}   # no width: as was
     return result._replace(          # a share's gap lies within +-1; the
         draws=None,                   # items' draws are not this interval's
-        ci_unpaired=None, ci_paired=_within(
-            Interval(gap - half, gap + half), -edge, edge),
+        ci_unpaired=None, ci_paired=centred(gap, c, -edge, edge),
         p=min(1.0, 2 * _student_t_tail(abs(gap) / c.se, c.df)),
-        test="t on items and runs", paired_method=_RUNS_T, df=c.df,
-        se=c.se)
+        test="t on items and prompts" if prompts else "t on items and runs",
+        paired_method=_PROMPTS_T if prompts else _RUNS_T, df=c.df,
+        se=c.se, **systems)
 
 
 _RUNS_T = "t on item and run variance"
+_PROMPTS_T = "t on item and prompt variance"
+
+
+def _crossed_means(tally, runs, confidence=CONFIDENCE):
+    """Return each system's (A's, then B's) _Crossed interval of its
+    run-averaged mean, items and runs random, from a tally of (a_1..a_RA,
+    b_1..b_RB) tuples: the block above with one system's table, item_var
+    the variance over items of its run-averaged scores.  compare --runs
+    printed the items-only interval of those means, narrower than the
+    rerun noise their gap carries.
+
+    >>> t = collections.Counter({(1, 1, 1, 0): 40, (0, 1, 1, 1): 30,
+    ...                          (1, 0, 1, 1): 20, (0, 0, 0, 0): 10})
+    >>> a, b = _crossed_means(t, (2, 2))   # A's run means 0.6 and 0.7: v
+    >>> round(a.se ** 2, 6), a.run_part    # 0.005, items' part cut at 0
+    (0.0025, 1.0)
+    """
+    n = sum(tally.values())
+    out, start = [], 0
+    for size in runs:
+        rows = [(math.fsum(map(float, values[start:start + size])) / size,
+                 count) for values, count in tally.items()]
+        mean = math.fsum(x * c for x, c in rows) / n
+        item_var = math.fsum(c * (x - mean) ** 2 for x, c in rows) / (n - 1)
+        out.append(_crossed_interval(mean, item_var, n, [
+            (*_crossed_table(tally, start, size), size)], confidence))
+        start += size
+    return tuple(out)
 
 
 def _run_noise_needed(q, gap, options):
@@ -8296,6 +8346,12 @@ def _detection(r, *, gap=None, alpha=0.05, power=_POWER):
             "more items leave the run-to-run part as it is: the runs "
             "lines below say how many runs would", f"t on item and run "
             f"variance, {_df_words(r.df)}", power=power)
+    if getattr(r, "paired_method", None) == _PROMPTS_T:   # --prompts
+        return _Detection(
+            _t_factor(r.df, r.df, alpha, power) * r.se, None,
+            "more items leave the prompt-to-prompt part as it is: more "
+            "prompts narrow it", f"{_PROMPTS_T}, {_df_words(r.df)}",
+            power=power)
     mde = _detectable_difference(r.se, alpha=alpha, power=power)
     needed = None
     if target:
@@ -14094,10 +14150,11 @@ def _grouped_runs(options, rng):
         result = result._replace(share=bool(continuous) and all(
             v in (0, 1) for values in tally for v in values))
         if prompts:
-            noise.append(_prompt_effect(tally, prompts, rng, options, metric))
+            noise.append(_prompt_effect(tally, prompts, rng, options, metric)
+                         ._replace(items_only=result.ci_paired))
         else:
             noise.append(_run_noise(tally, (ra, rb), options, metric))
-            result = _with_run_noise(result, noise[-1])
+        result = _with_run_noise(result, noise[-1])
         results.append(result)
     reading = [f"prompts: {ra} ({', '.join(prompts)}), each run by both "
                f"systems on the same items; each item's score is its mean "
@@ -17653,6 +17710,8 @@ def _compare_entries(results, judgements, interval, resamples=None):
                                      if r.method == "saddlepoint"
                                      or r.paired_method else kind),
                  "system_interval": (
+                     r.paired_method if r.paired_method in (
+                         _RUNS_T, _PROMPTS_T) else
                      "Clopper-Pearson" if r.kind == "binary"
                      and r.clusters is None else "expanded percentile"
                      if r.paired_method == "expanded percentile" else
@@ -18405,8 +18464,14 @@ def _prompt_lines(effects, results, options):
                      f"{len(e.prompts)}): " + "; ".join(
                          f"{word} under {', '.join(names)}"
                          for word, names in verdicts.items()) + ".")
-        here = r.ci_paired.lo > 0 or r.ci_paired.hi < 0
+        fixed = e.items_only or r.ci_paired
+        here = fixed.lo > 0 or fixed.hi < 0
         anew = e.ci.lo > 0 or e.ci.hi < 0
+        if e.items_only is not None and r.paired_method == _PROMPTS_T:
+            lines.append(f"  these {len(e.prompts)} prompts taken as the "
+                         f"only ones, items alone: {level} CI "
+                         f"{u.span_words(fixed)}; the verdict above follows "
+                         f"the interval across prompts.")
         if here != anew:
             lines.append(
                 "  Finding: " + ("a gap on these prompts that prompts drawn "
@@ -18513,6 +18578,9 @@ def _with_noise(report, noise, results, options):
             {"metric": e.metric, "n_items": e.n_items,
              "prompts": list(e.prompts), "gap": e.gap, "ci": list(e.ci),
              "df": e.df, "prompt_sd": e.prompt_sd,
+             "items_only_ci": e.items_only and list(map(float,
+                                                         e.items_only)),
+             "means": _means_json(e.means),
              "method": "prompts and items as random factors, Student's t "
                        "(Satterthwaite)",
              "per_prompt": [{"prompt": name, "gap": float(r.gap),
@@ -18542,7 +18610,8 @@ def _with_noise(report, noise, results, options):
                           "method": "items and runs as random factors, "
                                     "Student's t (Satterthwaite)"
                                     if q.averaged.run_part else
-                                    "items only: the runs' means agree"}}
+                                    "items only: the runs' means agree"},
+             "means": _means_json(q.means)}
              for q in noise]
         return report
     lines = (_prompt_lines(noise, results, options) if options.crossed
@@ -18550,6 +18619,15 @@ def _with_noise(report, noise, results, options):
     if options.format == "markdown":
         return report + "\n\n" + "\n\n".join(map(_markdown, lines))
     return report + "\n\n" + "\n".join(lines)
+
+
+def _means_json(means):
+    """Return the JSON of each system's _Crossed mean interval (baseline,
+    candidate) of compare --runs or --prompts: se and df behind the
+    metric's "a" and "b" intervals (those centred on the means)."""
+    return [{"system": side, "ci": list(c.ci), "se": c.se, "df": c.df,
+             "run_share": c.run_part}
+            for side, c in zip(("baseline", "candidate"), means)]
 
 
 def _best_lines(found, runs, options):
