@@ -1373,6 +1373,7 @@ class _Options(NamedTuple):
     acc_a: float = ACC_A
     acc_b: float = ACC_B
     gap: object = None           # plan: B - A; simulate: --differences' mean
+    gaps: tuple = ()             # plan --from: (name, G) of --gap NAME=G
     discordance: object = None
     replays: int = REPLAYS
     within_var: object = None    # plan --repeats
@@ -15445,12 +15446,13 @@ def _plan_from_pilot(options):
     if options.repeats:
         return _repeats_from_pilot(options, metrics, sizing)
     tallies, _ = _read_tallies(baseline, candidate, metrics, options)
-    rows = []
-    for m, tally in zip(metrics, tallies):
-        r = _tally_spread(tally, metric=m.name, kind=m.kind,
-                         clustered=bool(options.cluster))
-        rows.append((r, _detection(r, gap=options.gap, **sizing)))
-    return rows
+    spreads = [_tally_spread(tally, metric=m.name, kind=m.kind,
+                             clustered=bool(options.cluster))
+               for m, tally in zip(metrics, tallies)]
+    gaps, _ = _planned_gaps(options, [(r.metric, r.kind == "binary")
+                                      for r in spreads])
+    return [(r, _detection(r, gap=gaps[r.metric], **sizing))
+            for r in spreads]
 
 
 def _labels_from_pilot(options):
@@ -15519,10 +15521,12 @@ def _repeats_from_pilot(options, metrics, sizing):
     candidate = _read_run(options.runs[-1], how)
     key = options.id_col or _shared_id_field(baseline, candidate)
     ks = _repeat_counts(options.repeats)
+    named = _margins(options.gaps, [m[0] for m in metrics], "--gap")
     return [(name, *_repeats_from_samples(
         _grouped_values(baseline, key, a_field),
-        _grouped_values(candidate, key, b_field), ks, gap=options.gap,
-        **sizing)) for name, a_field, b_field, *_ in metrics]
+        _grouped_values(candidate, key, b_field), ks,
+        gap=named.get(name, options.gap), **sizing))
+        for name, a_field, b_field, *_ in metrics]
 
 
 ## Input: what the files hold (check) #########################################
@@ -18510,7 +18514,7 @@ def _format_runs_plan(noise, results, options, markdown=False):
     for q, r in zip(noise, results):
         lines += [""] * (markdown and bool(lines))
         u = _units_of(r)
-        gap = q.gap if options.gap is None else options.gap
+        gap = _runs_gap(q, r, options)
         (ra, rb), (sa, sb) = q.runs, q.run_sd
         lines.append(mark(f"{q.metric}: {ra} runs of the baseline and {rb} "
                           f"of the candidate on {_items(q.n_items)}; one "
@@ -18551,11 +18555,20 @@ def _format_runs_plan(noise, results, options, markdown=False):
     return "\n".join(lines)
 
 
+def _runs_gap(q, r, options):
+    """Return the gap plan --from A B --runs sizes metric *r* for: --gap
+    NAME=G, a bare --gap on 0/1 scores (run-averaged shares too), else
+    the run-averaged gap seen."""
+    g = _planned_gaps(options, [(r.metric, r.kind == "binary" or r.share)
+                                ])[0][r.metric]
+    return q.gap if g is None else g
+
+
 def _runs_plan_json(noise, results, options):
     """Return the JSON object of plan --from A B --runs."""
     entries = []
-    for q in noise:
-        gap = q.gap if options.gap is None else options.gap
+    for q, r in zip(noise, results):
+        gap = _runs_gap(q, r, options)
         rows, needed, both, items = _runs_rows(q, gap, options)
         entries.append({
             "metric": q.metric, "n_items": q.n_items, "runs": list(q.runs),
@@ -18860,8 +18873,9 @@ def _format_pilot(rows, *, gap=None, alpha=0.05, power=_POWER,
     of items."""
     mark, apart = (_markdown, "\n\n") if markdown else (str, "\n")
     if rows and not isinstance(rows[0][0], str):
-        return apart.join(mark(_pilot_plan(r, gap=gap, alpha=alpha,
-                                           power=power)) for r, _ in rows)
+        return apart.join(mark(_pilot_plan(
+            r, gap=gap.get(r.metric) if isinstance(gap, dict) else gap,
+            alpha=alpha, power=power)) for r, _ in rows)
     lines = []
     for name, table, within, between, seen in rows:
         lines.append(mark(f"{name}: gap {seen:+.4g}; between-item variance "
@@ -18884,10 +18898,11 @@ def _pilot_json(rows, *, gap=None, alpha=0.05, power=_POWER):
                                 for k, v in table.items()}})
             continue
         r, found = row
+        g = gap.get(r.metric) if isinstance(gap, dict) else gap
         entries.append({
             "metric": r.metric, "type": r.kind, "n_items": r.n_items,
             "clusters": r.clusters, "observed_gap": float(r.gap),
-            "gap": float(r.gap if gap is None else gap),
+            "gap": float(r.gap if g is None else g),
             "se": r.se, "discordance": r.mcnemar and (
                 r.mcnemar.a_only + r.mcnemar.b_only) / r.n_items,
             "items_needed": found.items_needed, "mde": found.mde,
@@ -18936,7 +18951,8 @@ def _format_labels_plan(found, *, gap=None, width=None, alpha=0.05,
     for r, c in found:
         lines += [""] * (markdown and bool(lines))
         u, items = _units_of(r), c.labels + c.unlabelled
-        target = c.estimate if gap is None else gap
+        g = gap.get(r.metric) if isinstance(gap, dict) else gap
+        target = c.estimate if g is None else g
         rows, needed, for_width = _labels_rows(c, target, width, alpha,
                                                power, confidence)
         lines.append(mark(f"{r.metric}: {_items(c.labels, 'human label')} "
@@ -18982,7 +18998,8 @@ def _labels_plan_json(found, *, gap=None, width=None, alpha=0.05,
     """Return the JSON object of plan --from A B --human."""
     entries = []
     for r, c in found:
-        target = c.estimate if gap is None else gap
+        g = gap.get(r.metric) if isinstance(gap, dict) else gap
+        target = c.estimate if g is None else g
         rows, needed, for_width = _labels_rows(c, target, width, alpha,
                                                power, confidence)
         entries.append({
@@ -20930,8 +20947,12 @@ def _add_plan(commands):
     design.add_argument("--acc-b", type=_PROBABILITY,
                         help=f"accuracy of system B (default {ACC_B}, or "
                              f"acc-a + gap)")
-    design.add_argument("--gap", type=_bounded(float, -1, 1),
-                        help="B's accuracy minus A's, instead of --acc-b")
+    design.add_argument("--gap", action="append", type=_gap_spec,
+                        metavar="[NAME=]G",
+                        help="B's accuracy minus A's, instead of --acc-b; "
+                             "with --from, the gap to size for: G for the "
+                             "0/1 metrics, NAME=G for one metric in its "
+                             "units (repeatable)")
     agree = design.add_mutually_exclusive_group()
     agree.add_argument("--corr", type=_CORRELATION,
                         help=f"the article's latent correlation (default "
@@ -21521,7 +21542,8 @@ def _plan_options(args):
         alpha=args.alpha, power=args.power, repeats=args.repeats,
         within_var=args.within_var, sequential=args.sequential,
         simulate=args.simulate, n_items=args.n_items, corr=args.corr,
-        discordance=args.discordance, gap=args.gap,
+        discordance=args.discordance, gap=_bare_gap(args),
+        gaps=tuple(spec for spec in args.gap or () if spec[0]),
         acc_a=ACC_A if args.acc_a is None else args.acc_a,
         confidence=CONFIDENCE if args.confidence is None
         else args.confidence,
@@ -21544,10 +21566,13 @@ def _plan_options(args):
                 raise EvalDeltaError(f"{flag} goes with --human")
     if args.pilot:
         return options
-    if args.gap is not None and args.acc_b is not None:
+    if options.gaps:
+        raise EvalDeltaError(f"--gap {options.gaps[0][0]}=G goes with --from "
+                             f"(pilot data): a design has one gap, --gap G")
+    if options.gap is not None and args.acc_b is not None:
         raise EvalDeltaError("give --acc-b or --gap, not both")
-    acc_b = (ACC_B if args.gap is None else round(options.acc_a + args.gap,
-                                                   12)
+    acc_b = (ACC_B if options.gap is None else round(options.acc_a
+                                                      + options.gap, 12)
              ) if args.acc_b is None else args.acc_b
     if not 0 < acc_b < 1:
         raise EvalDeltaError(f"acc-a + gap must be in (0, 1), not {acc_b:g}")
@@ -21558,6 +21583,16 @@ def _plan_options(args):
         raise EvalDeltaError("--simulate replays the article's simulator, "
                              "which needs --corr, not --discordance")
     return options._replace(acc_b=acc_b)
+
+
+def _bare_gap(args):
+    """Return plan's --gap G (None without one); given twice without a
+    name, EvalDeltaError."""
+    bare = [gap for name, gap in args.gap or () if name is None]
+    if len(bare) > 1:
+        raise EvalDeltaError("--gap without a name is given twice; name the "
+                             "metric: --gap NAME=G")
+    return bare[0] if bare else None
 
 
 def _metric_type(text):
@@ -21591,6 +21626,42 @@ def _bounds_spec(text):
         return _bounds_of(text)
     except EvalDeltaError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _gap_spec(text):
+    """argparse type of plan's --gap: 'G' (a gap of 0/1 scores, in (-1,
+    1)) or 'NAME=G' (one metric's, in its units, finite)."""
+    name, _, value = text.rpartition("=")
+    try:
+        gap = _bounded(float, -1, 1)(value) if not name else _bounded(
+            float, -math.inf, None)(value)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(
+            f"expected G or NAME=G: {exc}") from None
+    return (name or None), gap
+
+
+def _planned_gaps(options, metrics):
+    """Return ({metric: the gap plan --from sizes it for, None for the
+    pilot's own}, [notes]) of *metrics*, (name, is it 0/1) pairs: --gap
+    NAME=G for that metric, in its units; a bare --gap G for each 0/1
+    metric only (a share of items: 0.03 is 3 points of accuracy, and 0.03
+    ms of latency asked 91,319,170 items), which a note says where
+    another metric is sized at its own gap."""
+    names = [name for name, _ in metrics]
+    named = _margins(options.gaps, names, "--gap")
+    gaps = {name: named.get(name, options.gap if binary else None)
+            for name, binary in metrics}
+    left = [name for name, binary in metrics
+            if not binary and name not in named]
+    if options.gap is None or not left:
+        return gaps, []
+    shared = [name for name, binary in metrics if binary
+              and name not in named]
+    return gaps, [f"--gap {options.gap:g} is a gap of 0/1 scores: it sizes "
+                  + (_listing(shared) if shared else "no metric here")
+                  + f"; {_listing(left)} at the pilot's own gap (--gap "
+                  f"{left[0]}=G sizes it for G, in its units)"]
 
 
 def _margin_spec(text):
@@ -22011,16 +22082,25 @@ def _run_pilot(options):
         return 0
     if options.human:
         found = _labels_from_pilot(options)
-        sizing = dict(gap=options.gap, width=options.width,
+        gaps, notes = _planned_gaps(options, [(r.metric, r.kind == "binary")
+                                              for r, _ in found])
+        sizing = dict(gap=gaps, width=options.width,
                       alpha=options.alpha, power=options.power,
                       confidence=options.confidence)
-        _emit(options, text=lambda: _format_labels_plan(found, **sizing),
-              data=lambda: _labels_plan_json(found, **sizing),
-              markdown=lambda: _format_labels_plan(found, **sizing,
-                                                   markdown=True))
+        _emit(options, text=lambda: _with_gap_notes(
+            _format_labels_plan(found, **sizing), notes),
+              data=lambda: _with_gap_notes(_labels_plan_json(found, **sizing),
+                                           notes),
+              markdown=lambda: _with_gap_notes(_format_labels_plan(
+                  found, **sizing, markdown=True), notes, True))
         return 0
     rows = _plan_from_pilot(options)
-    sizing = dict(gap=options.gap, alpha=options.alpha, power=options.power)
+    gaps, notes = _planned_gaps(options, [
+        (row[0], False) if isinstance(row[0], str) else
+        (row[0].metric, row[0].kind == "binary") for row in rows])
+    if rows and isinstance(rows[0][0], str):   # repeats: as they were
+        gaps, notes = options.gap, []
+    sizing = dict(gap=gaps, alpha=options.alpha, power=options.power)
     stops = _pilot_stopping(options, rows) if options.sequential else {}
 
     def data():
@@ -22029,7 +22109,7 @@ def _run_pilot(options):
             if entry["metric"] in stops:
                 entry["sequential"] = _stopping_json(
                     stops[entry["metric"]], seed=options.seed)
-        return report
+        return _with_gap_notes(report, notes)
 
     def text(markdown=False):
         lines = [_format_pilot(rows, **sizing, markdown=markdown)]
@@ -22038,10 +22118,22 @@ def _run_pilot(options):
                                     power=options.power)
             lines += [f"{name}: " + said[0]] + said[1:]
         if markdown:
-            return "\n\n".join(lines[:1] + _markdown_lines(lines[1:]))
-        return "\n".join(lines)
+            return _with_gap_notes("\n\n".join(
+                lines[:1] + _markdown_lines(lines[1:])), notes, True)
+        return _with_gap_notes("\n".join(lines), notes)
     _emit(options, text=text, data=data, markdown=lambda: text(True))
     return 0
+
+
+def _with_gap_notes(report, notes, markdown=False):
+    """Return plan --from's report (text, markdown or a JSON object) with
+    _planned_gaps's notes: a line each, or the JSON's "notes"."""
+    if isinstance(report, dict):
+        return {**report, "notes": notes} if notes else report
+    if not notes:
+        return report
+    return report + ("\n\n" + "\n\n".join(map(_markdown, notes))
+                     if markdown else "\n" + "\n".join(notes))
 
 
 def _pilot_stopping(options, rows):
@@ -22055,7 +22147,8 @@ def _pilot_stopping(options, rows):
                                  f"metric of independent items; plan "
                                  f"--sequential replays those only")
         d = Fraction(r.mcnemar.a_only + r.mcnemar.b_only, r.n_items)
-        g = _exact(r.gap if options.gap is None else options.gap)
+        named = _planned_gaps(options, [(r.metric, True)])[0][r.metric]
+        g = _exact(r.gap if named is None else named)
         if not d or abs(g) > d:
             raise EvalDeltaError(f"--sequential: {r.metric}: a gap of "
                                  f"{float(g):g} cannot arise at the pilot's "
