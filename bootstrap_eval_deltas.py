@@ -17032,7 +17032,8 @@ def _verbose_words(run, options):
     notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
              for note in j.notes + (_macro_notes(r, run.subsets)
                                     if options.macro else [])]
-    return words, notes + _judge_notes(run)
+    return words, notes + _judge_notes(run) + _interval_notes(run.results,
+                                                              options)
 
 
 def _words(run, options):
@@ -17069,7 +17070,8 @@ def _words(run, options):
     everyone = len(results) > 1
     notes = [(f"all {len(results)} metrics" if everyone and len(names)
               == len(results) else ", ".join(names)) + f": {note}"
-             for note, names in said.items()] + _judge_notes(run)
+             for note, names in said.items()] + _judge_notes(run) + (
+                 _interval_notes(results, options))
     if hidden:
         words.append("(--verbose: the detail behind each verdict, such as "
                      "the unpaired interval, discordant pairs and churn)")
@@ -17281,6 +17283,28 @@ def _strata_line(strata, u):
 def _share_text(x):
     """Return a share to two decimals, or 'none' where there is none."""
     return "none" if x is None else f"{float(x):.2f}"
+
+
+def _interval_notes(results, options):
+    """Return compare's note where --interval bca was asked and metrics'
+    headline intervals are not a bootstrap's, which it cannot move: a 0/1
+    metric's is Fay-Lumbard's, which McNemar's exact test inverts (its
+    bca interval is the paired bootstrap one under --verbose), others' a
+    t (clusters, runs, prompts) or the judge-corrected one.  The
+    intervals it does move (continuous means and gaps) are not named."""
+    if options.interval != "bca":
+        return []
+    kept = {}
+    for r in results:
+        if r.paired_method:
+            kept.setdefault(r.paired_method, []).append(r.metric)
+    return [f"{', '.join(names)}: --interval bca leaves the headline "
+            f"interval as it is ({method}" + (
+                ", the one McNemar's exact test inverts, so that interval "
+                "and p agree; each system's Clopper-Pearson too); bca is "
+                "the paired bootstrap CI under --verbose"
+                if method == "Fay-Lumbard" else ", not a bootstrap)")
+            for method, names in kept.items()]
 
 
 def _judge_notes(run):

@@ -1879,6 +1879,26 @@ def test_the_prompts_verdict_is_calibrated(prompts, spread):
     assert 0.91 <= mean_in <= 0.975
 
 
+def test_interval_bca_says_what_it_leaves(capsys):
+    # Issue 58: --interval bca on 0/1 scores left the headline on the
+    # Fay-Lumbard interval (McNemar's, which the verdict follows) without
+    # a word.  One note says so, naming the 0/1 metric only (latency's
+    # intervals are bca's), in text, markdown and the page; without the
+    # flag there is none.
+    here = os.path.dirname(os.path.abspath(__file__))
+    paths = [os.path.join(here, os.pardir, "datasets", "examples", name)
+             for name in ("base.jsonl", "cand.jsonl")]
+    said = ("acc: --interval bca leaves the headline interval as it is "
+            "(Fay-Lumbard")
+    for fmt in ("text", "markdown", "html"):
+        status, out, _ = run(capsys, *paths, "--interval", "bca",
+                             "--format", fmt, "--resamples", "200")
+        assert status == 0 and out.count(said) == 1
+        assert "latency: --interval" not in out
+    status, out, _ = run(capsys, *paths, "--resamples", "200")
+    assert "--interval bca" not in out
+
+
 def test_a_lone_shared_item_id_field_is_the_key(capsys, tmp_path):
     # prompt_id was not one of the id names tried, so two CSVs keyed by it
     # needed --id; a model_id beside it is a system's name, not the key.
