@@ -424,15 +424,21 @@ def _article_replays(rng, replays, n_items, resamples, confidence, design):
 
 
 def _ci_pts(interval):
-    """Return an interval of fractions in signed percentage points."""
+    """Return an interval of fractions in signed percentage points; 'no
+    spread' where its ends meet (compare's words: _Units.span), which
+    numbers would claim as certainty."""
+    if interval.lo == interval.hi:
+        return "no spread"
     return f"[{_pts(interval.lo)}, {_pts(interval.hi)}] pts"
 
 
 def _metric_lines(r, confidence):
     """Return the article's five lines of one binary _MetricResult."""
     level = _decimal(_exact(confidence) * 100) + "%"
-    acc = [f"{name}={_fixed(x, 3)} [{_fixed(ci.lo, 3)}, {_fixed(ci.hi, 3)}]"
-           for name, x, ci in (("A", r.a, r.ci_a), ("B", r.b, r.ci_b))]
+    acc = [f"{name}={_fixed(x, 3)} " + (
+        "no spread" if ci.lo == ci.hi else
+        f"[{_fixed(ci.lo, 3)}, {_fixed(ci.hi, 3)}]")
+        for name, x, ci in (("A", r.a, r.ci_a), ("B", r.b, r.ci_b))]
     m = r.mcnemar
     p = (_fixed(m.p_exact, 4) if m.p_exact >= Fraction(1, 10 ** 4)
          else _p_text(m.p_exact))        # 0.0000 said nothing
@@ -16486,6 +16492,47 @@ def _finite(value):
     return value
 
 
+def _no_width(value):
+    """Return *value* (JSON data) with every interval whose ends meet as
+    None, its key named in its object's "no_spread" list ("ci.a" within
+    a "ci" object): an interval of no width claims certainty where every
+    value, or every difference, was the same, as the reports' "no
+    spread" says (_Units.span).  An interval is a pair of numbers under
+    "ci", a key ending "_ci" or "_interval", or in a "ci" object; rank
+    sets ("rank_ci": [1, 1], surely first) are not.
+
+    >>> _no_width({"ci": {"a": [0.5, 0.5], "b": [0.1, 0.9]},
+    ...            "rank_ci": [1, 1], "score_ci": [0.0, 0.0]})
+    {'ci': {'a': None, 'b': [0.1, 0.9]}, 'rank_ci': [1, 1], 'score_ci': None, 'no_spread': ['ci.a', 'score_ci']}
+    """
+    def flat(x):
+        return (isinstance(x, (list, tuple)) and len(x) == 2 and all(
+            isinstance(v, (int, float, Fraction)) and not isinstance(v, bool)
+            for v in x) and x[0] == x[1])
+
+    def interval(key):
+        return (key == "ci" or key.endswith(("_ci", "_interval"))) and not \
+            key.startswith("rank")
+    if isinstance(value, (list, tuple)):
+        return [_no_width(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out, none = {}, []
+    for key, v in value.items():
+        if isinstance(key, str) and interval(key) and flat(v):
+            out[key] = None
+            none.append(key)
+        elif key == "ci" and isinstance(v, dict):
+            out[key] = {k: None if flat(x) else _no_width(x)
+                        for k, x in v.items()}
+            none += [f"ci.{k}" for k, x in v.items() if flat(x)]
+        else:
+            out[key] = _no_width(v)
+    if none:
+        out["no_spread"] = list(out.get("no_spread") or ()) + none
+    return out
+
+
 def _metric_json(r):
     """Return the JSON object of one _MetricResult's figures."""
     def pair(ci):
@@ -18056,7 +18103,7 @@ _OUTPUT_FORMATS = {
     "markdown": lambda text, markdown, data, page: (markdown or (
         lambda: _fenced(text())))(),
     "json": lambda text, markdown, data, page: json.dumps(
-        _finite(data()), allow_nan=False),
+        _finite(_no_width(data())), allow_nan=False),
     "html": lambda text, markdown, data, page: _html((page or (
         lambda: _Page(preformatted=text())))()),
 }

@@ -7,6 +7,7 @@ by simulation: a paired 0/1 eval of n items is a multinomial draw of its
 four cells, so the probability that an interval covers is a finite sum.
 """
 import collections
+import json
 import math
 import random
 import re
@@ -278,6 +279,30 @@ def test_four_items_under_verbose_print_no_interval_without_width(
                              "50", "--verbose", "--format", fmt)
         assert status == 0 and "Unpaired CI none: no spread" in out
         assert not re.search(r"\[[-+]?0\.0+, [-+]?0\.0+\]", out)
+
+
+def test_four_items_print_no_interval_without_width_in_any_format(
+        capsys, tmp_path):
+    # Issue 58: the text and markdown said "no spread", while --json gave
+    # [0.0, 0.0] for the unpaired and bootstrap intervals of a 4-item run
+    # against itself, and simulate at 4 items "B=1.000 [1.000, 1.000]".
+    # Every interval of no width is null, named in its object's
+    # "no_spread"; the page says "no spread" as the text does.
+    flat = re.compile(r"\[([-+]?\d[\d.e+-]*)%?, \1%?\]")
+    for pairs in ([(0, 0)] * 4, [(1, 1)] * 4, [(0.5, 0.5)] * 4):
+        status, out, _ = run(capsys, wide(tmp_path, pairs), "--resamples",
+                             "50", "--verbose", "--json")
+        (m,) = json.loads(out)["metrics"]
+        assert status == 0 and not flat.search(out)
+        assert m["ci"]["unpaired_gap"] is None
+        assert "ci.unpaired_gap" in m["no_spread"]
+        status, out, _ = run(capsys, wide(tmp_path, pairs), "--resamples",
+                             "50", "--verbose", "--format", "html")
+        assert status == 0 and not flat.search(out) and "no spread" in out
+    assert bed.main(["simulate", "--n-items", "4", "--replays", "5",
+                     "--no-csv", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "B=1.000 no spread" in out and not flat.search(out)
 
 
 @pytest.mark.parametrize("n, gained, lost", [(30, 0.1, 0.05), (40, 0.2, 0.15),
