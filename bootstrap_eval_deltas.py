@@ -8734,7 +8734,8 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 # _grouped_runs, _holds_preferences, _human_battles, _ID_FIELDS, _judged,
 # _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
 # _lower_is_better, _margins, _named_runs, _once_each, _open_source,
-# _plan_from_pilot, _preference_battles, _rank_copies, _rank_input.
+# _plan_from_pilot, _planned_gaps, _preference_battles, _rank_copies,
+# _rank_input.
 
 # Files are read line by line and never held whole (a JSON array is the
 # exception: it is one value).  Every error says where to look ("FILE:LINE"
@@ -14977,6 +14978,29 @@ def _margins(specs, metrics, flag="--margin"):
     return out
 
 
+def _planned_gaps(options, metrics):
+    """Return ({metric: the gap plan --from sizes it for, None for the
+    pilot's own}, [notes]) of *metrics*, (name, is it 0/1) pairs: --gap
+    NAME=G for that metric, in its units; a bare --gap G for each 0/1
+    metric only (a share of items: 0.03 is 3 points of accuracy, and 0.03
+    ms of latency asked 91,319,170 items), which a note says where
+    another metric is sized at its own gap."""
+    names = [name for name, _ in metrics]
+    named = _margins(options.gaps, names, "--gap")
+    gaps = {name: named.get(name, options.gap if binary else None)
+            for name, binary in metrics}
+    left = [name for name, binary in metrics
+            if not binary and name not in named]
+    if options.gap is None or not left:
+        return gaps, []
+    shared = [name for name, binary in metrics if binary
+              and name not in named]
+    return gaps, [f"--gap {options.gap:g} is a gap of 0/1 scores: it sizes "
+                  + (_listing(shared) if shared else "no metric here")
+                  + f"; {_listing(left)} at the pilot's own gap (--gap "
+                  f"{left[0]}=G sizes it for G, in its units)"]
+
+
 def _chosen_metrics(options, baseline, candidate, said=None):
     """Return (Metrics to compare, baseline, candidate), checking the
     names given; with none given the sources come back watched (see
@@ -16466,7 +16490,8 @@ def _single_commands(p, extra):
 # _joined_reports, _labels_plan_json, _OUTPUT_FORMATS, _markdown_lines,
 # _Page, _peeking_json, _pilot_json, _plan_json, _plan_markdown, _plan_page,
 # _power_curve_svg, _rank_json, _rank_page, _Ranked, _render,
-# _runs_plan_json, _simulation_json, _stopping_json, _with_noise.
+# _runs_plan_json, _simulation_json, _stopping_json, _with_gap_notes,
+# _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -18955,6 +18980,17 @@ def _format_pilot(rows, *, gap=None, alpha=0.05, power=_POWER,
                           f"samples)"))
         lines.append(_format_repeats(table, within, markdown))
     return apart.join(lines)
+
+
+def _with_gap_notes(report, notes, markdown=False):
+    """Return plan --from's report (text, markdown or a JSON object) with
+    _planned_gaps's notes: a line each, or the JSON's "notes"."""
+    if isinstance(report, dict):
+        return {**report, "notes": notes} if notes else report
+    if not notes:
+        return report
+    return report + ("\n\n" + "\n\n".join(map(_markdown, notes))
+                     if markdown else "\n" + "\n".join(notes))
 
 
 def _pilot_json(rows, *, gap=None, alpha=0.05, power=_POWER):
@@ -21712,29 +21748,6 @@ def _gap_spec(text):
     return (name or None), gap
 
 
-def _planned_gaps(options, metrics):
-    """Return ({metric: the gap plan --from sizes it for, None for the
-    pilot's own}, [notes]) of *metrics*, (name, is it 0/1) pairs: --gap
-    NAME=G for that metric, in its units; a bare --gap G for each 0/1
-    metric only (a share of items: 0.03 is 3 points of accuracy, and 0.03
-    ms of latency asked 91,319,170 items), which a note says where
-    another metric is sized at its own gap."""
-    names = [name for name, _ in metrics]
-    named = _margins(options.gaps, names, "--gap")
-    gaps = {name: named.get(name, options.gap if binary else None)
-            for name, binary in metrics}
-    left = [name for name, binary in metrics
-            if not binary and name not in named]
-    if options.gap is None or not left:
-        return gaps, []
-    shared = [name for name, binary in metrics if binary
-              and name not in named]
-    return gaps, [f"--gap {options.gap:g} is a gap of 0/1 scores: it sizes "
-                  + (_listing(shared) if shared else "no metric here")
-                  + f"; {_listing(left)} at the pilot's own gap (--gap "
-                  f"{left[0]}=G sizes it for G, in its units)"]
-
-
 def _margin_spec(text):
     """argparse type of --margin: 'M' or 'NAME=M', M > 0 and finite."""
     name, _, value = text.rpartition("=")
@@ -22194,17 +22207,6 @@ def _run_pilot(options):
         return _with_gap_notes("\n".join(lines), notes)
     _emit(options, text=text, data=data, markdown=lambda: text(True))
     return 0
-
-
-def _with_gap_notes(report, notes, markdown=False):
-    """Return plan --from's report (text, markdown or a JSON object) with
-    _planned_gaps's notes: a line each, or the JSON's "notes"."""
-    if isinstance(report, dict):
-        return {**report, "notes": notes} if notes else report
-    if not notes:
-        return report
-    return report + ("\n\n" + "\n\n".join(map(_markdown, notes))
-                     if markdown else "\n" + "\n".join(notes))
 
 
 def _pilot_stopping(options, rows):
