@@ -17197,9 +17197,8 @@ def _judge_lines(r, j, check, as_judged, options):
     if check.audit and options.verbose:
         lines.append("Agreement, both systems' labelled answers (" + level
                      + " CI, jackknife over items): " + "; ".join(
-                         f"{a.name} {a.value:.2f}" + (
-                             f" [{a.ci.lo:.2f}, {a.ci.hi:.2f}]" if a.ci
-                             else "") for a in check.audit) + ".")
+                         f"{a.name} {a.value:.2f}" + _ends(a.ci)
+                         for a in check.audit) + ".")
     if check.agreement:
         said = [f"{name} sensitivity {_share_text(g.sensitivity)}, "
                 f"specificity {_share_text(g.specificity)}, Cohen's kappa "
@@ -17255,22 +17254,30 @@ def _audit_finding(check, u=None, level="95%", span=None):
     word = next(w for top, w in _AGREES if head.value < top)
     mean, ci = check.bias[2]
     bias = (u.gap(_exact(mean)) + (f" {span(ci)}" if ci else "")
-            if u else f"{mean:+.4g}" + (f" [{ci.lo:.4g}, {ci.hi:.4g}]"
-                                        if ci else ""))
+            if u else f"{mean:+.4g}" + _ends(ci, "+.4g"))
     lean = ("favours the candidate" if mean > 0 else "favours the baseline"
             if mean < 0 else "favours neither system")
     return (f"The judge agrees with the humans {word} ({head.name} "
-            f"{head.value:.2f}" + (f" [{head.ci.lo:.2f}, {head.ci.hi:.2f}]"
-                                   if head.ci else "")
+            f"{head.value:.2f}" + _ends(head.ci)
             + f") and {lean} by {bias} ({level} CI).")
+
+
+def _ends(ci, spec=".2f"):
+    """Return ' [lo, hi]' of an interval in plain numbers (format *spec*),
+    ', no spread' where its ends meet, as _Units.span says it (a kappa of
+    1 on every jackknifed sample is not certainty), '' for None."""
+    if ci is None:
+        return ""
+    if ci.lo == ci.hi:
+        return ", no spread"
+    return f" [{ci.lo:{spec}}, {ci.hi:{spec}}]"
 
 
 def _statistics_words(head, audit):
     """Return *head* and the _Statistics of an agreement audit, each with
     its interval."""
     return head + "; ".join(
-        f"{a.name} {a.value:.2f}" + (f" [{a.ci.lo:.2f}, {a.ci.hi:.2f}]"
-                                     if a.ci else "") for a in audit) + "."
+        f"{a.name} {a.value:.2f}" + _ends(a.ci) for a in audit) + "."
 
 
 def _sized(mean, ci, u=None, span=None):
@@ -17278,7 +17285,7 @@ def _sized(mean, ci, u=None, span=None):
     *span*'s brackets, else as plain numbers (JSON's finding lines)."""
     if u:
         return u.gap(_exact(mean)) + (f" {span(ci)}" if ci else "")
-    return f"{mean:+.4g}" + (f" [{ci.lo:.4g}, {ci.hi:.4g}]" if ci else "")
+    return f"{mean:+.4g}" + _ends(ci, "+.4g")
 
 
 def _self_preference_line(p, u=None, level="95%", span=None):
@@ -17308,8 +17315,7 @@ def _rerun_line(r, u=None, level="95%", span=None):
     if head is not None:
         word = next(w for top, w in _AGREES if head.value < top)
         agree = (f"; they agree {word} ({head.name} {head.value:.2f}"
-                 + (f" [{head.ci.lo:.2f}, {head.ci.hi:.2f}]" if head.ci
-                    else "") + ")")
+                 + _ends(head.ci) + ")")
     return (("Finding: the judge's two runs differ: " if r.material else
              "The judge's two runs: ")
             + f"the second scores {_sized(r.shift, r.shift_ci, u, span)} "
@@ -17329,12 +17335,11 @@ def _covariate_line(c, u, level, span):
     per = u.gap(_exact(c.slope * c.sd))
     ci = (f"{level} CI {span(Interval(c.ci.lo * c.sd, c.ci.hi * c.sd))}"
           if c.ci else "too few items for an interval")
-    differ = (f"[{c.gap_ci.lo:+.4g}, {c.gap_ci.hi:+.4g}]" if c.gap_ci
-              else "no interval")
+    differ = _ends(c.gap_ci, "+.4g") or " no interval"
     return (f"The judge's error (judge minus human) against {c.name}: "
             f"{per} per SD of {c.name} ({c.sd:.4g}; {ci}), over "
             f"{c.answers:,} labelled answers; the candidate's {c.name} "
-            f"less the baseline's is {c.gap:+.4g} {differ}, so about "
+            f"less the baseline's is {c.gap:+.4g}{differ}, so about "
             f"{u.gap(_exact(c.implied))} of the judge's gap goes with "
             f"{c.name}.")
 

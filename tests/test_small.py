@@ -303,6 +303,23 @@ def test_four_items_print_no_interval_without_width_in_any_format(
                      "--no-csv", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "B=1.000 no spread" in out and not flat.search(out)
+    # A judge that agrees with every human label: its kappas read "1.00,
+    # no spread" (jackknifed, every one 1), not "1.00 [1.00, 1.00]"; the
+    # same covariate for both systems, "+0, no spread", not "[+0, +0]".
+    rows = ["id,judge_a,judge_b,human_a,human_b,words"]
+    for i in range(60):
+        a, b = i % 2, i % 3 > 0
+        rows.append(f"{i},{a},{b:d}," + (f"{a},{b:d}" if i % 3 == 0
+                                         else ",") + f",{50 + i * 7 % 40}")
+    path = tmp_path / "judged.csv"
+    path.write_text("\n".join(rows) + "\n")
+    for fmt in ("text", "json"):
+        status, out, err = run(capsys, str(path), "--a-col", "judge_a",
+                               "--b-col", "judge_b", "--human",
+                               "human_a,human_b", "--judge-covariate",
+                               "words", "--verbose", "--format", fmt)
+        assert status == 0, err
+        assert "kappa 1.00, no spread" in out and not flat.search(out)
 
 
 @pytest.mark.parametrize("n, gained, lost", [(30, 0.1, 0.05), (40, 0.2, 0.15),
