@@ -16523,12 +16523,14 @@ def _no_width(value):
     a "ci" object): an interval of no width claims certainty where every
     value, or every difference, was the same, as the reports' "no
     spread" says (_Units.span).  An interval is a pair of numbers under
-    "ci", a key ending "_ci" or "_interval", or in a "ci" object; rank
-    sets ("rank_ci": [1, 1], surely first) are not.
+    "ci", a key ending "_ci" or "_interval" (or one of a list of them
+    there: "run_sd_ci.0"), or in a "ci" object; rank sets ("rank_ci": [1,
+    1], surely first) are not.
 
     >>> _no_width({"ci": {"a": [0.5, 0.5], "b": [0.1, 0.9]},
-    ...            "rank_ci": [1, 1], "score_ci": [0.0, 0.0]})
-    {'ci': {'a': None, 'b': [0.1, 0.9]}, 'rank_ci': [1, 1], 'score_ci': None, 'no_spread': ['ci.a', 'score_ci']}
+    ...            "rank_ci": [1, 1], "score_ci": [0.0, 0.0],
+    ...            "run_sd_ci": [[0.0, 0.0], [0.1, 0.2]]})
+    {'ci': {'a': None, 'b': [0.1, 0.9]}, 'rank_ci': [1, 1], 'score_ci': None, 'run_sd_ci': [None, [0.1, 0.2]], 'no_spread': ['ci.a', 'score_ci', 'run_sd_ci.0']}
     """
     def flat(x):
         return (isinstance(x, (list, tuple)) and len(x) == 2 and all(
@@ -16547,6 +16549,10 @@ def _no_width(value):
         if isinstance(key, str) and interval(key) and flat(v):
             out[key] = None
             none.append(key)
+        elif isinstance(key, str) and interval(key) and isinstance(
+                v, (list, tuple)) and any(map(flat, v)):
+            out[key] = [None if flat(x) else x for x in v]
+            none += [f"{key}.{k}" for k, x in enumerate(v) if flat(x)]
         elif key == "ci" and isinstance(v, dict):
             out[key] = {k: None if flat(x) else _no_width(x)
                         for k, x in v.items()}

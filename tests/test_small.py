@@ -320,6 +320,16 @@ def test_four_items_print_no_interval_without_width_in_any_format(
                                "words", "--verbose", "--format", fmt)
         assert status == 0, err
         assert "kappa 1.00, no spread" in out and not flat.search(out)
+    # --runs whose runs all agree: the run SDs' intervals too (a list).
+    for side in "ab":
+        (tmp_path / side).mkdir()
+        for k in range(2):
+            (tmp_path / side / f"r{k}.csv").write_text(
+                "id,acc\n" + "".join(f"{i},1\n" for i in range(4)))
+    status, out, _ = run(capsys, str(tmp_path / "a"), str(tmp_path / "b"),
+                         "--runs", "--json")
+    (q,) = json.loads(out)["runs"]
+    assert q["run_sd_ci"] == [None, None] and "run_sd_ci.1" in q["no_spread"]
 
 
 @pytest.mark.parametrize("n, gained, lost", [(30, 0.1, 0.05), (40, 0.2, 0.15),
