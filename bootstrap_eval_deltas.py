@@ -8347,17 +8347,14 @@ def _detection(r, *, gap=None, alpha=0.05, power=_POWER):
                          method, power=power)
     if r.clusters is not None:         # the cluster t test, not the normal
         return _clustered_detection(r, target, alpha, power)
-    if getattr(r, "paired_method", None) == _RUNS_T:   # compare --runs
+    crossed = getattr(r, "paired_method", None)     # --runs, --prompts
+    if crossed in (_RUNS_T, _PROMPTS_T):
         return _Detection(
             _t_factor(r.df, r.df, alpha, power) * r.se, None,
             "more items leave the run-to-run part as it is: the runs "
-            "lines below say how many runs would", f"t on item and run "
-            f"variance, {_df_words(r.df)}", power=power)
-    if getattr(r, "paired_method", None) == _PROMPTS_T:   # --prompts
-        return _Detection(
-            _t_factor(r.df, r.df, alpha, power) * r.se, None,
-            "more items leave the prompt-to-prompt part as it is: more "
-            "prompts narrow it", f"{_PROMPTS_T}, {_df_words(r.df)}",
+            "lines below say how many runs would" if crossed == _RUNS_T
+            else "more items leave the prompt-to-prompt part as it is: "
+            "more prompts narrow it", f"{crossed}, {_df_words(r.df)}",
             power=power)
     mde = _detectable_difference(r.se, alpha=alpha, power=power)
     needed = None
