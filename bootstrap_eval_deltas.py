@@ -3746,7 +3746,8 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
                                            d_mean + naive_half), -edge, edge),
                       None, _crossed_interval(gap, item_var, n, tables,
                                               options.confidence),
-                      _crossed_means(tally, runs, options.confidence))
+                      _crossed_means(tally, runs, options.confidence,
+                                     tables))
     return noise._replace(runs_needed=_run_noise_needed(noise, gap, options))
 
 
@@ -3891,13 +3892,14 @@ _RUNS_T = "t on item and run variance"
 _PROMPTS_T = "t on item and prompt variance"
 
 
-def _crossed_means(tally, runs, confidence=CONFIDENCE):
+def _crossed_means(tally, runs, confidence=CONFIDENCE, tables=None):
     """Return each system's (A's, then B's) _Crossed interval of its
     run-averaged mean, items and runs random, from a tally of (a_1..a_RA,
     b_1..b_RB) tuples: the block above with one system's table, item_var
     the variance over items of its run-averaged scores.  compare --runs
     printed the items-only interval of those means, narrower than the
-    rerun noise their gap carries.
+    rerun noise their gap carries.  *tables* are the two systems' (v,
+    ms, R) where the caller has them (_run_noise).
 
     >>> t = collections.Counter({(1, 1, 1, 0): 40, (0, 1, 1, 1): 30,
     ...                          (1, 0, 1, 1): 20, (0, 0, 0, 0): 10})
@@ -3907,12 +3909,13 @@ def _crossed_means(tally, runs, confidence=CONFIDENCE):
     """
     n = sum(tally.values())
     out, start = [], 0
-    for size in runs:
+    for k, size in enumerate(runs):
         rows = [(math.fsum(map(float, values[start:start + size])) / size,
                  count) for values, count in tally.items()]
         mean = math.fsum(x * c for x, c in rows) / n
         item_var = math.fsum(c * (x - mean) ** 2 for x, c in rows) / (n - 1)
         out.append(_crossed_interval(mean, item_var, n, [
+            tables[k] if tables else
             (*_crossed_table(tally, start, size), size)], confidence))
         start += size
     return tuple(out)
