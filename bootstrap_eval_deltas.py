@@ -454,15 +454,21 @@ def _article_replays(rng, replays, n_items, resamples, confidence, design):
 
 
 def _ci_pts(interval):
-    """Return an interval of fractions in signed percentage points."""
+    """Return an interval of fractions in signed percentage points; 'no
+    spread' where its ends meet (compare's words: _Units.span), which
+    numbers would claim as certainty."""
+    if interval.lo == interval.hi:
+        return "no spread"
     return f"[{_pts(interval.lo)}, {_pts(interval.hi)}] pts"
 
 
 def _metric_lines(r, confidence):
     """Return the article's five lines of one binary _MetricResult."""
     level = _decimal(_exact(confidence) * 100) + "%"
-    acc = [f"{name}={_fixed(x, 3)} [{_fixed(ci.lo, 3)}, {_fixed(ci.hi, 3)}]"
-           for name, x, ci in (("A", r.a, r.ci_a), ("B", r.b, r.ci_b))]
+    acc = [f"{name}={_fixed(x, 3)} " + (
+        "no spread" if ci.lo == ci.hi else
+        f"[{_fixed(ci.lo, 3)}, {_fixed(ci.hi, 3)}]")
+        for name, x, ci in (("A", r.a, r.ci_a), ("B", r.b, r.ci_b))]
     m = r.mcnemar
     p = (_fixed(m.p_exact, 4) if m.p_exact >= Fraction(1, 10 ** 4)
          else _p_text(m.p_exact))        # 0.0000 said nothing
@@ -1453,6 +1459,7 @@ class _Options(NamedTuple):
     acc_a: float = ACC_A
     acc_b: float = ACC_B
     gap: object = None           # plan: B - A; simulate: --differences' mean
+    gaps: tuple = ()             # plan --from: (name, G) of --gap NAME=G
     discordance: object = None
     replays: int = REPLAYS
     within_var: object = None    # plan --repeats
@@ -2634,8 +2641,8 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 # _clustered_se, _compare_binary, _compare_binary_by_counts,
 # _compare_macro, _compare_metric, _compare_subsets, _compare_tally,
 # _Density, _merged_tally, _METHODS, _prompt_effect, _run_noise,
-# _run_noise_needed, _RUNS_T, _runs_with_items, _tally_by, _tally_spread,
-# _with_run_noise.
+# _run_noise_needed, _PROMPTS_T, _RUNS_T, _runs_with_items, _tally_by,
+# _tally_spread, _with_run_noise.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -3718,6 +3725,12 @@ class _PromptEffect(NamedTuple):
     ci: Interval             # prompts (and items) as random: Student's t
     df: float                # ... on Satterthwaite's degrees of freedom
     prompt_sd: float         # SD of the per-prompt gaps
+    averaged: object = None  # that interval's _Crossed (compare's verdict
+                             # follows it: _with_run_noise)
+    means: tuple = ()        # each system's mean's _Crossed, prompts and
+                             # items random (_crossed_means)
+    items_only: object = None    # compare's paired interval of the
+                             # prompt-averaged scores, these prompts fixed
 
 
 def _prompt_effect(tally, prompts, rng, options=_Options(),
@@ -3762,7 +3775,8 @@ def _prompt_effect(tally, prompts, rng, options=_Options(),
     c = _prompt_interval(tally, k, gap, options.confidence)
     return _PromptEffect(metric.name, n, tuple(prompts), results,
                          _holm([r.p for r in results]), gap, c.ci, c.df,
-                         math.sqrt(_variance(gaps, 1)))
+                         math.sqrt(_variance(gaps, 1)), c,
+                         _crossed_means(tally, (k, k), options.confidence))
 
 
 def _prompt_interval(tally, k, gap, confidence=CONFIDENCE):
@@ -3809,6 +3823,8 @@ class _RunNoise(NamedTuple):
                              # run noise alone (None: no gap or no noise)
     averaged: object = None  # the run-averaged gap's _Crossed interval,
                              # items and runs random
+    means: tuple = ()        # each system's run-averaged mean's _Crossed
+                             # (_crossed_means)
 
 
 def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
@@ -3897,7 +3913,9 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
                       df, _within(Interval(d_mean - naive_half,
                                            d_mean + naive_half), -edge, edge),
                       None, _crossed_interval(gap, item_var, n, tables,
-                                              options.confidence))
+                                              options.confidence),
+                      _crossed_means(tally, runs, options.confidence,
+                                     tables))
     return noise._replace(runs_needed=_run_noise_needed(noise, gap, options))
 
 
@@ -4010,23 +4028,65 @@ def _with_run_noise(result, q):
     run of each system agrees with the others (no rerun noise).  The
     unpaired interval and the resampled draws, items only, are dropped:
     beside the runs' interval the one excluded zero where the paired one
-    took it in, and the other drew a density inside it."""
+    took it in, and the other drew a density inside it.  Each system's
+    mean gets its own items-and-runs t (q.means) beside it.  Under
+    --prompts (q a _PromptEffect) the prompts are the runs: the verdict,
+    --fail-on and the sizing follow the interval across prompts, the
+    per-prompt verdicts being detail (_prompt_lines)."""
     c = q.averaged
     if not c.run_part:
         return result
+    prompts = isinstance(q, _PromptEffect)
     gap = float(result.gap)
-    half = (c.ci.hi - c.ci.lo) / 2
-    edge = 1.0 if result.kind == "binary" or result.share else math.inf
+    bounded = result.kind == "binary" or result.share
+    edge = 1.0 if bounded else math.inf
+
+    def centred(x, c, lo, hi):       # c's half-width about x, cut to the
+        half = (c.ci.hi - c.ci.lo) / 2    # values x's quantity can take
+        return _within(Interval(float(x) - half, float(x) + half), lo, hi)
+    systems = {name: centred(x, m, 0.0 if bounded else -math.inf, edge)
+               for name, x, m in zip(("ci_a", "ci_b"), (result.a, result.b),
+                                     q.means) if m.se}   # no width: as was
     return result._replace(          # a share's gap lies within +-1; the
         draws=None,                   # items' draws are not this interval's
-        ci_unpaired=None, ci_paired=_within(
-            Interval(gap - half, gap + half), -edge, edge),
+        ci_unpaired=None, ci_paired=centred(gap, c, -edge, edge),
         p=min(1.0, 2 * _student_t_tail(abs(gap) / c.se, c.df)),
-        test="t on items and runs", paired_method=_RUNS_T, df=c.df,
-        se=c.se)
+        test="t on items and prompts" if prompts else "t on items and runs",
+        paired_method=_PROMPTS_T if prompts else _RUNS_T, df=c.df,
+        se=c.se, **systems)
 
 
 _RUNS_T = "t on item and run variance"
+_PROMPTS_T = "t on item and prompt variance"
+
+
+def _crossed_means(tally, runs, confidence=CONFIDENCE, tables=None):
+    """Return each system's (A's, then B's) _Crossed interval of its
+    run-averaged mean, items and runs random, from a tally of (a_1..a_RA,
+    b_1..b_RB) tuples: the block above with one system's table, item_var
+    the variance over items of its run-averaged scores.  compare --runs
+    printed the items-only interval of those means, narrower than the
+    rerun noise their gap carries.  *tables* are the two systems' (v,
+    ms, R) where the caller has them (_run_noise).
+
+    >>> t = collections.Counter({(1, 1, 1, 0): 40, (0, 1, 1, 1): 30,
+    ...                          (1, 0, 1, 1): 20, (0, 0, 0, 0): 10})
+    >>> a, b = _crossed_means(t, (2, 2))   # A's run means 0.6 and 0.7: v
+    >>> round(a.se ** 2, 6), a.run_part    # 0.005, items' part cut at 0
+    (0.0025, 1.0)
+    """
+    n = sum(tally.values())
+    out, start = [], 0
+    for k, size in enumerate(runs):
+        rows = [(math.fsum(map(float, values[start:start + size])) / size,
+                 count) for values, count in tally.items()]
+        mean = math.fsum(x * c for x, c in rows) / n
+        item_var = math.fsum(c * (x - mean) ** 2 for x, c in rows) / (n - 1)
+        out.append(_crossed_interval(mean, item_var, n, [
+            tables[k] if tables else
+            (*_crossed_table(tally, start, size), size)], confidence))
+        start += size
+    return tuple(out)
 
 
 def _run_noise_needed(q, gap, options):
@@ -8744,12 +8804,15 @@ def _detection(r, *, gap=None, alpha=0.05, power=_POWER):
                          method, power=power)
     if r.clusters is not None:         # the cluster t test, not the normal
         return _clustered_detection(r, target, alpha, power)
-    if getattr(r, "paired_method", None) == _RUNS_T:   # compare --runs
+    crossed = getattr(r, "paired_method", None)     # --runs, --prompts
+    if crossed in (_RUNS_T, _PROMPTS_T):
         return _Detection(
             _t_factor(r.df, r.df, alpha, power) * r.se, None,
             "more items leave the run-to-run part as it is: the runs "
-            "lines below say how many runs would", f"t on item and run "
-            f"variance, {_df_words(r.df)}", power=power)
+            "lines below say how many runs would" if crossed == _RUNS_T
+            else "more items leave the prompt-to-prompt part as it is: "
+            "more prompts narrow it", f"{crossed}, {_df_words(r.df)}",
+            power=power)
     mde = _detectable_difference(r.se, alpha=alpha, power=power)
     needed = None
     if target:
@@ -9126,9 +9189,9 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 # _grouped_runs, _holds_preferences, _human_battles, _ID_FIELDS, _judged,
 # _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
 # _lower_is_better, _margins, _named_runs, _once_each, _open_source,
-# _plan_from_pilot, _preference_battles, _rank_copies, _rank_differing,
-# _rank_differs_words, _rank_input, _rank_one_metric, _aliased,
-# _READ_FILES, _source_notes.
+# _plan_from_pilot, _planned_gaps, _preference_battles, _rank_copies,
+# _rank_differing, _rank_differs_words, _rank_input, _rank_one_metric,
+# _aliased, _READ_FILES, _source_notes.
 
 # Files are read line by line and never held whole (a JSON array's text is
 # the exception: it is one value; its records are parsed a batch at a
@@ -15505,10 +15568,11 @@ def _grouped_runs(options, rng):
         result = result._replace(share=bool(continuous) and all(
             v in (0, 1) for values in tally for v in values))
         if prompts:
-            noise.append(_prompt_effect(tally, prompts, rng, options, metric))
+            noise.append(_prompt_effect(tally, prompts, rng, options, metric)
+                         ._replace(items_only=result.ci_paired))
         else:
             noise.append(_run_noise(tally, (ra, rb), options, metric))
-            result = _with_run_noise(result, noise[-1])
+        result = _with_run_noise(result, noise[-1])
         results.append(result)
     reading = [f"prompts: {ra} ({', '.join(prompts)}), each run by both "
                f"systems on the same items; each item's score is its mean "
@@ -16390,6 +16454,29 @@ def _margins(specs, metrics, flag="--margin"):
     return out
 
 
+def _planned_gaps(options, metrics):
+    """Return ({metric: the gap plan --from sizes it for, None for the
+    pilot's own}, [notes]) of *metrics*, (name, is it 0/1) pairs: --gap
+    NAME=G for that metric, in its units; a bare --gap G for each 0/1
+    metric only (a share of items: 0.03 is 3 points of accuracy, and 0.03
+    ms of latency asked 91,319,170 items), which a note says where
+    another metric is sized at its own gap."""
+    names = [name for name, _ in metrics]
+    named = _margins(options.gaps, names, "--gap")
+    gaps = {name: named.get(name, options.gap if binary else None)
+            for name, binary in metrics}
+    left = [name for name, binary in metrics
+            if not binary and name not in named]
+    if options.gap is None or not left:
+        return gaps, []
+    shared = [name for name, binary in metrics if binary
+              and name not in named]
+    return gaps, [f"--gap {options.gap:g} is a gap of 0/1 scores: it sizes "
+                  + (_listing(shared) if shared else "no metric here")
+                  + f"; {_listing(left)} at the pilot's own gap (--gap "
+                  f"{left[0]}=G sizes it for G, in its units)"]
+
+
 def _chosen_metrics(options, baseline, candidate, said=None):
     """Return (Metrics to compare, baseline, candidate), checking the
     names given; with none given the sources come back watched (see
@@ -16923,12 +17010,13 @@ def _plan_from_pilot(options):
     if options.repeats:
         return _repeats_from_pilot(options, metrics, sizing)
     tallies, _ = _read_tallies(baseline, candidate, metrics, options)
-    rows = []
-    for m, tally in zip(metrics, tallies):
-        r = _tally_spread(tally, metric=m.name, kind=m.kind,
-                         clustered=bool(options.cluster))
-        rows.append((r, _detection(r, gap=options.gap, **sizing)))
-    return rows
+    spreads = [_tally_spread(tally, metric=m.name, kind=m.kind,
+                             clustered=bool(options.cluster))
+               for m, tally in zip(metrics, tallies)]
+    gaps, _ = _planned_gaps(options, [(r.metric, r.kind == "binary")
+                                      for r in spreads])
+    return [(r, _detection(r, gap=gaps[r.metric], **sizing))
+            for r in spreads]
 
 
 def _labels_from_pilot(options):
@@ -16998,10 +17086,12 @@ def _repeats_from_pilot(options, metrics, sizing):
     candidate = _read_run(options.runs[-1], how)
     key = options.id_col or _shared_id_field(baseline, candidate)
     ks = _repeat_counts(options.repeats)
+    named = _margins(options.gaps, [m[0] for m in metrics], "--gap")
     return [(name, *_repeats_from_samples(
         _grouped_values(baseline, key, a_field),
-        _grouped_values(candidate, key, b_field), ks, gap=options.gap,
-        **sizing)) for name, a_field, b_field, *_ in metrics]
+        _grouped_values(candidate, key, b_field), ks,
+        gap=named.get(name, options.gap), **sizing))
+        for name, a_field, b_field, *_ in metrics]
 
 
 ## Input: what the files hold (check) #########################################
@@ -18011,7 +18101,8 @@ def _one_file_commands(p, extra):
 # _joined_reports, _labels_plan_json, _OUTPUT_FORMATS, _markdown_lines,
 # _Page, _peeking_json, _pilot_json, _plan_json, _plan_markdown, _plan_page,
 # _power_curve_svg, _rank_json, _rank_page, _Ranked, _render,
-# _runs_plan_json, _simulation_json, _stopping_json, _table, _with_noise.
+# _runs_plan_json, _simulation_json, _stopping_json, _table,
+# _with_gap_notes, _with_noise.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -18035,6 +18126,53 @@ def _finite(value):
     if isinstance(value, (list, tuple)):
         return [_finite(v) for v in value]
     return value
+
+
+def _no_width(value):
+    """Return *value* (JSON data) with every interval whose ends meet as
+    None, its key named in its object's "no_spread" list ("ci.a" within
+    a "ci" object): an interval of no width claims certainty where every
+    value, or every difference, was the same, as the reports' "no
+    spread" says (_Units.span).  An interval is a pair of numbers under
+    "ci", a key ending "_ci" or "_interval" (or one of a list of them
+    there: "run_sd_ci.0"), or in a "ci" object; rank sets ("rank_ci": [1,
+    1], surely first) are not.
+
+    >>> _no_width({"ci": {"a": [0.5, 0.5], "b": [0.1, 0.9]},
+    ...            "rank_ci": [1, 1], "score_ci": [0.0, 0.0],
+    ...            "run_sd_ci": [[0.0, 0.0], [0.1, 0.2]]})
+    {'ci': {'a': None, 'b': [0.1, 0.9]}, 'rank_ci': [1, 1], 'score_ci': None, 'run_sd_ci': [None, [0.1, 0.2]], 'no_spread': ['ci.a', 'score_ci', 'run_sd_ci.0']}
+    """
+    def flat(x):
+        return (isinstance(x, (list, tuple)) and len(x) == 2 and all(
+            isinstance(v, (int, float, Fraction)) and not isinstance(v, bool)
+            for v in x) and x[0] == x[1])
+
+    def interval(key):
+        return (key == "ci" or key.endswith(("_ci", "_interval"))) and not \
+            key.startswith("rank")
+    if isinstance(value, (list, tuple)):
+        return [_no_width(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out, none = {}, []
+    for key, v in value.items():
+        if isinstance(key, str) and interval(key) and flat(v):
+            out[key] = None
+            none.append(key)
+        elif isinstance(key, str) and interval(key) and isinstance(
+                v, (list, tuple)) and any(map(flat, v)):
+            out[key] = [None if flat(x) else x for x in v]
+            none += [f"{key}.{k}" for k, x in enumerate(v) if flat(x)]
+        elif key == "ci" and isinstance(v, dict):
+            out[key] = {k: None if flat(x) else _no_width(x)
+                        for k, x in v.items()}
+            none += [f"ci.{k}" for k, x in v.items() if flat(x)]
+        else:
+            out[key] = _no_width(v)
+    if none:
+        out["no_spread"] = list(out.get("no_spread") or ()) + none
+    return out
 
 
 def _metric_json(r):
@@ -18588,7 +18726,8 @@ def _verbose_words(run, options):
     notes = [f"{r.metric}: {note}" for r, j in zip(results, judgements)
              for note in j.notes + (_macro_notes(r, run.subsets)
                                     if options.macro else [])]
-    return words, notes + _judge_notes(run)
+    return words, notes + _judge_notes(run) + _interval_notes(run.results,
+                                                              options)
 
 
 def _posterior_words(r, posterior, confidence):
@@ -18651,7 +18790,8 @@ def _words(run, options):
     everyone = len(results) > 1
     notes = [(f"all {len(results)} metrics" if everyone and len(names)
               == len(results) else ", ".join(names)) + f": {note}"
-             for note, names in said.items()] + _judge_notes(run)
+             for note, names in said.items()] + _judge_notes(run) + (
+                 _interval_notes(results, options))
     if hidden:
         words.append("(--verbose: the detail behind each verdict, such as "
                      "the unpaired interval, discordant pairs and churn)")
@@ -18705,9 +18845,8 @@ def _judge_lines(r, j, check, as_judged, options):
     if check.audit and options.verbose:
         lines.append("Agreement, both systems' labelled answers (" + level
                      + " CI, jackknife over items): " + "; ".join(
-                         f"{a.name} {a.value:.2f}" + (
-                             f" [{a.ci.lo:.2f}, {a.ci.hi:.2f}]" if a.ci
-                             else "") for a in check.audit) + ".")
+                         f"{a.name} {a.value:.2f}" + _ends(a.ci)
+                         for a in check.audit) + ".")
     if check.agreement:
         said = [f"{name} sensitivity {_share_text(g.sensitivity)}, "
                 f"specificity {_share_text(g.specificity)}, Cohen's kappa "
@@ -18763,22 +18902,30 @@ def _audit_finding(check, u=None, level="95%", span=None):
     word = next(w for top, w in _AGREES if head.value < top)
     mean, ci = check.bias[2]
     bias = (u.gap(_exact(mean)) + (f" {span(ci)}" if ci else "")
-            if u else f"{mean:+.4g}" + (f" [{ci.lo:.4g}, {ci.hi:.4g}]"
-                                        if ci else ""))
+            if u else f"{mean:+.4g}" + _ends(ci, "+.4g"))
     lean = ("favours the candidate" if mean > 0 else "favours the baseline"
             if mean < 0 else "favours neither system")
     return (f"The judge agrees with the humans {word} ({head.name} "
-            f"{head.value:.2f}" + (f" [{head.ci.lo:.2f}, {head.ci.hi:.2f}]"
-                                   if head.ci else "")
+            f"{head.value:.2f}" + _ends(head.ci)
             + f") and {lean} by {bias} ({level} CI).")
+
+
+def _ends(ci, spec=".2f"):
+    """Return ' [lo, hi]' of an interval in plain numbers (format *spec*),
+    ', no spread' where its ends meet, as _Units.span says it (a kappa of
+    1 on every jackknifed sample is not certainty), '' for None."""
+    if ci is None:
+        return ""
+    if ci.lo == ci.hi:
+        return ", no spread"
+    return f" [{ci.lo:{spec}}, {ci.hi:{spec}}]"
 
 
 def _statistics_words(head, audit):
     """Return *head* and the _Statistics of an agreement audit, each with
     its interval."""
     return head + "; ".join(
-        f"{a.name} {a.value:.2f}" + (f" [{a.ci.lo:.2f}, {a.ci.hi:.2f}]"
-                                     if a.ci else "") for a in audit) + "."
+        f"{a.name} {a.value:.2f}" + _ends(a.ci) for a in audit) + "."
 
 
 def _sized(mean, ci, u=None, span=None):
@@ -18786,7 +18933,7 @@ def _sized(mean, ci, u=None, span=None):
     *span*'s brackets, else as plain numbers (JSON's finding lines)."""
     if u:
         return u.gap(_exact(mean)) + (f" {span(ci)}" if ci else "")
-    return f"{mean:+.4g}" + (f" [{ci.lo:.4g}, {ci.hi:.4g}]" if ci else "")
+    return f"{mean:+.4g}" + _ends(ci, "+.4g")
 
 
 def _self_preference_line(p, u=None, level="95%", span=None):
@@ -18816,8 +18963,7 @@ def _rerun_line(r, u=None, level="95%", span=None):
     if head is not None:
         word = next(w for top, w in _AGREES if head.value < top)
         agree = (f"; they agree {word} ({head.name} {head.value:.2f}"
-                 + (f" [{head.ci.lo:.2f}, {head.ci.hi:.2f}]" if head.ci
-                    else "") + ")")
+                 + _ends(head.ci) + ")")
     return (("Finding: the judge's two runs differ: " if r.material else
              "The judge's two runs: ")
             + f"the second scores {_sized(r.shift, r.shift_ci, u, span)} "
@@ -18837,12 +18983,11 @@ def _covariate_line(c, u, level, span):
     per = u.gap(_exact(c.slope * c.sd))
     ci = (f"{level} CI {span(Interval(c.ci.lo * c.sd, c.ci.hi * c.sd))}"
           if c.ci else "too few items for an interval")
-    differ = (f"[{c.gap_ci.lo:+.4g}, {c.gap_ci.hi:+.4g}]" if c.gap_ci
-              else "no interval")
+    differ = _ends(c.gap_ci, "+.4g") or " no interval"
     return (f"The judge's error (judge minus human) against {c.name}: "
             f"{per} per SD of {c.name} ({c.sd:.4g}; {ci}), over "
             f"{c.answers:,} labelled answers; the candidate's {c.name} "
-            f"less the baseline's is {c.gap:+.4g} {differ}, so about "
+            f"less the baseline's is {c.gap:+.4g}{differ}, so about "
             f"{u.gap(_exact(c.implied))} of the judge's gap goes with "
             f"{c.name}.")
 
@@ -18863,6 +19008,28 @@ def _strata_line(strata, u):
 def _share_text(x):
     """Return a share to two decimals, or 'none' where there is none."""
     return "none" if x is None else f"{float(x):.2f}"
+
+
+def _interval_notes(results, options):
+    """Return compare's note where --interval bca was asked and metrics'
+    headline intervals are not a bootstrap's, which it cannot move: a 0/1
+    metric's is Fay-Lumbard's, which McNemar's exact test inverts (its
+    bca interval is the paired bootstrap one under --verbose), others' a
+    t (clusters, runs, prompts) or the judge-corrected one.  The
+    intervals it does move (continuous means and gaps) are not named."""
+    if options.interval != "bca":
+        return []
+    kept = {}
+    for r in results:
+        if r.paired_method:
+            kept.setdefault(r.paired_method, []).append(r.metric)
+    return [f"{', '.join(names)}: --interval bca leaves the headline "
+            f"interval as it is ({method}" + (
+                ", the one McNemar's exact test inverts, so that interval "
+                "and p agree; each system's Clopper-Pearson too); bca is "
+                "the paired bootstrap CI under --verbose"
+                if method == "Fay-Lumbard" else ", not a bootstrap)")
+            for method, names in kept.items()]
 
 
 def _judge_notes(run):
@@ -19354,6 +19521,8 @@ def _compare_entries(results, judgements, interval, resamples=None):
                                      if r.method == "saddlepoint"
                                      or r.paired_method else kind),
                  "system_interval": (
+                     r.paired_method if r.paired_method in (
+                         _RUNS_T, _PROMPTS_T) else
                      "Clopper-Pearson" if r.kind == "binary"
                      and r.clusters is None else "expanded percentile"
                      if r.paired_method == "expanded percentile" else
@@ -19695,7 +19864,7 @@ _OUTPUT_FORMATS = {
     "markdown": lambda text, markdown, data, page: (markdown or (
         lambda: _fenced(text())))(),
     "json": lambda text, markdown, data, page: json.dumps(
-        _finite(data()), allow_nan=False),
+        _finite(_no_width(data())), allow_nan=False),
     "html": lambda text, markdown, data, page: _html((page or (
         lambda: _Page(preformatted=text())))()),
 }
@@ -20133,8 +20302,14 @@ def _prompt_lines(effects, results, options):
                      f"{len(e.prompts)}): " + "; ".join(
                          f"{word} under {', '.join(names)}"
                          for word, names in verdicts.items()) + ".")
-        here = r.ci_paired.lo > 0 or r.ci_paired.hi < 0
+        fixed = e.items_only or r.ci_paired
+        here = fixed.lo > 0 or fixed.hi < 0
         anew = e.ci.lo > 0 or e.ci.hi < 0
+        if e.items_only is not None and r.paired_method == _PROMPTS_T:
+            lines.append(f"  these {len(e.prompts)} prompts taken as the "
+                         f"only ones, items alone: {level} CI "
+                         f"{u.span_words(fixed)}; the verdict above follows "
+                         f"the interval across prompts.")
         if here != anew:
             lines.append(
                 "  Finding: " + ("a gap on these prompts that prompts drawn "
@@ -20173,7 +20348,7 @@ def _format_runs_plan(noise, results, options, markdown=False):
     for q, r in zip(noise, results):
         lines += [""] * (markdown and bool(lines))
         u = _units_of(r)
-        gap = q.gap if options.gap is None else options.gap
+        gap = _runs_gap(q, r, options)
         (ra, rb), (sa, sb) = q.runs, q.run_sd
         lines.append(mark(f"{q.metric}: {ra} runs of the baseline and {rb} "
                           f"of the candidate on {_items(q.n_items)}; one "
@@ -20214,11 +20389,20 @@ def _format_runs_plan(noise, results, options, markdown=False):
     return "\n".join(lines)
 
 
+def _runs_gap(q, r, options):
+    """Return the gap plan --from A B --runs sizes metric *r* for: --gap
+    NAME=G, a bare --gap on 0/1 scores (run-averaged shares too), else
+    the run-averaged gap seen."""
+    g = _planned_gaps(options, [(r.metric, r.kind == "binary" or r.share)
+                                ])[0][r.metric]
+    return q.gap if g is None else g
+
+
 def _runs_plan_json(noise, results, options):
     """Return the JSON object of plan --from A B --runs."""
     entries = []
-    for q in noise:
-        gap = q.gap if options.gap is None else options.gap
+    for q, r in zip(noise, results):
+        gap = _runs_gap(q, r, options)
         rows, needed, both, items = _runs_rows(q, gap, options)
         entries.append({
             "metric": q.metric, "n_items": q.n_items, "runs": list(q.runs),
@@ -20241,6 +20425,9 @@ def _with_noise(report, noise, results, options):
             {"metric": e.metric, "n_items": e.n_items,
              "prompts": list(e.prompts), "gap": e.gap, "ci": list(e.ci),
              "df": e.df, "prompt_sd": e.prompt_sd,
+             "items_only_ci": e.items_only and list(map(float,
+                                                         e.items_only)),
+             "means": _means_json(e.means),
              "method": "prompts and items as random factors, Student's t "
                        "(Satterthwaite)",
              "per_prompt": [{"prompt": name, "gap": float(r.gap),
@@ -20270,7 +20457,8 @@ def _with_noise(report, noise, results, options):
                           "method": "items and runs as random factors, "
                                     "Student's t (Satterthwaite)"
                                     if q.averaged.run_part else
-                                    "items only: the runs' means agree"}}
+                                    "items only: the runs' means agree"},
+             "means": _means_json(q.means)}
              for q in noise]
         return report
     lines = (_prompt_lines(noise, results, options) if options.crossed
@@ -20278,6 +20466,15 @@ def _with_noise(report, noise, results, options):
     if options.format == "markdown":
         return report + "\n\n" + "\n\n".join(map(_markdown, lines))
     return report + "\n\n" + "\n".join(lines)
+
+
+def _means_json(means):
+    """Return the JSON of each system's _Crossed mean interval (baseline,
+    candidate) of compare --runs or --prompts: se and df behind the
+    metric's "a" and "b" intervals (those centred on the means)."""
+    return [{"system": side, "ci": list(c.ci), "se": c.se, "df": c.df,
+             "run_share": c.run_part}
+            for side, c in zip(("baseline", "candidate"), means)]
 
 
 def _best_lines(found, runs, options):
@@ -20527,8 +20724,9 @@ def _format_pilot(rows, *, gap=None, alpha=0.05, power=_POWER,
     of items."""
     mark, apart = (_markdown, "\n\n") if markdown else (str, "\n")
     if rows and not isinstance(rows[0][0], str):
-        return apart.join(mark(_pilot_plan(r, gap=gap, alpha=alpha,
-                                           power=power)) for r, _ in rows)
+        return apart.join(mark(_pilot_plan(
+            r, gap=gap.get(r.metric) if isinstance(gap, dict) else gap,
+            alpha=alpha, power=power)) for r, _ in rows)
     lines = []
     for name, table, within, between, seen in rows:
         lines.append(mark(f"{name}: gap {seen:+.4g}; between-item variance "
@@ -20537,6 +20735,17 @@ def _format_pilot(rows, *, gap=None, alpha=0.05, power=_POWER,
                           f"samples)"))
         lines.append(_format_repeats(table, within, markdown))
     return apart.join(lines)
+
+
+def _with_gap_notes(report, notes, markdown=False):
+    """Return plan --from's report (text, markdown or a JSON object) with
+    _planned_gaps's notes: a line each, or the JSON's "notes"."""
+    if isinstance(report, dict):
+        return {**report, "notes": notes} if notes else report
+    if not notes:
+        return report
+    return report + ("\n\n" + "\n\n".join(map(_markdown, notes))
+                     if markdown else "\n" + "\n".join(notes))
 
 
 def _pilot_json(rows, *, gap=None, alpha=0.05, power=_POWER):
@@ -20551,10 +20760,11 @@ def _pilot_json(rows, *, gap=None, alpha=0.05, power=_POWER):
                                 for k, v in table.items()}})
             continue
         r, found = row
+        g = gap.get(r.metric) if isinstance(gap, dict) else gap
         entries.append({
             "metric": r.metric, "type": r.kind, "n_items": r.n_items,
             "clusters": r.clusters, "observed_gap": float(r.gap),
-            "gap": float(r.gap if gap is None else gap),
+            "gap": float(r.gap if g is None else g),
             "se": r.se, "discordance": r.mcnemar and (
                 r.mcnemar.a_only + r.mcnemar.b_only) / r.n_items,
             "items_needed": found.items_needed, "mde": found.mde,
@@ -20603,7 +20813,8 @@ def _format_labels_plan(found, *, gap=None, width=None, alpha=0.05,
     for r, c in found:
         lines += [""] * (markdown and bool(lines))
         u, items = _units_of(r), c.labels + c.unlabelled
-        target = c.estimate if gap is None else gap
+        g = gap.get(r.metric) if isinstance(gap, dict) else gap
+        target = c.estimate if g is None else g
         rows, needed, for_width = _labels_rows(c, target, width, alpha,
                                                power, confidence)
         lines.append(mark(f"{r.metric}: {_items(c.labels, 'human label')} "
@@ -20649,7 +20860,8 @@ def _labels_plan_json(found, *, gap=None, width=None, alpha=0.05,
     """Return the JSON object of plan --from A B --human."""
     entries = []
     for r, c in found:
-        target = c.estimate if gap is None else gap
+        g = gap.get(r.metric) if isinstance(gap, dict) else gap
+        target = c.estimate if g is None else g
         rows, needed, for_width = _labels_rows(c, target, width, alpha,
                                                power, confidence)
         entries.append({
@@ -23409,8 +23621,12 @@ def _add_plan(commands):
     design.add_argument("--acc-b", type=_PROBABILITY,
                         help=f"accuracy of system B (default {ACC_B}, or "
                              f"acc-a + gap)")
-    design.add_argument("--gap", type=_bounded(float, -1, 1),
-                        help="B's accuracy minus A's, instead of --acc-b")
+    design.add_argument("--gap", action="append", type=_gap_spec,
+                        metavar="[NAME=]G",
+                        help="B's accuracy minus A's, instead of --acc-b; "
+                             "with --from, the gap to size for: G for the "
+                             "0/1 metrics, NAME=G for one metric in its "
+                             "units (repeatable)")
     agree = design.add_mutually_exclusive_group()
     agree.add_argument("--corr", type=_CORRELATION,
                         help=f"the article's latent correlation (default "
@@ -24174,7 +24390,8 @@ def _plan_options(args):
         alpha=args.alpha, power=args.power, repeats=args.repeats,
         within_var=args.within_var, sequential=args.sequential,
         simulate=args.simulate, n_items=args.n_items, corr=args.corr,
-        discordance=args.discordance, gap=args.gap,
+        discordance=args.discordance, gap=_bare_gap(args),
+        gaps=tuple(spec for spec in args.gap or () if spec[0]),
         acc_a=ACC_A if args.acc_a is None else args.acc_a,
         confidence=CONFIDENCE if args.confidence is None
         else args.confidence,
@@ -24197,10 +24414,13 @@ def _plan_options(args):
                 raise EvalDeltaError(f"{flag} goes with --human")
     if args.pilot:
         return options
-    if args.gap is not None and args.acc_b is not None:
+    if options.gaps:
+        raise EvalDeltaError(f"--gap {options.gaps[0][0]}=G goes with --from "
+                             f"(pilot data): a design has one gap, --gap G")
+    if options.gap is not None and args.acc_b is not None:
         raise EvalDeltaError("give --acc-b or --gap, not both")
-    acc_b = (ACC_B if args.gap is None else round(options.acc_a + args.gap,
-                                                   12)
+    acc_b = (ACC_B if options.gap is None else round(options.acc_a
+                                                      + options.gap, 12)
              ) if args.acc_b is None else args.acc_b
     if not 0 < acc_b < 1:
         raise EvalDeltaError(f"acc-a + gap must be in (0, 1), not {acc_b:g}")
@@ -24211,6 +24431,16 @@ def _plan_options(args):
         raise EvalDeltaError("--simulate replays the article's simulator, "
                              "which needs --corr, not --discordance")
     return options._replace(acc_b=acc_b)
+
+
+def _bare_gap(args):
+    """Return plan's --gap G (None without one); given twice without a
+    name, EvalDeltaError."""
+    bare = [gap for name, gap in args.gap or () if name is None]
+    if len(bare) > 1:
+        raise EvalDeltaError("--gap without a name is given twice; name the "
+                             "metric: --gap NAME=G")
+    return bare[0] if bare else None
 
 
 def _metric_type(text):
@@ -24244,6 +24474,19 @@ def _bounds_spec(text):
         return _bounds_of(text)
     except EvalDeltaError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _gap_spec(text):
+    """argparse type of plan's --gap: 'G' (a gap of 0/1 scores, in (-1,
+    1)) or 'NAME=G' (one metric's, in its units, finite)."""
+    name, _, value = text.rpartition("=")
+    try:
+        gap = _bounded(float, -1, 1)(value) if not name else _bounded(
+            float, -math.inf, None)(value)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(
+            f"expected G or NAME=G: {exc}") from None
+    return (name or None), gap
 
 
 def _margin_spec(text):
@@ -24801,16 +25044,25 @@ def _run_pilot(options):
         return 0
     if options.human:
         found = _labels_from_pilot(options)
-        sizing = dict(gap=options.gap, width=options.width,
+        gaps, notes = _planned_gaps(options, [(r.metric, r.kind == "binary")
+                                              for r, _ in found])
+        sizing = dict(gap=gaps, width=options.width,
                       alpha=options.alpha, power=options.power,
                       confidence=options.confidence)
-        _emit(options, text=lambda: _format_labels_plan(found, **sizing),
-              data=lambda: _labels_plan_json(found, **sizing),
-              markdown=lambda: _format_labels_plan(found, **sizing,
-                                                   markdown=True))
+        _emit(options, text=lambda: _with_gap_notes(
+            _format_labels_plan(found, **sizing), notes),
+              data=lambda: _with_gap_notes(_labels_plan_json(found, **sizing),
+                                           notes),
+              markdown=lambda: _with_gap_notes(_format_labels_plan(
+                  found, **sizing, markdown=True), notes, True))
         return 0
     rows = _plan_from_pilot(options)
-    sizing = dict(gap=options.gap, alpha=options.alpha, power=options.power)
+    gaps, notes = _planned_gaps(options, [
+        (row[0], False) if isinstance(row[0], str) else
+        (row[0].metric, row[0].kind == "binary") for row in rows])
+    if rows and isinstance(rows[0][0], str):   # repeats: as they were
+        gaps, notes = options.gap, []
+    sizing = dict(gap=gaps, alpha=options.alpha, power=options.power)
     stops = _pilot_stopping(options, rows) if options.sequential else {}
 
     def data():
@@ -24819,7 +25071,7 @@ def _run_pilot(options):
             if entry["metric"] in stops:
                 entry["sequential"] = _stopping_json(
                     stops[entry["metric"]], seed=options.seed)
-        return report
+        return _with_gap_notes(report, notes)
 
     def text(markdown=False):
         lines = [_format_pilot(rows, **sizing, markdown=markdown)]
@@ -24828,8 +25080,9 @@ def _run_pilot(options):
                                     power=options.power)
             lines += [f"{name}: " + said[0]] + said[1:]
         if markdown:
-            return "\n\n".join(lines[:1] + _markdown_lines(lines[1:]))
-        return "\n".join(lines)
+            return _with_gap_notes("\n\n".join(
+                lines[:1] + _markdown_lines(lines[1:])), notes, True)
+        return _with_gap_notes("\n".join(lines), notes)
     _emit(options, text=text, data=data, markdown=lambda: text(True))
     return 0
 
@@ -24845,7 +25098,8 @@ def _pilot_stopping(options, rows):
                                  f"metric of independent items; plan "
                                  f"--sequential replays those only")
         d = Fraction(r.mcnemar.a_only + r.mcnemar.b_only, r.n_items)
-        g = _exact(r.gap if options.gap is None else options.gap)
+        named = _planned_gaps(options, [(r.metric, True)])[0][r.metric]
+        g = _exact(r.gap if named is None else named)
         if not d or abs(g) > d:
             raise EvalDeltaError(f"--sequential: {r.metric}: a gap of "
                                  f"{float(g):g} cannot arise at the pilot's "

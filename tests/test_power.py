@@ -150,6 +150,42 @@ def test_plan_from_pilot_csv(capsys):
         f"exact, alpha 0.05)")
 
 
+def test_plan_gap_per_metric(capsys, tmp_path):
+    # Issue 58: plan --from A B --gap 0.03 sized every metric for 0.03,
+    # latency in ms included ("91,319,170 items").  A bare gap is a gap of
+    # 0/1 scores and sizes the 0/1 metrics only, a line saying so; NAME=G
+    # sizes one metric in its units.
+    rng = random.Random(58)
+    paths = []
+    for side, acc, ms in (("a", 0.70, 900), ("b", 0.74, 880)):
+        path = tmp_path / f"{side}.jsonl"
+        path.write_text("".join(json.dumps(
+            {"id": i, "acc": int(rng.random() < acc),
+             "latency_ms": round(rng.gauss(ms, 150), 1)}) + "\n"
+            for i in range(200)))
+        paths.append(str(path))
+    status, out, _ = run(capsys, "--from", *paths, "--gap", "0.03",
+                         "--json")
+    found = {m["metric"]: m for m in json.loads(out)["metrics"]}
+    assert status == 0 and found["acc"]["gap"] == 0.03
+    latency = found["latency_ms"]
+    assert latency["gap"] == latency["observed_gap"]
+    assert latency["items_needed"] < 10 ** 4
+    assert "sizes acc; latency_ms at the pilot's own gap" in json.loads(
+        out)["notes"][0]
+    status, out, _ = run(capsys, "--from", *paths, "--gap", "0.03",
+                         "--gap", "latency_ms=-50")
+    acc, latency = out.splitlines()
+    assert "detect +3.0 pts" in acc and "detect -50 with" in latency
+    for argv, words in ((["--from", *paths, "--gap", "ms=5"],
+                         "no metric 'ms'; the metrics are acc, latency_ms"),
+                        (["--from", *paths, "--gap", "0.1", "--gap", "0.2"],
+                         "name the metric"),
+                        (["--gap", "acc=0.1"], "goes with --from")):
+        status, out, err = run(capsys, *argv)
+        assert status == 2 and out == "" and words in err
+
+
 def test_pilot_plan_continuous_uses_the_paired_sd():
     a = [0.1, 0.4, 0.35, 0.9, 0.2, 0.5]
     b = [0.2, 0.45, 0.3, 1.0, 0.3, 0.55]

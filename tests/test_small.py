@@ -7,6 +7,7 @@ by simulation: a paired 0/1 eval of n items is a multinomial draw of its
 four cells, so the probability that an interval covers is a finite sum.
 """
 import collections
+import json
 import math
 import random
 import re
@@ -278,6 +279,57 @@ def test_four_items_under_verbose_print_no_interval_without_width(
                              "50", "--verbose", "--format", fmt)
         assert status == 0 and "Unpaired CI none: no spread" in out
         assert not re.search(r"\[[-+]?0\.0+, [-+]?0\.0+\]", out)
+
+
+def test_four_items_print_no_interval_without_width_in_any_format(
+        capsys, tmp_path):
+    # Issue 58: the text and markdown said "no spread", while --json gave
+    # [0.0, 0.0] for the unpaired and bootstrap intervals of a 4-item run
+    # against itself, and simulate at 4 items "B=1.000 [1.000, 1.000]".
+    # Every interval of no width is null, named in its object's
+    # "no_spread"; the page says "no spread" as the text does.
+    flat = re.compile(r"\[([-+]?\d[\d.e+-]*)%?, \1%?\]")
+    for pairs in ([(0, 0)] * 4, [(1, 1)] * 4, [(0.5, 0.5)] * 4):
+        status, out, _ = run(capsys, wide(tmp_path, pairs), "--resamples",
+                             "50", "--verbose", "--json")
+        (m,) = json.loads(out)["metrics"]
+        assert status == 0 and not flat.search(out)
+        assert m["ci"]["unpaired_gap"] is None
+        assert "ci.unpaired_gap" in m["no_spread"]
+        status, out, _ = run(capsys, wide(tmp_path, pairs), "--resamples",
+                             "50", "--verbose", "--format", "html")
+        assert status == 0 and not flat.search(out) and "no spread" in out
+    assert bed.main(["simulate", "--n-items", "4", "--replays", "5",
+                     "--no-csv", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "B=1.000 no spread" in out and not flat.search(out)
+    # A judge that agrees with every human label: its kappas read "1.00,
+    # no spread" (jackknifed, every one 1), not "1.00 [1.00, 1.00]"; the
+    # same covariate for both systems, "+0, no spread", not "[+0, +0]".
+    rows = ["id,judge_a,judge_b,human_a,human_b,words"]
+    for i in range(60):
+        a, b = i % 2, i % 3 > 0
+        rows.append(f"{i},{a},{b:d}," + (f"{a},{b:d}" if i % 3 == 0
+                                         else ",") + f",{50 + i * 7 % 40}")
+    path = tmp_path / "judged.csv"
+    path.write_text("\n".join(rows) + "\n")
+    for fmt in ("text", "json"):
+        status, out, err = run(capsys, str(path), "--a-col", "judge_a",
+                               "--b-col", "judge_b", "--human",
+                               "human_a,human_b", "--judge-covariate",
+                               "words", "--verbose", "--format", fmt)
+        assert status == 0, err
+        assert "kappa 1.00, no spread" in out and not flat.search(out)
+    # --runs whose runs all agree: the run SDs' intervals too (a list).
+    for side in "ab":
+        (tmp_path / side).mkdir()
+        for k in range(2):
+            (tmp_path / side / f"r{k}.csv").write_text(
+                "id,acc\n" + "".join(f"{i},1\n" for i in range(4)))
+    status, out, _ = run(capsys, str(tmp_path / "a"), str(tmp_path / "b"),
+                         "--runs", "--json")
+    (q,) = json.loads(out)["runs"]
+    assert q["run_sd_ci"] == [None, None] and "run_sd_ci.1" in q["no_spread"]
 
 
 @pytest.mark.parametrize("n, gained, lost", [(30, 0.1, 0.05), (40, 0.2, 0.15),
