@@ -22027,15 +22027,17 @@ def _report_entries(report):
 
 
 def _history_value(row, key, points):
-    """Return a row's mean or gap with its interval, as text."""
-    value, (lo, hi) = row[key], row["ci" if key == "mean" else "gap_ci"]
-    if points:
-        scale, sign = 100, "+" if key == "gap" else ""
-        unit = "%" if key == "mean" else " pts"
-        return (f"{value * scale:{sign}.1f}{unit} "
-                f"[{lo * scale:{sign}.1f}, {hi * scale:{sign}.1f}]")
+    """Return a row's mean or gap with its interval, as text ('no spread'
+    for an interval of no width); a 0/1 metric's in % and points."""
+    value, ends = row[key], row["ci" if key == "mean" else "gap_ci"]
     sign = "+" if key == "gap" else ""
-    return f"{value:{sign}.4g} [{lo:{sign}.4g}, {hi:{sign}.4g}]"
+    scale, unit = ((100, "%" if key == "mean" else " pts") if points
+                   else (1, ""))
+    shown = [format(x * scale, f"{sign}.1f" if points else f"{sign}.4g")
+             for x in (value, *(ends or ()))]
+    if len(shown) < 3 or ends[0] == ends[1]:
+        return f"{shown[0]}{unit}, no spread"
+    return f"{shown[0]}{unit} [{shown[1]}, {shown[2]}]"
 
 
 def _history_parts(store, options, drift=None):
@@ -22209,6 +22211,14 @@ def _history_svg(rows):
 # metric that trips --fail-on, ::warning for one that moved the worse way,
 # ::notice for the rest).
 
+def _ends_words(ends):
+    """Return an interval's ends as '[lo, hi]' (6 significant digits), or
+    'no spread' where they meet."""
+    if not ends or ends[0] == ends[1]:
+        return "no spread"
+    return f"[{ends[0]:.6g}, {ends[1]:.6g}]"
+
+
 def _junit_xml(reports, tripped):
     """Return the JUnit XML of compare's JSON *reports* (one per
     candidate) and the (candidate name or '', metric, why) that tripped
@@ -22223,8 +22233,7 @@ def _junit_xml(reports, tripped):
             why = [w for m, w in trips if m == e["metric"]]
             detail = (f"{e['metric']}: {e['verdict']}; gap "
                       f"{e['observed']['gap']:+.6g}, paired CI "
-                      f"[{e['ci']['paired_gap'][0]:.6g}, "
-                      f"{e['ci']['paired_gap'][1]:.6g}], p = "
+                      f"{_ends_words(e['ci']['paired_gap'])}, p = "
                       f"{e['test']['p_adjusted']:.4g}")
             body.append(f'    <testcase classname='
                         f'{quoteattr(_xml_text(report["candidate"]))} '
@@ -22268,10 +22277,9 @@ def _github_outputs(report, tripped):
     first candidate's first metric: verdict, gap, interval, p, metric,
     and whether the gate tripped for any metric."""
     e = report["metrics"][0]
-    lo, hi = e["ci"]["paired_gap"]
     values = dict(metric=e["metric"], verdict=e["verdict"],
                   gap=f"{e['observed']['gap']:.6g}",
-                  interval=f"[{lo:.6g}, {hi:.6g}]",
+                  interval=_ends_words(e["ci"]["paired_gap"]),
                   p=f"{e['test']['p_adjusted']:.6g}",
                   tripped="true" if tripped else "false")
     return "".join(f"{k}={_xml_text(v).replace(chr(10), ' ')}\n"
@@ -22294,13 +22302,12 @@ def _github_lines(reports, tripped):
             level = ("error" if why else "warning"
                      if e["verdict"] == "worse" else "notice")
             who = f"{report['candidate']}: " if several else ""
-            lo, hi = e["ci"]["paired_gap"]
             lines.append(
                 f"::{level} title=bootstrap-eval-deltas::"
                 + clean(f"{who}{e['metric']}: {e['verdict']}"
                         + (f" ({why[0]}; the gate holds)" if why else "")
                         + f"; gap {e['observed']['gap']:+.4g}, paired CI "
-                        f"[{lo:.4g}, {hi:.4g}], p = "
+                        f"{_ends_words(e['ci']['paired_gap'])}, p = "
                         f"{e['test']['p_adjusted']:.4g}"))
     return lines
 
@@ -24727,8 +24734,9 @@ def _ci_identity():
 
 def _run_stored(options):
     """Run compare --store: with one run and an accepted baseline in the
-    store, compare the run with it, else the runs as given; save the runs
-    and each comparison; --accept makes the candidate the baseline."""
+    store, compare the run with it, else the runs as given; then save the
+    runs and each comparison (nothing where the comparison fails);
+    --accept makes the candidate the baseline."""
     commit, branch = _ci_identity()
     say = functools.partial(print, file=sys.stderr)
     with _Store(options.store) as store, \
@@ -24740,8 +24748,7 @@ def _run_stored(options):
                 + ("was saved before as " if before else "saved as ")
                 + _gate_words(stored.id, stored))
             return stored
-        given = options.runs
-        base = store.accepted()
+        given, base = options.runs, store.accepted()
         if len(given) == 1 and base is None:
             stored = save(given[0])
             store.accept(stored.id)
@@ -24752,34 +24759,44 @@ def _run_stored(options):
                 "store": options.store, "saved": stored.id, "accepted":
                 stored.id, "comparisons": []}))
             return 0
+        names, extracted = options.names, None
         if len(given) == 1:
-            runs, names = (store.extract(base.id, folder), given[0]), None
             known = store.known(given[0])
             if known is not None and known.id == base.id:
                 raise EvalDeltaError(f"{given[0]}: the same run as the "
                                      f"accepted baseline, "
                                      f"{_gate_words(base.id, base)}")
+            extracted = store.extract(base.id, folder)
+            runs = (extracted, given[0])
             say(f"bootstrap-eval-deltas: {options.store}: the baseline is "
                 f"the accepted {_gate_words(base.id, base)}")
-            names = options.names or (
-                f"{base.label or base.name} (#{base.id})",
-                os.path.basename(os.path.normpath(given[0])))
+            names = names or (f"{base.label or base.name} (#{base.id})",
+                              os.path.basename(os.path.normpath(given[0])))
             if names[0] == names[1]:
                 names = (names[0], names[1] + " (new)")
         else:
-            base, runs, names = save(given[0]), given, options.names
+            runs = given
+        kept = []
+        try:
+            status = _run_compare(options._replace(
+                runs=runs, names=tuple(names or ()), store=None),
+                keep=lambda reports, trips: kept.append((reports, trips)))
+        except EvalDeltaError as exc:     # the stored baseline by its name
+            if extracted is None:
+                raise
+            raise EvalDeltaError(str(exc).replace(extracted, (
+                f"{base.name} (run #{base.id} of {options.store})"))) from None
+        if len(given) > 1:
+            base = save(given[0])
             if store.accepted() is None:
                 store.accept(base.id)
         saved = [save(path) for path in runs[1:]]
-
-        def keep(reports, trips):
+        for reports, trips in kept:
             for stored, report in zip(saved, reports):
                 store.record(stored.id, base.id, report, options.fail_on,
                              [[m, w] for n, m, w in trips
                               if n in ("", report["candidate"])],
                              list(options.command))
-        status = _run_compare(options._replace(
-            runs=runs, names=tuple(names or ()), store=None), keep=keep)
         if options.accept:
             store.accept(saved[-1].id)
             say(f"bootstrap-eval-deltas: {options.store}: "

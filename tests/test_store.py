@@ -285,3 +285,21 @@ def test_the_composite_action_runs_as_the_runner_runs_it(tmp_path):
     assert set(outputs) <= set(values)
     assert values["verdict"] == "worse"
     assert "<!-- bootstrap-eval-deltas compare -->" in summary.read_text()
+
+
+def test_a_comparison_that_fails_saves_nothing_and_names_the_baseline(
+        tmp_path, capsys):
+    db = str(tmp_path / "evals.db")
+    a = run_file(tmp_path, "a.csv", 0.7, 1, n=40)
+    short = tmp_path / "short.csv"
+    short.write_text("".join(open(a).readlines()[:11]))
+    assert main(capsys, ["compare", a, "--store", db])[0] == 0
+    status, out, err = main(capsys, ["compare", str(short), "--store", db])
+    assert status == 2
+    assert "a.csv (run #1 of " in err and "bed-store-" not in err
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT count(*) FROM runs").fetchone() == (1,)
+    # an interval of no width is said so in CI's forms too
+    status, out, err = main(capsys, ["compare", a, a, "--format", "github",
+                                     "--quiet"])
+    assert "paired CI no spread" in out and "[0, 0]" not in out
