@@ -300,6 +300,9 @@ def test_a_comparison_that_fails_saves_nothing_and_names_the_baseline(
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT count(*) FROM runs").fetchone() == (1,)
     # an interval of no width is said so in CI's forms too
-    status, out, err = main(capsys, ["compare", a, a, "--format", "github",
-                                     "--quiet"])
+    scores = tmp_path / "scores.csv"
+    scores.write_text("id,score\n" + "".join(f"q{i},{i / 10}\n"
+                                             for i in range(10)))
+    status, out, err = main(capsys, ["compare", str(scores), str(scores),
+                                     "--format", "github", "--quiet"])
     assert "paired CI no spread" in out and "[0, 0]" not in out
