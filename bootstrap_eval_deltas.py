@@ -1756,9 +1756,11 @@ def _law_part(counter, exact=True):
     wxx = array("d", map(mul, wx, x))
     step = _gcd(map(sub, values, repeat(values[0]))) if exact else 0
     spread = sum(wxx)           # plain sums: the x are rounded already
-    return _Part(values, counts, mean, total, x, wx, wxx, weights, sum(wx),
-                 spread, sum(map(mul, wxx, x)) / total, x[0], x[-1], step,
-                 max(wxx) / spread if spread else 0.0)
+    return _Part(values=values, counts=counts, mean=mean, total=total, x=x,
+                 wx=wx, wxx=wxx, weights=weights, sum_wx=sum(wx),
+                 sum_wxx=spread, third=sum(map(mul, wxx, x)) / total,
+                 least=x[0], most=x[-1], step=step,
+                 peak=max(wxx) / spread if spread else 0.0)
 
 
 def _gcd(ints):
@@ -2738,12 +2740,15 @@ def _binary_result(cells, ci, paired, metric, direction, confidence, *,
         ci[2] = _mcnemar_interval(a_only, b_only, n, confidence, p_exact)
         method = "Fay-Lumbard"
     return _MetricResult(
-        metric, "binary", direction, n, unit(both + a_only),
-        unit(both + b_only), unit(b_only - a_only), *ci, "McNemar exact",
-        p_exact, McNemar(a_only, b_only, p_exact), mid_p, score,
-        se, None, [x / n if type(x) is int else float(unit(x))
-                   for x in paired],   # int / int is rounded once, as a
-        paired_method=method, boot_ci=boot)     # Fraction's float is
+        metric=metric, kind="binary", direction=direction, n_items=n,
+        a=unit(both + a_only), b=unit(both + b_only),
+        gap=unit(b_only - a_only), ci_a=ci[0], ci_b=ci[1], ci_paired=ci[2],
+        ci_unpaired=ci[3], test="McNemar exact", p=p_exact,
+        mcnemar=McNemar(a_only, b_only, p_exact), mid_p=mid_p, score_ci=score,
+        se=se, clusters=None, draws=[x / n if type(x) is int
+                                     else float(unit(x))
+                                     for x in paired],  # int / int is
+        paired_method=method, boot_ci=boot)  # rounded once, as a Fraction's
 
 
 def _compare_metric(a, b, rng, options=_Options(), metric=_Metric(),
@@ -2939,11 +2944,12 @@ def _across_subsets(results, confidence=CONFIDENCE):
          else min(1.0, 2 * _student_t_tail(abs(mean) / se, k - 1)))
     half = _student_t_upper(tail, k - 2) * math.sqrt(tau2 + se * se)
     new = Interval(mean - half, mean + half)
-    return _AcrossSubsets(results[0].metric, k, mean,
-                          Interval(mean - t * se, mean + t * se), p,
-                          math.sqrt(tau2), max(0.0, (q - (k - 1)) / q)
-                          if q > 0 else 0.0, q, new, floored,
-                          results[0].direction)
+    return _AcrossSubsets(metric=results[0].metric, k=k, gap=mean,
+                          ci=Interval(mean - t * se, mean + t * se), p=p,
+                          tau=math.sqrt(tau2),
+                          i2=max(0.0, (q - (k - 1)) / q) if q > 0 else 0.0,
+                          q=q, prediction=new, floored=floored,
+                          direction=results[0].direction)
 
 
 def _compare_macro(tally, rng, options=_Options(), metric=_Metric()):
@@ -3022,10 +3028,15 @@ def _compare_macro(tally, rng, options=_Options(), metric=_Metric()):
     se = math.sqrt(math.fsum(x * x for x in ses)) / len(labels)
     ci[2], paired, df = _strata_interval(means[1] - means[0], se, ses, sizes,
                                          confidence, ci[2])
-    return _MetricResult(metric.name, kind, metric.direction, sum(sizes),
-                         means[0], means[1], means[1] - means[0], *ci,
-                         f"stratified sign-flip {how}", p, None, None, None,
-                         se, None, [float(x) for x in replicates[2]],
+    return _MetricResult(metric=metric.name, kind=kind,
+                         direction=metric.direction, n_items=sum(sizes),
+                         a=means[0], b=means[1], gap=means[1] - means[0],
+                         ci_a=ci[0], ci_b=ci[1], ci_paired=ci[2],
+                         ci_unpaired=ci[3],
+                         test=f"stratified sign-flip {how}", p=p,
+                         mcnemar=None, mid_p=None, score_ci=None, se=se,
+                         clusters=None,
+                         draws=[float(x) for x in replicates[2]],
                          paired_method=paired, df=df)
 
 
@@ -3094,11 +3105,15 @@ def _saddle_macro(tally, labels, exact, scale, options, metric):
     se = math.sqrt(math.fsum(x * x for x in ses)) / len(labels)
     ci[2], paired, df = _strata_interval(means[2], se, ses, sizes,
                                          confidence, ci[2])
-    return _MetricResult(metric.name, metric.kind, metric.direction,
-                         sum(sizes), *means, *ci,
-                         f"stratified sign-flip {how}", p, None, None, None,
-                         se, None, _density(laws[2], unit) if options.density
-                         else None, "saddlepoint", paired, df)
+    return _MetricResult(metric=metric.name, kind=metric.kind,
+                         direction=metric.direction, n_items=sum(sizes),
+                         a=means[0], b=means[1], gap=means[2], ci_a=ci[0],
+                         ci_b=ci[1], ci_paired=ci[2], ci_unpaired=ci[3],
+                         test=f"stratified sign-flip {how}", p=p,
+                         mcnemar=None, mid_p=None, score_ci=None, se=se,
+                         clusters=None, draws=_density(laws[2], unit)
+                         if options.density else None, method="saddlepoint",
+                         paired_method=paired, df=df)
 
 
 def _merged_tally(tally):
@@ -3145,18 +3160,21 @@ def _tally_spread(tally, *, metric="metric", kind=None, clustered=False):
         stats = [_cluster_sums(counts, exact) for counts in tally.values()]
         diffs = [s[2] - s[1] for s in stats]
         sizes = [s[0] for s in stats]
-        return _Spread(metric, kind, n, Fraction(sum(diffs), scale * n),
-                      _clustered_se_of_sums(sizes, diffs, scale), None,
-                      len(stats),
-                      _cluster_df(sizes, _cluster_icc(tally, exact, scale)))
+        return _Spread(
+            metric=metric, kind=kind, n_items=n,
+            gap=Fraction(sum(diffs), scale * n),
+            se=_clustered_se_of_sums(sizes, diffs, scale), mcnemar=None,
+            clusters=len(stats),
+            df=_cluster_df(sizes, _cluster_icc(tally, exact, scale)))
     d = [exact[k][1] - exact[k][0] for k in pairs]
     counts = list(pairs.values())
     mcnemar = None
     if kind == "binary":
         mcnemar = McNemar(pairs[1, 0], pairs[0, 1], None)
-    return _Spread(metric, kind, n, Fraction(sum(map(mul, d, counts)),
-                                            scale * n),
-                  _paired_se(d, counts, n, scale), mcnemar, None)
+    return _Spread(metric=metric, kind=kind, n_items=n,
+                   gap=Fraction(sum(map(mul, d, counts)), scale * n),
+                   se=_paired_se(d, counts, n, scale), mcnemar=mcnemar,
+                   clusters=None)
 
 
 def _compare_items(pairs, exact, scale, rng, options, metric):
@@ -3184,14 +3202,18 @@ def _compare_items(pairs, exact, scale, rng, options, metric):
                               metric.direction, confidence)
     unit = _divider(scale * n)
     p, how = _sign_flip(*_nonzero(d, counts), rng, resamples)
-    return _MetricResult(metric.name, kind, metric.direction, n,
-                         *map(unit, totals),
-                        *(Interval(unit(lo), unit(hi)) for lo, hi in ci),
-                        f"sign-flip {how}", p, None, None, None,
-                        _paired_se(d, counts, n, scale), None,
-                        [unit(x) for x in replicates[2]],
-                        paired_method="expanded percentile"
-                        if level != confidence else None)
+    ci = [Interval(unit(lo), unit(hi)) for lo, hi in ci]
+    return _MetricResult(metric=metric.name, kind=kind,
+                         direction=metric.direction, n_items=n,
+                         a=unit(totals[0]), b=unit(totals[1]),
+                         gap=unit(totals[2]), ci_a=ci[0], ci_b=ci[1],
+                         ci_paired=ci[2], ci_unpaired=ci[3],
+                         test=f"sign-flip {how}", p=p, mcnemar=None,
+                         mid_p=None, score_ci=None,
+                         se=_paired_se(d, counts, n, scale), clusters=None,
+                         draws=[unit(x) for x in replicates[2]],
+                         paired_method="expanded percentile"
+                         if level != confidence else None)
 
 
 def _column_kind(columns):
@@ -3241,12 +3263,17 @@ def _saddle_items(pairs, exact, scale, options, metric, strict):
         return result._replace(draws=shape, method="saddlepoint")
     expanded = (options.interval == "percentile"
                 and _expanded(confidence, n) != confidence)
-    return _MetricResult(metric.name, kind, metric.direction, n,
-                        *(float(m / scale) for m in (mean_a, mean_b, mean_d)),
-                        *(Interval(float(lo), float(hi)) for lo, hi in ci),
-                        f"sign-flip {how}", p, None, None, None,
-                        se / scale, None, shape, "saddlepoint",
-                        "expanded percentile" if expanded else None)
+    ci = [Interval(float(lo), float(hi)) for lo, hi in ci]
+    return _MetricResult(metric=metric.name, kind=kind,
+                         direction=metric.direction, n_items=n,
+                         a=float(mean_a / scale), b=float(mean_b / scale),
+                         gap=float(mean_d / scale), ci_a=ci[0], ci_b=ci[1],
+                         ci_paired=ci[2], ci_unpaired=ci[3],
+                         test=f"sign-flip {how}", p=p, mcnemar=None,
+                         mid_p=None, score_ci=None, se=se / scale,
+                         clusters=None, draws=shape, method="saddlepoint",
+                         paired_method="expanded percentile"
+                         if expanded else None)
 
 
 def _saddle_side(side, xs, ys, counts, unit, options, strict=True):
@@ -3485,10 +3512,16 @@ def _compare_clustered(tally, exact, scale, rng, options, metric):
         p, how = _paired_flip(*_nonzero(*_merge(sum_d, counts)), rng,
                              resamples, method)
         paired, test = None, f"cluster sign-flip {how}"
-    return _MetricResult(metric.name, metric.kind, metric.direction, n,
-                         *(Fraction(t, scale * n) for t in totals), *ci,
-                         test, p, None, None, None, se,
-                         len(stats), draws, method, paired, df)
+    return _MetricResult(metric=metric.name, kind=metric.kind,
+                         direction=metric.direction, n_items=n,
+                         a=Fraction(totals[0], scale * n),
+                         b=Fraction(totals[1], scale * n),
+                         gap=Fraction(totals[2], scale * n), ci_a=ci[0],
+                         ci_b=ci[1], ci_paired=ci[2], ci_unpaired=ci[3],
+                         test=test, p=p, mcnemar=None, mid_p=None,
+                         score_ci=None, se=se, clusters=len(stats),
+                         draws=draws, method=method, paired_method=paired,
+                         df=df)
 
 
 def _ratio_interval(sums, sizes, counts, scale, confidence, interval):
@@ -3773,10 +3806,11 @@ def _prompt_effect(tally, prompts, rng, options=_Options(),
                              f"items or more")
     gap = math.fsum(gaps) / k
     c = _prompt_interval(tally, k, gap, options.confidence)
-    return _PromptEffect(metric.name, n, tuple(prompts), results,
-                         _holm([r.p for r in results]), gap, c.ci, c.df,
-                         math.sqrt(_variance(gaps, 1)), c,
-                         _crossed_means(tally, (k, k), options.confidence))
+    return _PromptEffect(
+        metric=metric.name, n_items=n, prompts=tuple(prompts), results=results,
+        p_holm=_holm([r.p for r in results]), gap=gap, ci=c.ci, df=c.df,
+        prompt_sd=math.sqrt(_variance(gaps, 1)), averaged=c,
+        means=_crossed_means(tally, (k, k), options.confidence))
 
 
 def _prompt_interval(tally, k, gap, confidence=CONFIDENCE):
@@ -3907,15 +3941,18 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
         edge = 1.0                      # run mean moves by SD 1/2 at most,
     else:                               # and a gap of shares lies in +-1
         edge = math.inf
-    noise = _RunNoise(metric.name, n, (ra, rb), tuple(map(math.sqrt, v)),
-                      tuple(cis), math.sqrt(item_var), item_ci, gap,
-                      _within(Interval(gap - half, gap + half), -edge, edge),
-                      df, _within(Interval(d_mean - naive_half,
-                                           d_mean + naive_half), -edge, edge),
-                      None, _crossed_interval(gap, item_var, n, tables,
-                                              options.confidence),
-                      _crossed_means(tally, runs, options.confidence,
-                                     tables))
+    noise = _RunNoise(
+        metric=metric.name, n_items=n, runs=(ra, rb),
+        run_sd=tuple(map(math.sqrt, v)), run_sd_ci=tuple(cis),
+        item_sd=math.sqrt(item_var), item_sd_ci=item_ci, gap=gap,
+        one_run=_within(Interval(gap - half, gap + half), -edge, edge),
+        one_run_df=df, naive=_within(Interval(d_mean - naive_half,
+                                              d_mean + naive_half),
+                                     -edge, edge),
+        runs_needed=None,
+        averaged=_crossed_interval(gap, item_var, n, tables,
+                                   options.confidence),
+        means=_crossed_means(tally, runs, options.confidence, tables))
     return noise._replace(runs_needed=_run_noise_needed(noise, gap, options))
 
 
@@ -4580,15 +4617,17 @@ def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
                          _kind_of(keys) == "binary", confidence=confidence,
                          alpha=options.alpha)
     kept = list(map(operator.or_, top, exact.top))
-    return _Ranking(metric.name, _kind_of(keys), direction, n, list(names),
-                   [Fraction(total, unit) for total in observed], cis,
-                   _places([sign * total for total in observed])[0],
-                   _reaching_the_top(rank_cis, kept), kept,
-                   Fraction(critical) / unit, resamples, method,
-                   joint_rank_cis=_reaching_the_top(
-                       [Interval(min(b.lo, e.lo), max(b.hi, e.hi))
-                        for b, e in zip(joint, exact.sets)], kept),
-                   exact=exact, bootstrap=(joint, top))
+    return _Ranking(
+        metric=metric.name, kind=_kind_of(keys), direction=direction,
+        n_items=n, names=list(names),
+        means=[Fraction(total, unit) for total in observed], cis=cis,
+        ranks=_places([sign * total for total in observed])[0],
+        rank_cis=_reaching_the_top(rank_cis, kept), top=kept,
+        critical=Fraction(critical) / unit, resamples=resamples, method=method,
+        joint_rank_cis=_reaching_the_top(
+            [Interval(min(b.lo, e.lo), max(b.hi, e.hi))
+             for b, e in zip(joint, exact.sets)], kept), exact=exact,
+        bootstrap=(joint, top))
 
 
 class _BestOf(NamedTuple):
@@ -4676,9 +4715,10 @@ def _best_of(tally, rng, options=_Options(), metric=_Metric()):
     if set(ints) <= {0, scale}:       # 0/1 scores: no gap beyond +-1 (the
         joint = list(map(_within, joint))     # normal law's may reach it)
         hybrid = hybrid and (hybrid[0], _within(hybrid[1]))
-    return _BestOf(metric.name, metric.direction, n, gains, best, joint,
-                   options.resamples, hybrid,
-                   units if len(groups) > 1 else None)
+    return _BestOf(metric=metric.name, direction=metric.direction, n_items=n,
+                   gains=gains, best=best, joint=joint,
+                   resamples=options.resamples, hybrid=hybrid,
+                   clusters=units if len(groups) > 1 else None)
 
 
 def _winner_hybrid(gains, cov, best, confidence=CONFIDENCE, slack=0.0):
@@ -5010,16 +5050,17 @@ def _preference_counts(a, b, shares, games=()):
     decisive = [(share, first) for played in games for share, first
                 in played if share != half]
     return _PreferenceCounts(
-        a, b, n, wins, losses, ties, mean, (wins + half * ties) / n, se,
-        _mcnemar_p(losses, wins) if wins + losses else Fraction(1),
-        len(decisive), sum(1 for share, first in decisive
-                           if (share > half) == first),
-        sum(1 for played in games
-            if len({share for share, _ in played}) > 1),
-        set(counted) <= {0, half, 1},
-        sum(1 for played in games
-            if {share > half for share, _ in played if share != half}
-            == {True, False}))
+        a=a, b=b, n=n, wins=wins, losses=losses, ties=ties, win_rate=mean,
+        discrete=(wins + half * ties) / n, se=se,
+        sign_p=_mcnemar_p(losses, wins) if wins + losses else Fraction(1),
+        games=len(decisive), first_won=sum(1 for share, first in decisive
+                                           if (share > half) == first),
+        flipped=sum(1 for played in games
+                    if len({share for share, _ in played}) > 1),
+        whole=set(counted) <= {0, half, 1},
+        reversed=sum(1 for played in games
+                     if {share > half for share, _ in played if share != half}
+                     == {True, False}))
 
 
 # Position bias (Zheng et al. 2023, "Judging LLM-as-a-judge with MT-Bench
@@ -5507,14 +5548,16 @@ def _rank_preferences(cells, rng, names, options=_Options(),
     if ties == "davidson":
         tie_model = (math.exp(fitted[1]),
                      Interval(*percentile_interval(nus, confidence)))
-    return _Ranking("Bradley-Terry rating", "preferences", "higher", n,
-                   list(names), rated, cis, _places(rated)[0],
-                   _reaching_the_top(rank_cis, top), top,
-                   critical, resamples, ("davidson" if ties == "davidson"
-                                         else "bradley-terry") + (
-                       " by question" if questions else ""), drawn,
-                   _reaching_the_top(joint, top), tie_model, unrated,
-                   bootstrap=(joint, top))
+    return _Ranking(metric="Bradley-Terry rating", kind="preferences",
+                    direction="higher", n_items=n, names=list(names),
+                    means=rated, cis=cis, ranks=_places(rated)[0],
+                    rank_cis=_reaching_the_top(rank_cis, top), top=top,
+                    critical=critical, resamples=resamples,
+                    method=("davidson" if ties == "davidson"
+                            else "bradley-terry") + (
+                        " by question" if questions else ""), draws=drawn,
+                    joint_rank_cis=_reaching_the_top(joint, top),
+                    ties=tie_model, unrated=unrated, bootstrap=(joint, top))
 
 
 def _win_rates(size, cells):
@@ -5681,8 +5724,9 @@ def _ppi_mean(y, f, f_unlabelled, confidence=CONFIDENCE, tuned=None):
     effective = _effective_labels(human, se, n + big_n)
     moments = (human, cov * n / (n - 1), _variance(list(f), 1),
                unlabelled_variance(1))
-    return _Corrected(estimate, ci, p, se, weight, n, big_n, effective, df,
-                      moments, weight_var=spread)
+    return _Corrected(estimate=estimate, ci=ci, p=p, se=se, weight=weight,
+                      labels=n, unlabelled=big_n, effective=effective, df=df,
+                      moments=moments, weight_var=spread)
 
 
 def _weight_variance(y, f, f_unlabelled, weight, spread):
@@ -5864,10 +5908,11 @@ def _corrected_macro(parts, confidence=CONFIDENCE):
     labels = sum(c.labels for c in parts)
     human = math.fsum(c.moments[0] / c.labels for c in parts) / (
         count * count)
-    return _Corrected(estimate, ci, p, se, None, labels,
-                      sum(c.unlabelled for c in parts),
-                      _effective_labels(labels * human, se, labels + sum(
-                          c.unlabelled for c in parts)), df)
+    return _Corrected(
+        estimate=estimate, ci=ci, p=p, se=se, weight=None, labels=labels,
+        unlabelled=sum(c.unlabelled for c in parts),
+        effective=_effective_labels(labels * human, se, labels + sum(
+            c.unlabelled for c in parts)), df=df)
 
 
 # Stratified prediction-powered inference (Fisch, Maynez, Hofer, Dhingra,
@@ -5914,8 +5959,10 @@ def _corrected_strata(parts, shares, confidence=CONFIDENCE):
     items = labels + sum(c.unlabelled for c in parts)
     human = math.fsum(w * w * c.moments[0] / c.labels
                       for w, c in zip(weights, parts))
-    return _Corrected(estimate, ci, p, se, None, labels, items - labels,
-                      _effective_labels(labels * human, se, items), df)
+    return _Corrected(estimate=estimate, ci=ci, p=p, se=se, weight=None,
+                      labels=labels, unlabelled=items - labels,
+                      effective=_effective_labels(labels * human, se, items),
+                      df=df)
 
 
 def _strata_parts(judge, human, strata):
@@ -6861,8 +6908,9 @@ def _covariate_check(judge, human, covariate, name, confidence=CONFIDENCE,
     gap, gap_ci = _mean_interval([b - a for a, b in zip(covariate.a,
                                                         covariate.b)],
                                  confidence, clusters)
-    return _Covariate(name, slope, ci, math.sqrt(sxx / (n - 1)), n, gap,
-                      gap_ci, slope * gap)
+    return _Covariate(name=name, slope=slope, ci=ci,
+                      sd=math.sqrt(sxx / (n - 1)), answers=n, gap=gap,
+                      gap_ci=gap_ci, implied=slope * gap)
 
 
 def _labelled(judge, human):
@@ -6905,7 +6953,8 @@ def _blind_weight(judge, human):
     pairs = [(y - x, g - f) for x, y, f, g in zip(*human, *judge)
              if x == x and y == y]
     if len(pairs) < _PPI_CLT_LEAST and all(dy == dj for dy, dj in pairs):
-        return _Corrected(0.0, None, 1.0, 0.0, 0.0, 0, 0, None, None)
+        return _Corrected(estimate=0.0, ci=None, p=1.0, se=0.0, weight=0.0,
+                          labels=0, unlabelled=0, effective=None, df=None)
     return None
 
 
@@ -7026,11 +7075,15 @@ def _corrected_result(metric, kind, check, items):
     test = "PPI++ z" if normal else "PPI++ t"
     how = ("PPI++ (normal)" if normal
            else f"PPI++ (t, {_df_words(round(gap.df, 1))})")
-    return _MetricResult(
-        metric.name, kind, metric.direction, items, a.estimate,
-        b.estimate, gap.estimate, a.ci, b.ci, gap.ci, None, test, gap.p,
-        None, None, None, gap.se, gap.clusters, None, "prediction-powered",
-        how, gap.df), check
+    return _MetricResult(metric=metric.name, kind=kind,
+                         direction=metric.direction, n_items=items,
+                         a=a.estimate, b=b.estimate, gap=gap.estimate,
+                         ci_a=a.ci, ci_b=b.ci, ci_paired=gap.ci,
+                         ci_unpaired=None, test=test, p=gap.p, mcnemar=None,
+                         mid_p=None, score_ci=None, se=gap.se,
+                         clusters=gap.clusters, draws=None,
+                         method="prediction-powered", paired_method=how,
+                         df=gap.df), check
 
 
 def _within_range(check, kind):
@@ -7818,10 +7871,11 @@ def _corpus_table(stat, items, *, clustered=False, classes=None):
         for key, count in counter.items():
             units[row_of[key]] += count
     ordered = sorted(units)
-    return _CorpusTable(stat, classes, columns, ordered,
-                       [units[r] for r in ordered], a_cols, b_cols,
-                       sum(counter.values()),
-                       len(sums) if clustered else None)
+    return _CorpusTable(stat=stat, classes=classes, columns=columns,
+                        rows=ordered, counts=[units[r] for r in ordered],
+                        a_cols=a_cols, b_cols=b_cols,
+                        n_items=sum(counter.values()),
+                        clusters=len(sums) if clustered else None)
 
 
 def _column_sums(table):
@@ -7911,11 +7965,14 @@ def _compare_corpus(table, rng, options=_Options(), metric=_Metric()):
     p = _randomization_test(table, rng, rounds=resamples)
     se = statistics.stdev(map(float, paired)) if resamples > 1 else 0.0
     kind = "corpus"
-    return _MetricResult(name, kind, direction, n, a, b, b - a, *ci,
-                        "cluster approximate randomization" if table.clusters
-                        else "approximate randomization", p, None, None,
-                        None, se, table.clusters,
-                        [float(x) for x in paired])
+    return _MetricResult(metric=name, kind=kind, direction=direction,
+                         n_items=n, a=a, b=b, gap=b - a, ci_a=ci[0],
+                         ci_b=ci[1], ci_paired=ci[2], ci_unpaired=ci[3],
+                         test="cluster approximate randomization"
+                         if table.clusters else "approximate randomization",
+                         p=p, mcnemar=None, mid_p=None, score_ci=None, se=se,
+                         clusters=table.clusters,
+                         draws=[float(x) for x in paired])
 
 
 def _randomization_test(table, rng, *, rounds=RESAMPLES):
@@ -8760,12 +8817,13 @@ def _plan_design(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
     needed = _items_for_power(design, **sizing)
     ns = n_items or sorted({max(1, round(f * (needed or 500)))
                             for f in (0.25, 0.5, 1, 2)})
-    return Plan(design, corr, alpha, power, needed,
-                _connor_items(design, **sizing),
-                _unpaired_items(acc_a, acc_b, **sizing),
-                {n: _mcnemar_power(n, design, alpha=alpha) for n in ns},
-                {n: _detectable_gap(n, make, acc_a, most=most, **sizing)
-                 for n in ns}, {}, confidence)
+    return Plan(
+        design=design, corr=corr, alpha=alpha, power=power,
+        items_needed=needed, connor=_connor_items(design, **sizing),
+        unpaired=_unpaired_items(acc_a, acc_b, **sizing),
+        power_at={n: _mcnemar_power(n, design, alpha=alpha) for n in ns},
+        mde_at={n: _detectable_gap(n, make, acc_a, most=most, **sizing)
+                for n in ns}, simulated={}, confidence=confidence)
 
 
 def _copula_b(acc_a, corr, acc_b):
@@ -9177,8 +9235,10 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
     found = _detection(r, alpha=alpha, power=power)
     if verdict in ("better", "worse"):
         found = found._replace(items_needed=None)
-    return _Judgement(p_adjusted, verdict, found, notes, margin, ni, ni_ci,
-                     ni_name, caution, adjust=adjust, p_adjusted=p_adjusted)
+    return _Judgement(p_holm=p_adjusted, verdict=verdict, detection=found,
+                      notes=notes, margin=margin, non_inferior=ni,
+                      margin_ci=ni_ci, margin_method=ni_name, caution=caution,
+                      adjust=adjust, p_adjusted=p_adjusted)
 
 
 ## Input ######################################################################
@@ -9288,8 +9348,9 @@ def _table_source(path, inflate=_INFLATE_LIMIT):
     if fields is not None:
         record = dict(zip(fields, record))
     where = _record_place(path) if kind == "json" else _line_place(path)
-    return _Source(path, kind, fields, record, first[0][0], batches, where,
-                  notes)
+    return _Source(path=path, kind=kind, fields=fields, first=record,
+                   first_number=first[0][0], batches=batches, where=where,
+                   notes=notes)
 
 
 def _delimiter(header, usual):
@@ -12262,8 +12323,10 @@ def _listed_source(path, labelled, notes=(), kind="json", systems=(),
         for start in range(0, len(records), _BATCH):
             chunk = records[start:start + _BATCH]
             yield list(range(start + 1, start + 1 + len(chunk))), chunk
-    return _Source(path, kind, None, records[0], 1, batches(), where,
-                  notes, tuple(systems), tuple(corpus), metrics)
+    return _Source(path=path, kind=kind, fields=None, first=records[0],
+                   first_number=1, batches=batches(), where=where, notes=notes,
+                   systems=tuple(systems), corpus=tuple(corpus),
+                   metrics=metrics)
 
 
 def _listed_metrics(records, notes):
@@ -13898,8 +13961,9 @@ def _read_alpaca_eval(head, how):
                                  f"(generator_2 better), or 0 for a draw")
         share = Fraction(1, 2) if number == 0 else _exact(number) - 1
         item = str(record.get("instruction", place))
-        verdicts.append(_Verdict(item, item, a, b, float(share), place,
-                                fields=_labels(record)))
+        verdicts.append(_Verdict(item=item, question=item, a=a, b=b,
+                                 share=float(share), place=place,
+                                 fields=_labels(record)))
     notes = ["AlpacaEval annotations: generator_2's share of each verdict "
              "is preference - 1 (a draw, 0 or 1.5, half; a probability as "
              "its value)"]
@@ -13932,9 +13996,10 @@ def _read_mt_bench(head, how):
         question, turn = str(record.get("question_id", place)), \
             record.get("turn", 1)
         verdicts.append(_Verdict(
-            f"{question}/turn {turn}", question, a, b, share, place,
-            ((_GAME_WINNERS[g1], False), (_GAME_WINNERS[g2], True)),
-            _labels(record)))
+            item=f"{question}/turn {turn}", question=question, a=a, b=b,
+            share=share, place=place,
+            games=((_GAME_WINNERS[g1], False), (_GAME_WINNERS[g2], True)),
+            fields=_labels(record)))
     notes = ["MT-Bench pairwise judgments: a verdict that flips with the "
              "position, or a tie in the first game, is a tie (as FastChat's "
              "show_result counts them)"]
@@ -13980,9 +14045,10 @@ def _read_arena_hard(head, how):
         if not played:
             continue
         question = str(record.get("question_id", record.get("uid", place)))
-        verdicts.append(_Verdict(question, question, a, b,
-                                sum(s for s, _ in played) / len(played),
-                                place, tuple(played), _labels(record)))
+        verdicts.append(_Verdict(item=question, question=question, a=a, b=b,
+                                 share=sum(s for s, _ in played) / len(played),
+                                 place=place, games=tuple(played),
+                                 fields=_labels(record)))
     notes = ["Arena-Hard judgments: an item's share is the mean of its "
              "games (the second with the positions swapped); A>>B counts "
              "as A>B here"]
@@ -14054,9 +14120,10 @@ def _read_battles(head, how):
             "pair files), a tie a share of 1/2" if shared else
             "battles: each is an item, a tie a share of 1/2")
     first = columns.verdict(0)
-    return _Source(head.path, "preferences", None, first._asdict(), 1,
-                  columns, columns.place, (note,), columns.systems,
-                  forkable=False)
+    return _Source(path=head.path, kind="preferences", fields=None,
+                   first=first._asdict(), first_number=1, batches=columns,
+                   where=columns.place, notes=(note,), systems=columns.systems,
+                   forkable=False)
 
 
 def _battle_share(winner, a, b, place):
@@ -14116,9 +14183,10 @@ class _BattleColumns:
     def verdict(self, k):
         """Return the _Verdict of battle k (from 0)."""
         item, question = self.asked(k)
-        return _Verdict(item, question, self.systems[self.firsts[k]],
-                        self.systems[self.seconds[k]], self.shares[k],
-                        self.place(k + 1), fields=self.labels.get(k, ()))
+        return _Verdict(item=item, question=question,
+                        a=self.systems[self.firsts[k]],
+                        b=self.systems[self.seconds[k]], share=self.shares[k],
+                        place=self.place(k + 1), fields=self.labels.get(k, ()))
 
     def counted(self):
         """Return a Counter of (a, b, b's share) over the battles, in the
@@ -14145,9 +14213,11 @@ def _preference_source(path, verdicts, notes):
 
     def where(number):
         return verdicts[number - 1].place
-    return _Source(path, "preferences", None, verdicts[0]._asdict(), 1,
-                  iter([(list(range(1, len(verdicts) + 1)), verdicts)]),
-                  where, tuple(notes), systems, forkable=False)
+    return _Source(
+        path=path, kind="preferences", fields=None,
+        first=verdicts[0]._asdict(), first_number=1,
+        batches=iter([(list(range(1, len(verdicts) + 1)), verdicts)]),
+        where=where, notes=tuple(notes), systems=systems, forkable=False)
 
 
 def _is_lfs_pointer(head):
@@ -14927,10 +14997,11 @@ def _compare_run(options, path, rng):
         reading += [c[4] for c in corpus]
         reading += list(dict.fromkeys(line for c in corpus if isinstance(
             c[2], _Dropped) for line in c[2].notes()))
-        return _Compared(names, [c[0] for c in corpus],
-                         [row for c in corpus for row in c[1]], dropped,
-                         reading, _margins(options.margin,
-                                           [s.name for s in stats]),
+        return _Compared(names=names, results=[c[0] for c in corpus],
+                         subsets=[row for c in corpus for row in c[1]],
+                         dropped=dropped, reading=reading,
+                         margins=_margins(options.margin,
+                                          [s.name for s in stats]),
                          equivalence=_margins(options.equivalence,
                                               [s.name for s in stats],
                                               "--equivalence"),
@@ -15030,11 +15101,13 @@ def _compare_run(options, path, rng):
     across = tuple(a for a in (_across_subsets(
         [x for _, x in subsets if x.metric == r.metric], options.confidence)
         for r in results) if a is not None)
-    return _Compared(names, results, subsets, max(dropped, missing), reading,
-                     margins, preferences, sequential,
-                     _margins(options.equivalence, [r.metric for r in results],
-                              "--equivalence"), aliases=aliases,
-                     across=across, settings=differs, posteriors=posteriors)
+    return _Compared(
+        names=names, results=results, subsets=subsets,
+        dropped=max(dropped, missing), reading=reading, margins=margins,
+        preferences=preferences, sequential=sequential,
+        equivalence=_margins(options.equivalence, [r.metric for r in results],
+                             "--equivalence"), aliases=aliases, across=across,
+        settings=differs, posteriors=posteriors)
 
 
 def _equal_columns(metrics, tallies):
@@ -15581,7 +15654,8 @@ def _grouped_runs(options, rng):
                f"{'items every run has' if partial else 'same items'}; each "
                f"item's score is its mean over a system's runs"] + said
     names = tuple(map(_group_name, options.runs[:2]))
-    return _Compared(names, results, [], 0, reading, {}), noise
+    return _Compared(names=names, results=results, subsets=[], dropped=0,
+                     reading=reading, margins={}), noise
 
 
 def _group_name(spec):
@@ -15694,9 +15768,10 @@ def _judged_run(options, sources, metrics, reading, rng, specs):
     if options.by and not options.macro:
         reading += _label_rates_differ(groups, tallies[len(metrics)],
                                        options.by)
-    return _Compared((baseline.path, candidate.path), results, subsets,
-                     missing, reading, _margins(options.margin,
-                                                [m.name for m in metrics]),
+    return _Compared(names=(baseline.path, candidate.path), results=results,
+                     subsets=subsets, dropped=missing, reading=reading,
+                     margins=_margins(options.margin,
+                                      [m.name for m in metrics]),
                      equivalence=_margins(options.equivalence,
                                           [m.name for m in metrics],
                                           "--equivalence"),
@@ -15791,11 +15866,13 @@ def _judged_preferences(options, wide, metric, counts, reading, rng):
         _Columns(array("d", (1 - v for v in x)), x),
         _Columns(array("d", (1 - v for v in y)), y), metric, rng, options,
         [f"{spec}: human verdicts"] * 2, clusters=clusters or None)
-    return _Compared((a, b), [result], [], 0, list(reading) + said + [
-        f"{spec}: human verdicts on {check.gap.labels:,} of the "
-        f"{result.n_items:,} items, correcting the judge's"],
-        _margins(options.margin, [metric.name]), preferences=counts,
-        checks=(check,))
+    return _Compared(names=(a, b), results=[result], subsets=[], dropped=0,
+                     reading=list(reading) + said + [
+                         f"{spec}: human verdicts on {check.gap.labels:,} of "
+                         f"the {result.n_items:,} items, correcting the "
+                         f"judge's"],
+                     margins=_margins(options.margin, [metric.name]),
+                     preferences=counts, checks=(check,))
 
 
 def _labelled_pairs(judge, human):
@@ -15839,20 +15916,24 @@ def _judged_metric(judge, human, metric, rng, options, where,
     both = [k for k, (x, y) in enumerate(zip(human.a, human.b))
             if x == x and y == y]
     check = _JudgeCheck(
-        *corrected, gap, _compare_metric(
+        a=corrected[0], b=corrected[1], gap=gap, judged=_compare_metric(
             judge.a, judge.b, rng, options, metric, clusters=clusters)
         if clusters else _compare_tally(judge, rng, options, metric),
-        _compare_metric([human.a[k] for k in both],
-                        [human.b[k] for k in both], rng, options,
-                        metric._replace(kind=kind), clusters=clusters and [
-                            clusters[k] for k in both])
-        if len(both) > 1 else None, tuple(bias), tuple(agreement),
-        drift, _labels_needed(gap, gap.estimate, options.alpha,
+        human=_compare_metric([human.a[k] for k in both],
+                              [human.b[k] for k in both], rng, options,
+                              metric._replace(kind=kind),
+                              clusters=clusters and [
+                                  clusters[k] for k in both])
+        if len(both) > 1 else None, bias=tuple(bias),
+        agreement=tuple(agreement), drift=drift,
+        needed=_labels_needed(gap, gap.estimate, options.alpha,
                               options.power),
-        covariate and _covariate_check(judge, human, covariate,
-                                       options.judge_covariate,
-                                       options.confidence, clusters),
-        _agreement_audit(_labelled_pairs(judge, human), options.confidence),
+        covariate=covariate and _covariate_check(judge, human, covariate,
+                                                 options.judge_covariate,
+                                                 options.confidence,
+                                                 clusters),
+        audit=_agreement_audit(_labelled_pairs(judge, human),
+                               options.confidence),
         rerun=rerun, blind=blind is not None)
     return _corrected_result(metric, kind, _within_range(check, kind),
                              len(judge.a))
@@ -17073,9 +17154,10 @@ def _budget_from_pilot(options):
     rng = random.Random(options.seed)
     ids = [(item, r.label) for r, m in zip(rows, draw)
            for item in rng.sample(unlabelled.get(r.label, []), m)]
-    return _Budget(result, rows, options.strata, sds, draw, uniform, (
-        check.gap.se, _strata_se(rows, draw), _strata_se(rows, uniform)),
-        ids)
+    return _Budget(result=result, rows=rows, field=options.strata, sds=sds,
+                   draw=draw, uniform=uniform,
+                   se=(check.gap.se, _strata_se(rows, draw),
+                       _strata_se(rows, uniform)), ids=ids)
 
 
 def _repeats_from_pilot(options, metrics, sizing):
@@ -17242,13 +17324,14 @@ class _FieldTally:
             kind = "0/1"
         examples = tuple(str(v) if len(str(v)) <= 24 else str(v)[:21]
                          + "..." for v in itertools.islice(self.distinct, 3))
-        return _FieldProfile(self.name, kind, self.count, self.missing,
-                             self.lo, self.hi,
-                             None if self.many else len(self.distinct),
-                             examples, tuple(roles),
-                             self.sum / self.numbers if self.numbers else None,
-                             self.repeats if self.many else
-                             len(self.distinct) < sum(self.distinct.values()))
+        return _FieldProfile(
+            name=self.name, kind=kind, count=self.count, missing=self.missing,
+            lo=self.lo, hi=self.hi,
+            distinct=None if self.many else len(self.distinct),
+            examples=examples, roles=tuple(roles),
+            mean=self.sum / self.numbers if self.numbers else None,
+            repeats=self.repeats if self.many else
+            len(self.distinct) < sum(self.distinct.values()))
 
 
 def _number_or_none(value):
@@ -17436,13 +17519,14 @@ def _profile_source(path, source, format, task, options, corpus=True):
     fields = tuple(f._replace(roles=_roles(f, key, chosen, source, format))
                    for f in fields)
     ids, least, most = _id_runs(hashes)
-    return _Profile(path, format, source.kind, task, records, key, ids,
-                    digests, content, fields, notes, source.systems,
-                    tuple(metrics), presence=dict(presence),
+    return _Profile(path=path, format=format, kind=source.kind, task=task,
+                    records=records, id_field=key, ids=ids, digests=digests,
+                    content=content, fields=fields, notes=notes,
+                    systems=source.systems, metrics=tuple(metrics),
+                    presence=dict(presence),
                     numbered={0: False, records: True}.get(numbered),
                     most=most, least=least, read=source.path,
-                    settings=source.settings,
-                    benchmark=source.task)
+                    settings=source.settings, benchmark=source.task)
 
 
 def _id_runs(hashes):
@@ -19842,8 +19926,9 @@ def _rank_parts(ranked, options):
             "as sets that hold all at once need" + (
                 "" if adjust == "none" else " (a false discovery rate does "
                 "not bound the chance that any of them is wrong)"))
-    return _RankParts(head, rows, words, caution, notes, rates, corrected,
-                      paired, adjusted)
+    return _RankParts(head=head, rows=rows, words=words, caution=caution,
+                      notes=notes, matrix=rates, corrected=corrected,
+                      pairs=paired, adjusted=adjusted)
 
 
 # Output formats are one table, as tabulate's _table_formats: a row per
@@ -22698,15 +22783,18 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
             result, check = _judged_strata(
                 result, check, judge, human, _library_strata(strata, len(a)),
                 m, options, ["human_a", "human_b"])
-        run = _Compared(("baseline", "candidate"), [result], [], 0, [],
-                        _margins(options.margin, [metric]), checks=(check,))
+        run = _Compared(names=("baseline", "candidate"), results=[result],
+                        subsets=[], dropped=0, reading=[],
+                        margins=_margins(options.margin, [metric]),
+                        checks=(check,))
         return Comparison(_judged([run], options)[0], options)
     tally = collections.Counter(zip(a, b))
     if len(tally) > max(_BATCH, len(a) // 2):   # as a file's are read
         tally = _Columns(array("d", a), array("d", b))
     result = _compare_tally(tally, random.Random(seed), options, m)
-    run = _Compared(("baseline", "candidate"), [result], [], 0, [],
-                    _margins(options.margin, [metric]))
+    run = _Compared(names=("baseline", "candidate"), results=[result],
+                    subsets=[], dropped=0, reading=[],
+                    margins=_margins(options.margin, [metric]))
     return Comparison(_judged([run], options)[0], options)
 
 
@@ -23393,11 +23481,12 @@ def _add_reading(group):
 
 def _reading(args):
     """Return the _Reading of the command line's options."""
-    return _Reading(args.from_format, args.records, args.task, args.filter,
-                   args.scorer, bool(getattr(args, "allow_partial", False)),
-                   args.choice_scores,
-                   all_tasks=getattr(args, "by", None) == "task",
-                   inflate=(args.max_inflate or 0) << 20 or _INFLATE_LIMIT)
+    return _Reading(format=args.from_format, records=args.records,
+                    task=args.task, filter=args.filter, scorer=args.scorer,
+                    allow_partial=bool(getattr(args, "allow_partial", False)),
+                    choice_scores=args.choice_scores,
+                    all_tasks=getattr(args, "by", None) == "task",
+                    inflate=(args.max_inflate or 0) << 20 or _INFLATE_LIMIT)
 
 
 def _choice_scores(text):
@@ -24909,8 +24998,9 @@ def _run_rank(options):
         for i, j in chosen]
     judged = _judge([r for _, _, r in pairs], options,
                     family="pairs" if options.pairs else "candidates")
-    ranked = _Ranked(ranking, pairs, judged, dropped, reading,
-                     [(label, _Ranked(r)) for label, r in subsets],
+    ranked = _Ranked(ranking=ranking, pairs=pairs, judgements=judged,
+                     dropped=dropped, reading=reading,
+                     subsets=[(label, _Ranked(r)) for label, r in subsets],
                      aliases=aliases, settings=differs, posterior=posterior)
     return _print_ranked(ranked, options)
 

@@ -106,9 +106,11 @@ def test_many_distinct_differences_take_the_normal_law(monkeypatch):
     rng = random.Random(5)
     a = bed.array("d", (rng.random() for _ in range(2400)))
     b = bed.array("d", (x + rng.gauss(0.01, 0.3) for x in a))
-    r = bed._MetricResult("m", "continuous", "higher", 2400, 0, 0, 0, None,
-                          None, None, None, "", 1, None, None, None, 0.01,
-                          None)
+    r = bed._MetricResult(metric="m", kind="continuous", direction="higher",
+                          n_items=2400, a=0, b=0, gap=0, ci_a=None, ci_b=None,
+                          ci_paired=None, ci_unpaired=None, test="", p=1,
+                          mcnemar=None, mid_p=None, score_ci=None, se=0.01,
+                          clusters=None)
     normal = bed._posterior(bed._Columns(a, b), r)
     assert normal.method.startswith("normal")
     monkeypatch.setattr(bed, "_POSTERIOR_SADDLE_MOST", 10 ** 6)

@@ -295,8 +295,10 @@ def test_check_compares_each_field_name_a_few_times_not_every_other(
     rows = [[f"q{i}"] + [str((i + j) % 2) for j in range(n)]
             for i in range(3)]
     path = str(tmp_path / "wide.csv")
-    source = bed._Source(path, "csv", fields, dict(zip(fields, rows[0])), 2,
-                         iter([([2, 3, 4], rows)]), bed._line_place(path))
+    source = bed._Source(path=path, kind="csv", fields=fields,
+                         first=dict(zip(fields, rows[0])), first_number=2,
+                         batches=iter([([2, 3, 4], rows)]),
+                         where=bed._line_place(path))
     Name.compared = 0
     profile = bed._profile_source(path, source, "table", "", bed._Options())
     assert len(profile.metrics) == n and profile.id_field == "id"

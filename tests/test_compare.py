@@ -1834,13 +1834,19 @@ def prompt_verdict_coverage(rng, prompts, items, spread, replays):
         a = sum(c * sum(v[:prompts]) for v, c in tally.items()) / n / prompts
         b = sum(c * sum(v[prompts:]) for v, c in tally.items()) / n / prompts
         c = bed._prompt_interval(tally, prompts, b - a)
-        e = bed._PromptEffect("acc", n, names, [], [], b - a, c.ci, c.df,
-                              0.0, c, bed._crossed_means(tally,
-                                                         (prompts, prompts)))
+        e = bed._PromptEffect(metric="acc", n_items=n, prompts=names,
+                              results=[], p_holm=[], gap=b - a, ci=c.ci,
+                              df=c.df, prompt_sd=0.0, averaged=c,
+                              means=bed._crossed_means(tally,
+                                                       (prompts, prompts)))
         wide = bed.Interval(-1.0, 1.0)
-        items_only = bed._MetricResult(
-            "acc", "continuous", "higher", n, a, b, b - a, wide, wide, wide,
-            wide, "stand-in", 1.0, None, None, None, 0.0, None, share=True)
+        items_only = bed._MetricResult(metric="acc", kind="continuous",
+                                       direction="higher", n_items=n, a=a, b=b,
+                                       gap=b - a, ci_a=wide, ci_b=wide,
+                                       ci_paired=wide, ci_unpaired=wide,
+                                       test="stand-in", p=1.0, mcnemar=None,
+                                       mid_p=None, score_ci=None, se=0.0,
+                                       clusters=None, share=True)
         r = bed._with_run_noise(items_only, e)
         assert r.paired_method == bed._PROMPTS_T or not c.run_part
         gap_in += r.ci_paired.lo <= 0 <= r.ci_paired.hi
@@ -2074,9 +2080,11 @@ def test_runs_of_a_0_1_metric_stay_within_its_range(capsys, tmp_path):
 # The subsets as a sample (random effects, issue 60) ########################
 
 def _subset_result(gap, se, n=10 ** 9, direction="higher"):
-    return bed._MetricResult("m", "continuous", direction, n, 0, 0, gap,
-                             None, None, None, None, "", 1, None, None,
-                             None, se, None)
+    return bed._MetricResult(metric="m", kind="continuous",
+                             direction=direction, n_items=n, a=0, b=0, gap=gap,
+                             ci_a=None, ci_b=None, ci_paired=None,
+                             ci_unpaired=None, test="", p=1, mcnemar=None,
+                             mid_p=None, score_ci=None, se=se, clusters=None)
 
 
 def test_random_effects_match_the_published_bcg_meta_analysis():

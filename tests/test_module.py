@@ -231,3 +231,21 @@ def test_the_identity_digest_is_64_bits_wide():
     # Input promises item identity checked to 2^-64 of a collision.
     assert len(bed._digest("Sarah was a surgeon")) == 8
     assert bed._digest({"a": 1, "b": [2]}) == bed._digest({"b": [2], "a": 1})
+
+
+def test_wide_records_are_built_by_keyword():
+    # A record of eight fields or more built by position breaks silently
+    # when a field is added or moved (_MetricResult was built with 14-22
+    # positional arguments at eight sites); by keyword, such a change is
+    # an error at the site, or no change at all.
+    fields = {node.name: sum(isinstance(s, ast.AnnAssign) for s in node.body)
+              for node in TREE.body if isinstance(node, ast.ClassDef)
+              and any(getattr(b, "id", "") == "NamedTuple"
+                      for b in node.bases)}
+    wide = {name for name, count in fields.items() if count >= 8}
+    assert {"_MetricResult", "_Compared", "_Profile", "_Judgement"} <= wide
+    positional = [f"{node.func.id} (line {node.lineno})"
+                  for node in ast.walk(TREE) if isinstance(node, ast.Call)
+                  and getattr(node.func, "id", "") in wide
+                  and len(node.args) > 2]
+    assert positional == []
