@@ -199,6 +199,7 @@ RESAMPLES = 2000     # bootstrap resamples per interval
 REPLAYS = 1000       # simulated replays in the coverage loop
 SEED = 2026          # seed of the one random.Random behind a run
 CONFIDENCE = 0.95    # two-sided confidence of every interval
+_ALPHA = 0.05        # significance level of compare's, rank's and plan's tests
 _POWER = 0.8         # power of the detectable difference compare reports
 CSV_PATH = os.path.join("datasets", "bootstrap-eval-deltas.csv")
 CSV_HEADER = ("item", "system_a_correct", "system_b_correct")
@@ -1420,7 +1421,7 @@ class _Options(NamedTuple):
     seed: int = SEED
     jobs: int = 1                # processes that may share the work
     # how to judge
-    alpha: float = 0.05
+    alpha: float = _ALPHA
     adjust: str = "holm"         # a key of _ADJUSTMENTS: across the family
     power: float = _POWER
     margin: tuple = ()           # (name or None, M): non-inferiority
@@ -4849,7 +4850,7 @@ def _cholesky(cov):
     return low
 
 
-def _rank_summary(observed, drawn, *, confidence=CONFIDENCE, alpha=0.05):
+def _rank_summary(observed, drawn, *, confidence=CONFIDENCE, alpha=_ALPHA):
     """Return (rank intervals, joint rank sets, c, top group) of systems'
     *observed* values (larger better) and a row of them per resample:
     each rank's percentile interval over the resamples, the sets that hold
@@ -4954,7 +4955,7 @@ def _surely_above(tests, level):
 
 
 def _exact_ranks(columns, counts, gaps, binary, *, confidence=CONFIDENCE,
-                 alpha=0.05):
+                 alpha=_ALPHA):
     """Return the _ExactRanks of systems' integer *columns* (see _pair_p),
     gaps(j, k) their observed gap, larger better: rank sets at
     *confidence* and the top group at *alpha* (see above).
@@ -6017,7 +6018,7 @@ def _judge_check_strata(judge, human, strata, confidence=CONFIDENCE):
         drift
 
 
-def _labels_needed(c, target, alpha=0.05, power=_POWER):
+def _labels_needed(c, target, alpha=_ALPHA, power=_POWER):
     """Return the fewest human labels, of the same items, with which the
     corrected mean's standard error detects *target* with *power* (a
     two-sided test at *alpha*), at the judge's agreement seen (c's
@@ -7194,7 +7195,7 @@ def _mixture_bounds(hits, n, level):
     return ends[0], ends[1]
 
 
-def _sequential_binary(a, b, *, alpha=0.05, direction="higher"):
+def _sequential_binary(a, b, *, alpha=_ALPHA, direction="higher"):
     """Return the _Sequential of paired 0/1 values a, b in the order run.
 
     >>> s = _sequential_binary([0] * 200, [1] * 60 + [0] * 140)
@@ -7285,7 +7286,7 @@ def _log_capital(xs, bets, m, side, head=None):
                                     itertools.islice(bets, head, None)))))
 
 
-def _sequential_bounded(a, b, lo, hi, *, alpha=0.05, direction="higher"):
+def _sequential_bounded(a, b, lo, hi, *, alpha=_ALPHA, direction="higher"):
     """Return the _Sequential of paired values in [lo, hi], in the order run:
     the betting confidence sequence of the mean paired difference (see
     above).
@@ -7417,7 +7418,7 @@ class _Stopping(NamedTuple):
 
 
 def _sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
-                        alpha=0.05, progress=None):
+                        alpha=_ALPHA, progress=None):
     """Return the _Stopping of *replays* evals of the paired binary _Design
     (its cells drawn item by item), each run to *most* items and looked at
     after every one by _sequential_binary."""
@@ -7438,7 +7439,7 @@ def _sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
 
 
 def _peeking(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
-            acc_a=ACC_A, alpha=0.05, progress=None):
+            acc_a=ACC_A, alpha=_ALPHA, progress=None):
     """Return the _Peeking of *replays* simulated evals with no true gap
     (both systems at accuracy acc_a), each looked at after every item."""
     z = statistics.NormalDist().inv_cdf(1 - alpha / 2)
@@ -8062,7 +8063,7 @@ def _z_sum(alpha, power):
     return _upper_z(alpha / 2) + NormalDist().inv_cdf(power)
 
 
-def _detectable_difference(se, *, alpha=0.05, power=_POWER):
+def _detectable_difference(se, *, alpha=_ALPHA, power=_POWER):
     """Return the smallest true difference detected with *power*.
 
     >>> round(_detectable_difference(0.1), 4)
@@ -8478,7 +8479,7 @@ def _rejection_chances(lo, count, q, alpha):
             p0, p1, p2 = e0, e1, e2
 
 
-def _mcnemar_power(n, design, *, alpha=0.05):
+def _mcnemar_power(n, design, *, alpha=_ALPHA):
     """Return the power of McNemar's exact test on n paired items.
 
     The number of discordant pairs m is Binomial(n, p10 + p01); given m,
@@ -8499,7 +8500,7 @@ def _mcnemar_power(n, design, *, alpha=0.05):
     return min(1.0, math.fsum(map(mul, weights, chances)))
 
 
-def _connor_items(design, *, alpha=0.05, power=_POWER):
+def _connor_items(design, *, alpha=_ALPHA, power=_POWER):
     """Return Connor's (1987, Biometrics 43:207-211) McNemar sample size.
 
     n = (z_{1-alpha/2} sqrt(pd) + z_power sqrt(pd - delta^2))^2 / delta^2
@@ -8514,7 +8515,7 @@ def _connor_items(design, *, alpha=0.05, power=_POWER):
                      / delta ** 2)
 
 
-def _items_for_power(design, *, alpha=0.05, power=_POWER):
+def _items_for_power(design, *, alpha=_ALPHA, power=_POWER):
     """Return the smallest n whose exact McNemar power reaches *power*.
 
     None if the design has no gap.  The exact power is bracketed from
@@ -8564,7 +8565,7 @@ def _expected_half_width(n, design, confidence=CONFIDENCE):
     return z * math.sqrt(max(0.0, design.discordance - delta ** 2) / n)
 
 
-def _unpaired_items(acc_a, acc_b, *, alpha=0.05, power=_POWER):
+def _unpaired_items(acc_a, acc_b, *, alpha=_ALPHA, power=_POWER):
     """Return items per system for two independent samples (Fleiss 1981).
 
     n = (z_{1-alpha/2} sqrt(2 pbar qbar) + z_power sqrt(pa qa + pb qb))^2
@@ -8580,7 +8581,7 @@ def _unpaired_items(acc_a, acc_b, *, alpha=0.05, power=_POWER):
                      / (pb - pa) ** 2)
 
 
-def _detectable_gap(n, make_design, acc_a, *, alpha=0.05, power=_POWER,
+def _detectable_gap(n, make_design, acc_a, *, alpha=_ALPHA, power=_POWER,
                    most=1 - 1e-9, guess=None):
     """Return the smallest gap acc_b - acc_a that n items detect.
 
@@ -8639,7 +8640,7 @@ def _false_position(f, lo, hi, f_lo, f_hi, close, pick=None):
 
 
 def _simulated_power(rng, n, *, replays=REPLAYS, corr=CORR, acc_a=ACC_A,
-                    acc_b=ACC_B, alpha=0.05, progress=None):
+                    acc_b=ACC_B, alpha=_ALPHA, progress=None):
     """Replay the simulator at n items; return (rejections, discordant).
 
     rejections counts replays where McNemar's exact p <= alpha (the test
@@ -8662,7 +8663,8 @@ def _simulated_power(rng, n, *, replays=REPLAYS, corr=CORR, acc_a=ACC_A,
     return rejected, discordant
 
 
-def _items_with_repeats(design, within, repeats, *, alpha=0.05, power=_POWER):
+def _items_with_repeats(design, within, repeats, *, alpha=_ALPHA,
+                        power=_POWER):
     """Return {K: items needed} when each item's score averages K samples.
 
     Following Miller (2024, "Adding Error Bars to Evals", arXiv:2411.00640),
@@ -8709,7 +8711,7 @@ def _repeat_counts(most):
 
 
 def _repeats_from_samples(a_groups, b_groups, repeats, *, gap=None,
-                         alpha=0.05, power=_POWER):
+                         alpha=_ALPHA, power=_POWER):
     """Return (items needed by K, within, between, gap) from repeated samples.
 
     *a_groups* and *b_groups* map each item to its samples (at least two
@@ -8792,7 +8794,7 @@ def _least_units(alpha):
     return m
 
 
-def _plan_design(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
+def _plan_design(acc_a, acc_b, *, corr=None, discordance=None, alpha=_ALPHA,
                 power=_POWER, n_items=None, confidence=CONFIDENCE):
     """Return the Plan of a paired binary eval of accuracies *acc_a* and
     *acc_b*, their errors tied by the latent correlation *corr* (default
@@ -8832,7 +8834,7 @@ def _copula_b(acc_a, corr, acc_b):
     return _copula_design(acc_a, acc_b, corr)
 
 
-def _detection(r, *, gap=None, alpha=0.05, power=_POWER):
+def _detection(r, *, gap=None, alpha=_ALPHA, power=_POWER):
     """Return the _Detection of a _Spread or _MetricResult *r*: the smallest
     difference its size detects with *power*, and the items that would
     detect *gap* (by default its own gap).
@@ -8903,7 +8905,7 @@ def _chi_nodes(df, coarse=False):
     return tuple((s, w / total) for s, w in nodes if w > cut * top)
 
 
-def _t_power(shift, df, *, alpha=0.05, spread_df=None):
+def _t_power(shift, df, *, alpha=_ALPHA, spread_df=None):
     """Return the power of the two-sided t test at level *alpha* with *df*
     degrees of freedom when the true difference is *shift* standard
     errors: P(|T'| > t_{df, 1 - alpha/2}), T' noncentral t (Owen 1965,
@@ -9017,7 +9019,7 @@ def _mcnemar_detection(r, target, floor, alpha, power):
     return _Detection(mde, needed, why, method, power=power)
 
 
-def _pilot_plan(r, *, gap=None, alpha=0.05, power=_POWER):
+def _pilot_plan(r, *, gap=None, alpha=_ALPHA, power=_POWER):
     """Return one line: the items that detect *gap* (by default the
     pilot's own) for a _Spread of pilot data, by _detection().
 
@@ -9116,7 +9118,7 @@ class _Equivalence(NamedTuple):
 # lies wholly beyond a margin; else the data cannot tell.  A difference
 # that is not significant is not equivalence: this is the test of it.
 
-def _equivalence(r, margin, alpha=0.05):
+def _equivalence(r, margin, alpha=_ALPHA):
     """Return the _Equivalence of a _MetricResult within +-margin."""
     ci, name = _margin_interval(r, 1 - 2 * _exact(alpha))
     if ci is None:
@@ -18085,7 +18087,7 @@ def _samples_commands(group, shared, common):
              + common, f"the items needed with 1 to {k} samples an item")]
 
 
-def _systems_commands(p, extra, alpha=0.05):
+def _systems_commands(p, extra, alpha=_ALPHA):
     """Return the commands of a file holding several systems' columns
     (promptfoo's providers): compare two that differ in one part of
     'model | prompt' (a model, or a prompt, changed alone), of those the
@@ -18119,7 +18121,7 @@ def _systems_commands(p, extra, alpha=0.05):
     return out
 
 
-def _single_commands(p, extra, alpha=0.05):
+def _single_commands(p, extra, alpha=_ALPHA):
     """Return the commands one input answers alone: a file holding both
     systems' columns, several systems, or pairwise preferences."""
     if p.systems and p.kind != "preferences":
@@ -18348,7 +18350,7 @@ def _peeking_json(seen, *, seed, acc_a, corr):
             "sequence_excluded_zero": seen.sequence}
 
 
-def _format_calibration(cal, *, alpha=0.05, binary=True):
+def _format_calibration(cal, *, alpha=_ALPHA, binary=True):
     """Return the calibration table of simulate --intervals (binary) or
     --differences."""
     def share(count):
@@ -20802,7 +20804,7 @@ def _plan_parts(plan):
     return heads, lines, rows, simulated
 
 
-def _format_pilot(rows, *, gap=None, alpha=0.05, power=_POWER,
+def _format_pilot(rows, *, gap=None, alpha=_ALPHA, power=_POWER,
                   markdown=False):
     """Return the text (or markdown) of plan --from: a line per metric
     (_pilot_plan), or with repeats each metric's variances and its table
@@ -20833,7 +20835,7 @@ def _with_gap_notes(report, notes, markdown=False):
                      if markdown else "\n" + "\n".join(notes))
 
 
-def _pilot_json(rows, *, gap=None, alpha=0.05, power=_POWER):
+def _pilot_json(rows, *, gap=None, alpha=_ALPHA, power=_POWER):
     """Return the JSON object of plan --from (see _format_pilot)."""
     entries = []
     for row in rows:
@@ -20889,7 +20891,7 @@ def _normal_power(gap, se, alpha):
     return NormalDist().cdf(shift - z) + NormalDist().cdf(-shift - z)
 
 
-def _format_labels_plan(found, *, gap=None, width=None, alpha=0.05,
+def _format_labels_plan(found, *, gap=None, width=None, alpha=_ALPHA,
                         power=_POWER, confidence=CONFIDENCE, markdown=False):
     """Return the text (or markdown) of plan --from A B --human: per
     metric, the labels now and what more would buy (_labels_rows)."""
@@ -20940,7 +20942,7 @@ def _format_labels_plan(found, *, gap=None, width=None, alpha=0.05,
     return "\n".join(lines)
 
 
-def _labels_plan_json(found, *, gap=None, width=None, alpha=0.05,
+def _labels_plan_json(found, *, gap=None, width=None, alpha=_ALPHA,
                       power=_POWER, confidence=CONFIDENCE):
     """Return the JSON object of plan --from A B --human."""
     entries = []
@@ -22612,7 +22614,7 @@ def _in_keywords(function):
 
 
 @_in_keywords
-def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=0.05,
+def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=_ALPHA,
          power=_POWER, n_items=None):
     """Return the Plan of a paired binary eval before it is run (see
     _plan_design): str() is plan's text report, to_dict() its JSON.
@@ -22711,7 +22713,7 @@ def _library_spec(value, parse, keyword):
 @_in_keywords
 def compare(baseline, candidate, *, metric="metric", kind=None,
             direction="higher", margin=None, confidence=CONFIDENCE,
-            alpha=0.05, resamples=RESAMPLES, interval="percentile",
+            alpha=_ALPHA, resamples=RESAMPLES, interval="percentile",
             method="auto", seed=SEED, jobs=1, human_a=None, human_b=None,
             judge_map=None, scale=None, family=None, judge_rerun=None,
             strata=None):
@@ -22800,7 +22802,7 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
 
 @_in_keywords
 def rank(systems, *, metric="score", direction="higher",
-         confidence=CONFIDENCE, alpha=0.05, resamples=RESAMPLES,
+         confidence=CONFIDENCE, alpha=_ALPHA, resamples=RESAMPLES,
          method="auto", seed=SEED, jobs=1):
     """Return the Standings of several systems' per-item scores: *systems*
     maps each name to its scores in item order (or is a list of them,
@@ -23294,7 +23296,7 @@ def _add_compare(commands):
                             "(default): the saddlepoint for continuous "
                             f"metrics of {_SADDLE_LEAST} unclustered items or "
                             "more, resampling otherwise")
-    stats.add_argument("--alpha", type=_PROBABILITY, default=0.05,
+    stats.add_argument("--alpha", type=_PROBABILITY, default=_ALPHA,
                        help="significance level after the adjustment "
                             "(--adjust; default %(default)s)")
     stats.add_argument("--adjust", choices=sorted(_ADJUSTMENTS),
@@ -23592,7 +23594,7 @@ def _add_rank(commands):
                             "%(default)s); ranks and the top group come from "
                             "the joint resamples (and exact pairwise tests) "
                             "either way")
-    stats.add_argument("--alpha", type=_PROBABILITY, default=0.05,
+    stats.add_argument("--alpha", type=_PROBABILITY, default=_ALPHA,
                        help="level of the top group and of the pairwise "
                             "tests (default %(default)s)")
     stats.add_argument("--adjust", choices=sorted(_ADJUSTMENTS),
@@ -23790,7 +23792,7 @@ def _add_plan(commands):
                             "are sized by the clustered standard error")
     pilot.add_argument("--metric", action="append", metavar="NAME",
                        help="with --from: the metric(s) to plan for")
-    stats.add_argument("--alpha", type=_PROBABILITY, default=0.05,
+    stats.add_argument("--alpha", type=_PROBABILITY, default=_ALPHA,
                        help="two-sided significance level (default "
                             "%(default)s)")
     stats.add_argument("--power", type=_PROBABILITY, default=_POWER,
