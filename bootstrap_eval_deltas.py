@@ -2939,8 +2939,10 @@ def _across_subsets(results, confidence=CONFIDENCE):
          else min(1.0, 2 * _student_t_tail(abs(mean) / se, k - 1)))
     half = _student_t_upper(tail, k - 2) * math.sqrt(tau2 + se * se)
     new = Interval(mean - half, mean + half)
-    return _AcrossSubsets(results[0].metric, k, mean,
-                          Interval(mean - t * se, mean + t * se), p,
+    ci = Interval(mean - t * se, mean + t * se)
+    if results[0].kind == "binary":       # a gap of 0/1 scores: [-1, 1]
+        ci, new = _within(ci), _within(new)
+    return _AcrossSubsets(results[0].metric, k, mean, ci, p,
                           math.sqrt(tau2), max(0.0, (q - (k - 1)) / q)
                           if q > 0 else 0.0, q, new, floored,
                           results[0].direction)
@@ -4451,6 +4453,7 @@ class _RankPosterior(NamedTuple):
     beats: list
     prior: str
     method: str
+    least: float = 0.0       # the smallest share the draws tell from 0
 
 
 _RANK_POSTERIOR_CELLS = 4 * 10 ** 6   # weights drawn at the most (draws x
@@ -4512,7 +4515,7 @@ def _rank_posterior(tally, rng, draws=RESAMPLES, direction="higher"):
                   f"{draws:,} draws")
     return _RankPosterior([w / draws for w in wins],
                           [[b / draws for b in row] for row in beats],
-                          _RUBIN, method)
+                          _RUBIN, method, 1 / draws)
 
 
 def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
@@ -18737,20 +18740,31 @@ def _posterior_words(r, posterior, confidence):
         return f"posterior: {posterior}"
     u = _units_of(r)
     level = _decimal(_exact(confidence) * 100) + "%"
-    return (f"posterior: P(the candidate is better) = "
+    ci, test = posterior.ci, r.ci_paired
+    apart = (test is not None and test.lo <= 0 <= test.hi
+             and not ci.lo <= 0 <= ci.hi)
+    return (f"posterior: P(the candidate is better) "
             f"{_probability_words(posterior.better)}, {level} credible "
-            f"interval {u.span_words(posterior.ci)} (prior: "
-            f"{posterior.prior}; {posterior.method})")
+            f"interval {u.span_words(ci)} (prior: {posterior.prior}; "
+            f"{posterior.method})" + (
+                f"; it leaves out 0 where the confidence interval does not: "
+                f"at {_items(r.n_items)} a credible interval may cover less "
+                f"than its level, and the verdict is the test's"
+                if apart else ""))
 
 
-def _probability_words(p):
-    """Return a probability as it can be read: '0.928', '> 0.9999',
-    '< 0.0001'."""
-    if p > 0.9999:
-        return "> 0.9999"
-    if p < 0.0001:
-        return "< 0.0001"
-    return f"{p:.4g}" if 0.001 <= p <= 0.999 else f"{p:.4f}"
+def _probability_words(p, least=0.0001):
+    """Return '= 0.928', or '> 0.9999' and '< 0.0001' past what can be
+    told apart (*least*: 1 / draws for a Monte Carlo share).
+
+    >>> _probability_words(0.92798), _probability_words(0, least=1 / 500)
+    ('= 0.928', '< 0.002')
+    """
+    if p > 1 - least:
+        return f"> {1 - least:.4g}"
+    if p < least:
+        return f"< {least:.2g}"
+    return "= " + (f"{p:.4g}" if 0.001 <= p <= 0.999 else f"{p:.4f}")
 
 
 def _words(run, options):
@@ -19762,7 +19776,8 @@ def _rank_parts(ranked, options):
                      f"{u.mean(r.means[s])} {u.span(r.cis[s], False)}",
                      f"{r.ranks[s]:g} ({lo:g}-{hi:g})",
                      "yes" if r.top[s] else ""]
-                    + ([_probability_words(post.best[s])] if post else []))
+                    + ([_probability_words(post.best[s], post.least)
+                        .removeprefix("= ")] if post else []))
     top = [r.names[s] for s in order if r.top[s]]
     most = (f"{r.critical:.1f} rating points" if rated else
             u.gap(r.critical, sign=False))
@@ -19811,7 +19826,9 @@ def _rank_parts(ranked, options):
             rates = [["P(row better than column)"]
                      + [r.names[s] for s in order]] + [
                 [r.names[s]] + ["" if s == t else
-                                _probability_words(post.beats[s][t])
+                                _probability_words(post.beats[s][t],
+                                                   post.least)
+                                .removeprefix("= ")
                                 for t in order] for s in order]
     corrected = None
     if ranked.corrected is not None:
@@ -21740,6 +21757,19 @@ class _StoredRun(NamedTuple):
     saved: str
 
 
+class _StoredComparison(NamedTuple):
+    """One saved comparison: the run and the baseline it was compared
+    with (row numbers), compare's JSON report, the gate asked and the
+    [metric, why] it tripped on, compare's arguments and the time."""
+    run: int
+    baseline: int
+    report: dict
+    fail_on: object
+    tripped: list
+    command: list
+    saved: str
+
+
 class _Store:
     """A run store (see above): opened, checked and, for writing, brought
     to this code's layout; used as a context manager."""
@@ -21917,13 +21947,14 @@ class _Store:
              json.dumps(tripped), json.dumps(command), _now()))
 
     def comparisons(self):
-        """Return [(run, baseline, report, fail_on, tripped, command)] of
-        every comparison saved, oldest first."""
-        return [(run, base, json.loads(report), fail_on, json.loads(tripped),
-                 json.loads(command))
-                for run, base, report, fail_on, tripped, command in
+        """Return every comparison saved, oldest first, as
+        _StoredComparison records."""
+        return [_StoredComparison(run, base, json.loads(report), fail_on,
+                                  json.loads(tripped), json.loads(command),
+                                  saved)
+                for run, base, report, fail_on, tripped, command, saved in
                 self.db.execute("SELECT run, baseline, report, fail_on, "
-                                "tripped, command FROM comparisons "
+                                "tripped, command, saved FROM comparisons "
                                 "ORDER BY id")]
 
 
@@ -21970,51 +22001,56 @@ def _gate_words(number, stored):
 # far the newest run has drifted.
 
 def _history_rows(store, metric=None, last=None):
-    """Return (metrics, {metric: [row dict, oldest first]}) of a store:
-    a row per saved run that has a value for the metric."""
+    """Return (metrics, {metric: [row dict, oldest first]}) of a store: a
+    row per saved comparison (a run compared with two baselines has two),
+    and one per baseline that was never compared itself, its mean from the
+    first comparison it was the baseline of."""
     comparisons = store.comparisons()
     accepted = {run for run, _ in store.acceptances()}
     current = store.accepted()
-    seen, as_baseline = {}, {}
-    for run, base, report, fail_on, tripped, command in comparisons:
-        for entry in _report_entries(report):
-            seen[(run, entry["metric"])] = (base, entry, report, fail_on,
-                                            tripped)
-            as_baseline.setdefault((base, entry["metric"]), entry)
-    metrics = list(dict.fromkeys(m for _, m in list(seen) + list(as_baseline)))
+    runs = {stored.id: stored for stored in store.runs()}
+    metrics = list(dict.fromkeys(e["metric"] for c in comparisons
+                                 for e in _report_entries(c.report)))
     if metric is not None:
         if metric not in metrics:
             raise EvalDeltaError(
                 f"--metric {metric}: no saved comparison has it"
                 + (f" (they have {', '.join(metrics)})" if metrics else ""))
         metrics = [metric]
+    compared = {c.run for c in comparisons}
     tables = {}
     for name in metrics:
-        rows = []
-        for stored in store.runs():
-            row = dict(run=stored.id, label=stored.label, name=stored.name,
-                       commit=stored.commit, branch=stored.branch,
-                       saved=stored.saved, accepted=stored.id in accepted,
-                       current=bool(current) and stored.id == current.id)
-            if (stored.id, name) in seen:
-                base, entry, report, fail_on, tripped = seen[(stored.id, name)]
-                row.update(
-                    type=entry["type"], mean=entry["observed"]["b"],
-                    ci=entry["ci"]["b"], baseline=base,
-                    gap=entry["observed"]["gap"],
-                    gap_ci=entry["ci"]["paired_gap"],
-                    p=entry["test"]["p_adjusted"], verdict=entry["verdict"],
-                    alpha=report["alpha"], fail_on=fail_on,
-                    tripped=any(m == name for m, _ in tripped))
-            elif (stored.id, name) in as_baseline:
-                entry = as_baseline[(stored.id, name)]
-                row.update(type=entry["type"], mean=entry["observed"]["a"],
-                           ci=entry["ci"]["a"])
-            else:
+        rows, based = [], set()
+        for c in comparisons:
+            entry = next((e for e in _report_entries(c.report)
+                          if e["metric"] == name), None)
+            if entry is None:
                 continue
-            rows.append(row)
+            if c.baseline not in compared and c.baseline not in based:
+                based.add(c.baseline)          # a baseline's own row
+                rows.append(dict(_run_row(runs[c.baseline], accepted,
+                                          current), type=entry["type"],
+                                 mean=entry["observed"]["a"],
+                                 ci=entry["ci"]["a"]))
+            rows.append(dict(
+                _run_row(runs[c.run], accepted, current), saved=c.saved,
+                type=entry["type"], mean=entry["observed"]["b"],
+                ci=entry["ci"]["b"], baseline=c.baseline,
+                gap=entry["observed"]["gap"],
+                gap_ci=entry["ci"]["paired_gap"],
+                p=entry["test"]["p_adjusted"], verdict=entry["verdict"],
+                alpha=c.report["alpha"], fail_on=c.fail_on,
+                tripped=any(m == name for m, _ in c.tripped)))
         tables[name] = rows[-last:] if last else rows
     return metrics, tables
+
+
+def _run_row(stored, accepted, current):
+    """Return a history row's columns that name the saved run."""
+    return dict(run=stored.id, label=stored.label, name=stored.name,
+                commit=stored.commit, branch=stored.branch,
+                saved=stored.saved, accepted=stored.id in accepted,
+                current=bool(current) and stored.id == current.id)
 
 
 def _report_entries(report):
@@ -22049,27 +22085,29 @@ def _history_parts(store, options, drift=None):
                                     options.metric else None, options.last)
     current = store.accepted()
     comparisons = store.comparisons()
-    against = [c for c in comparisons if current and c[1] == current.id]
+    against = [c for c in comparisons
+               if current and c.baseline == current.id]
     runs = store.runs()
 
     def alarm_words():
         """The false alarms a gate run on every commit may raise."""
-        gated = [c for c in against if c[3] in ("worse", "changed")]
+        gated = [c for c in against if c.fail_on in ("worse", "changed")]
         if not gated:
             return (f"{_items(len(against), 'comparison')} against the "
                     f"accepted baseline, none gated with --fail-on worse or "
                     f"changed")
         # one metric's "worse" alone is a one-sided event of a two-sided
         # test at alpha; any of several metrics, Holm's family at alpha
-        levels = [c[2]["alpha"] / (2 if c[3] == "worse" and len(
-            _report_entries(c[2])) == 1 else 1) for c in gated]
+        levels = [c.report["alpha"] / (2 if c.fail_on == "worse" and len(
+            _report_entries(c.report)) == 1 else 1) for c in gated]
         level, bound = max(levels), sum(levels)
+        tripped = sum(1 for c in gated if c.tripped)
         return (f"{_items(len(gated), 'gated comparison')} against the "
-                f"accepted baseline: were nothing to change, each may cry "
-                f"wolf with chance at most {level:g}, so at most "
-                f"{bound:.2g} false alarms are expected among them"
-                + (f" (at least one is possible with chance up to "
-                   f"{min(1, bound):.0%})" if bound > level else ""))
+                f"accepted baseline, {tripped} tripped: if nothing changed, "
+                f"each would cry wolf with chance at most {level:g}, so at "
+                f"most {bound:.2g} false alarms are expected among them"
+                + (f" (at least one with chance up to {min(1, bound):.0%})"
+                   if bound > level else ""))
 
     def drift_lines(markdown=False):
         """The newest run against the accepted baseline, whatever the
@@ -22081,10 +22119,10 @@ def _history_parts(store, options, drift=None):
             base, report = drift
             entries = _report_entries(report)
         else:
-            last = [c for c in comparisons if c[0] == newest.id]
-            if not last or last[-1][1] != current.id:
+            last = [c for c in comparisons if c.run == newest.id]
+            if not last or last[-1].baseline != current.id:
                 return []
-            base, entries = current.id, _report_entries(last[-1][2])
+            base, entries = current.id, _report_entries(last[-1].report)
         out = []
         for e in entries:
             if e["metric"] not in metrics:
@@ -22111,7 +22149,7 @@ def _history_parts(store, options, drift=None):
                 f"#{row['baseline']}" if "baseline" in row else ""]
 
     header = ["run", "label", "commit", "saved", "mean [CI]",
-              "gap [paired CI]", "p", "verdict", "vs"]
+              "gap [paired CI]", "p (adjusted)", "verdict", "vs"]
 
     def text(markdown=False):
         gap = [""] if markdown else []
@@ -22137,7 +22175,7 @@ def _history_parts(store, options, drift=None):
 
     def page():
         figures = tuple((f"{name}: each run's mean and interval; the "
-                         f"accepted baseline's dashed, a tripped gate red",
+                         f"accepted baseline's dashed, a worse verdict red",
                          _history_svg(tables[name])) for name in metrics
                         if tables[name])
         return _Page(title="bootstrap-eval-deltas history",
@@ -23805,10 +23843,10 @@ def _drift(store, options):
     if not runs or current is None or runs[-1].id == current.id:
         return None
     newest = runs[-1]
-    last = [c for c in store.comparisons() if c[0] == newest.id]
-    if not last or last[-1][1] == current.id:
+    last = [c for c in store.comparisons() if c.run == newest.id]
+    if not last or last[-1].baseline == current.id:
         return None
-    argv = [word for word in last[-1][5][1:]]
+    argv = list(last[-1].command)       # compare's arguments as given
     with tempfile.TemporaryDirectory(prefix="bed-store-") as folder:
         base, run = (store.extract(current.id, folder),
                      store.extract(newest.id, folder))
@@ -24738,17 +24776,28 @@ def _run_stored(options):
     runs and each comparison (nothing where the comparison fails);
     --accept makes the candidate the baseline."""
     commit, branch = _ci_identity()
-    say = functools.partial(print, file=sys.stderr)
+
+    def say(text):
+        print(_shown(text), file=sys.stderr)
     with _Store(options.store) as store, \
             tempfile.TemporaryDirectory(prefix="bed-store-") as folder:
         def save(path):
-            label = options.label or os.path.basename(os.path.normpath(path))
+            label = " ".join((options.label or os.path.basename(
+                os.path.normpath(path))).split())   # one line in a table
             stored, before = store.save(path, label, commit, branch)
             say(f"bootstrap-eval-deltas: {options.store}: {path} "
                 + ("was saved before as " if before else "saved as ")
-                + _gate_words(stored.id, stored))
+                + _gate_words(stored.id, stored)
+                + (f"; its label stays {stored.label!r}" if before and
+                   options.label and stored.label != label else ""))
             return stored
         given, base = options.runs, store.accepted()
+        for path in given:
+            if _open_source(path, options.reading).kind == "preferences":
+                raise EvalDeltaError(
+                    f"{path}: a preference file holds both systems' "
+                    f"verdicts; --store keeps runs of one system each, to "
+                    f"compare with the accepted one (compare it alone)")
         if len(given) == 1 and base is None:
             stored = save(given[0])
             store.accept(stored.id)
@@ -24763,9 +24812,9 @@ def _run_stored(options):
         if len(given) == 1:
             known = store.known(given[0])
             if known is not None and known.id == base.id:
-                raise EvalDeltaError(f"{given[0]}: the same run as the "
-                                     f"accepted baseline, "
-                                     f"{_gate_words(base.id, base)}")
+                say(f"bootstrap-eval-deltas: {options.store}: {given[0]} "
+                    f"holds the same bytes as the accepted baseline: no "
+                    f"change, compared with itself and not saved again")
             extracted = store.extract(base.id, folder)
             runs = (extracted, given[0])
             say(f"bootstrap-eval-deltas: {options.store}: the baseline is "
@@ -24793,15 +24842,19 @@ def _run_stored(options):
         saved = [save(path) for path in runs[1:]]
         for reports, trips in kept:
             for stored, report in zip(saved, reports):
+                if stored.id == base.id:     # the same bytes again
+                    continue
                 store.record(stored.id, base.id, report, options.fail_on,
                              [[m, w] for n, m, w in trips
                               if n in ("", report["candidate"])],
-                             list(options.command))
+                             list(options.command[len(options.program):]))
         if options.accept:
             store.accept(saved[-1].id)
             say(f"bootstrap-eval-deltas: {options.store}: "
                 f"{_gate_words(saved[-1].id, saved[-1])} is now the "
-                f"accepted baseline")
+                f"accepted baseline" + (f", although --fail-on "
+                                        f"{options.fail_on} held for it"
+                                        if status else ""))
         return status
 
 
