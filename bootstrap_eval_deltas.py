@@ -14568,7 +14568,8 @@ def _lm_eval_settings(path, task):
     """Return the settings of an lm-eval samples file from the
     results_<date>.json beside it: num_fewshot, generation_kwargs, the
     task's version, repeats, limit (all where none), model_args (less
-    the model), gen_kwargs, the system instruction."""
+    the model), gen_kwargs, the system instruction, and the prompt's
+    templates (doc_to_text, doc_to_choice, doc_to_target)."""
     stamp = _task_and_stamp(os.path.basename(path))[1]
     results = os.path.join(os.path.dirname(path), f"results_{stamp}.json")
     if not stamp or not os.path.isfile(results):
@@ -14588,7 +14589,10 @@ def _lm_eval_settings(path, task):
         ("model_args", _model_args(run.get("model_args"))),
         ("gen_kwargs", run.get("gen_kwargs")),
         ("system_instruction", doc.get("system_instruction")),
-        ("fewshot_as_multiturn", doc.get("fewshot_as_multiturn"))])
+        ("fewshot_as_multiturn", doc.get("fewshot_as_multiturn")),
+        ("doc_to_text", config.get("doc_to_text")),       # the prompt
+        ("doc_to_choice", config.get("doc_to_choice")),
+        ("doc_to_target", config.get("doc_to_target"))])
 
 
 _SAMPLED = re.compile(r".*?(?::(\d+)_samples|maj@(\d+)|@k=?(\d+)).*")
@@ -15265,9 +15269,15 @@ def _report_names(options, runs):
         files = [os.path.basename(path.rstrip("/")) or path for path in files]
     short = iter(_run_names(files))
     short = [path if path == _STDIN else next(short) for path in given]
-    return [_settings_named(run.settings, (short[0], short[k])) if all(
+    named = [_settings_named(run.settings, (short[0], short[k])) if all(
         name == _STDIN or os.path.exists(name) for name in run.names)
         else run.names for k, run in enumerate(runs, 1)]
+    systems = [named[0][0]] + [b for _, b in named]
+    if len({a for a, _ in named}) > 1 or len(set(systems)) < len(systems):
+        named = [(short[0], short[k]) if all(    # settings name no system
+            name == _STDIN or os.path.exists(name) for name in run.names)
+            else run.names for k, run in enumerate(runs, 1)]  # apart
+    return named
 
 
 _NO_NAME = re.compile(r"[\dT:._+-]*\d{4}-\d\d-\d\d[\dT:._+-]*|.*\.(jsonl?|"
