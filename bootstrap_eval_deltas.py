@@ -14409,6 +14409,20 @@ def _record_lists(doc, prefix="", depth=3):
             yield from _record_lists(value, f"{prefix}{key}.", depth - 1)
 
 
+def _read_run_store(head, how):
+    """Refuse an SQLite file given as a run: a run store (compare
+    --store's, its application id in the header's bytes 68-71) is said to
+    be one, with what shows it."""
+    if head.bytes[68:72] != _STORE_ID.to_bytes(4, "big"):
+        raise EvalDeltaError(f"{head.path}: an SQLite database, not a run's "
+                             f"per-item results")
+    raise EvalDeltaError(
+        f"{head.path}: a run store of compare --store, not a run: "
+        f"history --store {shlex.quote(head.path)} shows its runs, and "
+        f"compare RUN --store {shlex.quote(head.path)} compares a run "
+        f"with its accepted baseline")
+
+
 def _read_table(head, how):
     """Return the _Source of a plain table: CSV, TSV, JSONL or a JSON array."""
     return _table_source(head.path, head.inflate)
@@ -14417,6 +14431,10 @@ def _read_table(head, how):
 _READERS = (
     _Reader("lfs-pointer", "a git-lfs pointer where a file should be "
             "(says how to fetch it)", _is_lfs_pointer, _read_lfs_pointer),
+    _Reader("sqlite", "an SQLite file, as compare --store's run store "
+            "(refused as a run: says what shows it)",
+            lambda h: h.bytes.startswith(b"SQLite format 3\x00"),
+            _read_run_store),
     _Reader("inspect", "Inspect .eval or .json log (logs/<date>_<task>_<id>"
             ".eval in a directory)", _is_inspect, _read_inspect,
             _inspect_runs),
@@ -21708,6 +21726,7 @@ def _check_json(checked):
 ## Run store ##################################################################
 
 # Doors (called from other sections): _COMMENT_MARK, _gate_words,
+# _STORE_ID,
 # _github_lines, _github_outputs, _history_parts, _junit_xml, _Store.
 #
 # A team runs its eval on every change and asks each time the same

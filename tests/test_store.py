@@ -341,3 +341,19 @@ def test_history_compares_the_newest_run_afresh_and_keeps_each_comparison(
     assert data["drift"][0] == next(
         line for line in main(capsys, ["history", "--store", db])[1]
         .splitlines() if line.startswith("drift:"))
+
+
+def test_a_store_given_as_a_run_says_what_shows_it(tmp_path, capsys):
+    db = str(tmp_path / "evals.db")
+    a = run_file(tmp_path, "a.csv", 0.7, 1, n=20)
+    assert main(capsys, ["compare", a, "--store", db])[0] == 0
+    status, out, err = main(capsys, ["compare", db, a])
+    assert status == 2 and f"history --store {db} shows its runs" in err
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as con:
+        con.execute("CREATE TABLE t (x)")
+    con.close()
+    status, out, err = main(capsys, ["compare", str(other), a])
+    assert status == 2 and "an SQLite database, not a run" in err
+    report = json.loads(main(capsys, ["check", db, "--json"])[1])
+    assert any("history --store" in p for p in report["problems"])
