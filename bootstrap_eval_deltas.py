@@ -4591,6 +4591,60 @@ def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
                    exact=exact, bootstrap=(joint, top))
 
 
+# Signal and noise per subset (rank --by FIELD), after Heineman, Hofmann,
+# Magnusson, Gu, Smith, Hajishirzi, Lo and Dodge (2025, "Signal and Noise:
+# A Framework for Reducing Uncertainty in Language Model Evaluation",
+# arXiv 2508.13144): a benchmark's signal is the dispersion of the
+# systems' scores on it (their max |m_j - m_k|, divided by the mean
+# score), its noise the standard deviation of one system's score from
+# run to run (divided by the mean too), and the ratio of the two, where
+# the mean cancels, is what tells a task that can separate the systems
+# from one that cannot.  Here the signal is the best mean less the
+# worst, the noise the standard error of one system's mean over the
+# task's items, sqrt(mean_s var_s / n) with var_s each system's unbiased
+# variance (pooled over the systems); the runs hold one score per item,
+# so run-to-run noise is not in it (the items' alone).  Which subsets
+# separate: those whose top group leaves a system out -- the joint test
+# rank already makes, whose bootstrap part is the spread past c, the
+# 1 - alpha quantile of the centred means' largest difference, that is
+# SNR past c / SE (printed as the SNR needed).
+
+class _SignalNoise(NamedTuple):
+    """One subset's signal and noise (_signal_noise)."""
+    spread: Fraction         # the best mean less the worst
+    se: object               # one system's mean's standard error, pooled;
+                             # None: fewer than two items
+    snr: object              # spread / se, or None without noise
+    needed: object           # c / se: the SNR the joint test needs
+    separates: bool          # the top group leaves a system out
+
+
+def _signal_noise(tally, ranking):
+    """Return the _SignalNoise of a subset's tally of S-tuples and its
+    _Ranking.
+
+    >>> tally = collections.Counter({(1, 0): 6, (0, 0): 2, (1, 1): 2})
+    >>> s = _signal_noise(tally, _rank_systems(tally, random.Random(1),
+    ...                                        ["a", "b"],
+    ...                                        _Options(resamples=200)))
+    >>> s.spread, round(s.se, 4), s.snr, s.separates
+    (Fraction(3, 5), 0.1333, 4.5, True)
+    """
+    n, size = ranking.n_items, len(ranking.names)
+    variances = []
+    for s in range(size):
+        total = sum(Fraction(k[s]) * c for k, c in tally.items())
+        squares = sum(Fraction(k[s]) ** 2 * c for k, c in tally.items())
+        variances.append((squares - total * total / n) / (n - 1)
+                         if n > 1 else None)
+    spread = max(ranking.means) - min(ranking.means)
+    se = (math.sqrt(sum(variances) / size / n) if None not in variances
+          else None)
+    return _SignalNoise(spread, se, se and float(spread) / se,
+                        se and float(ranking.critical) / se,
+                        not all(ranking.top))
+
+
 class _BestOf(NamedTuple):
     """The best of several candidates against one baseline on one metric,
     the choice accounted for."""
@@ -19583,6 +19637,7 @@ class _Ranked(NamedTuple):
     aliases: tuple = ()      # metrics equal to its metric on every item
     settings: tuple = ()     # (setting, [(value, [systems])]) they differ in
     posterior: object = None  # rank --bayes: a _RankPosterior
+    signal: tuple = ()       # --by: (label, _SignalNoise) of each subset
 
 
 def _corrected_lines(corrected, r, options):
@@ -19686,6 +19741,10 @@ def _format_rank(ranked, options, markdown=False):
                                                                 markdown)
     if p.adjusted:
         lines += ["", mark(p.adjusted)]
+    if p.signal:
+        caption, rows, words = p.signal
+        lines += ["", mark(caption)] + [""] * markdown + _table(
+            rows, markdown) + ["", mark(words)]
     return "\n\n".join(["\n".join(lines)] + [
         f"{options.by} {label}:\n" + _format_rank(sub, options, markdown)
         for label, sub in ranked.subsets])
@@ -19703,6 +19762,40 @@ class _RankParts(NamedTuple):
     corrected: tuple         # rank --human: (head, finding, table), or None
     pairs: tuple             # (caption, rows) of the pairs, or None
     adjusted: str = ""       # what --adjust other than holm adjusts
+    signal: tuple = None     # --by: (caption, rows, words) of _signal_parts
+
+
+def _signal_parts(ranked, options, u):
+    """Return (caption, table rows, words) of rank --by's signal and
+    noise per subset (_signal_noise), in the units *u*."""
+    by, size = options.by, len(ranked.ranking.names)
+    caption = (f"signal and noise per {by} (Heineman et al. 2025): the "
+               f"spread of the {size} systems' means (best less worst) "
+               f"against the standard error of one system's mean, pooled "
+               f"over the systems; the items' noise alone (one score per "
+               f"item: run-to-run noise is not measured)")
+    rows = [[by, "items", "spread", "SE of a mean", "SNR", "SNR needed",
+             "separates"]]
+    for (label, x), (_, sub) in zip(ranked.signal, ranked.subsets):
+        rows.append([str(label), f"{sub.ranking.n_items:,}",
+                     u.gap(x.spread, sign=False),
+                     "too few items" if x.se is None else
+                     "0 (no spread)" if not x.se else
+                     u.gap(x.se, sign=False),
+                     "no noise" if not x.se else f"{x.snr:.2f}",
+                     "-" if not x.se else f"{x.needed:.2f}",
+                     "yes" if x.separates else "no"])
+    apart = [str(label) for label, x in ranked.signal if x.separates]
+    words = ((f"{len(apart)} of the {len(ranked.signal)} values of {by} "
+              f"separate{'s' * (len(apart) == 1)} the systems at this "
+              f"size: {', '.join(apart)}"
+              if apart else f"none of the {len(ranked.signal)} values of "
+              f"{by} separates the systems at this size")
+             + f" (separates: its top group leaves a system out, the joint "
+               f"test at alpha {options.alpha:g}: the spread past the "
+               f"bound on the largest difference, SNR past the SNR needed, "
+               f"or an exact pairwise test)")
+    return caption, rows, words
 
 
 def _rank_parts(ranked, options):
@@ -19843,7 +19936,8 @@ def _rank_parts(ranked, options):
                 "" if adjust == "none" else " (a false discovery rate does "
                 "not bound the chance that any of them is wrong)"))
     return _RankParts(head, rows, words, caution, notes, rates, corrected,
-                      paired, adjusted)
+                      paired, adjusted, ranked.signal and _signal_parts(
+                          ranked, options, u))
 
 
 # Output formats are one table, as tabulate's _table_formats: a row per
@@ -20146,6 +20240,8 @@ def _rank_page(ranked, options):
                                 marginal=options.marginal_ranks))]
     if len(r.names) > 2:
         figures.append(("", _pairs_svg(ranked, options)))
+    if p.signal:
+        tables.append(p.signal[:2])
     for label, sub in ranked.subsets:
         tables.append((f"{options.by} {label}", _rank_parts(sub,
                                                             options).rows))
@@ -20154,7 +20250,8 @@ def _rank_page(ranked, options):
         verdicts=(p.words,) + tuple(p.corrected[1:2] if p.corrected
                                     else ()),
         tables=tuple(tables), figures=tuple(figures),
-        notes=tuple(p.caution + p.notes + [p.adjusted] * bool(p.adjusted)),
+        notes=tuple(p.caution + p.notes + [p.adjusted] * bool(p.adjusted)
+                    + [p.signal[2]] * bool(p.signal)),
         reading=tuple(ranked.reading or ()),
         command=options.command)
 
@@ -20606,6 +20703,11 @@ def _rank_json(ranked, options):
         report.update(by=options.by, subsets=[
             dict(_rank_json(sub, options), subset=label)
             for label, sub in ranked.subsets])
+        for entry, (_, x) in zip(report["subsets"], ranked.signal):
+            entry["signal_to_noise"] = {    # _signal_noise
+                "spread": float(x.spread), "se": x.se, "snr": x.snr,
+                "snr_needed": x.needed, "separates": x.separates,
+                "noise": "items"}
     return report
 
 
@@ -24897,6 +24999,7 @@ def _run_rank(options):
     posterior = (_rank_posterior(tally, random.Random(options.seed),
                                  options.resamples, metric.direction)
                  if options.bayes else None)
+    by = subsets
     subsets = [(label, _rank_systems(subsets[label], rng, names, options,
                                      metric)) for label in sorted(subsets)]
     chosen = ([(i, j) for i in range(len(names))
@@ -24911,7 +25014,9 @@ def _run_rank(options):
                     family="pairs" if options.pairs else "candidates")
     ranked = _Ranked(ranking, pairs, judged, dropped, reading,
                      [(label, _Ranked(r)) for label, r in subsets],
-                     aliases=aliases, settings=differs, posterior=posterior)
+                     aliases=aliases, settings=differs, posterior=posterior,
+                     signal=tuple((label, _signal_noise(by[label], r))
+                                  for label, r in subsets))
     return _print_ranked(ranked, options)
 
 
