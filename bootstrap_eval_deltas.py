@@ -6623,6 +6623,8 @@ class _JudgeCheck(NamedTuple):
     strata: tuple = ()       # --strata: (field, (_Stratum, ...)), or ()
     blind: bool = False      # the weight set at 0: few labels, none that
                              # the judge disagrees with (_blind_weight)
+    frontier: tuple = ()     # (system, agreement, accuracy) where the judge
+                             # is no better than it (_frontier)
 
 
 class _Stratum(NamedTuple):
@@ -6930,6 +6932,54 @@ def _labelled(judge, human):
         else:
             rest.append(j)
     return y, f, rest
+
+
+# Where a judge cannot buy much.  Dorner, Nastl and Hardt (ICLR 2025,
+# "Limits to scalable evaluation at the frontier: LLM as judge won't beat
+# twice the data", Theorem 6 and Corollary 7): on a 0/1 score, where the
+# judge agrees with the ground truth on no more items than the evaluated
+# system gets right, the squared correlation of judge and truth is at most
+# 1/2, and no unbiased correction (PPI and PPI++ among them) estimates the
+# system's mean with less than about half the labels it would need alone:
+# the effective labels are at most about twice the labels.  The condition
+# here, computable from the data: on a system's labelled items, human and
+# judge both 0/1, the share where the judge's score equals the human's is
+# at most the share the human scored 1 (the system's accuracy there).
+
+def _frontier(judge, human):
+    """Return ((system, agreement, accuracy), ...) of the systems whose
+    labelled 0/1 items the judge agrees on no more often than the system is
+    right on them, each a Fraction (see above); () where none is, or the
+    scores are not 0/1.
+
+    >>> j, h = _Columns([1, 1, 0, 1], [1, 1, 0, 0]), _Columns([1, 1, 1, 0],
+    ...                                                      [1, 1, 0, 0])
+    >>> _frontier(j, h)
+    (('the baseline', Fraction(1, 2), Fraction(3, 4)),)
+    """
+    found = []
+    for name, f, y in (("the baseline", judge.a, human.a),
+                       ("the candidate", judge.b, human.b)):
+        y, f, _ = _labelled(f, y)
+        if not y or not set(y) | set(f) <= {0.0, 1.0}:
+            return ()
+        agree = Fraction(sum(x == v for x, v in zip(y, f)), len(y))
+        right = Fraction(sum(x == 1.0 for x in y), len(y))
+        if agree <= right:
+            found.append((name, agree, right))
+    return tuple(found)
+
+
+def _frontier_words(frontier):
+    """Return the sentence of a _JudgeCheck's frontier, or ""."""
+    said = [f"{float(agree):.1%} of {name}'s labelled answers (its own "
+            f"accuracy there {float(right):.1%})"
+            for name, agree, right in frontier]
+    return said and (
+        f"A judge no better than the systems: it agrees with the humans on "
+        f"{' and '.join(said)}, no more often than the system is right; "
+        f"there no correction saves more than about half the labels "
+        f"(Dorner, Nastl and Hardt 2025).")
 
 
 def _blind_weight(judge, human):
@@ -15907,7 +15957,8 @@ def _judged_metric(judge, human, metric, rng, options, where,
                                        options.judge_covariate,
                                        options.confidence, clusters),
         _agreement_audit(_labelled_pairs(judge, human), options.confidence),
-        rerun=rerun, blind=blind is not None)
+        rerun=rerun, blind=blind is not None,
+        frontier=_frontier(judge, human))
     return _corrected_result(metric, kind, _within_range(check, kind),
                              len(judge.a))
 
@@ -17096,6 +17147,7 @@ class _Budget(NamedTuple):
     uniform: list            # ... drawn uniformly at random, expected
     se: tuple                # the gap's se now, allocated, uniform
     ids: list                # [(id, stratum)] to label next, seeded
+    frontier: tuple = ()     # the pilot's _JudgeCheck.frontier
 
 
 def _budget_from_pilot(options):
@@ -17129,7 +17181,7 @@ def _budget_from_pilot(options):
            for item in rng.sample(unlabelled.get(r.label, []), m)]
     return _Budget(result, rows, options.strata, sds, draw, uniform, (
         check.gap.se, _strata_se(rows, draw), _strata_se(rows, uniform)),
-        ids)
+        ids, check.frontier)
 
 
 def _repeats_from_pilot(options, metrics, sizing):
@@ -18923,6 +18975,8 @@ def _judge_lines(r, j, check, as_judged, options):
                     f"few to show how it errs" if check.blind else
                     f"PPI++ weight {gap.weight:.2f}: 1 trusts the judge as "
                     f"PPI does, 0 sets it aside") + ").")
+    if check.frontier:
+        lines.append(_frontier_words(check.frontier))
     if j.verdict not in ("better", "worse") and gap.estimate and \
             gap.moments:
         needed = check.needed
@@ -19505,6 +19559,10 @@ def _judge_json(check, as_judged):
         **({"set_aside": f"weight 0: the judge disagrees with none of the "
                          f"{check.gap.labels} labels on the gap, too few "
                          f"to show how it errs"} if check.blind else {}),
+        **({"frontier": [{"system": name, "agreement": float(agree),
+                          "accuracy": float(right)}      # _frontier
+                         for name, agree, right in check.frontier]}
+           if check.frontier else {}),
         "as_judged": dict(alone(check.judged), verdict=as_judged),
         "humans_alone": alone(check.human),
         "bias": {name: {"mean": mean, "ci": ci and [ci.lo, ci.hi]}
@@ -21023,6 +21081,8 @@ def _format_budget(budget, *, confidence=CONFIDENCE, seed=SEED,
         f"label next ({_items(len(b.ids))}, a random order seeded by "
         f"--seed {seed}): {shown}" + (", ..." if len(b.ids) > 10 else "")
         + " (--label-next FILE writes them all as CSV; --json lists them)"))
+    if b.frontier:
+        lines.append(item + mark(_frontier_words(b.frontier)))
     lines.append(mark("(at the judge's agreement with the humans seen in "
                       + ("each stratum of " if b.field else "")
                       + "the pilot, PPI++'s weight tuned for each count; "
@@ -21045,7 +21105,11 @@ def _budget_json(budget, *, confidence=CONFIDENCE, seed=SEED):
                                                   b.uniform)]},
         "half_width": dict(zip(("now", "allocated", "uniform"),
                                (z * se for se in b.se))),
-        "label_next": [{"id": i, "stratum": label} for i, label in b.ids]}
+        "label_next": [{"id": i, "stratum": label} for i, label in b.ids],
+        **({"frontier": [{"system": name, "agreement": float(agree),
+                          "accuracy": float(right)}      # _frontier
+                         for name, agree, right in b.frontier]}
+           if b.frontier else {})}
 
 
 def _label_next_csv(budget):
