@@ -18029,6 +18029,12 @@ def _group_commands(group, extra):
                     f"a verdict within each {name} "
                     f"({_items(_kinds(first)[name].distinct, 'subset')}), "
                     f"Holm across them"))
+        if len(group) > 2:          # _signal_noise
+            out.append((["rank"] + paths + ["--metric", whole[0], "--by",
+                                            name] + common,
+                        f"which values of {name} can tell the "
+                        f"{len(group)} systems apart: signal and noise per "
+                        f"{name} (Heineman et al. 2025)"))
     judge = [m for m in whole if "judge's scores" in _kinds(first)[m].roles]
     for human in roles["human labels"][:1]:
         metric = (judge or whole)[0]

@@ -5,6 +5,7 @@ import os
 import collections
 import math
 import random
+import statistics
 
 import pytest
 from hypothesis import assume
@@ -955,19 +956,18 @@ def test_rank_by_signal_to_noise(capsys, tmp_path):
     paths, rows = [], []
     for k in range(3):
         rng = random.Random(k)
-        data = [{"id": i, "task": "clear" if i < 30 else "noisy",
+        data = [{"id": i, "subject": "clear" if i < 30 else "noisy",
                  "acc": int(rng.random() < (0.2 + 0.35 * k if i < 30
                                             else 0.5))} for i in range(60)]
         rows.append(data)
         path = tmp_path / f"s{k}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in data))
         paths.append(str(path))
-    assert bed.main(["rank", *paths, "--by", "task", "--json",
+    assert bed.main(["rank", *paths, "--by", "subject", "--json",
                      "--resamples", "200"]) == 0
     report = json.loads(capsys.readouterr().out)
-    import statistics
     for subset in report["subsets"]:
-        picked = [[r["acc"] for r in data if r["task"] == subset["subset"]]
+        picked = [[r["acc"] for r in data if r["subject"] == subset["subset"]]
                   for data in rows]
         means = [sum(x) / len(x) for x in picked]
         se = math.sqrt(statistics.fmean(statistics.variance(x)
@@ -979,11 +979,14 @@ def test_rank_by_signal_to_noise(capsys, tmp_path):
         assert got["snr_needed"] == pytest.approx(subset["critical"] / se)
     assert [s["signal_to_noise"]["separates"] for s in report["subsets"]] \
         == [True, False]
-    assert bed.main(["rank", *paths, "--by", "task", "--resamples",
+    assert bed.main(["rank", *paths, "--by", "subject", "--resamples",
                      "200"]) == 0
     text = capsys.readouterr().out
-    assert "signal and noise per task (Heineman et al. 2025)" in text
-    assert "1 of the 2 values of task separates the systems at this " \
+    assert "signal and noise per subject (Heineman et al. 2025)" in text
+    assert "1 of the 2 values of subject separates the systems at this " \
            "size: clear (" in text
     assert bed.main(["rank", *paths, "--resamples", "200"]) == 0
     assert "signal and noise" not in capsys.readouterr().out
+    bed.main(["check", *paths])              # check points to it
+    assert "--by subject\n      which values of subject can tell the 3 " \
+           "systems apart: signal and noise" in capsys.readouterr().out
