@@ -4312,7 +4312,7 @@ def _posterior(tally, r, options=_Options()):
 
 # Doors (called from other sections): _best_of, _cholesky, _joint_intervals,
 # _pair_tally, _rank_posterior, _rank_summary, _rank_systems, _Ranking,
-# _reaching_the_top.
+# _reaching_the_top, _signal_noise.
 
 # Ranking several systems.  One joint paired bootstrap: each resample draws
 # one multiset of items and scores every system on it, so the systems stay
@@ -5589,9 +5589,10 @@ def _win_rates(size, cells):
 
 # Doors (called from other sections): _agreement_audit, _blind_weight,
 # _corrected_macro, _corrected_result, _corrected_se, _corrected_table,
-# _covariate_check, _judge_check, _judge_check_strata, _JudgeCheck,
-# _labels_for_se, _labels_needed, _neyman_allocation, _ppi_bradley_terry,
-# _PPI_CLT_LEAST, _rerun_check, _residual_sd, _self_preference,
+# _covariate_check, _frontier, _frontier_words, _judge_check,
+# _judge_check_strata, _JudgeCheck, _labels_for_se, _labels_needed,
+# _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST, _rerun_check,
+# _residual_sd, _self_preference,
 # _spellings, _strata_parts, _strata_se, _Stratum, _variance,
 # _within_range.
 
@@ -19701,7 +19702,7 @@ class _Ranked(NamedTuple):
     aliases: tuple = ()      # metrics equal to its metric on every item
     settings: tuple = ()     # (setting, [(value, [systems])]) they differ in
     posterior: object = None  # rank --bayes: a _RankPosterior
-    signal: tuple = ()       # --by: (label, _SignalNoise) of each subset
+    snr: tuple = ()          # --by: (label, _SignalNoise) of each subset
 
 
 def _corrected_lines(corrected, r, options):
@@ -19805,8 +19806,8 @@ def _format_rank(ranked, options, markdown=False):
                                                                 markdown)
     if p.adjusted:
         lines += ["", mark(p.adjusted)]
-    if p.signal:
-        caption, rows, words = p.signal
+    if p.snr:
+        caption, rows, words = p.snr
         lines += ["", mark(caption)] + [""] * markdown + _table(
             rows, markdown) + ["", mark(words)]
     return "\n\n".join(["\n".join(lines)] + [
@@ -19826,7 +19827,7 @@ class _RankParts(NamedTuple):
     corrected: tuple         # rank --human: (head, finding, table), or None
     pairs: tuple             # (caption, rows) of the pairs, or None
     adjusted: str = ""       # what --adjust other than holm adjusts
-    signal: tuple = None     # --by: (caption, rows, words) of _signal_parts
+    snr: tuple = None        # --by: (caption, rows, words) of _signal_parts
 
 
 def _signal_parts(ranked, options, u):
@@ -19840,7 +19841,7 @@ def _signal_parts(ranked, options, u):
                f"item: run-to-run noise is not measured)")
     rows = [[by, "items", "spread", "SE of a mean", "SNR", "SNR needed",
              "separates"]]
-    for (label, x), (_, sub) in zip(ranked.signal, ranked.subsets):
+    for (label, x), (_, sub) in zip(ranked.snr, ranked.subsets):
         rows.append([str(label), f"{sub.ranking.n_items:,}",
                      u.gap(x.spread, sign=False),
                      "too few items" if x.se is None else
@@ -19849,11 +19850,11 @@ def _signal_parts(ranked, options, u):
                      "no noise" if not x.se else f"{x.snr:.2f}",
                      "-" if not x.se else f"{x.needed:.2f}",
                      "yes" if x.separates else "no"])
-    apart = [str(label) for label, x in ranked.signal if x.separates]
-    words = ((f"{len(apart)} of the {len(ranked.signal)} values of {by} "
+    apart = [str(label) for label, x in ranked.snr if x.separates]
+    words = ((f"{len(apart)} of the {len(ranked.snr)} values of {by} "
               f"separate{'s' * (len(apart) == 1)} the systems at this "
               f"size: {', '.join(apart)}"
-              if apart else f"none of the {len(ranked.signal)} values of "
+              if apart else f"none of the {len(ranked.snr)} values of "
               f"{by} separates the systems at this size")
              + f" (separates: its top group leaves a system out, the joint "
                f"test at alpha {options.alpha:g}: the spread past the "
@@ -20000,8 +20001,8 @@ def _rank_parts(ranked, options):
                 "" if adjust == "none" else " (a false discovery rate does "
                 "not bound the chance that any of them is wrong)"))
     return _RankParts(head, rows, words, caution, notes, rates, corrected,
-                      paired, adjusted, ranked.signal and _signal_parts(
-                          ranked, options, u))
+                      paired, adjusted, _signal_parts(ranked, options, u)
+                      if ranked.snr else None)
 
 
 # Output formats are one table, as tabulate's _table_formats: a row per
@@ -20304,8 +20305,8 @@ def _rank_page(ranked, options):
                                 marginal=options.marginal_ranks))]
     if len(r.names) > 2:
         figures.append(("", _pairs_svg(ranked, options)))
-    if p.signal:
-        tables.append(p.signal[:2])
+    if p.snr:
+        tables.append(p.snr[:2])
     for label, sub in ranked.subsets:
         tables.append((f"{options.by} {label}", _rank_parts(sub,
                                                             options).rows))
@@ -20315,7 +20316,7 @@ def _rank_page(ranked, options):
                                     else ()),
         tables=tuple(tables), figures=tuple(figures),
         notes=tuple(p.caution + p.notes + [p.adjusted] * bool(p.adjusted)
-                    + [p.signal[2]] * bool(p.signal)),
+                    + ([p.snr[2]] if p.snr else [])),
         reading=tuple(ranked.reading or ()),
         command=options.command)
 
@@ -20767,7 +20768,7 @@ def _rank_json(ranked, options):
         report.update(by=options.by, subsets=[
             dict(_rank_json(sub, options), subset=label)
             for label, sub in ranked.subsets])
-        for entry, (_, x) in zip(report["subsets"], ranked.signal):
+        for entry, (_, x) in zip(report["subsets"], ranked.snr):
             entry["signal_to_noise"] = {    # _signal_noise
                 "spread": float(x.spread), "se": x.se, "snr": x.snr,
                 "snr_needed": x.needed, "separates": x.separates,
@@ -25085,7 +25086,7 @@ def _run_rank(options):
     ranked = _Ranked(ranking, pairs, judged, dropped, reading,
                      [(label, _Ranked(r)) for label, r in subsets],
                      aliases=aliases, settings=differs, posterior=posterior,
-                     signal=tuple((label, _signal_noise(by[label], r))
+                     snr=tuple((label, _signal_noise(by[label], r))
                                   for label, r in subsets))
     return _print_ranked(ranked, options)
 

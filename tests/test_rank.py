@@ -985,6 +985,10 @@ def test_rank_by_signal_to_noise(capsys, tmp_path):
     assert "signal and noise per subject (Heineman et al. 2025)" in text
     assert "1 of the 2 values of subject separates the systems at this " \
            "size: clear (" in text
+    assert bed.main(["rank", *paths, "--by", "subject", "--resamples",
+                     "200", "--format", "html"]) == 0
+    page = capsys.readouterr().out
+    assert "signal and noise per subject" in page and "SNR needed" in page
     assert bed.main(["rank", *paths, "--resamples", "200"]) == 0
     assert "signal and noise" not in capsys.readouterr().out
     bed.main(["check", *paths])              # check points to it
