@@ -4314,7 +4314,7 @@ def _posterior(tally, r, options=_Options()):
 
 # Doors (called from other sections): _best_of, _cholesky, _joint_intervals,
 # _pair_tally, _rank_posterior, _rank_summary, _rank_systems, _Ranking,
-# _reaching_the_top.
+# _reaching_the_top, _signal_noise.
 
 # Ranking several systems.  One joint paired bootstrap: each resample draws
 # one multiset of items and scores every system on it, so the systems stay
@@ -4592,6 +4592,60 @@ def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
                        [Interval(min(b.lo, e.lo), max(b.hi, e.hi))
                         for b, e in zip(joint, exact.sets)], kept),
                    exact=exact, bootstrap=(joint, top))
+
+
+# Signal and noise per subset (rank --by FIELD), after Heineman, Hofmann,
+# Magnusson, Gu, Smith, Hajishirzi, Lo and Dodge (2025, "Signal and Noise:
+# A Framework for Reducing Uncertainty in Language Model Evaluation",
+# arXiv 2508.13144): a benchmark's signal is the dispersion of the
+# systems' scores on it (their max |m_j - m_k|, divided by the mean
+# score), its noise the standard deviation of one system's score from
+# run to run (divided by the mean too), and the ratio of the two, where
+# the mean cancels, is what tells a task that can separate the systems
+# from one that cannot.  Here the signal is the best mean less the
+# worst, the noise the standard error of one system's mean over the
+# task's items, sqrt(mean_s var_s / n) with var_s each system's unbiased
+# variance (pooled over the systems); the runs hold one score per item,
+# so run-to-run noise is not in it (the items' alone).  Which subsets
+# separate: those whose top group leaves a system out -- the joint test
+# rank already makes, whose bootstrap part is the spread past c, the
+# 1 - alpha quantile of the centred means' largest difference, that is
+# SNR past c / SE (printed as the SNR needed).
+
+class _SignalNoise(NamedTuple):
+    """One subset's signal and noise (_signal_noise)."""
+    spread: Fraction         # the best mean less the worst
+    se: object               # one system's mean's standard error, pooled;
+                             # None: fewer than two items
+    snr: object              # spread / se, or None without noise
+    needed: object           # c / se: the SNR the joint test needs
+    separates: bool          # the top group leaves a system out
+
+
+def _signal_noise(tally, ranking):
+    """Return the _SignalNoise of a subset's tally of S-tuples and its
+    _Ranking.
+
+    >>> tally = collections.Counter({(1, 0): 6, (0, 0): 2, (1, 1): 2})
+    >>> s = _signal_noise(tally, _rank_systems(tally, random.Random(1),
+    ...                                        ["a", "b"],
+    ...                                        _Options(resamples=200)))
+    >>> s.spread, round(s.se, 4), s.snr, s.separates
+    (Fraction(3, 5), 0.1333, 4.5, True)
+    """
+    n, size = ranking.n_items, len(ranking.names)
+    variances = []
+    for s in range(size):
+        total = sum(Fraction(k[s]) * c for k, c in tally.items())
+        squares = sum(Fraction(k[s]) ** 2 * c for k, c in tally.items())
+        variances.append((squares - total * total / n) / (n - 1)
+                         if n > 1 else None)
+    spread = max(ranking.means) - min(ranking.means)
+    se = (math.sqrt(sum(variances) / size / n) if None not in variances
+          else None)
+    return _SignalNoise(spread, se, se and float(spread) / se,
+                        se and float(ranking.critical) / se,
+                        not all(ranking.top))
 
 
 class _BestOf(NamedTuple):
@@ -5538,9 +5592,10 @@ def _win_rates(size, cells):
 
 # Doors (called from other sections): _agreement_audit, _blind_weight,
 # _corrected_macro, _corrected_result, _corrected_se, _corrected_table,
-# _covariate_check, _judge_check, _judge_check_strata, _JudgeCheck,
-# _labels_for_se, _labels_needed, _neyman_allocation, _ppi_bradley_terry,
-# _PPI_CLT_LEAST, _rerun_check, _residual_sd, _self_preference,
+# _covariate_check, _frontier, _frontier_words, _judge_check,
+# _judge_check_strata, _JudgeCheck, _labels_for_se, _labels_needed,
+# _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST, _rerun_check,
+# _residual_sd, _self_preference,
 # _spellings, _strata_parts, _strata_se, _Stratum, _variance,
 # _within_range.
 
@@ -6572,6 +6627,8 @@ class _JudgeCheck(NamedTuple):
     strata: tuple = ()       # --strata: (field, (_Stratum, ...)), or ()
     blind: bool = False      # the weight set at 0: few labels, none that
                              # the judge disagrees with (_blind_weight)
+    frontier: tuple = ()     # (system, agreement, accuracy) where the judge
+                             # is no better than it (_frontier)
 
 
 class _Stratum(NamedTuple):
@@ -6879,6 +6936,54 @@ def _labelled(judge, human):
         else:
             rest.append(j)
     return y, f, rest
+
+
+# Where a judge cannot buy much.  Dorner, Nastl and Hardt (ICLR 2025,
+# "Limits to scalable evaluation at the frontier: LLM as judge won't beat
+# twice the data", Theorem 6 and Corollary 7): on a 0/1 score, where the
+# judge agrees with the ground truth on no more items than the evaluated
+# system gets right, the squared correlation of judge and truth is at most
+# 1/2, and no unbiased correction (PPI and PPI++ among them) estimates the
+# system's mean with less than about half the labels it would need alone:
+# the effective labels are at most about twice the labels.  The condition
+# here, computable from the data: on a system's labelled items, human and
+# judge both 0/1, the share where the judge's score equals the human's is
+# at most the share the human scored 1 (the system's accuracy there).
+
+def _frontier(judge, human):
+    """Return ((system, agreement, accuracy), ...) of the systems whose
+    labelled 0/1 items the judge agrees on no more often than the system is
+    right on them, each a Fraction (see above); () where none is, or the
+    scores are not 0/1.
+
+    >>> j, h = _Columns([1, 1, 0, 1], [1, 1, 0, 0]), _Columns([1, 1, 1, 0],
+    ...                                                      [1, 1, 0, 0])
+    >>> _frontier(j, h)
+    (('the baseline', Fraction(1, 2), Fraction(3, 4)),)
+    """
+    found = []
+    for name, f, y in (("the baseline", judge.a, human.a),
+                       ("the candidate", judge.b, human.b)):
+        y, f, _ = _labelled(f, y)
+        if not y or not set(y) | set(f) <= {0.0, 1.0}:
+            return ()
+        agree = Fraction(sum(x == v for x, v in zip(y, f)), len(y))
+        right = Fraction(sum(x == 1.0 for x in y), len(y))
+        if agree <= right:
+            found.append((name, agree, right))
+    return tuple(found)
+
+
+def _frontier_words(frontier):
+    """Return the sentence of a _JudgeCheck's frontier, or ""."""
+    said = [f"{float(agree):.1%} of {name}'s labelled answers (its own "
+            f"accuracy there {float(right):.1%})"
+            for name, agree, right in frontier]
+    return said and (
+        f"A judge no better than the systems: it agrees with the humans on "
+        f"{' and '.join(said)}, no more often than the system is right; "
+        f"there no correction saves more than about half the labels "
+        f"(Dorner, Nastl and Hardt 2025).")
 
 
 def _blind_weight(judge, human):
@@ -15884,7 +15989,8 @@ def _judged_metric(judge, human, metric, rng, options, where,
                                        options.judge_covariate,
                                        options.confidence, clusters),
         _agreement_audit(_labelled_pairs(judge, human), options.confidence),
-        rerun=rerun, blind=blind is not None)
+        rerun=rerun, blind=blind is not None,
+        frontier=_frontier(judge, human))
     return _corrected_result(metric, kind, _within_range(check, kind),
                              len(judge.a))
 
@@ -17073,6 +17179,7 @@ class _Budget(NamedTuple):
     uniform: list            # ... drawn uniformly at random, expected
     se: tuple                # the gap's se now, allocated, uniform
     ids: list                # [(id, stratum)] to label next, seeded
+    frontier: tuple = ()     # the pilot's _JudgeCheck.frontier
 
 
 def _budget_from_pilot(options):
@@ -17106,7 +17213,7 @@ def _budget_from_pilot(options):
            for item in rng.sample(unlabelled.get(r.label, []), m)]
     return _Budget(result, rows, options.strata, sds, draw, uniform, (
         check.gap.se, _strata_se(rows, draw), _strata_se(rows, uniform)),
-        ids)
+        ids, check.frontier)
 
 
 def _repeats_from_pilot(options, metrics, sizing):
@@ -17954,6 +18061,12 @@ def _group_commands(group, extra):
                     f"a verdict within each {name} "
                     f"({_items(_kinds(first)[name].distinct, 'subset')}), "
                     f"Holm across them"))
+        if len(group) > 2:          # _signal_noise
+            out.append((["rank"] + paths + ["--metric", whole[0], "--by",
+                                            name] + common,
+                        f"which values of {name} can tell the "
+                        f"{len(group)} systems apart: signal and noise per "
+                        f"{name} (Heineman et al. 2025)"))
     judge = [m for m in whole if "judge's scores" in _kinds(first)[m].roles]
     for human in roles["human labels"][:1]:
         metric = (judge or whole)[0]
@@ -18911,6 +19024,8 @@ def _judge_lines(r, j, check, as_judged, options):
                     f"few to show how it errs" if check.blind else
                     f"PPI++ weight {gap.weight:.2f}: 1 trusts the judge as "
                     f"PPI does, 0 sets it aside") + ").")
+    if check.frontier:
+        lines.append(_frontier_words(check.frontier))
     if j.verdict not in ("better", "worse") and gap.estimate and \
             gap.moments:
         needed = check.needed
@@ -19493,6 +19608,10 @@ def _judge_json(check, as_judged):
         **({"set_aside": f"weight 0: the judge disagrees with none of the "
                          f"{check.gap.labels} labels on the gap, too few "
                          f"to show how it errs"} if check.blind else {}),
+        **({"frontier": [{"system": name, "agreement": float(agree),
+                          "accuracy": float(right)}      # _frontier
+                         for name, agree, right in check.frontier]}
+           if check.frontier else {}),
         "as_judged": dict(alone(check.judged), verdict=as_judged),
         "humans_alone": alone(check.human),
         "bias": {name: {"mean": mean, "ci": ci and [ci.lo, ci.hi]}
@@ -19625,6 +19744,7 @@ class _Ranked(NamedTuple):
     aliases: tuple = ()      # metrics equal to its metric on every item
     settings: tuple = ()     # (setting, [(value, [systems])]) they differ in
     posterior: object = None  # rank --bayes: a _RankPosterior
+    snr: tuple = ()          # --by: (label, _SignalNoise) of each subset
 
 
 def _corrected_lines(corrected, r, options):
@@ -19728,6 +19848,10 @@ def _format_rank(ranked, options, markdown=False):
                                                                 markdown)
     if p.adjusted:
         lines += ["", mark(p.adjusted)]
+    if p.snr:
+        caption, rows, words = p.snr
+        lines += ["", mark(caption)] + [""] * markdown + _table(
+            rows, markdown) + ["", mark(words)]
     return "\n\n".join(["\n".join(lines)] + [
         f"{options.by} {label}:\n" + _format_rank(sub, options, markdown)
         for label, sub in ranked.subsets])
@@ -19745,6 +19869,40 @@ class _RankParts(NamedTuple):
     corrected: tuple         # rank --human: (head, finding, table), or None
     pairs: tuple             # (caption, rows) of the pairs, or None
     adjusted: str = ""       # what --adjust other than holm adjusts
+    snr: tuple = None        # --by: (caption, rows, words) of _signal_parts
+
+
+def _signal_parts(ranked, options, u):
+    """Return (caption, table rows, words) of rank --by's signal and
+    noise per subset (_signal_noise), in the units *u*."""
+    by, size = options.by, len(ranked.ranking.names)
+    caption = (f"signal and noise per {by} (Heineman et al. 2025): the "
+               f"spread of the {size} systems' means (best less worst) "
+               f"against the standard error of one system's mean, pooled "
+               f"over the systems; the items' noise alone (one score per "
+               f"item: run-to-run noise is not measured)")
+    rows = [[by, "items", "spread", "SE of a mean", "SNR", "SNR needed",
+             "separates"]]
+    for (label, x), (_, sub) in zip(ranked.snr, ranked.subsets):
+        rows.append([str(label), f"{sub.ranking.n_items:,}",
+                     u.gap(x.spread, sign=False),
+                     "too few items" if x.se is None else
+                     "0 (no spread)" if not x.se else
+                     u.gap(x.se, sign=False),
+                     "no noise" if not x.se else f"{x.snr:.2f}",
+                     "-" if not x.se else f"{x.needed:.2f}",
+                     "yes" if x.separates else "no"])
+    apart = [str(label) for label, x in ranked.snr if x.separates]
+    words = ((f"{len(apart)} of the {len(ranked.snr)} values of {by} "
+              f"separate{'s' * (len(apart) == 1)} the systems at this "
+              f"size: {', '.join(apart)}"
+              if apart else f"none of the {len(ranked.snr)} values of "
+              f"{by} separates the systems at this size")
+             + f" (separates: its top group leaves a system out, the joint "
+               f"test at alpha {options.alpha:g}: the spread past the "
+               f"bound on the largest difference, SNR past the SNR needed, "
+               f"or an exact pairwise test)")
+    return caption, rows, words
 
 
 def _rank_parts(ranked, options):
@@ -19888,7 +20046,8 @@ def _rank_parts(ranked, options):
                 "" if adjust == "none" else " (a false discovery rate does "
                 "not bound the chance that any of them is wrong)"))
     return _RankParts(head, rows, words, caution, notes, rates, corrected,
-                      paired, adjusted)
+                      paired, adjusted, _signal_parts(ranked, options, u)
+                      if ranked.snr else None)
 
 
 # Output formats are one table, as tabulate's _table_formats: a row per
@@ -20191,6 +20350,8 @@ def _rank_page(ranked, options):
                                 marginal=options.marginal_ranks))]
     if len(r.names) > 2:
         figures.append(("", _pairs_svg(ranked, options)))
+    if p.snr:
+        tables.append(p.snr[:2])
     for label, sub in ranked.subsets:
         tables.append((f"{options.by} {label}", _rank_parts(sub,
                                                             options).rows))
@@ -20199,7 +20360,8 @@ def _rank_page(ranked, options):
         verdicts=(p.words,) + tuple(p.corrected[1:2] if p.corrected
                                     else ()),
         tables=tuple(tables), figures=tuple(figures),
-        notes=tuple(p.caution + p.notes + [p.adjusted] * bool(p.adjusted)),
+        notes=tuple(p.caution + p.notes + [p.adjusted] * bool(p.adjusted)
+                    + ([p.snr[2]] if p.snr else [])),
         reading=tuple(ranked.reading or ()),
         command=options.command)
 
@@ -20651,6 +20813,11 @@ def _rank_json(ranked, options):
         report.update(by=options.by, subsets=[
             dict(_rank_json(sub, options), subset=label)
             for label, sub in ranked.subsets])
+        for entry, (_, x) in zip(report["subsets"], ranked.snr):
+            entry["signal_to_noise"] = {    # _signal_noise
+                "spread": float(x.spread), "se": x.se, "snr": x.snr,
+                "snr_needed": x.needed, "separates": x.separates,
+                "noise": "items"}
     return report
 
 
@@ -20966,6 +21133,8 @@ def _format_budget(budget, *, confidence=CONFIDENCE, seed=SEED,
         f"label next ({_items(len(b.ids))}, a random order seeded by "
         f"--seed {seed}): {shown}" + (", ..." if len(b.ids) > 10 else "")
         + " (--label-next FILE writes them all as CSV; --json lists them)"))
+    if b.frontier:
+        lines.append(item + mark(_frontier_words(b.frontier)))
     lines.append(mark("(at the judge's agreement with the humans seen in "
                       + ("each stratum of " if b.field else "")
                       + "the pilot, PPI++'s weight tuned for each count; "
@@ -20988,7 +21157,11 @@ def _budget_json(budget, *, confidence=CONFIDENCE, seed=SEED):
                                                   b.uniform)]},
         "half_width": dict(zip(("now", "allocated", "uniform"),
                                (z * se for se in b.se))),
-        "label_next": [{"id": i, "stratum": label} for i, label in b.ids]}
+        "label_next": [{"id": i, "stratum": label} for i, label in b.ids],
+        **({"frontier": [{"system": name, "agreement": float(agree),
+                          "accuracy": float(right)}      # _frontier
+                         for name, agree, right in b.frontier]}
+           if b.frontier else {})}
 
 
 def _label_next_csv(budget):
@@ -24979,6 +25152,7 @@ def _run_rank(options):
     posterior = (_rank_posterior(tally, random.Random(options.seed),
                                  options.resamples, metric.direction)
                  if options.bayes else None)
+    by = subsets
     subsets = [(label, _rank_systems(subsets[label], rng, names, options,
                                      metric)) for label in sorted(subsets)]
     chosen = ([(i, j) for i in range(len(names))
@@ -24993,7 +25167,9 @@ def _run_rank(options):
                     family="pairs" if options.pairs else "candidates")
     ranked = _Ranked(ranking, pairs, judged, dropped, reading,
                      [(label, _Ranked(r)) for label, r in subsets],
-                     aliases=aliases, settings=differs, posterior=posterior)
+                     aliases=aliases, settings=differs, posterior=posterior,
+                     snr=tuple((label, _signal_noise(by[label], r))
+                                  for label, r in subsets))
     return _print_ranked(ranked, options)
 
 
