@@ -2945,9 +2945,11 @@ def _across_subsets(results, confidence=CONFIDENCE):
          else min(1.0, 2 * _student_t_tail(abs(mean) / se, k - 1)))
     half = _student_t_upper(tail, k - 2) * math.sqrt(tau2 + se * se)
     new = Interval(mean - half, mean + half)
-    return _AcrossSubsets(metric=results[0].metric, k=k, gap=mean,
-                          ci=Interval(mean - t * se, mean + t * se), p=p,
-                          tau=math.sqrt(tau2),
+    ci = Interval(mean - t * se, mean + t * se)
+    if results[0].kind == "binary":       # a gap of 0/1 scores: [-1, 1]
+        ci, new = _within(ci), _within(new)
+    return _AcrossSubsets(metric=results[0].metric, k=k, gap=mean, ci=ci,
+                          p=p, tau=math.sqrt(tau2),
                           i2=max(0.0, (q - (k - 1)) / q) if q > 0 else 0.0,
                           q=q, prediction=new, floored=floored,
                           direction=results[0].direction)
@@ -4350,7 +4352,7 @@ def _posterior(tally, r, options=_Options()):
 
 # Doors (called from other sections): _best_of, _cholesky, _joint_intervals,
 # _pair_tally, _rank_posterior, _rank_summary, _rank_systems, _Ranking,
-# _reaching_the_top.
+# _reaching_the_top, _signal_noise.
 
 # Ranking several systems.  One joint paired bootstrap: each resample draws
 # one multiset of items and scores every system on it, so the systems stay
@@ -4489,6 +4491,7 @@ class _RankPosterior(NamedTuple):
     beats: list
     prior: str
     method: str
+    least: float = 0.0       # the smallest share the draws tell from 0
 
 
 _RANK_POSTERIOR_CELLS = 4 * 10 ** 6   # weights drawn at the most (draws x
@@ -4550,7 +4553,7 @@ def _rank_posterior(tally, rng, draws=RESAMPLES, direction="higher"):
                   f"{draws:,} draws")
     return _RankPosterior([w / draws for w in wins],
                           [[b / draws for b in row] for row in beats],
-                          _RUBIN, method)
+                          _RUBIN, method, 1 / draws)
 
 
 def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
@@ -4629,6 +4632,60 @@ def _rank_systems(tally, rng, names, options=_Options(), metric=_Metric()):
             [Interval(min(b.lo, e.lo), max(b.hi, e.hi))
              for b, e in zip(joint, exact.sets)], kept), exact=exact,
         bootstrap=(joint, top))
+
+
+# Signal and noise per subset (rank --by FIELD), after Heineman, Hofmann,
+# Magnusson, Gu, Smith, Hajishirzi, Lo and Dodge (2025, "Signal and Noise:
+# A Framework for Reducing Uncertainty in Language Model Evaluation",
+# arXiv 2508.13144): a benchmark's signal is the dispersion of the
+# systems' scores on it (their max |m_j - m_k|, divided by the mean
+# score), its noise the standard deviation of one system's score from
+# run to run (divided by the mean too), and the ratio of the two, where
+# the mean cancels, is what tells a task that can separate the systems
+# from one that cannot.  Here the signal is the best mean less the
+# worst, the noise the standard error of one system's mean over the
+# task's items, sqrt(mean_s var_s / n) with var_s each system's unbiased
+# variance (pooled over the systems); the runs hold one score per item,
+# so run-to-run noise is not in it (the items' alone).  Which subsets
+# separate: those whose top group leaves a system out -- the joint test
+# rank already makes, whose bootstrap part is the spread past c, the
+# 1 - alpha quantile of the centred means' largest difference, that is
+# SNR past c / SE (printed as the SNR needed).
+
+class _SignalNoise(NamedTuple):
+    """One subset's signal and noise (_signal_noise)."""
+    spread: Fraction         # the best mean less the worst
+    se: object               # one system's mean's standard error, pooled;
+                             # None: fewer than two items
+    snr: object              # spread / se, or None without noise
+    needed: object           # c / se: the SNR the joint test needs
+    separates: bool          # the top group leaves a system out
+
+
+def _signal_noise(tally, ranking):
+    """Return the _SignalNoise of a subset's tally of S-tuples and its
+    _Ranking.
+
+    >>> tally = collections.Counter({(1, 0): 6, (0, 0): 2, (1, 1): 2})
+    >>> s = _signal_noise(tally, _rank_systems(tally, random.Random(1),
+    ...                                        ["a", "b"],
+    ...                                        _Options(resamples=200)))
+    >>> s.spread, round(s.se, 4), s.snr, s.separates
+    (Fraction(3, 5), 0.1333, 4.5, True)
+    """
+    n, size = ranking.n_items, len(ranking.names)
+    variances = []
+    for s in range(size):
+        total = sum(Fraction(k[s]) * c for k, c in tally.items())
+        squares = sum(Fraction(k[s]) ** 2 * c for k, c in tally.items())
+        variances.append((squares - total * total / n) / (n - 1)
+                         if n > 1 else None)
+    spread = max(ranking.means) - min(ranking.means)
+    se = (math.sqrt(sum(variances) / size / n) if None not in variances
+          else None)
+    return _SignalNoise(spread, se, se and float(spread) / se,
+                        se and float(ranking.critical) / se,
+                        not all(ranking.top))
 
 
 class _BestOf(NamedTuple):
@@ -5579,9 +5636,10 @@ def _win_rates(size, cells):
 
 # Doors (called from other sections): _agreement_audit, _blind_weight,
 # _corrected_macro, _corrected_result, _corrected_se, _corrected_table,
-# _covariate_check, _judge_check, _judge_check_strata, _JudgeCheck,
-# _labels_for_se, _labels_needed, _neyman_allocation, _ppi_bradley_terry,
-# _PPI_CLT_LEAST, _rerun_check, _residual_sd, _self_preference,
+# _covariate_check, _frontier, _frontier_words, _judge_check,
+# _judge_check_strata, _JudgeCheck, _labels_for_se, _labels_needed,
+# _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST, _rerun_check,
+# _residual_sd, _self_preference,
 # _spellings, _strata_parts, _strata_se, _Stratum, _variance,
 # _within_range.
 
@@ -6617,6 +6675,8 @@ class _JudgeCheck(NamedTuple):
     strata: tuple = ()       # --strata: (field, (_Stratum, ...)), or ()
     blind: bool = False      # the weight set at 0: few labels, none that
                              # the judge disagrees with (_blind_weight)
+    frontier: tuple = ()     # (system, agreement, accuracy) where the judge
+                             # is no better than it (_frontier)
 
 
 class _Stratum(NamedTuple):
@@ -6925,6 +6985,54 @@ def _labelled(judge, human):
         else:
             rest.append(j)
     return y, f, rest
+
+
+# Where a judge cannot buy much.  Dorner, Nastl and Hardt (ICLR 2025,
+# "Limits to scalable evaluation at the frontier: LLM as judge won't beat
+# twice the data", Theorem 6 and Corollary 7): on a 0/1 score, where the
+# judge agrees with the ground truth on no more items than the evaluated
+# system gets right, the squared correlation of judge and truth is at most
+# 1/2, and no unbiased correction (PPI and PPI++ among them) estimates the
+# system's mean with less than about half the labels it would need alone:
+# the effective labels are at most about twice the labels.  The condition
+# here, computable from the data: on a system's labelled items, human and
+# judge both 0/1, the share where the judge's score equals the human's is
+# at most the share the human scored 1 (the system's accuracy there).
+
+def _frontier(judge, human):
+    """Return ((system, agreement, accuracy), ...) of the systems whose
+    labelled 0/1 items the judge agrees on no more often than the system is
+    right on them, each a Fraction (see above); () where none is, or the
+    scores are not 0/1.
+
+    >>> j, h = _Columns([1, 1, 0, 1], [1, 1, 0, 0]), _Columns([1, 1, 1, 0],
+    ...                                                      [1, 1, 0, 0])
+    >>> _frontier(j, h)
+    (('the baseline', Fraction(1, 2), Fraction(3, 4)),)
+    """
+    found = []
+    for name, f, y in (("the baseline", judge.a, human.a),
+                       ("the candidate", judge.b, human.b)):
+        y, f, _ = _labelled(f, y)
+        if not y or not set(y) | set(f) <= {0.0, 1.0}:
+            return ()
+        agree = Fraction(sum(x == v for x, v in zip(y, f)), len(y))
+        right = Fraction(sum(x == 1.0 for x in y), len(y))
+        if agree <= right:
+            found.append((name, agree, right))
+    return tuple(found)
+
+
+def _frontier_words(frontier):
+    """Return the sentence of a _JudgeCheck's frontier, or ""."""
+    said = [f"{float(agree):.1%} of {name}'s labelled answers (its own "
+            f"accuracy there {float(right):.1%})"
+            for name, agree, right in frontier]
+    return said and (
+        f"A judge no better than the systems: it agrees with the humans on "
+        f"{' and '.join(said)}, no more often than the system is right; "
+        f"there no correction saves more than about half the labels "
+        f"(Dorner, Nastl and Hardt 2025).")
 
 
 def _blind_weight(judge, human):
@@ -14478,6 +14586,20 @@ def _record_lists(doc, prefix="", depth=3):
             yield from _record_lists(value, f"{prefix}{key}.", depth - 1)
 
 
+def _read_run_store(head, how):
+    """Refuse an SQLite file given as a run: a run store (compare
+    --store's, its application id in the header's bytes 68-71) is said to
+    be one, with what shows it."""
+    if head.bytes[68:72] != _STORE_ID.to_bytes(4, "big"):
+        raise EvalDeltaError(f"{head.path}: an SQLite database, not a run's "
+                             f"per-item results")
+    raise EvalDeltaError(
+        f"{head.path}: a run store of compare --store, not a run: "
+        f"history --store {shlex.quote(head.path)} shows its runs, and "
+        f"compare RUN --store {shlex.quote(head.path)} compares a run "
+        f"with its accepted baseline")
+
+
 def _read_table(head, how):
     """Return the _Source of a plain table: CSV, TSV, JSONL or a JSON array."""
     return _table_source(head.path, head.inflate)
@@ -14486,6 +14608,10 @@ def _read_table(head, how):
 _READERS = (
     _Reader("lfs-pointer", "a git-lfs pointer where a file should be "
             "(says how to fetch it)", _is_lfs_pointer, _read_lfs_pointer),
+    _Reader("sqlite", "an SQLite file, as compare --store's run store "
+            "(refused as a run: says what shows it)",
+            lambda h: h.bytes.startswith(b"SQLite format 3\x00"),
+            _read_run_store),
     _Reader("inspect", "Inspect .eval or .json log (logs/<date>_<task>_<id>"
             ".eval in a directory)", _is_inspect, _read_inspect,
             _inspect_runs),
@@ -14637,7 +14763,8 @@ def _lm_eval_settings(path, task):
     """Return the settings of an lm-eval samples file from the
     results_<date>.json beside it: num_fewshot, generation_kwargs, the
     task's version, repeats, limit (all where none), model_args (less
-    the model), gen_kwargs, the system instruction."""
+    the model), gen_kwargs, the system instruction, and the prompt's
+    templates (doc_to_text, doc_to_choice, doc_to_target)."""
     stamp = _task_and_stamp(os.path.basename(path))[1]
     results = os.path.join(os.path.dirname(path), f"results_{stamp}.json")
     if not stamp or not os.path.isfile(results):
@@ -14657,7 +14784,10 @@ def _lm_eval_settings(path, task):
         ("model_args", _model_args(run.get("model_args"))),
         ("gen_kwargs", run.get("gen_kwargs")),
         ("system_instruction", doc.get("system_instruction")),
-        ("fewshot_as_multiturn", doc.get("fewshot_as_multiturn"))])
+        ("fewshot_as_multiturn", doc.get("fewshot_as_multiturn")),
+        ("doc_to_text", config.get("doc_to_text")),       # the prompt
+        ("doc_to_choice", config.get("doc_to_choice")),
+        ("doc_to_target", config.get("doc_to_target"))])
 
 
 _SAMPLED = re.compile(r".*?(?::(\d+)_samples|maj@(\d+)|@k=?(\d+)).*")
@@ -15337,9 +15467,15 @@ def _report_names(options, runs):
         files = [os.path.basename(path.rstrip("/")) or path for path in files]
     short = iter(_run_names(files))
     short = [path if path == _STDIN else next(short) for path in given]
-    return [_settings_named(run.settings, (short[0], short[k])) if all(
+    named = [_settings_named(run.settings, (short[0], short[k])) if all(
         name == _STDIN or os.path.exists(name) for name in run.names)
         else run.names for k, run in enumerate(runs, 1)]
+    systems = [named[0][0]] + [b for _, b in named]
+    if len({a for a, _ in named}) > 1 or len(set(systems)) < len(systems):
+        named = [(short[0], short[k]) if all(    # settings name no system
+            name == _STDIN or os.path.exists(name) for name in run.names)
+            else run.names for k, run in enumerate(runs, 1)]  # apart
+    return named
 
 
 _NO_NAME = re.compile(r"[\dT:._+-]*\d{4}-\d\d-\d\d[\dT:._+-]*|.*\.(jsonl?|"
@@ -15936,7 +16072,8 @@ def _judged_metric(judge, human, metric, rng, options, where,
                                                  clusters),
         audit=_agreement_audit(_labelled_pairs(judge, human),
                                options.confidence),
-        rerun=rerun, blind=blind is not None)
+        rerun=rerun, blind=blind is not None,
+        frontier=_frontier(judge, human))
     return _corrected_result(metric, kind, _within_range(check, kind),
                              len(judge.a))
 
@@ -17125,6 +17262,7 @@ class _Budget(NamedTuple):
     uniform: list            # ... drawn uniformly at random, expected
     se: tuple                # the gap's se now, allocated, uniform
     ids: list                # [(id, stratum)] to label next, seeded
+    frontier: tuple = ()     # the pilot's _JudgeCheck.frontier
 
 
 def _budget_from_pilot(options):
@@ -17159,7 +17297,8 @@ def _budget_from_pilot(options):
     return _Budget(result=result, rows=rows, field=options.strata, sds=sds,
                    draw=draw, uniform=uniform,
                    se=(check.gap.se, _strata_se(rows, draw),
-                       _strata_se(rows, uniform)), ids=ids)
+                       _strata_se(rows, uniform)), ids=ids,
+                   frontier=check.frontier)
 
 
 def _repeats_from_pilot(options, metrics, sizing):
@@ -18009,6 +18148,12 @@ def _group_commands(group, extra):
                     f"a verdict within each {name} "
                     f"({_items(_kinds(first)[name].distinct, 'subset')}), "
                     f"Holm across them"))
+        if len(group) > 2:          # _signal_noise
+            out.append((["rank"] + paths + ["--metric", whole[0], "--by",
+                                            name] + common,
+                        f"which values of {name} can tell the "
+                        f"{len(group)} systems apart: signal and noise per "
+                        f"{name} (Heineman et al. 2025)"))
     judge = [m for m in whole if "judge's scores" in _kinds(first)[m].roles]
     for human in roles["human labels"][:1]:
         metric = (judge or whole)[0]
@@ -18823,20 +18968,31 @@ def _posterior_words(r, posterior, confidence):
         return f"posterior: {posterior}"
     u = _units_of(r)
     level = _decimal(_exact(confidence) * 100) + "%"
-    return (f"posterior: P(the candidate is better) = "
+    ci, test = posterior.ci, r.ci_paired
+    apart = (test is not None and test.lo <= 0 <= test.hi
+             and not ci.lo <= 0 <= ci.hi)
+    return (f"posterior: P(the candidate is better) "
             f"{_probability_words(posterior.better)}, {level} credible "
-            f"interval {u.span_words(posterior.ci)} (prior: "
-            f"{posterior.prior}; {posterior.method})")
+            f"interval {u.span_words(ci)} (prior: {posterior.prior}; "
+            f"{posterior.method})" + (
+                f"; it leaves out 0 where the confidence interval does not: "
+                f"at {_items(r.n_items)} a credible interval may cover less "
+                f"than its level, and the verdict is the test's"
+                if apart else ""))
 
 
-def _probability_words(p):
-    """Return a probability as it can be read: '0.928', '> 0.9999',
-    '< 0.0001'."""
-    if p > 0.9999:
-        return "> 0.9999"
-    if p < 0.0001:
-        return "< 0.0001"
-    return f"{p:.4g}" if 0.001 <= p <= 0.999 else f"{p:.4f}"
+def _probability_words(p, least=0.0001):
+    """Return '= 0.928', or '> 0.9999' and '< 0.0001' past what can be
+    told apart (*least*: 1 / draws for a Monte Carlo share).
+
+    >>> _probability_words(0.92798), _probability_words(0, least=1 / 500)
+    ('= 0.928', '< 0.002')
+    """
+    if p > 1 - least:
+        return f"> {1 - least:.4g}"
+    if p < least:
+        return f"< {least:.2g}"
+    return "= " + (f"{p:.4g}" if 0.001 <= p <= 0.999 else f"{p:.4f}")
 
 
 def _words(run, options):
@@ -18955,6 +19111,8 @@ def _judge_lines(r, j, check, as_judged, options):
                     f"few to show how it errs" if check.blind else
                     f"PPI++ weight {gap.weight:.2f}: 1 trusts the judge as "
                     f"PPI does, 0 sets it aside") + ").")
+    if check.frontier:
+        lines.append(_frontier_words(check.frontier))
     if j.verdict not in ("better", "worse") and gap.estimate and \
             gap.moments:
         needed = check.needed
@@ -19537,6 +19695,10 @@ def _judge_json(check, as_judged):
         **({"set_aside": f"weight 0: the judge disagrees with none of the "
                          f"{check.gap.labels} labels on the gap, too few "
                          f"to show how it errs"} if check.blind else {}),
+        **({"frontier": [{"system": name, "agreement": float(agree),
+                          "accuracy": float(right)}      # _frontier
+                         for name, agree, right in check.frontier]}
+           if check.frontier else {}),
         "as_judged": dict(alone(check.judged), verdict=as_judged),
         "humans_alone": alone(check.human),
         "bias": {name: {"mean": mean, "ci": ci and [ci.lo, ci.hi]}
@@ -19669,6 +19831,7 @@ class _Ranked(NamedTuple):
     aliases: tuple = ()      # metrics equal to its metric on every item
     settings: tuple = ()     # (setting, [(value, [systems])]) they differ in
     posterior: object = None  # rank --bayes: a _RankPosterior
+    snr: tuple = ()          # --by: (label, _SignalNoise) of each subset
 
 
 def _corrected_lines(corrected, r, options):
@@ -19772,6 +19935,10 @@ def _format_rank(ranked, options, markdown=False):
                                                                 markdown)
     if p.adjusted:
         lines += ["", mark(p.adjusted)]
+    if p.snr:
+        caption, rows, words = p.snr
+        lines += ["", mark(caption)] + [""] * markdown + _table(
+            rows, markdown) + ["", mark(words)]
     return "\n\n".join(["\n".join(lines)] + [
         f"{options.by} {label}:\n" + _format_rank(sub, options, markdown)
         for label, sub in ranked.subsets])
@@ -19789,6 +19956,40 @@ class _RankParts(NamedTuple):
     corrected: tuple         # rank --human: (head, finding, table), or None
     pairs: tuple             # (caption, rows) of the pairs, or None
     adjusted: str = ""       # what --adjust other than holm adjusts
+    snr: tuple = None        # --by: (caption, rows, words) of _signal_parts
+
+
+def _signal_parts(ranked, options, u):
+    """Return (caption, table rows, words) of rank --by's signal and
+    noise per subset (_signal_noise), in the units *u*."""
+    by, size = options.by, len(ranked.ranking.names)
+    caption = (f"signal and noise per {by} (Heineman et al. 2025): the "
+               f"spread of the {size} systems' means (best less worst) "
+               f"against the standard error of one system's mean, pooled "
+               f"over the systems; the items' noise alone (one score per "
+               f"item: run-to-run noise is not measured)")
+    rows = [[by, "items", "spread", "SE of a mean", "SNR", "SNR needed",
+             "separates"]]
+    for (label, x), (_, sub) in zip(ranked.snr, ranked.subsets):
+        rows.append([str(label), f"{sub.ranking.n_items:,}",
+                     u.gap(x.spread, sign=False),
+                     "too few items" if x.se is None else
+                     "0 (no spread)" if not x.se else
+                     u.gap(x.se, sign=False),
+                     "no noise" if not x.se else f"{x.snr:.2f}",
+                     "-" if not x.se else f"{x.needed:.2f}",
+                     "yes" if x.separates else "no"])
+    apart = [str(label) for label, x in ranked.snr if x.separates]
+    words = ((f"{len(apart)} of the {len(ranked.snr)} values of {by} "
+              f"separate{'s' * (len(apart) == 1)} the systems at this "
+              f"size: {', '.join(apart)}"
+              if apart else f"none of the {len(ranked.snr)} values of "
+              f"{by} separates the systems at this size")
+             + f" (separates: its top group leaves a system out, the joint "
+               f"test at alpha {options.alpha:g}: the spread past the "
+               f"bound on the largest difference, SNR past the SNR needed, "
+               f"or an exact pairwise test)")
+    return caption, rows, words
 
 
 def _rank_parts(ranked, options):
@@ -19848,7 +20049,8 @@ def _rank_parts(ranked, options):
                      f"{u.mean(r.means[s])} {u.span(r.cis[s], False)}",
                      f"{r.ranks[s]:g} ({lo:g}-{hi:g})",
                      "yes" if r.top[s] else ""]
-                    + ([_probability_words(post.best[s])] if post else []))
+                    + ([_probability_words(post.best[s], post.least)
+                        .removeprefix("= ")] if post else []))
     top = [r.names[s] for s in order if r.top[s]]
     most = (f"{r.critical:.1f} rating points" if rated else
             u.gap(r.critical, sign=False))
@@ -19897,7 +20099,9 @@ def _rank_parts(ranked, options):
             rates = [["P(row better than column)"]
                      + [r.names[s] for s in order]] + [
                 [r.names[s]] + ["" if s == t else
-                                _probability_words(post.beats[s][t])
+                                _probability_words(post.beats[s][t],
+                                                   post.least)
+                                .removeprefix("= ")
                                 for t in order] for s in order]
     corrected = None
     if ranked.corrected is not None:
@@ -19930,7 +20134,9 @@ def _rank_parts(ranked, options):
                 "not bound the chance that any of them is wrong)"))
     return _RankParts(head=head, rows=rows, words=words, caution=caution,
                       notes=notes, matrix=rates, corrected=corrected,
-                      pairs=paired, adjusted=adjusted)
+                      pairs=paired, adjusted=adjusted,
+                      snr=_signal_parts(ranked, options, u)
+                      if ranked.snr else None)
 
 
 # Output formats are one table, as tabulate's _table_formats: a row per
@@ -20233,6 +20439,8 @@ def _rank_page(ranked, options):
                                 marginal=options.marginal_ranks))]
     if len(r.names) > 2:
         figures.append(("", _pairs_svg(ranked, options)))
+    if p.snr:
+        tables.append(p.snr[:2])
     for label, sub in ranked.subsets:
         tables.append((f"{options.by} {label}", _rank_parts(sub,
                                                             options).rows))
@@ -20241,7 +20449,8 @@ def _rank_page(ranked, options):
         verdicts=(p.words,) + tuple(p.corrected[1:2] if p.corrected
                                     else ()),
         tables=tuple(tables), figures=tuple(figures),
-        notes=tuple(p.caution + p.notes + [p.adjusted] * bool(p.adjusted)),
+        notes=tuple(p.caution + p.notes + [p.adjusted] * bool(p.adjusted)
+                    + ([p.snr[2]] if p.snr else [])),
         reading=tuple(ranked.reading or ()),
         command=options.command)
 
@@ -20693,6 +20902,11 @@ def _rank_json(ranked, options):
         report.update(by=options.by, subsets=[
             dict(_rank_json(sub, options), subset=label)
             for label, sub in ranked.subsets])
+        for entry, (_, x) in zip(report["subsets"], ranked.snr):
+            entry["signal_to_noise"] = {    # _signal_noise
+                "spread": float(x.spread), "se": x.se, "snr": x.snr,
+                "snr_needed": x.needed, "separates": x.separates,
+                "noise": "items"}
     return report
 
 
@@ -21008,6 +21222,8 @@ def _format_budget(budget, *, confidence=CONFIDENCE, seed=SEED,
         f"label next ({_items(len(b.ids))}, a random order seeded by "
         f"--seed {seed}): {shown}" + (", ..." if len(b.ids) > 10 else "")
         + " (--label-next FILE writes them all as CSV; --json lists them)"))
+    if b.frontier:
+        lines.append(item + mark(_frontier_words(b.frontier)))
     lines.append(mark("(at the judge's agreement with the humans seen in "
                       + ("each stratum of " if b.field else "")
                       + "the pilot, PPI++'s weight tuned for each count; "
@@ -21030,7 +21246,11 @@ def _budget_json(budget, *, confidence=CONFIDENCE, seed=SEED):
                                                   b.uniform)]},
         "half_width": dict(zip(("now", "allocated", "uniform"),
                                (z * se for se in b.se))),
-        "label_next": [{"id": i, "stratum": label} for i, label in b.ids]}
+        "label_next": [{"id": i, "stratum": label} for i, label in b.ids],
+        **({"frontier": [{"system": name, "agreement": float(agree),
+                          "accuracy": float(right)}      # _frontier
+                         for name, agree, right in b.frontier]}
+           if b.frontier else {})}
 
 
 def _label_next_csv(budget):
@@ -21768,6 +21988,7 @@ def _check_json(checked):
 ## Run store ##################################################################
 
 # Doors (called from other sections): _COMMENT_MARK, _gate_words,
+# _STORE_ID,
 # _github_lines, _github_outputs, _history_parts, _junit_xml, _Store.
 #
 # A team runs its eval on every change and asks each time the same
@@ -21824,6 +22045,19 @@ class _StoredRun(NamedTuple):
     label: object
     commit: object
     branch: object
+    saved: str
+
+
+class _StoredComparison(NamedTuple):
+    """One saved comparison: the run and the baseline it was compared
+    with (row numbers), compare's JSON report, the gate asked and the
+    [metric, why] it tripped on, compare's arguments and the time."""
+    run: int
+    baseline: int
+    report: dict
+    fail_on: object
+    tripped: list
+    command: list
     saved: str
 
 
@@ -22004,13 +22238,14 @@ class _Store:
              json.dumps(tripped), json.dumps(command), _now()))
 
     def comparisons(self):
-        """Return [(run, baseline, report, fail_on, tripped, command)] of
-        every comparison saved, oldest first."""
-        return [(run, base, json.loads(report), fail_on, json.loads(tripped),
-                 json.loads(command))
-                for run, base, report, fail_on, tripped, command in
+        """Return every comparison saved, oldest first, as
+        _StoredComparison records."""
+        return [_StoredComparison(run, base, json.loads(report), fail_on,
+                                  json.loads(tripped), json.loads(command),
+                                  saved)
+                for run, base, report, fail_on, tripped, command, saved in
                 self.db.execute("SELECT run, baseline, report, fail_on, "
-                                "tripped, command FROM comparisons "
+                                "tripped, command, saved FROM comparisons "
                                 "ORDER BY id")]
 
 
@@ -22057,51 +22292,56 @@ def _gate_words(number, stored):
 # far the newest run has drifted.
 
 def _history_rows(store, metric=None, last=None):
-    """Return (metrics, {metric: [row dict, oldest first]}) of a store:
-    a row per saved run that has a value for the metric."""
+    """Return (metrics, {metric: [row dict, oldest first]}) of a store: a
+    row per saved comparison (a run compared with two baselines has two),
+    and one per baseline that was never compared itself, its mean from the
+    first comparison it was the baseline of."""
     comparisons = store.comparisons()
     accepted = {run for run, _ in store.acceptances()}
     current = store.accepted()
-    seen, as_baseline = {}, {}
-    for run, base, report, fail_on, tripped, command in comparisons:
-        for entry in _report_entries(report):
-            seen[(run, entry["metric"])] = (base, entry, report, fail_on,
-                                            tripped)
-            as_baseline.setdefault((base, entry["metric"]), entry)
-    metrics = list(dict.fromkeys(m for _, m in list(seen) + list(as_baseline)))
+    runs = {stored.id: stored for stored in store.runs()}
+    metrics = list(dict.fromkeys(e["metric"] for c in comparisons
+                                 for e in _report_entries(c.report)))
     if metric is not None:
         if metric not in metrics:
             raise EvalDeltaError(
                 f"--metric {metric}: no saved comparison has it"
                 + (f" (they have {', '.join(metrics)})" if metrics else ""))
         metrics = [metric]
+    compared = {c.run for c in comparisons}
     tables = {}
     for name in metrics:
-        rows = []
-        for stored in store.runs():
-            row = dict(run=stored.id, label=stored.label, name=stored.name,
-                       commit=stored.commit, branch=stored.branch,
-                       saved=stored.saved, accepted=stored.id in accepted,
-                       current=bool(current) and stored.id == current.id)
-            if (stored.id, name) in seen:
-                base, entry, report, fail_on, tripped = seen[(stored.id, name)]
-                row.update(
-                    type=entry["type"], mean=entry["observed"]["b"],
-                    ci=entry["ci"]["b"], baseline=base,
-                    gap=entry["observed"]["gap"],
-                    gap_ci=entry["ci"]["paired_gap"],
-                    p=entry["test"]["p_adjusted"], verdict=entry["verdict"],
-                    alpha=report["alpha"], fail_on=fail_on,
-                    tripped=any(m == name for m, _ in tripped))
-            elif (stored.id, name) in as_baseline:
-                entry = as_baseline[(stored.id, name)]
-                row.update(type=entry["type"], mean=entry["observed"]["a"],
-                           ci=entry["ci"]["a"])
-            else:
+        rows, based = [], set()
+        for c in comparisons:
+            entry = next((e for e in _report_entries(c.report)
+                          if e["metric"] == name), None)
+            if entry is None:
                 continue
-            rows.append(row)
+            if c.baseline not in compared and c.baseline not in based:
+                based.add(c.baseline)          # a baseline's own row
+                rows.append(dict(_run_row(runs[c.baseline], accepted,
+                                          current), type=entry["type"],
+                                 mean=entry["observed"]["a"],
+                                 ci=entry["ci"]["a"]))
+            rows.append(dict(
+                _run_row(runs[c.run], accepted, current), saved=c.saved,
+                type=entry["type"], mean=entry["observed"]["b"],
+                ci=entry["ci"]["b"], baseline=c.baseline,
+                gap=entry["observed"]["gap"],
+                gap_ci=entry["ci"]["paired_gap"],
+                p=entry["test"]["p_adjusted"], verdict=entry["verdict"],
+                alpha=c.report["alpha"], fail_on=c.fail_on,
+                tripped=any(m == name for m, _ in c.tripped)))
         tables[name] = rows[-last:] if last else rows
     return metrics, tables
+
+
+def _run_row(stored, accepted, current):
+    """Return a history row's columns that name the saved run."""
+    return dict(run=stored.id, label=stored.label, name=stored.name,
+                commit=stored.commit, branch=stored.branch,
+                saved=stored.saved, accepted=stored.id in accepted,
+                current=bool(current) and stored.id == current.id)
 
 
 def _report_entries(report):
@@ -22136,27 +22376,29 @@ def _history_parts(store, options, drift=None):
                                     options.metric else None, options.last)
     current = store.accepted()
     comparisons = store.comparisons()
-    against = [c for c in comparisons if current and c[1] == current.id]
+    against = [c for c in comparisons
+               if current and c.baseline == current.id]
     runs = store.runs()
 
     def alarm_words():
         """The false alarms a gate run on every commit may raise."""
-        gated = [c for c in against if c[3] in ("worse", "changed")]
+        gated = [c for c in against if c.fail_on in ("worse", "changed")]
         if not gated:
             return (f"{_items(len(against), 'comparison')} against the "
                     f"accepted baseline, none gated with --fail-on worse or "
                     f"changed")
         # one metric's "worse" alone is a one-sided event of a two-sided
         # test at alpha; any of several metrics, Holm's family at alpha
-        levels = [c[2]["alpha"] / (2 if c[3] == "worse" and len(
-            _report_entries(c[2])) == 1 else 1) for c in gated]
+        levels = [c.report["alpha"] / (2 if c.fail_on == "worse" and len(
+            _report_entries(c.report)) == 1 else 1) for c in gated]
         level, bound = max(levels), sum(levels)
+        tripped = sum(1 for c in gated if c.tripped)
         return (f"{_items(len(gated), 'gated comparison')} against the "
-                f"accepted baseline: were nothing to change, each may cry "
-                f"wolf with chance at most {level:g}, so at most "
-                f"{bound:.2g} false alarms are expected among them"
-                + (f" (at least one is possible with chance up to "
-                   f"{min(1, bound):.0%})" if bound > level else ""))
+                f"accepted baseline, {tripped} tripped: if nothing changed, "
+                f"each would cry wolf with chance at most {level:g}, so at "
+                f"most {bound:.2g} false alarms are expected among them"
+                + (f" (at least one with chance up to {min(1, bound):.0%})"
+                   if bound > level else ""))
 
     def drift_lines(markdown=False):
         """The newest run against the accepted baseline, whatever the
@@ -22168,10 +22410,10 @@ def _history_parts(store, options, drift=None):
             base, report = drift
             entries = _report_entries(report)
         else:
-            last = [c for c in comparisons if c[0] == newest.id]
-            if not last or last[-1][1] != current.id:
+            last = [c for c in comparisons if c.run == newest.id]
+            if not last or last[-1].baseline != current.id:
                 return []
-            base, entries = current.id, _report_entries(last[-1][2])
+            base, entries = current.id, _report_entries(last[-1].report)
         out = []
         for e in entries:
             if e["metric"] not in metrics:
@@ -22198,7 +22440,7 @@ def _history_parts(store, options, drift=None):
                 f"#{row['baseline']}" if "baseline" in row else ""]
 
     header = ["run", "label", "commit", "saved", "mean [CI]",
-              "gap [paired CI]", "p", "verdict", "vs"]
+              "gap [paired CI]", "p (adjusted)", "verdict", "vs"]
 
     def text(markdown=False):
         gap = [""] if markdown else []
@@ -22224,7 +22466,7 @@ def _history_parts(store, options, drift=None):
 
     def page():
         figures = tuple((f"{name}: each run's mean and interval; the "
-                         f"accepted baseline's dashed, a tripped gate red",
+                         f"accepted baseline's dashed, a worse verdict red",
                          _history_svg(tables[name])) for name in metrics
                         if tables[name])
         return _Page(title="bootstrap-eval-deltas history",
@@ -23896,10 +24138,10 @@ def _drift(store, options):
     if not runs or current is None or runs[-1].id == current.id:
         return None
     newest = runs[-1]
-    last = [c for c in store.comparisons() if c[0] == newest.id]
-    if not last or last[-1][1] == current.id:
+    last = [c for c in store.comparisons() if c.run == newest.id]
+    if not last or last[-1].baseline == current.id:
         return None
-    argv = [word for word in last[-1][5][1:]]
+    argv = list(last[-1].command)       # compare's arguments as given
     with tempfile.TemporaryDirectory(prefix="bed-store-") as folder:
         base, run = (store.extract(current.id, folder),
                      store.extract(newest.id, folder))
@@ -24829,17 +25071,28 @@ def _run_stored(options):
     runs and each comparison (nothing where the comparison fails);
     --accept makes the candidate the baseline."""
     commit, branch = _ci_identity()
-    say = functools.partial(print, file=sys.stderr)
+
+    def say(text):
+        print(_shown(text), file=sys.stderr)
     with _Store(options.store) as store, \
             tempfile.TemporaryDirectory(prefix="bed-store-") as folder:
         def save(path):
-            label = options.label or os.path.basename(os.path.normpath(path))
+            label = " ".join((options.label or os.path.basename(
+                os.path.normpath(path))).split())   # one line in a table
             stored, before = store.save(path, label, commit, branch)
             say(f"bootstrap-eval-deltas: {options.store}: {path} "
                 + ("was saved before as " if before else "saved as ")
-                + _gate_words(stored.id, stored))
+                + _gate_words(stored.id, stored)
+                + (f"; its label stays {stored.label!r}" if before and
+                   options.label and stored.label != label else ""))
             return stored
         given, base = options.runs, store.accepted()
+        for path in given:
+            if _open_source(path, options.reading).kind == "preferences":
+                raise EvalDeltaError(
+                    f"{path}: a preference file holds both systems' "
+                    f"verdicts; --store keeps runs of one system each, to "
+                    f"compare with the accepted one (compare it alone)")
         if len(given) == 1 and base is None:
             stored = save(given[0])
             store.accept(stored.id)
@@ -24854,9 +25107,9 @@ def _run_stored(options):
         if len(given) == 1:
             known = store.known(given[0])
             if known is not None and known.id == base.id:
-                raise EvalDeltaError(f"{given[0]}: the same run as the "
-                                     f"accepted baseline, "
-                                     f"{_gate_words(base.id, base)}")
+                say(f"bootstrap-eval-deltas: {options.store}: {given[0]} "
+                    f"holds the same bytes as the accepted baseline: no "
+                    f"change, compared with itself and not saved again")
             extracted = store.extract(base.id, folder)
             runs = (extracted, given[0])
             say(f"bootstrap-eval-deltas: {options.store}: the baseline is "
@@ -24884,15 +25137,19 @@ def _run_stored(options):
         saved = [save(path) for path in runs[1:]]
         for reports, trips in kept:
             for stored, report in zip(saved, reports):
+                if stored.id == base.id:     # the same bytes again
+                    continue
                 store.record(stored.id, base.id, report, options.fail_on,
                              [[m, w] for n, m, w in trips
                               if n in ("", report["candidate"])],
-                             list(options.command))
+                             list(options.command[len(options.program):]))
         if options.accept:
             store.accept(saved[-1].id)
             say(f"bootstrap-eval-deltas: {options.store}: "
                 f"{_gate_words(saved[-1].id, saved[-1])} is now the "
-                f"accepted baseline")
+                f"accepted baseline" + (f", although --fail-on "
+                                        f"{options.fail_on} held for it"
+                                        if status else ""))
         return status
 
 
@@ -24988,6 +25245,7 @@ def _run_rank(options):
     posterior = (_rank_posterior(tally, random.Random(options.seed),
                                  options.resamples, metric.direction)
                  if options.bayes else None)
+    by = subsets
     subsets = [(label, _rank_systems(subsets[label], rng, names, options,
                                      metric)) for label in sorted(subsets)]
     chosen = ([(i, j) for i in range(len(names))
@@ -25003,7 +25261,9 @@ def _run_rank(options):
     ranked = _Ranked(ranking=ranking, pairs=pairs, judgements=judged,
                      dropped=dropped, reading=reading,
                      subsets=[(label, _Ranked(r)) for label, r in subsets],
-                     aliases=aliases, settings=differs, posterior=posterior)
+                     aliases=aliases, settings=differs, posterior=posterior,
+                     snr=tuple((label, _signal_noise(by[label], r))
+                               for label, r in subsets))
     return _print_ranked(ranked, options)
 
 

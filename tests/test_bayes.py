@@ -252,3 +252,19 @@ def test_the_rank_posteriors_normal_law_agrees_with_its_draws(monkeypatch):
     for p, q in zip(drawn.best, normal.best):         # 800 draws each:
         assert abs(p - q) < 0.07                      # s.e. 0.025 apart
     assert abs(drawn.beats[2][0] - normal.beats[2][0]) < 0.07
+
+
+def test_a_credible_interval_apart_from_the_test_is_said(capsys, tmp_path):
+    # 4 of 10 items won by the candidate alone: McNemar p = 0.125, the
+    # exact interval takes in 0, the credible one does not; the line says
+    # so and that the verdict is the test's.
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("id,acc\n" + "".join(f"q{i},0\n" for i in range(10)))
+    b.write_text("id,acc\n" + "".join(f"q{i},{int(i < 4)}\n"
+                                      for i in range(10)))
+    assert bed.main(["compare", str(a), str(b), "--bayes"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "posterior:" in x)
+    assert "no detectable difference" in out
+    assert "it leaves out 0 where the confidence interval does not" in line
+    assert "the verdict is the test's" in line

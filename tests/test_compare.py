@@ -2196,3 +2196,4 @@ def test_by_says_whether_the_gap_would_show_on_tasks_drawn_anew(capsys,
     assert data["metric"] == "acc" and data["subsets"] == 6
     assert data["df"] == 5 and data["ci"][0] < 0 < data["ci"][1]
     assert data["i2"] == pytest.approx(i2 / 100, abs=0.005)
+    assert -1 <= data["prediction"][0] < data["prediction"][1] <= 1

@@ -2107,3 +2107,53 @@ def test_labels_and_judge_scores_add_up_to_the_items(capsys, tmp_path):
     assert status == 0, err
     gap = json.loads(out)["metrics"][0]["judge_corrected"]["gap"]
     assert gap["labels"] + gap["unlabelled"] == 300
+
+
+def frontier_runs(tmp_path, rights, misses, items=150, labels=100):
+    """Two runs of 0/1 judge scores ("judge") and human labels ("human")
+    on the first *labels* items: each system right (human 1) on
+    rights[k] of them, the judge disagreeing with the human on misses[k]
+    of them (the first ones: right answers judged wrong)."""
+    paths = []
+    for k, name in enumerate("ab"):
+        rows = []
+        for i in range(items):
+            y = int(i % labels < rights[k])
+            row = {"id": i, "judge": y}
+            if i < labels:
+                row["human"] = y
+                row["judge"] = 1 - y if i < misses[k] else y
+            rows.append(row)
+        paths.append(jsonl(tmp_path, f"{name}.jsonl", rows))
+    return paths
+
+
+@pytest.mark.parametrize("rights, misses, said", [
+    ((90, 85), (20, 25), True),       # judge 80%/75% against 90%/85%
+    ((50, 55), (5, 5), False)])       # judge 95% against 50%/55%
+def test_a_judge_no_better_than_the_systems_is_said(capsys, tmp_path,
+                                                    rights, misses, said):
+    # Dorner, Nastl and Hardt (2025): where the judge agrees with the
+    # humans no more often than the system is right, no correction saves
+    # more than about half the labels; the agreement and accuracy, by hand.
+    paths = frontier_runs(tmp_path, rights, misses)
+    argv = ["--metric", "judge", "--human", "human", "--resamples", "200"]
+    assert bed.main(["compare", *paths, *argv, "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)["metrics"][0][
+        "judge_corrected"]
+    expected = [{"system": name, "agreement": (100 - m) / 100,
+                 "accuracy": r / 100}
+                for name, r, m in zip(("the baseline", "the candidate"),
+                                      rights, misses)]
+    assert found.get("frontier", []) == (expected if said else [])
+    if said:                      # the JSON says when the text would
+        assert bed.main(["compare", *paths, *argv]) == 0
+        assert ("A judge no better than the systems: it agrees with the "
+                "humans on 80.0% of the baseline's labelled answers (its own "
+                "accuracy there 90.0%) and 75.0% of the candidate's" in
+                capsys.readouterr().out)
+    assert bed.main(["plan", "--from", *paths, "--metric", "judge",
+                     "--human", "human", "--budget", "50"]) == 0
+    assert ("saves more than about half the labels (Dorner, Nastl and "
+            "Hardt 2025)" in
+            capsys.readouterr().out) is said

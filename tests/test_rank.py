@@ -5,6 +5,7 @@ import os
 import collections
 import math
 import random
+import statistics
 
 import pytest
 from hypothesis import assume
@@ -945,3 +946,51 @@ def test_rank_page_keeps_long_names_legible(capsys, tmp_path):
                            matrix.split("</text>", 2)[-1]).group(1))
     assert height - 4 * cell <= 60 + 132 + 10   # the turned names' room
     assert "svg.named{max-width:none}" in page.split("</style>")[0]
+
+
+def test_rank_by_signal_to_noise(capsys, tmp_path):
+    # Heineman et al. (2025): per subset, the spread of the systems' means
+    # against one mean's standard error; computed here by hand from the
+    # rows. A task where the three systems differ by 35 points a step
+    # separates them; one where they share a rate of 0.5 does not.
+    paths, rows = [], []
+    for k in range(3):
+        rng = random.Random(k)
+        data = [{"id": i, "subject": "clear" if i < 30 else "noisy",
+                 "acc": int(rng.random() < (0.2 + 0.35 * k if i < 30
+                                            else 0.5))} for i in range(60)]
+        rows.append(data)
+        path = tmp_path / f"s{k}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in data))
+        paths.append(str(path))
+    assert bed.main(["rank", *paths, "--by", "subject", "--json",
+                     "--resamples", "200"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for subset in report["subsets"]:
+        picked = [[r["acc"] for r in data if r["subject"] == subset["subset"]]
+                  for data in rows]
+        means = [sum(x) / len(x) for x in picked]
+        se = math.sqrt(statistics.fmean(statistics.variance(x)
+                                        for x in picked) / len(picked[0]))
+        got = subset["signal_to_noise"]
+        assert got["spread"] == pytest.approx(max(means) - min(means))
+        assert got["se"] == pytest.approx(se)
+        assert got["snr"] == pytest.approx((max(means) - min(means)) / se)
+        assert got["snr_needed"] == pytest.approx(subset["critical"] / se)
+    assert [s["signal_to_noise"]["separates"] for s in report["subsets"]] \
+        == [True, False]
+    assert bed.main(["rank", *paths, "--by", "subject", "--resamples",
+                     "200"]) == 0
+    text = capsys.readouterr().out
+    assert "signal and noise per subject (Heineman et al. 2025)" in text
+    assert "1 of the 2 values of subject separates the systems at this " \
+           "size: clear (" in text
+    assert bed.main(["rank", *paths, "--by", "subject", "--resamples",
+                     "200", "--format", "html"]) == 0
+    page = capsys.readouterr().out
+    assert "signal and noise per subject" in page and "SNR needed" in page
+    assert bed.main(["rank", *paths, "--resamples", "200"]) == 0
+    assert "signal and noise" not in capsys.readouterr().out
+    bed.main(["check", *paths])              # check points to it
+    assert "--by subject\n      which values of subject can tell the 3 " \
+           "systems apart: signal and noise" in capsys.readouterr().out

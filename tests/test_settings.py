@@ -210,3 +210,41 @@ def test_a_scorers_other_options_leave_its_metrics_out(capsys, tmp_path):
     assert any(line.startswith('match: computed from scorer options {} and '
                                '{"location":"end"}')
                for line in report["reading"])
+
+
+def test_an_lm_eval_prompt_that_differs_is_said(capsys, tmp_path):
+    # Two runs whose task templates differ (a prompt edited between runs,
+    # as in a real lm-eval run folder): differs: names doc_to_text.
+    a = lm_eval_run(str(tmp_path / "m"), A)
+    b = lm_eval_run(str(tmp_path / "m"), B)
+    for path, option in ((a, "{{option1}}"), (b, "{{option2}}")):
+        stamp = bed._task_and_stamp(os.path.basename(path))[1]
+        results = tmp_path / "m" / f"results_{stamp}.json"
+        doc = json.loads(results.read_text())
+        doc["configs"]["winogrande"]["doc_to_text"] = f"Pick: 2.{option}"
+        results.write_text(json.dumps(doc))
+    out = run(capsys, "compare", a, b)
+    differs = next(line for line in out.splitlines()
+                   if line.startswith("differs:"))
+    assert differs == ("differs: doc_to_text Pick: 2.{{option1}} -> Pick: "
+                       "2.{{option2}}")
+
+
+def test_names_from_settings_never_name_two_systems_alike(tmp_path):
+    # Two candidates that each differ from the baseline in epochs 2 -> 1
+    # were both called 'epochs=1' (and best-of could not say which won):
+    # where settings do not tell every system apart, the paths do.
+    import types
+    paths = []
+    for stamp in ("2025-02-11T15-17-00", "2025-02-11T15-18-04",
+                  "2025-05-12T20-28-13"):
+        paths.append(str(tmp_path / f"{stamp}.json"))
+        open(paths[-1], "w").close()
+    runs = [types.SimpleNamespace(names=(paths[0], p),
+                                  settings=[("epochs", "2", "1")])
+            for p in paths[1:]]
+    names = bed._report_names(bed._Options(runs=tuple(paths)), runs)
+    systems = [names[0][0]] + [b for _, b in names]
+    assert len(set(systems)) == 3 and "epochs=1" not in systems
+    one = bed._report_names(bed._Options(runs=tuple(paths[:2])), runs[:1])
+    assert one == [("epochs=2", "epochs=1")]      # one pair: as before

@@ -91,20 +91,27 @@ def test_a_run_is_saved_once_and_accept_moves_the_baseline(tmp_path,
     b = run_file(tmp_path, "b.csv", 0.7, 2, n=60)
     c = run_file(tmp_path, "c.csv", 0.7, 3, n=60)
     assert main(capsys, ["compare", a, "--store", db])[0] == 0
-    status, out, err = main(capsys, ["compare", a, "--store", db])
-    assert status == 2 and "the same run as the accepted baseline" in err
+    # the same bytes again (a deterministic eval on a docs-only commit):
+    # compared with itself, the gate passes, nothing new is saved
+    status, out, err = main(capsys, ["compare", a, "--store", db,
+                                     "--fail-on", "worse"])
+    assert status == 0 and "the same bytes as the accepted baseline" in err
     status, out, err = main(capsys, ["compare", b, "--store", db,
-                                     "--accept"])
+                                     "--accept", "--label", "b\nline"])
     assert status == 0 and "is now the accepted baseline" in err
     status, out, err = main(capsys, ["compare", b, "--store", db])
-    assert status == 2 and "the same run as the accepted baseline" in err
+    assert status == 0 and "the same bytes as the accepted baseline" in err
     status, out, err = main(capsys, ["compare", a, c, "--store", db])
     assert status == 0
     assert f"{a} was saved before as run #1" in err
     assert "c.csv saved as run #3" in err
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT count(*) FROM runs").fetchone() == (3,)
-    # history's drift: the newest run (c, compared with a) against the
+        assert con.execute("SELECT label FROM runs WHERE id = 2"
+                           ).fetchone() == ("b line",)
+        assert con.execute("SELECT count(*) FROM comparisons").fetchone() \
+            == (2,)                     # b against a, c against a
+    # history: a row per comparison; the drift of the newest run: the newest run (c, compared with a) against the
     # accepted baseline b, compared afresh
     status, out, err = main(capsys, ["history", "--store", db, "--json"])
     data = json.loads(out)
@@ -306,3 +313,47 @@ def test_a_comparison_that_fails_saves_nothing_and_names_the_baseline(
     status, out, err = main(capsys, ["compare", str(scores), str(scores),
                                      "--format", "github", "--quiet"])
     assert "paired CI no spread" in out and "[0, 0]" not in out
+
+
+def test_history_compares_the_newest_run_afresh_and_keeps_each_comparison(
+        tmp_path, capsys):
+    # The accepted baseline never compared itself; two runs compared with
+    # each other: history's drift runs the newest against the accepted one
+    # as its saved comparison ran (it once read the program's path as a
+    # command); a run compared twice keeps both rows.
+    db = str(tmp_path / "evals.db")
+    r1, r2, r3 = (run_file(tmp_path, f"r{k}.csv", acc, k, n=80)
+                  for k, acc in ((1, 0.7), (2, 0.7), (3, 0.5)))
+    assert main(capsys, ["compare", r1, "--store", db])[0] == 0
+    assert main(capsys, ["compare", r2, r3, "--store", db, "--resamples",
+                         "300"])[0] == 0
+    status, out, err = main(capsys, ["history", "--store", db, "--json"])
+    assert status == 0, err
+    data = json.loads(out)
+    assert [(r["run"], r.get("baseline")) for r in data["runs"]] == [
+        (2, None), (3, 2)]
+    assert data["drift"][0].startswith(
+        "drift: newest run #3 against the accepted baseline #1: acc")
+    assert main(capsys, ["compare", r3, "--store", db])[0] == 0
+    data = json.loads(main(capsys, ["history", "--store", db, "--json"])[1])
+    assert [(r["run"], r.get("baseline")) for r in data["runs"]] == [
+        (2, None), (3, 2), (1, None), (3, 1)]
+    assert data["drift"][0] == next(
+        line for line in main(capsys, ["history", "--store", db])[1]
+        .splitlines() if line.startswith("drift:"))
+
+
+def test_a_store_given_as_a_run_says_what_shows_it(tmp_path, capsys):
+    db = str(tmp_path / "evals.db")
+    a = run_file(tmp_path, "a.csv", 0.7, 1, n=20)
+    assert main(capsys, ["compare", a, "--store", db])[0] == 0
+    status, out, err = main(capsys, ["compare", db, a])
+    assert status == 2 and f"history --store {db} shows its runs" in err
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as con:
+        con.execute("CREATE TABLE t (x)")
+    con.close()
+    status, out, err = main(capsys, ["compare", str(other), a])
+    assert status == 2 and "an SQLite database, not a run" in err
+    report = json.loads(main(capsys, ["check", db, "--json"])[1])
+    assert any("history --store" in p for p in report["problems"])
