@@ -17988,9 +17988,14 @@ def _check_commands(profiles, options):
                     f"human verdicts on {_items(len(human.ids))} of its "
                     f"{len(judge.ids)} (prediction-powered)"))
     partial = {p.path for p in found if p.partial}  # read as --allow-partial
-    return [(argv + ["--allow-partial"] * (
-                "--allow-partial" not in argv and bool(partial & set(argv))),
-             what) for argv, what in commands]
+    out = []
+    for argv, what in commands:
+        if partial & set(argv) and "--allow-partial" not in argv:
+            if argv[0] not in ("compare", "rank"):
+                continue                # plan --from reads no partial run
+            argv = argv + ["--allow-partial"]
+        out.append((argv, what))
+    return out
 
 
 def _few_compared(items, alpha, argv=("compare",)):
