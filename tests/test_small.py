@@ -252,14 +252,14 @@ def test_mid_p_interval_by_hand_and_by_its_definition():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n", [1, 2, 3, 5, 10])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
 def test_mid_p_interval_matches_its_definition_at_every_outcome(n):
     for b in range(n + 1):
         for a in range(n + 1 - b):
             assert tuple(bed._mcnemar_interval(a, b, n, mid=True)) == \
-                pytest.approx(oracle.melded_interval(a, b, n, steps=1000,
+                pytest.approx(oracle.melded_interval(a, b, n, steps=400,
                                                      mid=True),
-                              abs=5e-6), (a, b)
+                              abs=1e-5), (a, b)
 
 
 @pytest.mark.parametrize("a, b, n", [(9, 2, 11)])
@@ -308,8 +308,9 @@ def test_mid_p_interval_and_test_agree_at_every_table_to_25_items():
 # The mid-p interval is 13-22% narrower and gives up the guarantee: over
 # the grid of p10 <= p01 in steps of 0.01 (1,660 designs of 20 items) it
 # covered 96.0% on average (the exact one 98.1%), 13% narrower, and below
-# 95% at 1.4% of them, at worst 92.1% (the last row: few discordant items,
-# nearly all one way).
+# 95% at 1.4% of them, at worst 92.1% (the first row: few discordant
+# items, nearly all one way); of 30 items 95.7% (97.7%), 12% narrower,
+# below 95% at 1.5%, at worst 93.7% (p10 0.01, p01 0.09).
 MID_P_COVERAGE = [  # n, p10, p01, exact's and mid-p's coverage and width
     (20, 0.01, 0.12, 0.9981, 0.4421, 0.9212, 0.3462),
     (20, 0.10, 0.10, 0.9952, 0.5043, 0.9829, 0.4097),
