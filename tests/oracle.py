@@ -681,7 +681,8 @@ def clopper_pearson(k, n, confidence=0.95):
 
 
 
-def melded_interval(a_only, b_only, n, confidence=0.95, steps=2000):
+def melded_interval(a_only, b_only, n, confidence=0.95, steps=2000,
+                    mid=False):
     """Fay and Lumbard's (2021) interval of p_B - p_A as exact2x2's
     mcnemarExactDP states it, the slow way: with x = b_only of m = a_only
     + b_only discordant items, the lower limit is the smallest Delta whose
@@ -690,7 +691,10 @@ def melded_interval(a_only, b_only, n, confidence=0.95, steps=2000):
     upper one the largest whose P(T (2B - 1) >= Delta) does, B ~ Beta(x +
     1, m - x).  Beta laws of integers through binomial sums, T's by
     Simpson's rule over [0, 1] in *steps*, each limit by bisection on
-    [-1, 1]; a Beta with a zero shape is its point mass."""
+    [-1, 1]; a Beta with a zero shape is its point mass.  *mid*: the mid-p
+    form (Fay and Lumbard 2021, section 4; mcnemarExactDP(midp = TRUE)):
+    both limits are quantiles of one law, the 50/50 mixtures of the two
+    T's and of the two B's, four terms of equal weight."""
     tail = (1 - confidence) / 2
     x, m = b_only, a_only + b_only
 
@@ -741,6 +745,11 @@ def melded_interval(a_only, b_only, n, confidence=0.95, steps=2000):
             lo, hi = (mid, hi) if f(mid) < level else (lo, mid)
         return (lo + hi) / 2
 
+    if mid:
+        def mixed(d):
+            return sum(at_most(d, s, beta) for s in shapes
+                       for beta in ((x, m - x + 1), (x + 1, m - x))) / 4
+        return solve(mixed, tail), solve(mixed, 1 - tail)
     lower = solve(lambda d: max(at_most(d, s, (x, m - x + 1))
                                 for s in shapes), tail)
     upper = solve(lambda d: min(at_most(d, s, (x + 1, m - x))

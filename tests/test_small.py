@@ -231,6 +231,162 @@ def test_mcnemar_interval_covers_small_evals_exactly(n):
         assert covered >= 0.95 - 1e-9, (acc_a, acc_b, corr, covered)
 
 
+# The mid-p form (--mid-p; Fay and Lumbard 2021, section 4) ################
+
+def test_mid_p_interval_by_hand_and_by_its_definition():
+    # One item, won by B: B is Uniform or 1, T Uniform or 1 (50/50 each),
+    # so below 0 P(T (2B - 1) <= -c) = (2 - 2c + c ln c) / 8, and the 1/4
+    # of mass at +1 (B = T = 1) puts the upper limit at 1.
+    c = 0.5
+    for step in range(1, 60):
+        c += (0.5 ** (step + 1)) * (1 if (2 - 2 * c + c * math.log(c)) / 8
+                                    > 0.025 else -1)
+    assert tuple(bed._mcnemar_interval(0, 1, 1, mid=True)) == \
+        pytest.approx((-c, 1.0), abs=1e-9)
+    # The Simpson-rule transcription in tests/oracle.py (T = 1, B = 1 mixed
+    # in; no discordant item: T = 0 mixed in).
+    for a, b, n in ((0, 4, 4), (0, 0, 5)):
+        assert tuple(bed._mcnemar_interval(a, b, n, mid=True)) == \
+            pytest.approx(oracle.melded_interval(a, b, n, steps=60, mid=True),
+                          abs=1e-8)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
+def test_mid_p_interval_matches_its_definition_at_every_outcome(n):
+    for b in range(n + 1):
+        for a in range(n + 1 - b):
+            assert tuple(bed._mcnemar_interval(a, b, n, mid=True)) == \
+                pytest.approx(oracle.melded_interval(a, b, n, steps=400,
+                                                     mid=True),
+                              abs=1e-5), (a, b)
+
+
+@pytest.mark.parametrize("a, b, n", [(9, 2, 11)])
+def test_mid_p_interval_leaves_out_0_where_the_mid_p_test_rejects(a, b, n):
+    # Tables where the mid-p test rejects and the exact one does not (so
+    # the exact interval holds 0): the mid-p one leaves 0 out.
+    assert bed._mcnemar_mid_p(a, b) < 0.05 <= bed._mcnemar_p(a, b)
+    lo, hi = bed._mcnemar_interval(a, b, n, mid=True)
+    assert (lo > 0 or hi < 0) and lo < Fraction(b - a, n) < hi
+
+
+@pytest.mark.slow
+def test_mid_p_interval_and_test_agree_at_every_table_to_25_items():
+    # Below 0 the T's cancel: P(T (2B - 1) <= 0) under the mixtures is the
+    # one-sided mid-p, P(X > x) + P(X = x) / 2, X ~ Binomial(m, 1/2), so
+    # the lower limit is above 0 exactly where the mid-p test rejects on
+    # B's side.  The integrals give it to 1e-9 at each of the 3,275 tables
+    # of 1 to 25 items (m > 0), so the interval's sign is the test's
+    # without the rule that takes it from the test (_melded_lower's
+    # *positive*) at every one of them; the rule stays for the rounding at
+    # a mid-p within 1e-9 of alpha.
+    for n in range(1, 26):
+        for m in range(1, n + 1):
+            for x in range(m + 1):
+                got = bed._mid_p_cdf(0.0, x, m, n)
+                want = Fraction(sum(math.comb(m, j) for j in range(x + 1,
+                                                                   m + 1))
+                                + Fraction(math.comb(m, x), 2), 2 ** m)
+                assert got == pytest.approx(float(want), abs=1e-9)
+                if 2 * x > m:
+                    assert (got < 0.025) == (bed._mcnemar_mid_p(m - x, x)
+                                             < Fraction(1, 20)), (n, m, x)
+
+
+# Exact coverage over every outcome (as test_mcnemar_interval_covers_small_
+# evals_exactly), the exact interval beside the mid-p one, at designs given
+# by their discordant cells (p10, p01); measured (coverage, mean width):
+#   n   p10   p01   exact            mid-p
+#   20  0.10  0.10  99.52%, 0.504    98.29%, 0.410
+#   20  0.05  0.20  98.85%, 0.523    96.34%, 0.434
+#   30  0.15  0.15  97.91%, 0.453    95.96%, 0.391
+#   30  0.10  0.20  98.14%, 0.448    96.10%, 0.386
+#   50  0.10  0.10  97.79%, 0.292    95.87%, 0.252
+#   50  0.05  0.15  98.04%, 0.287    96.20%, 0.248
+#   20  0.01  0.12  99.81%, 0.442    92.12%, 0.346
+# The mid-p interval is 13-22% narrower and gives up the guarantee: over
+# the grid of p10 <= p01 in steps of 0.01 (1,660 designs of 20 items) it
+# covered 96.0% on average (the exact one 98.1%), 13% narrower, and below
+# 95% at 1.4% of them, at worst 92.1% (the first row: few discordant
+# items, nearly all one way); of 30 items 95.7% (97.7%), 12% narrower,
+# below 95% at 1.5%, at worst 93.7% (p10 0.01, p01 0.09).
+MID_P_COVERAGE = [  # n, p10, p01, exact's and mid-p's coverage and width
+    (20, 0.01, 0.12, 0.9981, 0.4421, 0.9212, 0.3462),
+    (20, 0.10, 0.10, 0.9952, 0.5043, 0.9829, 0.4097),
+    (20, 0.05, 0.20, 0.9885, 0.5234, 0.9634, 0.4342),
+    (30, 0.15, 0.15, 0.9791, 0.4534, 0.9596, 0.3906),
+    (30, 0.10, 0.20, 0.9814, 0.4482, 0.9610, 0.3861),
+    (50, 0.10, 0.10, 0.9779, 0.2917, 0.9587, 0.2522),
+    (50, 0.05, 0.15, 0.9804, 0.2865, 0.9620, 0.2476)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n, p10, p01, cover, width, mid_cover, mid_width",
+                         MID_P_COVERAGE)
+def test_mid_p_interval_coverage_and_width_over_every_outcome(
+        n, p10, p01, cover, width, mid_cover, mid_width):
+    got = {False: [0.0, 0.0], True: [0.0, 0.0]}
+    for a in range(n + 1):
+        for b in range(n + 1 - a):
+            w = chance((a, b, n - a - b), (p10, p01, 1 - p10 - p01))
+            if w < 1e-12:            # 1e-11 of the mass at most, in all
+                continue
+            for mid in got:
+                lo, hi = bed._mcnemar_interval(a, b, n, mid=mid)
+                got[mid][0] += w * (lo <= p01 - p10 <= hi)
+                got[mid][1] += w * (hi - lo)
+    assert got[False] == pytest.approx([cover, width], abs=1e-4)
+    assert got[True] == pytest.approx([mid_cover, mid_width], abs=1e-4)
+    assert got[True][1] < got[False][1] and got[True][0] < got[False][0]
+
+
+def test_melded_integral_takes_a_node_rounded_to_1(monkeypatch):
+    # Near t = 1 a Gauss-Kronrod node can round to 1.0, where log1p(-1)
+    # raised "math domain error" (seen in the mid-p enumeration at larger
+    # n): T's density there is a t^(a - 1) = a at b = 1 and 0 at b > 1.
+    monkeypatch.setattr(bed, "_integral", lambda f, lo, hi, **_: f(1.0))
+    head = bed._beta_ratio(20, 1, 0.1)
+    assert bed._melded_cdf(0.1, 1, 2, (20, 1)) == pytest.approx(
+        head + 20 * bed._beta_ratio(1, 2, 0.55), rel=1e-12)
+    assert bed._melded_cdf(0.1, 1, 2, (20, 2)) == bed._beta_ratio(20, 2, 0.1)
+
+
+def test_mid_p_judges_compare_and_ranks_pairs(capsys, tmp_path):
+    # 5 of 8 items won by B, none by A: McNemar's exact p = 0.0625, its
+    # mid-p 0.03125.  --mid-p moves the verdict, p, interval and names;
+    # the exact test is said beside it under --verbose.
+    path = wide(tmp_path, [(1, 1)] * 3 + [(0, 1)] * 5)
+    status, out, _ = run(capsys, path, "--verbose", "--mid-p",
+                         "--resamples", "50")
+    assert "the candidate is better: +62.5 pts (95% CI [+5.3, +86.8] pts by " \
+        "Fay-Lumbard mid-p), p = 0.03125 (McNemar mid-p)" in out
+    assert "McNemar's exact test does not reject a gap of 0 where the " \
+        "mid-p test does" in out
+    status, out, _ = run(capsys, path, "--mid-p", "--format", "json",
+                         "--resamples", "50")
+    entry, = json.loads(out)["metrics"]
+    assert (entry["test"]["name"], entry["paired_interval"],
+            entry["verdict"]) == ("McNemar mid-p", "Fay-Lumbard mid-p",
+                                  "better")
+    assert entry["test"]["p"] == entry["mid_p"] == 0.03125
+    rows = tmp_path / "r.csv"
+    rows.write_text("id,x,y\n" + "".join(
+        f"{i},{int(i < 3)},1\n" for i in range(8)))
+    assert bed.main(["rank", str(rows), "--systems", "x,y", "--baseline",
+                     "x", "--mid-p", "--format", "json",
+                     "--resamples", "50"]) == 0
+    pair, = json.loads(capsys.readouterr()[0])["pairs"]
+    assert (pair["test"], pair["interval"], pair["verdict"]) == (
+        "McNemar mid-p", "Fay-Lumbard mid-p", "better")
+    for argv, words in ((["rank", str(rows), "--systems", "x,y",
+                          "--mid-p"], "goes with --pairs or --baseline"),
+                        (["compare", path, "--mid-p", "--cluster", "item"],
+                         "--mid-p with --cluster is not supported")):
+        assert bed.main(argv) == 2
+        assert words in capsys.readouterr()[1]
+
+
 @settings(max_examples=15, deadline=None)
 @given(pairs=st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)),
                       min_size=1, max_size=40))
