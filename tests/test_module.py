@@ -3,6 +3,7 @@ reaching into another's private names, every definition documented, the
 top level of the repository as the user asked for it.
 """
 import ast
+import functools
 import inspect
 import os
 import re
@@ -26,6 +27,12 @@ def sections():
 def section_of(line, found):
     """Return the section a line is in ('' above the first banner)."""
     return ([""] + [name for start, name in found if start <= line])[-1]
+
+
+@functools.lru_cache(maxsize=None)
+def nodes():
+    """Every node of the module's tree, walked once for the tests here."""
+    return tuple(ast.walk(TREE))
 
 
 def defined(node):
@@ -189,7 +196,7 @@ def test_no_internal_function_takes_more_than_eight_parameters():
     # only the public functions may take keyword-only options (as scipy's
     # do), since a notebook calls them by name.
     long = []
-    for node in ast.walk(TREE):
+    for node in nodes():
         if isinstance(node, ast.FunctionDef):
             a = node.args
             count = (len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs)
@@ -245,7 +252,7 @@ def test_wide_records_are_built_by_keyword():
     wide = {name for name, count in fields.items() if count >= 8}
     assert {"_MetricResult", "_Compared", "_Profile", "_Judgement"} <= wide
     positional = [f"{node.func.id} (line {node.lineno})"
-                  for node in ast.walk(TREE) if isinstance(node, ast.Call)
+                  for node in nodes() if isinstance(node, ast.Call)
                   and getattr(node.func, "id", "") in wide
                   and len(node.args) > 2]
     assert positional == []
@@ -257,7 +264,7 @@ def test_the_default_levels_are_named_once():
     # default is one line in Constants (29 signatures once said 0.05).
     names = {"alpha", "confidence", "power"}
     literal = []
-    for node in ast.walk(TREE):
+    for node in nodes():
         if isinstance(node, ast.arguments):
             given = node.posonlyargs + node.args
             pairs = list(zip(given[len(given) - len(node.defaults):],
