@@ -19622,12 +19622,16 @@ def _subset_lines(by, run, confidence, alpha, markdown, units=None,
     if before:
         lines += gap + [f"significant before {_ADJUST_NAMES[adjust]}'s "
                         f"adjustment only: {_some(before)}"]
-    for a in run.across:
-        lines += gap + _across_words(a, by, units or {}, confidence, [
+    lines = [_markdown(line) if markdown and not line.startswith("|")
+             else line for line in lines]
+    for a in run.across:             # markdown: the second line an item
+        first, second = _across_words(a, by, units or {}, confidence, [
             j.verdict for (_, r), j in zip(subsets, judgements)
             if r.metric == a.metric])
-    return [_markdown(line) if markdown and not line.startswith("|")
-            else line for line in lines]
+        lines += gap + ([f"- {_markdown(first)}",
+                         f"  - {_markdown(second.strip())}"] if markdown
+                        else [first, second])
+    return lines
 
 
 def _across_words(a, by, units, confidence, verdicts):
@@ -19649,10 +19653,11 @@ def _across_words(a, by, units, confidence, verdicts):
                f"an item's" if a.floored else "")
     return [f"{a.metric} across {by} (the {a.k} subsets as a sample of "
             f"{by}s like them, random effects): {u.gap(a.gap)}, {level} CI "
-            f"{u.span(a.ci)} (Hartung-Knapp, {a.k - 1} df), p = "
+            f"{u.span_words(a.ci)} (Hartung-Knapp, {a.k - 1} df), p = "
             f"{_p_text(a.p)}: {word} on average; between-subset SD "
             f"{u.gap(a.tau, sign=False)}, I^2 {a.i2:.0%}; a new subset's "
-            f"gap: {u.span(a.prediction)}; subsets: {', '.join(shown)}"
+            f"gap: {u.span_words(a.prediction)}; subsets: "
+            f"{', '.join(shown)}"
             f"{floored}",
             f"  the overall row holds these {by}s fixed; this line asks "
             f"whether the gap would show on {by}s drawn anew"]
