@@ -4619,11 +4619,14 @@ def _rank_posterior(tally, rng, draws=RESAMPLES, direction="higher"):
                           for row, c in zip(rows, counts)) / (n * (n + 1))
                 for j in range(size)] for i in range(size)]
         low = _cholesky(cov)
-        for _ in range(draws):
-            z = [rng.gauss(0.0, 1.0) for _ in range(size)]
-            tally_draw([mean[i] + math.fsum(low[i][k] * z[k]
-                                            for k in range(i + 1))
-                        for i in range(size)])
+        first = [next(j for j in range(size) if all(      # a system equal
+            row[j] == row[i] for row in rows)) for i in range(size)]
+        for _ in range(draws):                 # to another on every item
+            z = [rng.gauss(0.0, 1.0) for _ in range(size)]   # draws its
+            means = [mean[i] + math.fsum(low[i][k] * z[k]    # mean, not a
+                                         for k in range(i + 1))  # rounding
+                     for i in range(size)]                       # apart
+            tally_draw([means[first[i]] for i in range(size)])
         method = (f"the means' normal law, of the Bayesian bootstrap's "
                   f"exact covariance ({len(rows):,} distinct rows), "
                   f"{draws:,} draws")
@@ -16990,8 +16993,10 @@ def _rank_input(options, sources, said=None):
             sources) else [source.path for source in sources])
         differs = _rank_differing(sources, names)
         if all(_NO_NAME.fullmatch(str(n)) for n in names):
-            key, held = next(((k, h) for k, h in differs
-                              if len(h) == len(names)), (None, ()))
+            key, held = next(((k, h) for k, h in differs   # short, as
+                              if len(h) == len(names) and all(  # compare's
+                                  len(key) + len(value) < _SETTING_WIDTH
+                                  for value, _ in h)), (None, ()))
             named = {who[0]: f"{key}={value}" for value, who in held}
             names = [named.get(n, n) for n in names]
     names = options.names or names
@@ -17387,12 +17392,16 @@ def _repeats_from_pilot(options, metrics, sizing):
     candidate = _read_run(options.runs[-1], how)
     key = options.id_col or _shared_id_field(baseline, candidate)
     ks = _repeat_counts(options.repeats)
-    named = _margins(options.gaps, [m[0] for m in metrics], "--gap")
-    return [(name, *_repeats_from_samples(
-        _grouped_values(baseline, key, a_field),
-        _grouped_values(candidate, key, b_field), ks,
-        gap=named.get(name, options.gap), **sizing))
-        for name, a_field, b_field, *_ in metrics]
+    groups = [(name, _grouped_values(baseline, key, a_field),
+               _grouped_values(candidate, key, b_field))
+              for name, a_field, b_field, *_ in metrics]
+    binary = [all(v in (0, 1) for run in (a, b) for values in run.values()
+                  for v in values) for _, a, b in groups]
+    gaps, _ = _planned_gaps(options, [(name, flag) for (name, _, _), flag
+                                      in zip(groups, binary)])
+    return [(name, *_repeats_from_samples(a, b, ks, gap=gaps[name],
+                                          **sizing), flag)
+            for (name, a, b), flag in zip(groups, binary)]
 
 
 ## Input: what the files hold (check) #########################################
@@ -19627,14 +19636,22 @@ def _subset_lines(by, run, confidence, alpha, markdown, units=None,
     for a in run.across:             # markdown: the second line an item
         first, second = _across_words(a, by, units or {}, confidence, [
             j.verdict for (_, r), j in zip(subsets, judgements)
-            if r.metric == a.metric])
+            if r.metric == a.metric], alpha)
         lines += gap + ([f"- {_markdown(first)}",
                          f"  - {_markdown(second.strip())}"] if markdown
                         else [first, second])
     return lines
 
 
-def _across_words(a, by, units, confidence, verdicts):
+def _across_verdict(a, alpha):
+    """Return the verdict of an _AcrossSubsets: its p at *alpha*, in the
+    metric's direction, as every verdict of compare is decided."""
+    if a.p >= alpha:
+        return "no detectable difference"
+    return "better" if (a.gap > 0) == (a.direction == "higher") else "worse"
+
+
+def _across_words(a, by, units, confidence, verdicts, alpha=_ALPHA):
     """Return the lines of one metric's subsets taken as a sample: the
     random-effects mean gap with its interval and p, the subsets'
     spread, where a new one's gap may fall, and the subsets' verdicts."""
@@ -19645,10 +19662,7 @@ def _across_words(a, by, units, confidence, verdicts):
     shown = [f"{counts[v]} {v}" for v in ("better", "worse") if counts[v]]
     shown += [f"{counts['undetected']} with no detectable difference"] * (
         counts["undetected"] > 0)
-    up = a.ci.lo > 0 if a.direction == "higher" else a.ci.hi < 0
-    down = a.ci.hi < 0 if a.direction == "higher" else a.ci.lo > 0
-    word = ("better" if up else "worse" if down
-            else "no detectable difference")
+    word = _across_verdict(a, alpha)
     floored = (f"; {_items(a.floored, 'subset')} with no spread given half "
                f"an item's" if a.floored else "")
     return [f"{a.metric} across {by} (the {a.k} subsets as a sample of "
@@ -19704,11 +19718,12 @@ def _markdown(text):
     return text.translate(str.maketrans(_MARKDOWN))
 
 
-def _across_json(a):
+def _across_json(a, alpha=_ALPHA):
     """Return the JSON object of an _AcrossSubsets."""
     return {"metric": a.metric, "subsets": a.k, "model": "random effects "
             "(DerSimonian-Laird tau^2, Hartung-Knapp interval)",
             "gap": a.gap, "ci": list(a.ci), "df": a.k - 1, "p": a.p,
+            "verdict": _across_verdict(a, alpha),
             "tau": a.tau, "i2": a.i2, "q": a.q,
             "prediction": list(a.prediction), "floored": a.floored}
 
@@ -19748,7 +19763,8 @@ def _compare_json(run, options):
         report.update(by=by, subsets=rows,
                       overall="macro" if macro else "pooled")
         if run.across:
-            report["across_subsets"] = [_across_json(a) for a in run.across]
+            report["across_subsets"] = [_across_json(a, options.alpha)
+                                        for a in run.across]
     report["reading"] = run.reading
     for entry, posterior in zip(report["metrics"], run.posteriors):
         entry["bayes"] = ({"posterior": None, "why": posterior}
@@ -21130,7 +21146,7 @@ def _format_pilot(rows, *, gap=None, alpha=_ALPHA, power=_POWER,
             r, gap=gap.get(r.metric) if isinstance(gap, dict) else gap,
             alpha=alpha, power=power)) for r, _ in rows)
     lines = []
-    for name, table, within, between, seen in rows:
+    for name, table, within, between, seen, *_ in rows:
         lines.append(mark(f"{name}: gap {seen:+.4g}; between-item variance "
                           f"{between:.4g}, within-item variance "
                           f"{within:.4g} (estimated from the repeated "
@@ -21155,7 +21171,7 @@ def _pilot_json(rows, *, gap=None, alpha=_ALPHA, power=_POWER):
     entries = []
     for row in rows:
         if isinstance(row[0], str):
-            name, table, within, between, seen = row
+            name, table, within, between, seen, *_ = row
             entries.append({"metric": name, "gap": seen, "between": between,
                             "within": within, "items_needed_by_repeats": {
                                 "inf" if k is None else str(k): v
@@ -22523,8 +22539,8 @@ def _history_parts(store, options, drift=None):
             out.append(f"drift: newest run #{newest.id} against the accepted "
                        f"baseline #{base}: {e['metric']} "
                        f"{_history_value(row, 'gap', e['type'] == 'binary')}"
-                       f", p = {e['test']['p_adjusted']:.4g}, "
-                       f"{e['verdict']}")
+                       f", p (adjusted) = "
+                       f"{_p_text(e['test']['p_adjusted'])}, {e['verdict']}")
         return out
 
     def cells(row, markdown):
@@ -22663,8 +22679,8 @@ def _junit_xml(reports, tripped):
             why = [w for m, w in trips if m == e["metric"]]
             detail = (f"{e['metric']}: {e['verdict']}; gap "
                       f"{e['observed']['gap']:+.6g}, paired CI "
-                      f"{_ends_words(e['ci']['paired_gap'])}, p = "
-                      f"{e['test']['p_adjusted']:.4g}")
+                      f"{_ends_words(e['ci']['paired_gap'])}, p (adjusted) = "
+                      f"{_p_text(e['test']['p_adjusted'])}")
             body.append(f'    <testcase classname='
                         f'{quoteattr(_xml_text(report["candidate"]))} '
                         f'name={quoteattr(_xml_text(e["metric"]))}>')
@@ -22737,8 +22753,8 @@ def _github_lines(reports, tripped):
                 + clean(f"{who}{e['metric']}: {e['verdict']}"
                         + (f" ({why[0]}; the gate holds)" if why else "")
                         + f"; gap {e['observed']['gap']:+.4g}, paired CI "
-                        f"{_ends_words(e['ci']['paired_gap'])}, p = "
-                        f"{e['test']['p_adjusted']:.4g}"))
+                        f"{_ends_words(e['ci']['paired_gap'])}, p "
+                        f"(adjusted) = {_p_text(e['test']['p_adjusted'])}"))
     return lines
 
 
@@ -25548,10 +25564,10 @@ def _run_pilot(options):
         return 0
     rows = _plan_from_pilot(options)
     gaps, notes = _planned_gaps(options, [
-        (row[0], False) if isinstance(row[0], str) else
+        (row[0], row[-1]) if isinstance(row[0], str) else  # repeats: 0/1?
         (row[0].metric, row[0].kind == "binary") for row in rows])
-    if rows and isinstance(rows[0][0], str):   # repeats: as they were
-        gaps, notes = options.gap, []
+    if rows and isinstance(rows[0][0], str):   # repeats: gaps in the rows
+        gaps = options.gap
     sizing = dict(gap=gaps, alpha=options.alpha, power=options.power)
     stops = _pilot_stopping(options, rows) if options.sequential else {}
 

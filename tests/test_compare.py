@@ -2197,3 +2197,4 @@ def test_by_says_whether_the_gap_would_show_on_tasks_drawn_anew(capsys,
     assert data["df"] == 5 and data["ci"][0] < 0 < data["ci"][1]
     assert data["i2"] == pytest.approx(i2 / 100, abs=0.005)
     assert -1 <= data["prediction"][0] < data["prediction"][1] <= 1
+    assert data["verdict"] == "no detectable difference"
