@@ -22470,18 +22470,25 @@ def _report_entries(report):
     return report.get("metrics", [])
 
 
-def _history_value(row, key, points):
-    """Return a row's mean or gap with its interval, as text ('no spread'
-    for an interval of no width); a 0/1 metric's in % and points."""
-    value, ends = row[key], row["ci" if key == "mean" else "gap_ci"]
-    sign = "+" if key == "gap" else ""
-    scale, unit = ((100, "%" if key == "mean" else " pts") if points
-                   else (1, ""))
-    shown = [format(x * scale, f"{sign}.1f" if points else f"{sign}.4g")
-             for x in (value, *(ends or ()))]
-    if len(shown) < 3 or ends[0] == ends[1]:
-        return f"{shown[0]}{unit}, no spread"
-    return f"{shown[0]}{unit} [{shown[1]}, {shown[2]}]"
+def _history_value(row, key, u):
+    """Return a row's mean or gap with its interval in the _Units *u*
+    (compare's: two significant digits of the narrowest interval, a 0/1
+    metric's in % and points; 'no spread' for an interval of no width)."""
+    ends = row["ci" if key == "mean" else "gap_ci"]
+    span = u.span(Interval(*ends), sign=key == "gap") if ends else \
+        "no spread"
+    return (u.mean(row[key]) if key == "mean" else u.gap(row[key])) + \
+        f" {span}"
+
+
+def _history_units(rows):
+    """Return the _Units of one metric's history rows: compare's rule, on
+    every gap's interval and mean the table shows."""
+    binary = any(r.get("type") == "binary" for r in rows)
+    return _units(binary, [Interval(*r["gap_ci"]) for r in rows
+                           if r.get("gap_ci")] or
+                  [Interval(*r["ci"]) for r in rows if r.get("ci")],
+                  [r["mean"] for r in rows])
 
 
 def _history_parts(store, options, drift=None):
@@ -22536,22 +22543,26 @@ def _history_parts(store, options, drift=None):
             if e["metric"] not in metrics:
                 continue
             row = dict(gap=e["observed"]["gap"], gap_ci=e["ci"]["paired_gap"])
+            u = _units(e["type"] == "binary", [Interval(*row["gap_ci"])],
+                       [row["gap"]])
             out.append(f"drift: newest run #{newest.id} against the accepted "
                        f"baseline #{base}: {e['metric']} "
-                       f"{_history_value(row, 'gap', e['type'] == 'binary')}"
+                       f"{_history_value(row, 'gap', u)}"
                        f", p (adjusted) = "
                        f"{_p_text(e['test']['p_adjusted'])}, {e['verdict']}")
         return out
 
-    def cells(row, markdown):
-        points = row.get("type") == "binary"
+    units = {name: _history_units(tables[name]) for name in metrics
+             if tables[name]}
+
+    def cells(row, u):
         mark = "*" if row["current"] else ("a" if row["accepted"] else "")
         name = (row["label"] or row["name"])
         return [f"#{row['run']}{mark}", name,
                 (row["commit"] or "")[:7], row["saved"],
-                _history_value(row, "mean", points),
-                _history_value(row, "gap", points) if "gap" in row else "",
-                f"{row['p']:.4g}" if "p" in row else "",
+                _history_value(row, "mean", u),
+                _history_value(row, "gap", u) if "gap" in row else "",
+                _p_text(row["p"]) if "p" in row else "",
                 ("base" if "gap" not in row else row["verdict"]
                  + (" (gate)" if row["tripped"] else "")),
                 f"#{row['baseline']}" if "baseline" in row else ""]
@@ -22566,7 +22577,7 @@ def _history_parts(store, options, drift=None):
                  + (_gate_words(current.id, current) if current else "none")]
         for name in metrics:
             lines += gap + [f"{name}:"] + gap + _table(
-                [header] + [cells(r, markdown) for r in tables[name]],
+                [header] + [cells(r, units[name]) for r in tables[name]],
                 markdown)
         lines += gap + [("\\" if markdown else "") + "* the accepted "
                         "baseline; a: accepted before; (gate): this run "
@@ -22591,9 +22602,9 @@ def _history_parts(store, options, drift=None):
                            f"{_items(len(runs), 'run')} saved",),
                      verdicts=(alarm_words(), *drift_lines()),
                      verdict_heading="Gate",
-                     tables=tuple((name, [header] + [cells(r, False) for r in
-                                                     tables[name]])
-                                  for name in metrics),
+                     tables=tuple((name, [header] + [
+                         cells(r, units[name]) for r in tables[name]])
+                         for name in metrics),
                      figures=figures, command=options.command)
 
     return dict(text=text, markdown=lambda: text(True), data=data,
