@@ -228,6 +228,17 @@ def test_an_lm_eval_prompt_that_differs_is_said(capsys, tmp_path):
                    if line.startswith("differs:"))
     assert differs == ("differs: doc_to_text Pick: 2.{{option1}} -> Pick: "
                        "2.{{option2}}")
+    # a long template names no run, in rank as in compare
+    for path, option in ((a, "one"), (b, "two")):
+        stamp = bed._task_and_stamp(os.path.basename(path))[1]
+        results = tmp_path / "m" / f"results_{stamp}.json"
+        doc = json.loads(results.read_text())
+        doc["configs"]["winogrande"]["doc_to_text"] = (
+            "Which one of the two options fits the blank best? " + option)
+        results.write_text(json.dumps(doc))
+    out = run(capsys, "rank", a, b, "--json")
+    names = [s["name"] for s in json.loads(out)["systems"]]
+    assert not any(n.startswith("doc_to_text=") for n in names), names
 
 
 def test_names_from_settings_never_name_two_systems_alike(tmp_path):
