@@ -25557,11 +25557,15 @@ def _run_pilot(options):
     sizes it (and, with --sequential, replayed); return 0."""
     if options.group_runs:
         found, noise = _grouped_runs(options, random.Random(options.seed))
-        _emit(options, text=lambda: _format_runs_plan(
-            noise, found.results, options), data=lambda: _runs_plan_json(
-                noise, found.results, options),
-              markdown=lambda: _format_runs_plan(noise, found.results,
-                                                 options, True))
+        _, notes = _planned_gaps(options, [(r.metric, r.kind == "binary"
+                                            or r.share)
+                                           for r in found.results])
+        _emit(options, text=lambda: _with_gap_notes(_format_runs_plan(
+            noise, found.results, options), notes),
+              data=lambda: _with_gap_notes(_runs_plan_json(
+                  noise, found.results, options), notes),
+              markdown=lambda: _with_gap_notes(_format_runs_plan(
+                  noise, found.results, options, True), notes, True))
         return 0
     if options.budget:
         if options.label_next:

@@ -177,6 +177,29 @@ def test_plan_gap_per_metric(capsys, tmp_path):
                          "--gap", "latency_ms=-50")
     acc, latency = out.splitlines()
     assert "detect +3.0 pts" in acc and "detect -50 with" in latency
+    # with repeats, and with folders of runs, a bare gap sizes 0/1 only
+    # too, and says so (the two paths kept their own lookups)
+    for side in ("ra", "rb"):
+        folder = tmp_path / side
+        folder.mkdir()
+        for k in range(3):
+            (folder / f"run{k}.jsonl").write_text("".join(json.dumps(
+                {"id": i, "acc": int(rng.random() < 0.7),
+                 "latency_ms": round(rng.gauss(900, 150), 1)}) + "\n"
+                for i in range(60)))
+    status, out, _ = run(capsys, "--from", str(tmp_path / "ra"),
+                         str(tmp_path / "rb"), "--runs", "--gap", "0.03")
+    assert status == 0 and "sizes acc; latency_ms at the pilot's own" in out
+    repeated = tmp_path / "rep.jsonl", tmp_path / "rep2.jsonl"
+    for path in repeated:
+        path.write_text("".join(json.dumps(
+            {"id": i, "acc": int(rng.random() < 0.7),
+             "latency_ms": round(rng.gauss(900, 150), 1)}) + "\n"
+            for i in range(60) for _ in range(3)))
+    status, out, _ = run(capsys, "--from", *map(str, repeated), "--repeats",
+                         "3", "--gap", "0.03")
+    assert status == 0 and "latency_ms: gap +0.03" not in out
+    assert "sizes acc; latency_ms at the pilot's own gap" in out
     for argv, words in ((["--from", *paths, "--gap", "ms=5"],
                          "no metric 'ms'; the metrics are acc, latency_ms"),
                         (["--from", *paths, "--gap", "0.1", "--gap", "0.2"],
