@@ -15328,15 +15328,12 @@ def _compare_run(options, path, rng):
                                     test="sign test exact")
         subsets = [(label, r._replace(ci_unpaired=None))
                    for label, r in subsets]
-    across = tuple(a for a in (_across_subsets(
-        [x for _, x in subsets if x.metric == r.metric], options.confidence)
-        for r in results) if a is not None)
     return _Compared(
         names=names, results=results, subsets=subsets,
         dropped=max(dropped, missing), reading=reading, margins=margins,
         preferences=preferences, sequential=sequential,
         equivalence=_margins(options.equivalence, [r.metric for r in results],
-                             "--equivalence"), aliases=aliases, across=across,
+                             "--equivalence"), aliases=aliases,
         settings=differs, posteriors=posteriors)
 
 
@@ -15617,7 +15614,10 @@ def _judged(runs, options):
     """Return the _Compared *runs*, each with its _Judgements: Holm's
     family is every candidate's metrics (and, apart, their subsets), those
     equal on every item in every run counted once (_one_test_each)."""
-    runs = _one_test_each(runs)
+    runs = [run._replace(across=tuple(a for a in (_across_subsets(
+        [x for _, x in run.subsets if x.metric == r.metric],
+        options.confidence) for r in run.results) if a is not None))
+        for run in _one_test_each(runs)]     # every path to --by's subsets
     count = (f"{len(runs)} candidates x " if len(runs) > 1 else "")
     metrics = len(runs[0].results)
     named = metrics + sum(map(len, runs[0].aliases.values()))
@@ -18441,7 +18441,7 @@ def _one_file_commands(p, extra):
 # _joined_reports, _labels_plan_json, _OUTPUT_FORMATS, _markdown_lines,
 # _Page, _peeking_json, _pilot_json, _plan_json, _plan_markdown, _plan_page,
 # _power_curve_svg, _rank_json, _rank_page, _Ranked, _render,
-# _runs_plan_json, _simulation_json, _stopping_json, _table,
+# _runs_plan_json, _simulation_json, _stopping_json, _table, _units,
 # _with_gap_notes, _with_noise.
 
 def _nu_words(ties):

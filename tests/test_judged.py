@@ -1057,6 +1057,10 @@ def test_each_subset_is_corrected_on_its_own_items(capsys, tmp_path):
             gap.estimate, abs=1e-12)
         assert found[label]["ci"]["paired_gap"] == pytest.approx(
             [gap.ci.lo, gap.ci.hi], abs=1e-12)
+    # the three corrected subsets taken as a sample too (it was computed on
+    # plain compare's path alone, so --human had no such line)
+    across = report["across_subsets"][0]
+    assert across["subsets"] == 3 and across["metric"] == "score"
     rows[0][0]["subject"] = rows[1][0]["subject"] = "lonely"
     rows[0][0]["human"] = rows[1][0]["human"] = 1.0
     paths = [jsonl(tmp_path, f"{n}.jsonl", r)
