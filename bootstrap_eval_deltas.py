@@ -18442,7 +18442,7 @@ def _one_file_commands(p, extra):
 # _Page, _peeking_json, _pilot_json, _plan_json, _plan_markdown, _plan_page,
 # _power_curve_svg, _rank_json, _rank_page, _Ranked, _render,
 # _runs_plan_json, _simulation_json, _stopping_json, _table, _units,
-# _with_gap_notes, _with_noise.
+# _with_gap_notes, _with_noise, _xml_escape.
 
 def _nu_words(ties):
     """Return why Davidson's (nu, interval) is unbounded, or None."""
@@ -22630,8 +22630,7 @@ def _history_parts(store, options, drift=None):
 
 def _history_svg(rows):
     """Return an SVG of each run's mean and interval, left to right, the
-    accepted baseline's mean dashed across and tripped gates in red."""
-    from html import escape
+    accepted baseline's mean dashed across and worse verdicts in red."""
     width, height, left, top, bottom = 640, 260, 56, 16, 44
     los = [r["ci"][0] for r in rows] + [r["mean"] for r in rows]
     his = [r["ci"][1] for r in rows] + [r["mean"] for r in rows]
@@ -22663,7 +22662,7 @@ def _history_svg(rows):
         x = left + step * (i + 0.5)
         colour = ("#c0392b" if r.get("tripped") or r.get("verdict") == "worse"
                   else "#1f5fa8" if r["current"] else "#333")
-        label = escape(f"#{r['run']} {r['label'] or r['name']}: "
+        label = _xml_escape(f"#{r['run']} {r['label'] or r['name']}: "
                        f"{r['mean']:.4g} [{r['ci'][0]:.4g}, "
                        f"{r['ci'][1]:.4g}]" + (f", {r['verdict']}"
                                                if "verdict" in r else ""))
@@ -22697,7 +22696,12 @@ def _junit_xml(reports, tripped):
     """Return the JUnit XML of compare's JSON *reports* (one per
     candidate) and the (candidate name or '', metric, why) that tripped
     the gate."""
-    from xml.sax.saxutils import escape, quoteattr
+    def quoteattr(text):              # an attribute's value, quoted
+        return '"' + _xml_escape(_shown(str(text))).replace('"', "&quot;") \
+            + '"'
+
+    def escape(text):
+        return _xml_escape(_shown(str(text)))
     suites, failures, cases = [], 0, 0
     for report in reports:
         trips = {(m, why) for name, m, why in tripped
@@ -22710,20 +22714,20 @@ def _junit_xml(reports, tripped):
                       f"{_ends_words(e['ci']['paired_gap'])}, p (adjusted) = "
                       f"{_p_text(e['test']['p_adjusted'])}")
             body.append(f'    <testcase classname='
-                        f'{quoteattr(_xml_text(report["candidate"]))} '
-                        f'name={quoteattr(_xml_text(e["metric"]))}>')
+                        f'{quoteattr(report["candidate"])} '
+                        f'name={quoteattr(e["metric"])}>')
             if why:
                 body.append(f'      <failure message='
-                            f'{quoteattr(_xml_text(why[0]))} type="fail-on">'
-                            f'{escape(_xml_text(detail))}</failure>')
-            body.append(f"      <system-out>{escape(_xml_text(detail))}"
+                            f'{quoteattr(why[0])} type="fail-on">'
+                            f'{escape(detail)}</failure>')
+            body.append(f"      <system-out>{escape(detail)}"
                         f"</system-out>")
             body.append("    </testcase>")
         failed = sum(1 for e in report["metrics"]
                      if any(m == e["metric"] for m, _ in trips))
         failures, cases = failures + failed, cases + len(report["metrics"])
         name = f"{report['baseline']} vs {report['candidate']}"
-        suites += [f'  <testsuite name={quoteattr(_xml_text(name))} '
+        suites += [f'  <testsuite name={quoteattr(name)} '
                    f'tests="{len(report["metrics"])}" '
                    f'failures="{failed}">'] + body + ["  </testsuite>"]
     return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>',
@@ -22736,16 +22740,6 @@ def _junit_xml(reports, tripped):
 # lets a CI step find and replace its own earlier pull-request comment.
 _COMMENT_MARK = "\n\n<!-- bootstrap-eval-deltas compare -->"
 
-_XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def _xml_text(text):
-    """Return *text* with what XML 1.0 cannot hold shown as \\xNN."""
-    return _XML_UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}"
-                           if ord(m.group()) < 256
-                           else f"\\u{ord(m.group()):04x}", str(text))
-
-
 def _github_outputs(report, tripped):
     """Return the step outputs (GITHUB_OUTPUT's name=value lines) of the
     first candidate's first metric: verdict, gap, interval, p, metric,
@@ -22756,7 +22750,7 @@ def _github_outputs(report, tripped):
                   interval=_ends_words(e["ci"]["paired_gap"]),
                   p=f"{e['test']['p_adjusted']:.6g}",
                   tripped="true" if tripped else "false")
-    return "".join(f"{k}={_xml_text(v).replace(chr(10), ' ')}\n"
+    return "".join(f"{k}={_shown(v).replace(chr(10), ' ')}\n"
                    for k, v in values.items())
 
 
