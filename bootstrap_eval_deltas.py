@@ -19088,8 +19088,9 @@ def _posterior_words(r, posterior, confidence):
     ci, test = posterior.ci, r.ci_paired
     apart = (test is not None and test.lo <= 0 <= test.hi
              and not ci.lo <= 0 <= ci.hi)
+    said = _probability_words(posterior.better)
     return (f"posterior: P(the candidate is better) "
-            f"{_probability_words(posterior.better)}, {level} credible "
+            f"{said if said[0] in '<>' else '= ' + said}, {level} credible "
             f"interval {u.span_words(ci)} (prior: {posterior.prior}; "
             f"{posterior.method})" + (
                 f"; it leaves out 0 where the confidence interval does not: "
@@ -19099,17 +19100,17 @@ def _posterior_words(r, posterior, confidence):
 
 
 def _probability_words(p, least=0.0001):
-    """Return '= 0.928', or '> 0.9999' and '< 0.0001' past what can be
-    told apart (*least*: 1 / draws for a Monte Carlo share).
+    """Return '0.928', or '> 0.9999' and '< 0.0001' past what can be told
+    apart (*least*: 1 / draws for a Monte Carlo share).
 
     >>> _probability_words(0.92798), _probability_words(0, least=1 / 500)
-    ('= 0.928', '< 0.002')
+    ('0.928', '< 0.002')
     """
     if p > 1 - least:
         return f"> {1 - least:.4g}"
     if p < least:
         return f"< {least:.2g}"
-    return "= " + (f"{p:.4g}" if 0.001 <= p <= 0.999 else f"{p:.4f}")
+    return f"{p:.4g}" if 0.001 <= p <= 0.999 else f"{p:.4f}"
 
 
 def _words(run, options):
@@ -20178,8 +20179,8 @@ def _rank_parts(ranked, options):
                      f"{u.mean(r.means[s])} {u.span(r.cis[s], False)}",
                      f"{r.ranks[s]:g} ({lo:g}-{hi:g})",
                      "yes" if r.top[s] else ""]
-                    + ([_probability_words(post.best[s], post.least)
-                        .removeprefix("= ")] if post else []))
+                    + ([_probability_words(post.best[s], post.least)]
+                       if post else []))
     top = [r.names[s] for s in order if r.top[s]]
     most = (f"{r.critical:.1f} rating points" if rated else
             u.gap(r.critical, sign=False))
@@ -20230,7 +20231,6 @@ def _rank_parts(ranked, options):
                 [r.names[s]] + ["" if s == t else
                                 _probability_words(post.beats[s][t],
                                                    post.least)
-                                .removeprefix("= ")
                                 for t in order] for s in order]
     corrected = None
     if ranked.corrected is not None:
@@ -22480,10 +22480,7 @@ def _run_row(stored, accepted, current):
 
 def _report_entries(report):
     """Return the metric entries of a saved compare JSON report (one
-    comparison's, or the first of several candidates' that names the
-    run)."""
-    if "comparisons" in report:
-        return [e for c in report["comparisons"] for e in c["metrics"]]
+    candidate's: the store records each candidate's apart)."""
     return report.get("metrics", [])
 
 
@@ -24303,6 +24300,10 @@ def _drift(store, options):
         return current.id, _compare_json(compared[0], settled)
 
 
+_NOT_REPLAYED = ("--store", "--label", "--junit", "--html", "--plot",
+                 "--format", "--names")   # what a saved compare wrote, where
+
+
 def _stored_argv(argv):
     """Return a saved compare command's arguments with what it wrote and
     where it saved left out (its runs are put in after)."""
@@ -24310,16 +24311,11 @@ def _stored_argv(argv):
     for word in argv:
         if skip:
             skip = False
-            continue
-        if word in ("--store", "--label", "--junit", "--html", "--plot",
-                    "--format", "--names"):
-            skip = True
-            continue
-        if word.split("=")[0] in ("--store", "--label", "--junit", "--html",
-                                  "--plot", "--format", "--names") \
-                or word in ("--accept", "--json"):
-            continue
-        out.append(word)
+        elif word in _NOT_REPLAYED:
+            skip = True                 # the flag and its value
+        elif word.split("=")[0] not in _NOT_REPLAYED and word not in (
+                "--accept", "--json"):
+            out.append(word)
     return out
 
 
