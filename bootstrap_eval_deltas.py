@@ -16617,11 +16617,14 @@ def _read_line(source, note):
     >>> _read_line(_Source("m/s_wg_2.jsonl", "", None, {}, 1, (), str),
     ...            "s_wg_2.jsonl, the newest of 2 runs")
     'm/s_wg_2.jsonl, the newest of 2 runs'
+    >>> _read_line(_Source("d/m/s_wg_2.jsonl", "", None, {}, 1, (), str),
+    ...            "m/s_wg_2.jsonl, the newest of 2 runs")    # a subfolder's
+    'd/m/s_wg_2.jsonl, the newest of 2 runs'
     """
     path = _from_here(source.path)
-    folder, name = os.path.split(path)
-    if note.startswith(name + _NEWEST):
-        return os.path.join(folder, note)
+    named, newest, rest = note.partition(_NEWEST)
+    if newest and os.path.basename(named) == os.path.basename(path):
+        return path + newest + rest       # the file, from a subfolder too
     return f"{path}: {note}"
 
 
