@@ -19739,6 +19739,16 @@ def _markdown(text):
     return text.translate(str.maketrans(_MARKDOWN))
 
 
+def _frontier_json(frontier):
+    """Return {"frontier": [...]} of a judge no better than the systems
+    (_frontier: each system's agreement and accuracy), or {} where the
+    judge is better."""
+    return {"frontier": [{"system": name, "agreement": float(agree),
+                          "accuracy": float(right)}
+                         for name, agree, right in frontier]} if frontier \
+        else {}
+
+
 def _across_json(a, alpha=_ALPHA):
     """Return the JSON object of an _AcrossSubsets."""
     return {"metric": a.metric, "subsets": a.k, "model": "random effects "
@@ -19828,10 +19838,7 @@ def _judge_json(check, as_judged):
         **({"set_aside": f"weight 0: the judge disagrees with none of the "
                          f"{check.gap.labels} labels on the gap, too few "
                          f"to show how it errs"} if check.blind else {}),
-        **({"frontier": [{"system": name, "agreement": float(agree),
-                          "accuracy": float(right)}      # _frontier
-                         for name, agree, right in check.frontier]}
-           if check.frontier else {}),
+        **_frontier_json(check.frontier),
         "as_judged": dict(alone(check.judged), verdict=as_judged),
         "humans_alone": alone(check.human),
         "bias": {name: {"mean": mean, "ci": ci and [ci.lo, ci.hi]}
@@ -21384,10 +21391,7 @@ def _budget_json(budget, *, confidence=CONFIDENCE, seed=SEED):
         "half_width": dict(zip(("now", "allocated", "uniform"),
                                (z * se for se in b.se))),
         "label_next": [{"id": i, "stratum": label} for i, label in b.ids],
-        **({"frontier": [{"system": name, "agreement": float(agree),
-                          "accuracy": float(right)}      # _frontier
-                         for name, agree, right in b.frontier]}
-           if b.frontier else {})}
+        **_frontier_json(b.frontier)}
 
 
 def _label_next_csv(budget):
