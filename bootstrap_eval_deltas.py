@@ -12630,10 +12630,9 @@ def _directory_source(path, how):
             return _open_source(files[0], how)
         raise EvalDeltaError(
             f"{path}: a directory of {len(files)} files, none a run that a "
-            f"framework writes in its directories (lm-eval samples_*.jsonl, "
-            f"HELM per_instance_stats.json, Inspect logs, DeepEval test runs, "
-            f"OpenCompass predictions/ or results/, lighteval details_*"
-            f".parquet, Every Eval Ever .jsonl); name the file to read")
+            f"framework writes in its directories (those of "
+            f"{', '.join(r.name for r in _READERS if r.layout)}); name "
+            f"the file to read")
     runs, older = _newest_runs(path, found)
     if how.task is not None:
         if how.task not in runs:
