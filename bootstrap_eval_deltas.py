@@ -18745,11 +18745,6 @@ def _at_limit(r, resamples):
             1, resamples + 1)
 
 
-def _p_cell(r, resamples=None):
-    """Return a table's p: '<= 0.0004998' at the resampling limit."""
-    return ("<= " if _at_limit(r, resamples) else "") + _p_text(r.p)
-
-
 def _p_words(r, resamples=None):
     """Return 'p = X', or 'p <= X' with why where X is the least p the
     resamples can give."""
@@ -18942,31 +18937,199 @@ def _detection_words(r, found, gap, u):
     return words + "."
 
 
-def _rows(results, judgements, confidence, resamples=None, sequential=()):
-    """Return the table rows of compare's report, a row per metric; with
-    --sequential's (_Sequential per metric) the verdict is the one look's
-    at the end, and a last column the anytime-valid one, which --fail-on
-    follows (the interval and p are the one look's)."""
-    level = _decimal(_exact(confidence) * 100) + "%"
-    adjust = judgements[0].adjust if judgements else "holm"
-    adjusted = (any(j.family_size > 1 for j in judgements)
-                and adjust != "none")
-    rows = [["metric", "type", "baseline", "candidate", "difference",
-             f"{level} CI (paired)", "p"]
-            + [f"p ({_ADJUST_LABELS[adjust]})"] * adjusted
-            + (["verdict (one look)", "anytime-valid"] if sequential
-               else ["verdict"])]
-    for k, (r, j) in enumerate(zip(results, judgements)):
-        u = _units_of(r)
-        rows.append([
-            r.metric + ("" if r.direction == "higher" else " (lower better)"),
-            r.kind, f"{u.mean(r.a)} {u.span(r.ci_a, False)}",
-            f"{u.mean(r.b)} {u.span(r.ci_b, False)}", u.gap(r.gap),
-            u.span(r.ci_paired), _p_cell(r, resamples)]
-            + [_p_text(_adjusted_p(j))] * adjusted + [_verdict_words(j)]
-            + [(sequential[k].direction or "no detectable difference")
-               if k < len(sequential) else ""] * bool(sequential))
-    return rows
+class _Row(NamedTuple):
+    """One of compare's metric rows, whose cells _COMPARE_COLUMNS make: a
+    metric's result (overall, or a subset's with --by) and judgement in
+    its report (the header's row has none)."""
+    run: object                  # the judged _Compared
+    options: object              # its _Options
+    overall: bool = True         # an overall row, not a subset's
+    adjust: str = "holm"         # the adjustment across the family ...
+    family: bool = False         # ... of more than one p
+    r: object = None             # the _MetricResult
+    j: object = None             # its _Judgement
+    u: object = None             # its _Units
+    label: object = None         # its subset's label, with --by
+    k: int = 0                   # its place in the run's results
+
+
+class _CompareColumn(NamedTuple):
+    """One column of compare's metric rows (_COMPARE_COLUMNS): its header
+    and cell in the tables (text, markdown, HTML), its keys in the JSON
+    entry, where each shows, and when the tables have it."""
+    head: object = None          # a str, or a function of the header _Row
+    cell: object = None          # a function of a _Row: the table's text
+    json: object = None          # a function of a _Row: {key: value}, a
+                                 # dict merged into the key's ("ci")
+    rows: str = "overall subset"     # the tables it shows in
+    entries: str = "overall subset"  # ... and the JSON entries
+    when: object = None          # a function of the header _Row: shown
+
+
+# compare's metric rows, a column each, in the JSON's order (a subset's
+# own label and items close its entry); a new statistic is one row here.
+_COMPARE_COLUMNS = [
+    _CompareColumn("metric", lambda x: x.r.metric + (
+        " (lower better)" if x.overall and x.r.direction != "higher"
+        else ""), lambda x: {"metric": x.r.metric}),
+    _CompareColumn(lambda x: x.options.by, lambda x: x.label,
+                   lambda x: {"subset": x.label}, "subset", "subset"),
+    _CompareColumn("items", lambda x: str(x.r.n_items),
+                   lambda x: {"n_items": x.r.n_items}, "subset", "subset"),
+    _CompareColumn("type", lambda x: x.r.kind,
+                   lambda x: {"type": x.r.kind}, rows="overall"),
+    _CompareColumn(json=lambda x: {"direction": x.r.direction}),
+    _CompareColumn(json=lambda x: {  # a corpus statistic's: as read: says
+        "interval": (kind := "percentile" if x.r.kind == "corpus"
+                     else x.options.interval), "method": (r := x.r).method,
+        "paired_interval": (r.paired_method or "saddlepoint"
+                            if r.method == "saddlepoint"
+                            or r.paired_method else kind),
+        "system_interval": (
+            r.paired_method if r.paired_method in (_RUNS_T, _PROMPTS_T) else
+            "Clopper-Pearson" if r.kind == "binary" and r.clusters is None
+            else "expanded percentile" if r.paired_method ==
+            "expanded percentile" else "saddlepoint"
+            if r.method == "saddlepoint" else kind)}),
+    _CompareColumn("baseline", lambda x: x.u.mean(x.r.a) + (
+        f" {x.u.span(x.r.ci_a, False)}" if x.overall else ""), lambda x: {
+        "observed": {"a": float(x.r.a)},
+        "ci": {"a": x.r.ci_a and [float(v) for v in x.r.ci_a]}}),
+    _CompareColumn("candidate", lambda x: x.u.mean(x.r.b) + (
+        f" {x.u.span(x.r.ci_b, False)}" if x.overall else ""), lambda x: {
+        "observed": {"b": float(x.r.b)},
+        "ci": {"b": x.r.ci_b and [float(v) for v in x.r.ci_b]}}),
+    _CompareColumn("difference", lambda x: x.u.gap(x.r.gap),
+                   lambda x: {"observed": {"gap": float(x.r.gap)}}),
+    _CompareColumn(lambda x: f"{_decimal(_exact(x.options.confidence) * 100)}"
+                   "% CI (paired)",
+                   lambda x: x.u.span(x.r.ci_paired), lambda x: {"ci": {
+                       "paired_gap": x.r.ci_paired and [
+                           float(v) for v in x.r.ci_paired]}}),
+    _CompareColumn(json=lambda x: {"ci": {
+        "unpaired_gap": x.r.ci_unpaired and [
+            float(v) for v in x.r.ci_unpaired]}}),
+    _CompareColumn(json=lambda x: (m := x.r.mcnemar) and {"mcnemar": {
+        "a_only": m.a_only, "b_only": m.b_only,
+        "p_exact": float(m.p_exact)}}),
+    _CompareColumn("p", lambda x: "<= " * _at_limit(  # a bound at the limit
+        x.r, x.options.resamples) + _p_text(x.r.p), lambda x: {
+        "test": {"name": x.r.test, "p": float(x.r.p)}}),
+    _CompareColumn(
+        lambda x: f"p ({_ADJUST_LABELS[x.adjust]})",
+        lambda x: "<= " * (not x.overall and _at_limit(
+            x.r, x.options.resamples)) + _p_text(_adjusted_p(x.j)),
+        lambda x: {"test": {"p_holm": float(x.j.p_holm),
+                            "adjust": x.j.adjust,
+                            "p_adjusted": float(_adjusted_p(x.j))}},
+        when=lambda x: x.adjust != "none" and (x.family or not x.overall)),
+    _CompareColumn(json=lambda x: {"test": {
+        "p_text": _p_text(x.r.p),                   # survives underflow
+        "at_resampling_limit": _at_limit(x.r, x.options.resamples)}}),
+    _CompareColumn(json=lambda x: x.r.mcnemar and {
+        "mid_p": float(x.r.mid_p),
+        "score_ci": [x.r.score_ci.lo, x.r.score_ci.hi]} | (
+        {} if x.r.boot_ci is None else
+        {"bootstrap_ci": [float(v) for v in x.r.boot_ci]})),
+    _CompareColumn(json=lambda x: {"se": x.r.se} | (
+        {} if x.r.clusters is None else
+        {"clusters": x.r.clusters, "clustered_se": x.r.se}) | (
+        {} if x.r.df is None else {"df": x.r.df})),  # the t's, where one
+    _CompareColumn(json=lambda x: {
+        "mde": None if (d := x.j.detection).mde is None else float(d.mde),
+        "items_needed": d.items_needed, "sizing": d.method,
+        "sizing_note": d.why, "margin": x.j.margin,
+        "non_inferior": x.j.non_inferior,
+        "margin_ci": x.j.margin_ci and [float(v) for v in x.j.margin_ci],
+        "margin_interval": x.j.margin_method}),
+    _CompareColumn(
+        lambda x: "verdict (one look)" if x.run.sequential else "verdict",
+        lambda x: _verdict_words(x.j),
+        lambda x: {"verdict": x.j.verdict, "caution": x.j.caution}),
+    _CompareColumn(json=lambda x: {"notes": [*x.j.notes, *(_macro_notes(
+        x.r, x.run.subsets) if x.overall and x.options.macro else ())]}),
+    _CompareColumn(json=lambda x: (e := x.j.equivalence) and {
+        "equivalence": {"margin": e.margin, "verdict": e.verdict,
+                        "method": e.method,
+                        "ci": e.ci and [float(e.ci.lo), float(e.ci.hi)]}}),
+    _CompareColumn(json=lambda x: x.r.mcnemar is not None and (
+        x.r.ci_unpaired is not None) and {"churn": {
+            "gained": (c := _churn(x.r))[0][0], "lost": c[1][0],
+            "gained_ci": [float(v) for v in c[0][1]],
+            "lost_ci": [float(v) for v in c[1][1]]}}),
+    _CompareColumn(json=lambda x: x.r.metric in x.run.aliases and {
+        "aliases": list(x.run.aliases[x.r.metric])}, entries="overall"),
+    _CompareColumn(json=lambda x: x.k < len(x.run.posteriors) and {"bayes": {
+        "posterior": None, "why": p} if isinstance(
+            p := x.run.posteriors[x.k], str) else {
+        "prior": p.prior, "p_better": p.better,
+        "credible_interval": list(p.ci), "method": p.method}},
+        entries="overall"),
+    _CompareColumn(
+        "anytime-valid", lambda x: (x.run.sequential[x.k].direction or
+                                    "no detectable difference")
+        if x.k < len(x.run.sequential) else "",
+        lambda x: x.k < len(x.run.sequential) and {
+            "sequential": _sequential_json(x.run.sequential[x.k])},
+        "overall", "overall", lambda x: bool(x.run.sequential)),
+    _CompareColumn(json=lambda x: x.k < len(x.run.checks) and {
+        "judge_corrected": _judge_json(x.run.checks[x.k],
+                                       x.run.as_judged[x.k])},
+        entries="overall"),
+]
+
+
+def _metric_rows(run, options, subsets=False):
+    """Return (the header's _Row, a _Row per metric) of a judged
+    _Compared, or with *subsets* a _Row per subset and metric, each
+    metric in its overall result's _Units."""
+    judgements = run.subset_judgements if subsets else run.judgements
+    base = _Row(run=run, options=options, overall=not subsets,
+                adjust=judgements[0].adjust if judgements else "holm",
+                family=any(j.family_size > 1 for j in judgements))
+    if not subsets:
+        return base, [base._replace(r=r, j=j, u=_units_of(r), k=k)
+                      for k, (r, j) in enumerate(zip(run.results,
+                                                     judgements))]
+    units = {r.metric: _units_of(r) for r in run.results}
+    for _, r in run.subsets:             # one metric prints one way
+        if r.metric not in units:
+            units[r.metric] = _units(r.kind == "binary", [
+                x.ci_paired for _, x in run.subsets if x.metric == r.metric],
+                [r.a, r.b])
+    return base, [base._replace(r=r, j=j, u=units[r.metric], label=label)
+                  for (label, r), j in zip(run.subsets, judgements)]
+
+
+def _rows(run, options, subsets=False):
+    """Return the table of compare's report: a row per metric, or with
+    *subsets* per subset and metric, in the columns of _COMPARE_COLUMNS
+    that tables show there; with --sequential the verdict is the one
+    look's at the end, and a last column the anytime-valid one, which
+    --fail-on follows (the interval and p are the one look's)."""
+    base, rows = _metric_rows(run, options, subsets)
+    shown = [c for c in _COMPARE_COLUMNS if c.head and (
+        "subset" if subsets else "overall") in c.rows and (
+            c.when is None or c.when(base))]
+    return [[c.head(base) if callable(c.head) else c.head for c in shown]
+            ] + [[c.cell(x) for c in shown] for x in rows]
+
+
+def _compare_entries(run, options, subsets=False):
+    """Return _compare_json's entry of each row (_metric_rows): the JSON
+    keys of _COMPARE_COLUMNS in their order, a subset's label and items
+    last."""
+    columns = sorted((c for c in _COMPARE_COLUMNS if c.json and (
+        "subset" if subsets else "overall") in c.entries),
+        key=lambda c: c.entries == "subset")
+    entries = []
+    for x in _metric_rows(run, options, subsets)[1]:
+        entries.append(entry := {})
+        for c in columns:
+            for key, value in (c.json(x) or {}).items():
+                entry[key] = entry.get(key, {}) | value if isinstance(
+                    value, dict) else value
+    return entries
 
 
 def _header(names, n_items, dropped, clusters=None):
@@ -18991,10 +19154,8 @@ def _format_compare(run, options, markdown=False):
     overall report.  With the _PreferenceCounts of a preference file, its
     figures follow the words.
     """
-    results, judgements, subsets = run.results, run.judgements, run.subsets
-    confidence, resamples = options.confidence, options.resamples
-    by, alpha = options.by, options.alpha
-    preferences = run.preferences
+    results, judgements, preferences = (run.results, run.judgements,
+                                        run.preferences)
     head = _compare_head(run, options)
     words, notes = (_verbose_words if options.verbose else _words)(
         run, options)
@@ -19006,8 +19167,7 @@ def _format_compare(run, options, markdown=False):
         lines += [""] * bool(read)
     else:
         lines = [head] + read
-    lines += _table(_rows(results, judgements, confidence, resamples,
-                          run.sequential), markdown)
+    lines += _table(_rows(run, options), markdown)
     if any(j.family_size > 1 for j in judgements):
         lines += [""] * markdown + [mark(_adjust_note(
             judgements[0].adjust, judgements[0].family))]
@@ -19020,14 +19180,12 @@ def _format_compare(run, options, markdown=False):
         lines += [("- " if markdown else "") + mark(w) for w in
                   _preference_lines(preferences, run.checks[0].judged
                                     if run.checks else results[0],
-                                    confidence, bool(run.checks))]
+                                    options.confidence, bool(run.checks))]
     if notes:
         lines += (["", "Notes:"] if markdown else ["notes:"])
         lines += [("- " if markdown else "  ") + mark(n) for n in notes]
-    if by is not None:
-        lines += [""] + _subset_lines(by, run, confidence, alpha, markdown,
-                                      {r.metric: _units_of(r)
-                                       for r in results}, resamples)
+    if options.by is not None:
+        lines += [""] + _subset_lines(run, options, markdown)
     return "\n".join(lines)
 
 
@@ -19626,16 +19784,16 @@ def _table(rows, markdown):
             for row in rows]
 
 
-def _subset_lines(by, run, confidence, alpha, markdown, units=None,
-                  resamples=None):
+def _subset_lines(run, options, markdown):
     """Return the lines of a judged _Compared *run*'s per-subset table and
     its flags, then each metric's subsets taken as a sample (its
-    _AcrossSubsets); each metric's values in its overall result's _Units,
-    where *units* has them."""
+    _AcrossSubsets); each metric's values in its overall result's
+    _Units."""
     subsets, judgements = run.subsets, run.subset_judgements
+    by, confidence, alpha = options.by, options.confidence, options.alpha
     adjust = judgements[0].adjust if judgements else "holm"
-    rows = _subset_rows(by, subsets, judgements, confidence, units,
-                        resamples)
+    units = {r.metric: _units_of(r) for r in run.results}
+    rows = _rows(run, options, subsets=True)
     gap = [""] * markdown                # markdown: blocks apart
     family = judgements[0].family if judgements else ""
     count = len({label for label, _ in subsets})
@@ -19654,7 +19812,7 @@ def _subset_lines(by, run, confidence, alpha, markdown, units=None,
     lines = [_markdown(line) if markdown and not line.startswith("|")
              else line for line in lines]
     for a in run.across:             # markdown: the second line an item
-        first, second = _across_words(a, by, units or {}, confidence, [
+        first, second = _across_words(a, by, units, confidence, [
             j.verdict for (_, r), j in zip(subsets, judgements)
             if r.metric == a.metric], alpha)
         lines += gap + ([f"- {_markdown(first)}",
@@ -19697,33 +19855,6 @@ def _across_words(a, by, units, confidence, verdicts, alpha=_ALPHA):
             f"whether the gap would show on {by}s drawn anew"]
 
 
-def _subset_rows(by, subsets, judgements, confidence, units=None,
-                 resamples=None):
-    """Return the rows of the per-subset table (see _subset_lines); a p at
-    the least the resamples can give reads '<= X', as compare's table."""
-    level = _decimal(_exact(confidence) * 100) + "%"
-    adjust = judgements[0].adjust if judgements else "holm"
-    shown = adjust != "none"
-    rows = [["metric", by, "items", "baseline", "candidate", "difference",
-             f"{level} CI (paired)", "p"]
-            + [f"p ({_ADJUST_LABELS[adjust]})"] * shown + ["verdict"]]
-    units = dict(units or {})
-    for _, r in subsets:                 # one metric prints one way
-        if r.metric not in units:
-            units[r.metric] = _units(r.kind == "binary", [
-                x.ci_paired for _, x in subsets if x.metric == r.metric],
-                [r.a, r.b])
-    for (label, r), j in zip(subsets, judgements):
-        u = units[r.metric]
-        bound = "<= " * _at_limit(r, resamples)
-        rows.append([r.metric, label, str(r.n_items), u.mean(r.a),
-                     u.mean(r.b), u.gap(r.gap), u.span(r.ci_paired),
-                     bound + _p_text(r.p)]
-                    + [bound + _p_text(_adjusted_p(j))] * shown
-                    + [_verdict_words(j)])
-    return rows
-
-
 _MARKDOWN = {c: "\\" + c for c in "\\`*_[]|~#"}
 _MARKDOWN.update({"<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " "})
 
@@ -19762,52 +19893,30 @@ def _compare_json(run, options):
     """Return the JSON object of compare (a judged _Compared), with the
     settings that produced it; with --by, its per-subset results under
     "subsets"."""
-    results, judgements, subsets = run.results, run.judgements, run.subsets
-    resamples, interval = options.resamples, options.interval
-    names, by, macro = run.names, options.by, options.macro
-    out = _compare_entries(results, judgements, interval, resamples)
-    for entry in out:
-        if entry["metric"] in run.aliases:     # equal on every item
-            entry["aliases"] = list(run.aliases[entry["metric"]])
-    if macro:
-        for r, entry in zip(results, out):
-            entry["notes"] = entry["notes"] + _macro_notes(r, subsets)
+    results, judgements, interval = (run.results, run.judgements,
+                                     options.interval)
     if results and all(r.kind == "corpus" for r in results):
         interval = "percentile"      # --interval bca is for means (read:)
     report = {"n_items": results[0].n_items, "seed": options.seed,
-              "resamples": resamples,
+              "resamples": options.resamples,
               "confidence": float(options.confidence),
               "alpha": float(options.alpha),
               "power": judgements[0].detection.power
               if judgements else _POWER, "interval": interval,
-              "baseline": names[0], "candidate": names[1],
-              "dropped_ids": run.dropped, "metrics": out}
+              "baseline": run.names[0], "candidate": run.names[1],
+              "dropped_ids": run.dropped,
+              "metrics": _compare_entries(run, options)}
     if run.settings:                     # what differs: output is as before
         report["differs"] = [{"setting": k, "baseline": a, "candidate": b}
                              for k, a, b in run.settings]
-    if by is not None:
-        rows = _compare_entries([r for _, r in subsets],
-                                run.subset_judgements, interval, resamples)
-        for (label, r), row in zip(subsets, rows):
-            row.update(subset=label, n_items=r.n_items)
-        report.update(by=by, subsets=rows,
-                      overall="macro" if macro else "pooled")
+    if options.by is not None:
+        report.update(by=options.by,
+                      subsets=_compare_entries(run, options, True),
+                      overall="macro" if options.macro else "pooled")
         if run.across:
             report["across_subsets"] = [_across_json(a, options.alpha)
                                         for a in run.across]
     report["reading"] = run.reading
-    for entry, posterior in zip(report["metrics"], run.posteriors):
-        entry["bayes"] = ({"posterior": None, "why": posterior}
-                          if isinstance(posterior, str) else
-                          {"prior": posterior.prior,
-                           "p_better": posterior.better,
-                           "credible_interval": list(posterior.ci),
-                           "method": posterior.method})
-    for entry, q in zip(report["metrics"], run.sequential):
-        entry["sequential"] = _sequential_json(q)
-    for entry, check, verdict in zip(report["metrics"], run.checks,
-                                     run.as_judged):
-        entry["judge_corrected"] = _judge_json(check, verdict)
     if run.preferences is not None:      # the judge's, where corrected
         report["preferences"] = _preference_json(
             run.preferences, run.checks[0].judged if run.checks
@@ -19895,65 +20004,6 @@ def _judge_json(check, as_judged):
             "implied_gap_bias": check.covariate.implied,
             "method": "least squares, standard error clustered by item "
                       "(CR1), Student's t on items - 1 df"}}
-
-
-def _compare_entries(results, judgements, interval, resamples=None):
-    """Return _compare_json's entry of each result."""
-    entries = []
-    for r, j in zip(results, judgements):
-        kind = "percentile" if r.kind == "corpus" else interval  # as read:
-        entry = {"metric": r.metric, "type": r.kind, "direction": r.direction,
-                 "interval": kind, "method": r.method,
-                 "paired_interval": (r.paired_method or "saddlepoint"
-                                     if r.method == "saddlepoint"
-                                     or r.paired_method else kind),
-                 "system_interval": (
-                     r.paired_method if r.paired_method in (
-                         _RUNS_T, _PROMPTS_T) else
-                     "Clopper-Pearson" if r.kind == "binary"
-                     and r.clusters is None else "expanded percentile"
-                     if r.paired_method == "expanded percentile" else
-                     "saddlepoint" if r.method == "saddlepoint" else kind)}
-        entry.update(_metric_json(r))
-        entry["test"] = {"name": r.test, "p": float(r.p),
-                         "p_holm": float(j.p_holm), "adjust": j.adjust,
-                         "p_adjusted": float(_adjusted_p(j)),
-                         "p_text": _p_text(r.p),     # survives underflow
-                         "at_resampling_limit": _at_limit(r, resamples)}
-        if r.mcnemar is None:
-            del entry["mcnemar"]
-        else:
-            entry["mid_p"] = float(r.mid_p)
-            entry["score_ci"] = [r.score_ci.lo, r.score_ci.hi]
-            if r.boot_ci is not None:
-                entry["bootstrap_ci"] = [float(x) for x in r.boot_ci]
-        entry["se"] = r.se
-        if r.clusters is not None:
-            entry.update(clusters=r.clusters, clustered_se=r.se)
-        if r.df is not None:            # the t interval's and test's
-            entry["df"] = r.df
-        found = j.detection
-        entry.update(
-            mde=None if found.mde is None else float(found.mde),
-            items_needed=found.items_needed, sizing=found.method,
-            sizing_note=found.why, margin=j.margin,
-            non_inferior=j.non_inferior,
-            margin_ci=j.margin_ci and [float(x) for x in j.margin_ci],
-            margin_interval=j.margin_method, verdict=j.verdict,
-            caution=j.caution, notes=j.notes)
-        if j.equivalence is not None:
-            e = j.equivalence
-            entry["equivalence"] = {
-                "margin": e.margin, "verdict": e.verdict, "method": e.method,
-                "ci": e.ci and [float(e.ci.lo), float(e.ci.hi)]}
-        if r.mcnemar is not None and r.ci_unpaired is not None:
-            (up, up_ci), (down, down_ci) = _churn(r)
-            entry["churn"] = {
-                "gained": up, "lost": down,
-                "gained_ci": [float(up_ci.lo), float(up_ci.hi)],
-                "lost_ci": [float(down_ci.lo), float(down_ci.hi)]}
-        entries.append(entry)
-    return entries
 
 
 class _Ranked(NamedTuple):
@@ -20489,16 +20539,10 @@ def _compare_page(runs, options, best=None, noise=()):
         page["tables"].append((
             who + (f"p (Holm): each p adjusted across {judgements[0].family}"
                    f", the verdicts decided on it" if adjusted else ""),
-            _rows(results, judgements, options.confidence,
-                  options.resamples, run.sequential)))
+            _rows(run, options)))
         if options.by is not None:
-            units = {r.metric: _units_of(r) for r in results}
-            rows = _subset_rows(options.by, run.subsets,
-                                run.subset_judgements, options.confidence,
-                                units, options.resamples)
-            lines = _subset_lines(options.by, run, options.confidence,
-                                  options.alpha, False, units,
-                                  options.resamples)
+            rows = _rows(run, options, subsets=True)
+            lines = _subset_lines(run, options, False)
             page["tables"].append((who + lines[0], rows))
             notes += lines[len(rows) + 1:]
         if run.preferences is not None:

@@ -3,6 +3,7 @@ import html
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -360,3 +361,73 @@ def test_a_value_prints_the_same_with_and_without_clusters(capsys, tmp_path):
                    if line.startswith("acc "))
         cells.append([row.split()[k] for k in (2, 8)])  # A, the gap
     assert cells[0] == cells[1] == ["71.2%", "+3.8"]
+
+
+# compare's columns: one list for every form ##############################
+
+def test_each_compare_column_reaches_every_form_it_names(capsys,
+                                                         monkeypatch):
+    # _rows, _subset_rows and _compare_entries once built compare's rows
+    # apart, and a statistic added to two of them reached the JSON's
+    # subsets but not the text's.  Each column of _COMPARE_COLUMNS names
+    # the tables and JSON entries it shows in: its cell must be in each
+    # (overall and subset rows) and its keys in none other.
+    # a column in both forms shows in the same rows of each; the type
+    # alone is left out of the subset table (the overall row says it)
+    assert [c.head for c in bed._COMPARE_COLUMNS if c.head and c.json
+            and c.rows != c.entries] == ["type"]
+    built = []
+    real = bed._metric_rows
+
+    def spy(run, options, subsets=False):
+        built.append((run, options))
+        return real(run, options, subsets)
+    monkeypatch.setattr(bed, "_metric_rows", spy)
+    ex = os.path.join(HERE, os.pardir, "datasets", "examples", "")
+    texts, filled = [], set()
+    for argv in ([ex + "cand.jsonl", "--by", "subject", "--equivalence",
+                  "acc=0.15"], [ex + "cand3.jsonl", "--metric", "acc",
+                                "--sequential", "--bayes"]):
+        status, text, _ = run(capsys, ex + "base.jsonl", *argv,
+                              "--resamples", "100")
+        assert status == 0
+        compared, options = built[-1]
+        data = bed._compare_json(compared, options)
+        for subsets in (False, True) if options.by else (False,):
+            where = "subset" if subsets else "overall"
+            base, rows = real(compared, options, subsets)
+            entries = data["subsets" if subsets else "metrics"]
+            assert rows and len(entries) == len(rows)
+            shown = [c for c in bed._COMPARE_COLUMNS if c.head
+                     and where in c.rows and (c.when is None
+                                              or c.when(base))]
+            heads = [c.head(base) if callable(c.head) else c.head
+                     for c in shown]
+            header = re.search("^" + "  +".join(map(re.escape, heads))
+                               + "$", text, re.M)
+            assert header, (where, heads)
+            for c in bed._COMPARE_COLUMNS:
+                if c.head and where not in c.rows:
+                    head = c.head(base) if callable(c.head) else c.head
+                    assert f"  {head}  " not in f"  {header[0]}  ", head
+            for x, entry in zip(rows, entries):
+                cells = [c.cell(x) for c in shown]
+                assert re.search("^" + "  +".join(map(re.escape, cells))
+                                 + "$", text, re.M), cells
+                for c in bed._COMPARE_COLUMNS:
+                    for key, value in (c.json and c.json(x) or {}).items():
+                        if where not in c.entries:
+                            assert key not in entry, (where, key)
+                        elif isinstance(value, dict):
+                            assert {k: entry[key][k] for k in value} == value
+                        else:
+                            assert entry[key] == value, key
+                        filled.add(key)
+        texts.append(text)
+    # every column was exercised, but those needing other input (aliases:
+    # two metrics equal on every item; judge_corrected: --human)
+    keys = {key for c in bed._COMPARE_COLUMNS if c.json for key in (
+        c.json(rows[0]) or {})}
+    assert "anytime-valid" in texts[1] and "type" in texts[0]
+    assert filled >= keys and {"bayes", "sequential", "equivalence",
+                               "churn", "subset"} <= filled
