@@ -2990,9 +2990,11 @@ def _across_subsets(results, confidence=CONFIDENCE):
     """Return the _AcrossSubsets of one metric's per-subset _MetricResults
     (three or more), or None for fewer.
 
-    >>> r = [_MetricResult("acc", "binary", "higher", 100, 0, 0, g, None,
-    ...      None, None, None, "", 1, None, None, None, 0.05, None)
-    ...      for g in (0.1, 0.0, -0.1)]
+    >>> r = [_MetricResult(
+    ...     metric="acc", kind="binary", direction="higher", n_items=100,
+    ...     a=0, b=0, gap=g, ci_a=None, ci_b=None, ci_paired=None,
+    ...     ci_unpaired=None, test="", p=1, mcnemar=None, mid_p=None,
+    ...     score_ci=None, se=0.05, clusters=None) for g in (0.1, 0.0, -0.1)]
     >>> a = _across_subsets(r)     # Q = 400 (0.01 + 0 + 0.01), df 2
     >>> round(a.gap, 12), a.q, round(a.tau ** 2, 12), a.i2  # 6 / 800
     (0.0, 8.0, 0.0075, 0.75)
@@ -5226,9 +5228,11 @@ class _Position(NamedTuple):
 def _position_bias(c, confidence=CONFIDENCE):
     """Return the _Position of a _PreferenceCounts with games, else None.
 
-    >>> b = _position_bias(_PreferenceCounts("x", "y", 10, 5, 5, 0,
-    ...     Fraction(1, 2), Fraction(1, 2), 0.1, Fraction(1), 20, 15, 6,
-    ...     True, 5))
+    >>> b = _position_bias(_PreferenceCounts(
+    ...     a="x", b="y", n=10, wins=5, losses=5, ties=0,
+    ...     win_rate=Fraction(1, 2), discrete=Fraction(1, 2), se=0.1,
+    ...     sign_p=Fraction(1), games=20, first_won=15, flipped=6,
+    ...     whole=True, reversed=5))
     >>> b.p == Fraction(2 * (1 + 20 + 190 + 1140 + 4845 + 15504), 2 ** 20)
     True
     >>> b.won, b.games, [round(x, 4) for x in b.ci], b.material
@@ -9026,8 +9030,9 @@ def _detection(r, *, gap=None, alpha=_ALPHA, power=_POWER):
     difference its size detects with *power*, and the items that would
     detect *gap* (by default its own gap).
 
-    >>> d = _detection(_Spread("m", "binary", 500, Fraction(18, 500), 0.0,
-    ...                      McNemar(67, 85, None), None))
+    >>> d = _detection(_Spread(metric="m", kind="binary", n_items=500,
+    ...     gap=Fraction(18, 500), se=0.0, mcnemar=McNemar(67, 85, None),
+    ...     clusters=None))
     >>> d.items_needed, round(d.mde, 4), d.method
     (1890, 0.0706, 'McNemar exact')
     """
@@ -9210,8 +9215,9 @@ def _pilot_plan(r, *, gap=None, alpha=_ALPHA, power=_POWER):
     """Return one line: the items that detect *gap* (by default the
     pilot's own) for a _Spread of pilot data, by _detection().
 
-    >>> _pilot_plan(_Spread("acc", "binary", 500, Fraction(18, 500), 0.0,
-    ...                   McNemar(67, 85, None), None)).split("; ")[-1]
+    >>> _pilot_plan(_Spread(metric="acc", kind="binary", n_items=500,
+    ...     gap=Fraction(18, 500), se=0.0, mcnemar=McNemar(67, 85, None),
+    ...     clusters=None)).split("; ")[-1]
     '1890 items detect +3.6 pts with 80% power (McNemar exact, alpha 0.05)'
     """
     target = r.gap if gap is None else gap

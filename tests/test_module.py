@@ -3,6 +3,7 @@ reaching into another's private names, every definition documented, the
 top level of the repository as the user asked for it.
 """
 import ast
+import doctest
 import functools
 import inspect
 import os
@@ -251,8 +252,18 @@ def test_wide_records_are_built_by_keyword():
                       for b in node.bases)}
     wide = {name for name, count in fields.items() if count >= 8}
     assert {"_MetricResult", "_Compared", "_Profile", "_Judgement"} <= wide
+    # ... in the code and in its docstrings' examples, which readers copy
+    # (_read_line's, in Input, is left to the helper editing Input now)
+    parser = doctest.DocTestParser()
+    examples = [ast.parse(e.source) for node in nodes() if isinstance(
+        node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+        and getattr(node, "name", "") != "_read_line"
+        for e in parser.get_examples(ast.get_docstring(node) or "")]
+    assert len(examples) > 100
     positional = [f"{node.func.id} (line {node.lineno})"
-                  for node in nodes() if isinstance(node, ast.Call)
+                  for node in nodes() + tuple(
+                      n for tree in examples for n in ast.walk(tree))
+                  if isinstance(node, ast.Call)
                   and getattr(node.func, "id", "") in wide
                   and len(node.args) > 2]
     assert positional == []
