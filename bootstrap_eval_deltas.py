@@ -7102,18 +7102,6 @@ def _frontier(judge, human):
     return tuple(found)
 
 
-def _frontier_words(frontier):
-    """Return the sentence of a _JudgeCheck's frontier, or ""."""
-    said = [f"{float(agree):.1%} of {name}'s labelled answers (its own "
-            f"accuracy there {float(right):.1%})"
-            for name, agree, right in frontier]
-    return said and (
-        f"A judge no better than the systems: it agrees with the humans on "
-        f"{' and '.join(said)}, no more often than the system is right; "
-        f"there no correction saves more than about half the labels "
-        f"(Dorner, Nastl and Hardt 2025).")
-
-
 def _blind_weight(judge, human):
     """Return the _Corrected that fixes the gap's PPI++ weight at 0 where
     fewer than _PPI_CLT_LEAST items are labelled for both and the judge
@@ -9012,7 +9000,9 @@ def _plan_design(acc_a, acc_b, *, corr=None, discordance=None, alpha=_ALPHA,
         unpaired=_unpaired_items(acc_a, acc_b, **sizing),
         power_at={n: _mcnemar_power(n, design, alpha=alpha) for n in ns},
         mde_at={n: _detectable_gap(n, make, acc_a, most=most, **sizing)
-                for n in ns}, simulated={}, confidence=confidence)
+                for n in ns}, simulated={}, confidence=confidence,
+        half_width_at={n: _expected_half_width(n, design, confidence)
+                       for n in ns})
 
 
 def _copula_b(acc_a, corr, acc_b):
@@ -9204,36 +9194,6 @@ def _mcnemar_detection(r, target, floor, alpha, power):
     elif target:
         needed = _items_for_power(design(target), alpha=alpha, power=power)
     return _Detection(mde, needed, why, method, power=power)
-
-
-def _pilot_plan(r, *, gap=None, alpha=_ALPHA, power=_POWER):
-    """Return one line: the items that detect *gap* (by default the
-    pilot's own) for a _Spread of pilot data, by _detection().
-
-    >>> _pilot_plan(_Spread("acc", "binary", 500, Fraction(18, 500), 0.0,
-    ...                   McNemar(67, 85, None), None)).split("; ")[-1]
-    '1890 items detect +3.6 pts with 80% power (McNemar exact, alpha 0.05)'
-    """
-    target = r.gap if gap is None else gap
-
-    def shown(g):                # a 0/1 metric's in points, as compare's
-        return (f"{float(g) * 100:+.1f} pts" if r.kind == "binary"
-                else f"{float(g):+.4g}")
-    words = (f"{r.metric} ({_items(r.n_items, 'pilot item')}"
-             + (f" in {r.clusters} clusters" if r.clusters is not None
-                else "") + f", observed gap {shown(r.gap)}): ")
-    found = _detection(r, gap=gap, alpha=alpha, power=power)
-    if r.mcnemar is not None:
-        m = r.mcnemar
-        words += f"discordance {(m.a_only + m.b_only) / r.n_items:.4f}; "
-    elif r.se:
-        words += f"standard error of the mean difference {r.se:.4g}; "
-    if found.items_needed is None:
-        return words + (found.why or "no gap to plan for")
-    about = "" if found.method == "McNemar exact" else "about "
-    return words + (f"{about}{found.items_needed} items detect "
-                    f"{shown(target)} with {power:.0%} power "
-                    f"({found.method}, alpha {alpha:g})")
 
 
 class _Judgement(NamedTuple):
@@ -19749,6 +19709,18 @@ def _frontier_json(frontier):
         else {}
 
 
+def _frontier_words(frontier):
+    """Return the sentence of a _JudgeCheck's frontier, or ""."""
+    said = [f"{float(agree):.1%} of {name}'s labelled answers (its own "
+            f"accuracy there {float(right):.1%})"
+            for name, agree, right in frontier]
+    return said and (
+        f"A judge no better than the systems: it agrees with the humans on "
+        f"{' and '.join(said)}, no more often than the system is right; "
+        f"there no correction saves more than about half the labels "
+        f"(Dorner, Nastl and Hardt 2025).")
+
+
 def _across_json(a, alpha=_ALPHA):
     """Return the JSON object of an _AcrossSubsets."""
     return {"metric": a.metric, "subsets": a.k, "model": "random effects "
@@ -21065,8 +21037,10 @@ class Plan(NamedTuple):
     unpaired: object
     power_at: dict           # n -> exact power
     mde_at: dict             # n -> smallest detectable gap (None: none)
-    simulated: dict          # n -> (rejections, replays)
+    simulated: dict          # n -> (rejections, replays, their Monte
+                             # Carlo s.e., the exact power)
     confidence: float = CONFIDENCE
+    half_width_at: dict = {}  # n -> expected CI half-width
 
     def __repr__(self):
         """One short line: the design and the items it needs."""
@@ -21150,16 +21124,44 @@ def _plan_parts(plan):
         rows.append([str(n), f"{p:.3f}",
                      "none below 100%" if mde is None
                      else f"+{100 * mde:.1f} pts",
-                     f"{100 * _expected_half_width(n, d, plan.confidence):.1f}"
-                     f" pts"])
+                     f"{100 * plan.half_width_at[n]:.1f} pts"])
     simulated = []
-    for n, (hits, replays) in plan.simulated.items():
+    for n, (hits, replays, se, exact) in plan.simulated.items():
         simulated.append(f"simulated at n={n}: McNemar rejected in "
                      f"{100 * (hits / replays):.1f}% of {replays} replays "
-                     f"(Monte Carlo s.e. {100 * _mc_se(hits, replays):.1f}%);"
-                     f" exact power "
-                     f"{100 * _mcnemar_power(n, d, alpha=plan.alpha):.1f}%")
+                     f"(Monte Carlo s.e. {100 * se:.1f}%);"
+                     f" exact power {100 * exact:.1f}%")
     return heads, lines, rows, simulated
+
+
+def _pilot_plan(r, found, *, gap=None, alpha=_ALPHA, power=_POWER):
+    """Return one line: the items that detect *gap* (by default the
+    pilot's own) for a _Spread of pilot data, *found* its _detection().
+
+    >>> r = _Spread("acc", "binary", 500, Fraction(18, 500), 0.0,
+    ...             McNemar(67, 85, None), None)
+    >>> _pilot_plan(r, _detection(r)).split("; ")[-1]
+    '1890 items detect +3.6 pts with 80% power (McNemar exact, alpha 0.05)'
+    """
+    target = r.gap if gap is None else gap
+
+    def shown(g):                # a 0/1 metric's in points, as compare's
+        return (f"{float(g) * 100:+.1f} pts" if r.kind == "binary"
+                else f"{float(g):+.4g}")
+    words = (f"{r.metric} ({_items(r.n_items, 'pilot item')}"
+             + (f" in {r.clusters} clusters" if r.clusters is not None
+                else "") + f", observed gap {shown(r.gap)}): ")
+    if r.mcnemar is not None:
+        m = r.mcnemar
+        words += f"discordance {(m.a_only + m.b_only) / r.n_items:.4f}; "
+    elif r.se:
+        words += f"standard error of the mean difference {r.se:.4g}; "
+    if found.items_needed is None:
+        return words + (found.why or "no gap to plan for")
+    about = "" if found.method == "McNemar exact" else "about "
+    return words + (f"{about}{found.items_needed} items detect "
+                    f"{shown(target)} with {power:.0%} power "
+                    f"({found.method}, alpha {alpha:g})")
 
 
 def _format_pilot(rows, *, gap=None, alpha=_ALPHA, power=_POWER,
@@ -21170,8 +21172,8 @@ def _format_pilot(rows, *, gap=None, alpha=_ALPHA, power=_POWER,
     mark, apart = (_markdown, "\n\n") if markdown else (str, "\n")
     if rows and not isinstance(rows[0][0], str):
         return apart.join(mark(_pilot_plan(
-            r, gap=gap.get(r.metric) if isinstance(gap, dict) else gap,
-            alpha=alpha, power=power)) for r, _ in rows)
+            r, found, gap=gap.get(r.metric) if isinstance(gap, dict)
+            else gap, alpha=alpha, power=power)) for r, found in rows)
     lines = []
     for name, table, within, between, seen, *_ in rows:
         lines.append(mark(f"{name}: gap {seen:+.4g}; between-item variance "
@@ -21435,9 +21437,9 @@ def _plan_json(plan):
     """Return the JSON object of plan."""
     d = plan.design
     simulated = {}
-    for n, (hits, replays) in plan.simulated.items():
+    for n, (hits, replays, se, _) in plan.simulated.items():
         simulated[str(n)] = {"power": hits / replays, "replays": replays,
-                             "se": _mc_se(hits, replays)}
+                             "se": se}
     return {"acc_a": d.acc_a, "acc_b": d.acc_b, "corr": plan.corr,
             "alpha": plan.alpha, "power": plan.power,
             "discordance": d.discordance, "p10": d.p10, "p01": d.p01,
@@ -21445,8 +21447,8 @@ def _plan_json(plan):
             "items_needed_connor": plan.connor,
             "unpaired_items_needed": plan.unpaired,
             "power_at": {str(n): p for n, p in plan.power_at.items()},
-            "ci_half_width_at": {str(n): _expected_half_width(
-                n, d, plan.confidence) for n in plan.power_at},
+            "ci_half_width_at": {str(n): w
+                                 for n, w in plan.half_width_at.items()},
             "mde_at": {str(n): g for n, g in plan.mde_at.items()},
             "simulated": simulated}
 
@@ -25516,7 +25518,8 @@ def _run_plan(options):
             corr=plan.corr, acc_a=options.acc_a, acc_b=options.acc_b,
             alpha=options.alpha,
             progress=_progress(options.replays, options.quiet))
-        simulated[n] = (hits, options.replays)
+        simulated[n] = (hits, options.replays, _mc_se(hits, options.replays),
+                        _mcnemar_power(n, plan.design, alpha=options.alpha))
     plan = plan._replace(simulated=simulated)
     stopping = None
     if options.sequential:
