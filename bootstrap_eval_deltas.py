@@ -1328,6 +1328,7 @@ class _MetricResult(NamedTuple):
                              # averaged): printed as percentages, as 0/1
     boot_ci: "Interval | None" = None  # a binary metric's paired bootstrap
                              # interval, where ci_paired inverts McNemar's
+    churn: object = None     # _churn's, once judged (_judged)
 
     def __repr__(self):
         """One short line: the figures, not the 2,000 draws behind them."""
@@ -2210,6 +2211,21 @@ def _clopper_pearson(successes, n, confidence=CONFIDENCE):
     k = successes
     return Interval(quantile(k, n - k + 1, tail) if k else 0.0,
                     quantile(k + 1, n - k, 1 - tail) if k < n else 1.0)
+
+
+def _churn(r, confidence=CONFIDENCE):
+    """Return ((improved, Interval), (regressed, Interval)) of a binary
+    _MetricResult: the items on which the candidate alone was right (or,
+    lower being better, alone was not 1) and those on which it alone was
+    wrong, with intervals of their shares of the items that hold together:
+    each exact (Clopper-Pearson) at 1 - (1 - confidence) / 2, so that both
+    cover at once with at least *confidence* (Bonferroni)."""
+    m = r.mcnemar
+    up, down = ((m.b_only, m.a_only) if r.direction == "higher"
+                else (m.a_only, m.b_only))
+    each = 1 - (1 - _exact(confidence)) / 2
+    return tuple((k, _clopper_pearson(k, r.n_items, each))
+                 for k in (up, down))
 
 
 def _newcombe_interval(both, a_only, b_only, neither, confidence=CONFIDENCE):
@@ -15610,8 +15626,13 @@ def _judged(runs, options):
             self_preference=_self_preference(c.bias[2], run.names,
                                              options.family, others, shown))
             for c in run.checks)) for run, shown in zip(runs, called)]
+    def churned(r):                   # what Report shows of a 0/1 metric
+        return (r._replace(churn=_churn(r, options.confidence))
+                if r.mcnemar is not None and r.ci_unpaired is not None else r)
     return [run._replace(judgements=j, subset_judgements=sj,
-                         as_judged=tuple(v.verdict for v in aj))
+                         as_judged=tuple(v.verdict for v in aj),
+                         results=[churned(r) for r in run.results],
+                         subsets=[(k, churned(r)) for k, r in run.subsets])
             for run, j, sj, aj in zip(runs, judgements, subsets, as_judged)]
 
 
@@ -19440,24 +19461,9 @@ def _equivalence_words(r, j, alpha):
             f"at alpha {float(alpha):g}, Schuirmann 1987).")
 
 
-def _churn(r, confidence=CONFIDENCE):
-    """Return ((improved, Interval), (regressed, Interval)) of a binary
-    _MetricResult: the items on which the candidate alone was right (or,
-    lower being better, alone was not 1) and those on which it alone was
-    wrong, with intervals of their shares of the items that hold together:
-    each exact (Clopper-Pearson) at 1 - (1 - confidence) / 2, so that both
-    cover at once with at least *confidence* (Bonferroni)."""
-    m = r.mcnemar
-    up, down = ((m.b_only, m.a_only) if r.direction == "higher"
-                else (m.a_only, m.b_only))
-    each = 1 - (1 - _exact(confidence)) / 2
-    return tuple((k, _clopper_pearson(k, r.n_items, each))
-                 for k in (up, down))
-
-
 def _churn_words(r, confidence):
     """Return the churn line of a binary metric."""
-    (up, up_ci), (down, down_ci) = _churn(r, confidence)
+    (up, up_ci), (down, down_ci) = r.churn
     level = _decimal(_exact(confidence) * 100) + "%"
 
     def share(k, ci):
@@ -19920,7 +19926,7 @@ def _compare_entries(results, judgements, interval, resamples=None):
                 "margin": e.margin, "verdict": e.verdict, "method": e.method,
                 "ci": e.ci and [float(e.ci.lo), float(e.ci.hi)]}
         if r.mcnemar is not None and r.ci_unpaired is not None:
-            (up, up_ci), (down, down_ci) = _churn(r)
+            (up, up_ci), (down, down_ci) = r.churn
             entry["churn"] = {
                 "gained": up, "lost": down,
                 "gained_ci": [float(up_ci.lo), float(up_ci.hi)],
