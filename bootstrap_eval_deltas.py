@@ -5177,6 +5177,7 @@ class _PreferenceCounts(NamedTuple):
     flipped: int = 0         # verdicts whose games disagree
     whole: bool = True       # every share is 0, 1/2 or 1
     reversed: int = 0        # of them, won by each system in one game
+    position: object = None  # _position_bias's, once compared
 
 
 def _preference_counts(a, b, shares, games=()):
@@ -15176,6 +15177,8 @@ def _compare_run(options, path, rng):
     if "preferences" in (baseline.kind, candidate and candidate.kind):
         baseline, options, preferences = _preference_pair(options, baseline,
                                                          candidate)
+        preferences = preferences._replace(position=_position_bias(
+            preferences, options.confidence))
         candidate = None
     shared = [s for s in baseline.corpus
               if candidate is None or s in candidate.corpus]
@@ -19532,7 +19535,7 @@ def _preference_lines(c, r, confidence, judged=False):
 def _position_line(c, confidence):
     """Return the line of a preference file's position bias
     (_position_bias): a finding where the exact test rejects one half."""
-    b = _position_bias(c, confidence)
+    b = c.position
     level = _decimal(_exact(confidence) * 100) + "%"
     return ((f"Finding: the judge favours the first position: it won "
              if b.material else "position: the first position won ")
@@ -19554,7 +19557,7 @@ def _preference_json(c, r, confidence=CONFIDENCE):
     if c.games:
         out.update(decisive_games=c.games, first_position_won=c.first_won,
                    changed_with_position=c.flipped)
-        b = _position_bias(c, confidence)
+        b = c.position
         out["position_bias"] = {
             "first_position_won": b.won, "decisive_games": b.games,
             "share": b.won / b.games, "ci": [b.ci.lo, b.ci.hi],
