@@ -3954,6 +3954,7 @@ class _RunNoise(NamedTuple):
                              # items and runs random
     means: tuple = ()        # each system's run-averaged mean's _Crossed
                              # (_crossed_means)
+    with_items: tuple = (None, 0.0)  # _runs_with_items at the gap seen
 
 
 def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
@@ -4048,7 +4049,8 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
         averaged=_crossed_interval(gap, item_var, n, tables,
                                    options.confidence),
         means=_crossed_means(tally, runs, options.confidence, tables))
-    return noise._replace(runs_needed=_run_noise_needed(noise, gap, options))
+    return noise._replace(runs_needed=_run_noise_needed(noise, gap, options),
+                          with_items=_runs_with_items(noise, gap, options))
 
 
 # The run-averaged gap, runs random beside items.  Run r of system s
@@ -4258,6 +4260,26 @@ def _runs_with_items(q, gap, options):
         return None, items
     return max(2, math.ceil(v / room - 1e-9)), items
 
+
+def _runs_rows(q, gap, options):
+    """Return (rows, runs needed, runs compare --runs needs, the items'
+    variance, the power the items alone leave) of plan --runs for one
+    _RunNoise: a row (runs of each, the
+    standard error run noise alone gives the run-averaged gap, the power
+    at *gap*, then both with the items' own variance as compare --runs
+    has it) at the runs given, a few more and the runs needed
+    (_run_noise_needed, _runs_with_items)."""
+    v = sum(sd * sd for sd in q.run_sd)
+    needed = _run_noise_needed(q, gap, options)
+    both, items = _runs_with_items(q, gap, options)
+    counts = sorted({min(q.runs), 2 * min(q.runs), 5, 10, 20,
+                     *([needed] if needed else []), *([both] if both else [])})
+    return [(r, math.sqrt(v / r), _normal_power(gap, math.sqrt(v / r),
+                                                 options.alpha),
+             math.sqrt(items + v / r),
+             _normal_power(gap, math.sqrt(items + v / r), options.alpha))
+            for r in counts], needed, both, items, (
+                _normal_power(gap, math.sqrt(items), options.alpha))
 
 ## Comparing two systems: posteriors #########################################
 
@@ -9169,6 +9191,14 @@ def _clustered_detection(r, target, alpha, power):
         needed = math.ceil(hi * r.n_items / g - 1e-9)
     return _Detection(mde, needed, None, f"t, {_df_words(df)}, expected "
                      f"power over the spread's uncertainty", power=power)
+
+
+def _normal_power(gap, se, alpha):
+    """Return the power of a two-sided z test at *alpha* against *gap*."""
+    if not se:
+        return 1.0 if gap else alpha
+    shift, z = abs(gap) / se, _upper_z(alpha / 2)
+    return NormalDist().cdf(shift - z) + NormalDist().cdf(-shift - z)
 
 
 def _too_few(units, noun, floor, alpha):
@@ -20661,7 +20691,7 @@ def _noise_lines(noise, results, options):
             f"first run of each alone, items only, would have said "
             f"{u.span_words(Interval(*map(_exact, q.naive)))}.")
         if q.runs_needed:
-            both = _runs_with_items(q, q.gap, options)[0]
+            both = q.with_items[0]
             lines.append(
                 f"  to tell {u.gap(q.gap)} from run noise alone ("
                 f"{options.power:.0%} power, alpha {options.alpha:g}): about "
@@ -20740,42 +20770,22 @@ def _prompt_lines(effects, results, options):
     return lines
 
 
-def _runs_rows(q, gap, options):
-    """Return (rows, runs needed, runs compare --runs needs, the items'
-    variance) of plan --runs for one _RunNoise: a row (runs of each, the
-    standard error run noise alone gives the run-averaged gap, the power
-    at *gap*, then both with the items' own variance as compare --runs
-    has it) at the runs given, a few more and the runs needed
-    (_run_noise_needed, _runs_with_items)."""
-    v = sum(sd * sd for sd in q.run_sd)
-    needed = _run_noise_needed(q, gap, options)
-    both, items = _runs_with_items(q, gap, options)
-    counts = sorted({min(q.runs), 2 * min(q.runs), 5, 10, 20,
-                     *([needed] if needed else []), *([both] if both else [])})
-    return [(r, math.sqrt(v / r), _normal_power(gap, math.sqrt(v / r),
-                                                 options.alpha),
-             math.sqrt(items + v / r),
-             _normal_power(gap, math.sqrt(items + v / r), options.alpha))
-            for r in counts], needed, both, items
-
-
-def _format_runs_plan(noise, results, options, markdown=False):
+def _format_runs_plan(noise, results, sized, options, markdown=False):
     """Return the text (or markdown) of plan --from A B --runs: per
     metric, the run-to-run spread and what more runs of each would buy
-    against the gap."""
+    against the gap (*sized*: _run_pilot's (gap, *_runs_rows) each)."""
     lines = []
     mark, item = (_markdown, "- ") if markdown else (str, "  ")
-    for q, r in zip(noise, results):
+    for q, r, (gap, rows, needed, both, items, alone) in zip(noise, results,
+                                                             sized):
         lines += [""] * (markdown and bool(lines))
         u = _units_of(r)
-        gap = _runs_gap(q, r, options)
         (ra, rb), (sa, sb) = q.runs, q.run_sd
         lines.append(mark(f"{q.metric}: {ra} runs of the baseline and {rb} "
                           f"of the candidate on {_items(q.n_items)}; one "
                           f"run's mean moves by SD {u.gap(sa, sign=False)} "
                           f"and {u.gap(sb, sign=False)}; the gap "
                           f"{u.gap(_exact(q.gap))}"))
-        rows, needed, both, items = _runs_rows(q, gap, options)
         at = u.gap(_exact(gap))
         wide = 5 if items else 3     # the items' columns where they add
         table = _table(
@@ -20792,7 +20802,6 @@ def _format_runs_plan(noise, results, options, markdown=False):
                "no gap to tell (give --gap)" if not gap else
                "any runs: the runs do not move")))
         if gap:
-            alone = _normal_power(gap, math.sqrt(items), options.alpha)
             lines.append(item + mark(
                 f"for compare --runs on these {_items(q.n_items)} to detect "
                 f"{at} ({power}): "
@@ -20804,8 +20813,7 @@ def _format_runs_plan(noise, results, options, markdown=False):
     lines.append(mark("(run noise: on these items only; compare --runs's "
                       "interval adds the items' own part, which only more "
                       "items shrink" + (")" if any(
-                          _runs_with_items(q, q.gap, options)[1]
-                          for q in noise) else ", estimated at 0 here)")))
+                          q.with_items[1] for q in noise) else ", estimated at 0 here)")))
     return "\n".join(lines)
 
 
@@ -20818,12 +20826,10 @@ def _runs_gap(q, r, options):
     return q.gap if g is None else g
 
 
-def _runs_plan_json(noise, results, options):
+def _runs_plan_json(noise, sized, options):
     """Return the JSON object of plan --from A B --runs."""
     entries = []
-    for q, r in zip(noise, results):
-        gap = _runs_gap(q, r, options)
-        rows, needed, both, items = _runs_rows(q, gap, options)
+    for q, (gap, rows, needed, both, items, _) in zip(noise, sized):
         entries.append({
             "metric": q.metric, "n_items": q.n_items, "runs": list(q.runs),
             "run_sd": list(q.run_sd), "observed_gap": q.gap, "gap": gap,
@@ -21250,14 +21256,6 @@ def _labels_rows(gap, target, width, alpha, power, confidence):
     needed = _labels_needed(gap, target, alpha, power)
     for_width = (_labels_for_se(gap, width / z) if width else None)
     return rows, needed, for_width
-
-
-def _normal_power(gap, se, alpha):
-    """Return the power of a two-sided z test at *alpha* against *gap*."""
-    if not se:
-        return 1.0 if gap else alpha
-    shift, z = abs(gap) / se, _upper_z(alpha / 2)
-    return NormalDist().cdf(shift - z) + NormalDist().cdf(-shift - z)
 
 
 def _format_labels_plan(found, *, gap=None, width=None, alpha=_ALPHA,
@@ -25569,12 +25567,16 @@ def _run_pilot(options):
         _, notes = _planned_gaps(options, [(r.metric, r.kind == "binary"
                                             or r.share)
                                            for r in found.results])
+        sized = []
+        for q, r in zip(noise, found.results):
+            gap = _runs_gap(q, r, options)
+            sized.append((gap, *_runs_rows(q, gap, options)))
         _emit(options, text=lambda: _with_gap_notes(_format_runs_plan(
-            noise, found.results, options), notes),
+            noise, found.results, sized, options), notes),
               data=lambda: _with_gap_notes(_runs_plan_json(
-                  noise, found.results, options), notes),
+                  noise, sized, options), notes),
               markdown=lambda: _with_gap_notes(_format_runs_plan(
-                  noise, found.results, options, True), notes, True))
+                  noise, found.results, sized, options, True), notes, True))
         return 0
     if options.budget:
         if options.label_next:
