@@ -6211,6 +6211,32 @@ def _labels_needed(c, target, alpha=_ALPHA, power=_POWER):
     return _labels_for_se(c, abs(target) / _z_sum(alpha, power))
 
 
+def _labels_rows(gap, planned, *, width, alpha, power, confidence):
+    """Return the figures of plan --human for one metric: the target
+    (*planned*, else the gap seen), a row per label count (labels, the
+    95% CI's half-width, the power at target) and the labels for *power*
+    at target and for a half-width of *width*.
+    The labels the pilot has are its own interval (Student's t below
+    _PPI_CLT_LEAST labels); other counts are _corrected_se's, which reads
+    the moments without compare's finite-count details (within 1% of
+    the pilot's own at its count, measured in tests/test_judged.py)."""
+    items, target = gap.labels + gap.unlabelled, (
+        gap.estimate if planned is None else planned)
+    z = _upper_z(float((1 - _exact(confidence)) / 2))
+    counts = sorted({n for n in (gap.labels, 2 * gap.labels,
+                                 5 * gap.labels, 10 * gap.labels,
+                                 items // 2, items) if 2 <= n <= items})
+    rows = []
+    for n in counts:
+        se = gap.se if n == gap.labels else _corrected_se(gap, n)
+        half = ((gap.ci.hi - gap.ci.lo) / 2 if n == gap.labels
+                else z * se)
+        rows.append((n, half, _normal_power(target, se, alpha)))
+    needed = _labels_needed(gap, target, alpha, power)
+    for_width = (_labels_for_se(gap, width / z) if width else None)
+    return target, rows, needed, for_width
+
+
 def _labels_for_se(c, limit):
     """Return the fewest labels with which _corrected_se(c, n) <= limit,
     None where every item but one labelled would not do."""
@@ -17380,6 +17406,7 @@ class _Budget(NamedTuple):
     se: tuple                # the gap's se now, allocated, uniform
     ids: list                # [(id, stratum)] to label next, seeded
     frontier: tuple = ()     # the pilot's _JudgeCheck.frontier
+    half_width: tuple = ()   # ... each se's normal CI half-width
 
 
 def _budget_from_pilot(options):
@@ -17411,11 +17438,12 @@ def _budget_from_pilot(options):
     rng = random.Random(options.seed)
     ids = [(item, r.label) for r, m in zip(rows, draw)
            for item in rng.sample(unlabelled.get(r.label, []), m)]
+    se = (check.gap.se, _strata_se(rows, draw), _strata_se(rows, uniform))
+    z = _upper_z(float((1 - _exact(options.confidence)) / 2))
     return _Budget(result=result, rows=rows, field=options.strata, sds=sds,
-                   draw=draw, uniform=uniform,
-                   se=(check.gap.se, _strata_se(rows, draw),
-                       _strata_se(rows, uniform)), ids=ids,
-                   frontier=check.frontier)
+                   draw=draw, uniform=uniform, se=se, ids=ids,
+                   frontier=check.frontier,
+                   half_width=tuple(z * x for x in se))
 
 
 def _repeats_from_pilot(options, metrics, sizing):
@@ -21234,43 +21262,16 @@ def _pilot_json(rows, *, gap=None, alpha=_ALPHA, power=_POWER):
     return {"alpha": alpha, "power": power, "metrics": entries}
 
 
-def _labels_rows(gap, target, width, alpha, power, confidence):
-    """Return the figures of plan --human for one metric: a row per label
-    count (labels, the 95% CI's half-width, the power at *target*) and
-    the labels for *power* at target and for a half-width of *width*.
-    The labels the pilot has are its own interval (Student's t below
-    _PPI_CLT_LEAST labels); other counts are _corrected_se's, which reads
-    the moments without compare's finite-count details (within 1% of
-    the pilot's own at its count, measured in tests/test_judged.py)."""
-    items = gap.labels + gap.unlabelled
-    z = _upper_z(float((1 - _exact(confidence)) / 2))
-    counts = sorted({n for n in (gap.labels, 2 * gap.labels,
-                                 5 * gap.labels, 10 * gap.labels,
-                                 items // 2, items) if 2 <= n <= items})
-    rows = []
-    for n in counts:
-        se = gap.se if n == gap.labels else _corrected_se(gap, n)
-        half = ((gap.ci.hi - gap.ci.lo) / 2 if n == gap.labels
-                else z * se)
-        rows.append((n, half, _normal_power(target, se, alpha)))
-    needed = _labels_needed(gap, target, alpha, power)
-    for_width = (_labels_for_se(gap, width / z) if width else None)
-    return rows, needed, for_width
-
-
-def _format_labels_plan(found, *, gap=None, width=None, alpha=_ALPHA,
+def _format_labels_plan(found, sized, *, width=None, alpha=_ALPHA,
                         power=_POWER, confidence=CONFIDENCE, markdown=False):
     """Return the text (or markdown) of plan --from A B --human: per
-    metric, the labels now and what more would buy (_labels_rows)."""
+    metric, the labels now and what more would buy (*sized*: _labels_rows
+    each)."""
     lines, level = [], _decimal(_exact(confidence) * 100)
     mark, item = (_markdown, "- ") if markdown else (str, "  ")
-    for r, c in found:
+    for (r, c), (target, rows, needed, for_width) in zip(found, sized):
         lines += [""] * (markdown and bool(lines))
         u, items = _units_of(r), c.labels + c.unlabelled
-        g = gap.get(r.metric) if isinstance(gap, dict) else gap
-        target = c.estimate if g is None else g
-        rows, needed, for_width = _labels_rows(c, target, width, alpha,
-                                               power, confidence)
         lines.append(mark(f"{r.metric}: {_items(c.labels, 'human label')} "
                           f"of {items:,} items give {_worth(c)} (PPI++ "
                           f"weight {c.weight:.2f}); the corrected gap "
@@ -21309,15 +21310,11 @@ def _format_labels_plan(found, *, gap=None, width=None, alpha=_ALPHA,
     return "\n".join(lines)
 
 
-def _labels_plan_json(found, *, gap=None, width=None, alpha=_ALPHA,
+def _labels_plan_json(found, sized, *, width=None, alpha=_ALPHA,
                       power=_POWER, confidence=CONFIDENCE):
     """Return the JSON object of plan --from A B --human."""
     entries = []
-    for r, c in found:
-        g = gap.get(r.metric) if isinstance(gap, dict) else gap
-        target = c.estimate if g is None else g
-        rows, needed, for_width = _labels_rows(c, target, width, alpha,
-                                               power, confidence)
+    for (r, c), (target, rows, needed, for_width) in zip(found, sized):
         entries.append({
             "metric": r.metric, "labels": c.labels,
             "items": c.labels + c.unlabelled, "weight": c.weight,
@@ -21341,8 +21338,7 @@ def _format_budget(budget, *, confidence=CONFIDENCE, seed=SEED,
     b, r = budget, budget.result
     u, level = _units_of(r), _decimal(_exact(confidence) * 100)
     mark, item = (_markdown, "- ") if markdown else (str, "  ")
-    z = _upper_z(float((1 - _exact(confidence)) / 2))
-    half = [u.gap(_exact(z * se), sign=False) for se in b.se]
+    half = [u.gap(_exact(h), sign=False) for h in b.half_width]
     total = sum(b.draw)
     labels = sum(x.labels for x in b.rows)
     if b.field is None:
@@ -21387,7 +21383,6 @@ def _format_budget(budget, *, confidence=CONFIDENCE, seed=SEED,
 def _budget_json(budget, *, confidence=CONFIDENCE, seed=SEED):
     """Return the JSON object of plan --human --budget K."""
     b = budget
-    z = _upper_z(float((1 - _exact(confidence)) / 2))
     return {
         "metric": b.result.metric, "budget": sum(b.draw),
         "confidence": confidence, "seed": seed,
@@ -21398,7 +21393,7 @@ def _budget_json(budget, *, confidence=CONFIDENCE, seed=SEED):
              "uniform": w} for x, sd, m, w in zip(b.rows, b.sds, b.draw,
                                                   b.uniform)]},
         "half_width": dict(zip(("now", "allocated", "uniform"),
-                               (z * se for se in b.se))),
+                               b.half_width)),
         "label_next": [{"id": i, "stratum": label} for i, label in b.ids],
         **_frontier_json(b.frontier)}
 
@@ -25595,15 +25590,15 @@ def _run_pilot(options):
         found = _labels_from_pilot(options)
         gaps, notes = _planned_gaps(options, [(r.metric, r.kind == "binary")
                                               for r, _ in found])
-        sizing = dict(gap=gaps, width=options.width,
-                      alpha=options.alpha, power=options.power,
-                      confidence=options.confidence)
+        sizing = dict(width=options.width, alpha=options.alpha,
+                      power=options.power, confidence=options.confidence)
+        sized = [_labels_rows(c, gaps[r.metric], **sizing) for r, c in found]
         _emit(options, text=lambda: _with_gap_notes(
-            _format_labels_plan(found, **sizing), notes),
-              data=lambda: _with_gap_notes(_labels_plan_json(found, **sizing),
-                                           notes),
+            _format_labels_plan(found, sized, **sizing), notes),
+              data=lambda: _with_gap_notes(_labels_plan_json(
+                  found, sized, **sizing), notes),
               markdown=lambda: _with_gap_notes(_format_labels_plan(
-                  found, **sizing, markdown=True), notes, True))
+                  found, sized, **sizing, markdown=True), notes, True))
         return 0
     rows = _plan_from_pilot(options)
     gaps, notes = _planned_gaps(options, [
