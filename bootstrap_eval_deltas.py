@@ -7655,6 +7655,9 @@ class _Stopping(NamedTuple):
     replays: int
     most: int                # items per replay: the rest never stopped
     fixed: object            # the fixed-sample items needed, for scale
+    median: object = None    # the stopping item's median over all replays
+    p90: object = None       # ... 90th percentile (None: more never stop)
+    by_fixed: object = None  # replays stopped by *fixed* items, if given
 
 
 def _sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
@@ -7675,7 +7678,18 @@ def _sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
             stops.append(stop)
         if progress:
             progress(done + 1)
-    return _Stopping(sorted(stops), replays, most, fixed)
+    stops.sort()
+    return _Stopping(stops, replays, most, fixed,
+                     median=_stop_quantile(stops, 0.5, replays),
+                     p90=_stop_quantile(stops, 0.9, replays),
+                     by_fixed=sum(x <= fixed for x in stops) if fixed else None)
+
+
+def _stop_quantile(stops, q, replays):
+    """Return the q-quantile of the stopping item over all replays, or
+    None where more than 1 - q of them never stopped."""
+    k = math.ceil(q * replays) - 1
+    return stops[k] if k < len(stops) else None
 
 
 def _peeking(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
@@ -18600,22 +18614,13 @@ def _format_peeking(seen, *, seed, acc_a, corr):
     return "\n".join(lines)
 
 
-def _stop_quantile(stopping, q):
-    """Return the q-quantile of the stopping item over all replays, or
-    None where more than 1 - q of them never stopped."""
-    k = math.ceil(q * stopping.replays) - 1
-    return stopping.stops[k] if k < len(stopping.stops) else None
-
-
 def _format_stopping(stopping, *, seed, power):
     """Return the text lines of plan --sequential."""
     st = stopping
-    median, p90 = _stop_quantile(st, 0.5), _stop_quantile(st, 0.9)
+    median, p90, by_fixed = st.median, st.p90, st.by_fixed
 
     def item(x):
         return f"beyond {st.most}" if x is None else str(x)
-    by_fixed = (sum(1 for x in st.stops if x <= st.fixed)
-                if st.fixed else None)
     lines = [f"sequential (compare --sequential, a look after every item), "
              f"{st.replays} replays of up to {_items(st.most)}, seed {seed}:",
              f"  stopping item: median {item(median)}, 90th percentile "
@@ -18632,12 +18637,10 @@ def _stopping_json(stopping, *, seed):
     """Return the JSON object of plan --sequential."""
     st = stopping
     return {"replays": st.replays, "max_items": st.most, "seed": seed,
-            "median": _stop_quantile(st, 0.5),
-            "p90": _stop_quantile(st, 0.9),
+            "median": st.median, "p90": st.p90,
             "never_stopped": st.replays - len(st.stops),
             "fixed_sample_items": st.fixed,
-            "stopped_by_fixed": (sum(1 for x in st.stops if x <= st.fixed)
-                                 if st.fixed else None)}
+            "stopped_by_fixed": st.by_fixed}
 
 
 def _peeking_json(seen, *, seed, acc_a, corr):

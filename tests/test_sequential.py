@@ -239,7 +239,7 @@ def test_plan_sequential_against_the_fixed_sample_size(capsys):
                                   most=300, fixed=100)
     assert st.stops == sorted(st.stops) and len(st.stops) <= 30
     assert all(1 <= x <= 300 for x in st.stops)
-    assert bed._stop_quantile(st, 0.5) == st.stops[14]
+    assert st.median == st.stops[14]
     assert sum(x <= 100 for x in st.stops) / 30 > 0.5
     assert bed.main(["plan", "--acc-a", "0.6", "--acc-b", "0.8",
                      "--discordance", "0.3", "--sequential", "--replays",
