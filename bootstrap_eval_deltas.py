@@ -2149,8 +2149,9 @@ def _ratio_quantile(sums, sizes, counts, p, estimate):
 ## Exact tests ################################################################
 
 # Doors (called from other sections): _ADJUST_LABELS, _ADJUST_NAMES,
-# _ADJUSTMENTS, _brent_root, _clopper_pearson, _holm, _mcnemar_interval,
-# _melded_cdf, _newcombe_interval, _paired_flip, _sign_flip.
+# _ADJUSTMENTS, _brent_root, _churn, _clopper_pearson, _holm,
+# _mcnemar_interval, _melded_cdf, _newcombe_interval, _paired_flip,
+# _sign_flip.
 
 def _mcnemar_mid_p(a_only, b_only):
     """Return the two-sided mid-p of McNemar's test, exactly.
@@ -2717,13 +2718,11 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 ## Comparing two systems ######################################################
 
 # Doors (called from other sections): _across_subsets, _bca_interval,
-# _posterior, _RUBIN,
-# _chi2_quantile,
-# _clustered_se, _compare_binary, _compare_binary_by_counts,
-# _compare_macro, _compare_metric, _compare_subsets, _compare_tally,
-# _Density, _merged_tally, _METHODS, _prompt_effect, _run_noise,
-# _run_noise_needed, _PROMPTS_T, _RUNS_T, _runs_with_items, _tally_by,
-# _tally_spread, _with_run_noise.
+# _posterior, _RUBIN, _chi2_quantile, _clustered_se, _compare_binary,
+# _compare_binary_by_counts, _compare_macro, _compare_metric, _compare_subsets,
+# _compare_tally, _Density, _merged_tally, _METHODS, _prompt_effect,
+# _run_noise, _PROMPTS_T, _RUNS_T, _runs_rows, _tally_by, _tally_spread,
+# _with_run_noise.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -4261,25 +4260,26 @@ def _runs_with_items(q, gap, options):
     return max(2, math.ceil(v / room - 1e-9)), items
 
 
-def _runs_rows(q, gap, options):
-    """Return (rows, runs needed, runs compare --runs needs, the items'
-    variance, the power the items alone leave) of plan --runs for one
-    _RunNoise: a row (runs of each, the
-    standard error run noise alone gives the run-averaged gap, the power
-    at *gap*, then both with the items' own variance as compare --runs
-    has it) at the runs given, a few more and the runs needed
-    (_run_noise_needed, _runs_with_items)."""
-    v = sum(sd * sd for sd in q.run_sd)
+def _runs_rows(q, planned, options):
+    """Return (the gap: --gap's *planned*, else the run-averaged gap seen;
+    rows, runs needed, runs compare --runs needs, the items' variance,
+    the power the items alone leave) of plan --runs for one _RunNoise: a
+    row (runs of each, the standard error run noise alone gives the
+    run-averaged gap, the power at the gap, then both with the items' own
+    variance as compare --runs has it) at the runs given, a few more and
+    the runs needed (_run_noise_needed, _runs_with_items)."""
+    v, gap = sum(sd * sd for sd in q.run_sd), (
+        q.gap if planned is None else planned)
     needed = _run_noise_needed(q, gap, options)
     both, items = _runs_with_items(q, gap, options)
     counts = sorted({min(q.runs), 2 * min(q.runs), 5, 10, 20,
                      *([needed] if needed else []), *([both] if both else [])})
-    return [(r, math.sqrt(v / r), _normal_power(gap, math.sqrt(v / r),
-                                                 options.alpha),
-             math.sqrt(items + v / r),
-             _normal_power(gap, math.sqrt(items + v / r), options.alpha))
-            for r in counts], needed, both, items, (
-                _normal_power(gap, math.sqrt(items), options.alpha))
+    ses = [(r, math.sqrt(v / r), math.sqrt(items + v / r)) for r in counts]
+    return gap, [(r, se, _normal_power(gap, se, options.alpha), se2,
+                  _normal_power(gap, se2, options.alpha))
+                 for r, se, se2 in ses], needed, both, items, _normal_power(
+                     gap, math.sqrt(items), options.alpha)
+
 
 ## Comparing two systems: posteriors #########################################
 
@@ -5753,13 +5753,11 @@ def _win_rates(size, cells):
 ## Judge-corrected comparison ################################################
 
 # Doors (called from other sections): _agreement_audit, _blind_weight,
-# _corrected_macro, _corrected_result, _corrected_se, _corrected_table,
-# _covariate_check, _frontier, _frontier_words, _judge_check,
-# _judge_check_strata, _JudgeCheck, _labels_for_se, _labels_needed,
-# _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST, _rerun_check,
-# _residual_sd, _self_preference,
-# _spellings, _strata_parts, _strata_se, _Stratum, _variance,
-# _within_range.
+# _corrected_macro, _corrected_result, _corrected_table, _covariate_check,
+# _frontier, _judge_check, _judge_check_strata, _JudgeCheck, _labels_needed,
+# _labels_rows, _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST,
+# _rerun_check, _residual_sd, _self_preference, _spellings, _strata_parts,
+# _strata_se, _Stratum, _variance, _within_range.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -7682,7 +7680,8 @@ def _sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
     return _Stopping(stops, replays, most, fixed,
                      median=_stop_quantile(stops, 0.5, replays),
                      p90=_stop_quantile(stops, 0.9, replays),
-                     by_fixed=sum(x <= fixed for x in stops) if fixed else None)
+                     by_fixed=(sum(x <= fixed for x in stops) if fixed
+                               else None))
 
 
 def _stop_quantile(stops, q, replays):
@@ -8295,10 +8294,10 @@ def _pass_at(n, c, k, every=False):
 ## Power ######################################################################
 
 # Doors (called from other sections): _beta_ratio, _copula_design, _Design,
-# _detection, _expected_half_width, _items_with_repeats, _judge,
-# _least_units, _mcnemar_power, _pilot_plan, _plan_design, _repeat_counts,
-# _repeats_from_samples, _simulated_power, _Spread, _student_t_tail,
-# _student_t_upper, _too_few, _z_sum.
+# _detection, _items_with_repeats, _judge, _least_units, _mcnemar_power,
+# _normal_power, _plan_design, _repeat_counts, _repeats_from_samples,
+# _simulated_power, _Spread, _student_t_tail, _student_t_upper, _too_few,
+# _z_sum.
 
 # The detectable size comes from the normal approximation to the paired
 # test: a true difference of (z_{1-alpha/2} + z_power) standard errors is
@@ -17417,10 +17416,10 @@ class _Budget(NamedTuple):
     sds: list                # each stratum's residual SD (_residual_sd)
     draw: list               # labels to draw from each (_neyman_allocation)
     uniform: list            # ... drawn uniformly at random, expected
-    se: tuple                # the gap's se now, allocated, uniform
+    half_width: tuple        # the gap's normal CI half-width now,
+                             # allocated, uniform
     ids: list                # [(id, stratum)] to label next, seeded
     frontier: tuple = ()     # the pilot's _JudgeCheck.frontier
-    half_width: tuple = ()   # ... each se's normal CI half-width
 
 
 def _budget_from_pilot(options):
@@ -17452,12 +17451,12 @@ def _budget_from_pilot(options):
     rng = random.Random(options.seed)
     ids = [(item, r.label) for r, m in zip(rows, draw)
            for item in rng.sample(unlabelled.get(r.label, []), m)]
-    se = (check.gap.se, _strata_se(rows, draw), _strata_se(rows, uniform))
     z = _upper_z(float((1 - _exact(options.confidence)) / 2))
     return _Budget(result=result, rows=rows, field=options.strata, sds=sds,
-                   draw=draw, uniform=uniform, se=se, ids=ids,
-                   frontier=check.frontier,
-                   half_width=tuple(z * x for x in se))
+                   draw=draw, uniform=uniform, ids=ids, half_width=tuple(
+                       z * se for se in (check.gap.se, _strata_se(rows, draw),
+                                         _strata_se(rows, uniform))),
+                   frontier=check.frontier)
 
 
 def _repeats_from_pilot(options, metrics, sizing):
@@ -18617,19 +18616,18 @@ def _format_peeking(seen, *, seed, acc_a, corr):
 def _format_stopping(stopping, *, seed, power):
     """Return the text lines of plan --sequential."""
     st = stopping
-    median, p90, by_fixed = st.median, st.p90, st.by_fixed
 
     def item(x):
         return f"beyond {st.most}" if x is None else str(x)
+    never = _percent(st.replays - len(st.stops), st.replays)
     lines = [f"sequential (compare --sequential, a look after every item), "
              f"{st.replays} replays of up to {_items(st.most)}, seed {seed}:",
-             f"  stopping item: median {item(median)}, 90th percentile "
-             f"{item(p90)}; {_percent(st.replays - len(st.stops), st.replays)}"
-             f" never stopped within {st.most}"]
-    if by_fixed is not None:
+             f"  stopping item: median {item(st.median)}, 90th percentile "
+             f"{item(st.p90)}; {never} never stopped within {st.most}"]
+    if st.by_fixed is not None:
         lines.append(f"  stopped by the fixed-sample size {st.fixed} "
                      f"({power:.0%} power) in "
-                     f"{_percent(by_fixed, st.replays)} of replays")
+                     f"{_percent(st.by_fixed, st.replays)} of replays")
     return lines
 
 
@@ -20804,7 +20802,7 @@ def _prompt_lines(effects, results, options):
 def _format_runs_plan(noise, results, sized, options, markdown=False):
     """Return the text (or markdown) of plan --from A B --runs: per
     metric, the run-to-run spread and what more runs of each would buy
-    against the gap (*sized*: _run_pilot's (gap, *_runs_rows) each)."""
+    against the gap (*sized*: _runs_rows each)."""
     lines = []
     mark, item = (_markdown, "- ") if markdown else (str, "  ")
     for q, r, (gap, rows, needed, both, items, alone) in zip(noise, results,
@@ -20844,17 +20842,9 @@ def _format_runs_plan(noise, results, sized, options, markdown=False):
     lines.append(mark("(run noise: on these items only; compare --runs's "
                       "interval adds the items' own part, which only more "
                       "items shrink" + (")" if any(
-                          q.with_items[1] for q in noise) else ", estimated at 0 here)")))
+                          q.with_items[1] for q in noise)
+                                        else ", estimated at 0 here)")))
     return "\n".join(lines)
-
-
-def _runs_gap(q, r, options):
-    """Return the gap plan --from A B --runs sizes metric *r* for: --gap
-    NAME=G, a bare --gap on 0/1 scores (run-averaged shares too), else
-    the run-averaged gap seen."""
-    g = _planned_gaps(options, [(r.metric, r.kind == "binary" or r.share)
-                                ])[0][r.metric]
-    return q.gap if g is None else g
 
 
 def _runs_plan_json(noise, sized, options):
@@ -21441,10 +21431,6 @@ def _repeats_parts(table, within):
 def _plan_json(plan):
     """Return the JSON object of plan."""
     d = plan.design
-    simulated = {}
-    for n, (hits, replays, se, _) in plan.simulated.items():
-        simulated[str(n)] = {"power": hits / replays, "replays": replays,
-                             "se": se}
     return {"acc_a": d.acc_a, "acc_b": d.acc_b, "corr": plan.corr,
             "alpha": plan.alpha, "power": plan.power,
             "discordance": d.discordance, "p10": d.p10, "p01": d.p01,
@@ -21455,7 +21441,9 @@ def _plan_json(plan):
             "ci_half_width_at": {str(n): w
                                  for n, w in plan.half_width_at.items()},
             "mde_at": {str(n): g for n, g in plan.mde_at.items()},
-            "simulated": simulated}
+            "simulated": {str(n): {"power": hits / replays, "replays": replays,
+                                   "se": se} for n, (hits, replays, se, _)
+                          in plan.simulated.items()}}
 
 
 # Pictures are hand-written SVG: a fixed 640 x 400 canvas per panel, linear
@@ -25562,13 +25550,11 @@ def _run_pilot(options):
     sizes it (and, with --sequential, replayed); return 0."""
     if options.group_runs:
         found, noise = _grouped_runs(options, random.Random(options.seed))
-        _, notes = _planned_gaps(options, [(r.metric, r.kind == "binary"
-                                            or r.share)
-                                           for r in found.results])
-        sized = []
-        for q, r in zip(noise, found.results):
-            gap = _runs_gap(q, r, options)
-            sized.append((gap, *_runs_rows(q, gap, options)))
+        gaps, notes = _planned_gaps(options, [(r.metric, r.kind == "binary"
+                                               or r.share)
+                                              for r in found.results])
+        sized = [_runs_rows(q, gaps[r.metric], options)
+                 for q, r in zip(noise, found.results)]
         _emit(options, text=lambda: _with_gap_notes(_format_runs_plan(
             noise, found.results, sized, options), notes),
               data=lambda: _with_gap_notes(_runs_plan_json(
