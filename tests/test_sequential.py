@@ -202,6 +202,13 @@ def test_churn_counts_and_gates(capsys, tmp_path):
     # exact at 97.5% each, so that gained and lost hold together at 95%
     assert entry["churn"]["gained_ci"] == pytest.approx(
         oracle.clopper_pearson(gained, 200, 0.975), abs=1e-9)
+    # at --confidence 0.9, 95% each, in the JSON as in the text (the JSON
+    # was at 97.5% each whatever --confidence said)
+    bed.main(["compare", *paths, "--json", "--resamples", "200",
+              "--confidence", "0.9", "--metric", "acc"])
+    assert json.loads(capsys.readouterr().out)["metrics"][0]["churn"][
+        "lost_ci"] == pytest.approx(oracle.clopper_pearson(lost, 200, 0.95),
+                                    abs=1e-9)
     assert entry["equivalence"]["verdict"] in ("equivalent", "cannot tell")
     # --fail-on changed trips on a detectable change either way
     status = bed.main(["compare", paths[0], paths[0], "--fail-on", "changed",
