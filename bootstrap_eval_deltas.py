@@ -3954,6 +3954,7 @@ class _RunNoise(NamedTuple):
     means: tuple = ()        # each system's run-averaged mean's _Crossed
                              # (_crossed_means)
     with_items: tuple = (None, 0.0)  # _runs_with_items at the gap seen
+    item_se: float = 0.0     # item_sd / sqrt(n): the items-only SE
 
 
 def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
@@ -4040,6 +4041,7 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
         metric=metric.name, n_items=n, runs=(ra, rb),
         run_sd=tuple(map(math.sqrt, v)), run_sd_ci=tuple(cis),
         item_sd=math.sqrt(item_var), item_sd_ci=item_ci, gap=gap,
+        item_se=math.sqrt(item_var) / math.sqrt(n),
         one_run=_within(Interval(gap - half, gap + half), -edge, edge),
         one_run_df=df, naive=_within(Interval(d_mean - naive_half,
                                               d_mean + naive_half),
@@ -20747,7 +20749,7 @@ def _averaged_lines(q, u, level, verbose):
              f"  the {level} CI above: items only; the runs' means agree."]
     if verbose:
         sa, sb = (u.gap(_exact(x), sign=False) for x in c.shift_sd)
-        items = u.gap(_exact(q.item_sd / math.sqrt(q.n_items)), sign=False)
+        items = u.gap(_exact(q.item_se), sign=False)
         lines.append(f"  of the run noise, a shift of the whole run: SD {sa} "
                      f"for the baseline and {sb} for the candidate (the rest "
                      f"is items flipping on their own); standard error "
@@ -21073,8 +21075,7 @@ class Plan(NamedTuple):
     unpaired: object
     power_at: dict           # n -> exact power
     mde_at: dict             # n -> smallest detectable gap (None: none)
-    simulated: dict          # n -> (rejections, replays, their Monte
-                             # Carlo s.e., the exact power)
+    simulated: dict          # n -> (rejections, replays, s.e., exact power)
     confidence: float = CONFIDENCE
     half_width_at: dict = {}  # n -> expected CI half-width
 
