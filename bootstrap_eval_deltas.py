@@ -1328,6 +1328,7 @@ class _MetricResult(NamedTuple):
                              # averaged): printed as percentages, as 0/1
     boot_ci: "Interval | None" = None  # a binary metric's paired bootstrap
                              # interval, where ci_paired inverts McNemar's
+    churn: object = None     # _churn's, once judged (_judged)
 
     def __repr__(self):
         """One short line: the figures, not the 2,000 draws behind them."""
@@ -2148,8 +2149,9 @@ def _ratio_quantile(sums, sizes, counts, p, estimate):
 ## Exact tests ################################################################
 
 # Doors (called from other sections): _ADJUST_LABELS, _ADJUST_NAMES,
-# _ADJUSTMENTS, _brent_root, _clopper_pearson, _holm, _mcnemar_interval,
-# _melded_cdf, _newcombe_interval, _paired_flip, _sign_flip.
+# _ADJUSTMENTS, _brent_root, _churn, _clopper_pearson, _holm,
+# _mcnemar_interval, _melded_cdf, _newcombe_interval, _paired_flip,
+# _sign_flip.
 
 def _mcnemar_mid_p(a_only, b_only):
     """Return the two-sided mid-p of McNemar's test, exactly.
@@ -2210,6 +2212,21 @@ def _clopper_pearson(successes, n, confidence=CONFIDENCE):
     k = successes
     return Interval(quantile(k, n - k + 1, tail) if k else 0.0,
                     quantile(k + 1, n - k, 1 - tail) if k < n else 1.0)
+
+
+def _churn(r, confidence=CONFIDENCE):
+    """Return ((improved, Interval), (regressed, Interval)) of a binary
+    _MetricResult: the items on which the candidate alone was right (or,
+    lower being better, alone was not 1) and those on which it alone was
+    wrong, with intervals of their shares of the items that hold together:
+    each exact (Clopper-Pearson) at 1 - (1 - confidence) / 2, so that both
+    cover at once with at least *confidence* (Bonferroni)."""
+    m = r.mcnemar
+    up, down = ((m.b_only, m.a_only) if r.direction == "higher"
+                else (m.a_only, m.b_only))
+    each = 1 - (1 - _exact(confidence)) / 2
+    return tuple((k, _clopper_pearson(k, r.n_items, each))
+                 for k in (up, down))
 
 
 def _newcombe_interval(both, a_only, b_only, neither, confidence=CONFIDENCE):
@@ -2701,13 +2718,11 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 ## Comparing two systems ######################################################
 
 # Doors (called from other sections): _across_subsets, _bca_interval,
-# _posterior, _RUBIN,
-# _chi2_quantile,
-# _clustered_se, _compare_binary, _compare_binary_by_counts,
-# _compare_macro, _compare_metric, _compare_subsets, _compare_tally,
-# _Density, _merged_tally, _METHODS, _prompt_effect, _run_noise,
-# _run_noise_needed, _PROMPTS_T, _RUNS_T, _runs_with_items, _tally_by,
-# _tally_spread, _with_run_noise.
+# _posterior, _RUBIN, _chi2_quantile, _clustered_se, _compare_binary,
+# _compare_binary_by_counts, _compare_macro, _compare_metric, _compare_subsets,
+# _compare_tally, _Density, _merged_tally, _METHODS, _prompt_effect,
+# _run_noise, _PROMPTS_T, _RUNS_T, _runs_rows, _tally_by, _tally_spread,
+# _with_run_noise.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -3938,6 +3953,8 @@ class _RunNoise(NamedTuple):
                              # items and runs random
     means: tuple = ()        # each system's run-averaged mean's _Crossed
                              # (_crossed_means)
+    with_items: tuple = (None, 0.0)  # _runs_with_items at the gap seen
+    item_se: float = 0.0     # item_sd / sqrt(n): the items-only SE
 
 
 def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
@@ -4024,6 +4041,7 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
         metric=metric.name, n_items=n, runs=(ra, rb),
         run_sd=tuple(map(math.sqrt, v)), run_sd_ci=tuple(cis),
         item_sd=math.sqrt(item_var), item_sd_ci=item_ci, gap=gap,
+        item_se=math.sqrt(item_var) / math.sqrt(n),
         one_run=_within(Interval(gap - half, gap + half), -edge, edge),
         one_run_df=df, naive=_within(Interval(d_mean - naive_half,
                                               d_mean + naive_half),
@@ -4032,7 +4050,8 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
         averaged=_crossed_interval(gap, item_var, n, tables,
                                    options.confidence),
         means=_crossed_means(tally, runs, options.confidence, tables))
-    return noise._replace(runs_needed=_run_noise_needed(noise, gap, options))
+    return noise._replace(runs_needed=_run_noise_needed(noise, gap, options),
+                          with_items=_runs_with_items(noise, gap, options))
 
 
 # The run-averaged gap, runs random beside items.  Run r of system s
@@ -4241,6 +4260,27 @@ def _runs_with_items(q, gap, options):
     if room <= 0:
         return None, items
     return max(2, math.ceil(v / room - 1e-9)), items
+
+
+def _runs_rows(q, planned, options):
+    """Return (the gap: --gap's *planned*, else the run-averaged gap seen;
+    rows, runs needed, runs compare --runs needs, the items' variance,
+    the power the items alone leave) of plan --runs for one _RunNoise: a
+    row (runs of each, the standard error run noise alone gives the
+    run-averaged gap, the power at the gap, then both with the items' own
+    variance as compare --runs has it) at the runs given, a few more and
+    the runs needed (_run_noise_needed, _runs_with_items)."""
+    v, gap = sum(sd * sd for sd in q.run_sd), (
+        q.gap if planned is None else planned)
+    needed = _run_noise_needed(q, gap, options)
+    both, items = _runs_with_items(q, gap, options)
+    counts = sorted({min(q.runs), 2 * min(q.runs), 5, 10, 20,
+                     *([needed] if needed else []), *([both] if both else [])})
+    ses = [(r, math.sqrt(v / r), math.sqrt(items + v / r)) for r in counts]
+    return gap, [(r, se, _normal_power(gap, se, options.alpha), se2,
+                  _normal_power(gap, se2, options.alpha))
+                 for r, se, se2 in ses], needed, both, items, _normal_power(
+                     gap, math.sqrt(items), options.alpha)
 
 
 ## Comparing two systems: posteriors #########################################
@@ -5161,6 +5201,7 @@ class _PreferenceCounts(NamedTuple):
     flipped: int = 0         # verdicts whose games disagree
     whole: bool = True       # every share is 0, 1/2 or 1
     reversed: int = 0        # of them, won by each system in one game
+    position: object = None  # _position_bias's, once compared
 
 
 def _preference_counts(a, b, shares, games=()):
@@ -5714,13 +5755,11 @@ def _win_rates(size, cells):
 ## Judge-corrected comparison ################################################
 
 # Doors (called from other sections): _agreement_audit, _blind_weight,
-# _corrected_macro, _corrected_result, _corrected_se, _corrected_table,
-# _covariate_check, _frontier, _frontier_words, _judge_check,
-# _judge_check_strata, _JudgeCheck, _labels_for_se, _labels_needed,
-# _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST, _rerun_check,
-# _residual_sd, _self_preference,
-# _spellings, _strata_parts, _strata_se, _Stratum, _variance,
-# _within_range.
+# _corrected_macro, _corrected_result, _corrected_table, _covariate_check,
+# _frontier, _judge_check, _judge_check_strata, _JudgeCheck, _labels_needed,
+# _labels_rows, _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST,
+# _rerun_check, _residual_sd, _self_preference, _spellings, _strata_parts,
+# _strata_se, _Stratum, _variance, _within_range.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -6170,6 +6209,32 @@ def _labels_needed(c, target, alpha=_ALPHA, power=_POWER):
     if not target:
         return None
     return _labels_for_se(c, abs(target) / _z_sum(alpha, power))
+
+
+def _labels_rows(gap, planned, *, width, alpha, power, confidence):
+    """Return the figures of plan --human for one metric: the target
+    (*planned*, else the gap seen), a row per label count (labels, the
+    95% CI's half-width, the power at target) and the labels for *power*
+    at target and for a half-width of *width*.
+    The labels the pilot has are its own interval (Student's t below
+    _PPI_CLT_LEAST labels); other counts are _corrected_se's, which reads
+    the moments without compare's finite-count details (within 1% of
+    the pilot's own at its count, measured in tests/test_judged.py)."""
+    items, target = gap.labels + gap.unlabelled, (
+        gap.estimate if planned is None else planned)
+    z = _upper_z(float((1 - _exact(confidence)) / 2))
+    counts = sorted({n for n in (gap.labels, 2 * gap.labels,
+                                 5 * gap.labels, 10 * gap.labels,
+                                 items // 2, items) if 2 <= n <= items})
+    rows = []
+    for n in counts:
+        se = gap.se if n == gap.labels else _corrected_se(gap, n)
+        half = ((gap.ci.hi - gap.ci.lo) / 2 if n == gap.labels
+                else z * se)
+        rows.append((n, half, _normal_power(target, se, alpha)))
+    needed = _labels_needed(gap, target, alpha, power)
+    for_width = (_labels_for_se(gap, width / z) if width else None)
+    return target, rows, needed, for_width
 
 
 def _labels_for_se(c, limit):
@@ -7102,18 +7167,6 @@ def _frontier(judge, human):
     return tuple(found)
 
 
-def _frontier_words(frontier):
-    """Return the sentence of a _JudgeCheck's frontier, or ""."""
-    said = [f"{float(agree):.1%} of {name}'s labelled answers (its own "
-            f"accuracy there {float(right):.1%})"
-            for name, agree, right in frontier]
-    return said and (
-        f"A judge no better than the systems: it agrees with the humans on "
-        f"{' and '.join(said)}, no more often than the system is right; "
-        f"there no correction saves more than about half the labels "
-        f"(Dorner, Nastl and Hardt 2025).")
-
-
 def _blind_weight(judge, human):
     """Return the _Corrected that fixes the gap's PPI++ weight at 0 where
     fewer than _PPI_CLT_LEAST items are labelled for both and the judge
@@ -7602,6 +7655,9 @@ class _Stopping(NamedTuple):
     replays: int
     most: int                # items per replay: the rest never stopped
     fixed: object            # the fixed-sample items needed, for scale
+    median: object = None    # the stopping item's median over all replays
+    p90: object = None       # ... 90th percentile (None: more never stop)
+    by_fixed: object = None  # replays stopped by *fixed* items, if given
 
 
 def _sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
@@ -7622,7 +7678,19 @@ def _sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
             stops.append(stop)
         if progress:
             progress(done + 1)
-    return _Stopping(sorted(stops), replays, most, fixed)
+    stops.sort()
+    return _Stopping(stops, replays, most, fixed,
+                     median=_stop_quantile(stops, 0.5, replays),
+                     p90=_stop_quantile(stops, 0.9, replays),
+                     by_fixed=(sum(x <= fixed for x in stops) if fixed
+                               else None))
+
+
+def _stop_quantile(stops, q, replays):
+    """Return the q-quantile of the stopping item over all replays, or
+    None where more than 1 - q of them never stopped."""
+    k = math.ceil(q * replays) - 1
+    return stops[k] if k < len(stops) else None
 
 
 def _peeking(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
@@ -8228,10 +8296,10 @@ def _pass_at(n, c, k, every=False):
 ## Power ######################################################################
 
 # Doors (called from other sections): _beta_ratio, _copula_design, _Design,
-# _detection, _expected_half_width, _items_with_repeats, _judge,
-# _least_units, _mcnemar_power, _pilot_plan, _plan_design, _repeat_counts,
-# _repeats_from_samples, _simulated_power, _Spread, _student_t_tail,
-# _student_t_upper, _too_few, _z_sum.
+# _detection, _items_with_repeats, _judge, _least_units, _mcnemar_power,
+# _normal_power, _plan_design, _repeat_counts, _repeats_from_samples,
+# _simulated_power, _Spread, _student_t_tail, _student_t_upper, _too_few,
+# _z_sum.
 
 # The detectable size comes from the normal approximation to the paired
 # test: a true difference of (z_{1-alpha/2} + z_power) standard errors is
@@ -9012,7 +9080,9 @@ def _plan_design(acc_a, acc_b, *, corr=None, discordance=None, alpha=_ALPHA,
         unpaired=_unpaired_items(acc_a, acc_b, **sizing),
         power_at={n: _mcnemar_power(n, design, alpha=alpha) for n in ns},
         mde_at={n: _detectable_gap(n, make, acc_a, most=most, **sizing)
-                for n in ns}, simulated={}, confidence=confidence)
+                for n in ns}, simulated={}, confidence=confidence,
+        half_width_at={n: _expected_half_width(n, design, confidence)
+                       for n in ns})
 
 
 def _copula_b(acc_a, corr, acc_b):
@@ -9164,6 +9234,14 @@ def _clustered_detection(r, target, alpha, power):
                      f"power over the spread's uncertainty", power=power)
 
 
+def _normal_power(gap, se, alpha):
+    """Return the power of a two-sided z test at *alpha* against *gap*."""
+    if not se:
+        return 1.0 if gap else alpha
+    shift, z = abs(gap) / se, _upper_z(alpha / 2)
+    return NormalDist().cdf(shift - z) + NormalDist().cdf(-shift - z)
+
+
 def _too_few(units, noun, floor, alpha):
     """Return the words for an eval too small for any paired exact test to
     reach *alpha*."""
@@ -9204,36 +9282,6 @@ def _mcnemar_detection(r, target, floor, alpha, power):
     elif target:
         needed = _items_for_power(design(target), alpha=alpha, power=power)
     return _Detection(mde, needed, why, method, power=power)
-
-
-def _pilot_plan(r, *, gap=None, alpha=_ALPHA, power=_POWER):
-    """Return one line: the items that detect *gap* (by default the
-    pilot's own) for a _Spread of pilot data, by _detection().
-
-    >>> _pilot_plan(_Spread("acc", "binary", 500, Fraction(18, 500), 0.0,
-    ...                   McNemar(67, 85, None), None)).split("; ")[-1]
-    '1890 items detect +3.6 pts with 80% power (McNemar exact, alpha 0.05)'
-    """
-    target = r.gap if gap is None else gap
-
-    def shown(g):                # a 0/1 metric's in points, as compare's
-        return (f"{float(g) * 100:+.1f} pts" if r.kind == "binary"
-                else f"{float(g):+.4g}")
-    words = (f"{r.metric} ({_items(r.n_items, 'pilot item')}"
-             + (f" in {r.clusters} clusters" if r.clusters is not None
-                else "") + f", observed gap {shown(r.gap)}): ")
-    found = _detection(r, gap=gap, alpha=alpha, power=power)
-    if r.mcnemar is not None:
-        m = r.mcnemar
-        words += f"discordance {(m.a_only + m.b_only) / r.n_items:.4f}; "
-    elif r.se:
-        words += f"standard error of the mean difference {r.se:.4g}; "
-    if found.items_needed is None:
-        return words + (found.why or "no gap to plan for")
-    about = "" if found.method == "McNemar exact" else "about "
-    return words + (f"{about}{found.items_needed} items detect "
-                    f"{shown(target)} with {power:.0%} power "
-                    f"({found.method}, alpha {alpha:g})")
 
 
 class _Judgement(NamedTuple):
@@ -15199,6 +15247,8 @@ def _compare_run(options, path, rng):
     if "preferences" in (baseline.kind, candidate and candidate.kind):
         baseline, options, preferences = _preference_pair(options, baseline,
                                                          candidate)
+        preferences = preferences._replace(position=_position_bias(
+            preferences, options.confidence))
         candidate = None
     shared = [s for s in baseline.corpus
               if candidate is None or s in candidate.corpus]
@@ -15649,8 +15699,13 @@ def _judged(runs, options):
             self_preference=_self_preference(c.bias[2], run.names,
                                              options.family, others, shown))
             for c in run.checks)) for run, shown in zip(runs, called)]
+    def churned(r):                   # what Report shows of a 0/1 metric
+        return (r._replace(churn=_churn(r, options.confidence))
+                if r.mcnemar is not None and r.ci_unpaired is not None else r)
     return [run._replace(judgements=j, subset_judgements=sj,
-                         as_judged=tuple(v.verdict for v in aj))
+                         as_judged=tuple(v.verdict for v in aj),
+                         results=[churned(r) for r in run.results],
+                         subsets=[(k, churned(r)) for k, r in run.subsets])
             for run, j, sj, aj in zip(runs, judgements, subsets, as_judged)]
 
 
@@ -17362,7 +17417,8 @@ class _Budget(NamedTuple):
     sds: list                # each stratum's residual SD (_residual_sd)
     draw: list               # labels to draw from each (_neyman_allocation)
     uniform: list            # ... drawn uniformly at random, expected
-    se: tuple                # the gap's se now, allocated, uniform
+    half_width: tuple        # the gap's normal CI half-width now,
+                             # allocated, uniform
     ids: list                # [(id, stratum)] to label next, seeded
     frontier: tuple = ()     # the pilot's _JudgeCheck.frontier
 
@@ -17396,10 +17452,11 @@ def _budget_from_pilot(options):
     rng = random.Random(options.seed)
     ids = [(item, r.label) for r, m in zip(rows, draw)
            for item in rng.sample(unlabelled.get(r.label, []), m)]
+    z = _upper_z(float((1 - _exact(options.confidence)) / 2))
     return _Budget(result=result, rows=rows, field=options.strata, sds=sds,
-                   draw=draw, uniform=uniform,
-                   se=(check.gap.se, _strata_se(rows, draw),
-                       _strata_se(rows, uniform)), ids=ids,
+                   draw=draw, uniform=uniform, ids=ids, half_width=tuple(
+                       z * se for se in (check.gap.se, _strata_se(rows, draw),
+                                         _strata_se(rows, uniform))),
                    frontier=check.frontier)
 
 
@@ -18557,31 +18614,21 @@ def _format_peeking(seen, *, seed, acc_a, corr):
     return "\n".join(lines)
 
 
-def _stop_quantile(stopping, q):
-    """Return the q-quantile of the stopping item over all replays, or
-    None where more than 1 - q of them never stopped."""
-    k = math.ceil(q * stopping.replays) - 1
-    return stopping.stops[k] if k < len(stopping.stops) else None
-
-
 def _format_stopping(stopping, *, seed, power):
     """Return the text lines of plan --sequential."""
     st = stopping
-    median, p90 = _stop_quantile(st, 0.5), _stop_quantile(st, 0.9)
 
     def item(x):
         return f"beyond {st.most}" if x is None else str(x)
-    by_fixed = (sum(1 for x in st.stops if x <= st.fixed)
-                if st.fixed else None)
+    never = _percent(st.replays - len(st.stops), st.replays)
     lines = [f"sequential (compare --sequential, a look after every item), "
              f"{st.replays} replays of up to {_items(st.most)}, seed {seed}:",
-             f"  stopping item: median {item(median)}, 90th percentile "
-             f"{item(p90)}; {_percent(st.replays - len(st.stops), st.replays)}"
-             f" never stopped within {st.most}"]
-    if by_fixed is not None:
+             f"  stopping item: median {item(st.median)}, 90th percentile "
+             f"{item(st.p90)}; {never} never stopped within {st.most}"]
+    if st.by_fixed is not None:
         lines.append(f"  stopped by the fixed-sample size {st.fixed} "
                      f"({power:.0%} power) in "
-                     f"{_percent(by_fixed, st.replays)} of replays")
+                     f"{_percent(st.by_fixed, st.replays)} of replays")
     return lines
 
 
@@ -18589,12 +18636,10 @@ def _stopping_json(stopping, *, seed):
     """Return the JSON object of plan --sequential."""
     st = stopping
     return {"replays": st.replays, "max_items": st.most, "seed": seed,
-            "median": _stop_quantile(st, 0.5),
-            "p90": _stop_quantile(st, 0.9),
+            "median": st.median, "p90": st.p90,
             "never_stopped": st.replays - len(st.stops),
             "fixed_sample_items": st.fixed,
-            "stopped_by_fixed": (sum(1 for x in st.stops if x <= st.fixed)
-                                 if st.fixed else None)}
+            "stopped_by_fixed": st.by_fixed}
 
 
 def _peeking_json(seen, *, seed, acc_a, corr):
@@ -19479,24 +19524,9 @@ def _equivalence_words(r, j, alpha):
             f"at alpha {float(alpha):g}, Schuirmann 1987).")
 
 
-def _churn(r, confidence=CONFIDENCE):
-    """Return ((improved, Interval), (regressed, Interval)) of a binary
-    _MetricResult: the items on which the candidate alone was right (or,
-    lower being better, alone was not 1) and those on which it alone was
-    wrong, with intervals of their shares of the items that hold together:
-    each exact (Clopper-Pearson) at 1 - (1 - confidence) / 2, so that both
-    cover at once with at least *confidence* (Bonferroni)."""
-    m = r.mcnemar
-    up, down = ((m.b_only, m.a_only) if r.direction == "higher"
-                else (m.a_only, m.b_only))
-    each = 1 - (1 - _exact(confidence)) / 2
-    return tuple((k, _clopper_pearson(k, r.n_items, each))
-                 for k in (up, down))
-
-
 def _churn_words(r, confidence):
     """Return the churn line of a binary metric."""
-    (up, up_ci), (down, down_ci) = _churn(r, confidence)
+    (up, up_ci), (down, down_ci) = r.churn
     level = _decimal(_exact(confidence) * 100) + "%"
 
     def share(k, ci):
@@ -19565,7 +19595,7 @@ def _preference_lines(c, r, confidence, judged=False):
 def _position_line(c, confidence):
     """Return the line of a preference file's position bias
     (_position_bias): a finding where the exact test rejects one half."""
-    b = _position_bias(c, confidence)
+    b = c.position
     level = _decimal(_exact(confidence) * 100) + "%"
     return ((f"Finding: the judge favours the first position: it won "
              if b.material else "position: the first position won ")
@@ -19587,7 +19617,7 @@ def _preference_json(c, r, confidence=CONFIDENCE):
     if c.games:
         out.update(decisive_games=c.games, first_position_won=c.first_won,
                    changed_with_position=c.flipped)
-        b = _position_bias(c, confidence)
+        b = c.position
         out["position_bias"] = {
             "first_position_won": b.won, "decisive_games": b.games,
             "share": b.won / b.games, "ci": [b.ci.lo, b.ci.hi],
@@ -19746,6 +19776,18 @@ def _frontier_json(frontier):
                           "accuracy": float(right)}
                          for name, agree, right in frontier]} if frontier \
         else {}
+
+
+def _frontier_words(frontier):
+    """Return the sentence of a _JudgeCheck's frontier, or ""."""
+    said = [f"{float(agree):.1%} of {name}'s labelled answers (its own "
+            f"accuracy there {float(right):.1%})"
+            for name, agree, right in frontier]
+    return said and (
+        f"A judge no better than the systems: it agrees with the humans on "
+        f"{' and '.join(said)}, no more often than the system is right; "
+        f"there no correction saves more than about half the labels "
+        f"(Dorner, Nastl and Hardt 2025).")
 
 
 def _across_json(a, alpha=_ALPHA):
@@ -19947,7 +19989,7 @@ def _compare_entries(results, judgements, interval, resamples=None):
                 "margin": e.margin, "verdict": e.verdict, "method": e.method,
                 "ci": e.ci and [float(e.ci.lo), float(e.ci.hi)]}
         if r.mcnemar is not None and r.ci_unpaired is not None:
-            (up, up_ci), (down, down_ci) = _churn(r)
+            (up, up_ci), (down, down_ci) = r.churn
             entry["churn"] = {
                 "gained": up, "lost": down,
                 "gained_ci": [float(up_ci.lo), float(up_ci.hi)],
@@ -20679,7 +20721,7 @@ def _noise_lines(noise, results, options):
             f"first run of each alone, items only, would have said "
             f"{u.span_words(Interval(*map(_exact, q.naive)))}.")
         if q.runs_needed:
-            both = _runs_with_items(q, q.gap, options)[0]
+            both = q.with_items[0]
             lines.append(
                 f"  to tell {u.gap(q.gap)} from run noise alone ("
                 f"{options.power:.0%} power, alpha {options.alpha:g}): about "
@@ -20706,7 +20748,7 @@ def _averaged_lines(q, u, level, verbose):
              f"  the {level} CI above: items only; the runs' means agree."]
     if verbose:
         sa, sb = (u.gap(_exact(x), sign=False) for x in c.shift_sd)
-        items = u.gap(_exact(q.item_sd / math.sqrt(q.n_items)), sign=False)
+        items = u.gap(_exact(q.item_se), sign=False)
         lines.append(f"  of the run noise, a shift of the whole run: SD {sa} "
                      f"for the baseline and {sb} for the candidate (the rest "
                      f"is items flipping on their own); standard error "
@@ -20758,42 +20800,22 @@ def _prompt_lines(effects, results, options):
     return lines
 
 
-def _runs_rows(q, gap, options):
-    """Return (rows, runs needed, runs compare --runs needs, the items'
-    variance) of plan --runs for one _RunNoise: a row (runs of each, the
-    standard error run noise alone gives the run-averaged gap, the power
-    at *gap*, then both with the items' own variance as compare --runs
-    has it) at the runs given, a few more and the runs needed
-    (_run_noise_needed, _runs_with_items)."""
-    v = sum(sd * sd for sd in q.run_sd)
-    needed = _run_noise_needed(q, gap, options)
-    both, items = _runs_with_items(q, gap, options)
-    counts = sorted({min(q.runs), 2 * min(q.runs), 5, 10, 20,
-                     *([needed] if needed else []), *([both] if both else [])})
-    return [(r, math.sqrt(v / r), _normal_power(gap, math.sqrt(v / r),
-                                                 options.alpha),
-             math.sqrt(items + v / r),
-             _normal_power(gap, math.sqrt(items + v / r), options.alpha))
-            for r in counts], needed, both, items
-
-
-def _format_runs_plan(noise, results, options, markdown=False):
+def _format_runs_plan(noise, results, sized, options, markdown=False):
     """Return the text (or markdown) of plan --from A B --runs: per
     metric, the run-to-run spread and what more runs of each would buy
-    against the gap."""
+    against the gap (*sized*: _runs_rows each)."""
     lines = []
     mark, item = (_markdown, "- ") if markdown else (str, "  ")
-    for q, r in zip(noise, results):
+    for q, r, (gap, rows, needed, both, items, alone) in zip(noise, results,
+                                                             sized):
         lines += [""] * (markdown and bool(lines))
         u = _units_of(r)
-        gap = _runs_gap(q, r, options)
         (ra, rb), (sa, sb) = q.runs, q.run_sd
         lines.append(mark(f"{q.metric}: {ra} runs of the baseline and {rb} "
                           f"of the candidate on {_items(q.n_items)}; one "
                           f"run's mean moves by SD {u.gap(sa, sign=False)} "
                           f"and {u.gap(sb, sign=False)}; the gap "
                           f"{u.gap(_exact(q.gap))}"))
-        rows, needed, both, items = _runs_rows(q, gap, options)
         at = u.gap(_exact(gap))
         wide = 5 if items else 3     # the items' columns where they add
         table = _table(
@@ -20810,7 +20832,6 @@ def _format_runs_plan(noise, results, options, markdown=False):
                "no gap to tell (give --gap)" if not gap else
                "any runs: the runs do not move")))
         if gap:
-            alone = _normal_power(gap, math.sqrt(items), options.alpha)
             lines.append(item + mark(
                 f"for compare --runs on these {_items(q.n_items)} to detect "
                 f"{at} ({power}): "
@@ -20822,26 +20843,15 @@ def _format_runs_plan(noise, results, options, markdown=False):
     lines.append(mark("(run noise: on these items only; compare --runs's "
                       "interval adds the items' own part, which only more "
                       "items shrink" + (")" if any(
-                          _runs_with_items(q, q.gap, options)[1]
-                          for q in noise) else ", estimated at 0 here)")))
+                          q.with_items[1] for q in noise)
+                                        else ", estimated at 0 here)")))
     return "\n".join(lines)
 
 
-def _runs_gap(q, r, options):
-    """Return the gap plan --from A B --runs sizes metric *r* for: --gap
-    NAME=G, a bare --gap on 0/1 scores (run-averaged shares too), else
-    the run-averaged gap seen."""
-    g = _planned_gaps(options, [(r.metric, r.kind == "binary" or r.share)
-                                ])[0][r.metric]
-    return q.gap if g is None else g
-
-
-def _runs_plan_json(noise, results, options):
+def _runs_plan_json(noise, sized, options):
     """Return the JSON object of plan --from A B --runs."""
     entries = []
-    for q, r in zip(noise, results):
-        gap = _runs_gap(q, r, options)
-        rows, needed, both, items = _runs_rows(q, gap, options)
+    for q, (gap, rows, needed, both, items, _) in zip(noise, sized):
         entries.append({
             "metric": q.metric, "n_items": q.n_items, "runs": list(q.runs),
             "run_sd": list(q.run_sd), "observed_gap": q.gap, "gap": gap,
@@ -21064,8 +21074,9 @@ class Plan(NamedTuple):
     unpaired: object
     power_at: dict           # n -> exact power
     mde_at: dict             # n -> smallest detectable gap (None: none)
-    simulated: dict          # n -> (rejections, replays)
+    simulated: dict          # n -> (rejections, replays, s.e., exact power)
     confidence: float = CONFIDENCE
+    half_width_at: dict = {}  # n -> expected CI half-width
 
     def __repr__(self):
         """One short line: the design and the items it needs."""
@@ -21149,16 +21160,44 @@ def _plan_parts(plan):
         rows.append([str(n), f"{p:.3f}",
                      "none below 100%" if mde is None
                      else f"+{100 * mde:.1f} pts",
-                     f"{100 * _expected_half_width(n, d, plan.confidence):.1f}"
-                     f" pts"])
+                     f"{100 * plan.half_width_at[n]:.1f} pts"])
     simulated = []
-    for n, (hits, replays) in plan.simulated.items():
+    for n, (hits, replays, se, exact) in plan.simulated.items():
         simulated.append(f"simulated at n={n}: McNemar rejected in "
                      f"{100 * (hits / replays):.1f}% of {replays} replays "
-                     f"(Monte Carlo s.e. {100 * _mc_se(hits, replays):.1f}%);"
-                     f" exact power "
-                     f"{100 * _mcnemar_power(n, d, alpha=plan.alpha):.1f}%")
+                     f"(Monte Carlo s.e. {100 * se:.1f}%);"
+                     f" exact power {100 * exact:.1f}%")
     return heads, lines, rows, simulated
+
+
+def _pilot_plan(r, found, *, gap=None, alpha=_ALPHA, power=_POWER):
+    """Return one line: the items that detect *gap* (by default the
+    pilot's own) for a _Spread of pilot data, *found* its _detection().
+
+    >>> r = _Spread("acc", "binary", 500, Fraction(18, 500), 0.0,
+    ...             McNemar(67, 85, None), None)
+    >>> _pilot_plan(r, _detection(r)).split("; ")[-1]
+    '1890 items detect +3.6 pts with 80% power (McNemar exact, alpha 0.05)'
+    """
+    target = r.gap if gap is None else gap
+
+    def shown(g):                # a 0/1 metric's in points, as compare's
+        return (f"{float(g) * 100:+.1f} pts" if r.kind == "binary"
+                else f"{float(g):+.4g}")
+    words = (f"{r.metric} ({_items(r.n_items, 'pilot item')}"
+             + (f" in {r.clusters} clusters" if r.clusters is not None
+                else "") + f", observed gap {shown(r.gap)}): ")
+    if r.mcnemar is not None:
+        m = r.mcnemar
+        words += f"discordance {(m.a_only + m.b_only) / r.n_items:.4f}; "
+    elif r.se:
+        words += f"standard error of the mean difference {r.se:.4g}; "
+    if found.items_needed is None:
+        return words + (found.why or "no gap to plan for")
+    about = "" if found.method == "McNemar exact" else "about "
+    return words + (f"{about}{found.items_needed} items detect "
+                    f"{shown(target)} with {power:.0%} power "
+                    f"({found.method}, alpha {alpha:g})")
 
 
 def _format_pilot(rows, *, gap=None, alpha=_ALPHA, power=_POWER,
@@ -21169,8 +21208,8 @@ def _format_pilot(rows, *, gap=None, alpha=_ALPHA, power=_POWER,
     mark, apart = (_markdown, "\n\n") if markdown else (str, "\n")
     if rows and not isinstance(rows[0][0], str):
         return apart.join(mark(_pilot_plan(
-            r, gap=gap.get(r.metric) if isinstance(gap, dict) else gap,
-            alpha=alpha, power=power)) for r, _ in rows)
+            r, found, gap=gap.get(r.metric) if isinstance(gap, dict)
+            else gap, alpha=alpha, power=power)) for r, found in rows)
     lines = []
     for name, table, within, between, seen, *_ in rows:
         lines.append(mark(f"{name}: gap {seen:+.4g}; between-item variance "
@@ -21216,51 +21255,16 @@ def _pilot_json(rows, *, gap=None, alpha=_ALPHA, power=_POWER):
     return {"alpha": alpha, "power": power, "metrics": entries}
 
 
-def _labels_rows(gap, target, width, alpha, power, confidence):
-    """Return the figures of plan --human for one metric: a row per label
-    count (labels, the 95% CI's half-width, the power at *target*) and
-    the labels for *power* at target and for a half-width of *width*.
-    The labels the pilot has are its own interval (Student's t below
-    _PPI_CLT_LEAST labels); other counts are _corrected_se's, which reads
-    the moments without compare's finite-count details (within 1% of
-    the pilot's own at its count, measured in tests/test_judged.py)."""
-    items = gap.labels + gap.unlabelled
-    z = _upper_z(float((1 - _exact(confidence)) / 2))
-    counts = sorted({n for n in (gap.labels, 2 * gap.labels,
-                                 5 * gap.labels, 10 * gap.labels,
-                                 items // 2, items) if 2 <= n <= items})
-    rows = []
-    for n in counts:
-        se = gap.se if n == gap.labels else _corrected_se(gap, n)
-        half = ((gap.ci.hi - gap.ci.lo) / 2 if n == gap.labels
-                else z * se)
-        rows.append((n, half, _normal_power(target, se, alpha)))
-    needed = _labels_needed(gap, target, alpha, power)
-    for_width = (_labels_for_se(gap, width / z) if width else None)
-    return rows, needed, for_width
-
-
-def _normal_power(gap, se, alpha):
-    """Return the power of a two-sided z test at *alpha* against *gap*."""
-    if not se:
-        return 1.0 if gap else alpha
-    shift, z = abs(gap) / se, _upper_z(alpha / 2)
-    return NormalDist().cdf(shift - z) + NormalDist().cdf(-shift - z)
-
-
-def _format_labels_plan(found, *, gap=None, width=None, alpha=_ALPHA,
+def _format_labels_plan(found, sized, *, width=None, alpha=_ALPHA,
                         power=_POWER, confidence=CONFIDENCE, markdown=False):
     """Return the text (or markdown) of plan --from A B --human: per
-    metric, the labels now and what more would buy (_labels_rows)."""
+    metric, the labels now and what more would buy (*sized*: _labels_rows
+    each)."""
     lines, level = [], _decimal(_exact(confidence) * 100)
     mark, item = (_markdown, "- ") if markdown else (str, "  ")
-    for r, c in found:
+    for (r, c), (target, rows, needed, for_width) in zip(found, sized):
         lines += [""] * (markdown and bool(lines))
         u, items = _units_of(r), c.labels + c.unlabelled
-        g = gap.get(r.metric) if isinstance(gap, dict) else gap
-        target = c.estimate if g is None else g
-        rows, needed, for_width = _labels_rows(c, target, width, alpha,
-                                               power, confidence)
         lines.append(mark(f"{r.metric}: {_items(c.labels, 'human label')} "
                           f"of {items:,} items give {_worth(c)} (PPI++ "
                           f"weight {c.weight:.2f}); the corrected gap "
@@ -21299,15 +21303,11 @@ def _format_labels_plan(found, *, gap=None, width=None, alpha=_ALPHA,
     return "\n".join(lines)
 
 
-def _labels_plan_json(found, *, gap=None, width=None, alpha=_ALPHA,
+def _labels_plan_json(found, sized, *, width=None, alpha=_ALPHA,
                       power=_POWER, confidence=CONFIDENCE):
     """Return the JSON object of plan --from A B --human."""
     entries = []
-    for r, c in found:
-        g = gap.get(r.metric) if isinstance(gap, dict) else gap
-        target = c.estimate if g is None else g
-        rows, needed, for_width = _labels_rows(c, target, width, alpha,
-                                               power, confidence)
+    for (r, c), (target, rows, needed, for_width) in zip(found, sized):
         entries.append({
             "metric": r.metric, "labels": c.labels,
             "items": c.labels + c.unlabelled, "weight": c.weight,
@@ -21331,8 +21331,7 @@ def _format_budget(budget, *, confidence=CONFIDENCE, seed=SEED,
     b, r = budget, budget.result
     u, level = _units_of(r), _decimal(_exact(confidence) * 100)
     mark, item = (_markdown, "- ") if markdown else (str, "  ")
-    z = _upper_z(float((1 - _exact(confidence)) / 2))
-    half = [u.gap(_exact(z * se), sign=False) for se in b.se]
+    half = [u.gap(_exact(h), sign=False) for h in b.half_width]
     total = sum(b.draw)
     labels = sum(x.labels for x in b.rows)
     if b.field is None:
@@ -21377,7 +21376,6 @@ def _format_budget(budget, *, confidence=CONFIDENCE, seed=SEED,
 def _budget_json(budget, *, confidence=CONFIDENCE, seed=SEED):
     """Return the JSON object of plan --human --budget K."""
     b = budget
-    z = _upper_z(float((1 - _exact(confidence)) / 2))
     return {
         "metric": b.result.metric, "budget": sum(b.draw),
         "confidence": confidence, "seed": seed,
@@ -21388,7 +21386,7 @@ def _budget_json(budget, *, confidence=CONFIDENCE, seed=SEED):
              "uniform": w} for x, sd, m, w in zip(b.rows, b.sds, b.draw,
                                                   b.uniform)]},
         "half_width": dict(zip(("now", "allocated", "uniform"),
-                               (z * se for se in b.se))),
+                               b.half_width)),
         "label_next": [{"id": i, "stratum": label} for i, label in b.ids],
         **_frontier_json(b.frontier)}
 
@@ -21433,10 +21431,6 @@ def _repeats_parts(table, within):
 def _plan_json(plan):
     """Return the JSON object of plan."""
     d = plan.design
-    simulated = {}
-    for n, (hits, replays) in plan.simulated.items():
-        simulated[str(n)] = {"power": hits / replays, "replays": replays,
-                             "se": _mc_se(hits, replays)}
     return {"acc_a": d.acc_a, "acc_b": d.acc_b, "corr": plan.corr,
             "alpha": plan.alpha, "power": plan.power,
             "discordance": d.discordance, "p10": d.p10, "p01": d.p01,
@@ -21444,10 +21438,12 @@ def _plan_json(plan):
             "items_needed_connor": plan.connor,
             "unpaired_items_needed": plan.unpaired,
             "power_at": {str(n): p for n, p in plan.power_at.items()},
-            "ci_half_width_at": {str(n): _expected_half_width(
-                n, d, plan.confidence) for n in plan.power_at},
+            "ci_half_width_at": {str(n): w
+                                 for n, w in plan.half_width_at.items()},
             "mde_at": {str(n): g for n, g in plan.mde_at.items()},
-            "simulated": simulated}
+            "simulated": {str(n): {"power": hits / replays, "replays": replays,
+                                   "se": se} for n, (hits, replays, se, _)
+                          in plan.simulated.items()}}
 
 
 # Pictures are hand-written SVG: a fixed 640 x 400 canvas per panel, linear
@@ -25515,7 +25511,8 @@ def _run_plan(options):
             corr=plan.corr, acc_a=options.acc_a, acc_b=options.acc_b,
             alpha=options.alpha,
             progress=_progress(options.replays, options.quiet))
-        simulated[n] = (hits, options.replays)
+        simulated[n] = (hits, options.replays, _mc_se(hits, options.replays),
+                        _mcnemar_power(n, plan.design, alpha=options.alpha))
     plan = plan._replace(simulated=simulated)
     stopping = None
     if options.sequential:
@@ -25553,15 +25550,17 @@ def _run_pilot(options):
     sizes it (and, with --sequential, replayed); return 0."""
     if options.group_runs:
         found, noise = _grouped_runs(options, random.Random(options.seed))
-        _, notes = _planned_gaps(options, [(r.metric, r.kind == "binary"
-                                            or r.share)
-                                           for r in found.results])
+        gaps, notes = _planned_gaps(options, [(r.metric, r.kind == "binary"
+                                               or r.share)
+                                              for r in found.results])
+        sized = [_runs_rows(q, gaps[r.metric], options)
+                 for q, r in zip(noise, found.results)]
         _emit(options, text=lambda: _with_gap_notes(_format_runs_plan(
-            noise, found.results, options), notes),
+            noise, found.results, sized, options), notes),
               data=lambda: _with_gap_notes(_runs_plan_json(
-                  noise, found.results, options), notes),
+                  noise, sized, options), notes),
               markdown=lambda: _with_gap_notes(_format_runs_plan(
-                  noise, found.results, options, True), notes, True))
+                  noise, found.results, sized, options, True), notes, True))
         return 0
     if options.budget:
         if options.label_next:
@@ -25580,15 +25579,15 @@ def _run_pilot(options):
         found = _labels_from_pilot(options)
         gaps, notes = _planned_gaps(options, [(r.metric, r.kind == "binary")
                                               for r, _ in found])
-        sizing = dict(gap=gaps, width=options.width,
-                      alpha=options.alpha, power=options.power,
-                      confidence=options.confidence)
+        sizing = dict(width=options.width, alpha=options.alpha,
+                      power=options.power, confidence=options.confidence)
+        sized = [_labels_rows(c, gaps[r.metric], **sizing) for r, c in found]
         _emit(options, text=lambda: _with_gap_notes(
-            _format_labels_plan(found, **sizing), notes),
-              data=lambda: _with_gap_notes(_labels_plan_json(found, **sizing),
-                                           notes),
+            _format_labels_plan(found, sized, **sizing), notes),
+              data=lambda: _with_gap_notes(_labels_plan_json(
+                  found, sized, **sizing), notes),
               markdown=lambda: _with_gap_notes(_format_labels_plan(
-                  found, **sizing, markdown=True), notes, True))
+                  found, sized, **sizing, markdown=True), notes, True))
         return 0
     rows = _plan_from_pilot(options)
     gaps, notes = _planned_gaps(options, [

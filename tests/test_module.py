@@ -286,3 +286,42 @@ def test_the_default_levels_are_named_once():
                         and isinstance(k.value, ast.Constant)]
     assert literal == []
     assert (bed._ALPHA, bed.CONFIDENCE, bed._POWER) == (0.05, 0.95, 0.8)
+
+
+STATISTICS = {"Resampling", "Saddlepoint", "Exact tests",
+              "Comparing two systems", "Ranking", "Pairwise preferences",
+              "Judge-corrected comparison", "Anytime-valid comparison",
+              "Simulation", "Corpus statistics", "Power"}
+EXACT_TAILS = {"_acceleration", "_binomial_head", "_mcnemar_p",
+               "_mcnemar_tails", "_percentile_positions", "_upper_z"}
+REPORT_MAY_CALL = {}        # (caller, callee): why; none today
+
+
+def test_report_only_formats():
+    # Statistics are computed where a comparison, rank or plan is run and
+    # reach Report on its records (a churn on the _MetricResult, the
+    # half-widths on the Plan, ...); Report and the Run store's reports
+    # only format them.  So none of their functions calls (or hands on) a
+    # function of a statistics section or Shared helpers' exact tails; a
+    # record's class named in isinstance is no call.  (On issue 61's main
+    # it found 20 calls in 14 functions: _churn, _plan_parts, ...)
+    found = sections()
+    home = {node.name: (section_of(node.lineno, found), node)
+            for node in TREE.body
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    calls = set()
+    for node in TREE.body:
+        if section_of(getattr(node, "lineno", 0), found) not in (
+                "Report", "Run store"):
+            continue
+        for sub in ast.walk(node):
+            if not isinstance(sub, ast.Call) or getattr(
+                    sub.func, "id", "") == "isinstance":
+                continue
+            for x in [sub.func, *sub.args, *(k.value for k in sub.keywords)]:
+                there, d = home.get(getattr(x, "id", None), ("", None))
+                if (there in STATISTICS or getattr(d, "name", "") in
+                        EXACT_TAILS and there == "Shared helpers") and (
+                        x is sub.func or isinstance(d, ast.FunctionDef)):
+                    calls.add((node.name, x.id))
+    assert sorted(calls - set(REPORT_MAY_CALL)) == []
