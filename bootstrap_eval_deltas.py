@@ -24066,15 +24066,7 @@ def _compare_options(args):
                                  f"give it once for every run, or once per "
                                  f"run in their order")
     else:
-        for flag, given in (("--human-field", args.human_field),
-                            ("--judge-map", args.judge_map),
-                            ("--scale", args.scale),
-                            ("--judge-covariate", args.judge_covariate),
-                            ("--family", args.family),
-                            ("--judge-rerun", args.judge_rerun),
-                            ("--strata", args.strata)):
-            if given is not None:
-                raise EvalDeltaError(f"{flag} goes with --human")
+        _refuse_alone(args, "--human")
     if args.fail_on == "not-equivalent" and not args.equivalence:
         raise EvalDeltaError("--fail-on not-equivalent needs --equivalence: "
                              "equivalence is judged against a margin")
@@ -24092,10 +24084,7 @@ def _compare_options(args):
             raise EvalDeltaError("--accept makes one run the accepted "
                                  "baseline: give one candidate")
     else:
-        for flag, given in (("--accept", args.accept),
-                            ("--label", args.label)):
-            if given:
-                raise EvalDeltaError(f"{flag} goes with --store DB")
+        _refuse_alone(args, "--store DB")
     if args.junit:
         _check_output("--junit", args.junit)
     if args.store and not os.path.exists(args.store):
@@ -24203,15 +24192,7 @@ def _plan_options(args):
         args, n_items=args.n_items, corr=args.corr, gap=_bare_gap(args),
         gaps=tuple(spec for spec in args.gap or () if spec[0])))
     if not args.human:
-        for flag, given in (("--human-field", args.human_field),
-                            ("--judge-map", args.judge_map),
-                            ("--scale", args.scale),
-                            ("--width", args.width),
-                            ("--strata", args.strata),
-                            ("--budget", args.budget),
-                            ("--label-next", args.label_next)):
-            if given is not None:
-                raise EvalDeltaError(f"{flag} goes with --human")
+        _refuse_alone(args, "--human")
     if args.pilot:
         return options
     if options.gaps:
@@ -24334,6 +24315,8 @@ class _Opt(NamedTuple):
     unset: object      # the commands (True: all) where argparse's default
                        # is None, to tell whether it was given
     either: object     # a set of options of which one may be given
+    needs: object      # the option it goes with ("--human"), refused
+                       # without it (_refuse_alone)
     keywords: dict     # argparse's, each a value or {command: value}
                        # (a key None: the other commands' value)
 
@@ -24353,12 +24336,13 @@ class _Opt(NamedTuple):
 
 
 def _opt(flag, commands, group, *, field=..., unset=(), either=None,
-         **keywords):
+         needs=None, **keywords):
     """Return an _Opt of *commands* (names separated by spaces) that fills
     *field* (by default its dest)."""
-    row = _Opt(flag, tuple(commands.split()), group, None, unset, either,
-               keywords)
-    return row._replace(field=row.dest if field is ... else field)
+    row = _Opt(flag=flag, commands=tuple(commands.split()), group=group,
+               field=field, unset=unset, either=either, needs=needs,
+               keywords=keywords)
+    return row._replace(field=row.dest) if field is ... else row
 
 
 _NUMBERS = "compare rank plan"      # commands that test and size
@@ -24669,55 +24653,62 @@ _OPTIONS = (
                      "compare --human reads them: how the judge-corrected "
                      "gap's interval and power grow with more labels, and "
                      "the labels --gap or --width needs"}),
-    _opt("--human-field", "compare plan", "judged", metavar="NAME", help={
-        "compare": "with --human FILE: the file's field of human scores "
-                   "(default human)",
-        "plan": "with --human FILE: its field of human scores"}),
-    _opt("--judge-covariate", "compare", "judged", metavar="FIELD",
+    _opt("--human-field", "compare plan", "judged", needs="--human",
+         metavar="NAME", help={
+             "compare": "with --human FILE: the file's field of human "
+                        "scores (default human)",
+             "plan": "with --human FILE: its field of human scores"}),
+    _opt("--judge-covariate", "compare", "judged", needs="--human",
+         metavar="FIELD",
          help="with --human: a number of each answer (its length): the "
               "judge's error regressed on it, and how far the systems "
               "differ on it, the bias a judge fond of long answers puts on "
               "the gap"),
-    _opt("--judge-map", "compare plan", "judged", type=_judge_map_spec,
-         metavar=">=T|LO,HI", help={
+    _opt("--judge-map", "compare plan", "judged", needs="--human",
+         type=_judge_map_spec, metavar=">=T|LO,HI", help={
              "compare": "with --human: the judge's scores onto the humans' "
                         "scale: >=T makes a judge score of T or more a 1 "
                         "(0/1 human labels), LO,HI maps the judge's LO..HI "
                         "onto 0..1",
              "plan": "with --human: the judge's scores onto the humans' "
                      "scale, as in compare"}),
-    _opt("--scale", "compare plan", "judged", type=_bounds_spec,
-         metavar="LO,HI", help={
+    _opt("--scale", "compare plan", "judged", needs="--human",
+         type=_bounds_spec, metavar="LO,HI", help={
              "compare": "with --human: the scale the judge and the humans "
                         "both score on (1,5 or 0,10); by default the range "
                         "their scores span together",
              "plan": "with --human: the scale the judge and the humans "
                      "both score on, as in compare"}),
-    _opt("--family", "compare", "judged", type=_families_spec,
+    _opt("--family", "compare", "judged", needs="--human", type=_families_spec,
          metavar="judge=F,SYSTEM=F,...",
          help="with --human: the model family of the judge and of each "
               "system (baseline=, candidate= or their names, as given or "
               "as the report shows them): the judge's bias for its own "
               "family's system (self-preference)"),
-    _opt("--judge-rerun", "compare", "judged", metavar="FIELD",
+    _opt("--judge-rerun", "compare", "judged", needs="--human",
+         metavar="FIELD",
          help="with --human: a second run of the judge on the same items "
               "(A_FIELD,B_FIELD in one file of both systems): its "
               "agreement with the first and its shift (drift)"),
-    _opt("--width", "plan", "judged", type=_bounded(float, 0, None),
-         metavar="W", help="with --human: the labels for a CI of +-W on "
-                           "the gap (0.02 for +-2 pts)"),
-    _opt("--strata", "compare plan", "judged", metavar="FIELD", help={
-        "compare": "with --human: the labels were drawn at random within "
-                   "each value of this field, at rates that differ: each "
-                   "stratum corrected on its own and weighed by its share "
-                   "of the items (stratified PPI, Fisch et al. 2024)",
-        "plan": "with --human: the pilot's labels were drawn at a rate "
-                "per value of this field (as compare --strata)"}),
-    _opt("--budget", "plan", "judged", type=int, metavar="K",
+    _opt("--width", "plan", "judged", needs="--human",
+         type=_bounded(float, 0, None), metavar="W",
+         help="with --human: the labels for a CI of +-W on the gap (0.02 "
+              "for +-2 pts)"),
+    _opt("--strata", "compare plan", "judged", needs="--human",
+         metavar="FIELD", help={
+             "compare": "with --human: the labels were drawn at random "
+                        "within each value of this field, at rates that "
+                        "differ: each stratum corrected on its own and "
+                        "weighed by its share of the items (stratified "
+                        "PPI, Fisch et al. 2024)",
+             "plan": "with --human: the pilot's labels were drawn at a "
+                     "rate per value of this field (as compare "
+                     "--strata)"}),
+    _opt("--budget", "plan", "judged", needs="--human", type=int, metavar="K",
          help="with --human: where K more labels should go (Neyman's "
               "allocation by stratum with --strata, else uniform), the CI "
               "width that predicts, and the items to label next"),
-    _opt("--label-next", "plan", "judged", metavar="FILE.csv",
+    _opt("--label-next", "plan", "judged", needs="--human", metavar="FILE.csv",
          help="with --budget: write the items to label next (id, stratum) "
               "to this CSV file"),
     _opt("--pick-labels", "plan", "judged", type=int, metavar="N",
@@ -24805,10 +24796,10 @@ _OPTIONS = (
               "either way, or (with --equivalence) is not shown "
               "equivalent, to gate a CI job; stderr names the metrics"),
     # history and CI
-    _opt("--accept", "compare", "ci", action="store_true",
+    _opt("--accept", "compare", "ci", needs="--store DB", action="store_true",
          help="with --store: make the run just compared the accepted "
               "baseline"),
-    _opt("--label", "compare", "ci", metavar="TEXT",
+    _opt("--label", "compare", "ci", needs="--store DB", metavar="TEXT",
          help="with --store: the saved run's label (default: its file "
               "name; the commit and branch are kept from GITHUB_SHA, "
               "CI_COMMIT_SHA or git)"),
@@ -24922,6 +24913,17 @@ def _option_row(command, field):
     *command*."""
     return next(row for row in _OPTIONS
                 if command in row.commands and row.field == field)
+
+
+def _refuse_alone(args, needs):
+    """Refuse the parsed command's options given without *needs*, the
+    option their rows say they go with (its command has not been given
+    it)."""
+    for row in _OPTIONS:
+        value = getattr(args, row.dest, None)
+        if (args.command in row.commands and row.needs == needs
+                and value is not None and value is not False):
+            raise EvalDeltaError(f"{row.flag} goes with {needs}")
 
 
 def _settled(args, **special):
