@@ -780,6 +780,18 @@ def test_every_row_fills_an_options_field_once_per_command():
         keys = {key for key, *_ in bed._GROUPS[command]}
         assert {r.get(command, "group") for r in bed._OPTIONS
                 if command in r.commands} <= keys, command
+    # A default is said once, as its field's (None where a row tells an
+    # option given from one not; --jobs's is the machine's).
+    for command, parser in _subparsers().items():
+        for r in bed._OPTIONS:
+            if (command in r.commands and r.field and r.flag != "--jobs"
+                    and r.flag.startswith("--")):
+                default = bed._Options._field_defaults[r.field]
+                if r.unset is True or command in r.unset:
+                    default = None
+                elif r.get(command, "action") == "append":
+                    default = list(default) if default is not None else None
+                assert parser.get_default(r.dest) == default, (command, r)
 
 
 @pytest.mark.parametrize("function, keyword, value, flag", [
