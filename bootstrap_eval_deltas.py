@@ -23424,29 +23424,16 @@ def _build_parser(prog="bootstrap-eval-deltas"):
         command = commands.add_parser(name, **_COMMAND_TEXTS[name])
         groups = {key: command.add_argument_group(*text)
                   for key, *text in _GROUPS[name]}
-        either = {}
+        either = {}                      # mutually exclusive sets
         for row in _OPTIONS:
             if name not in row.commands:
                 continue
             group = groups[row.get(name, "group")]
-            if row.get(name, "either"):
-                if row.get(name, "either") not in either:
-                    either[row.get(name, "either")] = \
-                        group.add_mutually_exclusive_group()
-                group = either[row.get(name, "either")]
-            keywords = {key: row.get(name, key) for key in row.keywords}
-            keywords = {k: v for k, v in keywords.items() if v is not None}
-            if callable(keywords.get("default")):
-                keywords["default"] = keywords["default"]()
-            elif (row.field and row.flag.startswith("--")
-                  and "default" not in keywords
-                  and not (row.unset is True or name in row.unset)):
-                default = _Options._field_defaults[row.field]
-                if keywords.get("action") == "append":   # a list to add to
-                    default = list(default) if isinstance(
-                        default, tuple) else None
-                keywords["default"] = default
-            group.add_argument(row.flag, **keywords)
+            apart = row.get(name, "either")
+            if apart and apart not in either:
+                either[apart] = group.add_mutually_exclusive_group()
+            (either[apart] if apart else group).add_argument(
+                row.flag, **row.arguments(name))
         command.set_defaults(run=runs[name])
     return parser
 
@@ -24327,6 +24314,24 @@ class _Opt(NamedTuple):
         if isinstance(value, dict):              # None: the others' value
             return value.get(command, value.get(None))
         return value
+
+    def arguments(self, command):
+        """Return add_argument's keywords for *command*: the row's, and
+        its default, which is its field's where the row says none and is
+        not *unset* there (a list to add to for action append)."""
+        keywords = {key: self.get(command, key) for key in self.keywords}
+        keywords = {k: v for k, v in keywords.items() if v is not None}
+        if callable(keywords.get("default")):       # --jobs: the machine's
+            keywords["default"] = keywords["default"]()
+        elif (self.field and self.flag.startswith("--")
+              and "default" not in keywords
+              and not (self.unset is True or command in self.unset)):
+            default = _Options._field_defaults[self.field]
+            if keywords.get("action") == "append":
+                default = list(default) if isinstance(default,
+                                                      tuple) else None
+            keywords["default"] = default
+        return keywords
 
     @property
     def dest(self):
