@@ -23308,9 +23308,6 @@ def _library_columns(columns, names, kind=None):
 
 # Doors (called from other sections): _option_row.
 
-_COMMANDS = ("simulate", "compare", "plan", "rank", "check", "history")
-
-
 def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
     """Return an argparse type: a number of *kind* in the given range."""
     def check(text):
@@ -23509,6 +23506,7 @@ _COMMAND_TEXTS = {
         epilog="Examples: %(prog)s --store evals.db; %(prog)s --store "
                "evals.db --metric acc --last 20 --format html > "
                "history.html")}
+_COMMANDS = tuple(_COMMAND_TEXTS)        # in the order --help lists them
 
 _READING_GROUP = (
     "reading", "eval frameworks' own files",
@@ -24285,12 +24283,13 @@ def _anchor_spec(text):
 # One table of options.  Each row of _OPTIONS is one option, declared once
 # whichever commands have it (bottle.py's list of opt(...)): its flag, its
 # commands, its help group (a key of _GROUPS), the _Options field it fills
-# and argparse's keywords, a {command: value} where a command's differs.
-# A row's default is its field's (_Options._field_defaults), unless it says
-# one or names the commands where argparse's default is None (*unset*: to
-# tell an option given from one not).  _build_parser makes every command's
-# parser from it, _settled fills _Options by field name from it, and the
-# library checks its keywords by it (_library_value).
+# and argparse's keywords, a {command: value} where a command's differs;
+# where it must go with another option, that one (*needs*).  A row's
+# default is its field's (_Options._field_defaults), unless it says one or
+# names the commands where argparse's default is None (*unset*: to tell an
+# option given from one not).  _build_parser makes every command's parser
+# from it, _settled fills _Options by field name from it, and the library
+# checks its keywords by it (_library_value).
 
 class _Opt(NamedTuple):
     """A row of _OPTIONS: one option of the command line."""
