@@ -23145,8 +23145,8 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     """
     options = _library_options(
         "compare", dict(confidence=confidence, alpha=alpha,
-                        resamples=resamples, seed=seed, jobs=jobs,
-                        interval=interval, method=method),
+                        resamples=resamples, jobs=jobs, interval=interval,
+                        method=method), seed=seed,
         margin=() if margin is None else ((None, margin),),
         judge_map=_library_spec(judge_map, _judge_map_of, "judge_map"),
         scale=_library_spec(scale, _bounds_of, "scale"),
@@ -23220,8 +23220,8 @@ def rank(systems, *, metric="score", direction="higher",
                              f"{len(systems)}")
     names = [str(name) for name in systems]
     options = _library_options("rank", dict(
-        confidence=confidence, alpha=alpha, resamples=resamples, seed=seed,
-        jobs=jobs, method=method))
+        confidence=confidence, alpha=alpha, resamples=resamples, jobs=jobs,
+        method=method), seed=seed)
     columns = [_plain(v, name) for name, v in zip(names, systems.values())]
     tally = collections.Counter(zip(*_library_columns(columns, names)))
     ranking = _rank_systems(tally, random.Random(seed), names, options,
@@ -23234,6 +23234,9 @@ def _library_options(command, checked, **given):
     """Return the _Options of compare() or rank() (*command*): the
     keywords *checked* as the command line checks its options, by their
     rows of _OPTIONS (_library_checked), with *given* (settled already)."""
+    for keyword, value in checked.items():
+        if value is None:        # a setting, not an option left out
+            raise EvalDeltaError(f"{keyword}=None: give a value")
     checked = _library_checked(command, checked)
     _check_resamples(checked["resamples"], checked["confidence"])
     return _Options(**checked, **given)
