@@ -106,8 +106,10 @@ part of section X):
                     report; CI's forms (JUnit XML, GitHub's workflow
                     commands and step outputs)
     Library use     compare() and rank() on plain sequences, for notebooks
-    Command line    argparse, option checks, main(): simulate, compare,
-                    rank, plan, check, history
+    Command line    one table of options (_OPTIONS: argparse's parsers,
+                    _Options by field, the library's checks), option
+                    checks, main(): simulate, compare, rank, plan, check,
+                    history
     Fast paths      second bodies of a few functions, for speed only:
                     bulk index draws (_draw_indices, _draw_codes), many
                     resamples' sums at once (_resample_sums), the coverage
@@ -8310,7 +8312,6 @@ def _pass_at(n, c, k, every=False):
 # cluster t test's own power (the noncentral t, _t_power) averaged over
 # the measured standard error's uncertainty: with few clusters the normal
 # figure promised 80% and delivered 50-71%.
-
 
 
 def _z_sum(alpha, power):
@@ -23008,31 +23009,42 @@ def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=_ALPHA,
     if corr is not None and discordance is not None:
         raise EvalDeltaError("give corr or discordance, not both: each sets "
                              "how often the systems disagree")
-    checked = {keyword: _library_value(keyword, value, parse)
-               for keyword, value, parse in (
-                   ("acc_a", acc_a, _PROBABILITY),
-                   ("acc_b", acc_b, _PROBABILITY),
-                   ("corr", corr, _CORRELATION),
-                   ("discordance", discordance, _PROBABILITY),
-                   ("alpha", alpha, _PROBABILITY),
-                   ("power", power, _PROBABILITY),
-                   ("n_items", n_items, _n_list))}
-    return _plan_design(**checked)
+    return _plan_design(**_library_checked("plan", dict(
+        acc_a=acc_a, acc_b=acc_b, corr=corr, discordance=discordance,
+        alpha=alpha, power=power, n_items=n_items)))
 
 
-def _library_value(keyword, value, parse):
-    """Return a library keyword's *value* (counts as a list: 500 as
-    [500]) where its option's argparse type takes it, else EvalDeltaError as
-    the command line's refusal (an accuracy of 1.2 raised
-    StatisticsError from inside, power 1.0 too)."""
+def _library_checked(command, given):
+    """Return the library keywords *given* of *command*'s function, each
+    value checked by its option's row of _OPTIONS (_library_value)."""
+    return {keyword: _library_value(command, keyword, value)
+            for keyword, value in given.items()}
+
+
+def _library_value(command, keyword, value):
+    """Return a library keyword's *value* where its option's row of
+    _OPTIONS (the _Options field *keyword* of *command*) takes it: one of
+    its choices, or what its argparse type reads from the value written
+    out (counts as a list: 500 as [500]; a Fraction stays exact); else
+    EvalDeltaError as the command line's refusal (an accuracy of 1.2
+    raised StatisticsError from inside, power 1.0 too)."""
+    row = _option_row(command, keyword)
     if value is None:
         return None
+    if row.get(command, "choices"):
+        return _library_choice(keyword, value,
+                               tuple(row.get(command, "choices")))
+    parse = row.get(command, "type")
     try:
-        if parse is _n_list:               # counts: one, or a list of them
-            values = value if isinstance(value, (list, tuple)) else [value]
-            return parse(",".join(str(operator.index(x)) for x in values))
-        parse(repr(float(value)))          # a Fraction stays exact
-        return value
+        if getattr(parse, "kind", parse) is float:
+            parse(repr(float(value)))
+            return value
+        values = value if isinstance(value, (list, tuple)) else [value]
+        try:
+            text = ",".join(str(operator.index(x)) for x in values)
+        except TypeError:
+            raise ValueError("expected a whole number") from None
+        return parse(text)
     except (argparse.ArgumentTypeError, TypeError, ValueError) as error:
         raise EvalDeltaError(f"{keyword}={value!r}: {error}") from None
 
@@ -23093,8 +23105,10 @@ def _library_spec(value, parse, keyword):
 @_in_keywords
 def compare(baseline, candidate, *, metric="metric", kind=None,
             direction="higher", margin=None, confidence=CONFIDENCE,
-            alpha=_ALPHA, resamples=RESAMPLES, interval="percentile",
-            method="auto", seed=SEED, jobs=1, human_a=None, human_b=None,
+            alpha=_ALPHA, resamples=RESAMPLES,
+            interval=_Options._field_defaults["interval"],
+            method=_Options._field_defaults["method"], seed=SEED, jobs=1,
+            human_a=None, human_b=None,
             judge_map=None, scale=None, family=None, judge_rerun=None,
             strata=None):
     """Return the Comparison of two systems' per-item scores, in item order.
@@ -23125,8 +23139,9 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     80
     """
     options = _library_options(
-        confidence=confidence, alpha=alpha, resamples=resamples, seed=seed,
-        jobs=jobs, interval=interval, method=method,
+        "compare", dict(confidence=confidence, alpha=alpha,
+                        resamples=resamples, jobs=jobs, interval=interval,
+                        method=method), seed=seed,
         margin=() if margin is None else ((None, margin),),
         judge_map=_library_spec(judge_map, _judge_map_of, "judge_map"),
         scale=_library_spec(scale, _bounds_of, "scale"),
@@ -23183,7 +23198,7 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
 @_in_keywords
 def rank(systems, *, metric="score", direction="higher",
          confidence=CONFIDENCE, alpha=_ALPHA, resamples=RESAMPLES,
-         method="auto", seed=SEED, jobs=1):
+         method=_Options._field_defaults["method"], seed=SEED, jobs=1):
     """Return the Standings of several systems' per-item scores: *systems*
     maps each name to its scores in item order (or is a list of them,
     named system 1, 2, ...).  The options are rank's.
@@ -23199,9 +23214,9 @@ def rank(systems, *, metric="score", direction="higher",
         raise EvalDeltaError(f"rank needs two or more systems' scores, not "
                              f"{len(systems)}")
     names = [str(name) for name in systems]
-    options = _library_options(confidence=confidence, alpha=alpha,
-                               resamples=resamples, seed=seed, jobs=jobs,
-                               method=method)
+    options = _library_options("rank", dict(
+        confidence=confidence, alpha=alpha, resamples=resamples, jobs=jobs,
+        method=method), seed=seed)
     columns = [_plain(v, name) for name, v in zip(names, systems.values())]
     tally = collections.Counter(zip(*_library_columns(columns, names)))
     ranking = _rank_systems(tally, random.Random(seed), names, options,
@@ -23210,24 +23225,16 @@ def rank(systems, *, metric="score", direction="higher",
     return Standings(_Ranked(ranking), options)
 
 
-def _library_options(**given):
-    """Return the _Options of compare() or rank(), checked as the command
-    line checks them: the same errors, in the library's words."""
-    for name in ("confidence", "alpha"):
-        if not 0 < given[name] < 1:
-            raise EvalDeltaError(f"{name} must be in (0, 1), not "
-                                 f"{given[name]!r}")
-    if type(given["resamples"]) is not int or given["resamples"] < 1:
-        raise EvalDeltaError(f"resamples must be a whole number of at "
-                             f"least 1, not {given['resamples']!r}")
-    for name, allowed in (("interval", ("percentile", "bca")),
-                          ("method", _METHODS)):
-        if given.get(name, allowed[0]) not in allowed:
-            raise EvalDeltaError(f"{name} must be one of "
-                                 f"{', '.join(allowed)}, not "
-                                 f"{given[name]!r}")
-    _check_resamples(given["resamples"], given["confidence"])
-    return _Options(**given)
+def _library_options(command, checked, **given):
+    """Return the _Options of compare() or rank() (*command*): the
+    keywords *checked* as the command line checks its options, by their
+    rows of _OPTIONS (_library_checked), with *given* (settled already)."""
+    for keyword, value in checked.items():
+        if value is None:        # a setting, not an option left out
+            raise EvalDeltaError(f"{keyword}=None: give a value")
+    checked = _library_checked(command, checked)
+    _check_resamples(checked["resamples"], checked["confidence"])
+    return _Options(**checked, **given)
 
 
 def _library_strata(values, n):
@@ -23297,10 +23304,7 @@ def _library_columns(columns, names, kind=None):
 
 ## Command line ###############################################################
 
-# Doors (called from other sections): _CORRELATION, _n_list, _PROBABILITY.
-
-_COMMANDS = ("simulate", "compare", "plan", "rank", "check", "history")
-
+# Doors (called from other sections): _option_row.
 
 def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
     """Return an argparse type: a number of *kind* in the given range."""
@@ -23317,6 +23321,7 @@ def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
             span = f"{left}{lo}, {'inf' if hi is None else hi}{right}"
             raise argparse.ArgumentTypeError(f"must be in {span}, not {text}")
         return x
+    check.kind = kind                  # what the library's values must be
     return check
 
 
@@ -23327,61 +23332,6 @@ _CORRELATION = _bounded(float, 0, 1, lo_open=False)
 def _at_least(minimum):
     """Return an argparse type for whole numbers of at least *minimum*."""
     return _bounded(int, minimum, None, lo_open=False)
-
-
-def _add_common(stats, output):
-    """Add the options every command shares: resamples, seed, confidence
-    (to the group *stats*), --format and --json (to *output*)."""
-    stats.add_argument("--resamples", type=_at_least(1), default=RESAMPLES,
-                        help="bootstrap resamples per interval "
-                             "(default %(default)s)")
-    stats.add_argument("--seed", type=int, default=SEED,
-                        help="seed of the random.Random that drives every "
-                             "draw (default %(default)s)")
-    stats.add_argument("--confidence", type=_PROBABILITY, default=CONFIDENCE,
-                        help="two-sided confidence of the intervals "
-                             "(default %(default)s)")
-    _add_format(output)
-
-
-def _add_format(parser):
-    """Add --format (a row of _OUTPUT_FORMATS) and --json, its short form."""
-    parser.add_argument("--format", choices=list(_OUTPUT_FORMATS),
-                        help="report format (default text; markdown suits "
-                             "a pull-request comment; json is --json; html "
-                             "is one self-contained page; github is the "
-                             "text with compare's verdicts as workflow "
-                             "commands and, where GITHUB_STEP_SUMMARY is "
-                             "set, the markdown added to the job summary)")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON object instead of the text "
-                             "report (values as fractions: 0.036, not 3.6)")
-
-
-def _add_quiet(parser):
-    """Add --quiet: no progress on stderr."""
-    parser.add_argument("--quiet", action="store_true",
-                        help="no progress on stderr (by default a line "
-                             "rewritten on a terminal, else a line every "
-                             f"{_PIPED_EVERY:g} s of long work)")
-
-
-def _add_verbose(parser):
-    """Add --verbose: the report's every note for every metric."""
-    parser.add_argument("--verbose", action="store_true",
-                        help="the full report: each metric's notes, churn "
-                             "and sizing in its own lines (by default a "
-                             "note that holds for several metrics is said "
-                             "once)")
-
-
-def _add_jobs(parser, work):
-    """Add --jobs, the processes that may share *work*."""
-    parser.add_argument("--jobs", type=_at_least(1),
-                        default=2 if _can_fork() else 1,
-                        help=f"processes for {work}: 1 does all the work "
-                             f"here, 2 adds a helper process; the numbers "
-                             f"are identical (default %(default)s here)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23450,8 +23400,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser(prog="bootstrap-eval-deltas"):
-    """Return the argparse parser of the four commands: simulate, compare,
-    rank, plan; its usage and errors name the program *prog*."""
+    """Return the argparse parser of the commands (_COMMANDS), each made
+    from the rows of _OPTIONS that are its, in the table's order, in its
+    help groups (_GROUPS); its usage and errors name the program
+    *prog*."""
     parser = _Parser(
         prog=prog,
         description="Is system B really better than system A on your eval "
@@ -23461,92 +23413,42 @@ def _build_parser(prog="bootstrap-eval-deltas"):
     parser.add_argument("--version", action="version",
                         version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add_command in (_add_simulate, _add_compare, _add_plan, _add_rank,
-                        _add_check, _add_history):
-        add_command(commands)
+    runs = dict(simulate=_run_simulate, compare=_run_compare, plan=_run_plan,
+                rank=_run_rank, check=_run_check, history=_run_history)
+    for name in _COMMANDS:
+        command = commands.add_parser(name, **_COMMAND_TEXTS[name])
+        groups = {key: command.add_argument_group(*text)
+                  for key, *text in _GROUPS[name]}
+        either = {}                      # mutually exclusive sets
+        for row in _OPTIONS:
+            if name not in row.commands:
+                continue
+            group = groups[row.get(name, "group")]
+            apart = row.get(name, "either")
+            if apart and apart not in either:
+                either[apart] = group.add_mutually_exclusive_group()
+            (either[apart] if apart else group).add_argument(
+                row.flag, **row.arguments(name))
+        command.set_defaults(run=runs[name])
     return parser
 
 
-def _add_simulate(commands):
-    """Add the simulate command (the default) and its options."""
-    sim = commands.add_parser(
-        "simulate", help="reproduce the article: simulate, bootstrap, "
-                         "McNemar, coverage loop, per-item CSV (default)",
+# Each command's texts and help groups, in the order --help shows them:
+# (key, title) or (key, title, description); _OPTIONS's rows name a group
+# by its key.
+
+_COMMAND_TEXTS = {
+    "simulate": dict(
+        help="reproduce the article: simulate, bootstrap, McNemar, "
+             "coverage loop, per-item CSV (default)",
         description="Simulate two correlated systems on the same items, "
                     "report bootstrap intervals and McNemar's exact test, "
                     "replay the experiment to check the paired interval's "
                     "coverage, and write the per-item CSV.",
         epilog="Examples: %(prog)s; %(prog)s --n-items 2000 --no-csv; "
-               "%(prog)s --acc-b 0.72 --intervals percentile,bca,score")
-    setting = sim.add_argument_group("the article's setting")
-    stats = sim.add_argument_group(
-        "statistics: the coverage loop and its resamples")
-    cal = sim.add_argument_group(
-        "calibration: intervals and tests over replays")
-    early = sim.add_argument_group(
-        "stopping early: looking (peeking) while the eval runs")
-    output = sim.add_argument_group("output")
-    setting.add_argument("--n-items", type=_at_least(1), default=N_ITEMS,
-                         help="items in the eval set (default %(default)s)")
-    setting.add_argument("--corr", type=_CORRELATION, 
-                         help=f"loading of the shared latent difficulty, in "
-                              f"[0, 1) (default {CORR})")
-    setting.add_argument("--acc-a", type=_PROBABILITY,
-                         help=f"true accuracy of system A, in (0, 1) "
-                              f"(default {ACC_A})")
-    setting.add_argument("--acc-b", type=_PROBABILITY,
-                         help=f"true accuracy of system B, in (0, 1) "
-                              f"(default {ACC_B})")
-    stats.add_argument("--replays", type=_at_least(0), default=REPLAYS,
-                       help="replays of the coverage loop; 0 skips it "
-                            "(default %(default)s)")
-    _add_common(stats, output)
-    output.add_argument("--out", metavar="PATH",
-                        help=f"where to write the per-item CSV, atomically "
-                             f"(default {CSV_PATH})")
-    output.add_argument("--no-csv", action="store_true",
-                        help="do not write the per-item CSV")
-    _add_jobs(stats, "the coverage loop")
-    _add_quiet(output)
-    cal.add_argument("--intervals", type=_interval_list, metavar="NAMES",
-                     help="calibrate intervals instead of the coverage "
-                          "lines: a comma list of percentile, bca, score; "
-                          "each one's coverage and rate of excluding zero "
-                          "over the replays, and McNemar's rejection rate "
-                          "(e.g. --intervals percentile,bca,score)")
-    cal.add_argument("--differences", choices=_SHAPES,
-                     help="calibrate the continuous paired intervals "
-                          "instead of the binary article: per-item "
-                          "differences of sd 1 and this shape (lognormal is "
-                          "right-skewed, lognormal-left its mirror) and mean "
-                          "--gap; over the replays, how often each interval, "
-                          "by saddlepoint and by resampling, percentile and "
-                          "BCa, covers the gap and excludes zero, and how "
-                          "often each sign-flip test rejects; no CSV")
-    cal.add_argument("--gap", type=_bounded(float, -math.inf, None),
-                     help="the true mean difference of --differences, in "
-                          "sds (default 0: excluding zero is then a false "
-                          "positive)")
-    stats.add_argument("--by-counts", action="store_true",
-                       help="draw from counts: the run's resamples from "
-                            "its four cell counts, each replay's cells one "
-                            "multinomial draw and its interval the ideal "
-                            "bootstrap's, at a cost that does not grow with "
-                            "--n-items (a power study at a new size; not the "
-                            "article's random stream)")
-    early.add_argument("--peeking", action="store_true",
-                       help="replay the article's systems with no true gap "
-                            "(B as good as A), looking after every item: how "
-                            "often a fixed-sample interval excludes zero at "
-                            "some look, against the anytime-valid confidence "
-                            "sequence of compare --sequential; no CSV")
-    sim.set_defaults(run=_run_simulate)
-
-
-def _add_compare(commands):
-    """Add the compare command and its options."""
-    cmp = commands.add_parser(
-        "compare", help="judge two systems' per-item results",
+               "%(prog)s --acc-b 0.72 --intervals percentile,bca,score"),
+    "compare": dict(
+        help="judge two systems' per-item results",
         description="Compare a baseline and a candidate scored on the same "
                     "items: each system's mean with its CI, the difference "
                     "with paired and unpaired bootstrap CIs, a paired test "
@@ -23555,315 +23457,96 @@ def _add_compare(commands):
         epilog="Examples: %(prog)s datasets/bootstrap-eval-deltas.csv; "
                "%(prog)s base.jsonl cand.jsonl --metric acc; "
                "%(prog)s a.csv b.csv --id qid --lower-is-better latency "
-               "--format markdown")
-    inp = cmp.add_argument_group("input: what to read")
-    what = cmp.add_argument_group("what to compare: metrics, clusters, "
-                                  "subsets")
-    stats = cmp.add_argument_group("statistics: how sure")
-    judged = cmp.add_argument_group(
-        "judged evals: an LLM judge's scores corrected by human labels")
-    early = cmp.add_argument_group(
-        "stopping early: looking (peeking) while the eval runs")
-    many = cmp.add_argument_group(
-        "many runs and candidates: seeds, repeats, epochs, prompts")
-    gates = cmp.add_argument_group(
-        "gates: non-inferiority, equivalence, exit 1 in CI")
-    reading = _reading_group(cmp)
-    output = cmp.add_argument_group("output")
-    inp.add_argument("baseline", help="per-item results of the baseline (A): "
-                     "CSV, TSV, JSONL or a JSON array, optionally .gz; alone, "
-                     "a wide file with both systems' columns")
-    inp.add_argument("candidates", nargs="*", metavar="CANDIDATE",
-                     help="per-item results of the candidate (B), joined to "
-                          "the baseline's on the id field; several "
-                          "candidates are each compared with the baseline, "
-                          "Holm-adjusted across candidates x metrics")
-    inp.add_argument("--id", dest="id_col", metavar="FIELD",
-                     help="field naming the item (default: the first of "
-                          f"{', '.join(_ID_FIELDS)} present)")
-    inp.add_argument("--names", type=_names_list, metavar="NAME,...",
-                     help="labels of the baseline and each candidate (of "
-                          "--a-col and --b-col, for one file), in order "
-                          "(default: what tells the paths apart)")
-    inp.add_argument("--a-col",
-                     help=f"one-file mode: column of the baseline's score "
-                          f"(default {CSV_HEADER[1]})")
-    inp.add_argument("--b-col",
-                     help=f"one-file mode: column of the candidate's score "
-                          f"(default {CSV_HEADER[2]})")
-    what.add_argument("--metric", action="append", metavar="NAME",
-                      help="metric field to compare, dots for nested JSON "
-                           "(metrics.acc); repeat for several (default: every "
-                           "numeric field both runs have)")
-    what.add_argument("--stat", action="append", default=[],
-                      metavar="NAME=STAT(FIELD,...)",
-                      help="a corpus statistic, not a mean: f1, precision, "
-                           "recall or mcc of (gold,pred) fields or of one "
-                           "field of [gold, pred] pairs (lm-eval's f1 and "
-                           "mcc; 0/1 labels give class 1's, others the macro "
-                           "average; mcc is scikit-learn's); ratio(num,den), "
-                           "sum over sum; pass@K(field) or pass^K(field) from "
-                           "each item's 0/1 samples (its records sharing an "
-                           "id). Paired bootstrap and approximate "
-                           "randomization test; repeatable. E.g. --stat "
-                           "f1(label,prediction) --stat tokens=ratio(right,"
-                           "total) --stat pass@5(passed)")
-    what.add_argument("--metric-type", action="append", default=[],
-                      metavar="NAME=TYPE", type=_metric_type,
-                      help="force a metric binary or continuous (default: "
-                           "binary when every value is 0 or 1)")
-    what.add_argument("--lower-is-better", action="append", default=[],
-                      metavar="NAME",
-                      help="a metric where smaller is better; repeatable "
-                           "(default: metrics named for a latency, time, "
-                           "duration, cost, loss, error or perplexity, said "
-                           "in the report)")
-    what.add_argument("--higher-is-better", action="append", default=[],
-                      metavar="NAME",
-                      help="a metric where larger is better although its "
-                           "name says otherwise; repeatable")
-    what.add_argument("--cluster", metavar="FIELD",
-                      help="items sharing this field's value (questions on "
-                           "one passage, samples of one prompt) are "
-                           "resampled and sign-flipped together")
-    what.add_argument("--by", metavar="FIELD",
-                      help="also compare within each subset of items that "
-                           "share this field's value (an MMLU subject): a "
-                           "row per subset and metric, Holm across all of "
-                           "them; the overall result pools every item")
-    what.add_argument("--macro", action="store_true",
-                      help="with --by: the overall result is the macro "
-                           "average, the unweighted mean of subset means "
-                           "(MMLU's headline), with a stratified bootstrap "
-                           "interval and a stratified sign-flip test")
-    inp.add_argument("--allow-partial", action="store_true",
-                     help="compare the ids both runs have and report how "
-                          "many were left out, instead of failing")
-    inp.add_argument("--same-ids-different-items", action="store_true",
-                     dest="different_items",
-                     help="pair records by id even where the runs' files "
-                          "hold different items under it (a question's "
-                          "text, a document's hash): the same items "
-                          "translated or reworded; without it such runs "
-                          "are refused")
-    inp.add_argument("--same-metric-anyway", action="store_true",
-                     dest="same_metric",
-                     help="judge a metric whose runs' settings say it was "
-                          "computed otherwise in each (lighteval's "
-                          "pass@1:4_samples from 1 prediction per item in "
-                          "one and 8 in the other, an Inspect scorer's "
-                          "options); without it such a metric is left out "
-                          "and said")
-    stats.add_argument("--bayes", action="store_true",
-                       help="add each metric's posterior: the probability "
-                            "that the candidate is better and a credible "
-                            "interval of the gap (0/1 scores: Jeffreys' "
-                            "prior on the four (A, B) cells, exact; others: "
-                            "the Bayesian bootstrap); the verdict stays the "
-                            "test's")
-    stats.add_argument("--interval", choices=("percentile", "bca"),
-                       default="percentile",
-                       help="bootstrap interval of the means and the paired "
-                            "difference: percentile (the article's) or bca, "
-                            "bias-corrected and accelerated (default "
-                            "%(default)s)")
-    stats.add_argument("--method", choices=_METHODS, default="auto",
-                       help="saddlepoint: each interval as infinitely many "
-                            "resamples would give it (the ideal bootstrap), "
-                            "computed, not resampled, and the sign-flip p "
-                            "past 20 nonzero differences by Robinson's "
-                            "saddlepoint; resample: --resamples draws; auto "
-                            "(default): the saddlepoint for continuous "
-                            f"metrics of {_SADDLE_LEAST} unclustered items or "
-                            "more, resampling otherwise")
-    stats.add_argument("--alpha", type=_PROBABILITY, default=_ALPHA,
-                       help="significance level after the adjustment "
-                            "(--adjust; default %(default)s)")
-    stats.add_argument("--mid-p", action="store_true", dest="mid_p",
-                       help="judge 0/1 metrics by McNemar's mid-p test and "
-                            "the mid-p form of the interval dual to it "
-                            "(Fay and Lumbard 2021): narrower, but its "
-                            "coverage is about, not at least, the level")
-    stats.add_argument("--adjust", choices=sorted(_ADJUSTMENTS),
-                       default="holm",
-                       help="how the p-values are adjusted across metrics x "
-                            "subsets x candidates: holm (default; the chance "
-                            "of any wrong call), bh (Benjamini-Hochberg's "
-                            "false discovery rate), by (Benjamini-Yekutieli's, "
-                            "for any dependence) or none")
-    gates.add_argument("--equivalence", action="append", type=_margin_spec,
-                       metavar="[NAME=]M",
-                       help="equivalence margin in the metric's units, for "
-                            "every metric or, as NAME=M, for one: two "
-                            "one-sided tests at --alpha, equivalent where the "
-                            "1 - 2 alpha interval lies within +-M")
-    many.add_argument("--prompts", action="store_true",
-                      help="the baseline and the candidate are each a folder "
-                           "of runs under the same prompts (a file per "
-                           "prompt, named alike): the gap under each prompt "
-                           "(Holm across them) and averaged over prompts as "
-                           "a random factor")
-    many.add_argument("--runs", action="store_true",
-                      help="the baseline and the candidate are each several "
-                           "runs of that system on the same items (seeds, "
-                           "repeats at temperature > 0): a folder of them, "
-                           "NAME=FILE,"
-                           "FILE,..., or one log of several epochs; the "
-                           "comparison of the run-averaged scores, the "
-                           "run-to-run spread, and where one run of each "
-                           "would put the gap")
-    early.add_argument("--sequential", action="store_true",
-                       help="also an anytime-valid comparison, valid however "
-                            "often one peeked at the eval while it ran: the "
-                            "confidence sequence at the end, the item at "
-                            "which it first excluded zero, an anytime "
-                            "p-value; items in the baseline's file order; "
-                            "--fail-on then uses its verdict")
-    early.add_argument("--order", metavar="FIELD",
-                       help="with --sequential, the baseline's field that "
-                            "orders the items as they ran (a timestamp or a "
-                            "number; default: the file's order)")
-    early.add_argument("--bounds", type=_bounds_spec, metavar="LO,HI",
-                       help="with --sequential, the range a continuous "
-                            "metric's values can take (default: [0, 1] "
-                            "where every value lies in it)")
-    gates.add_argument("--margin", action="append", type=_margin_spec,
-                       metavar="[NAME=]M",
-                       help="non-inferiority margin in the metric's units "
-                            "(0.03 is 3 points of accuracy), for every metric "
-                            "or, as NAME=M, for one; repeatable: a candidate "
-                            "whose Newcombe score interval (0/1 metrics) or "
-                            "t interval (others) stays above -M in the "
-                            "metric's direction is non-inferior")
-    output.add_argument("--plot", metavar="FILE.svg",
-                        help="also draw each metric's paired bootstrap "
-                             "distribution with its CI and zero, as SVG")
-    output.add_argument("--html", metavar="FILE.html",
-                        help="also write the report as one self-contained "
-                             "HTML page (--format html prints it)")
-    judged.add_argument("--human", action="append", default=[],
-                        metavar="FIELD|FILE",
-                        help="a judge's scores corrected by human scores on "
-                             "some of the items (prediction-powered "
-                             "inference, PPI++): a field of the runs' "
-                             "records, present on the items a human scored, "
-                             "or a file of them (an id and --human-field); "
-                             "once for both runs or once per run; for a "
-                             "preference file, a file of human verdicts on "
-                             "some of its items.  The report adds the "
-                             "judge's figures alone, the humans' alone, the "
-                             "judge's bias and agreement; the labelled items "
-                             "must be a random sample of the items")
-    judged.add_argument("--human-field", metavar="NAME",
-                        help="with --human FILE: the file's field of human "
-                             "scores (default human)")
-    judged.add_argument("--judge-covariate", metavar="FIELD",
-                        help="with --human: a number of each answer (its "
-                             "length): the judge's error regressed on it, "
-                             "and how far the systems differ on it, the bias "
-                             "a judge fond of long answers puts on the gap")
-    judged.add_argument("--judge-map", type=_judge_map_spec,
-                        metavar=">=T|LO,HI",
-                        help="with --human: the judge's scores onto the "
-                             "humans' scale: >=T makes a judge score of T or "
-                             "more a 1 (0/1 human labels), LO,HI maps the "
-                             "judge's LO..HI onto 0..1")
-    judged.add_argument("--scale", type=_bounds_spec, metavar="LO,HI",
-                        help="with --human: the scale the judge and the "
-                             "humans both score on (1,5 or 0,10); by default "
-                             "the range their scores span together")
-    judged.add_argument("--family", type=_families_spec,
-                        metavar="judge=F,SYSTEM=F,...",
-                        help="with --human: the model family of the judge "
-                             "and of each system (baseline=, candidate= or "
-                             "their names, as given or as the report shows "
-                             "them): the judge's bias for its own "
-                             "family's system (self-preference)")
-    judged.add_argument("--judge-rerun", metavar="FIELD",
-                        help="with --human: a second run of the judge on "
-                             "the same items (A_FIELD,B_FIELD in one file "
-                             "of both systems): its agreement with the first "
-                             "and its shift (drift)")
-    judged.add_argument("--strata", metavar="FIELD",
-                        help="with --human: the labels were drawn at "
-                             "random within each value of this field, at "
-                             "rates that differ: each stratum corrected on "
-                             "its own and weighed by its share of the items "
-                             "(stratified PPI, Fisch et al. 2024)")
-    gates.add_argument("--fail-on", choices=("worse", "not-better",
-                                             "inferior", "changed",
-                                             "not-equivalent"),
-                       help="exit 1 when some metric is worse, is not "
-                            "better, (with --margin) is not shown "
-                            "non-inferior, changed detectably either way, or "
-                            "(with --equivalence) is not shown equivalent, to "
-                            "gate a CI job; stderr names the metrics")
-    ci = cmp.add_argument_group(
-        "history and CI: a run store, JUnit, GitHub")
-    ci.add_argument("--store", metavar="DB",
-                    help="a run store (an SQLite file, made if missing): "
-                         "given one run, compare it with the store's "
-                         "accepted baseline (the first run saved becomes "
-                         "it); given two or more, compare them as given; "
-                         "either way save them and the comparison "
-                         "('history --store DB' shows them)")
-    ci.add_argument("--accept", action="store_true",
-                    help="with --store: make the run just compared the "
-                         "accepted baseline")
-    ci.add_argument("--label", metavar="TEXT",
-                    help="with --store: the saved run's label (default: its "
-                         "file name; the commit and branch are kept from "
-                         "GITHUB_SHA, CI_COMMIT_SHA or git)")
-    ci.add_argument("--junit", metavar="FILE",
-                    help="write the verdicts as JUnit XML (a testcase per "
-                         "metric, a failure where --fail-on holds), as "
-                         "GitLab, Jenkins and Azure read test results")
-    _add_common(stats, output)
-    _add_verbose(output)
-    _add_quiet(output)
-    _add_jobs(stats, "index resampling (metrics with many distinct values)")
-    _add_reading(reading)
-    cmp.set_defaults(run=_run_compare)
+               "--format markdown"),
+    "plan": dict(
+        help="power, items needed and detectable gap of a paired binary "
+             "eval, before you build it",
+        description="Plan a paired comparison of two systems' accuracy: "
+                    "the discordant cells implied by the agreement between "
+                    "systems, the exact power of McNemar's test, the items "
+                    "needed for the target power, the smallest detectable "
+                    "gap, and what an unpaired design would need.",
+        epilog="Example: %(prog)s --acc-a 0.72 --acc-b 0.76 --corr 0.6 "
+               "--simulate"),
+    "rank": dict(
+        help="rank several systems: each mean with its CI, rank intervals "
+             "and the group not detectably worse than the best",
+        description="Rank two or more systems scored on the same items, "
+                    "from one joint paired bootstrap: each system's mean "
+                    "with its CI, its rank with a rank interval, and the "
+                    "top group (the systems not detectably worse than the "
+                    "best), never a strict order.",
+        epilog="Examples: %(prog)s a.jsonl b.jsonl c.jsonl --metric acc; "
+               "%(prog)s wide.csv --systems m1,m2,m3,m4 --pairs"),
+    "check": dict(
+        help="say what eval files hold and which commands answer what "
+             "they can answer",
+        description="Read each file or folder as compare would, and say "
+                    "what was read and how (format, task, items, the id "
+                    "field), each field with its type, range and missing "
+                    "values and what it looks like (a metric, a judge's "
+                    "scores, human labels, a cluster, a subset), how the "
+                    "inputs' ids join and whether they hold the same items, "
+                    "the problems seen, then the commands that answer what "
+                    "these files can answer, runnable as printed (--json: "
+                    "as argv lists, what each answers beside them).",
+        epilog="Examples: %(prog)s datasets/examples/base.jsonl "
+               "datasets/examples/cand.jsonl; %(prog)s out/ --json"),
+    "history": dict(
+        help="show a run store's saved runs against their baselines",
+        description="Show the runs that 'compare --store DB' saved, oldest "
+                    "first: each with its mean and interval, its paired "
+                    "difference from the baseline it was compared with "
+                    "(interval, p, verdict), which run is the accepted "
+                    "baseline, how many false alarms a gate run on every "
+                    "commit can be expected to raise, and how far the "
+                    "newest run has drifted from the accepted baseline.",
+        epilog="Examples: %(prog)s --store evals.db; %(prog)s --store "
+               "evals.db --metric acc --last 20 --format html > "
+               "history.html")}
+_COMMANDS = tuple(_COMMAND_TEXTS)        # in the order --help lists them
 
-
-def _reading_group(parser):
-    """Return the group of the options that say how to read a framework's
-    files (made where it is to show; _add_reading fills it)."""
-    return parser.add_argument_group(
-        "eval frameworks' own files",
-        "read as they come, a file or the directory a framework wrote; "
-        "the format is detected from the file's name and first bytes: "
-        + "; ".join(f"{name}: {text}" for name, text in _FORMATS.items()))
-
-
-def _add_reading(group):
-    """Add the options that say how to read a framework's files."""
-    group.add_argument("--from-format", choices=list(_FORMATS),
-                       metavar="NAME", help="read the runs as this format "
-                       "instead of detecting it: " + ", ".join(_FORMATS))
-    group.add_argument("--records", metavar="KEY",
-                       help="a JSON document's key holding the records "
-                            "(dots reach in: results.items)")
-    group.add_argument("--task", metavar="NAME",
-                       help="in a directory a framework wrote, the task "
-                            "to read, by its exact name (lm-eval's "
-                            "winogrande, a HELM run's directory name)")
-    group.add_argument("--filter", metavar="NAME",
-                       help="lm-eval: the filter to keep (strict-match); "
-                            "by default each filter is its own metric")
-    group.add_argument("--scorer", metavar="NAME",
-                       help="Inspect: the scorer to keep")
-    group.add_argument("--choice-scores", metavar="C=S,...",
-                       type=_choice_scores,
-                       help="OpenAI evals, model-graded: the score of each "
-                            "choice (Y=1,N=0)")
-    group.add_argument("--max-inflate", metavar="MB", type=_at_least(1),
-                       help="the megabytes a gzip stream or one member of "
-                            "an Inspect .eval archive may inflate to "
-                            f"(default {_INFLATE_LIMIT >> 20}: a guard "
-                            "against archive bombs; a Parquet file's "
-                            f"values a byte, {_PARQUET_PER_BYTE}, go in "
-                            "step)")
+_READING_GROUP = (
+    "reading", "eval frameworks' own files",
+    "read as they come, a file or the directory a framework wrote; the "
+    "format is detected from the file's name and first bytes: "
+    + "; ".join(f"{name}: {text}" for name, text in _FORMATS.items()))
+_GROUPS = {
+    "simulate": (("design", "the article's setting"),
+                 ("stats", "statistics: the coverage loop and its "
+                           "resamples"),
+                 ("cal", "calibration: intervals and tests over replays"),
+                 ("early", "stopping early: looking (peeking) while the "
+                           "eval runs"), ("output", "output")),
+    "compare": (("input", "input: what to read"),
+                ("what", "what to compare: metrics, clusters, subsets"),
+                ("stats", "statistics: how sure"),
+                ("judged", "judged evals: an LLM judge's scores corrected "
+                           "by human labels"),
+                ("early", "stopping early: looking (peeking) while the "
+                          "eval runs"),
+                ("many", "many runs and candidates: seeds, repeats, "
+                         "epochs, prompts"),
+                ("gates", "gates: non-inferiority, equivalence, exit 1 in "
+                          "CI"), _READING_GROUP, ("output", "output"),
+                ("ci", "history and CI: a run store, JUnit, GitHub")),
+    "plan": (("design", "the design: the systems and the items"),
+             ("input", "input: pilot results to plan from (plan --from)"),
+             _READING_GROUP, ("stats", "statistics: how sure"),
+             ("judged", "judged evals: human labels for an LLM judge's "
+                        "scores"),
+             ("many", "many runs: seeds, repeats, epochs"),
+             ("early", "stopping early: looking (peeking) while the eval "
+                       "runs"),
+             ("sim", "simulation: replay the design"), ("output", "output")),
+    "rank": (("input", "input: what to read"), ("what", "what to compare"),
+             ("stats", "statistics: how sure"),
+             ("judged", "pairwise preferences and judged verdicts "
+                        "(Bradley-Terry)"), _READING_GROUP,
+             ("output", "output")),
+    "check": (("input", "input: what to read"), _READING_GROUP,
+              ("output", "output")),
+    "history": (("input", "input: what to read"), ("output", "output"))}
 
 
 def _reading(args):
@@ -23913,162 +23596,6 @@ def _n_list(text):
     return values
 
 
-def _add_rank(commands):
-    """Add the rank command and its options to *commands*."""
-    rank = commands.add_parser(
-        "rank", help="rank several systems: each mean with its CI, rank "
-                     "intervals and the group not detectably worse than "
-                     "the best",
-        description="Rank two or more systems scored on the same items, "
-                    "from one joint paired bootstrap: each system's mean "
-                    "with its CI, its rank with a rank interval, and the "
-                    "top group (the systems not detectably worse than the "
-                    "best), never a strict order.",
-        epilog="Examples: %(prog)s a.jsonl b.jsonl c.jsonl --metric acc; "
-               "%(prog)s wide.csv --systems m1,m2,m3,m4 --pairs")
-    inp = rank.add_argument_group("input: what to read")
-    what = rank.add_argument_group("what to compare")
-    stats = rank.add_argument_group("statistics: how sure")
-    judged = rank.add_argument_group(
-        "pairwise preferences and judged verdicts (Bradley-Terry)")
-    reading = _reading_group(rank)
-    output = rank.add_argument_group("output")
-    inp.add_argument("runs", nargs="+", metavar="RUN",
-                     help="each system's per-item results (read as compare "
-                          "reads them), or one wide file with --systems")
-    inp.add_argument("--systems", type=_names_list, metavar="COL,COL,...",
-                     help="one wide file: the column of each system")
-    inp.add_argument("--names", type=_names_list, metavar="NAME,...",
-                     help="labels of the systems, in order (default: the "
-                          "file names or columns)")
-    inp.add_argument("--id", dest="id_col", metavar="FIELD",
-                     help="field naming the item (default: the first of "
-                          f"{', '.join(_ID_FIELDS)} every run has)")
-    what.add_argument("--metric", action="append", metavar="NAME",
-                      help="the metric to rank on (needed when the runs "
-                           "have several)")
-    what.add_argument("--lower-is-better", nargs="?", const=True,
-                      metavar="NAME",
-                      help="smaller values are better; NAME, as in "
-                           "compare, is the metric ranked on (default: as "
-                           "its name says, said in the report: latency, "
-                           "time, cost, loss, error, perplexity)")
-    what.add_argument("--higher-is-better", metavar="NAME",
-                      help="larger values are better although the metric's "
-                           "name says otherwise")
-    inp.add_argument("--allow-partial", action="store_true",
-                     help="rank on the ids every run has and say how many "
-                          "were left out, instead of failing")
-    inp.add_argument("--same-ids-different-items", action="store_true",
-                     dest="different_items",
-                     help="pair records by id even where the runs hold "
-                          "different items under it (as compare's)")
-    inp.add_argument("--same-metric-anyway", action="store_true",
-                     dest="same_metric",
-                     help="rank on a metric whose runs' settings say it was "
-                          "computed otherwise in some (as compare's)")
-    judged.add_argument("--human", metavar="FILE",
-                        help="preference files: a human's verdicts on some of "
-                             "the same battles (any preference format, joined "
-                             "on the item): the Bradley-Terry ratings "
-                             "corrected by them (prediction-powered, PPI++) "
-                             "beside the judge's")
-    stats.add_argument("--method", choices=_METHODS, default="auto",
-                       help="the means' intervals and the pairs' "
-                            "comparisons as in compare --method (default "
-                            "%(default)s); ranks and the top group come from "
-                            "the joint resamples (and exact pairwise tests) "
-                            "either way")
-    stats.add_argument("--alpha", type=_PROBABILITY, default=_ALPHA,
-                       help="level of the top group and of the pairwise "
-                            "tests (default %(default)s)")
-    stats.add_argument("--mid-p", action="store_true", dest="mid_p",
-                       help="judge --pairs' or --baseline's 0/1 pairs by "
-                            "McNemar's mid-p test and the mid-p interval "
-                            "dual to it, as compare --mid-p")
-    stats.add_argument("--adjust", choices=sorted(_ADJUSTMENTS),
-                       default="holm",
-                       help="how the p-values of --pairs or --baseline are "
-                            "adjusted across the pairs: holm (default), bh "
-                            "(Benjamini-Hochberg), by (Benjamini-Yekutieli) "
-                            "or none; the rank sets and the top group keep "
-                            "Holm's")
-    what.add_argument("--by", metavar="FIELD",
-                      help="also rank within each subset of items sharing "
-                           "this field's value (taken from the first run)")
-    stats.add_argument("--bayes", action="store_true",
-                       help="add each system's posterior probability of "
-                            "being the best and each pair's of one being "
-                            "better (the Bayesian bootstrap over items); the "
-                            "ranks and top group stay the tests'")
-    stats.add_argument("--marginal-ranks", action="store_true",
-                       help="show each rank's own interval instead of the "
-                            "joint rank sets (which hold for every system at "
-                            "once)")
-    stats.add_argument("--joint-intervals", action="store_true",
-                       help="make the means' (or ratings') intervals hold for "
-                            "every system at once, not each on its own "
-                            "(max-t over the joint bootstrap)")
-    judged.add_argument("--anchor", type=_anchor_spec, metavar="NAME=RATING",
-                        help="preference files: the Bradley-Terry rating of "
-                             "one system (default: the ratings average 1000)")
-    judged.add_argument("--ties", choices=("half", "davidson"),
-                        help="preference files: a tie as half a win for each "
-                             "side (half, the default, as Chatbot Arena "
-                             "counts it) or by Davidson's tie model")
-    what.add_argument("--pairs", action="store_true",
-                      help="also every pair's paired difference with its "
-                           "CI and Holm-adjusted p")
-    what.add_argument("--baseline", metavar="NAME",
-                      help="also each system against this one (a name of "
-                           "--names, a file or a column): paired difference, "
-                           "CI and p, Holm-adjusted across the candidates")
-    output.add_argument("--plot", metavar="FILE.svg",
-                        help="also draw a forest plot: a row per system, its "
-                             "mean and CI, the top group shaded, as SVG")
-    output.add_argument("--html", metavar="FILE.html",
-                        help="also write the report as one self-contained "
-                             "HTML page (--format html prints it)")
-    _add_common(stats, output)
-    _add_quiet(output)
-    _add_jobs(stats, "index resampling")
-    _add_reading(reading)
-    rank.set_defaults(run=_run_rank)
-
-
-def _add_check(commands):
-    """Add the check command (a doctor for eval files) and its options."""
-    check = commands.add_parser(
-        "check", help="say what eval files hold and which commands answer "
-                      "what they can answer",
-        description="Read each file or folder as compare would, and say "
-                    "what was read and how (format, task, items, the id "
-                    "field), each field with its type, range and missing "
-                    "values and what it looks like (a metric, a judge's "
-                    "scores, human labels, a cluster, a subset), how the "
-                    "inputs' ids join and whether they hold the same items, "
-                    "the problems seen, then the commands that answer what "
-                    "these files can answer, runnable as printed (--json: "
-                    "as argv lists, what each answers beside them).",
-        epilog="Examples: %(prog)s datasets/examples/base.jsonl "
-               "datasets/examples/cand.jsonl; %(prog)s out/ --json")
-    what = check.add_argument_group("input: what to read")
-    what.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
-                      help="per-item results, a folder a framework wrote, or "
-                           "a folder of such files and folders (read entry "
-                           "by entry)")
-    what.add_argument("--id", dest="id_col", metavar="FIELD",
-                      help="field naming the item (default: the first of "
-                           f"{', '.join(_ID_FIELDS)} present, else a field "
-                           f"named like one)")
-    reading = _reading_group(check)
-    output = check.add_argument_group("output")
-    _add_format(output)
-    _add_quiet(output)
-    _add_reading(reading)
-    check.set_defaults(run=_run_check)
-
-
 def _names_list(text):
     """argparse type of --systems and --names: comma-separated names."""
     names = [x.strip() for x in text.split(",")]
@@ -24078,191 +23605,12 @@ def _names_list(text):
     return names
 
 
-def _add_plan(commands):
-    """Add the plan command and its options to *commands*."""
-    plan = commands.add_parser(
-        "plan", help="power, items needed and detectable gap of a paired "
-                     "binary eval, before you build it",
-        description="Plan a paired comparison of two systems' accuracy: "
-                    "the discordant cells implied by the agreement between "
-                    "systems, the exact power of McNemar's test, the items "
-                    "needed for the target power, the smallest detectable "
-                    "gap, and what an unpaired design would need.",
-        epilog="Example: %(prog)s --acc-a 0.72 --acc-b 0.76 --corr 0.6 "
-               "--simulate")
-    design = plan.add_argument_group("the design: the systems and the items")
-    pilot = plan.add_argument_group(
-        "input: pilot results to plan from (plan --from)")
-    reading = _reading_group(plan)
-    stats = plan.add_argument_group("statistics: how sure")
-    judged = plan.add_argument_group(
-        "judged evals: human labels for an LLM judge's scores")
-    many = plan.add_argument_group(
-        "many runs: seeds, repeats, epochs")
-    early = plan.add_argument_group(
-        "stopping early: looking (peeking) while the eval runs")
-    sim = plan.add_argument_group("simulation: replay the design")
-    output = plan.add_argument_group("output")
-    design.add_argument("--acc-a", type=_PROBABILITY,
-                        help=f"accuracy of system A (default {ACC_A})")
-    design.add_argument("--acc-b", type=_PROBABILITY,
-                        help=f"accuracy of system B (default {ACC_B}, or "
-                             f"acc-a + gap)")
-    design.add_argument("--gap", action="append", type=_gap_spec,
-                        metavar="[NAME=]G",
-                        help="B's accuracy minus A's, instead of --acc-b; "
-                             "with --from, the gap to size for: G for the "
-                             "0/1 metrics, NAME=G for one metric in its "
-                             "units (repeatable)")
-    agree = design.add_mutually_exclusive_group()
-    agree.add_argument("--corr", type=_CORRELATION,
-                        help=f"the article's latent correlation (default "
-                             f"{CORR})")
-    agree.add_argument("--discordance", type=_PROBABILITY,
-                        help="share of items where exactly one system is "
-                             "right, instead of --corr")
-    pilot.add_argument("--from", dest="pilot", nargs="+",
-                       metavar="FILE", help="pilot results (BASELINE "
-                       "[CANDIDATE], read as compare reads them): estimate "
-                       "the agreement from them and plan for the observed "
-                       "gap, or for --gap")
-    judged.add_argument("--human", action="append", metavar="FIELD|FILE",
-                        help="with --from A B: the pilot's human scores, as "
-                             "compare --human reads them: how the judge-"
-                             "corrected gap's interval and power grow with "
-                             "more labels, and the labels --gap or --width "
-                             "needs")
-    judged.add_argument("--human-field", metavar="NAME",
-                        help="with --human FILE: its field of human scores")
-    judged.add_argument("--judge-map", type=_judge_map_spec,
-                        metavar=">=T|LO,HI",
-                        help="with --human: the judge's scores onto the "
-                             "humans' scale, as in compare")
-    judged.add_argument("--scale", type=_bounds_spec, metavar="LO,HI",
-                        help="with --human: the scale the judge and the "
-                             "humans both score on, as in compare")
-    judged.add_argument("--width", type=_bounded(float, 0, None), metavar="W",
-                        help="with --human: the labels for a CI of +-W on "
-                             "the gap (0.02 for +-2 pts)")
-    many.add_argument("--runs", action="store_true",
-                      help="with --from A B: each is several runs of one "
-                           "system, as compare --runs reads them: the "
-                           "run-to-run spread and the runs of each that "
-                           "tell the gap (or --gap) from it")
-    judged.add_argument("--strata", metavar="FIELD",
-                        help="with --human: the pilot's labels were drawn "
-                             "at a rate per value of this field (as compare "
-                             "--strata)")
-    judged.add_argument("--budget", type=int, metavar="K",
-                        help="with --human: where K more labels should go "
-                             "(Neyman's allocation by stratum with --strata, "
-                             "else uniform), the CI width that predicts, and "
-                             "the items to label next")
-    judged.add_argument("--label-next", metavar="FILE.csv",
-                        help="with --budget: write the items to label next "
-                             "(id, stratum) to this CSV file")
-    judged.add_argument("--pick-labels", type=int, metavar="N",
-                        help="with --from RUN: print N of its item ids drawn "
-                             "at random (--seed), one per line: the items to "
-                             "give human labels, as compare --human assumes")
-    pilot.add_argument("--id", dest="id_col", metavar="FIELD",
-                       help="with --from: field naming the item")
-    pilot.add_argument("--same-ids-different-items", action="store_true",
-                       dest="different_items",
-                       help="with --from: pair records by id even where the "
-                            "runs hold different items under it (as "
-                            "compare's)")
-    pilot.add_argument("--a-col",
-                       help="with --from and one file: baseline's column")
-    pilot.add_argument("--b-col",
-                       help="with --from and one file: candidate's column")
-    pilot.add_argument("--cluster", metavar="FIELD",
-                       help="with --from: items sharing this field's value "
-                            "are sized by the clustered standard error")
-    pilot.add_argument("--metric", action="append", metavar="NAME",
-                       help="with --from: the metric(s) to plan for")
-    stats.add_argument("--alpha", type=_PROBABILITY, default=_ALPHA,
-                       help="two-sided significance level (default "
-                            "%(default)s)")
-    stats.add_argument("--power", type=_PROBABILITY, default=_POWER,
-                       help="target power (default %(default)s)")
-    many.add_argument("--repeats", type=_at_least(1), metavar="K",
-                      help="samples per item averaged into its score: show "
-                           "items needed for 1..K repeats (needs "
-                           "--within-var)")
-    many.add_argument("--within-var", type=_bounded(float, 0, None,
-                                                    lo_open=False),
-                      help="variance of an item's paired difference between "
-                           "repeated samples of the same item; with --from "
-                           "and several rows per item it is estimated")
-    stats.add_argument("--confidence", type=_PROBABILITY,
-                       help="confidence of the paired interval whose expected "
-                            f"half-width the table shows (default "
-                            f"{CONFIDENCE})")
-    design.add_argument("--n-items", type=_n_list, metavar="N,N,...",
-                        help="item counts for the power table (default: a "
-                             "range around the answer)")
-    early.add_argument("--sequential", action="store_true",
-                       help="also simulate compare --sequential on the "
-                            "design, looked at after every item: the "
-                            "stopping item's median and 90th percentile "
-                            "against the fixed-sample items needed "
-                            "(--replays, --seed)")
-    sim.add_argument("--simulate", action="store_true",
-                     help="also replay the article's simulator at the "
-                          "planned n (needs --corr) and report how often "
-                          "McNemar rejected")
-    sim.add_argument("--replays", type=_at_least(1),
-                     help=f"replays for --simulate (default {REPLAYS})")
-    sim.add_argument("--seed", type=int,
-                     help=f"seed for --simulate (default {SEED})")
-    _add_format(output)
-    output.add_argument("--plot", metavar="FILE.svg",
-                        help="also draw the exact power against items, the "
-                             "target and the answer marked, as SVG")
-    output.add_argument("--html", metavar="FILE.html",
-                        help="also write the report as one self-contained "
-                             "HTML page (--format html prints it)")
-    _add_quiet(output)
-    _add_reading(reading)
-    plan.set_defaults(run=_run_plan)
-
-
-def _add_history(commands):
-    """Add the history command (a run store's saved runs) and its
-    options."""
-    history = commands.add_parser(
-        "history", help="show a run store's saved runs against their "
-                        "baselines",
-        description="Show the runs that 'compare --store DB' saved, oldest "
-                    "first: each with its mean and interval, its paired "
-                    "difference from the baseline it was compared with "
-                    "(interval, p, verdict), which run is the accepted "
-                    "baseline, how many false alarms a gate run on every "
-                    "commit can be expected to raise, and how far the "
-                    "newest run has drifted from the accepted baseline.",
-        epilog="Examples: %(prog)s --store evals.db; %(prog)s --store "
-               "evals.db --metric acc --last 20 --format html > history.html")
-    what = history.add_argument_group("input: what to read")
-    output = history.add_argument_group("output")
-    what.add_argument("--store", metavar="DB", required=True,
-                      help="the run store compare --store wrote")
-    what.add_argument("--metric", action="append", metavar="NAME",
-                      help="one metric's history (default: every metric "
-                           "compared)")
-    what.add_argument("--last", type=_at_least(1), metavar="N",
-                      help="the newest N runs only")
-    _add_format(output)
-    history.set_defaults(run=_run_history)
-
-
 def _history_options(args):
     """Return history's _Options."""
     if args.metric and len(args.metric) > 1:
         raise EvalDeltaError("history shows one metric, or every one: give "
                              "--metric once")
-    return _Options(store=args.store, metric=tuple(args.metric or ()),
-                    last=args.last)
+    return _Options(**_settled(args))
 
 
 def _run_history(options):
@@ -24507,10 +23855,6 @@ def _options(args):
 def _simulate_options(args):
     """Return simulate's _Options: the article's run, a calibration
     (--intervals, --differences), --by-counts or --peeking."""
-    common = dict(n_items=args.n_items, replays=args.replays,
-                  resamples=args.resamples, seed=args.seed,
-                  confidence=args.confidence, jobs=args.jobs,
-                  quiet=args.quiet)
     if args.differences:
         for name in ("corr", "acc_a", "acc_b", "intervals", "out"):
             if getattr(args, name) is not None:
@@ -24525,18 +23869,15 @@ def _simulate_options(args):
             raise EvalDeltaError("--differences calibrates over the "
                                  "replays; give --replays of at least 1")
         _check_resamples(args.resamples, args.confidence)
-        return _Options(**common, differences=args.differences,
-                        gap=args.gap or 0.0, csv=None)
+        return _Options(**_settled(args, gap=args.gap or 0.0, csv=None))
     if args.gap is not None:
         raise EvalDeltaError("--gap goes with --differences (the binary "
                              "design's gap is --acc-b minus --acc-a)")
-    design = dict(corr=CORR if args.corr is None else args.corr,
-                  acc_a=ACC_A if args.acc_a is None else args.acc_a,
-                  acc_b=ACC_B if args.acc_b is None else args.acc_b)
+    settled = _settled(args)
     if args.peeking:
         for flag, given in (("--intervals", args.intervals),
                             ("--out", args.out),
-                            ("--acc-b", design["acc_b"] != ACC_B),
+                            ("--acc-b", settled["acc_b"] != ACC_B),
                             ("--by-counts", args.by_counts)):
             if given:
                 raise EvalDeltaError(f"--peeking does not go with {flag}: "
@@ -24546,7 +23887,7 @@ def _simulate_options(args):
         if not args.replays:
             raise EvalDeltaError("--peeking counts over the replays; give "
                                  "--replays of at least 1")
-        return _Options(**common, **design, peeking=True, csv=None)
+        return _Options(**settled, csv=None)
     if args.intervals and not args.replays:
         raise EvalDeltaError("--intervals calibrates over the replays; give "
                              "--replays of at least 1")
@@ -24558,9 +23899,7 @@ def _simulate_options(args):
         raise EvalDeltaError("--intervals calibrates resampled intervals "
                              "item by item; --by-counts replays only the "
                              "paired percentile interval")
-    options = _Options(**common, **design,
-                       intervals=tuple(args.intervals or ()),
-                       by_counts=args.by_counts)
+    options = _Options(**settled)
     if args.no_csv or args.out:
         return options._replace(csv=args.out)
     path = _csv_path(options)
@@ -24710,15 +24049,7 @@ def _compare_options(args):
                                  f"give it once for every run, or once per "
                                  f"run in their order")
     else:
-        for flag, given in (("--human-field", args.human_field),
-                            ("--judge-map", args.judge_map),
-                            ("--scale", args.scale),
-                            ("--judge-covariate", args.judge_covariate),
-                            ("--family", args.family),
-                            ("--judge-rerun", args.judge_rerun),
-                            ("--strata", args.strata)):
-            if given is not None:
-                raise EvalDeltaError(f"{flag} goes with --human")
+        _refuse_alone(args, "--human")
     if args.fail_on == "not-equivalent" and not args.equivalence:
         raise EvalDeltaError("--fail-on not-equivalent needs --equivalence: "
                              "equivalence is judged against a margin")
@@ -24736,39 +24067,15 @@ def _compare_options(args):
             raise EvalDeltaError("--accept makes one run the accepted "
                                  "baseline: give one candidate")
     else:
-        for flag, given in (("--accept", args.accept),
-                            ("--label", args.label)):
-            if given:
-                raise EvalDeltaError(f"{flag} goes with --store DB")
+        _refuse_alone(args, "--store DB")
     if args.junit:
         _check_output("--junit", args.junit)
     if args.store and not os.path.exists(args.store):
         _check_output("--store", args.store)
     _check_resamples(args.resamples, args.confidence)
-    return _Options(
-        store=args.store, accept=args.accept, label=args.label,
-        junit=args.junit,
-        runs=(args.baseline, *args.candidates), id_col=args.id_col,
-        names=tuple(args.names or ()),
-        a_col=args.a_col, b_col=args.b_col, metric=tuple(args.metric or ()),
-        stat=tuple(stats), metric_type=tuple(args.metric_type),
-        lower_is_better=tuple(args.lower_is_better),
-        higher_is_better=tuple(args.higher_is_better), cluster=args.cluster,
-        by=args.by, macro=args.macro, allow_partial=args.allow_partial,
-        different_items=args.different_items, strata=args.strata,
-        same_metric=args.same_metric, bayes=args.bayes, mid_p=args.mid_p,
-        reading=_reading(args), resamples=args.resamples,
-        confidence=args.confidence, interval=args.interval,
-        method=args.method, seed=args.seed, jobs=args.jobs, alpha=args.alpha,
-        adjust=args.adjust, margin=tuple(args.margin or ()),
-        equivalence=tuple(args.equivalence or ()),
-        sequential=args.sequential, order=args.order, bounds=args.bounds,
-        fail_on=args.fail_on, human=tuple(args.human),
-        human_field=args.human_field, judge_map=args.judge_map,
-        scale=args.scale, judge_covariate=args.judge_covariate,
-        family=args.family, judge_rerun=args.judge_rerun, plot=args.plot,
-        verbose=args.verbose,
-        group_runs=args.runs or args.prompts, crossed=args.prompts)
+    return _Options(**_settled(
+        args, runs=(args.baseline, *args.candidates), stat=tuple(stats),
+        group_runs=args.runs or args.prompts))
 
 
 def _rank_options(args):
@@ -24783,21 +24090,7 @@ def _rank_options(args):
     _check_resamples(args.resamples, args.confidence)
     lower = () if args.lower_is_better is None else (
         None if args.lower_is_better is True else args.lower_is_better,)
-    return _Options(
-        runs=tuple(args.runs), systems=tuple(args.systems or ()),
-        names=tuple(args.names or ()), id_col=args.id_col,
-        metric=tuple(args.metric or ()), lower_is_better=lower,
-        higher_is_better=(() if args.higher_is_better is None
-                          else (args.higher_is_better,)),
-        allow_partial=args.allow_partial, by=args.by,
-        different_items=args.different_items, same_metric=args.same_metric,
-        reading=_reading(args), resamples=args.resamples,
-        confidence=args.confidence, method=args.method, seed=args.seed,
-        jobs=args.jobs, alpha=args.alpha, adjust=args.adjust,
-        pairs=args.pairs, against=args.baseline, marginal_ranks=args.marginal_ranks,
-        joint_intervals=args.joint_intervals, anchor=args.anchor,
-        ties=args.ties, plot=args.plot, bayes=args.bayes, mid_p=args.mid_p,
-        human=(args.human,) if args.human else ())
+    return _Options(**_settled(args, lower_is_better=lower))
 
 
 # Options of plan that only --from uses, and options it cannot use.
@@ -24811,15 +24104,14 @@ _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
 
 def _check_options(args):
     """Return check's _Options: the paths and how to read them."""
-    return _Options(runs=tuple(args.paths), id_col=args.id_col,
-                    reading=_reading(args), quiet=args.quiet)
+    return _Options(**_settled(args))
 
 
 def _flag(name):
     """Return the command-line flag of an argparse destination (id_col is
-    --id)."""
-    return "--" + {"id_col": "id", "pilot": "from"}.get(name, name).replace(
-        "_", "-")
+    --id), as _OPTIONS declares it."""
+    return next(row.flag for row in _OPTIONS
+                if row.dest == name and row.flag.startswith("--"))
 
 
 def _plan_options(args):
@@ -24879,36 +24171,11 @@ def _plan_options(args):
             if getattr(args, name) is not None:
                 raise EvalDeltaError(f"{_flag(name)} goes with --simulate "
                                      f"or --sequential")
-    options = _Options(
-        runs=tuple(args.pilot or ()), id_col=args.id_col, a_col=args.a_col,
-        b_col=args.b_col, cluster=args.cluster,
-        different_items=args.different_items,
-        metric=tuple(args.metric or ()), reading=_reading(args),
-        alpha=args.alpha, power=args.power, repeats=args.repeats,
-        within_var=args.within_var, sequential=args.sequential,
-        simulate=args.simulate, n_items=args.n_items, corr=args.corr,
-        discordance=args.discordance, gap=_bare_gap(args),
-        gaps=tuple(spec for spec in args.gap or () if spec[0]),
-        acc_a=ACC_A if args.acc_a is None else args.acc_a,
-        confidence=CONFIDENCE if args.confidence is None
-        else args.confidence,
-        replays=REPLAYS if args.replays is None else args.replays,
-        seed=SEED if args.seed is None else args.seed, plot=args.plot,
-        quiet=args.quiet, pick_labels=args.pick_labels,
-        human=tuple(args.human or ()), human_field=args.human_field,
-        judge_map=args.judge_map, scale=args.scale, width=args.width,
-        group_runs=args.runs, strata=args.strata, budget=args.budget,
-        label_next=args.label_next)
+    options = _Options(**_settled(
+        args, n_items=args.n_items, corr=args.corr, gap=_bare_gap(args),
+        gaps=tuple(spec for spec in args.gap or () if spec[0])))
     if not args.human:
-        for flag, given in (("--human-field", args.human_field),
-                            ("--judge-map", args.judge_map),
-                            ("--scale", args.scale),
-                            ("--width", args.width),
-                            ("--strata", args.strata),
-                            ("--budget", args.budget),
-                            ("--label-next", args.label_next)):
-            if given is not None:
-                raise EvalDeltaError(f"{flag} goes with --human")
+        _refuse_alone(args, "--human")
     if args.pilot:
         return options
     if options.gaps:
@@ -25009,6 +24276,676 @@ def _anchor_spec(text):
             f"expected NAME=RATING (a system and a finite number), not "
             f"{text!r}")
     return name, rating
+
+
+# One table of options.  Each row of _OPTIONS is one option, declared once
+# whichever commands have it (bottle.py's list of opt(...)): its flag, its
+# commands, its help group (a key of _GROUPS), the _Options field it fills
+# and argparse's keywords, a {command: value} where a command's differs;
+# where it must go with another option, that one (*needs*).  A row's
+# default is its field's (_Options._field_defaults), unless it says one or
+# names the commands where argparse's default is None (*unset*: to tell an
+# option given from one not).  _build_parser makes every command's parser
+# from it, _settled fills _Options by field name from it, and the library
+# checks its keywords by it (_library_value).
+
+class _Opt(NamedTuple):
+    """A row of _OPTIONS: one option of the command line."""
+    flag: str          # "--alpha", or a positional's name
+    commands: tuple    # the commands that have it
+    group: object      # its help group's key in _GROUPS, or {command: key}
+    field: object      # the _Options field it fills; None: none, or one
+                       # its command settles by hand
+    unset: object      # the commands (True: all) where argparse's default
+                       # is None, to tell whether it was given
+    either: object     # a set of options of which one may be given
+    needs: object      # the option it goes with ("--human"), refused
+                       # without it (_refuse_alone)
+    keywords: dict     # argparse's, each a value or {command: value}
+                       # (a key None: the other commands' value)
+
+    def get(self, command, key):
+        """Return the row's *key* (an argparse keyword, group or either)
+        for *command*; None where it has none."""
+        value = self.keywords.get(key, getattr(self, key, None))
+        if isinstance(value, dict):              # None: the others' value
+            return value.get(command, value.get(None))
+        return value
+
+    def arguments(self, command):
+        """Return add_argument's keywords for *command*: the row's, and
+        its default, which is its field's where the row says none and is
+        not *unset* there (a list to add to for action append)."""
+        keywords = {key: self.get(command, key) for key in self.keywords}
+        keywords = {k: v for k, v in keywords.items() if v is not None}
+        if callable(keywords.get("default")):       # --jobs: the machine's
+            keywords["default"] = keywords["default"]()
+        elif (self.field and self.flag.startswith("--")
+              and "default" not in keywords
+              and not (self.unset is True or command in self.unset)):
+            default = _Options._field_defaults[self.field]
+            if keywords.get("action") == "append":
+                default = list(default) if isinstance(default,
+                                                      tuple) else None
+            keywords["default"] = default
+        return keywords
+
+    @property
+    def dest(self):
+        """The name argparse stores the option under."""
+        return self.keywords.get("dest") or self.flag.lstrip("-").replace(
+            "-", "_")
+
+
+def _opt(flag, commands, group, *, field=..., unset=(), either=None,
+         needs=None, **keywords):
+    """Return an _Opt of *commands* (names separated by spaces) that fills
+    *field* (by default its dest)."""
+    row = _Opt(flag=flag, commands=tuple(commands.split()), group=group,
+               field=field, unset=unset, either=either, needs=needs,
+               keywords=keywords)
+    return row._replace(field=row.dest) if field is ... else row
+
+
+_NUMBERS = "compare rank plan"      # commands that test and size
+_READS = "compare rank plan check"  # commands that read eval files
+_PRINTS = "simulate compare rank plan check history"
+
+
+def _jobs_help(work):
+    """Return --jobs's help: *work* the work processes may share."""
+    return (f"processes for {work}: 1 does all the work here, 2 adds a "
+            f"helper process; the numbers are identical (default "
+            f"%(default)s here)")
+
+
+_OPTIONS = (
+    # input: what to read
+    _opt("baseline", "compare", "input", field=None,
+         help="per-item results of the baseline (A): CSV, TSV, JSONL or a "
+              "JSON array, optionally .gz; alone, a wide file with both "
+              "systems' columns"),
+    _opt("candidates", "compare", "input", field=None, nargs="*",
+         metavar="CANDIDATE",
+         help="per-item results of the candidate (B), joined to the "
+              "baseline's on the id field; several candidates are each "
+              "compared with the baseline, Holm-adjusted across candidates "
+              "x metrics"),
+    _opt("runs", "rank", "input", nargs="+", metavar="RUN",
+         help="each system's per-item results (read as compare reads "
+              "them), or one wide file with --systems"),
+    _opt("paths", "check", "input", field="runs", nargs="+",
+         metavar="FILE_OR_DIR",
+         help="per-item results, a folder a framework wrote, or a folder "
+              "of such files and folders (read entry by entry)"),
+    _opt("--from", "plan", "input", field="runs", dest="pilot", nargs="+",
+         metavar="FILE",
+         help="pilot results (BASELINE [CANDIDATE], read as compare reads "
+              "them): estimate the agreement from them and plan for the "
+              "observed gap, or for --gap"),
+    _opt("--systems", "rank", "input", type=_names_list,
+         metavar="COL,COL,...", help="one wide file: the column of each "
+                                     "system"),
+    _opt("--id", _READS, "input", dest="id_col", metavar="FIELD", help={
+             "compare": f"field naming the item (default: the first of "
+                        f"{', '.join(_ID_FIELDS)} present)",
+             "rank": f"field naming the item (default: the first of "
+                     f"{', '.join(_ID_FIELDS)} every run has)",
+             "plan": "with --from: field naming the item",
+             "check": f"field naming the item (default: the first of "
+                      f"{', '.join(_ID_FIELDS)} present, else a field "
+                      f"named like one)"}),
+    _opt("--names", "compare rank", "input", type=_names_list,
+         metavar="NAME,...", help={
+             "compare": "labels of the baseline and each candidate (of "
+                        "--a-col and --b-col, for one file), in order "
+                        "(default: what tells the paths apart)",
+             "rank": "labels of the systems, in order (default: the file "
+                     "names or columns)"}),
+    _opt("--a-col", "compare plan", "input",
+         help={"compare": f"one-file mode: column of the baseline's score "
+                          f"(default {CSV_HEADER[1]})",
+               "plan": "with --from and one file: baseline's column"}),
+    _opt("--b-col", "compare plan", "input",
+         help={"compare": f"one-file mode: column of the candidate's score "
+                          f"(default {CSV_HEADER[2]})",
+               "plan": "with --from and one file: candidate's column"}),
+    _opt("--allow-partial", "compare rank", "input", action="store_true",
+         help={"compare": "compare the ids both runs have and report how "
+                          "many were left out, instead of failing",
+               "rank": "rank on the ids every run has and say how many "
+                       "were left out, instead of failing"}),
+    _opt("--same-ids-different-items", "compare rank plan", "input",
+         action="store_true", dest="different_items", help={
+             "compare": "pair records by id even where the runs' files "
+                        "hold different items under it (a question's "
+                        "text, a document's hash): the same items "
+                        "translated or reworded; without it such runs are "
+                        "refused",
+             "rank": "pair records by id even where the runs hold "
+                     "different items under it (as compare's)",
+             "plan": "with --from: pair records by id even where the runs "
+                     "hold different items under it (as compare's)"}),
+    _opt("--same-metric-anyway", "compare rank", "input",
+         action="store_true", dest="same_metric", help={
+             "compare": "judge a metric whose runs' settings say it was "
+                        "computed otherwise in each (lighteval's "
+                        "pass@1:4_samples from 1 prediction per item in "
+                        "one and 8 in the other, an Inspect scorer's "
+                        "options); without it such a metric is left out "
+                        "and said",
+             "rank": "rank on a metric whose runs' settings say it was "
+                     "computed otherwise in some (as compare's)"}),
+    _opt("--store", "compare history", {"compare": "ci",
+                                        "history": "input"},
+         metavar="DB", required={"history": True}, help={
+             "compare": "a run store (an SQLite file, made if missing): "
+                        "given one run, compare it with the store's "
+                        "accepted baseline (the first run saved becomes "
+                        "it); given two or more, compare them as given; "
+                        "either way save them and the comparison "
+                        "('history --store DB' shows them)",
+             "history": "the run store compare --store wrote"}),
+    # what to compare
+    _opt("--metric", "compare rank plan history",
+         {"plan": "input", "history": "input", None: "what"},
+         unset=("plan",), action="append",
+         metavar="NAME", help={
+             "compare": "metric field to compare, dots for nested JSON "
+                        "(metrics.acc); repeat for several (default: every "
+                        "numeric field both runs have)",
+             "rank": "the metric to rank on (needed when the runs have "
+                     "several)",
+             "plan": "with --from: the metric(s) to plan for",
+             "history": "one metric's history (default: every metric "
+                        "compared)"}),
+    _opt("--last", "history", "input", type=_at_least(1), metavar="N",
+         help="the newest N runs only"),
+    _opt("--stat", "compare", "what", action="append",
+         metavar="NAME=STAT(FIELD,...)",
+         help="a corpus statistic, not a mean: f1, precision, recall or "
+              "mcc of (gold,pred) fields or of one field of [gold, pred] "
+              "pairs (lm-eval's f1 and mcc; 0/1 labels give class 1's, "
+              "others the macro average; mcc is scikit-learn's); "
+              "ratio(num,den), sum over sum; pass@K(field) or "
+              "pass^K(field) from each item's 0/1 samples (its records "
+              "sharing an id). Paired bootstrap and approximate "
+              "randomization test; repeatable. E.g. --stat "
+              "f1(label,prediction) --stat tokens=ratio(right,total) "
+              "--stat pass@5(passed)"),
+    _opt("--metric-type", "compare", "what", action="append",
+         metavar="NAME=TYPE", type=_metric_type,
+         help="force a metric binary or continuous (default: binary when "
+              "every value is 0 or 1)"),
+    _opt("--lower-is-better", "compare rank", "what", unset=("rank",),
+         action={"compare": "append"}, nargs={"rank": "?"},
+         const={"rank": True}, metavar="NAME", help={
+             "compare": "a metric where smaller is better; repeatable "
+                        "(default: metrics named for a latency, time, "
+                        "duration, cost, loss, error or perplexity, said "
+                        "in the report)",
+             "rank": "smaller values are better; NAME, as in compare, is "
+                     "the metric ranked on (default: as its name says, "
+                     "said in the report: latency, time, cost, loss, "
+                     "error, perplexity)"}),
+    _opt("--higher-is-better", "compare rank", "what",
+         action={"compare": "append"}, metavar="NAME", help={
+             "compare": "a metric where larger is better although its "
+                        "name says otherwise; repeatable",
+             "rank": "larger values are better although the metric's "
+                     "name says otherwise"}),
+    _opt("--cluster", "compare plan", {"compare": "what", "plan": "input"},
+         metavar="FIELD", help={
+             "compare": "items sharing this field's value (questions on "
+                        "one passage, samples of one prompt) are resampled "
+                        "and sign-flipped together",
+             "plan": "with --from: items sharing this field's value are "
+                     "sized by the clustered standard error"}),
+    _opt("--by", "compare rank", "what", metavar="FIELD", help={
+        "compare": "also compare within each subset of items that share "
+                   "this field's value (an MMLU subject): a row per "
+                   "subset and metric, Holm across all of them; the "
+                   "overall result pools every item",
+        "rank": "also rank within each subset of items sharing this "
+                "field's value (taken from the first run)"}),
+    _opt("--macro", "compare", "what", action="store_true",
+         help="with --by: the overall result is the macro average, the "
+              "unweighted mean of subset means (MMLU's headline), with a "
+              "stratified bootstrap interval and a stratified sign-flip "
+              "test"),
+    _opt("--pairs", "rank", "what", action="store_true",
+         help="also every pair's paired difference with its CI and "
+              "Holm-adjusted p"),
+    _opt("--baseline", "rank", "what", field="against", metavar="NAME",
+         help="also each system against this one (a name of --names, a "
+              "file or a column): paired difference, CI and p, "
+              "Holm-adjusted across the candidates"),
+    # the simulated or planned design
+    _opt("--intervals", "simulate", "cal", unset=True, type=_interval_list,
+         metavar="NAMES",
+         help="calibrate intervals instead of the coverage lines: a comma "
+              "list of percentile, bca, score; each one's coverage and "
+              "rate of excluding zero over the replays, and McNemar's "
+              "rejection rate (e.g. --intervals percentile,bca,score)"),
+    _opt("--differences", "simulate", "cal", choices=_SHAPES,
+         help="calibrate the continuous paired intervals instead of the "
+              "binary article: per-item differences of sd 1 and this "
+              "shape (lognormal is right-skewed, lognormal-left its "
+              "mirror) and mean --gap; over the replays, how often each "
+              "interval, by saddlepoint and by resampling, percentile and "
+              "BCa, covers the gap and excludes zero, and how often each "
+              "sign-flip test rejects; no CSV"),
+    _opt("--acc-a", "simulate plan", "design", unset=True, type=_PROBABILITY,
+         help={
+             "simulate": f"true accuracy of system A, in (0, 1) (default "
+                         f"{ACC_A})",
+             "plan": f"accuracy of system A (default {ACC_A})"}),
+    _opt("--acc-b", "simulate plan", "design", unset=True, type=_PROBABILITY,
+         help={
+             "simulate": f"true accuracy of system B, in (0, 1) (default "
+                         f"{ACC_B})",
+             "plan": f"accuracy of system B (default {ACC_B}, or acc-a + "
+                     f"gap)"}),
+    _opt("--gap", "simulate plan", {"simulate": "cal", "plan": "design"},
+         action={"plan": "append"}, metavar={"plan": "[NAME=]G"},
+         type={"simulate": _bounded(float, -math.inf, None),
+               "plan": _gap_spec}, help={
+             "simulate": "the true mean difference of --differences, in "
+                         "sds (default 0: excluding zero is then a false "
+                         "positive)",
+             "plan": "B's accuracy minus A's, instead of --acc-b; with "
+                     "--from, the gap to size for: G for the 0/1 metrics, "
+                     "NAME=G for one metric in its units (repeatable)"}),
+    _opt("--corr", "simulate plan", "design", unset=True,
+         either={"plan": "agreement"}, type=_CORRELATION, help={
+             "simulate": f"loading of the shared latent difficulty, in "
+                         f"[0, 1) (default {CORR})",
+             "plan": f"the article's latent correlation (default {CORR})"}),
+    _opt("--discordance", "plan", "design", either="agreement",
+         type=_PROBABILITY, help="share of items where exactly one system "
+                                 "is right, instead of --corr"),
+    _opt("--n-items", "simulate plan", "design", unset=("plan",),
+         type={"simulate": _at_least(1), "plan": _n_list},
+         metavar={"plan": "N,N,..."}, help={
+             "simulate": "items in the eval set (default %(default)s)",
+             "plan": "item counts for the power table (default: a range "
+                     "around the answer)"}),
+    # statistics: how sure
+    _opt("--bayes", "compare rank", "stats", action="store_true", help={
+        "compare": "add each metric's posterior: the probability that the "
+                   "candidate is better and a credible interval of the gap "
+                   "(0/1 scores: Jeffreys' prior on the four (A, B) cells, "
+                   "exact; others: the Bayesian bootstrap); the verdict "
+                   "stays the test's",
+        "rank": "add each system's posterior probability of being the best "
+                "and each pair's of one being better (the Bayesian "
+                "bootstrap over items); the ranks and top group stay the "
+                "tests'"}),
+    _opt("--interval", "compare", "stats", choices=("percentile", "bca"),
+         help="bootstrap interval of the means and the paired difference: "
+              "percentile (the article's) or bca, bias-corrected and "
+              "accelerated (default %(default)s)"),
+    _opt("--method", "compare rank", "stats", choices=_METHODS, help={
+        "compare": f"saddlepoint: each interval as infinitely many "
+                   f"resamples would give it (the ideal bootstrap), "
+                   f"computed, not resampled, and the sign-flip p past 20 "
+                   f"nonzero differences by Robinson's saddlepoint; "
+                   f"resample: --resamples draws; auto (default): the "
+                   f"saddlepoint for continuous metrics of "
+                   f"{_SADDLE_LEAST} unclustered items or more, "
+                   f"resampling otherwise",
+        "rank": "the means' intervals and the pairs' comparisons as in "
+                "compare --method (default %(default)s); ranks and the top "
+                "group come from the joint resamples (and exact pairwise "
+                "tests) either way"}),
+    _opt("--alpha", _NUMBERS, "stats", type=_PROBABILITY, help={
+        "compare": "significance level after the adjustment (--adjust; "
+                   "default %(default)s)",
+        "rank": "level of the top group and of the pairwise tests "
+                "(default %(default)s)",
+        "plan": "two-sided significance level (default %(default)s)"}),
+    _opt("--power", "plan", "stats", type=_PROBABILITY,
+         help="target power (default %(default)s)"),
+    _opt("--mid-p", "compare rank", "stats", action="store_true", help={
+        "compare": "judge 0/1 metrics by McNemar's mid-p test and the "
+                   "mid-p form of the interval dual to it (Fay and Lumbard "
+                   "2021): narrower, but its coverage is about, not at "
+                   "least, the level",
+        "rank": "judge --pairs' or --baseline's 0/1 pairs by McNemar's "
+                "mid-p test and the mid-p interval dual to it, as compare "
+                "--mid-p"}),
+    _opt("--adjust", "compare rank", "stats", choices=sorted(_ADJUSTMENTS),
+         help={"compare": "how the p-values are adjusted across metrics x "
+                          "subsets x candidates: holm (default; the chance "
+                          "of any wrong call), bh (Benjamini-Hochberg's "
+                          "false discovery rate), by (Benjamini-Yekutieli's, "
+                          "for any dependence) or none",
+               "rank": "how the p-values of --pairs or --baseline are "
+                       "adjusted across the pairs: holm (default), bh "
+                       "(Benjamini-Hochberg), by (Benjamini-Yekutieli) or "
+                       "none; the rank sets and the top group keep "
+                       "Holm's"}),
+    _opt("--marginal-ranks", "rank", "stats", action="store_true",
+         help="show each rank's own interval instead of the joint rank "
+              "sets (which hold for every system at once)"),
+    _opt("--joint-intervals", "rank", "stats", action="store_true",
+         help="make the means' (or ratings') intervals hold for every "
+              "system at once, not each on its own (max-t over the joint "
+              "bootstrap)"),
+    # judged evals and preferences
+    _opt("--human", _NUMBERS, "judged", unset=("plan",),
+         action={"compare": "append", "plan": "append"},
+         metavar={"compare": "FIELD|FILE", "rank": "FILE",
+                  "plan": "FIELD|FILE"}, help={
+             "compare": "a judge's scores corrected by human scores on "
+                        "some of the items (prediction-powered inference, "
+                        "PPI++): a field of the runs' records, present on "
+                        "the items a human scored, or a file of them (an "
+                        "id and --human-field); once for both runs or once "
+                        "per run; for a preference file, a file of human "
+                        "verdicts on some of its items.  The report adds "
+                        "the judge's figures alone, the humans' alone, the "
+                        "judge's bias and agreement; the labelled items "
+                        "must be a random sample of the items",
+             "rank": "preference files: a human's verdicts on some of the "
+                     "same battles (any preference format, joined on the "
+                     "item): the Bradley-Terry ratings corrected by them "
+                     "(prediction-powered, PPI++) beside the judge's",
+             "plan": "with --from A B: the pilot's human scores, as "
+                     "compare --human reads them: how the judge-corrected "
+                     "gap's interval and power grow with more labels, and "
+                     "the labels --gap or --width needs"}),
+    _opt("--human-field", "compare plan", "judged", needs="--human",
+         metavar="NAME", help={
+             "compare": "with --human FILE: the file's field of human "
+                        "scores (default human)",
+             "plan": "with --human FILE: its field of human scores"}),
+    _opt("--judge-covariate", "compare", "judged", needs="--human",
+         metavar="FIELD",
+         help="with --human: a number of each answer (its length): the "
+              "judge's error regressed on it, and how far the systems "
+              "differ on it, the bias a judge fond of long answers puts on "
+              "the gap"),
+    _opt("--judge-map", "compare plan", "judged", needs="--human",
+         type=_judge_map_spec, metavar=">=T|LO,HI", help={
+             "compare": "with --human: the judge's scores onto the humans' "
+                        "scale: >=T makes a judge score of T or more a 1 "
+                        "(0/1 human labels), LO,HI maps the judge's LO..HI "
+                        "onto 0..1",
+             "plan": "with --human: the judge's scores onto the humans' "
+                     "scale, as in compare"}),
+    _opt("--scale", "compare plan", "judged", needs="--human",
+         type=_bounds_spec, metavar="LO,HI", help={
+             "compare": "with --human: the scale the judge and the humans "
+                        "both score on (1,5 or 0,10); by default the range "
+                        "their scores span together",
+             "plan": "with --human: the scale the judge and the humans "
+                     "both score on, as in compare"}),
+    _opt("--family", "compare", "judged", needs="--human", type=_families_spec,
+         metavar="judge=F,SYSTEM=F,...",
+         help="with --human: the model family of the judge and of each "
+              "system (baseline=, candidate= or their names, as given or "
+              "as the report shows them): the judge's bias for its own "
+              "family's system (self-preference)"),
+    _opt("--judge-rerun", "compare", "judged", needs="--human",
+         metavar="FIELD",
+         help="with --human: a second run of the judge on the same items "
+              "(A_FIELD,B_FIELD in one file of both systems): its "
+              "agreement with the first and its shift (drift)"),
+    _opt("--width", "plan", "judged", needs="--human",
+         type=_bounded(float, 0, None), metavar="W",
+         help="with --human: the labels for a CI of +-W on the gap (0.02 "
+              "for +-2 pts)"),
+    _opt("--strata", "compare plan", "judged", needs="--human",
+         metavar="FIELD", help={
+             "compare": "with --human: the labels were drawn at random "
+                        "within each value of this field, at rates that "
+                        "differ: each stratum corrected on its own and "
+                        "weighed by its share of the items (stratified "
+                        "PPI, Fisch et al. 2024)",
+             "plan": "with --human: the pilot's labels were drawn at a "
+                     "rate per value of this field (as compare "
+                     "--strata)"}),
+    _opt("--budget", "plan", "judged", needs="--human", type=int, metavar="K",
+         help="with --human: where K more labels should go (Neyman's "
+              "allocation by stratum with --strata, else uniform), the CI "
+              "width that predicts, and the items to label next"),
+    _opt("--label-next", "plan", "judged", needs="--human", metavar="FILE.csv",
+         help="with --budget: write the items to label next (id, stratum) "
+              "to this CSV file"),
+    _opt("--pick-labels", "plan", "judged", type=int, metavar="N",
+         help="with --from RUN: print N of its item ids drawn at random "
+              "(--seed), one per line: the items to give human labels, as "
+              "compare --human assumes"),
+    _opt("--anchor", "rank", "judged", type=_anchor_spec,
+         metavar="NAME=RATING",
+         help="preference files: the Bradley-Terry rating of one system "
+              "(default: the ratings average 1000)"),
+    _opt("--ties", "rank", "judged", choices=("half", "davidson"),
+         help="preference files: a tie as half a win for each side (half, "
+              "the default, as Chatbot Arena counts it) or by Davidson's "
+              "tie model"),
+    # stopping early
+    _opt("--sequential", "compare plan", "early", action="store_true",
+         help={"compare": "also an anytime-valid comparison, valid however "
+                          "often one peeked at the eval while it ran: the "
+                          "confidence sequence at the end, the item at "
+                          "which it first excluded zero, an anytime "
+                          "p-value; items in the baseline's file order; "
+                          "--fail-on then uses its verdict",
+               "plan": "also simulate compare --sequential on the design, "
+                       "looked at after every item: the stopping item's "
+                       "median and 90th percentile against the "
+                       "fixed-sample items needed (--replays, --seed)"}),
+    _opt("--order", "compare", "early", metavar="FIELD",
+         help="with --sequential, the baseline's field that orders the "
+              "items as they ran (a timestamp or a number; default: the "
+              "file's order)"),
+    _opt("--bounds", "compare", "early", type=_bounds_spec, metavar="LO,HI",
+         help="with --sequential, the range a continuous metric's values "
+              "can take (default: [0, 1] where every value lies in it)"),
+    _opt("--peeking", "simulate", "early", action="store_true",
+         help="replay the article's systems with no true gap (B as good as "
+              "A), looking after every item: how often a fixed-sample "
+              "interval excludes zero at some look, against the "
+              "anytime-valid confidence sequence of compare --sequential; "
+              "no CSV"),
+    # many runs and candidates
+    _opt("--prompts", "compare", "many", field="crossed",
+         action="store_true",
+         help="the baseline and the candidate are each a folder of runs "
+              "under the same prompts (a file per prompt, named alike): "
+              "the gap under each prompt (Holm across them) and averaged "
+              "over prompts as a random factor"),
+    _opt("--runs", "compare plan", "many", field="group_runs",
+         action="store_true", help={
+             "compare": "the baseline and the candidate are each several "
+                        "runs of that system on the same items (seeds, "
+                        "repeats at temperature > 0): a folder of them, "
+                        "NAME=FILE,FILE,..., or one log of several epochs; "
+                        "the comparison of the run-averaged scores, the "
+                        "run-to-run spread, and where one run of each "
+                        "would put the gap",
+             "plan": "with --from A B: each is several runs of one system, "
+                     "as compare --runs reads them: the run-to-run spread "
+                     "and the runs of each that tell the gap (or --gap) "
+                     "from it"}),
+    _opt("--repeats", "plan", "many", type=_at_least(1), metavar="K",
+         help="samples per item averaged into its score: show items needed "
+              "for 1..K repeats (needs --within-var)"),
+    _opt("--within-var", "plan", "many",
+         type=_bounded(float, 0, None, lo_open=False),
+         help="variance of an item's paired difference between repeated "
+              "samples of the same item; with --from and several rows per "
+              "item it is estimated"),
+    # gates
+    _opt("--equivalence", "compare", "gates", action="append",
+         type=_margin_spec, metavar="[NAME=]M",
+         help="equivalence margin in the metric's units, for every metric "
+              "or, as NAME=M, for one: two one-sided tests at --alpha, "
+              "equivalent where the 1 - 2 alpha interval lies within +-M"),
+    _opt("--margin", "compare", "gates", action="append", type=_margin_spec,
+         metavar="[NAME=]M",
+         help="non-inferiority margin in the metric's units (0.03 is 3 "
+              "points of accuracy), for every metric or, as NAME=M, for "
+              "one; repeatable: a candidate whose Newcombe score interval "
+              "(0/1 metrics) or t interval (others) stays above -M in the "
+              "metric's direction is non-inferior"),
+    _opt("--fail-on", "compare", "gates", choices=(
+        "worse", "not-better", "inferior", "changed", "not-equivalent"),
+         help="exit 1 when some metric is worse, is not better, (with "
+              "--margin) is not shown non-inferior, changed detectably "
+              "either way, or (with --equivalence) is not shown "
+              "equivalent, to gate a CI job; stderr names the metrics"),
+    # history and CI
+    _opt("--accept", "compare", "ci", needs="--store DB", action="store_true",
+         help="with --store: make the run just compared the accepted "
+              "baseline"),
+    _opt("--label", "compare", "ci", needs="--store DB", metavar="TEXT",
+         help="with --store: the saved run's label (default: its file "
+              "name; the commit and branch are kept from GITHUB_SHA, "
+              "CI_COMMIT_SHA or git)"),
+    _opt("--junit", "compare", "ci", metavar="FILE",
+         help="write the verdicts as JUnit XML (a testcase per metric, a "
+              "failure where --fail-on holds), as GitLab, Jenkins and "
+              "Azure read test results"),
+    # resampling and replays
+    _opt("--simulate", "plan", "sim", action="store_true",
+         help="also replay the article's simulator at the planned n (needs "
+              "--corr) and report how often McNemar rejected"),
+    _opt("--replays", "simulate plan", {"simulate": "stats", "plan": "sim"},
+         unset=("plan",), type={"simulate": _at_least(0),
+                                "plan": _at_least(1)}, help={
+             "simulate": "replays of the coverage loop; 0 skips it "
+                         "(default %(default)s)",
+             "plan": f"replays for --simulate (default {REPLAYS})"}),
+    _opt("--resamples", "simulate compare rank", "stats", type=_at_least(1),
+         help="bootstrap resamples per interval (default %(default)s)"),
+    _opt("--seed", "simulate compare rank plan", {"plan": "sim",
+                                                  None: "stats"},
+         unset=("plan",), type=int, help={
+             None: "seed of the random.Random that drives every draw "
+                   "(default %(default)s)",
+             "plan": f"seed for --simulate (default {SEED})"}),
+    _opt("--confidence", "simulate compare rank plan", "stats",
+         unset=("plan",), type=_PROBABILITY, help={
+             None: "two-sided confidence of the intervals (default "
+                   "%(default)s)",
+             "plan": f"confidence of the paired interval whose expected "
+                     f"half-width the table shows (default {CONFIDENCE})"}),
+    _opt("--jobs", "simulate compare rank", "stats", type=_at_least(1),
+         default=lambda: 2 if _can_fork() else 1, help={
+             "simulate": _jobs_help("the coverage loop"),
+             "compare": _jobs_help("index resampling (metrics with many "
+                                   "distinct values)"),
+             "rank": _jobs_help("index resampling")}),
+    _opt("--by-counts", "simulate", "stats", action="store_true",
+         help="draw from counts: the run's resamples from its four cell "
+              "counts, each replay's cells one multinomial draw and its "
+              "interval the ideal bootstrap's, at a cost that does not "
+              "grow with --n-items (a power study at a new size; not the "
+              "article's random stream)"),
+    # output
+    _opt("--plot", _NUMBERS, "output", metavar="FILE.svg", help={
+        "compare": "also draw each metric's paired bootstrap distribution "
+                   "with its CI and zero, as SVG",
+        "rank": "also draw a forest plot: a row per system, its mean and "
+                "CI, the top group shaded, as SVG",
+        "plan": "also draw the exact power against items, the target and "
+                "the answer marked, as SVG"}),
+    _opt("--html", _NUMBERS, "output", metavar="FILE.html",
+         help="also write the report as one self-contained HTML page "
+              "(--format html prints it)"),
+    _opt("--format", _PRINTS, "output", field=None,
+         choices=list(_OUTPUT_FORMATS),
+         help="report format (default text; markdown suits a pull-request "
+              "comment; json is --json; html is one self-contained page; "
+              "github is the text with compare's verdicts as workflow "
+              "commands and, where GITHUB_STEP_SUMMARY is set, the "
+              "markdown added to the job summary)"),
+    _opt("--json", _PRINTS, "output", field=None, action="store_true",
+         help="print one JSON object instead of the text report (values "
+              "as fractions: 0.036, not 3.6)"),
+    _opt("--out", "simulate", "output", field=None, metavar="PATH",
+         help=f"where to write the per-item CSV, atomically (default "
+              f"{CSV_PATH})"),
+    _opt("--no-csv", "simulate", "output", field=None, action="store_true",
+         help="do not write the per-item CSV"),
+    _opt("--verbose", "compare", "output", action="store_true",
+         help="the full report: each metric's notes, churn and sizing in "
+              "its own lines (by default a note that holds for several "
+              "metrics is said once)"),
+    _opt("--quiet", "simulate " + _READS, "output", action="store_true",
+         help=f"no progress on stderr (by default a line rewritten on a "
+              f"terminal, else a line every {_PIPED_EVERY:g} s of long "
+              f"work)"),
+    # eval frameworks' own files: _Reading (_reading)
+    _opt("--from-format", _READS, "reading", field=None,
+         choices=list(_FORMATS), metavar="NAME",
+         help="read the runs as this format instead of detecting it: "
+              + ", ".join(_FORMATS)),
+    _opt("--records", _READS, "reading", field=None, metavar="KEY",
+         help="a JSON document's key holding the records (dots reach in: "
+              "results.items)"),
+    _opt("--task", _READS, "reading", field=None, metavar="NAME",
+         help="in a directory a framework wrote, the task to read, by its "
+              "exact name (lm-eval's winogrande, a HELM run's directory "
+              "name)"),
+    _opt("--filter", _READS, "reading", field=None, metavar="NAME",
+         help="lm-eval: the filter to keep (strict-match); by default each "
+              "filter is its own metric"),
+    _opt("--scorer", _READS, "reading", field=None, metavar="NAME",
+         help="Inspect: the scorer to keep"),
+    _opt("--choice-scores", _READS, "reading", field=None,
+         metavar="C=S,...", type=_choice_scores,
+         help="OpenAI evals, model-graded: the score of each choice "
+              "(Y=1,N=0)"),
+    _opt("--max-inflate", _READS, "reading", field=None, metavar="MB",
+         type=_at_least(1),
+         help=f"the megabytes a gzip stream or one member of an Inspect "
+              f".eval archive may inflate to (default "
+              f"{_INFLATE_LIMIT >> 20}: a guard against archive bombs; a "
+              f"Parquet file's values a byte, {_PARQUET_PER_BYTE}, go in "
+              f"step)"),
+)
+
+
+def _option_row(command, field):
+    """Return the row of _OPTIONS that fills _Options *field* in
+    *command*."""
+    return next(row for row in _OPTIONS
+                if command in row.commands and row.field == field)
+
+
+def _refuse_alone(args, needs):
+    """Refuse the parsed command's options given without *needs*, the
+    option their rows say they go with (its command has not been given
+    it)."""
+    for row in _OPTIONS:
+        value = getattr(args, row.dest, None)
+        if (args.command in row.commands and row.needs == needs
+                and value is not None and value is not False):
+            raise EvalDeltaError(f"{row.flag} goes with {needs}")
+
+
+def _settled(args, **special):
+    """Return {field: value} of the parsed command's rows of _OPTIONS
+    (lists as tuples, a value given once as a tuple of one, one not given
+    as its field's default), its _Reading where it reads files, and
+    *special* (what its command settles by hand) over them."""
+    defaults, settled = _Options._field_defaults, {}
+    for row in _OPTIONS:
+        if args.command not in row.commands or row.field is None:
+            continue
+        value, default = getattr(args, row.dest), defaults[row.field]
+        if value is None:
+            value = default
+        elif isinstance(default, tuple) and not isinstance(value, tuple):
+            value = tuple(value) if isinstance(value, list) else (value,)
+        settled[row.field] = value
+    if args.command in _READS.split():
+        settled["reading"] = _reading(args)
+    return {**settled, **special}
 
 
 # The runners: each takes the settled _Options, reads, computes, prints

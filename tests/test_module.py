@@ -259,10 +259,11 @@ def test_wide_records_are_built_by_keyword():
 
 
 def test_the_default_levels_are_named_once():
-    # alpha, confidence and power default to _ALPHA, CONFIDENCE and _POWER
-    # in every signature, _Options field and argparse flag: changing one
-    # default is one line in Constants (29 signatures once said 0.05).
-    names = {"alpha", "confidence", "power"}
+    # alpha, confidence, power, resamples and seed default to _ALPHA,
+    # CONFIDENCE, _POWER, RESAMPLES and SEED in every signature, _Options
+    # field and option row: changing one default is one line in Constants
+    # (29 signatures once said 0.05).
+    names = {"alpha", "confidence", "power", "resamples", "seed"}
     literal = []
     for node in nodes():
         if isinstance(node, ast.arguments):
@@ -272,20 +273,33 @@ def test_the_default_levels_are_named_once():
             pairs += [(a, d) for a, d in zip(node.kwonlyargs,
                                              node.kw_defaults) if d]
             literal += [f"{a.arg} (line {d.lineno})" for a, d in pairs
-                        if a.arg in names and isinstance(d, ast.Constant)]
+                        if a.arg in names and isinstance(d, ast.Constant)
+                        and d.value is not None]    # None: not given
         elif (isinstance(node, ast.AnnAssign) and node.value is not None
               and getattr(node.target, "id", "") in names
               and isinstance(node.value, ast.Constant)):
             literal.append(f"field {node.target.id} (line {node.lineno})")
         elif (isinstance(node, ast.Call)
-              and getattr(node.func, "attr", "") == "add_argument"
+              and (getattr(node.func, "attr", "") == "add_argument"
+                   or getattr(node.func, "id", "") == "_opt")
               and node.args and isinstance(node.args[0], ast.Constant)
               and node.args[0].value in {"--" + n for n in names}):
             literal += [f"{node.args[0].value} (line {node.lineno})"
                         for k in node.keywords if k.arg == "default"
                         and isinstance(k.value, ast.Constant)]
     assert literal == []
-    assert (bed._ALPHA, bed.CONFIDENCE, bed._POWER) == (0.05, 0.95, 0.8)
+    assert (bed._ALPHA, bed.CONFIDENCE, bed._POWER, bed.RESAMPLES,
+            bed.SEED) == (0.05, 0.95, 0.8, 2000, 2026)
+
+
+def test_options_are_declared_in_the_table_only():
+    # Every option is a row of _OPTIONS (issue 61: 137 add_argument calls
+    # declared 31 flags two to four times); the parsers are made from it.
+    named = [node.args[0].value for node in nodes()
+             if isinstance(node, ast.Call)
+             and getattr(node.func, "attr", "") == "add_argument"
+             and node.args and isinstance(node.args[0], ast.Constant)]
+    assert named == ["--version"]
 
 
 STATISTICS = {"Resampling", "Saddlepoint", "Exact tests",
