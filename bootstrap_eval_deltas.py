@@ -106,8 +106,10 @@ part of section X):
                     report; CI's forms (JUnit XML, GitHub's workflow
                     commands and step outputs)
     Library use     compare() and rank() on plain sequences, for notebooks
-    Command line    argparse, option checks, main(): simulate, compare,
-                    rank, plan, check, history
+    Command line    one table of options (_OPTIONS: argparse's parsers,
+                    _Options by field, the library's checks), option
+                    checks, main(): simulate, compare, rank, plan, check,
+                    history
     Fast paths      second bodies of a few functions, for speed only:
                     bulk index draws (_draw_indices, _draw_codes), many
                     resamples' sums at once (_resample_sums), the coverage
@@ -1328,6 +1330,7 @@ class _MetricResult(NamedTuple):
                              # averaged): printed as percentages, as 0/1
     boot_ci: "Interval | None" = None  # a binary metric's paired bootstrap
                              # interval, where ci_paired inverts McNemar's
+    churn: object = None     # _churn's, once judged (_judged)
 
     def __repr__(self):
         """One short line: the figures, not the 2,000 draws behind them."""
@@ -2148,8 +2151,9 @@ def _ratio_quantile(sums, sizes, counts, p, estimate):
 ## Exact tests ################################################################
 
 # Doors (called from other sections): _ADJUST_LABELS, _ADJUST_NAMES,
-# _ADJUSTMENTS, _brent_root, _clopper_pearson, _holm, _mcnemar_interval,
-# _melded_cdf, _newcombe_interval, _paired_flip, _sign_flip.
+# _ADJUSTMENTS, _brent_root, _churn, _clopper_pearson, _holm,
+# _mcnemar_interval, _melded_cdf, _newcombe_interval, _paired_flip,
+# _sign_flip.
 
 def _mcnemar_mid_p(a_only, b_only):
     """Return the two-sided mid-p of McNemar's test, exactly.
@@ -2210,6 +2214,21 @@ def _clopper_pearson(successes, n, confidence=CONFIDENCE):
     k = successes
     return Interval(quantile(k, n - k + 1, tail) if k else 0.0,
                     quantile(k + 1, n - k, 1 - tail) if k < n else 1.0)
+
+
+def _churn(r, confidence=CONFIDENCE):
+    """Return ((improved, Interval), (regressed, Interval)) of a binary
+    _MetricResult: the items on which the candidate alone was right (or,
+    lower being better, alone was not 1) and those on which it alone was
+    wrong, with intervals of their shares of the items that hold together:
+    each exact (Clopper-Pearson) at 1 - (1 - confidence) / 2, so that both
+    cover at once with at least *confidence* (Bonferroni)."""
+    m = r.mcnemar
+    up, down = ((m.b_only, m.a_only) if r.direction == "higher"
+                else (m.a_only, m.b_only))
+    each = 1 - (1 - _exact(confidence)) / 2
+    return tuple((k, _clopper_pearson(k, r.n_items, each))
+                 for k in (up, down))
 
 
 def _newcombe_interval(both, a_only, b_only, neither, confidence=CONFIDENCE):
@@ -2701,13 +2720,11 @@ _ADJUST_LABELS = {"holm": "Holm", "bh": "BH", "by": "BY", "none": None}
 ## Comparing two systems ######################################################
 
 # Doors (called from other sections): _across_subsets, _bca_interval,
-# _posterior, _RUBIN,
-# _chi2_quantile,
-# _clustered_se, _compare_binary, _compare_binary_by_counts,
-# _compare_macro, _compare_metric, _compare_subsets, _compare_tally,
-# _Density, _merged_tally, _METHODS, _prompt_effect, _run_noise,
-# _run_noise_needed, _PROMPTS_T, _RUNS_T, _runs_with_items, _tally_by,
-# _tally_spread, _with_run_noise.
+# _posterior, _RUBIN, _chi2_quantile, _clustered_se, _compare_binary,
+# _compare_binary_by_counts, _compare_macro, _compare_metric, _compare_subsets,
+# _compare_tally, _Density, _merged_tally, _METHODS, _prompt_effect,
+# _run_noise, _PROMPTS_T, _RUNS_T, _runs_rows, _tally_by, _tally_spread,
+# _with_run_noise.
 
 def _compare_binary(pairs, rng, *, resamples=RESAMPLES, confidence=CONFIDENCE):
     """Return the _MetricResult of paired 0/1 outcomes (a, b), the article's
@@ -3940,6 +3957,8 @@ class _RunNoise(NamedTuple):
                              # items and runs random
     means: tuple = ()        # each system's run-averaged mean's _Crossed
                              # (_crossed_means)
+    with_items: tuple = (None, 0.0)  # _runs_with_items at the gap seen
+    item_se: float = 0.0     # item_sd / sqrt(n): the items-only SE
 
 
 def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
@@ -4026,6 +4045,7 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
         metric=metric.name, n_items=n, runs=(ra, rb),
         run_sd=tuple(map(math.sqrt, v)), run_sd_ci=tuple(cis),
         item_sd=math.sqrt(item_var), item_sd_ci=item_ci, gap=gap,
+        item_se=math.sqrt(item_var) / math.sqrt(n),
         one_run=_within(Interval(gap - half, gap + half), -edge, edge),
         one_run_df=df, naive=_within(Interval(d_mean - naive_half,
                                               d_mean + naive_half),
@@ -4034,7 +4054,8 @@ def _run_noise(tally, runs, options=_Options(), metric=_Metric()):
         averaged=_crossed_interval(gap, item_var, n, tables,
                                    options.confidence),
         means=_crossed_means(tally, runs, options.confidence, tables))
-    return noise._replace(runs_needed=_run_noise_needed(noise, gap, options))
+    return noise._replace(runs_needed=_run_noise_needed(noise, gap, options),
+                          with_items=_runs_with_items(noise, gap, options))
 
 
 # The run-averaged gap, runs random beside items.  Run r of system s
@@ -4243,6 +4264,27 @@ def _runs_with_items(q, gap, options):
     if room <= 0:
         return None, items
     return max(2, math.ceil(v / room - 1e-9)), items
+
+
+def _runs_rows(q, planned, options):
+    """Return (the gap: --gap's *planned*, else the run-averaged gap seen;
+    rows, runs needed, runs compare --runs needs, the items' variance,
+    the power the items alone leave) of plan --runs for one _RunNoise: a
+    row (runs of each, the standard error run noise alone gives the
+    run-averaged gap, the power at the gap, then both with the items' own
+    variance as compare --runs has it) at the runs given, a few more and
+    the runs needed (_run_noise_needed, _runs_with_items)."""
+    v, gap = sum(sd * sd for sd in q.run_sd), (
+        q.gap if planned is None else planned)
+    needed = _run_noise_needed(q, gap, options)
+    both, items = _runs_with_items(q, gap, options)
+    counts = sorted({min(q.runs), 2 * min(q.runs), 5, 10, 20,
+                     *([needed] if needed else []), *([both] if both else [])})
+    ses = [(r, math.sqrt(v / r), math.sqrt(items + v / r)) for r in counts]
+    return gap, [(r, se, _normal_power(gap, se, options.alpha), se2,
+                  _normal_power(gap, se2, options.alpha))
+                 for r, se, se2 in ses], needed, both, items, _normal_power(
+                     gap, math.sqrt(items), options.alpha)
 
 
 ## Comparing two systems: posteriors #########################################
@@ -5163,6 +5205,7 @@ class _PreferenceCounts(NamedTuple):
     flipped: int = 0         # verdicts whose games disagree
     whole: bool = True       # every share is 0, 1/2 or 1
     reversed: int = 0        # of them, won by each system in one game
+    position: object = None  # _position_bias's, once compared
 
 
 def _preference_counts(a, b, shares, games=()):
@@ -5718,13 +5761,11 @@ def _win_rates(size, cells):
 ## Judge-corrected comparison ################################################
 
 # Doors (called from other sections): _agreement_audit, _blind_weight,
-# _corrected_macro, _corrected_result, _corrected_se, _corrected_table,
-# _covariate_check, _frontier, _frontier_words, _judge_check,
-# _judge_check_strata, _JudgeCheck, _labels_for_se, _labels_needed,
-# _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST, _rerun_check,
-# _residual_sd, _self_preference,
-# _spellings, _strata_parts, _strata_se, _Stratum, _variance,
-# _within_range.
+# _corrected_macro, _corrected_result, _corrected_table, _covariate_check,
+# _frontier, _judge_check, _judge_check_strata, _JudgeCheck, _labels_needed,
+# _labels_rows, _neyman_allocation, _ppi_bradley_terry, _PPI_CLT_LEAST,
+# _rerun_check, _residual_sd, _self_preference, _spellings, _strata_parts,
+# _strata_se, _Stratum, _variance, _within_range.
 
 # Most evals are scored by an LLM judge; a human scores some of the items
 # too.  Prediction-powered inference (Angelopoulos, Bates, Fannjiang,
@@ -6174,6 +6215,32 @@ def _labels_needed(c, target, alpha=_ALPHA, power=_POWER):
     if not target:
         return None
     return _labels_for_se(c, abs(target) / _z_sum(alpha, power))
+
+
+def _labels_rows(gap, planned, *, width, alpha, power, confidence):
+    """Return the figures of plan --human for one metric: the target
+    (*planned*, else the gap seen), a row per label count (labels, the
+    95% CI's half-width, the power at target) and the labels for *power*
+    at target and for a half-width of *width*.
+    The labels the pilot has are its own interval (Student's t below
+    _PPI_CLT_LEAST labels); other counts are _corrected_se's, which reads
+    the moments without compare's finite-count details (within 1% of
+    the pilot's own at its count, measured in tests/test_judged.py)."""
+    items, target = gap.labels + gap.unlabelled, (
+        gap.estimate if planned is None else planned)
+    z = _upper_z(float((1 - _exact(confidence)) / 2))
+    counts = sorted({n for n in (gap.labels, 2 * gap.labels,
+                                 5 * gap.labels, 10 * gap.labels,
+                                 items // 2, items) if 2 <= n <= items})
+    rows = []
+    for n in counts:
+        se = gap.se if n == gap.labels else _corrected_se(gap, n)
+        half = ((gap.ci.hi - gap.ci.lo) / 2 if n == gap.labels
+                else z * se)
+        rows.append((n, half, _normal_power(target, se, alpha)))
+    needed = _labels_needed(gap, target, alpha, power)
+    for_width = (_labels_for_se(gap, width / z) if width else None)
+    return target, rows, needed, for_width
 
 
 def _labels_for_se(c, limit):
@@ -7106,18 +7173,6 @@ def _frontier(judge, human):
     return tuple(found)
 
 
-def _frontier_words(frontier):
-    """Return the sentence of a _JudgeCheck's frontier, or ""."""
-    said = [f"{float(agree):.1%} of {name}'s labelled answers (its own "
-            f"accuracy there {float(right):.1%})"
-            for name, agree, right in frontier]
-    return said and (
-        f"A judge no better than the systems: it agrees with the humans on "
-        f"{' and '.join(said)}, no more often than the system is right; "
-        f"there no correction saves more than about half the labels "
-        f"(Dorner, Nastl and Hardt 2025).")
-
-
 def _blind_weight(judge, human):
     """Return the _Corrected that fixes the gap's PPI++ weight at 0 where
     fewer than _PPI_CLT_LEAST items are labelled for both and the judge
@@ -7606,6 +7661,9 @@ class _Stopping(NamedTuple):
     replays: int
     most: int                # items per replay: the rest never stopped
     fixed: object            # the fixed-sample items needed, for scale
+    median: object = None    # the stopping item's median over all replays
+    p90: object = None       # ... 90th percentile (None: more never stop)
+    by_fixed: object = None  # replays stopped by *fixed* items, if given
 
 
 def _sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
@@ -7626,7 +7684,19 @@ def _sequential_stopping(rng, design, *, replays=REPLAYS, most, fixed=None,
             stops.append(stop)
         if progress:
             progress(done + 1)
-    return _Stopping(sorted(stops), replays, most, fixed)
+    stops.sort()
+    return _Stopping(stops, replays, most, fixed,
+                     median=_stop_quantile(stops, 0.5, replays),
+                     p90=_stop_quantile(stops, 0.9, replays),
+                     by_fixed=(sum(x <= fixed for x in stops) if fixed
+                               else None))
+
+
+def _stop_quantile(stops, q, replays):
+    """Return the q-quantile of the stopping item over all replays, or
+    None where more than 1 - q of them never stopped."""
+    k = math.ceil(q * replays) - 1
+    return stops[k] if k < len(stops) else None
 
 
 def _peeking(rng, *, replays=REPLAYS, n_items=N_ITEMS, corr=CORR,
@@ -8232,10 +8302,10 @@ def _pass_at(n, c, k, every=False):
 ## Power ######################################################################
 
 # Doors (called from other sections): _beta_ratio, _copula_design, _Design,
-# _detection, _expected_half_width, _items_with_repeats, _judge,
-# _least_units, _mcnemar_power, _pilot_plan, _plan_design, _repeat_counts,
-# _repeats_from_samples, _simulated_power, _Spread, _student_t_tail,
-# _student_t_upper, _too_few, _z_sum.
+# _detection, _items_with_repeats, _judge, _least_units, _mcnemar_power,
+# _normal_power, _plan_design, _repeat_counts, _repeats_from_samples,
+# _simulated_power, _Spread, _student_t_tail, _student_t_upper, _too_few,
+# _z_sum.
 
 # The detectable size comes from the normal approximation to the paired
 # test: a true difference of (z_{1-alpha/2} + z_power) standard errors is
@@ -8246,7 +8316,6 @@ def _pass_at(n, c, k, every=False):
 # cluster t test's own power (the noncentral t, _t_power) averaged over
 # the measured standard error's uncertainty: with few clusters the normal
 # figure promised 80% and delivered 50-71%.
-
 
 
 def _z_sum(alpha, power):
@@ -9016,7 +9085,9 @@ def _plan_design(acc_a, acc_b, *, corr=None, discordance=None, alpha=_ALPHA,
         unpaired=_unpaired_items(acc_a, acc_b, **sizing),
         power_at={n: _mcnemar_power(n, design, alpha=alpha) for n in ns},
         mde_at={n: _detectable_gap(n, make, acc_a, most=most, **sizing)
-                for n in ns}, simulated={}, confidence=confidence)
+                for n in ns}, simulated={}, confidence=confidence,
+        half_width_at={n: _expected_half_width(n, design, confidence)
+                       for n in ns})
 
 
 def _copula_b(acc_a, corr, acc_b):
@@ -9169,6 +9240,14 @@ def _clustered_detection(r, target, alpha, power):
                      f"power over the spread's uncertainty", power=power)
 
 
+def _normal_power(gap, se, alpha):
+    """Return the power of a two-sided z test at *alpha* against *gap*."""
+    if not se:
+        return 1.0 if gap else alpha
+    shift, z = abs(gap) / se, _upper_z(alpha / 2)
+    return NormalDist().cdf(shift - z) + NormalDist().cdf(-shift - z)
+
+
 def _too_few(units, noun, floor, alpha):
     """Return the words for an eval too small for any paired exact test to
     reach *alpha*."""
@@ -9209,37 +9288,6 @@ def _mcnemar_detection(r, target, floor, alpha, power):
     elif target:
         needed = _items_for_power(design(target), alpha=alpha, power=power)
     return _Detection(mde, needed, why, method, power=power)
-
-
-def _pilot_plan(r, *, gap=None, alpha=_ALPHA, power=_POWER):
-    """Return one line: the items that detect *gap* (by default the
-    pilot's own) for a _Spread of pilot data, by _detection().
-
-    >>> _pilot_plan(_Spread(metric="acc", kind="binary", n_items=500,
-    ...     gap=Fraction(18, 500), se=0.0, mcnemar=McNemar(67, 85, None),
-    ...     clusters=None)).split("; ")[-1]
-    '1890 items detect +3.6 pts with 80% power (McNemar exact, alpha 0.05)'
-    """
-    target = r.gap if gap is None else gap
-
-    def shown(g):                # a 0/1 metric's in points, as compare's
-        return (f"{float(g) * 100:+.1f} pts" if r.kind == "binary"
-                else f"{float(g):+.4g}")
-    words = (f"{r.metric} ({_items(r.n_items, 'pilot item')}"
-             + (f" in {r.clusters} clusters" if r.clusters is not None
-                else "") + f", observed gap {shown(r.gap)}): ")
-    found = _detection(r, gap=gap, alpha=alpha, power=power)
-    if r.mcnemar is not None:
-        m = r.mcnemar
-        words += f"discordance {(m.a_only + m.b_only) / r.n_items:.4f}; "
-    elif r.se:
-        words += f"standard error of the mean difference {r.se:.4g}; "
-    if found.items_needed is None:
-        return words + (found.why or "no gap to plan for")
-    about = "" if found.method == "McNemar exact" else "about "
-    return words + (f"{about}{found.items_needed} items detect "
-                    f"{shown(target)} with {power:.0%} power "
-                    f"({found.method}, alpha {alpha:g})")
 
 
 class _Judgement(NamedTuple):
@@ -15205,6 +15253,8 @@ def _compare_run(options, path, rng):
     if "preferences" in (baseline.kind, candidate and candidate.kind):
         baseline, options, preferences = _preference_pair(options, baseline,
                                                          candidate)
+        preferences = preferences._replace(position=_position_bias(
+            preferences, options.confidence))
         candidate = None
     shared = [s for s in baseline.corpus
               if candidate is None or s in candidate.corpus]
@@ -15655,8 +15705,13 @@ def _judged(runs, options):
             self_preference=_self_preference(c.bias[2], run.names,
                                              options.family, others, shown))
             for c in run.checks)) for run, shown in zip(runs, called)]
+    def churned(r):                   # what Report shows of a 0/1 metric
+        return (r._replace(churn=_churn(r, options.confidence))
+                if r.mcnemar is not None and r.ci_unpaired is not None else r)
     return [run._replace(judgements=j, subset_judgements=sj,
-                         as_judged=tuple(v.verdict for v in aj))
+                         as_judged=tuple(v.verdict for v in aj),
+                         results=[churned(r) for r in run.results],
+                         subsets=[(k, churned(r)) for k, r in run.subsets])
             for run, j, sj, aj in zip(runs, judgements, subsets, as_judged)]
 
 
@@ -17368,7 +17423,8 @@ class _Budget(NamedTuple):
     sds: list                # each stratum's residual SD (_residual_sd)
     draw: list               # labels to draw from each (_neyman_allocation)
     uniform: list            # ... drawn uniformly at random, expected
-    se: tuple                # the gap's se now, allocated, uniform
+    half_width: tuple        # the gap's normal CI half-width now,
+                             # allocated, uniform
     ids: list                # [(id, stratum)] to label next, seeded
     frontier: tuple = ()     # the pilot's _JudgeCheck.frontier
 
@@ -17402,10 +17458,11 @@ def _budget_from_pilot(options):
     rng = random.Random(options.seed)
     ids = [(item, r.label) for r, m in zip(rows, draw)
            for item in rng.sample(unlabelled.get(r.label, []), m)]
+    z = _upper_z(float((1 - _exact(options.confidence)) / 2))
     return _Budget(result=result, rows=rows, field=options.strata, sds=sds,
-                   draw=draw, uniform=uniform,
-                   se=(check.gap.se, _strata_se(rows, draw),
-                       _strata_se(rows, uniform)), ids=ids,
+                   draw=draw, uniform=uniform, ids=ids, half_width=tuple(
+                       z * se for se in (check.gap.se, _strata_se(rows, draw),
+                                         _strata_se(rows, uniform))),
                    frontier=check.frontier)
 
 
@@ -18563,31 +18620,21 @@ def _format_peeking(seen, *, seed, acc_a, corr):
     return "\n".join(lines)
 
 
-def _stop_quantile(stopping, q):
-    """Return the q-quantile of the stopping item over all replays, or
-    None where more than 1 - q of them never stopped."""
-    k = math.ceil(q * stopping.replays) - 1
-    return stopping.stops[k] if k < len(stopping.stops) else None
-
-
 def _format_stopping(stopping, *, seed, power):
     """Return the text lines of plan --sequential."""
     st = stopping
-    median, p90 = _stop_quantile(st, 0.5), _stop_quantile(st, 0.9)
 
     def item(x):
         return f"beyond {st.most}" if x is None else str(x)
-    by_fixed = (sum(1 for x in st.stops if x <= st.fixed)
-                if st.fixed else None)
+    never = _percent(st.replays - len(st.stops), st.replays)
     lines = [f"sequential (compare --sequential, a look after every item), "
              f"{st.replays} replays of up to {_items(st.most)}, seed {seed}:",
-             f"  stopping item: median {item(median)}, 90th percentile "
-             f"{item(p90)}; {_percent(st.replays - len(st.stops), st.replays)}"
-             f" never stopped within {st.most}"]
-    if by_fixed is not None:
+             f"  stopping item: median {item(st.median)}, 90th percentile "
+             f"{item(st.p90)}; {never} never stopped within {st.most}"]
+    if st.by_fixed is not None:
         lines.append(f"  stopped by the fixed-sample size {st.fixed} "
                      f"({power:.0%} power) in "
-                     f"{_percent(by_fixed, st.replays)} of replays")
+                     f"{_percent(st.by_fixed, st.replays)} of replays")
     return lines
 
 
@@ -18595,12 +18642,10 @@ def _stopping_json(stopping, *, seed):
     """Return the JSON object of plan --sequential."""
     st = stopping
     return {"replays": st.replays, "max_items": st.most, "seed": seed,
-            "median": _stop_quantile(st, 0.5),
-            "p90": _stop_quantile(st, 0.9),
+            "median": st.median, "p90": st.p90,
             "never_stopped": st.replays - len(st.stops),
             "fixed_sample_items": st.fixed,
-            "stopped_by_fixed": (sum(1 for x in st.stops if x <= st.fixed)
-                                 if st.fixed else None)}
+            "stopped_by_fixed": st.by_fixed}
 
 
 def _peeking_json(seen, *, seed, acc_a, corr):
@@ -19060,7 +19105,7 @@ _COMPARE_COLUMNS = [
                         "ci": e.ci and [float(e.ci.lo), float(e.ci.hi)]}}),
     _CompareColumn(json=lambda x: x.r.mcnemar is not None and (
         x.r.ci_unpaired is not None) and {"churn": {
-            "gained": (c := _churn(x.r))[0][0], "lost": c[1][0],
+            "gained": (c := x.r.churn)[0][0], "lost": c[1][0],
             "gained_ci": [float(v) for v in c[0][1]],
             "lost_ci": [float(v) for v in c[1][1]]}}),
     _CompareColumn(json=lambda x: x.r.metric in x.run.aliases and {
@@ -19643,24 +19688,9 @@ def _equivalence_words(r, j, alpha):
             f"at alpha {float(alpha):g}, Schuirmann 1987).")
 
 
-def _churn(r, confidence=CONFIDENCE):
-    """Return ((improved, Interval), (regressed, Interval)) of a binary
-    _MetricResult: the items on which the candidate alone was right (or,
-    lower being better, alone was not 1) and those on which it alone was
-    wrong, with intervals of their shares of the items that hold together:
-    each exact (Clopper-Pearson) at 1 - (1 - confidence) / 2, so that both
-    cover at once with at least *confidence* (Bonferroni)."""
-    m = r.mcnemar
-    up, down = ((m.b_only, m.a_only) if r.direction == "higher"
-                else (m.a_only, m.b_only))
-    each = 1 - (1 - _exact(confidence)) / 2
-    return tuple((k, _clopper_pearson(k, r.n_items, each))
-                 for k in (up, down))
-
-
 def _churn_words(r, confidence):
     """Return the churn line of a binary metric."""
-    (up, up_ci), (down, down_ci) = _churn(r, confidence)
+    (up, up_ci), (down, down_ci) = r.churn
     level = _decimal(_exact(confidence) * 100) + "%"
 
     def share(k, ci):
@@ -19729,7 +19759,7 @@ def _preference_lines(c, r, confidence, judged=False):
 def _position_line(c, confidence):
     """Return the line of a preference file's position bias
     (_position_bias): a finding where the exact test rejects one half."""
-    b = _position_bias(c, confidence)
+    b = c.position
     level = _decimal(_exact(confidence) * 100) + "%"
     return ((f"Finding: the judge favours the first position: it won "
              if b.material else "position: the first position won ")
@@ -19751,7 +19781,7 @@ def _preference_json(c, r, confidence=CONFIDENCE):
     if c.games:
         out.update(decisive_games=c.games, first_position_won=c.first_won,
                    changed_with_position=c.flipped)
-        b = _position_bias(c, confidence)
+        b = c.position
         out["position_bias"] = {
             "first_position_won": b.won, "decisive_games": b.games,
             "share": b.won / b.games, "ci": [b.ci.lo, b.ci.hi],
@@ -19883,6 +19913,18 @@ def _frontier_json(frontier):
                           "accuracy": float(right)}
                          for name, agree, right in frontier]} if frontier \
         else {}
+
+
+def _frontier_words(frontier):
+    """Return the sentence of a _JudgeCheck's frontier, or ""."""
+    said = [f"{float(agree):.1%} of {name}'s labelled answers (its own "
+            f"accuracy there {float(right):.1%})"
+            for name, agree, right in frontier]
+    return said and (
+        f"A judge no better than the systems: it agrees with the humans on "
+        f"{' and '.join(said)}, no more often than the system is right; "
+        f"there no correction saves more than about half the labels "
+        f"(Dorner, Nastl and Hardt 2025).")
 
 
 def _across_json(a, alpha=_ALPHA):
@@ -20729,7 +20771,7 @@ def _noise_lines(noise, results, options):
             f"first run of each alone, items only, would have said "
             f"{u.span_words(Interval(*map(_exact, q.naive)))}.")
         if q.runs_needed:
-            both = _runs_with_items(q, q.gap, options)[0]
+            both = q.with_items[0]
             lines.append(
                 f"  to tell {u.gap(q.gap)} from run noise alone ("
                 f"{options.power:.0%} power, alpha {options.alpha:g}): about "
@@ -20756,7 +20798,7 @@ def _averaged_lines(q, u, level, verbose):
              f"  the {level} CI above: items only; the runs' means agree."]
     if verbose:
         sa, sb = (u.gap(_exact(x), sign=False) for x in c.shift_sd)
-        items = u.gap(_exact(q.item_sd / math.sqrt(q.n_items)), sign=False)
+        items = u.gap(_exact(q.item_se), sign=False)
         lines.append(f"  of the run noise, a shift of the whole run: SD {sa} "
                      f"for the baseline and {sb} for the candidate (the rest "
                      f"is items flipping on their own); standard error "
@@ -20808,42 +20850,22 @@ def _prompt_lines(effects, results, options):
     return lines
 
 
-def _runs_rows(q, gap, options):
-    """Return (rows, runs needed, runs compare --runs needs, the items'
-    variance) of plan --runs for one _RunNoise: a row (runs of each, the
-    standard error run noise alone gives the run-averaged gap, the power
-    at *gap*, then both with the items' own variance as compare --runs
-    has it) at the runs given, a few more and the runs needed
-    (_run_noise_needed, _runs_with_items)."""
-    v = sum(sd * sd for sd in q.run_sd)
-    needed = _run_noise_needed(q, gap, options)
-    both, items = _runs_with_items(q, gap, options)
-    counts = sorted({min(q.runs), 2 * min(q.runs), 5, 10, 20,
-                     *([needed] if needed else []), *([both] if both else [])})
-    return [(r, math.sqrt(v / r), _normal_power(gap, math.sqrt(v / r),
-                                                 options.alpha),
-             math.sqrt(items + v / r),
-             _normal_power(gap, math.sqrt(items + v / r), options.alpha))
-            for r in counts], needed, both, items
-
-
-def _format_runs_plan(noise, results, options, markdown=False):
+def _format_runs_plan(noise, results, sized, options, markdown=False):
     """Return the text (or markdown) of plan --from A B --runs: per
     metric, the run-to-run spread and what more runs of each would buy
-    against the gap."""
+    against the gap (*sized*: _runs_rows each)."""
     lines = []
     mark, item = (_markdown, "- ") if markdown else (str, "  ")
-    for q, r in zip(noise, results):
+    for q, r, (gap, rows, needed, both, items, alone) in zip(noise, results,
+                                                             sized):
         lines += [""] * (markdown and bool(lines))
         u = _units_of(r)
-        gap = _runs_gap(q, r, options)
         (ra, rb), (sa, sb) = q.runs, q.run_sd
         lines.append(mark(f"{q.metric}: {ra} runs of the baseline and {rb} "
                           f"of the candidate on {_items(q.n_items)}; one "
                           f"run's mean moves by SD {u.gap(sa, sign=False)} "
                           f"and {u.gap(sb, sign=False)}; the gap "
                           f"{u.gap(_exact(q.gap))}"))
-        rows, needed, both, items = _runs_rows(q, gap, options)
         at = u.gap(_exact(gap))
         wide = 5 if items else 3     # the items' columns where they add
         table = _table(
@@ -20860,7 +20882,6 @@ def _format_runs_plan(noise, results, options, markdown=False):
                "no gap to tell (give --gap)" if not gap else
                "any runs: the runs do not move")))
         if gap:
-            alone = _normal_power(gap, math.sqrt(items), options.alpha)
             lines.append(item + mark(
                 f"for compare --runs on these {_items(q.n_items)} to detect "
                 f"{at} ({power}): "
@@ -20872,26 +20893,15 @@ def _format_runs_plan(noise, results, options, markdown=False):
     lines.append(mark("(run noise: on these items only; compare --runs's "
                       "interval adds the items' own part, which only more "
                       "items shrink" + (")" if any(
-                          _runs_with_items(q, q.gap, options)[1]
-                          for q in noise) else ", estimated at 0 here)")))
+                          q.with_items[1] for q in noise)
+                                        else ", estimated at 0 here)")))
     return "\n".join(lines)
 
 
-def _runs_gap(q, r, options):
-    """Return the gap plan --from A B --runs sizes metric *r* for: --gap
-    NAME=G, a bare --gap on 0/1 scores (run-averaged shares too), else
-    the run-averaged gap seen."""
-    g = _planned_gaps(options, [(r.metric, r.kind == "binary" or r.share)
-                                ])[0][r.metric]
-    return q.gap if g is None else g
-
-
-def _runs_plan_json(noise, results, options):
+def _runs_plan_json(noise, sized, options):
     """Return the JSON object of plan --from A B --runs."""
     entries = []
-    for q, r in zip(noise, results):
-        gap = _runs_gap(q, r, options)
-        rows, needed, both, items = _runs_rows(q, gap, options)
+    for q, (gap, rows, needed, both, items, _) in zip(noise, sized):
         entries.append({
             "metric": q.metric, "n_items": q.n_items, "runs": list(q.runs),
             "run_sd": list(q.run_sd), "observed_gap": q.gap, "gap": gap,
@@ -21114,8 +21124,9 @@ class Plan(NamedTuple):
     unpaired: object
     power_at: dict           # n -> exact power
     mde_at: dict             # n -> smallest detectable gap (None: none)
-    simulated: dict          # n -> (rejections, replays)
+    simulated: dict          # n -> (rejections, replays, s.e., exact power)
     confidence: float = CONFIDENCE
+    half_width_at: dict = {}  # n -> expected CI half-width
 
     def __repr__(self):
         """One short line: the design and the items it needs."""
@@ -21199,16 +21210,44 @@ def _plan_parts(plan):
         rows.append([str(n), f"{p:.3f}",
                      "none below 100%" if mde is None
                      else f"+{100 * mde:.1f} pts",
-                     f"{100 * _expected_half_width(n, d, plan.confidence):.1f}"
-                     f" pts"])
+                     f"{100 * plan.half_width_at[n]:.1f} pts"])
     simulated = []
-    for n, (hits, replays) in plan.simulated.items():
+    for n, (hits, replays, se, exact) in plan.simulated.items():
         simulated.append(f"simulated at n={n}: McNemar rejected in "
                      f"{100 * (hits / replays):.1f}% of {replays} replays "
-                     f"(Monte Carlo s.e. {100 * _mc_se(hits, replays):.1f}%);"
-                     f" exact power "
-                     f"{100 * _mcnemar_power(n, d, alpha=plan.alpha):.1f}%")
+                     f"(Monte Carlo s.e. {100 * se:.1f}%);"
+                     f" exact power {100 * exact:.1f}%")
     return heads, lines, rows, simulated
+
+
+def _pilot_plan(r, found, *, gap=None, alpha=_ALPHA, power=_POWER):
+    """Return one line: the items that detect *gap* (by default the
+    pilot's own) for a _Spread of pilot data, *found* its _detection().
+
+    >>> r = _Spread("acc", "binary", 500, Fraction(18, 500), 0.0,
+    ...             McNemar(67, 85, None), None)
+    >>> _pilot_plan(r, _detection(r)).split("; ")[-1]
+    '1890 items detect +3.6 pts with 80% power (McNemar exact, alpha 0.05)'
+    """
+    target = r.gap if gap is None else gap
+
+    def shown(g):                # a 0/1 metric's in points, as compare's
+        return (f"{float(g) * 100:+.1f} pts" if r.kind == "binary"
+                else f"{float(g):+.4g}")
+    words = (f"{r.metric} ({_items(r.n_items, 'pilot item')}"
+             + (f" in {r.clusters} clusters" if r.clusters is not None
+                else "") + f", observed gap {shown(r.gap)}): ")
+    if r.mcnemar is not None:
+        m = r.mcnemar
+        words += f"discordance {(m.a_only + m.b_only) / r.n_items:.4f}; "
+    elif r.se:
+        words += f"standard error of the mean difference {r.se:.4g}; "
+    if found.items_needed is None:
+        return words + (found.why or "no gap to plan for")
+    about = "" if found.method == "McNemar exact" else "about "
+    return words + (f"{about}{found.items_needed} items detect "
+                    f"{shown(target)} with {power:.0%} power "
+                    f"({found.method}, alpha {alpha:g})")
 
 
 def _format_pilot(rows, *, gap=None, alpha=_ALPHA, power=_POWER,
@@ -21219,8 +21258,8 @@ def _format_pilot(rows, *, gap=None, alpha=_ALPHA, power=_POWER,
     mark, apart = (_markdown, "\n\n") if markdown else (str, "\n")
     if rows and not isinstance(rows[0][0], str):
         return apart.join(mark(_pilot_plan(
-            r, gap=gap.get(r.metric) if isinstance(gap, dict) else gap,
-            alpha=alpha, power=power)) for r, _ in rows)
+            r, found, gap=gap.get(r.metric) if isinstance(gap, dict)
+            else gap, alpha=alpha, power=power)) for r, found in rows)
     lines = []
     for name, table, within, between, seen, *_ in rows:
         lines.append(mark(f"{name}: gap {seen:+.4g}; between-item variance "
@@ -21266,51 +21305,16 @@ def _pilot_json(rows, *, gap=None, alpha=_ALPHA, power=_POWER):
     return {"alpha": alpha, "power": power, "metrics": entries}
 
 
-def _labels_rows(gap, target, width, alpha, power, confidence):
-    """Return the figures of plan --human for one metric: a row per label
-    count (labels, the 95% CI's half-width, the power at *target*) and
-    the labels for *power* at target and for a half-width of *width*.
-    The labels the pilot has are its own interval (Student's t below
-    _PPI_CLT_LEAST labels); other counts are _corrected_se's, which reads
-    the moments without compare's finite-count details (within 1% of
-    the pilot's own at its count, measured in tests/test_judged.py)."""
-    items = gap.labels + gap.unlabelled
-    z = _upper_z(float((1 - _exact(confidence)) / 2))
-    counts = sorted({n for n in (gap.labels, 2 * gap.labels,
-                                 5 * gap.labels, 10 * gap.labels,
-                                 items // 2, items) if 2 <= n <= items})
-    rows = []
-    for n in counts:
-        se = gap.se if n == gap.labels else _corrected_se(gap, n)
-        half = ((gap.ci.hi - gap.ci.lo) / 2 if n == gap.labels
-                else z * se)
-        rows.append((n, half, _normal_power(target, se, alpha)))
-    needed = _labels_needed(gap, target, alpha, power)
-    for_width = (_labels_for_se(gap, width / z) if width else None)
-    return rows, needed, for_width
-
-
-def _normal_power(gap, se, alpha):
-    """Return the power of a two-sided z test at *alpha* against *gap*."""
-    if not se:
-        return 1.0 if gap else alpha
-    shift, z = abs(gap) / se, _upper_z(alpha / 2)
-    return NormalDist().cdf(shift - z) + NormalDist().cdf(-shift - z)
-
-
-def _format_labels_plan(found, *, gap=None, width=None, alpha=_ALPHA,
+def _format_labels_plan(found, sized, *, width=None, alpha=_ALPHA,
                         power=_POWER, confidence=CONFIDENCE, markdown=False):
     """Return the text (or markdown) of plan --from A B --human: per
-    metric, the labels now and what more would buy (_labels_rows)."""
+    metric, the labels now and what more would buy (*sized*: _labels_rows
+    each)."""
     lines, level = [], _decimal(_exact(confidence) * 100)
     mark, item = (_markdown, "- ") if markdown else (str, "  ")
-    for r, c in found:
+    for (r, c), (target, rows, needed, for_width) in zip(found, sized):
         lines += [""] * (markdown and bool(lines))
         u, items = _units_of(r), c.labels + c.unlabelled
-        g = gap.get(r.metric) if isinstance(gap, dict) else gap
-        target = c.estimate if g is None else g
-        rows, needed, for_width = _labels_rows(c, target, width, alpha,
-                                               power, confidence)
         lines.append(mark(f"{r.metric}: {_items(c.labels, 'human label')} "
                           f"of {items:,} items give {_worth(c)} (PPI++ "
                           f"weight {c.weight:.2f}); the corrected gap "
@@ -21349,15 +21353,11 @@ def _format_labels_plan(found, *, gap=None, width=None, alpha=_ALPHA,
     return "\n".join(lines)
 
 
-def _labels_plan_json(found, *, gap=None, width=None, alpha=_ALPHA,
+def _labels_plan_json(found, sized, *, width=None, alpha=_ALPHA,
                       power=_POWER, confidence=CONFIDENCE):
     """Return the JSON object of plan --from A B --human."""
     entries = []
-    for r, c in found:
-        g = gap.get(r.metric) if isinstance(gap, dict) else gap
-        target = c.estimate if g is None else g
-        rows, needed, for_width = _labels_rows(c, target, width, alpha,
-                                               power, confidence)
+    for (r, c), (target, rows, needed, for_width) in zip(found, sized):
         entries.append({
             "metric": r.metric, "labels": c.labels,
             "items": c.labels + c.unlabelled, "weight": c.weight,
@@ -21381,8 +21381,7 @@ def _format_budget(budget, *, confidence=CONFIDENCE, seed=SEED,
     b, r = budget, budget.result
     u, level = _units_of(r), _decimal(_exact(confidence) * 100)
     mark, item = (_markdown, "- ") if markdown else (str, "  ")
-    z = _upper_z(float((1 - _exact(confidence)) / 2))
-    half = [u.gap(_exact(z * se), sign=False) for se in b.se]
+    half = [u.gap(_exact(h), sign=False) for h in b.half_width]
     total = sum(b.draw)
     labels = sum(x.labels for x in b.rows)
     if b.field is None:
@@ -21427,7 +21426,6 @@ def _format_budget(budget, *, confidence=CONFIDENCE, seed=SEED,
 def _budget_json(budget, *, confidence=CONFIDENCE, seed=SEED):
     """Return the JSON object of plan --human --budget K."""
     b = budget
-    z = _upper_z(float((1 - _exact(confidence)) / 2))
     return {
         "metric": b.result.metric, "budget": sum(b.draw),
         "confidence": confidence, "seed": seed,
@@ -21438,7 +21436,7 @@ def _budget_json(budget, *, confidence=CONFIDENCE, seed=SEED):
              "uniform": w} for x, sd, m, w in zip(b.rows, b.sds, b.draw,
                                                   b.uniform)]},
         "half_width": dict(zip(("now", "allocated", "uniform"),
-                               (z * se for se in b.se))),
+                               b.half_width)),
         "label_next": [{"id": i, "stratum": label} for i, label in b.ids],
         **_frontier_json(b.frontier)}
 
@@ -21483,10 +21481,6 @@ def _repeats_parts(table, within):
 def _plan_json(plan):
     """Return the JSON object of plan."""
     d = plan.design
-    simulated = {}
-    for n, (hits, replays) in plan.simulated.items():
-        simulated[str(n)] = {"power": hits / replays, "replays": replays,
-                             "se": _mc_se(hits, replays)}
     return {"acc_a": d.acc_a, "acc_b": d.acc_b, "corr": plan.corr,
             "alpha": plan.alpha, "power": plan.power,
             "discordance": d.discordance, "p10": d.p10, "p01": d.p01,
@@ -21494,10 +21488,12 @@ def _plan_json(plan):
             "items_needed_connor": plan.connor,
             "unpaired_items_needed": plan.unpaired,
             "power_at": {str(n): p for n, p in plan.power_at.items()},
-            "ci_half_width_at": {str(n): _expected_half_width(
-                n, d, plan.confidence) for n in plan.power_at},
+            "ci_half_width_at": {str(n): w
+                                 for n, w in plan.half_width_at.items()},
             "mde_at": {str(n): g for n, g in plan.mde_at.items()},
-            "simulated": simulated}
+            "simulated": {str(n): {"power": hits / replays, "replays": replays,
+                                   "se": se} for n, (hits, replays, se, _)
+                          in plan.simulated.items()}}
 
 
 # Pictures are hand-written SVG: a fixed 640 x 400 canvas per panel, linear
@@ -23062,31 +23058,42 @@ def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=_ALPHA,
     if corr is not None and discordance is not None:
         raise EvalDeltaError("give corr or discordance, not both: each sets "
                              "how often the systems disagree")
-    checked = {keyword: _library_value(keyword, value, parse)
-               for keyword, value, parse in (
-                   ("acc_a", acc_a, _PROBABILITY),
-                   ("acc_b", acc_b, _PROBABILITY),
-                   ("corr", corr, _CORRELATION),
-                   ("discordance", discordance, _PROBABILITY),
-                   ("alpha", alpha, _PROBABILITY),
-                   ("power", power, _PROBABILITY),
-                   ("n_items", n_items, _n_list))}
-    return _plan_design(**checked)
+    return _plan_design(**_library_checked("plan", dict(
+        acc_a=acc_a, acc_b=acc_b, corr=corr, discordance=discordance,
+        alpha=alpha, power=power, n_items=n_items)))
 
 
-def _library_value(keyword, value, parse):
-    """Return a library keyword's *value* (counts as a list: 500 as
-    [500]) where its option's argparse type takes it, else EvalDeltaError as
-    the command line's refusal (an accuracy of 1.2 raised
-    StatisticsError from inside, power 1.0 too)."""
+def _library_checked(command, given):
+    """Return the library keywords *given* of *command*'s function, each
+    value checked by its option's row of _OPTIONS (_library_value)."""
+    return {keyword: _library_value(command, keyword, value)
+            for keyword, value in given.items()}
+
+
+def _library_value(command, keyword, value):
+    """Return a library keyword's *value* where its option's row of
+    _OPTIONS (the _Options field *keyword* of *command*) takes it: one of
+    its choices, or what its argparse type reads from the value written
+    out (counts as a list: 500 as [500]; a Fraction stays exact); else
+    EvalDeltaError as the command line's refusal (an accuracy of 1.2
+    raised StatisticsError from inside, power 1.0 too)."""
+    row = _option_row(command, keyword)
     if value is None:
         return None
+    if row.get(command, "choices"):
+        return _library_choice(keyword, value,
+                               tuple(row.get(command, "choices")))
+    parse = row.get(command, "type")
     try:
-        if parse is _n_list:               # counts: one, or a list of them
-            values = value if isinstance(value, (list, tuple)) else [value]
-            return parse(",".join(str(operator.index(x)) for x in values))
-        parse(repr(float(value)))          # a Fraction stays exact
-        return value
+        if getattr(parse, "kind", parse) is float:
+            parse(repr(float(value)))
+            return value
+        values = value if isinstance(value, (list, tuple)) else [value]
+        try:
+            text = ",".join(str(operator.index(x)) for x in values)
+        except TypeError:
+            raise ValueError("expected a whole number") from None
+        return parse(text)
     except (argparse.ArgumentTypeError, TypeError, ValueError) as error:
         raise EvalDeltaError(f"{keyword}={value!r}: {error}") from None
 
@@ -23147,8 +23154,10 @@ def _library_spec(value, parse, keyword):
 @_in_keywords
 def compare(baseline, candidate, *, metric="metric", kind=None,
             direction="higher", margin=None, confidence=CONFIDENCE,
-            alpha=_ALPHA, resamples=RESAMPLES, interval="percentile",
-            method="auto", seed=SEED, jobs=1, human_a=None, human_b=None,
+            alpha=_ALPHA, resamples=RESAMPLES,
+            interval=_Options._field_defaults["interval"],
+            method=_Options._field_defaults["method"], seed=SEED, jobs=1,
+            human_a=None, human_b=None,
             judge_map=None, scale=None, family=None, judge_rerun=None,
             strata=None):
     """Return the Comparison of two systems' per-item scores, in item order.
@@ -23179,8 +23188,9 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
     80
     """
     options = _library_options(
-        confidence=confidence, alpha=alpha, resamples=resamples, seed=seed,
-        jobs=jobs, interval=interval, method=method,
+        "compare", dict(confidence=confidence, alpha=alpha,
+                        resamples=resamples, jobs=jobs, interval=interval,
+                        method=method), seed=seed,
         margin=() if margin is None else ((None, margin),),
         judge_map=_library_spec(judge_map, _judge_map_of, "judge_map"),
         scale=_library_spec(scale, _bounds_of, "scale"),
@@ -23237,7 +23247,7 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
 @_in_keywords
 def rank(systems, *, metric="score", direction="higher",
          confidence=CONFIDENCE, alpha=_ALPHA, resamples=RESAMPLES,
-         method="auto", seed=SEED, jobs=1):
+         method=_Options._field_defaults["method"], seed=SEED, jobs=1):
     """Return the Standings of several systems' per-item scores: *systems*
     maps each name to its scores in item order (or is a list of them,
     named system 1, 2, ...).  The options are rank's.
@@ -23253,9 +23263,9 @@ def rank(systems, *, metric="score", direction="higher",
         raise EvalDeltaError(f"rank needs two or more systems' scores, not "
                              f"{len(systems)}")
     names = [str(name) for name in systems]
-    options = _library_options(confidence=confidence, alpha=alpha,
-                               resamples=resamples, seed=seed, jobs=jobs,
-                               method=method)
+    options = _library_options("rank", dict(
+        confidence=confidence, alpha=alpha, resamples=resamples, jobs=jobs,
+        method=method), seed=seed)
     columns = [_plain(v, name) for name, v in zip(names, systems.values())]
     tally = collections.Counter(zip(*_library_columns(columns, names)))
     ranking = _rank_systems(tally, random.Random(seed), names, options,
@@ -23264,24 +23274,16 @@ def rank(systems, *, metric="score", direction="higher",
     return Standings(_Ranked(ranking), options)
 
 
-def _library_options(**given):
-    """Return the _Options of compare() or rank(), checked as the command
-    line checks them: the same errors, in the library's words."""
-    for name in ("confidence", "alpha"):
-        if not 0 < given[name] < 1:
-            raise EvalDeltaError(f"{name} must be in (0, 1), not "
-                                 f"{given[name]!r}")
-    if type(given["resamples"]) is not int or given["resamples"] < 1:
-        raise EvalDeltaError(f"resamples must be a whole number of at "
-                             f"least 1, not {given['resamples']!r}")
-    for name, allowed in (("interval", ("percentile", "bca")),
-                          ("method", _METHODS)):
-        if given.get(name, allowed[0]) not in allowed:
-            raise EvalDeltaError(f"{name} must be one of "
-                                 f"{', '.join(allowed)}, not "
-                                 f"{given[name]!r}")
-    _check_resamples(given["resamples"], given["confidence"])
-    return _Options(**given)
+def _library_options(command, checked, **given):
+    """Return the _Options of compare() or rank() (*command*): the
+    keywords *checked* as the command line checks its options, by their
+    rows of _OPTIONS (_library_checked), with *given* (settled already)."""
+    for keyword, value in checked.items():
+        if value is None:        # a setting, not an option left out
+            raise EvalDeltaError(f"{keyword}=None: give a value")
+    checked = _library_checked(command, checked)
+    _check_resamples(checked["resamples"], checked["confidence"])
+    return _Options(**checked, **given)
 
 
 def _library_strata(values, n):
@@ -23351,10 +23353,7 @@ def _library_columns(columns, names, kind=None):
 
 ## Command line ###############################################################
 
-# Doors (called from other sections): _CORRELATION, _n_list, _PROBABILITY.
-
-_COMMANDS = ("simulate", "compare", "plan", "rank", "check", "history")
-
+# Doors (called from other sections): _option_row.
 
 def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
     """Return an argparse type: a number of *kind* in the given range."""
@@ -23371,6 +23370,7 @@ def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
             span = f"{left}{lo}, {'inf' if hi is None else hi}{right}"
             raise argparse.ArgumentTypeError(f"must be in {span}, not {text}")
         return x
+    check.kind = kind                  # what the library's values must be
     return check
 
 
@@ -23381,61 +23381,6 @@ _CORRELATION = _bounded(float, 0, 1, lo_open=False)
 def _at_least(minimum):
     """Return an argparse type for whole numbers of at least *minimum*."""
     return _bounded(int, minimum, None, lo_open=False)
-
-
-def _add_common(stats, output):
-    """Add the options every command shares: resamples, seed, confidence
-    (to the group *stats*), --format and --json (to *output*)."""
-    stats.add_argument("--resamples", type=_at_least(1), default=RESAMPLES,
-                        help="bootstrap resamples per interval "
-                             "(default %(default)s)")
-    stats.add_argument("--seed", type=int, default=SEED,
-                        help="seed of the random.Random that drives every "
-                             "draw (default %(default)s)")
-    stats.add_argument("--confidence", type=_PROBABILITY, default=CONFIDENCE,
-                        help="two-sided confidence of the intervals "
-                             "(default %(default)s)")
-    _add_format(output)
-
-
-def _add_format(parser):
-    """Add --format (a row of _OUTPUT_FORMATS) and --json, its short form."""
-    parser.add_argument("--format", choices=list(_OUTPUT_FORMATS),
-                        help="report format (default text; markdown suits "
-                             "a pull-request comment; json is --json; html "
-                             "is one self-contained page; github is the "
-                             "text with compare's verdicts as workflow "
-                             "commands and, where GITHUB_STEP_SUMMARY is "
-                             "set, the markdown added to the job summary)")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON object instead of the text "
-                             "report (values as fractions: 0.036, not 3.6)")
-
-
-def _add_quiet(parser):
-    """Add --quiet: no progress on stderr."""
-    parser.add_argument("--quiet", action="store_true",
-                        help="no progress on stderr (by default a line "
-                             "rewritten on a terminal, else a line every "
-                             f"{_PIPED_EVERY:g} s of long work)")
-
-
-def _add_verbose(parser):
-    """Add --verbose: the report's every note for every metric."""
-    parser.add_argument("--verbose", action="store_true",
-                        help="the full report: each metric's notes, churn "
-                             "and sizing in its own lines (by default a "
-                             "note that holds for several metrics is said "
-                             "once)")
-
-
-def _add_jobs(parser, work):
-    """Add --jobs, the processes that may share *work*."""
-    parser.add_argument("--jobs", type=_at_least(1),
-                        default=2 if _can_fork() else 1,
-                        help=f"processes for {work}: 1 does all the work "
-                             f"here, 2 adds a helper process; the numbers "
-                             f"are identical (default %(default)s here)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23504,8 +23449,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser(prog="bootstrap-eval-deltas"):
-    """Return the argparse parser of the four commands: simulate, compare,
-    rank, plan; its usage and errors name the program *prog*."""
+    """Return the argparse parser of the commands (_COMMANDS), each made
+    from the rows of _OPTIONS that are its, in the table's order, in its
+    help groups (_GROUPS); its usage and errors name the program
+    *prog*."""
     parser = _Parser(
         prog=prog,
         description="Is system B really better than system A on your eval "
@@ -23515,92 +23462,42 @@ def _build_parser(prog="bootstrap-eval-deltas"):
     parser.add_argument("--version", action="version",
                         version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add_command in (_add_simulate, _add_compare, _add_plan, _add_rank,
-                        _add_check, _add_history):
-        add_command(commands)
+    runs = dict(simulate=_run_simulate, compare=_run_compare, plan=_run_plan,
+                rank=_run_rank, check=_run_check, history=_run_history)
+    for name in _COMMANDS:
+        command = commands.add_parser(name, **_COMMAND_TEXTS[name])
+        groups = {key: command.add_argument_group(*text)
+                  for key, *text in _GROUPS[name]}
+        either = {}                      # mutually exclusive sets
+        for row in _OPTIONS:
+            if name not in row.commands:
+                continue
+            group = groups[row.get(name, "group")]
+            apart = row.get(name, "either")
+            if apart and apart not in either:
+                either[apart] = group.add_mutually_exclusive_group()
+            (either[apart] if apart else group).add_argument(
+                row.flag, **row.arguments(name))
+        command.set_defaults(run=runs[name])
     return parser
 
 
-def _add_simulate(commands):
-    """Add the simulate command (the default) and its options."""
-    sim = commands.add_parser(
-        "simulate", help="reproduce the article: simulate, bootstrap, "
-                         "McNemar, coverage loop, per-item CSV (default)",
+# Each command's texts and help groups, in the order --help shows them:
+# (key, title) or (key, title, description); _OPTIONS's rows name a group
+# by its key.
+
+_COMMAND_TEXTS = {
+    "simulate": dict(
+        help="reproduce the article: simulate, bootstrap, McNemar, "
+             "coverage loop, per-item CSV (default)",
         description="Simulate two correlated systems on the same items, "
                     "report bootstrap intervals and McNemar's exact test, "
                     "replay the experiment to check the paired interval's "
                     "coverage, and write the per-item CSV.",
         epilog="Examples: %(prog)s; %(prog)s --n-items 2000 --no-csv; "
-               "%(prog)s --acc-b 0.72 --intervals percentile,bca,score")
-    setting = sim.add_argument_group("the article's setting")
-    stats = sim.add_argument_group(
-        "statistics: the coverage loop and its resamples")
-    cal = sim.add_argument_group(
-        "calibration: intervals and tests over replays")
-    early = sim.add_argument_group(
-        "stopping early: looking (peeking) while the eval runs")
-    output = sim.add_argument_group("output")
-    setting.add_argument("--n-items", type=_at_least(1), default=N_ITEMS,
-                         help="items in the eval set (default %(default)s)")
-    setting.add_argument("--corr", type=_CORRELATION, 
-                         help=f"loading of the shared latent difficulty, in "
-                              f"[0, 1) (default {CORR})")
-    setting.add_argument("--acc-a", type=_PROBABILITY,
-                         help=f"true accuracy of system A, in (0, 1) "
-                              f"(default {ACC_A})")
-    setting.add_argument("--acc-b", type=_PROBABILITY,
-                         help=f"true accuracy of system B, in (0, 1) "
-                              f"(default {ACC_B})")
-    stats.add_argument("--replays", type=_at_least(0), default=REPLAYS,
-                       help="replays of the coverage loop; 0 skips it "
-                            "(default %(default)s)")
-    _add_common(stats, output)
-    output.add_argument("--out", metavar="PATH",
-                        help=f"where to write the per-item CSV, atomically "
-                             f"(default {CSV_PATH})")
-    output.add_argument("--no-csv", action="store_true",
-                        help="do not write the per-item CSV")
-    _add_jobs(stats, "the coverage loop")
-    _add_quiet(output)
-    cal.add_argument("--intervals", type=_interval_list, metavar="NAMES",
-                     help="calibrate intervals instead of the coverage "
-                          "lines: a comma list of percentile, bca, score; "
-                          "each one's coverage and rate of excluding zero "
-                          "over the replays, and McNemar's rejection rate "
-                          "(e.g. --intervals percentile,bca,score)")
-    cal.add_argument("--differences", choices=_SHAPES,
-                     help="calibrate the continuous paired intervals "
-                          "instead of the binary article: per-item "
-                          "differences of sd 1 and this shape (lognormal is "
-                          "right-skewed, lognormal-left its mirror) and mean "
-                          "--gap; over the replays, how often each interval, "
-                          "by saddlepoint and by resampling, percentile and "
-                          "BCa, covers the gap and excludes zero, and how "
-                          "often each sign-flip test rejects; no CSV")
-    cal.add_argument("--gap", type=_bounded(float, -math.inf, None),
-                     help="the true mean difference of --differences, in "
-                          "sds (default 0: excluding zero is then a false "
-                          "positive)")
-    stats.add_argument("--by-counts", action="store_true",
-                       help="draw from counts: the run's resamples from "
-                            "its four cell counts, each replay's cells one "
-                            "multinomial draw and its interval the ideal "
-                            "bootstrap's, at a cost that does not grow with "
-                            "--n-items (a power study at a new size; not the "
-                            "article's random stream)")
-    early.add_argument("--peeking", action="store_true",
-                       help="replay the article's systems with no true gap "
-                            "(B as good as A), looking after every item: how "
-                            "often a fixed-sample interval excludes zero at "
-                            "some look, against the anytime-valid confidence "
-                            "sequence of compare --sequential; no CSV")
-    sim.set_defaults(run=_run_simulate)
-
-
-def _add_compare(commands):
-    """Add the compare command and its options."""
-    cmp = commands.add_parser(
-        "compare", help="judge two systems' per-item results",
+               "%(prog)s --acc-b 0.72 --intervals percentile,bca,score"),
+    "compare": dict(
+        help="judge two systems' per-item results",
         description="Compare a baseline and a candidate scored on the same "
                     "items: each system's mean with its CI, the difference "
                     "with paired and unpaired bootstrap CIs, a paired test "
@@ -23609,315 +23506,96 @@ def _add_compare(commands):
         epilog="Examples: %(prog)s datasets/bootstrap-eval-deltas.csv; "
                "%(prog)s base.jsonl cand.jsonl --metric acc; "
                "%(prog)s a.csv b.csv --id qid --lower-is-better latency "
-               "--format markdown")
-    inp = cmp.add_argument_group("input: what to read")
-    what = cmp.add_argument_group("what to compare: metrics, clusters, "
-                                  "subsets")
-    stats = cmp.add_argument_group("statistics: how sure")
-    judged = cmp.add_argument_group(
-        "judged evals: an LLM judge's scores corrected by human labels")
-    early = cmp.add_argument_group(
-        "stopping early: looking (peeking) while the eval runs")
-    many = cmp.add_argument_group(
-        "many runs and candidates: seeds, repeats, epochs, prompts")
-    gates = cmp.add_argument_group(
-        "gates: non-inferiority, equivalence, exit 1 in CI")
-    reading = _reading_group(cmp)
-    output = cmp.add_argument_group("output")
-    inp.add_argument("baseline", help="per-item results of the baseline (A): "
-                     "CSV, TSV, JSONL or a JSON array, optionally .gz; alone, "
-                     "a wide file with both systems' columns")
-    inp.add_argument("candidates", nargs="*", metavar="CANDIDATE",
-                     help="per-item results of the candidate (B), joined to "
-                          "the baseline's on the id field; several "
-                          "candidates are each compared with the baseline, "
-                          "Holm-adjusted across candidates x metrics")
-    inp.add_argument("--id", dest="id_col", metavar="FIELD",
-                     help="field naming the item (default: the first of "
-                          f"{', '.join(_ID_FIELDS)} present)")
-    inp.add_argument("--names", type=_names_list, metavar="NAME,...",
-                     help="labels of the baseline and each candidate (of "
-                          "--a-col and --b-col, for one file), in order "
-                          "(default: what tells the paths apart)")
-    inp.add_argument("--a-col",
-                     help=f"one-file mode: column of the baseline's score "
-                          f"(default {CSV_HEADER[1]})")
-    inp.add_argument("--b-col",
-                     help=f"one-file mode: column of the candidate's score "
-                          f"(default {CSV_HEADER[2]})")
-    what.add_argument("--metric", action="append", metavar="NAME",
-                      help="metric field to compare, dots for nested JSON "
-                           "(metrics.acc); repeat for several (default: every "
-                           "numeric field both runs have)")
-    what.add_argument("--stat", action="append", default=[],
-                      metavar="NAME=STAT(FIELD,...)",
-                      help="a corpus statistic, not a mean: f1, precision, "
-                           "recall or mcc of (gold,pred) fields or of one "
-                           "field of [gold, pred] pairs (lm-eval's f1 and "
-                           "mcc; 0/1 labels give class 1's, others the macro "
-                           "average; mcc is scikit-learn's); ratio(num,den), "
-                           "sum over sum; pass@K(field) or pass^K(field) from "
-                           "each item's 0/1 samples (its records sharing an "
-                           "id). Paired bootstrap and approximate "
-                           "randomization test; repeatable. E.g. --stat "
-                           "f1(label,prediction) --stat tokens=ratio(right,"
-                           "total) --stat pass@5(passed)")
-    what.add_argument("--metric-type", action="append", default=[],
-                      metavar="NAME=TYPE", type=_metric_type,
-                      help="force a metric binary or continuous (default: "
-                           "binary when every value is 0 or 1)")
-    what.add_argument("--lower-is-better", action="append", default=[],
-                      metavar="NAME",
-                      help="a metric where smaller is better; repeatable "
-                           "(default: metrics named for a latency, time, "
-                           "duration, cost, loss, error or perplexity, said "
-                           "in the report)")
-    what.add_argument("--higher-is-better", action="append", default=[],
-                      metavar="NAME",
-                      help="a metric where larger is better although its "
-                           "name says otherwise; repeatable")
-    what.add_argument("--cluster", metavar="FIELD",
-                      help="items sharing this field's value (questions on "
-                           "one passage, samples of one prompt) are "
-                           "resampled and sign-flipped together")
-    what.add_argument("--by", metavar="FIELD",
-                      help="also compare within each subset of items that "
-                           "share this field's value (an MMLU subject): a "
-                           "row per subset and metric, Holm across all of "
-                           "them; the overall result pools every item")
-    what.add_argument("--macro", action="store_true",
-                      help="with --by: the overall result is the macro "
-                           "average, the unweighted mean of subset means "
-                           "(MMLU's headline), with a stratified bootstrap "
-                           "interval and a stratified sign-flip test")
-    inp.add_argument("--allow-partial", action="store_true",
-                     help="compare the ids both runs have and report how "
-                          "many were left out, instead of failing")
-    inp.add_argument("--same-ids-different-items", action="store_true",
-                     dest="different_items",
-                     help="pair records by id even where the runs' files "
-                          "hold different items under it (a question's "
-                          "text, a document's hash): the same items "
-                          "translated or reworded; without it such runs "
-                          "are refused")
-    inp.add_argument("--same-metric-anyway", action="store_true",
-                     dest="same_metric",
-                     help="judge a metric whose runs' settings say it was "
-                          "computed otherwise in each (lighteval's "
-                          "pass@1:4_samples from 1 prediction per item in "
-                          "one and 8 in the other, an Inspect scorer's "
-                          "options); without it such a metric is left out "
-                          "and said")
-    stats.add_argument("--bayes", action="store_true",
-                       help="add each metric's posterior: the probability "
-                            "that the candidate is better and a credible "
-                            "interval of the gap (0/1 scores: Jeffreys' "
-                            "prior on the four (A, B) cells, exact; others: "
-                            "the Bayesian bootstrap); the verdict stays the "
-                            "test's")
-    stats.add_argument("--interval", choices=("percentile", "bca"),
-                       default="percentile",
-                       help="bootstrap interval of the means and the paired "
-                            "difference: percentile (the article's) or bca, "
-                            "bias-corrected and accelerated (default "
-                            "%(default)s)")
-    stats.add_argument("--method", choices=_METHODS, default="auto",
-                       help="saddlepoint: each interval as infinitely many "
-                            "resamples would give it (the ideal bootstrap), "
-                            "computed, not resampled, and the sign-flip p "
-                            "past 20 nonzero differences by Robinson's "
-                            "saddlepoint; resample: --resamples draws; auto "
-                            "(default): the saddlepoint for continuous "
-                            f"metrics of {_SADDLE_LEAST} unclustered items or "
-                            "more, resampling otherwise")
-    stats.add_argument("--alpha", type=_PROBABILITY, default=_ALPHA,
-                       help="significance level after the adjustment "
-                            "(--adjust; default %(default)s)")
-    stats.add_argument("--mid-p", action="store_true", dest="mid_p",
-                       help="judge 0/1 metrics by McNemar's mid-p test and "
-                            "the mid-p form of the interval dual to it "
-                            "(Fay and Lumbard 2021): narrower, but its "
-                            "coverage is about, not at least, the level")
-    stats.add_argument("--adjust", choices=sorted(_ADJUSTMENTS),
-                       default="holm",
-                       help="how the p-values are adjusted across metrics x "
-                            "subsets x candidates: holm (default; the chance "
-                            "of any wrong call), bh (Benjamini-Hochberg's "
-                            "false discovery rate), by (Benjamini-Yekutieli's, "
-                            "for any dependence) or none")
-    gates.add_argument("--equivalence", action="append", type=_margin_spec,
-                       metavar="[NAME=]M",
-                       help="equivalence margin in the metric's units, for "
-                            "every metric or, as NAME=M, for one: two "
-                            "one-sided tests at --alpha, equivalent where the "
-                            "1 - 2 alpha interval lies within +-M")
-    many.add_argument("--prompts", action="store_true",
-                      help="the baseline and the candidate are each a folder "
-                           "of runs under the same prompts (a file per "
-                           "prompt, named alike): the gap under each prompt "
-                           "(Holm across them) and averaged over prompts as "
-                           "a random factor")
-    many.add_argument("--runs", action="store_true",
-                      help="the baseline and the candidate are each several "
-                           "runs of that system on the same items (seeds, "
-                           "repeats at temperature > 0): a folder of them, "
-                           "NAME=FILE,"
-                           "FILE,..., or one log of several epochs; the "
-                           "comparison of the run-averaged scores, the "
-                           "run-to-run spread, and where one run of each "
-                           "would put the gap")
-    early.add_argument("--sequential", action="store_true",
-                       help="also an anytime-valid comparison, valid however "
-                            "often one peeked at the eval while it ran: the "
-                            "confidence sequence at the end, the item at "
-                            "which it first excluded zero, an anytime "
-                            "p-value; items in the baseline's file order; "
-                            "--fail-on then uses its verdict")
-    early.add_argument("--order", metavar="FIELD",
-                       help="with --sequential, the baseline's field that "
-                            "orders the items as they ran (a timestamp or a "
-                            "number; default: the file's order)")
-    early.add_argument("--bounds", type=_bounds_spec, metavar="LO,HI",
-                       help="with --sequential, the range a continuous "
-                            "metric's values can take (default: [0, 1] "
-                            "where every value lies in it)")
-    gates.add_argument("--margin", action="append", type=_margin_spec,
-                       metavar="[NAME=]M",
-                       help="non-inferiority margin in the metric's units "
-                            "(0.03 is 3 points of accuracy), for every metric "
-                            "or, as NAME=M, for one; repeatable: a candidate "
-                            "whose Newcombe score interval (0/1 metrics) or "
-                            "t interval (others) stays above -M in the "
-                            "metric's direction is non-inferior")
-    output.add_argument("--plot", metavar="FILE.svg",
-                        help="also draw each metric's paired bootstrap "
-                             "distribution with its CI and zero, as SVG")
-    output.add_argument("--html", metavar="FILE.html",
-                        help="also write the report as one self-contained "
-                             "HTML page (--format html prints it)")
-    judged.add_argument("--human", action="append", default=[],
-                        metavar="FIELD|FILE",
-                        help="a judge's scores corrected by human scores on "
-                             "some of the items (prediction-powered "
-                             "inference, PPI++): a field of the runs' "
-                             "records, present on the items a human scored, "
-                             "or a file of them (an id and --human-field); "
-                             "once for both runs or once per run; for a "
-                             "preference file, a file of human verdicts on "
-                             "some of its items.  The report adds the "
-                             "judge's figures alone, the humans' alone, the "
-                             "judge's bias and agreement; the labelled items "
-                             "must be a random sample of the items")
-    judged.add_argument("--human-field", metavar="NAME",
-                        help="with --human FILE: the file's field of human "
-                             "scores (default human)")
-    judged.add_argument("--judge-covariate", metavar="FIELD",
-                        help="with --human: a number of each answer (its "
-                             "length): the judge's error regressed on it, "
-                             "and how far the systems differ on it, the bias "
-                             "a judge fond of long answers puts on the gap")
-    judged.add_argument("--judge-map", type=_judge_map_spec,
-                        metavar=">=T|LO,HI",
-                        help="with --human: the judge's scores onto the "
-                             "humans' scale: >=T makes a judge score of T or "
-                             "more a 1 (0/1 human labels), LO,HI maps the "
-                             "judge's LO..HI onto 0..1")
-    judged.add_argument("--scale", type=_bounds_spec, metavar="LO,HI",
-                        help="with --human: the scale the judge and the "
-                             "humans both score on (1,5 or 0,10); by default "
-                             "the range their scores span together")
-    judged.add_argument("--family", type=_families_spec,
-                        metavar="judge=F,SYSTEM=F,...",
-                        help="with --human: the model family of the judge "
-                             "and of each system (baseline=, candidate= or "
-                             "their names, as given or as the report shows "
-                             "them): the judge's bias for its own "
-                             "family's system (self-preference)")
-    judged.add_argument("--judge-rerun", metavar="FIELD",
-                        help="with --human: a second run of the judge on "
-                             "the same items (A_FIELD,B_FIELD in one file "
-                             "of both systems): its agreement with the first "
-                             "and its shift (drift)")
-    judged.add_argument("--strata", metavar="FIELD",
-                        help="with --human: the labels were drawn at "
-                             "random within each value of this field, at "
-                             "rates that differ: each stratum corrected on "
-                             "its own and weighed by its share of the items "
-                             "(stratified PPI, Fisch et al. 2024)")
-    gates.add_argument("--fail-on", choices=("worse", "not-better",
-                                             "inferior", "changed",
-                                             "not-equivalent"),
-                       help="exit 1 when some metric is worse, is not "
-                            "better, (with --margin) is not shown "
-                            "non-inferior, changed detectably either way, or "
-                            "(with --equivalence) is not shown equivalent, to "
-                            "gate a CI job; stderr names the metrics")
-    ci = cmp.add_argument_group(
-        "history and CI: a run store, JUnit, GitHub")
-    ci.add_argument("--store", metavar="DB",
-                    help="a run store (an SQLite file, made if missing): "
-                         "given one run, compare it with the store's "
-                         "accepted baseline (the first run saved becomes "
-                         "it); given two or more, compare them as given; "
-                         "either way save them and the comparison "
-                         "('history --store DB' shows them)")
-    ci.add_argument("--accept", action="store_true",
-                    help="with --store: make the run just compared the "
-                         "accepted baseline")
-    ci.add_argument("--label", metavar="TEXT",
-                    help="with --store: the saved run's label (default: its "
-                         "file name; the commit and branch are kept from "
-                         "GITHUB_SHA, CI_COMMIT_SHA or git)")
-    ci.add_argument("--junit", metavar="FILE",
-                    help="write the verdicts as JUnit XML (a testcase per "
-                         "metric, a failure where --fail-on holds), as "
-                         "GitLab, Jenkins and Azure read test results")
-    _add_common(stats, output)
-    _add_verbose(output)
-    _add_quiet(output)
-    _add_jobs(stats, "index resampling (metrics with many distinct values)")
-    _add_reading(reading)
-    cmp.set_defaults(run=_run_compare)
+               "--format markdown"),
+    "plan": dict(
+        help="power, items needed and detectable gap of a paired binary "
+             "eval, before you build it",
+        description="Plan a paired comparison of two systems' accuracy: "
+                    "the discordant cells implied by the agreement between "
+                    "systems, the exact power of McNemar's test, the items "
+                    "needed for the target power, the smallest detectable "
+                    "gap, and what an unpaired design would need.",
+        epilog="Example: %(prog)s --acc-a 0.72 --acc-b 0.76 --corr 0.6 "
+               "--simulate"),
+    "rank": dict(
+        help="rank several systems: each mean with its CI, rank intervals "
+             "and the group not detectably worse than the best",
+        description="Rank two or more systems scored on the same items, "
+                    "from one joint paired bootstrap: each system's mean "
+                    "with its CI, its rank with a rank interval, and the "
+                    "top group (the systems not detectably worse than the "
+                    "best), never a strict order.",
+        epilog="Examples: %(prog)s a.jsonl b.jsonl c.jsonl --metric acc; "
+               "%(prog)s wide.csv --systems m1,m2,m3,m4 --pairs"),
+    "check": dict(
+        help="say what eval files hold and which commands answer what "
+             "they can answer",
+        description="Read each file or folder as compare would, and say "
+                    "what was read and how (format, task, items, the id "
+                    "field), each field with its type, range and missing "
+                    "values and what it looks like (a metric, a judge's "
+                    "scores, human labels, a cluster, a subset), how the "
+                    "inputs' ids join and whether they hold the same items, "
+                    "the problems seen, then the commands that answer what "
+                    "these files can answer, runnable as printed (--json: "
+                    "as argv lists, what each answers beside them).",
+        epilog="Examples: %(prog)s datasets/examples/base.jsonl "
+               "datasets/examples/cand.jsonl; %(prog)s out/ --json"),
+    "history": dict(
+        help="show a run store's saved runs against their baselines",
+        description="Show the runs that 'compare --store DB' saved, oldest "
+                    "first: each with its mean and interval, its paired "
+                    "difference from the baseline it was compared with "
+                    "(interval, p, verdict), which run is the accepted "
+                    "baseline, how many false alarms a gate run on every "
+                    "commit can be expected to raise, and how far the "
+                    "newest run has drifted from the accepted baseline.",
+        epilog="Examples: %(prog)s --store evals.db; %(prog)s --store "
+               "evals.db --metric acc --last 20 --format html > "
+               "history.html")}
+_COMMANDS = tuple(_COMMAND_TEXTS)        # in the order --help lists them
 
-
-def _reading_group(parser):
-    """Return the group of the options that say how to read a framework's
-    files (made where it is to show; _add_reading fills it)."""
-    return parser.add_argument_group(
-        "eval frameworks' own files",
-        "read as they come, a file or the directory a framework wrote; "
-        "the format is detected from the file's name and first bytes: "
-        + "; ".join(f"{name}: {text}" for name, text in _FORMATS.items()))
-
-
-def _add_reading(group):
-    """Add the options that say how to read a framework's files."""
-    group.add_argument("--from-format", choices=list(_FORMATS),
-                       metavar="NAME", help="read the runs as this format "
-                       "instead of detecting it: " + ", ".join(_FORMATS))
-    group.add_argument("--records", metavar="KEY",
-                       help="a JSON document's key holding the records "
-                            "(dots reach in: results.items)")
-    group.add_argument("--task", metavar="NAME",
-                       help="in a directory a framework wrote, the task "
-                            "to read, by its exact name (lm-eval's "
-                            "winogrande, a HELM run's directory name)")
-    group.add_argument("--filter", metavar="NAME",
-                       help="lm-eval: the filter to keep (strict-match); "
-                            "by default each filter is its own metric")
-    group.add_argument("--scorer", metavar="NAME",
-                       help="Inspect: the scorer to keep")
-    group.add_argument("--choice-scores", metavar="C=S,...",
-                       type=_choice_scores,
-                       help="OpenAI evals, model-graded: the score of each "
-                            "choice (Y=1,N=0)")
-    group.add_argument("--max-inflate", metavar="MB", type=_at_least(1),
-                       help="the megabytes a gzip stream or one member of "
-                            "an Inspect .eval archive may inflate to "
-                            f"(default {_INFLATE_LIMIT >> 20}: a guard "
-                            "against archive bombs; a Parquet file's "
-                            f"values a byte, {_PARQUET_PER_BYTE}, go in "
-                            "step)")
+_READING_GROUP = (
+    "reading", "eval frameworks' own files",
+    "read as they come, a file or the directory a framework wrote; the "
+    "format is detected from the file's name and first bytes: "
+    + "; ".join(f"{name}: {text}" for name, text in _FORMATS.items()))
+_GROUPS = {
+    "simulate": (("design", "the article's setting"),
+                 ("stats", "statistics: the coverage loop and its "
+                           "resamples"),
+                 ("cal", "calibration: intervals and tests over replays"),
+                 ("early", "stopping early: looking (peeking) while the "
+                           "eval runs"), ("output", "output")),
+    "compare": (("input", "input: what to read"),
+                ("what", "what to compare: metrics, clusters, subsets"),
+                ("stats", "statistics: how sure"),
+                ("judged", "judged evals: an LLM judge's scores corrected "
+                           "by human labels"),
+                ("early", "stopping early: looking (peeking) while the "
+                          "eval runs"),
+                ("many", "many runs and candidates: seeds, repeats, "
+                         "epochs, prompts"),
+                ("gates", "gates: non-inferiority, equivalence, exit 1 in "
+                          "CI"), _READING_GROUP, ("output", "output"),
+                ("ci", "history and CI: a run store, JUnit, GitHub")),
+    "plan": (("design", "the design: the systems and the items"),
+             ("input", "input: pilot results to plan from (plan --from)"),
+             _READING_GROUP, ("stats", "statistics: how sure"),
+             ("judged", "judged evals: human labels for an LLM judge's "
+                        "scores"),
+             ("many", "many runs: seeds, repeats, epochs"),
+             ("early", "stopping early: looking (peeking) while the eval "
+                       "runs"),
+             ("sim", "simulation: replay the design"), ("output", "output")),
+    "rank": (("input", "input: what to read"), ("what", "what to compare"),
+             ("stats", "statistics: how sure"),
+             ("judged", "pairwise preferences and judged verdicts "
+                        "(Bradley-Terry)"), _READING_GROUP,
+             ("output", "output")),
+    "check": (("input", "input: what to read"), _READING_GROUP,
+              ("output", "output")),
+    "history": (("input", "input: what to read"), ("output", "output"))}
 
 
 def _reading(args):
@@ -23967,162 +23645,6 @@ def _n_list(text):
     return values
 
 
-def _add_rank(commands):
-    """Add the rank command and its options to *commands*."""
-    rank = commands.add_parser(
-        "rank", help="rank several systems: each mean with its CI, rank "
-                     "intervals and the group not detectably worse than "
-                     "the best",
-        description="Rank two or more systems scored on the same items, "
-                    "from one joint paired bootstrap: each system's mean "
-                    "with its CI, its rank with a rank interval, and the "
-                    "top group (the systems not detectably worse than the "
-                    "best), never a strict order.",
-        epilog="Examples: %(prog)s a.jsonl b.jsonl c.jsonl --metric acc; "
-               "%(prog)s wide.csv --systems m1,m2,m3,m4 --pairs")
-    inp = rank.add_argument_group("input: what to read")
-    what = rank.add_argument_group("what to compare")
-    stats = rank.add_argument_group("statistics: how sure")
-    judged = rank.add_argument_group(
-        "pairwise preferences and judged verdicts (Bradley-Terry)")
-    reading = _reading_group(rank)
-    output = rank.add_argument_group("output")
-    inp.add_argument("runs", nargs="+", metavar="RUN",
-                     help="each system's per-item results (read as compare "
-                          "reads them), or one wide file with --systems")
-    inp.add_argument("--systems", type=_names_list, metavar="COL,COL,...",
-                     help="one wide file: the column of each system")
-    inp.add_argument("--names", type=_names_list, metavar="NAME,...",
-                     help="labels of the systems, in order (default: the "
-                          "file names or columns)")
-    inp.add_argument("--id", dest="id_col", metavar="FIELD",
-                     help="field naming the item (default: the first of "
-                          f"{', '.join(_ID_FIELDS)} every run has)")
-    what.add_argument("--metric", action="append", metavar="NAME",
-                      help="the metric to rank on (needed when the runs "
-                           "have several)")
-    what.add_argument("--lower-is-better", nargs="?", const=True,
-                      metavar="NAME",
-                      help="smaller values are better; NAME, as in "
-                           "compare, is the metric ranked on (default: as "
-                           "its name says, said in the report: latency, "
-                           "time, cost, loss, error, perplexity)")
-    what.add_argument("--higher-is-better", metavar="NAME",
-                      help="larger values are better although the metric's "
-                           "name says otherwise")
-    inp.add_argument("--allow-partial", action="store_true",
-                     help="rank on the ids every run has and say how many "
-                          "were left out, instead of failing")
-    inp.add_argument("--same-ids-different-items", action="store_true",
-                     dest="different_items",
-                     help="pair records by id even where the runs hold "
-                          "different items under it (as compare's)")
-    inp.add_argument("--same-metric-anyway", action="store_true",
-                     dest="same_metric",
-                     help="rank on a metric whose runs' settings say it was "
-                          "computed otherwise in some (as compare's)")
-    judged.add_argument("--human", metavar="FILE",
-                        help="preference files: a human's verdicts on some of "
-                             "the same battles (any preference format, joined "
-                             "on the item): the Bradley-Terry ratings "
-                             "corrected by them (prediction-powered, PPI++) "
-                             "beside the judge's")
-    stats.add_argument("--method", choices=_METHODS, default="auto",
-                       help="the means' intervals and the pairs' "
-                            "comparisons as in compare --method (default "
-                            "%(default)s); ranks and the top group come from "
-                            "the joint resamples (and exact pairwise tests) "
-                            "either way")
-    stats.add_argument("--alpha", type=_PROBABILITY, default=_ALPHA,
-                       help="level of the top group and of the pairwise "
-                            "tests (default %(default)s)")
-    stats.add_argument("--mid-p", action="store_true", dest="mid_p",
-                       help="judge --pairs' or --baseline's 0/1 pairs by "
-                            "McNemar's mid-p test and the mid-p interval "
-                            "dual to it, as compare --mid-p")
-    stats.add_argument("--adjust", choices=sorted(_ADJUSTMENTS),
-                       default="holm",
-                       help="how the p-values of --pairs or --baseline are "
-                            "adjusted across the pairs: holm (default), bh "
-                            "(Benjamini-Hochberg), by (Benjamini-Yekutieli) "
-                            "or none; the rank sets and the top group keep "
-                            "Holm's")
-    what.add_argument("--by", metavar="FIELD",
-                      help="also rank within each subset of items sharing "
-                           "this field's value (taken from the first run)")
-    stats.add_argument("--bayes", action="store_true",
-                       help="add each system's posterior probability of "
-                            "being the best and each pair's of one being "
-                            "better (the Bayesian bootstrap over items); the "
-                            "ranks and top group stay the tests'")
-    stats.add_argument("--marginal-ranks", action="store_true",
-                       help="show each rank's own interval instead of the "
-                            "joint rank sets (which hold for every system at "
-                            "once)")
-    stats.add_argument("--joint-intervals", action="store_true",
-                       help="make the means' (or ratings') intervals hold for "
-                            "every system at once, not each on its own "
-                            "(max-t over the joint bootstrap)")
-    judged.add_argument("--anchor", type=_anchor_spec, metavar="NAME=RATING",
-                        help="preference files: the Bradley-Terry rating of "
-                             "one system (default: the ratings average 1000)")
-    judged.add_argument("--ties", choices=("half", "davidson"),
-                        help="preference files: a tie as half a win for each "
-                             "side (half, the default, as Chatbot Arena "
-                             "counts it) or by Davidson's tie model")
-    what.add_argument("--pairs", action="store_true",
-                      help="also every pair's paired difference with its "
-                           "CI and Holm-adjusted p")
-    what.add_argument("--baseline", metavar="NAME",
-                      help="also each system against this one (a name of "
-                           "--names, a file or a column): paired difference, "
-                           "CI and p, Holm-adjusted across the candidates")
-    output.add_argument("--plot", metavar="FILE.svg",
-                        help="also draw a forest plot: a row per system, its "
-                             "mean and CI, the top group shaded, as SVG")
-    output.add_argument("--html", metavar="FILE.html",
-                        help="also write the report as one self-contained "
-                             "HTML page (--format html prints it)")
-    _add_common(stats, output)
-    _add_quiet(output)
-    _add_jobs(stats, "index resampling")
-    _add_reading(reading)
-    rank.set_defaults(run=_run_rank)
-
-
-def _add_check(commands):
-    """Add the check command (a doctor for eval files) and its options."""
-    check = commands.add_parser(
-        "check", help="say what eval files hold and which commands answer "
-                      "what they can answer",
-        description="Read each file or folder as compare would, and say "
-                    "what was read and how (format, task, items, the id "
-                    "field), each field with its type, range and missing "
-                    "values and what it looks like (a metric, a judge's "
-                    "scores, human labels, a cluster, a subset), how the "
-                    "inputs' ids join and whether they hold the same items, "
-                    "the problems seen, then the commands that answer what "
-                    "these files can answer, runnable as printed (--json: "
-                    "as argv lists, what each answers beside them).",
-        epilog="Examples: %(prog)s datasets/examples/base.jsonl "
-               "datasets/examples/cand.jsonl; %(prog)s out/ --json")
-    what = check.add_argument_group("input: what to read")
-    what.add_argument("paths", nargs="+", metavar="FILE_OR_DIR",
-                      help="per-item results, a folder a framework wrote, or "
-                           "a folder of such files and folders (read entry "
-                           "by entry)")
-    what.add_argument("--id", dest="id_col", metavar="FIELD",
-                      help="field naming the item (default: the first of "
-                           f"{', '.join(_ID_FIELDS)} present, else a field "
-                           f"named like one)")
-    reading = _reading_group(check)
-    output = check.add_argument_group("output")
-    _add_format(output)
-    _add_quiet(output)
-    _add_reading(reading)
-    check.set_defaults(run=_run_check)
-
-
 def _names_list(text):
     """argparse type of --systems and --names: comma-separated names."""
     names = [x.strip() for x in text.split(",")]
@@ -24132,191 +23654,12 @@ def _names_list(text):
     return names
 
 
-def _add_plan(commands):
-    """Add the plan command and its options to *commands*."""
-    plan = commands.add_parser(
-        "plan", help="power, items needed and detectable gap of a paired "
-                     "binary eval, before you build it",
-        description="Plan a paired comparison of two systems' accuracy: "
-                    "the discordant cells implied by the agreement between "
-                    "systems, the exact power of McNemar's test, the items "
-                    "needed for the target power, the smallest detectable "
-                    "gap, and what an unpaired design would need.",
-        epilog="Example: %(prog)s --acc-a 0.72 --acc-b 0.76 --corr 0.6 "
-               "--simulate")
-    design = plan.add_argument_group("the design: the systems and the items")
-    pilot = plan.add_argument_group(
-        "input: pilot results to plan from (plan --from)")
-    reading = _reading_group(plan)
-    stats = plan.add_argument_group("statistics: how sure")
-    judged = plan.add_argument_group(
-        "judged evals: human labels for an LLM judge's scores")
-    many = plan.add_argument_group(
-        "many runs: seeds, repeats, epochs")
-    early = plan.add_argument_group(
-        "stopping early: looking (peeking) while the eval runs")
-    sim = plan.add_argument_group("simulation: replay the design")
-    output = plan.add_argument_group("output")
-    design.add_argument("--acc-a", type=_PROBABILITY,
-                        help=f"accuracy of system A (default {ACC_A})")
-    design.add_argument("--acc-b", type=_PROBABILITY,
-                        help=f"accuracy of system B (default {ACC_B}, or "
-                             f"acc-a + gap)")
-    design.add_argument("--gap", action="append", type=_gap_spec,
-                        metavar="[NAME=]G",
-                        help="B's accuracy minus A's, instead of --acc-b; "
-                             "with --from, the gap to size for: G for the "
-                             "0/1 metrics, NAME=G for one metric in its "
-                             "units (repeatable)")
-    agree = design.add_mutually_exclusive_group()
-    agree.add_argument("--corr", type=_CORRELATION,
-                        help=f"the article's latent correlation (default "
-                             f"{CORR})")
-    agree.add_argument("--discordance", type=_PROBABILITY,
-                        help="share of items where exactly one system is "
-                             "right, instead of --corr")
-    pilot.add_argument("--from", dest="pilot", nargs="+",
-                       metavar="FILE", help="pilot results (BASELINE "
-                       "[CANDIDATE], read as compare reads them): estimate "
-                       "the agreement from them and plan for the observed "
-                       "gap, or for --gap")
-    judged.add_argument("--human", action="append", metavar="FIELD|FILE",
-                        help="with --from A B: the pilot's human scores, as "
-                             "compare --human reads them: how the judge-"
-                             "corrected gap's interval and power grow with "
-                             "more labels, and the labels --gap or --width "
-                             "needs")
-    judged.add_argument("--human-field", metavar="NAME",
-                        help="with --human FILE: its field of human scores")
-    judged.add_argument("--judge-map", type=_judge_map_spec,
-                        metavar=">=T|LO,HI",
-                        help="with --human: the judge's scores onto the "
-                             "humans' scale, as in compare")
-    judged.add_argument("--scale", type=_bounds_spec, metavar="LO,HI",
-                        help="with --human: the scale the judge and the "
-                             "humans both score on, as in compare")
-    judged.add_argument("--width", type=_bounded(float, 0, None), metavar="W",
-                        help="with --human: the labels for a CI of +-W on "
-                             "the gap (0.02 for +-2 pts)")
-    many.add_argument("--runs", action="store_true",
-                      help="with --from A B: each is several runs of one "
-                           "system, as compare --runs reads them: the "
-                           "run-to-run spread and the runs of each that "
-                           "tell the gap (or --gap) from it")
-    judged.add_argument("--strata", metavar="FIELD",
-                        help="with --human: the pilot's labels were drawn "
-                             "at a rate per value of this field (as compare "
-                             "--strata)")
-    judged.add_argument("--budget", type=int, metavar="K",
-                        help="with --human: where K more labels should go "
-                             "(Neyman's allocation by stratum with --strata, "
-                             "else uniform), the CI width that predicts, and "
-                             "the items to label next")
-    judged.add_argument("--label-next", metavar="FILE.csv",
-                        help="with --budget: write the items to label next "
-                             "(id, stratum) to this CSV file")
-    judged.add_argument("--pick-labels", type=int, metavar="N",
-                        help="with --from RUN: print N of its item ids drawn "
-                             "at random (--seed), one per line: the items to "
-                             "give human labels, as compare --human assumes")
-    pilot.add_argument("--id", dest="id_col", metavar="FIELD",
-                       help="with --from: field naming the item")
-    pilot.add_argument("--same-ids-different-items", action="store_true",
-                       dest="different_items",
-                       help="with --from: pair records by id even where the "
-                            "runs hold different items under it (as "
-                            "compare's)")
-    pilot.add_argument("--a-col",
-                       help="with --from and one file: baseline's column")
-    pilot.add_argument("--b-col",
-                       help="with --from and one file: candidate's column")
-    pilot.add_argument("--cluster", metavar="FIELD",
-                       help="with --from: items sharing this field's value "
-                            "are sized by the clustered standard error")
-    pilot.add_argument("--metric", action="append", metavar="NAME",
-                       help="with --from: the metric(s) to plan for")
-    stats.add_argument("--alpha", type=_PROBABILITY, default=_ALPHA,
-                       help="two-sided significance level (default "
-                            "%(default)s)")
-    stats.add_argument("--power", type=_PROBABILITY, default=_POWER,
-                       help="target power (default %(default)s)")
-    many.add_argument("--repeats", type=_at_least(1), metavar="K",
-                      help="samples per item averaged into its score: show "
-                           "items needed for 1..K repeats (needs "
-                           "--within-var)")
-    many.add_argument("--within-var", type=_bounded(float, 0, None,
-                                                    lo_open=False),
-                      help="variance of an item's paired difference between "
-                           "repeated samples of the same item; with --from "
-                           "and several rows per item it is estimated")
-    stats.add_argument("--confidence", type=_PROBABILITY,
-                       help="confidence of the paired interval whose expected "
-                            f"half-width the table shows (default "
-                            f"{CONFIDENCE})")
-    design.add_argument("--n-items", type=_n_list, metavar="N,N,...",
-                        help="item counts for the power table (default: a "
-                             "range around the answer)")
-    early.add_argument("--sequential", action="store_true",
-                       help="also simulate compare --sequential on the "
-                            "design, looked at after every item: the "
-                            "stopping item's median and 90th percentile "
-                            "against the fixed-sample items needed "
-                            "(--replays, --seed)")
-    sim.add_argument("--simulate", action="store_true",
-                     help="also replay the article's simulator at the "
-                          "planned n (needs --corr) and report how often "
-                          "McNemar rejected")
-    sim.add_argument("--replays", type=_at_least(1),
-                     help=f"replays for --simulate (default {REPLAYS})")
-    sim.add_argument("--seed", type=int,
-                     help=f"seed for --simulate (default {SEED})")
-    _add_format(output)
-    output.add_argument("--plot", metavar="FILE.svg",
-                        help="also draw the exact power against items, the "
-                             "target and the answer marked, as SVG")
-    output.add_argument("--html", metavar="FILE.html",
-                        help="also write the report as one self-contained "
-                             "HTML page (--format html prints it)")
-    _add_quiet(output)
-    _add_reading(reading)
-    plan.set_defaults(run=_run_plan)
-
-
-def _add_history(commands):
-    """Add the history command (a run store's saved runs) and its
-    options."""
-    history = commands.add_parser(
-        "history", help="show a run store's saved runs against their "
-                        "baselines",
-        description="Show the runs that 'compare --store DB' saved, oldest "
-                    "first: each with its mean and interval, its paired "
-                    "difference from the baseline it was compared with "
-                    "(interval, p, verdict), which run is the accepted "
-                    "baseline, how many false alarms a gate run on every "
-                    "commit can be expected to raise, and how far the "
-                    "newest run has drifted from the accepted baseline.",
-        epilog="Examples: %(prog)s --store evals.db; %(prog)s --store "
-               "evals.db --metric acc --last 20 --format html > history.html")
-    what = history.add_argument_group("input: what to read")
-    output = history.add_argument_group("output")
-    what.add_argument("--store", metavar="DB", required=True,
-                      help="the run store compare --store wrote")
-    what.add_argument("--metric", action="append", metavar="NAME",
-                      help="one metric's history (default: every metric "
-                           "compared)")
-    what.add_argument("--last", type=_at_least(1), metavar="N",
-                      help="the newest N runs only")
-    _add_format(output)
-    history.set_defaults(run=_run_history)
-
-
 def _history_options(args):
     """Return history's _Options."""
     if args.metric and len(args.metric) > 1:
         raise EvalDeltaError("history shows one metric, or every one: give "
                              "--metric once")
-    return _Options(store=args.store, metric=tuple(args.metric or ()),
-                    last=args.last)
+    return _Options(**_settled(args))
 
 
 def _run_history(options):
@@ -24561,10 +23904,6 @@ def _options(args):
 def _simulate_options(args):
     """Return simulate's _Options: the article's run, a calibration
     (--intervals, --differences), --by-counts or --peeking."""
-    common = dict(n_items=args.n_items, replays=args.replays,
-                  resamples=args.resamples, seed=args.seed,
-                  confidence=args.confidence, jobs=args.jobs,
-                  quiet=args.quiet)
     if args.differences:
         for name in ("corr", "acc_a", "acc_b", "intervals", "out"):
             if getattr(args, name) is not None:
@@ -24579,18 +23918,15 @@ def _simulate_options(args):
             raise EvalDeltaError("--differences calibrates over the "
                                  "replays; give --replays of at least 1")
         _check_resamples(args.resamples, args.confidence)
-        return _Options(**common, differences=args.differences,
-                        gap=args.gap or 0.0, csv=None)
+        return _Options(**_settled(args, gap=args.gap or 0.0, csv=None))
     if args.gap is not None:
         raise EvalDeltaError("--gap goes with --differences (the binary "
                              "design's gap is --acc-b minus --acc-a)")
-    design = dict(corr=CORR if args.corr is None else args.corr,
-                  acc_a=ACC_A if args.acc_a is None else args.acc_a,
-                  acc_b=ACC_B if args.acc_b is None else args.acc_b)
+    settled = _settled(args)
     if args.peeking:
         for flag, given in (("--intervals", args.intervals),
                             ("--out", args.out),
-                            ("--acc-b", design["acc_b"] != ACC_B),
+                            ("--acc-b", settled["acc_b"] != ACC_B),
                             ("--by-counts", args.by_counts)):
             if given:
                 raise EvalDeltaError(f"--peeking does not go with {flag}: "
@@ -24600,7 +23936,7 @@ def _simulate_options(args):
         if not args.replays:
             raise EvalDeltaError("--peeking counts over the replays; give "
                                  "--replays of at least 1")
-        return _Options(**common, **design, peeking=True, csv=None)
+        return _Options(**settled, csv=None)
     if args.intervals and not args.replays:
         raise EvalDeltaError("--intervals calibrates over the replays; give "
                              "--replays of at least 1")
@@ -24612,9 +23948,7 @@ def _simulate_options(args):
         raise EvalDeltaError("--intervals calibrates resampled intervals "
                              "item by item; --by-counts replays only the "
                              "paired percentile interval")
-    options = _Options(**common, **design,
-                       intervals=tuple(args.intervals or ()),
-                       by_counts=args.by_counts)
+    options = _Options(**settled)
     if args.no_csv or args.out:
         return options._replace(csv=args.out)
     path = _csv_path(options)
@@ -24764,15 +24098,7 @@ def _compare_options(args):
                                  f"give it once for every run, or once per "
                                  f"run in their order")
     else:
-        for flag, given in (("--human-field", args.human_field),
-                            ("--judge-map", args.judge_map),
-                            ("--scale", args.scale),
-                            ("--judge-covariate", args.judge_covariate),
-                            ("--family", args.family),
-                            ("--judge-rerun", args.judge_rerun),
-                            ("--strata", args.strata)):
-            if given is not None:
-                raise EvalDeltaError(f"{flag} goes with --human")
+        _refuse_alone(args, "--human")
     if args.fail_on == "not-equivalent" and not args.equivalence:
         raise EvalDeltaError("--fail-on not-equivalent needs --equivalence: "
                              "equivalence is judged against a margin")
@@ -24790,39 +24116,15 @@ def _compare_options(args):
             raise EvalDeltaError("--accept makes one run the accepted "
                                  "baseline: give one candidate")
     else:
-        for flag, given in (("--accept", args.accept),
-                            ("--label", args.label)):
-            if given:
-                raise EvalDeltaError(f"{flag} goes with --store DB")
+        _refuse_alone(args, "--store DB")
     if args.junit:
         _check_output("--junit", args.junit)
     if args.store and not os.path.exists(args.store):
         _check_output("--store", args.store)
     _check_resamples(args.resamples, args.confidence)
-    return _Options(
-        store=args.store, accept=args.accept, label=args.label,
-        junit=args.junit,
-        runs=(args.baseline, *args.candidates), id_col=args.id_col,
-        names=tuple(args.names or ()),
-        a_col=args.a_col, b_col=args.b_col, metric=tuple(args.metric or ()),
-        stat=tuple(stats), metric_type=tuple(args.metric_type),
-        lower_is_better=tuple(args.lower_is_better),
-        higher_is_better=tuple(args.higher_is_better), cluster=args.cluster,
-        by=args.by, macro=args.macro, allow_partial=args.allow_partial,
-        different_items=args.different_items, strata=args.strata,
-        same_metric=args.same_metric, bayes=args.bayes, mid_p=args.mid_p,
-        reading=_reading(args), resamples=args.resamples,
-        confidence=args.confidence, interval=args.interval,
-        method=args.method, seed=args.seed, jobs=args.jobs, alpha=args.alpha,
-        adjust=args.adjust, margin=tuple(args.margin or ()),
-        equivalence=tuple(args.equivalence or ()),
-        sequential=args.sequential, order=args.order, bounds=args.bounds,
-        fail_on=args.fail_on, human=tuple(args.human),
-        human_field=args.human_field, judge_map=args.judge_map,
-        scale=args.scale, judge_covariate=args.judge_covariate,
-        family=args.family, judge_rerun=args.judge_rerun, plot=args.plot,
-        verbose=args.verbose,
-        group_runs=args.runs or args.prompts, crossed=args.prompts)
+    return _Options(**_settled(
+        args, runs=(args.baseline, *args.candidates), stat=tuple(stats),
+        group_runs=args.runs or args.prompts))
 
 
 def _rank_options(args):
@@ -24837,21 +24139,7 @@ def _rank_options(args):
     _check_resamples(args.resamples, args.confidence)
     lower = () if args.lower_is_better is None else (
         None if args.lower_is_better is True else args.lower_is_better,)
-    return _Options(
-        runs=tuple(args.runs), systems=tuple(args.systems or ()),
-        names=tuple(args.names or ()), id_col=args.id_col,
-        metric=tuple(args.metric or ()), lower_is_better=lower,
-        higher_is_better=(() if args.higher_is_better is None
-                          else (args.higher_is_better,)),
-        allow_partial=args.allow_partial, by=args.by,
-        different_items=args.different_items, same_metric=args.same_metric,
-        reading=_reading(args), resamples=args.resamples,
-        confidence=args.confidence, method=args.method, seed=args.seed,
-        jobs=args.jobs, alpha=args.alpha, adjust=args.adjust,
-        pairs=args.pairs, against=args.baseline, marginal_ranks=args.marginal_ranks,
-        joint_intervals=args.joint_intervals, anchor=args.anchor,
-        ties=args.ties, plot=args.plot, bayes=args.bayes, mid_p=args.mid_p,
-        human=(args.human,) if args.human else ())
+    return _Options(**_settled(args, lower_is_better=lower))
 
 
 # Options of plan that only --from uses, and options it cannot use.
@@ -24865,15 +24153,14 @@ _NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
 
 def _check_options(args):
     """Return check's _Options: the paths and how to read them."""
-    return _Options(runs=tuple(args.paths), id_col=args.id_col,
-                    reading=_reading(args), quiet=args.quiet)
+    return _Options(**_settled(args))
 
 
 def _flag(name):
     """Return the command-line flag of an argparse destination (id_col is
-    --id)."""
-    return "--" + {"id_col": "id", "pilot": "from"}.get(name, name).replace(
-        "_", "-")
+    --id), as _OPTIONS declares it."""
+    return next(row.flag for row in _OPTIONS
+                if row.dest == name and row.flag.startswith("--"))
 
 
 def _plan_options(args):
@@ -24933,36 +24220,11 @@ def _plan_options(args):
             if getattr(args, name) is not None:
                 raise EvalDeltaError(f"{_flag(name)} goes with --simulate "
                                      f"or --sequential")
-    options = _Options(
-        runs=tuple(args.pilot or ()), id_col=args.id_col, a_col=args.a_col,
-        b_col=args.b_col, cluster=args.cluster,
-        different_items=args.different_items,
-        metric=tuple(args.metric or ()), reading=_reading(args),
-        alpha=args.alpha, power=args.power, repeats=args.repeats,
-        within_var=args.within_var, sequential=args.sequential,
-        simulate=args.simulate, n_items=args.n_items, corr=args.corr,
-        discordance=args.discordance, gap=_bare_gap(args),
-        gaps=tuple(spec for spec in args.gap or () if spec[0]),
-        acc_a=ACC_A if args.acc_a is None else args.acc_a,
-        confidence=CONFIDENCE if args.confidence is None
-        else args.confidence,
-        replays=REPLAYS if args.replays is None else args.replays,
-        seed=SEED if args.seed is None else args.seed, plot=args.plot,
-        quiet=args.quiet, pick_labels=args.pick_labels,
-        human=tuple(args.human or ()), human_field=args.human_field,
-        judge_map=args.judge_map, scale=args.scale, width=args.width,
-        group_runs=args.runs, strata=args.strata, budget=args.budget,
-        label_next=args.label_next)
+    options = _Options(**_settled(
+        args, n_items=args.n_items, corr=args.corr, gap=_bare_gap(args),
+        gaps=tuple(spec for spec in args.gap or () if spec[0])))
     if not args.human:
-        for flag, given in (("--human-field", args.human_field),
-                            ("--judge-map", args.judge_map),
-                            ("--scale", args.scale),
-                            ("--width", args.width),
-                            ("--strata", args.strata),
-                            ("--budget", args.budget),
-                            ("--label-next", args.label_next)):
-            if given is not None:
-                raise EvalDeltaError(f"{flag} goes with --human")
+        _refuse_alone(args, "--human")
     if args.pilot:
         return options
     if options.gaps:
@@ -25063,6 +24325,676 @@ def _anchor_spec(text):
             f"expected NAME=RATING (a system and a finite number), not "
             f"{text!r}")
     return name, rating
+
+
+# One table of options.  Each row of _OPTIONS is one option, declared once
+# whichever commands have it (bottle.py's list of opt(...)): its flag, its
+# commands, its help group (a key of _GROUPS), the _Options field it fills
+# and argparse's keywords, a {command: value} where a command's differs;
+# where it must go with another option, that one (*needs*).  A row's
+# default is its field's (_Options._field_defaults), unless it says one or
+# names the commands where argparse's default is None (*unset*: to tell an
+# option given from one not).  _build_parser makes every command's parser
+# from it, _settled fills _Options by field name from it, and the library
+# checks its keywords by it (_library_value).
+
+class _Opt(NamedTuple):
+    """A row of _OPTIONS: one option of the command line."""
+    flag: str          # "--alpha", or a positional's name
+    commands: tuple    # the commands that have it
+    group: object      # its help group's key in _GROUPS, or {command: key}
+    field: object      # the _Options field it fills; None: none, or one
+                       # its command settles by hand
+    unset: object      # the commands (True: all) where argparse's default
+                       # is None, to tell whether it was given
+    either: object     # a set of options of which one may be given
+    needs: object      # the option it goes with ("--human"), refused
+                       # without it (_refuse_alone)
+    keywords: dict     # argparse's, each a value or {command: value}
+                       # (a key None: the other commands' value)
+
+    def get(self, command, key):
+        """Return the row's *key* (an argparse keyword, group or either)
+        for *command*; None where it has none."""
+        value = self.keywords.get(key, getattr(self, key, None))
+        if isinstance(value, dict):              # None: the others' value
+            return value.get(command, value.get(None))
+        return value
+
+    def arguments(self, command):
+        """Return add_argument's keywords for *command*: the row's, and
+        its default, which is its field's where the row says none and is
+        not *unset* there (a list to add to for action append)."""
+        keywords = {key: self.get(command, key) for key in self.keywords}
+        keywords = {k: v for k, v in keywords.items() if v is not None}
+        if callable(keywords.get("default")):       # --jobs: the machine's
+            keywords["default"] = keywords["default"]()
+        elif (self.field and self.flag.startswith("--")
+              and "default" not in keywords
+              and not (self.unset is True or command in self.unset)):
+            default = _Options._field_defaults[self.field]
+            if keywords.get("action") == "append":
+                default = list(default) if isinstance(default,
+                                                      tuple) else None
+            keywords["default"] = default
+        return keywords
+
+    @property
+    def dest(self):
+        """The name argparse stores the option under."""
+        return self.keywords.get("dest") or self.flag.lstrip("-").replace(
+            "-", "_")
+
+
+def _opt(flag, commands, group, *, field=..., unset=(), either=None,
+         needs=None, **keywords):
+    """Return an _Opt of *commands* (names separated by spaces) that fills
+    *field* (by default its dest)."""
+    row = _Opt(flag=flag, commands=tuple(commands.split()), group=group,
+               field=field, unset=unset, either=either, needs=needs,
+               keywords=keywords)
+    return row._replace(field=row.dest) if field is ... else row
+
+
+_NUMBERS = "compare rank plan"      # commands that test and size
+_READS = "compare rank plan check"  # commands that read eval files
+_PRINTS = "simulate compare rank plan check history"
+
+
+def _jobs_help(work):
+    """Return --jobs's help: *work* the work processes may share."""
+    return (f"processes for {work}: 1 does all the work here, 2 adds a "
+            f"helper process; the numbers are identical (default "
+            f"%(default)s here)")
+
+
+_OPTIONS = (
+    # input: what to read
+    _opt("baseline", "compare", "input", field=None,
+         help="per-item results of the baseline (A): CSV, TSV, JSONL or a "
+              "JSON array, optionally .gz; alone, a wide file with both "
+              "systems' columns"),
+    _opt("candidates", "compare", "input", field=None, nargs="*",
+         metavar="CANDIDATE",
+         help="per-item results of the candidate (B), joined to the "
+              "baseline's on the id field; several candidates are each "
+              "compared with the baseline, Holm-adjusted across candidates "
+              "x metrics"),
+    _opt("runs", "rank", "input", nargs="+", metavar="RUN",
+         help="each system's per-item results (read as compare reads "
+              "them), or one wide file with --systems"),
+    _opt("paths", "check", "input", field="runs", nargs="+",
+         metavar="FILE_OR_DIR",
+         help="per-item results, a folder a framework wrote, or a folder "
+              "of such files and folders (read entry by entry)"),
+    _opt("--from", "plan", "input", field="runs", dest="pilot", nargs="+",
+         metavar="FILE",
+         help="pilot results (BASELINE [CANDIDATE], read as compare reads "
+              "them): estimate the agreement from them and plan for the "
+              "observed gap, or for --gap"),
+    _opt("--systems", "rank", "input", type=_names_list,
+         metavar="COL,COL,...", help="one wide file: the column of each "
+                                     "system"),
+    _opt("--id", _READS, "input", dest="id_col", metavar="FIELD", help={
+             "compare": f"field naming the item (default: the first of "
+                        f"{', '.join(_ID_FIELDS)} present)",
+             "rank": f"field naming the item (default: the first of "
+                     f"{', '.join(_ID_FIELDS)} every run has)",
+             "plan": "with --from: field naming the item",
+             "check": f"field naming the item (default: the first of "
+                      f"{', '.join(_ID_FIELDS)} present, else a field "
+                      f"named like one)"}),
+    _opt("--names", "compare rank", "input", type=_names_list,
+         metavar="NAME,...", help={
+             "compare": "labels of the baseline and each candidate (of "
+                        "--a-col and --b-col, for one file), in order "
+                        "(default: what tells the paths apart)",
+             "rank": "labels of the systems, in order (default: the file "
+                     "names or columns)"}),
+    _opt("--a-col", "compare plan", "input",
+         help={"compare": f"one-file mode: column of the baseline's score "
+                          f"(default {CSV_HEADER[1]})",
+               "plan": "with --from and one file: baseline's column"}),
+    _opt("--b-col", "compare plan", "input",
+         help={"compare": f"one-file mode: column of the candidate's score "
+                          f"(default {CSV_HEADER[2]})",
+               "plan": "with --from and one file: candidate's column"}),
+    _opt("--allow-partial", "compare rank", "input", action="store_true",
+         help={"compare": "compare the ids both runs have and report how "
+                          "many were left out, instead of failing",
+               "rank": "rank on the ids every run has and say how many "
+                       "were left out, instead of failing"}),
+    _opt("--same-ids-different-items", "compare rank plan", "input",
+         action="store_true", dest="different_items", help={
+             "compare": "pair records by id even where the runs' files "
+                        "hold different items under it (a question's "
+                        "text, a document's hash): the same items "
+                        "translated or reworded; without it such runs are "
+                        "refused",
+             "rank": "pair records by id even where the runs hold "
+                     "different items under it (as compare's)",
+             "plan": "with --from: pair records by id even where the runs "
+                     "hold different items under it (as compare's)"}),
+    _opt("--same-metric-anyway", "compare rank", "input",
+         action="store_true", dest="same_metric", help={
+             "compare": "judge a metric whose runs' settings say it was "
+                        "computed otherwise in each (lighteval's "
+                        "pass@1:4_samples from 1 prediction per item in "
+                        "one and 8 in the other, an Inspect scorer's "
+                        "options); without it such a metric is left out "
+                        "and said",
+             "rank": "rank on a metric whose runs' settings say it was "
+                     "computed otherwise in some (as compare's)"}),
+    _opt("--store", "compare history", {"compare": "ci",
+                                        "history": "input"},
+         metavar="DB", required={"history": True}, help={
+             "compare": "a run store (an SQLite file, made if missing): "
+                        "given one run, compare it with the store's "
+                        "accepted baseline (the first run saved becomes "
+                        "it); given two or more, compare them as given; "
+                        "either way save them and the comparison "
+                        "('history --store DB' shows them)",
+             "history": "the run store compare --store wrote"}),
+    # what to compare
+    _opt("--metric", "compare rank plan history",
+         {"plan": "input", "history": "input", None: "what"},
+         unset=("plan",), action="append",
+         metavar="NAME", help={
+             "compare": "metric field to compare, dots for nested JSON "
+                        "(metrics.acc); repeat for several (default: every "
+                        "numeric field both runs have)",
+             "rank": "the metric to rank on (needed when the runs have "
+                     "several)",
+             "plan": "with --from: the metric(s) to plan for",
+             "history": "one metric's history (default: every metric "
+                        "compared)"}),
+    _opt("--last", "history", "input", type=_at_least(1), metavar="N",
+         help="the newest N runs only"),
+    _opt("--stat", "compare", "what", action="append",
+         metavar="NAME=STAT(FIELD,...)",
+         help="a corpus statistic, not a mean: f1, precision, recall or "
+              "mcc of (gold,pred) fields or of one field of [gold, pred] "
+              "pairs (lm-eval's f1 and mcc; 0/1 labels give class 1's, "
+              "others the macro average; mcc is scikit-learn's); "
+              "ratio(num,den), sum over sum; pass@K(field) or "
+              "pass^K(field) from each item's 0/1 samples (its records "
+              "sharing an id). Paired bootstrap and approximate "
+              "randomization test; repeatable. E.g. --stat "
+              "f1(label,prediction) --stat tokens=ratio(right,total) "
+              "--stat pass@5(passed)"),
+    _opt("--metric-type", "compare", "what", action="append",
+         metavar="NAME=TYPE", type=_metric_type,
+         help="force a metric binary or continuous (default: binary when "
+              "every value is 0 or 1)"),
+    _opt("--lower-is-better", "compare rank", "what", unset=("rank",),
+         action={"compare": "append"}, nargs={"rank": "?"},
+         const={"rank": True}, metavar="NAME", help={
+             "compare": "a metric where smaller is better; repeatable "
+                        "(default: metrics named for a latency, time, "
+                        "duration, cost, loss, error or perplexity, said "
+                        "in the report)",
+             "rank": "smaller values are better; NAME, as in compare, is "
+                     "the metric ranked on (default: as its name says, "
+                     "said in the report: latency, time, cost, loss, "
+                     "error, perplexity)"}),
+    _opt("--higher-is-better", "compare rank", "what",
+         action={"compare": "append"}, metavar="NAME", help={
+             "compare": "a metric where larger is better although its "
+                        "name says otherwise; repeatable",
+             "rank": "larger values are better although the metric's "
+                     "name says otherwise"}),
+    _opt("--cluster", "compare plan", {"compare": "what", "plan": "input"},
+         metavar="FIELD", help={
+             "compare": "items sharing this field's value (questions on "
+                        "one passage, samples of one prompt) are resampled "
+                        "and sign-flipped together",
+             "plan": "with --from: items sharing this field's value are "
+                     "sized by the clustered standard error"}),
+    _opt("--by", "compare rank", "what", metavar="FIELD", help={
+        "compare": "also compare within each subset of items that share "
+                   "this field's value (an MMLU subject): a row per "
+                   "subset and metric, Holm across all of them; the "
+                   "overall result pools every item",
+        "rank": "also rank within each subset of items sharing this "
+                "field's value (taken from the first run)"}),
+    _opt("--macro", "compare", "what", action="store_true",
+         help="with --by: the overall result is the macro average, the "
+              "unweighted mean of subset means (MMLU's headline), with a "
+              "stratified bootstrap interval and a stratified sign-flip "
+              "test"),
+    _opt("--pairs", "rank", "what", action="store_true",
+         help="also every pair's paired difference with its CI and "
+              "Holm-adjusted p"),
+    _opt("--baseline", "rank", "what", field="against", metavar="NAME",
+         help="also each system against this one (a name of --names, a "
+              "file or a column): paired difference, CI and p, "
+              "Holm-adjusted across the candidates"),
+    # the simulated or planned design
+    _opt("--intervals", "simulate", "cal", unset=True, type=_interval_list,
+         metavar="NAMES",
+         help="calibrate intervals instead of the coverage lines: a comma "
+              "list of percentile, bca, score; each one's coverage and "
+              "rate of excluding zero over the replays, and McNemar's "
+              "rejection rate (e.g. --intervals percentile,bca,score)"),
+    _opt("--differences", "simulate", "cal", choices=_SHAPES,
+         help="calibrate the continuous paired intervals instead of the "
+              "binary article: per-item differences of sd 1 and this "
+              "shape (lognormal is right-skewed, lognormal-left its "
+              "mirror) and mean --gap; over the replays, how often each "
+              "interval, by saddlepoint and by resampling, percentile and "
+              "BCa, covers the gap and excludes zero, and how often each "
+              "sign-flip test rejects; no CSV"),
+    _opt("--acc-a", "simulate plan", "design", unset=True, type=_PROBABILITY,
+         help={
+             "simulate": f"true accuracy of system A, in (0, 1) (default "
+                         f"{ACC_A})",
+             "plan": f"accuracy of system A (default {ACC_A})"}),
+    _opt("--acc-b", "simulate plan", "design", unset=True, type=_PROBABILITY,
+         help={
+             "simulate": f"true accuracy of system B, in (0, 1) (default "
+                         f"{ACC_B})",
+             "plan": f"accuracy of system B (default {ACC_B}, or acc-a + "
+                     f"gap)"}),
+    _opt("--gap", "simulate plan", {"simulate": "cal", "plan": "design"},
+         action={"plan": "append"}, metavar={"plan": "[NAME=]G"},
+         type={"simulate": _bounded(float, -math.inf, None),
+               "plan": _gap_spec}, help={
+             "simulate": "the true mean difference of --differences, in "
+                         "sds (default 0: excluding zero is then a false "
+                         "positive)",
+             "plan": "B's accuracy minus A's, instead of --acc-b; with "
+                     "--from, the gap to size for: G for the 0/1 metrics, "
+                     "NAME=G for one metric in its units (repeatable)"}),
+    _opt("--corr", "simulate plan", "design", unset=True,
+         either={"plan": "agreement"}, type=_CORRELATION, help={
+             "simulate": f"loading of the shared latent difficulty, in "
+                         f"[0, 1) (default {CORR})",
+             "plan": f"the article's latent correlation (default {CORR})"}),
+    _opt("--discordance", "plan", "design", either="agreement",
+         type=_PROBABILITY, help="share of items where exactly one system "
+                                 "is right, instead of --corr"),
+    _opt("--n-items", "simulate plan", "design", unset=("plan",),
+         type={"simulate": _at_least(1), "plan": _n_list},
+         metavar={"plan": "N,N,..."}, help={
+             "simulate": "items in the eval set (default %(default)s)",
+             "plan": "item counts for the power table (default: a range "
+                     "around the answer)"}),
+    # statistics: how sure
+    _opt("--bayes", "compare rank", "stats", action="store_true", help={
+        "compare": "add each metric's posterior: the probability that the "
+                   "candidate is better and a credible interval of the gap "
+                   "(0/1 scores: Jeffreys' prior on the four (A, B) cells, "
+                   "exact; others: the Bayesian bootstrap); the verdict "
+                   "stays the test's",
+        "rank": "add each system's posterior probability of being the best "
+                "and each pair's of one being better (the Bayesian "
+                "bootstrap over items); the ranks and top group stay the "
+                "tests'"}),
+    _opt("--interval", "compare", "stats", choices=("percentile", "bca"),
+         help="bootstrap interval of the means and the paired difference: "
+              "percentile (the article's) or bca, bias-corrected and "
+              "accelerated (default %(default)s)"),
+    _opt("--method", "compare rank", "stats", choices=_METHODS, help={
+        "compare": f"saddlepoint: each interval as infinitely many "
+                   f"resamples would give it (the ideal bootstrap), "
+                   f"computed, not resampled, and the sign-flip p past 20 "
+                   f"nonzero differences by Robinson's saddlepoint; "
+                   f"resample: --resamples draws; auto (default): the "
+                   f"saddlepoint for continuous metrics of "
+                   f"{_SADDLE_LEAST} unclustered items or more, "
+                   f"resampling otherwise",
+        "rank": "the means' intervals and the pairs' comparisons as in "
+                "compare --method (default %(default)s); ranks and the top "
+                "group come from the joint resamples (and exact pairwise "
+                "tests) either way"}),
+    _opt("--alpha", _NUMBERS, "stats", type=_PROBABILITY, help={
+        "compare": "significance level after the adjustment (--adjust; "
+                   "default %(default)s)",
+        "rank": "level of the top group and of the pairwise tests "
+                "(default %(default)s)",
+        "plan": "two-sided significance level (default %(default)s)"}),
+    _opt("--power", "plan", "stats", type=_PROBABILITY,
+         help="target power (default %(default)s)"),
+    _opt("--mid-p", "compare rank", "stats", action="store_true", help={
+        "compare": "judge 0/1 metrics by McNemar's mid-p test and the "
+                   "mid-p form of the interval dual to it (Fay and Lumbard "
+                   "2021): narrower, but its coverage is about, not at "
+                   "least, the level",
+        "rank": "judge --pairs' or --baseline's 0/1 pairs by McNemar's "
+                "mid-p test and the mid-p interval dual to it, as compare "
+                "--mid-p"}),
+    _opt("--adjust", "compare rank", "stats", choices=sorted(_ADJUSTMENTS),
+         help={"compare": "how the p-values are adjusted across metrics x "
+                          "subsets x candidates: holm (default; the chance "
+                          "of any wrong call), bh (Benjamini-Hochberg's "
+                          "false discovery rate), by (Benjamini-Yekutieli's, "
+                          "for any dependence) or none",
+               "rank": "how the p-values of --pairs or --baseline are "
+                       "adjusted across the pairs: holm (default), bh "
+                       "(Benjamini-Hochberg), by (Benjamini-Yekutieli) or "
+                       "none; the rank sets and the top group keep "
+                       "Holm's"}),
+    _opt("--marginal-ranks", "rank", "stats", action="store_true",
+         help="show each rank's own interval instead of the joint rank "
+              "sets (which hold for every system at once)"),
+    _opt("--joint-intervals", "rank", "stats", action="store_true",
+         help="make the means' (or ratings') intervals hold for every "
+              "system at once, not each on its own (max-t over the joint "
+              "bootstrap)"),
+    # judged evals and preferences
+    _opt("--human", _NUMBERS, "judged", unset=("plan",),
+         action={"compare": "append", "plan": "append"},
+         metavar={"compare": "FIELD|FILE", "rank": "FILE",
+                  "plan": "FIELD|FILE"}, help={
+             "compare": "a judge's scores corrected by human scores on "
+                        "some of the items (prediction-powered inference, "
+                        "PPI++): a field of the runs' records, present on "
+                        "the items a human scored, or a file of them (an "
+                        "id and --human-field); once for both runs or once "
+                        "per run; for a preference file, a file of human "
+                        "verdicts on some of its items.  The report adds "
+                        "the judge's figures alone, the humans' alone, the "
+                        "judge's bias and agreement; the labelled items "
+                        "must be a random sample of the items",
+             "rank": "preference files: a human's verdicts on some of the "
+                     "same battles (any preference format, joined on the "
+                     "item): the Bradley-Terry ratings corrected by them "
+                     "(prediction-powered, PPI++) beside the judge's",
+             "plan": "with --from A B: the pilot's human scores, as "
+                     "compare --human reads them: how the judge-corrected "
+                     "gap's interval and power grow with more labels, and "
+                     "the labels --gap or --width needs"}),
+    _opt("--human-field", "compare plan", "judged", needs="--human",
+         metavar="NAME", help={
+             "compare": "with --human FILE: the file's field of human "
+                        "scores (default human)",
+             "plan": "with --human FILE: its field of human scores"}),
+    _opt("--judge-covariate", "compare", "judged", needs="--human",
+         metavar="FIELD",
+         help="with --human: a number of each answer (its length): the "
+              "judge's error regressed on it, and how far the systems "
+              "differ on it, the bias a judge fond of long answers puts on "
+              "the gap"),
+    _opt("--judge-map", "compare plan", "judged", needs="--human",
+         type=_judge_map_spec, metavar=">=T|LO,HI", help={
+             "compare": "with --human: the judge's scores onto the humans' "
+                        "scale: >=T makes a judge score of T or more a 1 "
+                        "(0/1 human labels), LO,HI maps the judge's LO..HI "
+                        "onto 0..1",
+             "plan": "with --human: the judge's scores onto the humans' "
+                     "scale, as in compare"}),
+    _opt("--scale", "compare plan", "judged", needs="--human",
+         type=_bounds_spec, metavar="LO,HI", help={
+             "compare": "with --human: the scale the judge and the humans "
+                        "both score on (1,5 or 0,10); by default the range "
+                        "their scores span together",
+             "plan": "with --human: the scale the judge and the humans "
+                     "both score on, as in compare"}),
+    _opt("--family", "compare", "judged", needs="--human", type=_families_spec,
+         metavar="judge=F,SYSTEM=F,...",
+         help="with --human: the model family of the judge and of each "
+              "system (baseline=, candidate= or their names, as given or "
+              "as the report shows them): the judge's bias for its own "
+              "family's system (self-preference)"),
+    _opt("--judge-rerun", "compare", "judged", needs="--human",
+         metavar="FIELD",
+         help="with --human: a second run of the judge on the same items "
+              "(A_FIELD,B_FIELD in one file of both systems): its "
+              "agreement with the first and its shift (drift)"),
+    _opt("--width", "plan", "judged", needs="--human",
+         type=_bounded(float, 0, None), metavar="W",
+         help="with --human: the labels for a CI of +-W on the gap (0.02 "
+              "for +-2 pts)"),
+    _opt("--strata", "compare plan", "judged", needs="--human",
+         metavar="FIELD", help={
+             "compare": "with --human: the labels were drawn at random "
+                        "within each value of this field, at rates that "
+                        "differ: each stratum corrected on its own and "
+                        "weighed by its share of the items (stratified "
+                        "PPI, Fisch et al. 2024)",
+             "plan": "with --human: the pilot's labels were drawn at a "
+                     "rate per value of this field (as compare "
+                     "--strata)"}),
+    _opt("--budget", "plan", "judged", needs="--human", type=int, metavar="K",
+         help="with --human: where K more labels should go (Neyman's "
+              "allocation by stratum with --strata, else uniform), the CI "
+              "width that predicts, and the items to label next"),
+    _opt("--label-next", "plan", "judged", needs="--human", metavar="FILE.csv",
+         help="with --budget: write the items to label next (id, stratum) "
+              "to this CSV file"),
+    _opt("--pick-labels", "plan", "judged", type=int, metavar="N",
+         help="with --from RUN: print N of its item ids drawn at random "
+              "(--seed), one per line: the items to give human labels, as "
+              "compare --human assumes"),
+    _opt("--anchor", "rank", "judged", type=_anchor_spec,
+         metavar="NAME=RATING",
+         help="preference files: the Bradley-Terry rating of one system "
+              "(default: the ratings average 1000)"),
+    _opt("--ties", "rank", "judged", choices=("half", "davidson"),
+         help="preference files: a tie as half a win for each side (half, "
+              "the default, as Chatbot Arena counts it) or by Davidson's "
+              "tie model"),
+    # stopping early
+    _opt("--sequential", "compare plan", "early", action="store_true",
+         help={"compare": "also an anytime-valid comparison, valid however "
+                          "often one peeked at the eval while it ran: the "
+                          "confidence sequence at the end, the item at "
+                          "which it first excluded zero, an anytime "
+                          "p-value; items in the baseline's file order; "
+                          "--fail-on then uses its verdict",
+               "plan": "also simulate compare --sequential on the design, "
+                       "looked at after every item: the stopping item's "
+                       "median and 90th percentile against the "
+                       "fixed-sample items needed (--replays, --seed)"}),
+    _opt("--order", "compare", "early", metavar="FIELD",
+         help="with --sequential, the baseline's field that orders the "
+              "items as they ran (a timestamp or a number; default: the "
+              "file's order)"),
+    _opt("--bounds", "compare", "early", type=_bounds_spec, metavar="LO,HI",
+         help="with --sequential, the range a continuous metric's values "
+              "can take (default: [0, 1] where every value lies in it)"),
+    _opt("--peeking", "simulate", "early", action="store_true",
+         help="replay the article's systems with no true gap (B as good as "
+              "A), looking after every item: how often a fixed-sample "
+              "interval excludes zero at some look, against the "
+              "anytime-valid confidence sequence of compare --sequential; "
+              "no CSV"),
+    # many runs and candidates
+    _opt("--prompts", "compare", "many", field="crossed",
+         action="store_true",
+         help="the baseline and the candidate are each a folder of runs "
+              "under the same prompts (a file per prompt, named alike): "
+              "the gap under each prompt (Holm across them) and averaged "
+              "over prompts as a random factor"),
+    _opt("--runs", "compare plan", "many", field="group_runs",
+         action="store_true", help={
+             "compare": "the baseline and the candidate are each several "
+                        "runs of that system on the same items (seeds, "
+                        "repeats at temperature > 0): a folder of them, "
+                        "NAME=FILE,FILE,..., or one log of several epochs; "
+                        "the comparison of the run-averaged scores, the "
+                        "run-to-run spread, and where one run of each "
+                        "would put the gap",
+             "plan": "with --from A B: each is several runs of one system, "
+                     "as compare --runs reads them: the run-to-run spread "
+                     "and the runs of each that tell the gap (or --gap) "
+                     "from it"}),
+    _opt("--repeats", "plan", "many", type=_at_least(1), metavar="K",
+         help="samples per item averaged into its score: show items needed "
+              "for 1..K repeats (needs --within-var)"),
+    _opt("--within-var", "plan", "many",
+         type=_bounded(float, 0, None, lo_open=False),
+         help="variance of an item's paired difference between repeated "
+              "samples of the same item; with --from and several rows per "
+              "item it is estimated"),
+    # gates
+    _opt("--equivalence", "compare", "gates", action="append",
+         type=_margin_spec, metavar="[NAME=]M",
+         help="equivalence margin in the metric's units, for every metric "
+              "or, as NAME=M, for one: two one-sided tests at --alpha, "
+              "equivalent where the 1 - 2 alpha interval lies within +-M"),
+    _opt("--margin", "compare", "gates", action="append", type=_margin_spec,
+         metavar="[NAME=]M",
+         help="non-inferiority margin in the metric's units (0.03 is 3 "
+              "points of accuracy), for every metric or, as NAME=M, for "
+              "one; repeatable: a candidate whose Newcombe score interval "
+              "(0/1 metrics) or t interval (others) stays above -M in the "
+              "metric's direction is non-inferior"),
+    _opt("--fail-on", "compare", "gates", choices=(
+        "worse", "not-better", "inferior", "changed", "not-equivalent"),
+         help="exit 1 when some metric is worse, is not better, (with "
+              "--margin) is not shown non-inferior, changed detectably "
+              "either way, or (with --equivalence) is not shown "
+              "equivalent, to gate a CI job; stderr names the metrics"),
+    # history and CI
+    _opt("--accept", "compare", "ci", needs="--store DB", action="store_true",
+         help="with --store: make the run just compared the accepted "
+              "baseline"),
+    _opt("--label", "compare", "ci", needs="--store DB", metavar="TEXT",
+         help="with --store: the saved run's label (default: its file "
+              "name; the commit and branch are kept from GITHUB_SHA, "
+              "CI_COMMIT_SHA or git)"),
+    _opt("--junit", "compare", "ci", metavar="FILE",
+         help="write the verdicts as JUnit XML (a testcase per metric, a "
+              "failure where --fail-on holds), as GitLab, Jenkins and "
+              "Azure read test results"),
+    # resampling and replays
+    _opt("--simulate", "plan", "sim", action="store_true",
+         help="also replay the article's simulator at the planned n (needs "
+              "--corr) and report how often McNemar rejected"),
+    _opt("--replays", "simulate plan", {"simulate": "stats", "plan": "sim"},
+         unset=("plan",), type={"simulate": _at_least(0),
+                                "plan": _at_least(1)}, help={
+             "simulate": "replays of the coverage loop; 0 skips it "
+                         "(default %(default)s)",
+             "plan": f"replays for --simulate (default {REPLAYS})"}),
+    _opt("--resamples", "simulate compare rank", "stats", type=_at_least(1),
+         help="bootstrap resamples per interval (default %(default)s)"),
+    _opt("--seed", "simulate compare rank plan", {"plan": "sim",
+                                                  None: "stats"},
+         unset=("plan",), type=int, help={
+             None: "seed of the random.Random that drives every draw "
+                   "(default %(default)s)",
+             "plan": f"seed for --simulate (default {SEED})"}),
+    _opt("--confidence", "simulate compare rank plan", "stats",
+         unset=("plan",), type=_PROBABILITY, help={
+             None: "two-sided confidence of the intervals (default "
+                   "%(default)s)",
+             "plan": f"confidence of the paired interval whose expected "
+                     f"half-width the table shows (default {CONFIDENCE})"}),
+    _opt("--jobs", "simulate compare rank", "stats", type=_at_least(1),
+         default=lambda: 2 if _can_fork() else 1, help={
+             "simulate": _jobs_help("the coverage loop"),
+             "compare": _jobs_help("index resampling (metrics with many "
+                                   "distinct values)"),
+             "rank": _jobs_help("index resampling")}),
+    _opt("--by-counts", "simulate", "stats", action="store_true",
+         help="draw from counts: the run's resamples from its four cell "
+              "counts, each replay's cells one multinomial draw and its "
+              "interval the ideal bootstrap's, at a cost that does not "
+              "grow with --n-items (a power study at a new size; not the "
+              "article's random stream)"),
+    # output
+    _opt("--plot", _NUMBERS, "output", metavar="FILE.svg", help={
+        "compare": "also draw each metric's paired bootstrap distribution "
+                   "with its CI and zero, as SVG",
+        "rank": "also draw a forest plot: a row per system, its mean and "
+                "CI, the top group shaded, as SVG",
+        "plan": "also draw the exact power against items, the target and "
+                "the answer marked, as SVG"}),
+    _opt("--html", _NUMBERS, "output", metavar="FILE.html",
+         help="also write the report as one self-contained HTML page "
+              "(--format html prints it)"),
+    _opt("--format", _PRINTS, "output", field=None,
+         choices=list(_OUTPUT_FORMATS),
+         help="report format (default text; markdown suits a pull-request "
+              "comment; json is --json; html is one self-contained page; "
+              "github is the text with compare's verdicts as workflow "
+              "commands and, where GITHUB_STEP_SUMMARY is set, the "
+              "markdown added to the job summary)"),
+    _opt("--json", _PRINTS, "output", field=None, action="store_true",
+         help="print one JSON object instead of the text report (values "
+              "as fractions: 0.036, not 3.6)"),
+    _opt("--out", "simulate", "output", field=None, metavar="PATH",
+         help=f"where to write the per-item CSV, atomically (default "
+              f"{CSV_PATH})"),
+    _opt("--no-csv", "simulate", "output", field=None, action="store_true",
+         help="do not write the per-item CSV"),
+    _opt("--verbose", "compare", "output", action="store_true",
+         help="the full report: each metric's notes, churn and sizing in "
+              "its own lines (by default a note that holds for several "
+              "metrics is said once)"),
+    _opt("--quiet", "simulate " + _READS, "output", action="store_true",
+         help=f"no progress on stderr (by default a line rewritten on a "
+              f"terminal, else a line every {_PIPED_EVERY:g} s of long "
+              f"work)"),
+    # eval frameworks' own files: _Reading (_reading)
+    _opt("--from-format", _READS, "reading", field=None,
+         choices=list(_FORMATS), metavar="NAME",
+         help="read the runs as this format instead of detecting it: "
+              + ", ".join(_FORMATS)),
+    _opt("--records", _READS, "reading", field=None, metavar="KEY",
+         help="a JSON document's key holding the records (dots reach in: "
+              "results.items)"),
+    _opt("--task", _READS, "reading", field=None, metavar="NAME",
+         help="in a directory a framework wrote, the task to read, by its "
+              "exact name (lm-eval's winogrande, a HELM run's directory "
+              "name)"),
+    _opt("--filter", _READS, "reading", field=None, metavar="NAME",
+         help="lm-eval: the filter to keep (strict-match); by default each "
+              "filter is its own metric"),
+    _opt("--scorer", _READS, "reading", field=None, metavar="NAME",
+         help="Inspect: the scorer to keep"),
+    _opt("--choice-scores", _READS, "reading", field=None,
+         metavar="C=S,...", type=_choice_scores,
+         help="OpenAI evals, model-graded: the score of each choice "
+              "(Y=1,N=0)"),
+    _opt("--max-inflate", _READS, "reading", field=None, metavar="MB",
+         type=_at_least(1),
+         help=f"the megabytes a gzip stream or one member of an Inspect "
+              f".eval archive may inflate to (default "
+              f"{_INFLATE_LIMIT >> 20}: a guard against archive bombs; a "
+              f"Parquet file's values a byte, {_PARQUET_PER_BYTE}, go in "
+              f"step)"),
+)
+
+
+def _option_row(command, field):
+    """Return the row of _OPTIONS that fills _Options *field* in
+    *command*."""
+    return next(row for row in _OPTIONS
+                if command in row.commands and row.field == field)
+
+
+def _refuse_alone(args, needs):
+    """Refuse the parsed command's options given without *needs*, the
+    option their rows say they go with (its command has not been given
+    it)."""
+    for row in _OPTIONS:
+        value = getattr(args, row.dest, None)
+        if (args.command in row.commands and row.needs == needs
+                and value is not None and value is not False):
+            raise EvalDeltaError(f"{row.flag} goes with {needs}")
+
+
+def _settled(args, **special):
+    """Return {field: value} of the parsed command's rows of _OPTIONS
+    (lists as tuples, a value given once as a tuple of one, one not given
+    as its field's default), its _Reading where it reads files, and
+    *special* (what its command settles by hand) over them."""
+    defaults, settled = _Options._field_defaults, {}
+    for row in _OPTIONS:
+        if args.command not in row.commands or row.field is None:
+            continue
+        value, default = getattr(args, row.dest), defaults[row.field]
+        if value is None:
+            value = default
+        elif isinstance(default, tuple) and not isinstance(value, tuple):
+            value = tuple(value) if isinstance(value, list) else (value,)
+        settled[row.field] = value
+    if args.command in _READS.split():
+        settled["reading"] = _reading(args)
+    return {**settled, **special}
 
 
 # The runners: each takes the settled _Options, reads, computes, prints
@@ -25565,7 +25497,8 @@ def _run_plan(options):
             corr=plan.corr, acc_a=options.acc_a, acc_b=options.acc_b,
             alpha=options.alpha,
             progress=_progress(options.replays, options.quiet))
-        simulated[n] = (hits, options.replays)
+        simulated[n] = (hits, options.replays, _mc_se(hits, options.replays),
+                        _mcnemar_power(n, plan.design, alpha=options.alpha))
     plan = plan._replace(simulated=simulated)
     stopping = None
     if options.sequential:
@@ -25603,15 +25536,17 @@ def _run_pilot(options):
     sizes it (and, with --sequential, replayed); return 0."""
     if options.group_runs:
         found, noise = _grouped_runs(options, random.Random(options.seed))
-        _, notes = _planned_gaps(options, [(r.metric, r.kind == "binary"
-                                            or r.share)
-                                           for r in found.results])
+        gaps, notes = _planned_gaps(options, [(r.metric, r.kind == "binary"
+                                               or r.share)
+                                              for r in found.results])
+        sized = [_runs_rows(q, gaps[r.metric], options)
+                 for q, r in zip(noise, found.results)]
         _emit(options, text=lambda: _with_gap_notes(_format_runs_plan(
-            noise, found.results, options), notes),
+            noise, found.results, sized, options), notes),
               data=lambda: _with_gap_notes(_runs_plan_json(
-                  noise, found.results, options), notes),
+                  noise, sized, options), notes),
               markdown=lambda: _with_gap_notes(_format_runs_plan(
-                  noise, found.results, options, True), notes, True))
+                  noise, found.results, sized, options, True), notes, True))
         return 0
     if options.budget:
         if options.label_next:
@@ -25630,15 +25565,15 @@ def _run_pilot(options):
         found = _labels_from_pilot(options)
         gaps, notes = _planned_gaps(options, [(r.metric, r.kind == "binary")
                                               for r, _ in found])
-        sizing = dict(gap=gaps, width=options.width,
-                      alpha=options.alpha, power=options.power,
-                      confidence=options.confidence)
+        sizing = dict(width=options.width, alpha=options.alpha,
+                      power=options.power, confidence=options.confidence)
+        sized = [_labels_rows(c, gaps[r.metric], **sizing) for r, c in found]
         _emit(options, text=lambda: _with_gap_notes(
-            _format_labels_plan(found, **sizing), notes),
-              data=lambda: _with_gap_notes(_labels_plan_json(found, **sizing),
-                                           notes),
+            _format_labels_plan(found, sized, **sizing), notes),
+              data=lambda: _with_gap_notes(_labels_plan_json(
+                  found, sized, **sizing), notes),
               markdown=lambda: _with_gap_notes(_format_labels_plan(
-                  found, **sizing, markdown=True), notes, True))
+                  found, sized, **sizing, markdown=True), notes, True))
         return 0
     rows = _plan_from_pilot(options)
     gaps, notes = _planned_gaps(options, [

@@ -747,3 +747,83 @@ def test_usage_errors_name_the_program_as_invoked(capsys, monkeypatch):
             bed.main()
         assert capsys.readouterr().err.endswith(
             f"; see {prog} plan --help\n")
+
+
+# One table of options (issue 61): every flag declared once, the parsers,
+# _Options and the library's keyword checks all made from it.
+
+def _subparsers():
+    """Return {command: its argparse parser}."""
+    action = next(a for a in bed._build_parser()._actions
+                  if isinstance(a, bed.argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_every_flag_is_declared_in_one_row_of_the_table():
+    flags = [row.flag for row in bed._OPTIONS]
+    assert sorted({f for f in flags if flags.count(f) > 1}) == []
+    for command, parser in _subparsers().items():
+        declared = {a.option_strings[0] if a.option_strings else a.dest
+                    for a in parser._actions} - {"-h"}
+        assert declared == {row.flag for row in bed._OPTIONS
+                            if command in row.commands}, command
+
+
+def test_every_row_fills_an_options_field_once_per_command():
+    fields = set(bed._Options._fields)
+    assert sorted(r.flag for r in bed._OPTIONS
+                  if r.field is not None and r.field not in fields) == []
+    for command in bed._COMMANDS:
+        filled = [r.field for r in bed._OPTIONS
+                  if command in r.commands and r.field is not None]
+        assert len(filled) == len(set(filled)), command
+        keys = {key for key, *_ in bed._GROUPS[command]}
+        assert {r.get(command, "group") for r in bed._OPTIONS
+                if command in r.commands} <= keys, command
+    # A default is said once, as its field's (None where a row tells an
+    # option given from one not; --jobs's is the machine's).
+    for command, parser in _subparsers().items():
+        for r in bed._OPTIONS:
+            if (command in r.commands and r.field and r.flag != "--jobs"
+                    and r.flag.startswith("--")):
+                default = bed._Options._field_defaults[r.field]
+                if r.unset is True or command in r.unset:
+                    default = None
+                elif r.get(command, "action") == "append":
+                    default = list(default) if default is not None else None
+                assert parser.get_default(r.dest) == default, (command, r)
+
+
+@pytest.mark.parametrize("function, keyword, value, flag", [
+    ("compare", "alpha", 1.5, "--alpha"),
+    ("compare", "confidence", 0, "--confidence"),
+    ("compare", "resamples", 0, "--resamples"),
+    ("compare", "jobs", 0, "--jobs"),
+    ("compare", "interval", "bcA", "--interval"),
+    ("compare", "method", "exact", "--method"),
+    ("rank", "alpha", 1.0, "--alpha"),
+    ("plan", "power", 1.0, "--power"),
+    ("plan", "corr", 1.0, "--corr"),
+    ("plan", "n_items", [0], "--n-items")])
+def test_the_library_checks_a_keyword_by_its_options_row(
+        capsys, function, keyword, value, flag):
+    # compare(alpha=1.5) and compare --alpha 1.5 are refused by the one
+    # row's type (or choices): the same problem, in each one's words.
+    args = {"compare": ([1, 0, 1], [1, 1, 0]),
+            "rank": ({"a": [1, 0], "b": [0, 1]},),
+            "plan": (0.72, 0.76)}[function]
+    with pytest.raises(bed.EvalDeltaError) as refused:
+        getattr(bed, function)(*args, **{keyword: value})
+    said = str(refused.value)
+    assert said.startswith(f"{keyword}={value!r}: ")
+    text = ",".join(map(str, value)) if isinstance(value, list) else str(
+        value)
+    extra = {"compare": [SHIPPED_CSV], "rank": ["a", "b"]}.get(function, [])
+    with pytest.raises(SystemExit) as stop:
+        bed.main([function, *extra, flag, text])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and f"argument {flag}: " in err
+    if bed._option_row(function, keyword).get(function, "choices"):
+        assert "give one of" in said and "invalid choice" in err
+    else:                         # the type's own words, both ways
+        assert said.split(": ", 1)[1].split(", not ")[0] in err

@@ -213,7 +213,8 @@ def test_pilot_plan_continuous_uses_the_paired_sd():
     a = [0.1, 0.4, 0.35, 0.9, 0.2, 0.5]
     b = [0.2, 0.45, 0.3, 1.0, 0.3, 0.55]
     spread = bed._tally_spread(bed.collections.Counter(zip(a, b)), metric="f1")
-    line = bed._pilot_plan(spread, gap=0.05)
+    line = bed._pilot_plan(spread, bed._detection(spread, gap=0.05),
+                          gap=0.05)
     sd = bed.statistics.stdev([bed.Fraction(repr(y)) - bed.Fraction(repr(x))
                                for x, y in zip(a, b)])
     z = bed.NormalDist().inv_cdf(0.975) + bed.NormalDist().inv_cdf(0.8)
@@ -223,7 +224,8 @@ def test_pilot_plan_continuous_uses_the_paired_sd():
 def test_pilot_gap_impossible_with_its_discordance():
     spread = bed._tally_spread(bed.collections.Counter(
         {(1, 1): 9, (0, 1): 3}), metric="acc")
-    line = bed._pilot_plan(spread, gap=0.5)
+    line = bed._pilot_plan(spread, bed._detection(spread, gap=0.5),
+                          gap=0.5)
     assert "cannot arise with the discordance 0.2500" in line
 
 

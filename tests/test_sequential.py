@@ -202,6 +202,13 @@ def test_churn_counts_and_gates(capsys, tmp_path):
     # exact at 97.5% each, so that gained and lost hold together at 95%
     assert entry["churn"]["gained_ci"] == pytest.approx(
         oracle.clopper_pearson(gained, 200, 0.975), abs=1e-9)
+    # at --confidence 0.9, 95% each, in the JSON as in the text (the JSON
+    # was at 97.5% each whatever --confidence said)
+    bed.main(["compare", *paths, "--json", "--resamples", "200",
+              "--confidence", "0.9", "--metric", "acc"])
+    assert json.loads(capsys.readouterr().out)["metrics"][0]["churn"][
+        "lost_ci"] == pytest.approx(oracle.clopper_pearson(lost, 200, 0.95),
+                                    abs=1e-9)
     assert entry["equivalence"]["verdict"] in ("equivalent", "cannot tell")
     # --fail-on changed trips on a detectable change either way
     status = bed.main(["compare", paths[0], paths[0], "--fail-on", "changed",
@@ -239,7 +246,7 @@ def test_plan_sequential_against_the_fixed_sample_size(capsys):
                                   most=300, fixed=100)
     assert st.stops == sorted(st.stops) and len(st.stops) <= 30
     assert all(1 <= x <= 300 for x in st.stops)
-    assert bed._stop_quantile(st, 0.5) == st.stops[14]
+    assert st.median == st.stops[14]
     assert sum(x <= 100 for x in st.stops) / 30 > 0.5
     assert bed.main(["plan", "--acc-a", "0.6", "--acc-b", "0.8",
                      "--discordance", "0.3", "--sequential", "--replays",
