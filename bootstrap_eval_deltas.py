@@ -15049,18 +15049,6 @@ def _openai_evals_settings(spec):
          else run.get("max_samples"))])
 
 
-def _differing(a, b):
-    """Return [(setting, a's, b's)] of the run-wide settings both runs
-    name and hold differently (a metric's own, 'METRIC: what', apart).
-
-    >>> _differing({"num_fewshot": "0", "limit": "all", "x: k": "1"},
-    ...            {"num_fewshot": "5", "limit": "all", "x: k": "8"})
-    [('num_fewshot', '0', '5')]
-    """
-    return [(k, v, b[k]) for k, v in a.items()
-            if ": " not in k and k in b and b[k] != v]
-
-
 def _differs_words(differs):
     """Return the words of the settings two runs differ in ('' if none).
 
@@ -15131,19 +15119,26 @@ def _limited(error, sources):
     return error
 
 
-def _rank_differing(sources, names):
+def _rank_differing(sources, names=None):
     """Return [(setting, [(value, [names])])] of the run-wide settings
-    every run names and not all hold alike (rank's differs)."""
+    every run names and not all hold alike (rank's differs; a metric's
+    own, 'METRIC: what', apart); without *names*, of two runs, [(setting,
+    a's, b's)] (compare's).
+
+    >>> _rank_differing([_Profile("a", settings={"shots": "0", "x: k": "1"}),
+    ...                  _Profile("b", settings={"shots": "5", "x: k": "8"})])
+    [('shots', '0', '5')]
+    """
     out = []
     for key in sources[0].settings:
         if ": " in key or not all(key in s.settings for s in sources):
             continue
         held = {}
-        for source, name in zip(sources, names):
+        for source, name in zip(sources, names or range(len(sources))):
             held.setdefault(source.settings[key], []).append(name)
         if len(held) > 1:
             out.append((key, list(held.items())))
-    return out
+    return out if names else [(k, a, b) for k, ((a, _), (b, _)) in out]
 
 
 def _rank_differs_words(differs):
@@ -15235,8 +15230,8 @@ def _compare_run(options, path, rng):
                          equivalence=_margins(options.equivalence,
                                               [s.name for s in stats],
                                               "--equivalence"),
-                         settings=tuple(_differing(
-                             baseline.settings, candidate.settings))
+                         settings=tuple(_rank_differing(
+                             (baseline, candidate)))
                          if candidate is not None else ())
     said = []
     metrics, baseline, candidate = _chosen_metrics(options, baseline,
@@ -15247,7 +15242,7 @@ def _compare_run(options, path, rng):
     if candidate is not None:
         metrics = _computed_apart(metrics, baseline, candidate, said,
                                   options.same_metric)
-        differs = tuple(_differing(baseline.settings, candidate.settings))
+        differs = tuple(_rank_differing((baseline, candidate)))
     margins = _margins(options.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
     reading = _source_notes(options, (baseline, candidate)) + left_out
@@ -17888,12 +17883,10 @@ def _check_differs(group):
     """Return [check's line of the settings the joined inputs *group*
     differ in (as compare and rank say them)], or []."""
     names = [p.name for p in group]
-    differs = _rank_differing(group, names)
-    if not differs:
-        return []
+    differs = _rank_differing(group, names if len(group) > 2 else None)
     return [f"{_listing(names)}: " + (
-        _differs_words([(k, a, b) for k, ((a, _), (b, _)) in differs])
-        if len(group) == 2 else _rank_differs_words(differs))]
+        _rank_differs_words if len(group) > 2 else _differs_words)(
+            differs)] if differs else []
 
 
 def _check_joins(profiles):
