@@ -758,25 +758,30 @@ def _places(values):
             [size - bisect.bisect_left(ordered, v) for v in values])
 
 
-def _short_names(paths, alone=False):
-    """Return the paths without the folders they all start with and the
-    ends they all share, where what is left still tells them apart (else
-    the paths as given): rank's systems named by the folders a framework
-    wrote, not by 120-character paths.  With *alone*, what is left is
-    cut to the first folder (or name) that tells them apart, if one does
-    (compare's: a model's folder, not the folder and its dated file).
+def _run_names(paths):
+    """Return the names every report (compare, rank, check; text,
+    markdown, JSON, page and plots) calls the runs given as *paths* by:
+    the paths without the folders they all start with and the ends they
+    all share, cut to the first folder (or name) that tells them apart
+    (a model's folder, not the folder and its dated file; a file name's
+    words that do, _distinct_words); the paths as given where nothing
+    shorter does.  The one place a run's name is decided; --names
+    overrides it where a command takes it.
 
-    >>> _short_names(["out/ko/Llama-3.1/", "out/ko/SOLAR-10.7B"])
+    >>> _run_names(["out/ko/Llama-3.1/", "out/ko/SOLAR-10.7B"])
     ['Llama-3.1', 'SOLAR-10.7B']
-    >>> _short_names(["a/run.json", "b/run.json"])
+    >>> _run_names(["a/run.json", "b/run.json"])
     ['a', 'b']
-    >>> _short_names(["same.json", "same.json"])
+    >>> _run_names(["same.json", "same.json"])
     ['same.json', 'same.json']
-    >>> _short_names(["o/m1/s_2024.jsonl", "o/m2/s_2025.jsonl"], alone=True)
+    >>> _run_names(["o/m1/s_2024.jsonl", "o/m2/s_2025.jsonl"])
     ['m1', 'm2']
-    >>> _short_names(["o/s_wg_2024-12-23T14.1.jsonl",
-    ...               "o/s_wg_2024-12-23T15.2.jsonl"], alone=True)
+    >>> _run_names(["o/s_wg_2024-12-23T14.1.jsonl",
+    ...             "o/s_wg_2024-12-23T15.2.jsonl"])
     ['2024-12-23T14.1', '2024-12-23T15.2']
+    >>> _run_names(["v1/bbq:subject=all,model=openai_gpt2",
+    ...             "v1/bbq:subject=all,model=meta_llama-7b"])
+    ['model=openai_gpt2', 'model=meta_llama-7b']
     """
     parts = [[p for p in path.replace(os.sep, "/").split("/") if p]
              for path in paths]
@@ -791,30 +796,14 @@ def _short_names(paths, alone=False):
             {p[-1 - tail] for p in parts}) == 1:
         tail += 1
     names = ["/".join(p[head:len(p) - tail]) for p in parts]
-    if alone:
-        left = [p[head:len(p) - tail] for p in parts]
-        cut = next((k for k in range(min(map(len, left)))
-                    if len({p[k] for p in left}) == len(left)), None)
-        if cut is not None:
-            names = [p[cut] for p in left]
-            if cut == min(map(len, left)) - 1:   # file names: their words
-                names = _distinct_words(names)
+    left = [p[head:len(p) - tail] for p in parts]
+    cut = next((k for k in range(min(map(len, left)))
+                if len({p[k] for p in left}) == len(left)), None)
+    if cut is not None:
+        names = [p[cut] for p in left]
+        if cut == min(map(len, left)) - 1:   # file names: their words
+            names = _distinct_words(names)
     return names if len(set(names)) == len(names) else list(paths)
-
-
-def _run_names(paths):
-    """Return the names every report (compare, rank, check; text,
-    markdown, JSON, page and plots) calls the runs given as *paths* by: the
-    shortest that tell them apart (_short_names: the first folder or the
-    words of a name that do; HELM's 'mmlu:...,model=a' as 'model=a'), the
-    paths as given where nothing shorter does.  The one place a run's name
-    is decided; --names overrides it where a command takes it.
-
-    >>> _run_names(["v1/bbq:subject=all,model=openai_gpt2",
-    ...             "v1/bbq:subject=all,model=meta_llama-7b"])
-    ['model=openai_gpt2', 'model=meta_llama-7b']
-    """
-    return _short_names(paths, alone=True)
 
 
 def _distinct_words(names):
@@ -17490,7 +17479,7 @@ class _Profile(NamedTuple):
     folder: object = None    # the folder of plain files it came from
     runs: tuple = ()         # several runs of one system: their paths
     presence: dict = {}      # {which systems have a value: rows}
-    name: str = ""           # the path, short (_short_names of them all)
+    name: str = ""           # the path, short (_run_names of them all)
     numbered: object = None  # True: every id a number; False: none; None:
                              # some are (compare --runs fails on epochs so)
     most: int = 0            # the most records an id has
