@@ -13915,6 +13915,7 @@ def _eee_aggregate(path, model):
 # lm-eval results file's words, naming the file to read (0.1.0's early
 # form names none: a samples file beside it of the same model, if any).
 
+@functools.lru_cache(maxsize=1)    # the file's _Head: asked 5 times, found once
 def _eee_instance(head):
     """Return (named, found) of an Every Eval Ever aggregate file: the
     instance file its detailed_evaluation_results names (None where it
@@ -13952,11 +13953,10 @@ def _eee_refusal(head):
     else:
         model = (head.document().get("model_info") or {}).get("id")
         folder = os.path.dirname(head.path) or "."
-        beside = [name for name in sorted(os.listdir(folder))
-                  if name.endswith(".jsonl") and _is_every_eval_ever(
-                      _Head(os.path.join(folder, name)))
-                  and _Head(os.path.join(folder, name)).first().get(
-                      "model_id") == model]
+        beside = [os.path.basename(h.path) for h in (
+            _Head(os.path.join(folder, name)) for name in sorted(
+                os.listdir(folder)) if name.endswith(".jsonl"))
+            if _is_every_eval_ever(h) and h.first().get("model_id") == model]
         where = (f"an instance-level <uuid>_samples.jsonl, which this one "
                  f"does not name" + (
                      f"; beside it, of the same model: "
@@ -14006,6 +14006,7 @@ def _numbers_only(head):
         isinstance(v, str) and not v.strip()) for v in doc.values())
 
 
+@functools.lru_cache(maxsize=1)    # the recogniser's, kept for the reader
 def _aggregate_message(head):
     """Return what an aggregate-only file is and where its per-item file is, or
     None."""
