@@ -1137,6 +1137,25 @@ def _acceleration(jackknife, counts=None):
                          cube)
 
 
+def _bisected(below, hi):
+    """Return the least x >= 0 not *below* (below(x) true left of it, a
+    quantile's side under its level), to the last bits: [0, hi] doubled
+    until below(hi) is false, then halved (200 halvings at the most).
+
+    >>> _bisected(lambda x: x * x < 2, 1.0)        # doubled once: [1, 2]
+    1.4142135623730951
+    """
+    lo = 0.0
+    while below(hi):
+        lo, hi = hi, 2 * hi
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if below(mid) else (lo, mid)
+    return hi
+
+
 @functools.lru_cache(maxsize=8)
 def _ones(size):
     """Return the integer whose size little-endian bytes are all 1."""
@@ -2187,14 +2206,7 @@ def _clopper_pearson(successes, n, confidence=CONFIDENCE):
     tail = float((1 - _exact(confidence)) / 2)
 
     def quantile(a, b, level):       # x with I_x(a, b) = level
-        lo, hi = 0.0, 1.0
-        for _ in range(200):
-            mid = (lo + hi) / 2
-            if mid in (lo, hi):
-                break
-            lo, hi = ((mid, hi) if _beta_ratio(a, b, mid) < level
-                      else (lo, mid))
-        return hi
+        return _bisected(lambda x: _beta_ratio(a, b, x) < level, 1.0)
 
     k = successes
     return Interval(quantile(k, n - k + 1, tail) if k else 0.0,
@@ -2313,13 +2325,7 @@ def _beta_quantile(a, b, level):
     """
     if level > 0.5:
         return 1 - _beta_quantile(b, a, 1 - level)
-    lo, hi = 0.0, 1.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if mid in (lo, hi):
-            break
-        lo, hi = (mid, hi) if _beta_ratio(a, b, mid) < level else (lo, mid)
-    return hi
+    return _bisected(lambda x: _beta_ratio(a, b, x) < level, 1.0)
 
 
 def _brent_root(f, lo, hi, f_lo, f_hi, *, xtol=1e-13):
@@ -3802,15 +3808,7 @@ def _chi2_quantile(p, df):
     >>> round(_chi2_quantile(0.975, 2), 4), round(_chi2_quantile(0.025, 4), 4)
     (7.3778, 0.4844)
     """
-    lo, hi = 0.0, max(1.0, df)
-    while _gamma_ratio(df / 2, hi / 2) < p:
-        lo, hi = hi, 2 * hi
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if mid in (lo, hi):
-            break
-        lo, hi = (mid, hi) if _gamma_ratio(df / 2, mid / 2) < p else (lo, mid)
-    return hi
+    return _bisected(lambda x: _gamma_ratio(df / 2, x / 2) < p, max(1.0, df))
 
 
 class _PromptEffect(NamedTuple):
@@ -8478,15 +8476,8 @@ def _student_t_upper(tail, df):
         return -_student_t_upper(1 - tail, df)
     if df >= 1000:              # Cornish-Fisher: relative error < 1e-10
         return _t_expansion(_upper_z(tail), df)
-    lo, hi = 0.0, max(1.0, _upper_z(tail))
-    while _student_t_tail(hi, df) > tail:
-        lo, hi = hi, 2 * hi
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if mid in (lo, hi):
-            break
-        lo, hi = (mid, hi) if _student_t_tail(mid, df) > tail else (lo, mid)
-    return hi
+    return _bisected(lambda t: _student_t_tail(t, df) > tail,
+                     max(1.0, _upper_z(tail)))
 
 
 def _t_expansion(z, df):
