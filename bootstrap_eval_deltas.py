@@ -787,14 +787,7 @@ def _run_names(paths):
              for path in paths]
     if len(parts) < 2 or not all(parts):
         return list(paths)
-    head = 0
-    while all(len(p) > head + 1 for p in parts) and len(
-            {p[head] for p in parts}) == 1:
-        head += 1
-    tail = 0
-    while all(len(p) > head + tail + 1 for p in parts) and len(
-            {p[-1 - tail] for p in parts}) == 1:
-        tail += 1
+    head, tail = _shared_ends(parts)
     names = ["/".join(p[head:len(p) - tail]) for p in parts]
     left = [p[head:len(p) - tail] for p in parts]
     cut = next((k for k in range(min(map(len, left)))
@@ -804,6 +797,19 @@ def _run_names(paths):
         if cut == min(map(len, left)) - 1:   # file names: their words
             names = _distinct_words(names)
     return names if len(set(names)) == len(names) else list(paths)
+
+
+def _shared_ends(parts):
+    """Return (head, tail): how many first and how many last items the
+    lists *parts* all share, at least one item left in each."""
+    head = tail = 0
+    while all(len(p) > head + 1 for p in parts) and len(
+            {p[head] for p in parts}) == 1:
+        head += 1
+    while all(len(p) > head + tail + 1 for p in parts) and len(
+            {p[-1 - tail] for p in parts}) == 1:
+        tail += 1
+    return head, tail
 
 
 def _distinct_words(names):
@@ -816,14 +822,7 @@ def _distinct_words(names):
     ['method=joint,model=a', 'model=b']
     """
     words = [re.findall(r"[^_.,]*[_.,]?", name)[:-1] for name in names]
-    head = 0
-    while all(len(w) > head + 1 for w in words) and len(
-            {w[head] for w in words}) == 1:
-        head += 1
-    tail = 0
-    while all(len(w) > head + tail + 1 for w in words) and len(
-            {w[-1 - tail] for w in words}) == 1:
-        tail += 1
+    head, tail = _shared_ends(words)
     out = ["".join(w[head:len(w) - tail]).strip("_.,") for w in words]
     return out if all(out) and len(set(out)) == len(out) else list(names)
 
