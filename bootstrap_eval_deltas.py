@@ -21449,6 +21449,14 @@ def _nice_ticks(lo, hi, count=5):
     return [round(i * step, 12) for i in range(first, math.ceil(hi / step) + 1)]
 
 
+def _padded_ticks(lo, hi):
+    """Return _nice_ticks of [lo, hi] widened a twentieth each side."""
+    if hi == lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    pad = (hi - lo) / 20
+    return _nice_ticks(lo - pad, hi + pad)
+
+
 class _Frame(NamedTuple):
     """Maps data coordinates of one panel to SVG coordinates."""
     x0: float
@@ -21632,10 +21640,7 @@ def _difference_panel(r, j, i, confidence, bins):
         ylabel, entry, top = "resamples", [], max(counts)
     else:                                # nothing kept: the interval alone
         lo, hi, ylabel, entry, top = min(ends), max(ends), "", [], 1
-    if hi == lo:                         # no spread: a spike at 0
-        lo, hi = -0.5, 0.5
-    pad = (hi - lo) / 20                 # no line on the panel's edge
-    xticks = _nice_ticks(lo - pad, hi + pad)
+    xticks = _padded_ticks(lo, hi)       # no spread (0 in ends): a spike
     yticks = _nice_ticks(0, top) if ylabel else []
     frame = _Frame(xticks[0], xticks[-1], 0, yticks[-1] if yticks else 1,
                    i * _H)
@@ -21726,10 +21731,7 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
     cis = [Interval(scale * float(ci.lo), scale * float(ci.hi))
            for ci in r.cis]
     lo, hi = min(ci.lo for ci in cis), max(ci.hi for ci in cis)
-    if hi == lo:
-        lo, hi = lo - 0.5, hi + 0.5
-    pad = (hi - lo) / 20
-    xticks = _nice_ticks(lo - pad, hi + pad)
+    xticks = _padded_ticks(lo, hi)
     rows = len(order)
     frame = _Frame(xticks[0], xticks[-1], 0, rows, 0)
     level = _decimal(_exact(confidence) * 100)
@@ -21788,10 +21790,7 @@ def _intervals_svg(rows, *, title, xlabel, subtitle=None, sides=None):
     the axis shows (the judge against the humans, say)."""
     ends = [0.0] + [x for _, est, lo, hi in rows for x in (est, lo, hi)]
     lo, hi = min(ends), max(ends)
-    if hi == lo:
-        lo, hi = lo - 0.5, hi + 0.5
-    pad = (hi - lo) / 20
-    xticks = _nice_ticks(lo - pad, hi + pad)
+    xticks = _padded_ticks(lo, hi)
     n = len(rows)
     frame = _Frame(xticks[0], xticks[-1], 0, n, 0)
     body = _axes(frame, xticks, [], title, xlabel, "", subtitle, sides)
