@@ -22240,8 +22240,8 @@ class _Store:
     def _migrate(self):
         """Bring the store to _STORE_SCHEMA in one transaction."""
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with db:             # committed, or rolled back on any exception
+            db.execute("BEGIN IMMEDIATE")
             version, = db.execute("PRAGMA user_version").fetchone()
             for layout in _STORE_LAYOUTS[version + 1:]:
                 for statement in layout.split(";"):
@@ -22249,10 +22249,6 @@ class _Store:
                         db.execute(statement)
             db.execute(f"PRAGMA application_id = {_STORE_ID}")
             db.execute(f"PRAGMA user_version = {_STORE_SCHEMA}")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
     def __enter__(self):
         return self
@@ -22268,8 +22264,8 @@ class _Store:
         form, body, digest = _packed_run(path)
         name = os.path.basename(os.path.normpath(path))
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with db:                                  # as _migrate's
+            db.execute("BEGIN IMMEDIATE")
             row = db.execute("SELECT id FROM runs WHERE hash = ?",
                              (digest,)).fetchone()
             before = row is not None
@@ -22280,10 +22276,6 @@ class _Store:
                     (digest, name, path, form, body, label, commit, branch,
                      _now()))
                 row = db.execute("SELECT last_insert_rowid()").fetchone()
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         return self.run(row[0]), before
 
     def run(self, number):
