@@ -21523,13 +21523,17 @@ def _tick(line, at, anchor, value):
             f'text-anchor="{anchor}" font-size="12">{value:g}</text>')
 
 
-def _svg(panels, body):
-    """Return an SVG document of *panels* stacked panels drawn by *body*."""
-    height = _H * panels
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" '
-            f'height="{height}" viewBox="0 0 {_W} {height}" '
-            f'font-family="sans-serif">\n<rect width="100%" height="100%" '
-            f'fill="white"/>\n' + "\n".join(body) + "\n</svg>\n")
+def _svg(body, height=_H, width=_W, *, named=False, shift=None):
+    """Return an SVG document of *body* (its elements) on white: of class
+    "named" if *named* (names cut short, whole on hover), moved *shift*
+    to the right (the names' margin) where given."""
+    if shift is not None:
+        body = [f'<g transform="translate({shift} 0)">', *body, "</g>"]
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+            f'height="{height}" viewBox="0 0 {width} {height}"'
+            + ' class="named"' * named + ' font-family="sans-serif">\n'
+            '<rect width="100%" height="100%" fill="white"/>\n'
+            + "\n".join(body) + "\n</svg>\n")
 
 
 def _power_curve_svg(points, *, target, answer, title):
@@ -21564,7 +21568,7 @@ def _power_curve_svg(points, *, target, answer, title):
                     f'y="{y - 10 if above else y + 20:.1f}" font-size="13" '
                     f'text-anchor="{"end" if above else "start"}">'
                     f'{_xml_escape(words)}</text>')
-    return _svg(1, body)
+    return _svg(body)
 
 
 def _difference_words(r, j, confidence):
@@ -21605,7 +21609,7 @@ def _histogram_svg(results, *, confidence=CONFIDENCE, bins=40,
     for i, r in enumerate(results):
         j = judgements[i] if judgements else None
         body += _difference_panel(r, j, i, confidence, bins)
-    return _svg(len(results), body)
+    return _svg(body, _H * len(results))
 
 
 def _difference_panel(r, j, i, confidence, bins):
@@ -21776,12 +21780,8 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
     # _NAME_ROOM: longer names cut, whole on hover)
     extra = math.ceil(max(0.0, max(_text_width(label, _NAME_SIZE)
                                    for label, _ in names) - (_LEFT - 12)))
-    width, height = _W + extra + 70, _H + 30   # 70: the rank column
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{height}" viewBox="0 0 {width} {height}" class="named"'
-            f' font-family="sans-serif">\n<rect width="100%" height="100%" '
-            f'fill="white"/>\n<g transform="translate({extra} 0)">\n'
-            + "\n".join(body) + "\n</g>\n</svg>\n")
+    return _svg(body, _H + 30, _W + extra + 70,   # 70: the rank column
+                named=True, shift=extra)
 
 
 def _intervals_svg(rows, *, title, xlabel, subtitle=None, sides=None):
@@ -21809,12 +21809,7 @@ def _intervals_svg(rows, *, title, xlabel, subtitle=None, sides=None):
                     f'</text>')
     extra = math.ceil(max(0.0, max(_text_width(row[0]) for row in rows)
                           - (_LEFT - 12)))
-    width = _W + extra
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{_H}" viewBox="0 0 {width} {_H}" '
-            f'font-family="sans-serif">\n<rect width="100%" height="100%" '
-            f'fill="white"/>\n<g transform="translate({extra} 0)">\n'
-            + "\n".join(body) + "\n</g>\n</svg>\n")
+    return _svg(body, _H, _W + extra, shift=extra)
 
 
 def _matrix_svg(names, cells, *, title, subtitle):
@@ -21864,10 +21859,7 @@ def _matrix_svg(names, cells, *, title, subtitle):
                         f' text-anchor="middle" font-size="12"'
                         + ' font-weight="bold"' * bool(bold)
                         + f'>{esc(text)}</text>')
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{height}" viewBox="0 0 {width} {height}" class="named"'
-            f' font-family="sans-serif">\n<rect width="100%" height="100%" '
-            f'fill="white"/>\n' + "\n".join(body) + "\n</svg>\n")
+    return _svg(body, height, width, named=True)
 
 
 # Text widths of sans-serif at 12 px, by character class (from the advance
