@@ -13905,7 +13905,7 @@ def _eee_aggregate(path, model):
 # lm-eval results file's words, naming the file to read (0.1.0's early
 # form names none: a samples file beside it of the same model, if any).
 
-@functools.lru_cache(maxsize=1)    # the file's _Head: asked 5 times, found once
+@functools.lru_cache(maxsize=1)    # a _Head asked 5 times: found once
 def _eee_instance(head):
     """Return (named, found) of an Every Eval Ever aggregate file: the
     instance file its detailed_evaluation_results names (None where it
