@@ -760,63 +760,58 @@ def _places(values):
             [size - bisect.bisect_left(ordered, v) for v in values])
 
 
-def _short_names(paths, alone=False):
-    """Return the paths without the folders they all start with and the
-    ends they all share, where what is left still tells them apart (else
-    the paths as given): rank's systems named by the folders a framework
-    wrote, not by 120-character paths.  With *alone*, what is left is
-    cut to the first folder (or name) that tells them apart, if one does
-    (compare's: a model's folder, not the folder and its dated file).
+def _run_names(paths):
+    """Return the names every report (compare, rank, check; text,
+    markdown, JSON, page and plots) calls the runs given as *paths* by:
+    the paths without the folders they all start with and the ends they
+    all share, cut to the first folder (or name) that tells them apart
+    (a model's folder, not the folder and its dated file; a file name's
+    words that do, _distinct_words); the paths as given where nothing
+    shorter does.  The one place a run's name is decided; --names
+    overrides it where a command takes it.
 
-    >>> _short_names(["out/ko/Llama-3.1/", "out/ko/SOLAR-10.7B"])
+    >>> _run_names(["out/ko/Llama-3.1/", "out/ko/SOLAR-10.7B"])
     ['Llama-3.1', 'SOLAR-10.7B']
-    >>> _short_names(["a/run.json", "b/run.json"])
+    >>> _run_names(["a/run.json", "b/run.json"])
     ['a', 'b']
-    >>> _short_names(["same.json", "same.json"])
+    >>> _run_names(["same.json", "same.json"])
     ['same.json', 'same.json']
-    >>> _short_names(["o/m1/s_2024.jsonl", "o/m2/s_2025.jsonl"], alone=True)
+    >>> _run_names(["o/m1/s_2024.jsonl", "o/m2/s_2025.jsonl"])
     ['m1', 'm2']
-    >>> _short_names(["o/s_wg_2024-12-23T14.1.jsonl",
-    ...               "o/s_wg_2024-12-23T15.2.jsonl"], alone=True)
+    >>> _run_names(["o/s_wg_2024-12-23T14.1.jsonl",
+    ...             "o/s_wg_2024-12-23T15.2.jsonl"])
     ['2024-12-23T14.1', '2024-12-23T15.2']
+    >>> _run_names(["v1/bbq:subject=all,model=openai_gpt2",
+    ...             "v1/bbq:subject=all,model=meta_llama-7b"])
+    ['model=openai_gpt2', 'model=meta_llama-7b']
     """
     parts = [[p for p in path.replace(os.sep, "/").split("/") if p]
              for path in paths]
     if len(parts) < 2 or not all(parts):
         return list(paths)
-    head = 0
-    while all(len(p) > head + 1 for p in parts) and len(
-            {p[head] for p in parts}) == 1:
-        head += 1
-    tail = 0
-    while all(len(p) > head + tail + 1 for p in parts) and len(
-            {p[-1 - tail] for p in parts}) == 1:
-        tail += 1
+    head, tail = _shared_ends(parts)
     names = ["/".join(p[head:len(p) - tail]) for p in parts]
-    if alone:
-        left = [p[head:len(p) - tail] for p in parts]
-        cut = next((k for k in range(min(map(len, left)))
-                    if len({p[k] for p in left}) == len(left)), None)
-        if cut is not None:
-            names = [p[cut] for p in left]
-            if cut == min(map(len, left)) - 1:   # file names: their words
-                names = _distinct_words(names)
+    left = [p[head:len(p) - tail] for p in parts]
+    cut = next((k for k in range(min(map(len, left)))
+                if len({p[k] for p in left}) == len(left)), None)
+    if cut is not None:
+        names = [p[cut] for p in left]
+        if cut == min(map(len, left)) - 1:   # file names: their words
+            names = _distinct_words(names)
     return names if len(set(names)) == len(names) else list(paths)
 
 
-def _run_names(paths):
-    """Return the names every report (compare, rank, check; text,
-    markdown, JSON, page and plots) calls the runs given as *paths* by: the
-    shortest that tell them apart (_short_names: the first folder or the
-    words of a name that do; HELM's 'mmlu:...,model=a' as 'model=a'), the
-    paths as given where nothing shorter does.  The one place a run's name
-    is decided; --names overrides it where a command takes it.
-
-    >>> _run_names(["v1/bbq:subject=all,model=openai_gpt2",
-    ...             "v1/bbq:subject=all,model=meta_llama-7b"])
-    ['model=openai_gpt2', 'model=meta_llama-7b']
-    """
-    return _short_names(paths, alone=True)
+def _shared_ends(parts):
+    """Return (head, tail): how many first and how many last items the
+    lists *parts* all share, at least one item left in each."""
+    head = tail = 0
+    while all(len(p) > head + 1 for p in parts) and len(
+            {p[head] for p in parts}) == 1:
+        head += 1
+    while all(len(p) > head + tail + 1 for p in parts) and len(
+            {p[-1 - tail] for p in parts}) == 1:
+        tail += 1
+    return head, tail
 
 
 def _distinct_words(names):
@@ -829,14 +824,7 @@ def _distinct_words(names):
     ['method=joint,model=a', 'model=b']
     """
     words = [re.findall(r"[^_.,]*[_.,]?", name)[:-1] for name in names]
-    head = 0
-    while all(len(w) > head + 1 for w in words) and len(
-            {w[head] for w in words}) == 1:
-        head += 1
-    tail = 0
-    while all(len(w) > head + tail + 1 for w in words) and len(
-            {w[-1 - tail] for w in words}) == 1:
-        tail += 1
+    head, tail = _shared_ends(words)
     out = ["".join(w[head:len(w) - tail]).strip("_.,") for w in words]
     return out if all(out) and len(set(out)) == len(out) else list(names)
 
@@ -1148,6 +1136,25 @@ def _acceleration(jackknife, counts=None):
         return 0.0
     return math.copysign(math.sqrt(Fraction(cube * cube, square ** 3)) / 6,
                          cube)
+
+
+def _bisected(below, hi):
+    """Return the least x >= 0 not *below* (below(x) true left of it, a
+    quantile's side under its level), to the last bits: [0, hi] doubled
+    until below(hi) is false, then halved (200 halvings at the most).
+
+    >>> _bisected(lambda x: x * x < 2, 1.0)        # doubled once: [1, 2]
+    1.4142135623730951
+    """
+    lo = 0.0
+    while below(hi):
+        lo, hi = hi, 2 * hi
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if below(mid) else (lo, mid)
+    return hi
 
 
 @functools.lru_cache(maxsize=8)
@@ -2202,14 +2209,7 @@ def _clopper_pearson(successes, n, confidence=CONFIDENCE):
     tail = float((1 - _exact(confidence)) / 2)
 
     def quantile(a, b, level):       # x with I_x(a, b) = level
-        lo, hi = 0.0, 1.0
-        for _ in range(200):
-            mid = (lo + hi) / 2
-            if mid in (lo, hi):
-                break
-            lo, hi = ((mid, hi) if _beta_ratio(a, b, mid) < level
-                      else (lo, mid))
-        return hi
+        return _bisected(lambda x: _beta_ratio(a, b, x) < level, 1.0)
 
     k = successes
     return Interval(quantile(k, n - k + 1, tail) if k else 0.0,
@@ -2343,13 +2343,7 @@ def _beta_quantile(a, b, level):
     """
     if level > 0.5:
         return 1 - _beta_quantile(b, a, 1 - level)
-    lo, hi = 0.0, 1.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if mid in (lo, hi):
-            break
-        lo, hi = (mid, hi) if _beta_ratio(a, b, mid) < level else (lo, mid)
-    return hi
+    return _bisected(lambda x: _beta_ratio(a, b, x) < level, 1.0)
 
 
 def _brent_root(f, lo, hi, f_lo, f_hi, *, xtol=1e-13):
@@ -3832,15 +3826,7 @@ def _chi2_quantile(p, df):
     >>> round(_chi2_quantile(0.975, 2), 4), round(_chi2_quantile(0.025, 4), 4)
     (7.3778, 0.4844)
     """
-    lo, hi = 0.0, max(1.0, df)
-    while _gamma_ratio(df / 2, hi / 2) < p:
-        lo, hi = hi, 2 * hi
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if mid in (lo, hi):
-            break
-        lo, hi = (mid, hi) if _gamma_ratio(df / 2, mid / 2) < p else (lo, mid)
-    return hi
+    return _bisected(lambda x: _gamma_ratio(df / 2, x / 2) < p, max(1.0, df))
 
 
 class _PromptEffect(NamedTuple):
@@ -8562,15 +8548,8 @@ def _student_t_upper(tail, df):
         return -_student_t_upper(1 - tail, df)
     if df >= 1000:              # Cornish-Fisher: relative error < 1e-10
         return _t_expansion(_upper_z(tail), df)
-    lo, hi = 0.0, max(1.0, _upper_z(tail))
-    while _student_t_tail(hi, df) > tail:
-        lo, hi = hi, 2 * hi
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if mid in (lo, hi):
-            break
-        lo, hi = (mid, hi) if _student_t_tail(mid, df) > tail else (lo, mid)
-    return hi
+    return _bisected(lambda t: _student_t_tail(t, df) > tail,
+                     max(1.0, _upper_z(tail)))
 
 
 def _t_expansion(z, df):
@@ -13979,6 +13958,7 @@ def _eee_aggregate(path, model):
 # lm-eval results file's words, naming the file to read (0.1.0's early
 # form names none: a samples file beside it of the same model, if any).
 
+@functools.lru_cache(maxsize=1)    # a _Head asked 5 times: found once
 def _eee_instance(head):
     """Return (named, found) of an Every Eval Ever aggregate file: the
     instance file its detailed_evaluation_results names (None where it
@@ -14016,11 +13996,10 @@ def _eee_refusal(head):
     else:
         model = (head.document().get("model_info") or {}).get("id")
         folder = os.path.dirname(head.path) or "."
-        beside = [name for name in sorted(os.listdir(folder))
-                  if name.endswith(".jsonl") and _is_every_eval_ever(
-                      _Head(os.path.join(folder, name)))
-                  and _Head(os.path.join(folder, name)).first().get(
-                      "model_id") == model]
+        beside = [os.path.basename(h.path) for h in (
+            _Head(os.path.join(folder, name)) for name in sorted(
+                os.listdir(folder)) if name.endswith(".jsonl"))
+            if _is_every_eval_ever(h) and h.first().get("model_id") == model]
         where = (f"an instance-level <uuid>_samples.jsonl, which this one "
                  f"does not name" + (
                      f"; beside it, of the same model: "
@@ -14070,6 +14049,7 @@ def _numbers_only(head):
         isinstance(v, str) and not v.strip()) for v in doc.values())
 
 
+@functools.lru_cache(maxsize=1)    # the recogniser's, kept for the reader
 def _aggregate_message(head):
     """Return what an aggregate-only file is and where its per-item file is, or
     None."""
@@ -15102,18 +15082,6 @@ def _openai_evals_settings(spec):
          else run.get("max_samples"))])
 
 
-def _differing(a, b):
-    """Return [(setting, a's, b's)] of the run-wide settings both runs
-    name and hold differently (a metric's own, 'METRIC: what', apart).
-
-    >>> _differing({"num_fewshot": "0", "limit": "all", "x: k": "1"},
-    ...            {"num_fewshot": "5", "limit": "all", "x: k": "8"})
-    [('num_fewshot', '0', '5')]
-    """
-    return [(k, v, b[k]) for k, v in a.items()
-            if ": " not in k and k in b and b[k] != v]
-
-
 def _differs_words(differs):
     """Return the words of the settings two runs differ in ('' if none).
 
@@ -15184,19 +15152,26 @@ def _limited(error, sources):
     return error
 
 
-def _rank_differing(sources, names):
+def _rank_differing(sources, names=None):
     """Return [(setting, [(value, [names])])] of the run-wide settings
-    every run names and not all hold alike (rank's differs)."""
+    every run names and not all hold alike (rank's differs; a metric's
+    own, 'METRIC: what', apart); without *names*, of two runs, [(setting,
+    a's, b's)] (compare's).
+
+    >>> _rank_differing([_Profile("a", settings={"shots": "0", "x: k": "1"}),
+    ...                  _Profile("b", settings={"shots": "5", "x: k": "8"})])
+    [('shots', '0', '5')]
+    """
     out = []
     for key in sources[0].settings:
         if ": " in key or not all(key in s.settings for s in sources):
             continue
         held = {}
-        for source, name in zip(sources, names):
+        for source, name in zip(sources, names or range(len(sources))):
             held.setdefault(source.settings[key], []).append(name)
         if len(held) > 1:
             out.append((key, list(held.items())))
-    return out
+    return out if names else [(k, a, b) for k, ((a, _), (b, _)) in out]
 
 
 def _rank_differs_words(differs):
@@ -15290,8 +15265,8 @@ def _compare_run(options, path, rng):
                          equivalence=_margins(options.equivalence,
                                               [s.name for s in stats],
                                               "--equivalence"),
-                         settings=tuple(_differing(
-                             baseline.settings, candidate.settings))
+                         settings=tuple(_rank_differing(
+                             (baseline, candidate)))
                          if candidate is not None else ())
     said = []
     metrics, baseline, candidate = _chosen_metrics(options, baseline,
@@ -15302,7 +15277,7 @@ def _compare_run(options, path, rng):
     if candidate is not None:
         metrics = _computed_apart(metrics, baseline, candidate, said,
                                   options.same_metric)
-        differs = tuple(_differing(baseline.settings, candidate.settings))
+        differs = tuple(_rank_differing((baseline, candidate)))
     margins = _margins(options.margin, [m.name for m in metrics]
                        + [s.name for s in stats])
     reading = _source_notes(options, (baseline, candidate)) + left_out
@@ -17557,7 +17532,7 @@ class _Profile(NamedTuple):
     folder: object = None    # the folder of plain files it came from
     runs: tuple = ()         # several runs of one system: their paths
     presence: dict = {}      # {which systems have a value: rows}
-    name: str = ""           # the path, short (_short_names of them all)
+    name: str = ""           # the path, short (_run_names of them all)
     numbered: object = None  # True: every id a number; False: none; None:
                              # some are (compare --runs fails on epochs so)
     most: int = 0            # the most records an id has
@@ -17950,12 +17925,10 @@ def _check_differs(group):
     """Return [check's line of the settings the joined inputs *group*
     differ in (as compare and rank say them)], or []."""
     names = [p.name for p in group]
-    differs = _rank_differing(group, names)
-    if not differs:
-        return []
+    differs = _rank_differing(group, names if len(group) > 2 else None)
     return [f"{_listing(names)}: " + (
-        _differs_words([(k, a, b) for k, ((a, _), (b, _)) in differs])
-        if len(group) == 2 else _rank_differs_words(differs))]
+        _rank_differs_words if len(group) > 2 else _differs_words)(
+            differs)] if differs else []
 
 
 def _check_joins(profiles):
@@ -21521,6 +21494,14 @@ def _nice_ticks(lo, hi, count=5):
     return [round(i * step, 12) for i in range(first, math.ceil(hi / step) + 1)]
 
 
+def _padded_ticks(lo, hi):
+    """Return _nice_ticks of [lo, hi] widened a twentieth each side."""
+    if hi == lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    pad = (hi - lo) / 20
+    return _nice_ticks(lo - pad, hi + pad)
+
+
 class _Frame(NamedTuple):
     """Maps data coordinates of one panel to SVG coordinates."""
     x0: float
@@ -21587,13 +21568,17 @@ def _tick(line, at, anchor, value):
             f'text-anchor="{anchor}" font-size="12">{value:g}</text>')
 
 
-def _svg(panels, body):
-    """Return an SVG document of *panels* stacked panels drawn by *body*."""
-    height = _H * panels
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" '
-            f'height="{height}" viewBox="0 0 {_W} {height}" '
-            f'font-family="sans-serif">\n<rect width="100%" height="100%" '
-            f'fill="white"/>\n' + "\n".join(body) + "\n</svg>\n")
+def _svg(body, height=_H, width=_W, *, named=False, shift=None):
+    """Return an SVG document of *body* (its elements) on white: of class
+    "named" if *named* (names cut short, whole on hover), moved *shift*
+    to the right (the names' margin) where given."""
+    if shift is not None:
+        body = [f'<g transform="translate({shift} 0)">', *body, "</g>"]
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+            f'height="{height}" viewBox="0 0 {width} {height}"'
+            + ' class="named"' * named + ' font-family="sans-serif">\n'
+            '<rect width="100%" height="100%" fill="white"/>\n'
+            + "\n".join(body) + "\n</svg>\n")
 
 
 def _power_curve_svg(points, *, target, answer, title):
@@ -21628,7 +21613,7 @@ def _power_curve_svg(points, *, target, answer, title):
                     f'y="{y - 10 if above else y + 20:.1f}" font-size="13" '
                     f'text-anchor="{"end" if above else "start"}">'
                     f'{_xml_escape(words)}</text>')
-    return _svg(1, body)
+    return _svg(body)
 
 
 def _difference_words(r, j, confidence):
@@ -21669,7 +21654,7 @@ def _histogram_svg(results, *, confidence=CONFIDENCE, bins=40,
     for i, r in enumerate(results):
         j = judgements[i] if judgements else None
         body += _difference_panel(r, j, i, confidence, bins)
-    return _svg(len(results), body)
+    return _svg(body, _H * len(results))
 
 
 def _difference_panel(r, j, i, confidence, bins):
@@ -21704,10 +21689,7 @@ def _difference_panel(r, j, i, confidence, bins):
         ylabel, entry, top = "resamples", [], max(counts)
     else:                                # nothing kept: the interval alone
         lo, hi, ylabel, entry, top = min(ends), max(ends), "", [], 1
-    if hi == lo:                         # no spread: a spike at 0
-        lo, hi = -0.5, 0.5
-    pad = (hi - lo) / 20                 # no line on the panel's edge
-    xticks = _nice_ticks(lo - pad, hi + pad)
+    xticks = _padded_ticks(lo, hi)       # no spread (0 in ends): a spike
     yticks = _nice_ticks(0, top) if ylabel else []
     frame = _Frame(xticks[0], xticks[-1], 0, yticks[-1] if yticks else 1,
                    i * _H)
@@ -21798,10 +21780,7 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
     cis = [Interval(scale * float(ci.lo), scale * float(ci.hi))
            for ci in r.cis]
     lo, hi = min(ci.lo for ci in cis), max(ci.hi for ci in cis)
-    if hi == lo:
-        lo, hi = lo - 0.5, hi + 0.5
-    pad = (hi - lo) / 20
-    xticks = _nice_ticks(lo - pad, hi + pad)
+    xticks = _padded_ticks(lo, hi)
     rows = len(order)
     frame = _Frame(xticks[0], xticks[-1], 0, rows, 0)
     level = _decimal(_exact(confidence) * 100)
@@ -21846,12 +21825,8 @@ def _forest_svg(ranking, *, confidence=CONFIDENCE, marginal=False):
     # _NAME_ROOM: longer names cut, whole on hover)
     extra = math.ceil(max(0.0, max(_text_width(label, _NAME_SIZE)
                                    for label, _ in names) - (_LEFT - 12)))
-    width, height = _W + extra + 70, _H + 30   # 70: the rank column
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{height}" viewBox="0 0 {width} {height}" class="named"'
-            f' font-family="sans-serif">\n<rect width="100%" height="100%" '
-            f'fill="white"/>\n<g transform="translate({extra} 0)">\n'
-            + "\n".join(body) + "\n</g>\n</svg>\n")
+    return _svg(body, _H + 30, _W + extra + 70,   # 70: the rank column
+                named=True, shift=extra)
 
 
 def _intervals_svg(rows, *, title, xlabel, subtitle=None, sides=None):
@@ -21860,10 +21835,7 @@ def _intervals_svg(rows, *, title, xlabel, subtitle=None, sides=None):
     the axis shows (the judge against the humans, say)."""
     ends = [0.0] + [x for _, est, lo, hi in rows for x in (est, lo, hi)]
     lo, hi = min(ends), max(ends)
-    if hi == lo:
-        lo, hi = lo - 0.5, hi + 0.5
-    pad = (hi - lo) / 20
-    xticks = _nice_ticks(lo - pad, hi + pad)
+    xticks = _padded_ticks(lo, hi)
     n = len(rows)
     frame = _Frame(xticks[0], xticks[-1], 0, n, 0)
     body = _axes(frame, xticks, [], title, xlabel, "", subtitle, sides)
@@ -21882,12 +21854,7 @@ def _intervals_svg(rows, *, title, xlabel, subtitle=None, sides=None):
                     f'</text>')
     extra = math.ceil(max(0.0, max(_text_width(row[0]) for row in rows)
                           - (_LEFT - 12)))
-    width = _W + extra
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{_H}" viewBox="0 0 {width} {_H}" '
-            f'font-family="sans-serif">\n<rect width="100%" height="100%" '
-            f'fill="white"/>\n<g transform="translate({extra} 0)">\n'
-            + "\n".join(body) + "\n</g>\n</svg>\n")
+    return _svg(body, _H, _W + extra, shift=extra)
 
 
 def _matrix_svg(names, cells, *, title, subtitle):
@@ -21937,10 +21904,7 @@ def _matrix_svg(names, cells, *, title, subtitle):
                         f' text-anchor="middle" font-size="12"'
                         + ' font-weight="bold"' * bool(bold)
                         + f'>{esc(text)}</text>')
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{height}" viewBox="0 0 {width} {height}" class="named"'
-            f' font-family="sans-serif">\n<rect width="100%" height="100%" '
-            f'fill="white"/>\n' + "\n".join(body) + "\n</svg>\n")
+    return _svg(body, height, width, named=True)
 
 
 # Text widths of sans-serif at 12 px, by character class (from the advance
@@ -22313,8 +22277,8 @@ class _Store:
     def _migrate(self):
         """Bring the store to _STORE_SCHEMA in one transaction."""
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with db:             # committed, or rolled back on any exception
+            db.execute("BEGIN IMMEDIATE")
             version, = db.execute("PRAGMA user_version").fetchone()
             for layout in _STORE_LAYOUTS[version + 1:]:
                 for statement in layout.split(";"):
@@ -22322,10 +22286,6 @@ class _Store:
                         db.execute(statement)
             db.execute(f"PRAGMA application_id = {_STORE_ID}")
             db.execute(f"PRAGMA user_version = {_STORE_SCHEMA}")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
     def __enter__(self):
         return self
@@ -22341,8 +22301,8 @@ class _Store:
         form, body, digest = _packed_run(path)
         name = os.path.basename(os.path.normpath(path))
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with db:                                  # as _migrate's
+            db.execute("BEGIN IMMEDIATE")
             row = db.execute("SELECT id FROM runs WHERE hash = ?",
                              (digest,)).fetchone()
             before = row is not None
@@ -22353,10 +22313,6 @@ class _Store:
                     (digest, name, path, form, body, label, commit, branch,
                      _now()))
                 row = db.execute("SELECT last_insert_rowid()").fetchone()
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         return self.run(row[0]), before
 
     def run(self, number):

@@ -341,7 +341,7 @@ def test_compare_several_candidates_text_and_fail_on(capsys, tmp_path):
                        "--fail-on", "worse"])
     out, err = capsys.readouterr()
     assert status == 1
-    names = bed._short_names(paths, alone=True)     # what tells them apart
+    names = bed._run_names(paths)     # what tells them apart
     assert out.startswith(f"2 candidates against the baseline {names[0]}")
     assert f"baseline: {names[0]}   candidate: {names[2]}" in out
     assert f"--fail-on worse: {paths[2]}: acc is worse" in err
