@@ -94,12 +94,16 @@ part of section X):
                     lighteval, Every Eval Ever, OpenAI evals, promptfoo,
                     DeepEval, OpenCompass, AlpacaEval, MT-Bench, Arena-Hard,
                     battles, ...); the settings each run was made under
-                    (_Source.settings, said where runs differ); runs
-                    compared and ranked (_CompareOptions,
-                    _compare_run, _preference_pair, _rank_input,
-                    _preference_battles); what files hold (check: each
-                    input profiled, the ids joined, the commands that
-                    answer what the files can answer)
+                    (_Source.settings, said where runs differ); what
+                    files hold (check: each input profiled, the ids
+                    joined, the commands that answer what the files can
+                    answer)
+    Running a comparison  what compare and rank do with the runs read,
+                    apart from the command line: which fields are the
+                    metrics and which way each is better, each candidate
+                    against the baseline (_compare_run), the family judged
+                    (_judged), rank's joint tally (_rank_input), preference
+                    battles; it decides what to compute, Report formats
     Report          text, markdown, JSON and SVG, as strings
     Run store       compare --store's SQLite file of runs, their
                     comparisons and the accepted baseline; history's
@@ -9467,15 +9471,14 @@ def _judge_one(r, p_adjusted, alpha, margin, power, family, confidence,
 
 ## Input ######################################################################
 
-# Doors (called from other sections): _best_of_runs, _budget_from_pilot,
-# _check, _compare_run, _Compared, _differs_words, _Dropped,
-# _finite_number, _FORMATS,
-# _grouped_runs, _holds_preferences, _human_battles, _ID_FIELDS, _judged,
-# _judged_metric, _judged_strata, _label_sample, _labels_from_pilot,
-# _lower_is_better, _margins, _named_runs, _once_each, _open_source,
-# _plan_from_pilot, _planned_gaps, _preference_battles, _rank_copies,
-# _rank_differing, _rank_differs_words, _rank_input, _rank_one_metric,
-# _aliased, _READ_FILES, _source_notes.
+# Doors (called from other sections): _BattleColumns, _check, _Column,
+# _complete_rows, _computed_apart, _default_metrics, _differs_words, _Dropped,
+# _field, _finite_number, _FORMATS, _grouped_values, _ID_FIELDS, _leaderboard,
+# _limited, _listed_source, _listing, _lower_is_better, _mean_of, _name_kind,
+# _NEWEST, _numeric_fields, _open_source, _other_tasks, _profile,
+# _rank_differing, _rank_differs_words, _read_baseline, _read_corpus,
+# _READ_FILES, _read_joint, _read_run, _read_tallies, _require, _same_bytes,
+# _same_run, _SETTING_WIDTH, _shared_id_field, _STDIN, _varying, _watched.
 
 # Files are read line by line and never held whole (a JSON array's text is
 # the exception: it is one value; its records are parsed a batch at a
@@ -15186,13 +15189,1031 @@ def _rank_differs_words(differs):
         for key, held in differs) if differs else ""
 
 
-## Input: runs compared and ranked ############################################
+## Input: what the files hold (check) #########################################
 
-# What compare and rank do with the runs they are given, apart from the
-# command line: which fields are the metrics (named, or chosen and said),
-# which way each is better, the reading of each candidate against the
-# baseline into MetricResults, and rank's joint tally.  Options travel as
-# one record, the _Options settled at the door.
+# check is a doctor, as brew doctor and flutter doctor are: it reads each
+# input as compare reads it (the one reader registry: _READERS and
+# _open_source), in one pass over its records, keeping per field its
+# counts, missing values, the types met, the least and greatest number and
+# up to _DISTINCT_MOST distinct values; per input its ids and, where the
+# records carry the item itself (lm-eval's doc and doc_hash, a question's
+# text, Every Eval Ever's sample_hash), a digest of it per id, so that two
+# runs numbering their items alike but holding different ones are told
+# apart.  What each field is (the id, a metric, a cluster, a subset, human
+# labels, a judge's scores) follows compare's own rules (_ID_FIELDS,
+# _default_metrics, _not_a_metric, _MODEL_FIELD, _ITEM_FIELD) and the
+# values.  A folder is read as compare reads it; a folder of several
+# systems' runs, or of files no framework wrote, is read entry by entry.
+# Then the commands: each asks only what these files can answer, with the
+# options compare will need (--id, --allow-partial, --metric where a
+# field is scored on some items only).
+
+_DISTINCT_MOST = 1 << 12   # distinct values kept per field; past it, "many"
+_CHECK_MOST = 60           # inputs check reads under one folder at most
+_CHECK_DEPTH = 8           # folders check goes down into at most
+_CONTENT_FIELDS = ("doc_hash", "sample_hash", "input_hash", "doc", "input",
+                   "question", "prompt", "instruction", "text")
+_HUMAN_WORDS = {"human", "humans", "annotator", "annotators", "annotation",
+                "rater", "raters", "manual", "expert", "crowd"}
+_JUDGE_WORDS = {"judge", "judged", "judges", "grader", "graded", "llm",
+                "gpt4", "geval", "autorater"}
+_FEW_ITEMS = 30            # fewer items than this: only a large gap shows
+_SUBSETS_MOST = 100        # more values than this: a cluster, not subsets
+_CLUSTER_WORDS = {"passage", "context", "conversation", "dialogue", "dialog",
+                  "thread", "repo", "repository", "document", "article",
+                  "story", "cluster", "group", "session", "problem", "task"}
+
+
+class _FieldProfile(NamedTuple):
+    """One field of an input as check saw it."""
+    name: str
+    kind: str                # 0/1, number, text, list, object, or a mix
+    count: int               # records holding a value
+    missing: int             # records where it is absent, null or empty
+    lo: object = None        # the least and greatest number
+    hi: object = None
+    distinct: object = None  # distinct values, None past _DISTINCT_MOST
+    examples: tuple = ()     # a few values, as text
+    roles: tuple = ()        # id, metric, cluster, subset, human labels, ...
+    mean: object = None      # of the numbers
+    repeats: bool = False    # some value held by two records or more
+
+
+class _Profile(NamedTuple):
+    """What check found in one input: how it was read, its fields, its ids
+    (each id's hash, sorted, 8 bytes an id: what telling how inputs join
+    takes) and the digest of each id's item (where the records carry it)."""
+    path: str                # as given, or under the folder given
+    format: str = ""         # the _READERS row that read it
+    kind: str = ""           # csv, tsv, jsonl, json or preferences
+    task: str = ""
+    records: int = 0
+    id_field: object = None
+    ids: array = array("q")
+    digests: dict = {}       # {id: digest of its content field}
+    content: object = None   # that field
+    fields: tuple = ()       # _FieldProfiles, in the order met
+    notes: tuple = ()        # what the reader said it did
+    systems: tuple = ()      # the systems of a file holding several
+    metrics: tuple = ()      # compare's default metrics of this input
+    refused: str = ""        # the tool's one line, where it refuses it
+    folder: object = None    # the folder of plain files it came from
+    runs: tuple = ()         # several runs of one system: their paths
+    presence: dict = {}      # {which systems have a value: rows}
+    name: str = ""           # the path, short (_run_names of them all)
+    numbered: object = None  # True: every id a number; False: none; None:
+                             # some are (compare --runs fails on epochs so)
+    most: int = 0            # the most records an id has
+    least: int = 0           # and the fewest
+    read: str = ""           # the file read (a folder's run), if a file
+    settings: dict = {}      # the run's settings (_Source.settings)
+    partial: str = ""        # the refusal --allow-partial answers, if so
+    benchmark: str = ""      # the task its reader names (any framework)
+
+
+class _Checked(NamedTuple):
+    """check's findings: the inputs, how their ids join, the problems and
+    the commands (argv without the program, and what each answers)."""
+    inputs: list
+    joins: list              # lines on how the ids join
+    problems: list
+    commands: list           # (argv, what it answers)
+
+
+class _FieldTally:
+    """One field's profile gathered as its values stream past."""
+
+    def __init__(self, name):
+        self.name, self.count, self.missing = name, 0, 0
+        self.types = collections.Counter()
+        self.lo = self.hi = None
+        self.sum, self.numbers = 0.0, 0
+        self.distinct, self.many = collections.Counter(), False
+        self.repeats = False         # known once distinct values overflow
+
+    def add(self, raw, table):
+        """Count a batch of the field's values *raw* (CSV text if *table*)."""
+        present = [v for v in raw if not _missing(v)]
+        self.missing += len(raw) - len(present)
+        self.count += len(present)
+        if not present:
+            return
+        if table:                    # CSV text: numbers where they read so
+            numbers = [x for x in map(_number_or_none, present)
+                       if x is not None]
+            kinds = +collections.Counter(
+                {"number": len(numbers), "text": len(present) - len(numbers)})
+        else:
+            kinds = collections.Counter(map(type, present))
+            numbers = [float(v) for v in present
+                       if type(v) in (int, float, bool) and math.isfinite(v)]
+        self.types.update(kinds)
+        if numbers:
+            lo, hi = min(numbers), max(numbers)
+            self.lo = lo if self.lo is None else min(self.lo, lo)
+            self.hi = hi if self.hi is None else max(self.hi, hi)
+            self.sum += math.fsum(numbers)
+            self.numbers += len(numbers)
+        if not self.many:
+            self.distinct.update(v for v in present
+                                 if type(v) not in (list, dict, tuple))
+            if len(self.distinct) > _DISTINCT_MOST:
+                self.many = True
+                self.repeats = max(self.distinct.values()) > 1
+                self.distinct = collections.Counter(
+                    dict(itertools.islice(self.distinct.items(), 3)))
+
+    def profile(self, roles=()):
+        """Return the _FieldProfile of what was counted."""
+        names = {int: "number", float: "number", bool: "true/false",
+                 str: "text", list: "list", tuple: "list", dict: "object"}
+        kinds = list(dict.fromkeys(names.get(t, getattr(t, "__name__", t))
+                                   for t in self.types))
+        if "number" in kinds and "true/false" in kinds:
+            kinds.remove("true/false")
+        kind = " and ".join(kinds) or "missing"
+        if kind in ("number", "true/false") and not self.many and set(
+                map(_number_or_none, self.distinct)) <= {0.0, 1.0}:
+            kind = "0/1"
+        examples = tuple(str(v) if len(str(v)) <= 24 else str(v)[:21]
+                         + "..." for v in itertools.islice(self.distinct, 3))
+        return _FieldProfile(
+            name=self.name, kind=kind, count=self.count, missing=self.missing,
+            lo=self.lo, hi=self.hi,
+            distinct=None if self.many else len(self.distinct),
+            examples=examples, roles=tuple(roles),
+            mean=self.sum / self.numbers if self.numbers else None,
+            repeats=self.repeats if self.many else
+            len(self.distinct) < sum(self.distinct.values()))
+
+
+def _number_or_none(value):
+    """Return a value that reads as a finite number as a float, else None."""
+    try:
+        return _finite_number(value) if type(value) not in (list, dict) \
+            else None
+    except ValueError:
+        return None
+
+
+def _check(options):
+    """Return the _Checked of check's inputs (options.runs): each read and
+    profiled, the ids joined, the problems and the commands found.
+
+    A path that does not exist raises EvalDeltaError; a file the tool
+    refuses is a finding (its one line), not an error.
+    """
+    profiles = []
+    for path in options.runs:
+        if path != _STDIN and not os.path.exists(path):
+            raise EvalDeltaError(f"{path}: cannot read: No such file or "
+                                 f"directory")
+        profiles += _check_path(path, options, _CHECK_DEPTH)
+    profiles = _runs_folders(profiles)
+    profiles = [p._replace(name=name) for p, name in zip(
+        profiles, _run_names([p.path for p in profiles]))]
+    joins, problems = _check_joins(profiles)
+    problems = [f"{p.name}: {p.refused}" for p in profiles if p.refused] \
+        + [f"{p.name}: {p.partial}; read here as compare --allow-partial "
+           f"reads it, and its commands below take --allow-partial"
+           for p in profiles if p.partial] \
+        + _check_problems(profiles) + problems
+    return _Checked(profiles, joins, problems,
+                    _check_commands(profiles, options))
+
+
+def _check_path(path, options, depth):
+    """Return the _Profiles of one path: a file, a folder a framework wrote
+    (one run, or its tasks' newest runs; where its runs lie in several
+    folders, a system's each, or the run is refused beside folders, each
+    folder and file read on its own), or a folder of other files and
+    folders, read entry by entry."""
+    if path == _STDIN or not os.path.isdir(path):
+        return [_profile(path, options)]
+    found, layout = [], None
+    for layout in _READERS:
+        found = layout.layout(path) if layout.layout else []
+        if found:
+            break
+    entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
+    if not entries:
+        return [_Profile(path, refused="an empty folder")]
+    if found:
+        parts = [os.path.relpath(f.path, path).split(os.sep) for f in found]
+        tops = sorted({p[0] for p in parts if len(p) > 1})
+        direct = sorted({p[0] for p in parts if len(p) == 1})
+        if depth and (len(tops) > 1 or tops and direct or not direct and set(
+                entries) - set(tops) and not tops[0].startswith(".")):
+            return _under(path, entries, options, depth)    # runs and more
+        runs, older = _newest_runs(path, found)
+        if len(runs) == 1 or options.reading.task is not None:
+            whole = _profile(path, options, layout.name,
+                             options.reading.task or next(iter(runs)))
+            if whole.refused and depth and any(os.path.isdir(
+                    os.path.join(path, e)) for e in entries):
+                return _under(path, entries, options, depth)  # look inside
+            return [whole]
+        profiles = [_profile(run, options, layout.name)  # its own task
+                    for task, run in sorted(runs.items())]
+        return [p._replace(notes=((older[task],) if task in older else ())
+                           + p.notes)
+                for p, task in zip(profiles, sorted(runs))]
+    if not depth:
+        return [_Profile(path, refused=f"a folder of {len(entries)} entries"
+                                       f" below the depth check reads")]
+    profiles = _under(path, entries, options, depth)
+    if all(os.path.isfile(os.path.join(path, e)) for e in entries):
+        profiles = [p._replace(folder=path) for p in profiles]
+    return profiles
+
+
+def _under(path, entries, options, depth):
+    """Return the _Profiles of a folder's *entries* (at most _CHECK_MOST)."""
+    profiles = []
+    for entry in entries[:_CHECK_MOST]:
+        profiles += _check_path(os.path.join(path, entry), options, depth - 1)
+    if len(entries) > _CHECK_MOST:
+        profiles.append(_Profile(path, refused=f"{len(entries)} entries; "
+                                 f"the first {_CHECK_MOST} read"))
+    return profiles
+
+
+def _profile(path, options, format=None, task="", batches=None):
+    """Return the _Profile of one run (a file, or a folder a framework
+    wrote) read as compare reads it, in one pass (of its first *batches*
+    of records only, if given: what its fields look like, not counts)."""
+    how = options.reading
+    try:
+        if os.path.isdir(path):
+            source = _open_source(path, how)
+        else:
+            head = _Head(path, how.inflate)
+            reader = _reader_of(head, how)
+            format = reader.name
+            with _CollectorPaused():
+                source = reader.read(head, how)
+        if format != "lm-eval":
+            task = ""      # others name runs by model and task together
+        elif not task and not os.path.isdir(path):
+            task = source.task or _task_and_stamp(os.path.basename(path))[0]
+        if batches:
+            source = source._replace(batches=itertools.islice(
+                source.batches, batches))
+        return _profile_source(path, source, format or "", task, options,
+                               corpus=not batches)
+    except (EvalDeltaError, MemoryError) as exc:
+        line = (_out_of_memory(path) if isinstance(exc, MemoryError)
+                else str(exc))
+        line = line[len(path) + 2:] if line.startswith(f"{path}: ") else line
+        if "--allow-partial" in line and not how.allow_partial:
+            partial = _profile(path, options._replace(
+                reading=how._replace(allow_partial=True)), format, task,
+                batches)              # what compare --allow-partial reads
+            if not partial.refused:
+                return partial._replace(partial=line)
+        return _Profile(path, format=format or "", task=task, refused=line)
+
+
+_VERDICT_SHOWN = ("item", "question", "a", "b", "share")  # of a _Verdict
+
+
+def _profile_source(path, source, format, task, options, corpus=True):
+    """Return the _Profile of an opened _Source: its records read once
+    (and, if *corpus*, read again to try its corpus statistics as compare
+    does)."""
+    table = source.fields is not None
+    key = options.id_col or next(
+        (f for f in _ID_FIELDS if _field(source.first, f) is not _MISSING),
+        None) or next((f for f in source.first if _ITEM_FIELD.fullmatch(
+            str(f)) and not _MODEL_FIELD.fullmatch(str(f))
+            and _not_a_metric(str(f)) != "an index"), None)
+    content = next((f for f in _CONTENT_FIELDS
+                    if f != key and f in source.first), None)
+    tallies, hashes, digests, records = {}, array("q"), {}, 0
+    presence, numbered = collections.Counter(), 0
+    systems = [_getter(source, name) for name in source.systems
+               if source.kind != "preferences"]
+    ids_of = _Column(source, key, role="id").labels if key else None
+    for numbers, batch in source.batches:
+        records += len(batch)
+        if not table and batch and not isinstance(batch[0], dict):
+            batch = [dict(dict(item=r.item, question=r.question, a=r.a,
+                               b=r.b, share=r.share), **{
+                k: v for k, v in r.fields if k not in _VERDICT_SHOWN})
+                for r in batch]     # _Verdicts, their labels (dataset) too
+        if table:
+            names = source.fields
+        else:
+            names = dict.fromkeys(n for r in batch for n in r)
+        for name in names:
+            if name not in tallies:
+                tallies[name] = _FieldTally(name)
+            tallies[name].add(list(map(_getter(source, name), batch)), table)
+        presence.update(tuple(not _missing(get(r)) for get in systems)
+                        for r in batch if systems)
+        if ids_of:
+            labels = ids_of(numbers, batch)
+            hashes.extend(map(hash, labels))
+            numbered += sum(map(str.isdigit, labels))
+            if content:
+                get = _getter(source, content)
+                digests.update((label, _digest(get(r)))
+                               for label, r in zip(labels, batch))
+    metrics, notes = _profile_metrics(source, key), source.notes
+    if corpus and source.corpus and path != _STDIN:  # as compare would
+        mine = options._replace(runs=(path,), stat=(), metric=())
+        kept, _, left_out = _corpus_tried(mine, source.corpus, lambda stat:
+                                          _stat_read(mine, path, stat))
+        metrics = tuple(metrics) + tuple(s.name for s in kept
+                                         if s.name not in metrics)
+        notes += tuple(left_out)
+    fields = tuple(t.profile() for t in tallies.values())
+    chosen = frozenset(metrics)      # each field looked up, not searched
+    fields = tuple(f._replace(roles=_roles(f, key, chosen, source, format))
+                   for f in fields)
+    ids, least, most = _id_runs(hashes)
+    return _Profile(path=path, format=format, kind=source.kind, task=task,
+                    records=records, id_field=key, ids=ids, digests=digests,
+                    content=content, fields=fields, notes=notes,
+                    systems=source.systems, metrics=tuple(metrics),
+                    presence=dict(presence),
+                    numbered={0: False, records: True}.get(numbered),
+                    most=most, least=least, read=source.path,
+                    settings=source.settings, benchmark=source.task)
+
+
+def _id_runs(hashes):
+    """Return (the distinct values of *hashes*, sorted, as an array; the
+    fewest and the most times one occurs).
+
+    >>> _id_runs(array("q", [5, 3, 5, 5]))
+    (array('q', [3, 5]), 1, 3)
+    """
+    ordered = sorted(hashes)
+    if not ordered:
+        return array("q"), 0, 0
+    edges = [0] + [i for i in range(1, len(ordered))
+                   if ordered[i] != ordered[i - 1]] + [len(ordered)]
+    sizes = [j - i for i, j in zip(edges, edges[1:])]
+    return (array("q", map(ordered.__getitem__, edges[:-1])),
+            min(sizes, default=0), max(sizes, default=0))
+
+
+def _profile_metrics(source, key):
+    """Return the fields compare takes as metrics by default (its own
+    _default_metrics, the input set against itself), or () where it would
+    take none."""
+    if source.kind == "preferences":
+        return ()
+    exclude = set(_ID_FIELDS) | {key, "metrics"} - {None}
+    try:
+        return _default_metrics(source, source, exclude)
+    except EvalDeltaError:
+        return ()
+
+
+def _roles(f, key, metrics, source, format):
+    """Return what a field is: the id, a metric (and a judge's scores),
+    human labels, a cluster, a subset, a system's name, or what its name
+    says it is not (an index, a label, a length)."""
+    words = set(re.findall(r"[a-z0-9]+", f.name.lower()))
+    numeric = f.kind in ("0/1", "number", "true/false")
+    if f.name == key:
+        return ("id",)
+    if source.kind == "preferences":
+        return ()
+    if numeric and 0 < f.missing and f.count:     # on some items only
+        if words & _HUMAN_WORDS or (format == "table" and metrics
+                                    and f.name not in metrics):
+            return ("human labels",)
+        if f.name in source.first or format != "table":
+            return ("scored on some items",)
+    if f.name in metrics:
+        judged = words & _JUDGE_WORDS or "[geval]" in f.name.lower()
+        return ("metric",) + ("judge's scores",) * bool(judged) + (
+            "lower is better",) * _lower_is_better(f.name)
+    if _MODEL_FIELD.fullmatch(f.name):
+        return ("system",)
+    if _not_a_metric(f.name):
+        return (_not_a_metric(f.name),)
+    if (f.kind == "text" or f.kind == "number" and not metrics) and (
+            not f.missing and f.repeats and f.distinct != 1):
+        if (_ITEM_FIELD.fullmatch(f.name) or words & _CLUSTER_WORDS
+                or f.distinct is None or f.distinct > _SUBSETS_MOST):
+            return ("cluster",)
+        return ("subset",)
+    if f.name in _CONTENT_FIELDS:
+        return ("content",)
+    return ()
+
+
+def _runs_folders(profiles):
+    """Return *profiles* with each folder of one system's runs folded into
+    one _Profile (runs: its files), where two such folders or more hold
+    the same items: every file in a folder holding the same ids and fields
+    (compare --runs)."""
+    folders = {}
+    for p in profiles:
+        if p.folder is not None:
+            folders.setdefault(p.folder, []).append(p)
+    alike = {}                   # {the ids: [a folder of runs of them]}
+    for folder, group in folders.items():
+        first = group[0]
+        if len(group) > 1 and all(
+                not p.refused and p.ids and p.ids == first.ids
+                and [f.name for f in p.fields]
+                == [f.name for f in first.fields] for p in group):
+            alike.setdefault(first.ids.tobytes(), []).append(first._replace(
+                path=folder, runs=tuple(p.path for p in group), folder=None))
+    runs = {p.path: p for group in alike.values() if len(group) > 1
+            for p in group}
+    if not runs:
+        return profiles
+    out, said = [], set()
+    for p in profiles:
+        if p.folder in runs:
+            if p.folder not in said:
+                said.add(p.folder)
+                out.append(runs[p.folder])
+        else:
+            out.append(p)
+    return out
+
+
+def _joinable(a, b):
+    """Return (shared ids, differing digests) of two per-item profiles."""
+    shared = set(a.ids).intersection(b.ids)
+    differ = ([i for i in a.digests.keys() & b.digests.keys()
+               if a.digests[i] != b.digests[i]]
+              if a.content and a.content == b.content else [])
+    return shared, differ
+
+
+def _check_differs(group):
+    """Return [check's line of the settings the joined inputs *group*
+    differ in (as compare and rank say them)], or []."""
+    names = [p.name for p in group]
+    differs = _rank_differing(group, names if len(group) > 2 else None)
+    return [f"{_listing(names)}: " + (
+        _rank_differs_words if len(group) > 2 else _differs_words)(
+            differs)] if differs else []
+
+
+def _check_joins(profiles):
+    """Return (lines on how the inputs' ids join, problems seen there):
+    inputs holding the same ids said together, then each pair that
+    shares some ids only; where both carry the items' content, whether
+    the shared ids hold the same items."""
+    items = [p for p in profiles if p.ids and not p.refused]
+    alike = {}
+    for p in items:
+        alike.setdefault(frozenset(p.ids), []).append(p)
+    lines, problems = [], []
+    for group in alike.values():
+        if len(group) > 1:
+            first = group[0]
+            lines.append(f"{_listing([p.name for p in group])}: the same "
+                         f"{_items(len(first.ids), 'id')} ({first.id_field})"
+                         + _content_words(group, problems))
+            lines += _check_differs(group)
+    keys = list(alike)
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            shared = a & b
+            if shared:
+                x, y = alike[a][0], alike[b][0]
+
+                def named(group):       # its first, and those alike
+                    return group[0].name + (
+                        f" (and {_listing([p.name for p in group[1:]])}, "
+                        f"the same ids)" if group[1:] else "")
+                lines.append(
+                    f"{named(alike[a])} and {named(alike[b])}: "
+                    f"{_items(len(shared), 'id')} "
+                    f"shared, {len(a) - len(shared)} only in the first, "
+                    f"{len(b) - len(shared)} only in the second (compare "
+                    f"takes them with --allow-partial)"
+                    + _content_words([x, y], problems))
+                lines += _check_differs([x, y])
+    if len(lines) > _CHECK_MOST:
+        lines[_CHECK_MOST:] = [f"and {len(lines) - _CHECK_MOST} more pairs"]
+    benchmarks = list(dict.fromkeys(p.benchmark for p in items))
+    if not lines and len(items) > 1 and len(benchmarks) > 1 and (
+            "" not in benchmarks):
+        problems.append(
+            f"{_listing([p.name for p in items])} share no ids "
+            f"({_listing(sorted({p.id_field for p in items}))}): runs of "
+            f"different benchmarks ({', '.join(benchmarks)})")
+    elif not lines and len(items) > 1 and set(items[0].metrics).intersection(
+            *(p.metrics for p in items[1:])):
+        problems.append(
+            f"{_listing([p.name for p in items])} share no ids "
+            f"({_listing(sorted({p.id_field for p in items}))}): no item "
+            f"pairs with another; where they hold the same items named "
+            f"otherwise, name the field that names them alike with --id")
+    joined = [group for group in alike.values() if len(group) > 1] + [
+        [alike[a][0], alike[b][0]] for i, a in enumerate(keys)
+        for b in keys[i + 1:] if a & b]
+    problems += dict.fromkeys(x for group in joined for x in _gap_words(group))
+    return lines, problems
+
+
+def _gap_words(group):
+    """Return a problem for each field that is a metric in one input of
+    *group* (which join) and scored on some items only in another: compare
+    stops at the first missing value, or leaves those items out with
+    --allow-partial."""
+    out, kinds = [], [_kinds(q) for q in group]
+    for p in group:
+        for f in p.fields:
+            whole = [q.name for q, k in zip(group, kinds) if q is not p
+                     and f.name in q.metrics and f.name in k
+                     and not k[f.name].missing]
+            if "scored on some items" in f.roles and whole:
+                out.append(f"{p.name}: {f.name} is missing on {f.missing} "
+                           f"of {_items(p.records, 'record')}, where "
+                           f"{_listing(whole)} has it on each: compare "
+                           f"stops at the first; --allow-partial leaves "
+                           f"such items out, counted")
+    return out
+
+
+def _listing(names):
+    """Return 'a, b and c'."""
+    return (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1
+            else "".join(names))
+
+
+def _content_words(group, problems):
+    """Return words on whether the inputs of *group* hold the same items
+    under their shared ids (where they carry the items' content), adding
+    a problem for each that does not; and a problem for different tasks."""
+    first, words = group[0], ""
+    for p in group[1:]:
+        shared, differ = _joinable(first, p)
+        tasks = (f"different tasks ({first.task}, {p.task})"
+                 if first.task and p.task and first.task != p.task else "")
+        if differ:
+            at = sorted(differ, key=_natural)[0]
+            problems.append(
+                f"{first.name} and {p.name}: the same ids hold different "
+                f"items: id {at}'s {first.content} differs"
+                + (f" ({len(differ)} of {len(shared)} shared ids)"
+                   if len(differ) > 1 else "") + f"{'; ' * bool(tasks)}"
+                + tasks)
+        elif tasks:
+            problems.append(f"{first.name} and {p.name}: {tasks}")
+    if first.content and all(p.content == first.content for p in group):
+        same = not any(_joinable(first, p)[1] for p in group[1:])
+        words = f"; their {first.content} " + ("agrees" if same
+                                               else "differs")
+    return words
+
+
+def _natural(text):
+    """Return a sort key putting '2' before '10'."""
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t)
+            for t in re.split(r"(\d+)", text)]
+
+
+def _check_problems(profiles):
+    """Return what looks wrong within each input, and identical inputs."""
+    problems = []
+    for p in profiles:
+        if p.refused:
+            continue
+        board = _leaderboard(p.name, [f.name for f in p.fields])
+        if board:
+            problems.append(board)
+        repeats = p.records - len(p.ids) if p.ids else 0
+        if repeats and not p.runs:
+            most = p.most
+            problems.append(
+                f"{p.name}: {_items(p.records, 'record')} for "
+                f"{_items(len(p.ids), 'id')} ({p.id_field}): up to {most} "
+                f"records an item (samples, epochs or duplicates); compare "
+                f"pairs one record an item: pass@k (--stat) or --runs reads "
+                f"several")
+        numbered = [f.name for f in p.fields if _is_number(f.name)]
+        if p.kind in ("csv", "tsv") and numbered:
+            problems.append(f"{p.name}: its first line names the fields "
+                            f"{_some([f.name for f in p.fields], 4)}, and "
+                            f"{numbered[0]} is a number: a record where the "
+                            f"header belongs? add a header line")
+        if not p.ids and p.kind != "preferences" and not board:
+            problems.append(f"{p.name}: no id field (tried "
+                            f"{', '.join(_ID_FIELDS)}); name one with --id")
+        systems = [f for f in p.fields if "system" in f.roles
+                   and (f.distinct or 2) > 1]
+        if (len(p.systems) > 2 or systems) and not board:
+            named = (f"systems {_some(list(p.systems), 6)}" if p.systems
+                     else f"column {systems[0].name}: "
+                          f"{', '.join(systems[0].examples)}, ...")
+            problems.append(f"{p.name}: several systems in one file "
+                            f"({named}): pick two with --a-col and --b-col, "
+                            f"or rank them")
+    if any(p.path == _STDIN for p in profiles):
+        problems.append("-: standard input, read once: each command below "
+                        "that names - reads it again, so pipe the same run "
+                        "into each")
+    few = [p for p in profiles if p.ids and len(p.ids) < _FEW_ITEMS
+           and p.kind != "preferences" and not p.refused]
+    if few:
+        most = max(len(p.ids) for p in few)
+        problems.append(
+            ("every input" if len(few) == len(profiles) > 1 else
+             _listing([p.name for p in few]))
+            + (f": only {_items(most)}" if len(few) == 1 else
+               f": {_items(most)} or fewer")
+            + ": only a large gap can show (plan --from says how large)")
+    files = [p for p in profiles if not p.refused and not p.runs
+             and os.path.isfile(p.read or p.path)]
+    for i, a in enumerate(files):
+        for b in files[i + 1:]:
+            x, y = a.read or a.path, b.read or b.path
+            if os.path.samefile(x, y):
+                problems.append(f"{a.name} and {b.name}: the same file")
+            elif _same_bytes(x, y):
+                read = (f" ({os.path.basename(x)} in each)"
+                        if (x, y) != (a.path, b.path) and os.path.basename(
+                            x) == os.path.basename(y) else "")
+                problems.append(f"{a.name} and {b.name}: byte-identical "
+                                f"files{read}: copies of one run, so the "
+                                f"commands below take {a.name} alone")
+    return problems
+
+
+def _reading_argv(how):
+    """Return the options that give the _Reading *how* (check passes the
+    ones it was given on to the commands it suggests)."""
+    argv = []
+    for flag, value in (("--from-format", how.format),
+                        ("--records", how.records), ("--task", how.task),
+                        ("--filter", how.filter), ("--scorer", how.scorer)):
+        if value is not None:
+            argv += [flag, value]
+    if how.choice_scores:
+        argv += ["--choice-scores", ",".join(
+            f"{k}={v:g}" for k, v in how.choice_scores.items())]
+    if how.inflate != _INFLATE_LIMIT:
+        argv += ["--max-inflate", str(how.inflate >> 20)]
+    return argv
+
+
+def _join_groups(profiles):
+    """Return the per-item inputs in groups compare can join: the same id
+    field, shared ids, the same items where their content is known, and a
+    metric in common (or, for repeated ids, samples to pool); an input
+    joins only where the ids every member has stay two or more (as many
+    as there are, if fewer) and, from the third on, at least half what
+    they were (five runs compared on the one item they share answer
+    nothing)."""
+    groups, common = [], []
+    for p in profiles:
+        mine = set(p.ids)                 # once an input, not once a group
+        for at, (group, ids) in enumerate(zip(groups, common)):
+            first = group[0]
+            shared, differ = _joinable(first, p)
+            repeats = (first.records > len(first.ids), p.records > len(p.ids))
+            tasks = {first.task, p.task} - {""}
+            if not (shared and not differ and first.id_field == p.id_field
+                    and len(tasks) < 2 and repeats[0] == repeats[1]
+                    and set(first.metrics) & set(p.metrics)):
+                continue
+            kept = ids & mine
+            if len(kept) >= min(2, len(ids)) and (
+                    len(group) < 2 or 2 * len(kept) >= len(ids)):
+                group.append(p)             # a third keeps half the items
+                common[at] = kept
+                break
+        else:
+            groups.append([p])
+            common.append(mine)
+    return groups
+
+
+def _kinds(p):
+    """Return {field name: _FieldProfile} of a profile."""
+    return {f.name: f for f in p.fields}
+
+
+def _check_commands(profiles, options):
+    """Return [(argv, what it answers)]: the commands that answer what the
+    profiled inputs can answer, with the options compare will need."""
+    extra = _reading_argv(options.reading)
+    found = [p for p in profiles if not p.refused]
+    commands = []
+    per_item, seen = [], set()       # a file given twice, or copied: once
+    for p in found:
+        if p.kind != "preferences" and p.ids and not p.runs and (
+                os.path.realpath(p.path) not in seen or p.path == _STDIN
+                ) and not any(_same_bytes(p.read or p.path, q.read or q.path)
+                              for q in per_item):
+            seen.add(os.path.realpath(p.path))
+            per_item.append(p)
+    alpha = options.alpha
+    for group in _join_groups(per_item):
+        if len(group) > 1:
+            shared = len(set(group[0].ids).intersection(*(
+                p.ids for p in group[1:])))
+            commands += [(argv, what + _few_compared(shared, alpha, argv))
+                         for argv, what in _group_commands(group, extra)]
+    runs = [p for p in found if p.runs]
+    if len(runs) > 1 and set(runs[0].ids).intersection(runs[1].ids):
+        a, b = runs[0].path, runs[1].path
+        commands += [
+            (["compare", "--runs", a, b] + extra,
+             f"several runs of each system ({len(runs[0].runs)} and "
+             f"{len(runs[1].runs)}): the gap of the run-averaged scores, the "
+             f"run-to-run spread, where one run of each would put the gap"
+             + _few_compared(len(set(runs[0].ids).intersection(
+                 runs[1].ids)), alpha)),
+            (["plan", "--from", a, b, "--runs"] + extra,
+             "how many runs of each system tell the gap from the run-to-run "
+             "spread")]
+    for p in found:
+        commands += _single_commands(p, extra, alpha)
+    prefs = [p for p in found if p.kind == "preferences"]
+    for judge in prefs:
+        for human in prefs:
+            if (human is not judge and set(human.systems) == set(
+                    judge.systems) and len(judge.systems) == 2
+                    and set(human.ids) < set(judge.ids)):
+                commands.append((
+                    ["compare", judge.path, "--human", human.path] + extra,
+                    f"the judge's verdicts in {judge.name} corrected by the "
+                    f"human verdicts on {_items(len(human.ids))} of its "
+                    f"{len(judge.ids)} (prediction-powered)"))
+    partial = {p.path for p in found if p.partial}  # read as --allow-partial
+    out = []
+    for argv, what in commands:
+        if partial & set(argv) and "--allow-partial" not in argv:
+            if argv[0] not in ("compare", "rank"):
+                continue                # plan --from reads no partial run
+            argv = argv + ["--allow-partial"]
+        out.append((argv, what))
+    return out
+
+
+def _few_compared(items, alpha, argv=("compare",)):
+    """Return words on a suggestion that compares fewer items than an
+    exact paired test needs to reach *alpha* at all (compare's own words,
+    _too_few), else '' (and for plan, which sizes an eval from a pilot).
+
+    >>> _few_compared(2, 0.05)
+    '; only 2 items in common: no paired exact test can give p below 0.5 at this size, so nothing is detectable at alpha 0.05; that takes 6 items at least'
+    """
+    floor = _least_units(alpha)
+    if items >= floor or argv[0] == "plan":
+        return ""
+    return (f"; only {_items(items)} in common: "
+            + _too_few(items, "item", floor, alpha))
+
+
+def _group_commands(group, extra):
+    """Return the commands of inputs that join: compare, rank, --cluster,
+    --by, --human, --runs (epochs), pass@k, plan --from."""
+    first, paths = group[0], [p.path for p in group]
+    a, b = paths[:2]
+    names = [p.name for p in group]
+    shared = [m for m in first.metrics if all(m in p.metrics for p in group)]
+    fields = [_kinds(p) for p in group]
+    common = ["--id", first.id_field] if first.id_field not in _ID_FIELDS \
+        else []
+    partial = any(p.ids != first.ids for p in group)
+    common += ["--allow-partial"] * partial + extra
+    if first.records > len(first.ids):
+        return _samples_commands(group, shared, common)
+    whole = [m for m in shared
+             if all(not f[m].missing for f in fields if m in f)]
+    loose = any(f.missing and f.kind in ("0/1", "number") and f.count
+                for p in group for f in p.fields if f.name != p.id_field)
+    if not whole and shared:            # each missing on some items: those
+        whole, partial = shared, True   # left out, counted
+        common += ["--allow-partial"] * ("--allow-partial" not in common)
+    if not whole:
+        return []
+    named = [x for m in whole for x in ("--metric", m)] if (
+        loose or whole != shared or any(set(p.metrics) != set(shared)
+                                        for p in group)) else []
+    out = [(["compare"] + paths + named + common,
+            (f"is {names[1]} better than {names[0]}" if len(group) == 2 else
+             f"is each of the {len(group) - 1} candidates better than "
+             f"{names[0]}")
+            + f" on {_some(whole, 4)}: paired intervals and tests, a "
+              f"verdict (Holm across "
+            + ("metrics)" if len(group) == 2 else "candidates x metrics)"))]
+    if len(group) > 2:
+        out.append((["rank"] + paths + ["--metric", whole[0]] + common,
+                    f"which of the {len(group)} systems is best on "
+                    f"{whole[0]}: means, rank intervals, the top group"))
+    roles = {role: [f.name for f in first.fields if role in f.roles
+                    and all(f.name in k for k in fields[:2])]
+             for role in ("cluster", "subset", "human labels")}
+    for name in roles["cluster"][:1]:
+        f = _kinds(first)[name]
+        size = (f"{_items(f.distinct, 'group')}, about "
+                f"{round(first.records / f.distinct)} items each"
+                if f.distinct else f"over {_DISTINCT_MOST} groups")
+        out.append((["compare", a, b] + named + ["--cluster", name] + common,
+                    f"the same, resampling the items of one {name} together "
+                    f"({size})"))
+    for name in roles["subset"][:1]:
+        out.append((["compare", a, b] + named + ["--by", name] + common,
+                    f"a verdict within each {name} "
+                    f"({_items(_kinds(first)[name].distinct, 'subset')}), "
+                    f"Holm across them"))
+        if len(group) > 2:          # _signal_noise
+            out.append((["rank"] + paths + ["--metric", whole[0], "--by",
+                                            name] + common,
+                        f"which values of {name} can tell the "
+                        f"{len(group)} systems apart: signal and noise per "
+                        f"{name} (Heineman et al. 2025)"))
+    judge = [m for m in whole if "judge's scores" in _kinds(first)[m].roles]
+    for human in roles["human labels"][:1]:
+        metric = (judge or whole)[0]
+        labelled = _kinds(first)[human].count
+        out.append((["compare", a, b, "--metric", metric, "--human", human]
+                    + common, f"{metric} corrected by the human labels in "
+                              f"{human} ({labelled} of {first.records} "
+                              f"items; prediction-powered): the judge's "
+                              f"bias and the corrected gap"))
+        if not partial:
+            out.append((["plan", "--from", a, b, "--metric", metric,
+                         "--human", human] + common,
+                        "how the corrected gap's interval narrows with more "
+                        "human labels"))
+    # epochs as runs
+    if all(any("epochs per item" in n for n in p.notes) for p in group[:2]):
+        out.append((["compare", "--runs", a, b] + extra,
+                    "each epoch a run: the run-to-run spread beside the gap"))
+    out += _class_commands(group, common)
+    means = [m for m in whole if _kinds(first)[m].kind != "list"]
+    if means != whole and named:        # plan sizes means, not corpus F1
+        named = [x for m in means for x in ("--metric", m)]
+    if not partial and means:
+        out.append((["plan", "--from", a, b] + named + common,
+                    f"how many items would detect the gap seen, at "
+                    f"{_POWER:.0%} power (the pilot's agreement between the "
+                    f"systems)"))
+    return out
+
+
+_GOLD_WORDS = {"label", "gold", "target", "answer", "reference", "truth"}
+_PREDICTED_WORDS = {"prediction", "pred", "predicted", "output"}
+
+
+def _class_fields(p):
+    """Return (the gold field, the predicted fields) of a profile: class
+    labels (few distinct values) named as such."""
+    def named(f, words):
+        return (words & set(re.findall(r"[a-z]+", f.name.lower()))
+                and f.distinct and f.distinct <= _SUBSETS_MOST
+                and not f.missing)
+    gold = [f.name for f in p.fields if named(f, _GOLD_WORDS)]
+    predicted = [f.name for f in p.fields if named(f, _PREDICTED_WORDS)]
+    return (gold[0] if gold else None), predicted
+
+
+def _class_commands(group, common):
+    """Return compare --stat f1(gold,pred): F1 over the corpus, where two
+    runs hold class labels and their predictions."""
+    found = [_class_fields(p) for p in group[:2]]
+    (gold, mine), (theirs, yours) = found
+    if gold is None or gold != theirs or not mine or mine[:1] != yours[:1]:
+        return []
+    stat = f"f1({gold},{mine[0]})"
+    return [(["compare", group[0].path, group[1].path, "--stat", stat]
+             + common, f"is {group[1].name}'s F1 ({mine[0]} against "
+                       f"{gold}) better than {group[0].name}'s: F1 over the "
+                       f"whole set, not a mean of items")]
+
+
+def _samples_commands(group, shared, common):
+    """Return the commands of inputs with several records an item (samples
+    of one problem): pass@k and pass^k, and plan --repeats."""
+    fields = [_kinds(p) for p in group[:2]]
+    binary = [m for m in shared if all(f[m].kind == "0/1" for f in fields)]
+    k = min(p.least for p in group[:2])
+    if not binary or k < 2:
+        return []
+    a, b = group[0].path, group[1].path
+    m = binary[0]
+    return [(["compare", a, b, "--stat", f"pass@{k}({m})", "--stat",
+              f"pass^{k}({m})"] + common,
+             f"pass@{k} and pass^{k} of {m} from each item's samples (its "
+             f"records sharing an id)"),
+            (["plan", "--from", a, b, "--metric", m, "--repeats", str(k)]
+             + common, f"the items needed with 1 to {k} samples an item")]
+
+
+def _systems_commands(p, extra, alpha=_ALPHA):
+    """Return the commands of a file holding several systems' columns
+    (promptfoo's providers): compare two that differ in one part of
+    'model | prompt' (a model, or a prompt, changed alone), of those the
+    two sharing the most rows, and rank them all where some rows have
+    every one."""
+    partial = ["--allow-partial"] * any(
+        not all(present) for present in p.presence)
+    def shared(i, j):
+        return sum(n for present, n in p.presence.items()
+                   if present[i] and present[j])
+
+    def apart(i, j):                # parts of 'model | prompt' that differ
+        x, y = (p.systems[k].split(" | ") for k in (i, j))
+        return sum(map(operator.ne, x, y)) if len(x) == len(y) else 9
+    pairs = sorted(((i, j) for i in range(len(p.systems))
+                    for j in range(i + 1, len(p.systems)) if shared(i, j)),
+                   key=lambda ij: (apart(*ij) != 1, -shared(*ij)))
+    out = []
+    if len(p.systems) > 2 and any(map(all, p.presence)):
+        out.append((["rank", p.path] + partial + extra,
+                    f"which of its {len(p.systems)} systems is best: means, "
+                    f"rank intervals, the top group" + _few_compared(sum(
+                        n for present, n in p.presence.items()
+                        if all(present)), alpha)))
+    for i, j in pairs[:1]:
+        a, b = p.systems[i], p.systems[j]
+        cols = ["--a-col", a, "--b-col", b] if len(p.systems) > 2 else []
+        out.append((["compare", p.path] + cols + partial + extra,
+                    f"is {b} better than {a}" + _few_compared(shared(i, j),
+                                                         alpha)))
+    return out
+
+
+def _single_commands(p, extra, alpha=_ALPHA):
+    """Return the commands one input answers alone: a file holding both
+    systems' columns, several systems, or pairwise preferences."""
+    if p.systems and p.kind != "preferences":
+        return _systems_commands(p, extra, alpha)
+    return [(argv, what + (_few_compared(len(p.ids), alpha, argv)
+                           if p.kind != "preferences" else ""))
+            for argv, what in _one_file_commands(p, extra)]
+
+
+def _one_file_commands(p, extra):
+    """Return _single_commands's commands but a systems file's."""
+    fields = _kinds(p)
+    if p.kind == "preferences":
+        if len(p.systems) == 2:
+            return [(["compare", p.path] + extra,
+                     f"how often {p.systems[1]} is preferred to "
+                     f"{p.systems[0]}: the win rate with its interval")]
+        return [(["rank", p.path] + extra,
+                 f"the {len(p.systems)} systems' Bradley-Terry ratings, rank "
+                 f"intervals and top group")]
+    gold, predicted = _class_fields(p)
+    if gold and len(predicted) == 2 and not p.runs:
+        stat = f"f1({gold},{predicted[0]},{predicted[1]})"
+        return [(["compare", p.path, "--stat", stat] + extra,
+                 f"is {predicted[1]}'s F1 against {gold} better than "
+                 f"{predicted[0]}'s: F1 over the whole set, not a mean of "
+                 f"items")]
+    human = [f.name for f in p.fields if "human labels" in f.roles]
+    scores = [f.name for f in p.fields if "metric" in f.roles]
+    if len(scores) == 2 and _stem(*scores) and len(human) == 2 and (
+            p.ids and not p.runs):
+        a, b = scores
+        cols = ["--a-col", a, "--b-col", b, "--human",
+                ",".join(_human_pair(a, b, human))]
+        labelled = " and ".join(str(fields[h].count) for h in human)
+        return [(["compare", p.path] + cols + extra,
+                 f"is {b} better than {a}, the judge's scores corrected by "
+                 f"the human labels in {human[0]} and {human[1]} "
+                 f"({labelled} of {p.records} items; prediction-powered): "
+                 f"the judge's bias and the corrected gap"),
+                (["plan", "--from", p.path] + cols + extra,
+                 "how the corrected gap's interval narrows with more human "
+                 "labels")]
+    a, b = CSV_HEADER[1:3]
+    if a in fields and b in fields and not p.runs:
+        return [(["compare", p.path] + extra,
+                 f"is {b} better than {a}: paired intervals, McNemar's "
+                 f"exact test, a verdict"),
+                (["plan", "--from", p.path] + extra,
+                 f"how many items would detect the gap seen, at "
+                 f"{_POWER:.0%} power")]
+    return []
+
+
+## Running a comparison #######################################################
+
+# Doors (called from other sections): _aliased, _best_of_runs,
+# _budget_from_pilot, _compare_run, _Compared, _corpus_tried, _grouped_runs,
+# _holds_preferences, _human_battles, _human_pair, _judged, _judged_metric,
+# _judged_strata, _label_sample, _labels_from_pilot, _margins, _named_runs,
+# _once_each, _plan_from_pilot, _planned_gaps, _preference_battles,
+# _rank_copies, _rank_input, _rank_one_metric, _source_notes, _stat_read,
+# _stem.
+
+# What compare, rank and plan --from do with the runs Input has read and
+# joined, apart from the command line: which fields are the metrics (named,
+# or chosen and said), which way each is better, each candidate against
+# the baseline into _MetricResults, the family judged (_judged: churn and
+# adjusted p-values included), rank's joint tally and a pilot's sizing.
+# This section decides what to compute and calls the statistics; Report
+# only formats the records it returns.  Options travel as one record, the
+# _Options settled at the door.
 
 class _Compared(NamedTuple):
     """One candidate's comparison with the baseline: its results, then
@@ -17459,1013 +18480,6 @@ def _repeats_from_pilot(options, metrics, sizing):
     return [(name, *_repeats_from_samples(a, b, ks, gap=gaps[name],
                                           **sizing), flag)
             for (name, a, b), flag in zip(groups, binary)]
-
-
-## Input: what the files hold (check) #########################################
-
-# check is a doctor, as brew doctor and flutter doctor are: it reads each
-# input as compare reads it (the one reader registry: _READERS and
-# _open_source), in one pass over its records, keeping per field its
-# counts, missing values, the types met, the least and greatest number and
-# up to _DISTINCT_MOST distinct values; per input its ids and, where the
-# records carry the item itself (lm-eval's doc and doc_hash, a question's
-# text, Every Eval Ever's sample_hash), a digest of it per id, so that two
-# runs numbering their items alike but holding different ones are told
-# apart.  What each field is (the id, a metric, a cluster, a subset, human
-# labels, a judge's scores) follows compare's own rules (_ID_FIELDS,
-# _default_metrics, _not_a_metric, _MODEL_FIELD, _ITEM_FIELD) and the
-# values.  A folder is read as compare reads it; a folder of several
-# systems' runs, or of files no framework wrote, is read entry by entry.
-# Then the commands: each asks only what these files can answer, with the
-# options compare will need (--id, --allow-partial, --metric where a
-# field is scored on some items only).
-
-_DISTINCT_MOST = 1 << 12   # distinct values kept per field; past it, "many"
-_CHECK_MOST = 60           # inputs check reads under one folder at most
-_CHECK_DEPTH = 8           # folders check goes down into at most
-_CONTENT_FIELDS = ("doc_hash", "sample_hash", "input_hash", "doc", "input",
-                   "question", "prompt", "instruction", "text")
-_HUMAN_WORDS = {"human", "humans", "annotator", "annotators", "annotation",
-                "rater", "raters", "manual", "expert", "crowd"}
-_JUDGE_WORDS = {"judge", "judged", "judges", "grader", "graded", "llm",
-                "gpt4", "geval", "autorater"}
-_FEW_ITEMS = 30            # fewer items than this: only a large gap shows
-_SUBSETS_MOST = 100        # more values than this: a cluster, not subsets
-_CLUSTER_WORDS = {"passage", "context", "conversation", "dialogue", "dialog",
-                  "thread", "repo", "repository", "document", "article",
-                  "story", "cluster", "group", "session", "problem", "task"}
-
-
-class _FieldProfile(NamedTuple):
-    """One field of an input as check saw it."""
-    name: str
-    kind: str                # 0/1, number, text, list, object, or a mix
-    count: int               # records holding a value
-    missing: int             # records where it is absent, null or empty
-    lo: object = None        # the least and greatest number
-    hi: object = None
-    distinct: object = None  # distinct values, None past _DISTINCT_MOST
-    examples: tuple = ()     # a few values, as text
-    roles: tuple = ()        # id, metric, cluster, subset, human labels, ...
-    mean: object = None      # of the numbers
-    repeats: bool = False    # some value held by two records or more
-
-
-class _Profile(NamedTuple):
-    """What check found in one input: how it was read, its fields, its ids
-    (each id's hash, sorted, 8 bytes an id: what telling how inputs join
-    takes) and the digest of each id's item (where the records carry it)."""
-    path: str                # as given, or under the folder given
-    format: str = ""         # the _READERS row that read it
-    kind: str = ""           # csv, tsv, jsonl, json or preferences
-    task: str = ""
-    records: int = 0
-    id_field: object = None
-    ids: array = array("q")
-    digests: dict = {}       # {id: digest of its content field}
-    content: object = None   # that field
-    fields: tuple = ()       # _FieldProfiles, in the order met
-    notes: tuple = ()        # what the reader said it did
-    systems: tuple = ()      # the systems of a file holding several
-    metrics: tuple = ()      # compare's default metrics of this input
-    refused: str = ""        # the tool's one line, where it refuses it
-    folder: object = None    # the folder of plain files it came from
-    runs: tuple = ()         # several runs of one system: their paths
-    presence: dict = {}      # {which systems have a value: rows}
-    name: str = ""           # the path, short (_run_names of them all)
-    numbered: object = None  # True: every id a number; False: none; None:
-                             # some are (compare --runs fails on epochs so)
-    most: int = 0            # the most records an id has
-    least: int = 0           # and the fewest
-    read: str = ""           # the file read (a folder's run), if a file
-    settings: dict = {}      # the run's settings (_Source.settings)
-    partial: str = ""        # the refusal --allow-partial answers, if so
-    benchmark: str = ""      # the task its reader names (any framework)
-
-
-class _Checked(NamedTuple):
-    """check's findings: the inputs, how their ids join, the problems and
-    the commands (argv without the program, and what each answers)."""
-    inputs: list
-    joins: list              # lines on how the ids join
-    problems: list
-    commands: list           # (argv, what it answers)
-
-
-class _FieldTally:
-    """One field's profile gathered as its values stream past."""
-
-    def __init__(self, name):
-        self.name, self.count, self.missing = name, 0, 0
-        self.types = collections.Counter()
-        self.lo = self.hi = None
-        self.sum, self.numbers = 0.0, 0
-        self.distinct, self.many = collections.Counter(), False
-        self.repeats = False         # known once distinct values overflow
-
-    def add(self, raw, table):
-        """Count a batch of the field's values *raw* (CSV text if *table*)."""
-        present = [v for v in raw if not _missing(v)]
-        self.missing += len(raw) - len(present)
-        self.count += len(present)
-        if not present:
-            return
-        if table:                    # CSV text: numbers where they read so
-            numbers = [x for x in map(_number_or_none, present)
-                       if x is not None]
-            kinds = +collections.Counter(
-                {"number": len(numbers), "text": len(present) - len(numbers)})
-        else:
-            kinds = collections.Counter(map(type, present))
-            numbers = [float(v) for v in present
-                       if type(v) in (int, float, bool) and math.isfinite(v)]
-        self.types.update(kinds)
-        if numbers:
-            lo, hi = min(numbers), max(numbers)
-            self.lo = lo if self.lo is None else min(self.lo, lo)
-            self.hi = hi if self.hi is None else max(self.hi, hi)
-            self.sum += math.fsum(numbers)
-            self.numbers += len(numbers)
-        if not self.many:
-            self.distinct.update(v for v in present
-                                 if type(v) not in (list, dict, tuple))
-            if len(self.distinct) > _DISTINCT_MOST:
-                self.many = True
-                self.repeats = max(self.distinct.values()) > 1
-                self.distinct = collections.Counter(
-                    dict(itertools.islice(self.distinct.items(), 3)))
-
-    def profile(self, roles=()):
-        """Return the _FieldProfile of what was counted."""
-        names = {int: "number", float: "number", bool: "true/false",
-                 str: "text", list: "list", tuple: "list", dict: "object"}
-        kinds = list(dict.fromkeys(names.get(t, getattr(t, "__name__", t))
-                                   for t in self.types))
-        if "number" in kinds and "true/false" in kinds:
-            kinds.remove("true/false")
-        kind = " and ".join(kinds) or "missing"
-        if kind in ("number", "true/false") and not self.many and set(
-                map(_number_or_none, self.distinct)) <= {0.0, 1.0}:
-            kind = "0/1"
-        examples = tuple(str(v) if len(str(v)) <= 24 else str(v)[:21]
-                         + "..." for v in itertools.islice(self.distinct, 3))
-        return _FieldProfile(
-            name=self.name, kind=kind, count=self.count, missing=self.missing,
-            lo=self.lo, hi=self.hi,
-            distinct=None if self.many else len(self.distinct),
-            examples=examples, roles=tuple(roles),
-            mean=self.sum / self.numbers if self.numbers else None,
-            repeats=self.repeats if self.many else
-            len(self.distinct) < sum(self.distinct.values()))
-
-
-def _number_or_none(value):
-    """Return a value that reads as a finite number as a float, else None."""
-    try:
-        return _finite_number(value) if type(value) not in (list, dict) \
-            else None
-    except ValueError:
-        return None
-
-
-def _check(options):
-    """Return the _Checked of check's inputs (options.runs): each read and
-    profiled, the ids joined, the problems and the commands found.
-
-    A path that does not exist raises EvalDeltaError; a file the tool
-    refuses is a finding (its one line), not an error.
-    """
-    profiles = []
-    for path in options.runs:
-        if path != _STDIN and not os.path.exists(path):
-            raise EvalDeltaError(f"{path}: cannot read: No such file or "
-                                 f"directory")
-        profiles += _check_path(path, options, _CHECK_DEPTH)
-    profiles = _runs_folders(profiles)
-    profiles = [p._replace(name=name) for p, name in zip(
-        profiles, _run_names([p.path for p in profiles]))]
-    joins, problems = _check_joins(profiles)
-    problems = [f"{p.name}: {p.refused}" for p in profiles if p.refused] \
-        + [f"{p.name}: {p.partial}; read here as compare --allow-partial "
-           f"reads it, and its commands below take --allow-partial"
-           for p in profiles if p.partial] \
-        + _check_problems(profiles) + problems
-    return _Checked(profiles, joins, problems,
-                    _check_commands(profiles, options))
-
-
-def _check_path(path, options, depth):
-    """Return the _Profiles of one path: a file, a folder a framework wrote
-    (one run, or its tasks' newest runs; where its runs lie in several
-    folders, a system's each, or the run is refused beside folders, each
-    folder and file read on its own), or a folder of other files and
-    folders, read entry by entry."""
-    if path == _STDIN or not os.path.isdir(path):
-        return [_profile(path, options)]
-    found, layout = [], None
-    for layout in _READERS:
-        found = layout.layout(path) if layout.layout else []
-        if found:
-            break
-    entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
-    if not entries:
-        return [_Profile(path, refused="an empty folder")]
-    if found:
-        parts = [os.path.relpath(f.path, path).split(os.sep) for f in found]
-        tops = sorted({p[0] for p in parts if len(p) > 1})
-        direct = sorted({p[0] for p in parts if len(p) == 1})
-        if depth and (len(tops) > 1 or tops and direct or not direct and set(
-                entries) - set(tops) and not tops[0].startswith(".")):
-            return _under(path, entries, options, depth)    # runs and more
-        runs, older = _newest_runs(path, found)
-        if len(runs) == 1 or options.reading.task is not None:
-            whole = _profile(path, options, layout.name,
-                             options.reading.task or next(iter(runs)))
-            if whole.refused and depth and any(os.path.isdir(
-                    os.path.join(path, e)) for e in entries):
-                return _under(path, entries, options, depth)  # look inside
-            return [whole]
-        profiles = [_profile(run, options, layout.name)  # its own task
-                    for task, run in sorted(runs.items())]
-        return [p._replace(notes=((older[task],) if task in older else ())
-                           + p.notes)
-                for p, task in zip(profiles, sorted(runs))]
-    if not depth:
-        return [_Profile(path, refused=f"a folder of {len(entries)} entries"
-                                       f" below the depth check reads")]
-    profiles = _under(path, entries, options, depth)
-    if all(os.path.isfile(os.path.join(path, e)) for e in entries):
-        profiles = [p._replace(folder=path) for p in profiles]
-    return profiles
-
-
-def _under(path, entries, options, depth):
-    """Return the _Profiles of a folder's *entries* (at most _CHECK_MOST)."""
-    profiles = []
-    for entry in entries[:_CHECK_MOST]:
-        profiles += _check_path(os.path.join(path, entry), options, depth - 1)
-    if len(entries) > _CHECK_MOST:
-        profiles.append(_Profile(path, refused=f"{len(entries)} entries; "
-                                 f"the first {_CHECK_MOST} read"))
-    return profiles
-
-
-def _profile(path, options, format=None, task="", batches=None):
-    """Return the _Profile of one run (a file, or a folder a framework
-    wrote) read as compare reads it, in one pass (of its first *batches*
-    of records only, if given: what its fields look like, not counts)."""
-    how = options.reading
-    try:
-        if os.path.isdir(path):
-            source = _open_source(path, how)
-        else:
-            head = _Head(path, how.inflate)
-            reader = _reader_of(head, how)
-            format = reader.name
-            with _CollectorPaused():
-                source = reader.read(head, how)
-        if format != "lm-eval":
-            task = ""      # others name runs by model and task together
-        elif not task and not os.path.isdir(path):
-            task = source.task or _task_and_stamp(os.path.basename(path))[0]
-        if batches:
-            source = source._replace(batches=itertools.islice(
-                source.batches, batches))
-        return _profile_source(path, source, format or "", task, options,
-                               corpus=not batches)
-    except (EvalDeltaError, MemoryError) as exc:
-        line = (_out_of_memory(path) if isinstance(exc, MemoryError)
-                else str(exc))
-        line = line[len(path) + 2:] if line.startswith(f"{path}: ") else line
-        if "--allow-partial" in line and not how.allow_partial:
-            partial = _profile(path, options._replace(
-                reading=how._replace(allow_partial=True)), format, task,
-                batches)              # what compare --allow-partial reads
-            if not partial.refused:
-                return partial._replace(partial=line)
-        return _Profile(path, format=format or "", task=task, refused=line)
-
-
-_VERDICT_SHOWN = ("item", "question", "a", "b", "share")  # of a _Verdict
-
-
-def _profile_source(path, source, format, task, options, corpus=True):
-    """Return the _Profile of an opened _Source: its records read once
-    (and, if *corpus*, read again to try its corpus statistics as compare
-    does)."""
-    table = source.fields is not None
-    key = options.id_col or next(
-        (f for f in _ID_FIELDS if _field(source.first, f) is not _MISSING),
-        None) or next((f for f in source.first if _ITEM_FIELD.fullmatch(
-            str(f)) and not _MODEL_FIELD.fullmatch(str(f))
-            and _not_a_metric(str(f)) != "an index"), None)
-    content = next((f for f in _CONTENT_FIELDS
-                    if f != key and f in source.first), None)
-    tallies, hashes, digests, records = {}, array("q"), {}, 0
-    presence, numbered = collections.Counter(), 0
-    systems = [_getter(source, name) for name in source.systems
-               if source.kind != "preferences"]
-    ids_of = _Column(source, key, role="id").labels if key else None
-    for numbers, batch in source.batches:
-        records += len(batch)
-        if not table and batch and not isinstance(batch[0], dict):
-            batch = [dict(dict(item=r.item, question=r.question, a=r.a,
-                               b=r.b, share=r.share), **{
-                k: v for k, v in r.fields if k not in _VERDICT_SHOWN})
-                for r in batch]     # _Verdicts, their labels (dataset) too
-        if table:
-            names = source.fields
-        else:
-            names = dict.fromkeys(n for r in batch for n in r)
-        for name in names:
-            if name not in tallies:
-                tallies[name] = _FieldTally(name)
-            tallies[name].add(list(map(_getter(source, name), batch)), table)
-        presence.update(tuple(not _missing(get(r)) for get in systems)
-                        for r in batch if systems)
-        if ids_of:
-            labels = ids_of(numbers, batch)
-            hashes.extend(map(hash, labels))
-            numbered += sum(map(str.isdigit, labels))
-            if content:
-                get = _getter(source, content)
-                digests.update((label, _digest(get(r)))
-                               for label, r in zip(labels, batch))
-    metrics, notes = _profile_metrics(source, key), source.notes
-    if corpus and source.corpus and path != _STDIN:  # as compare would
-        mine = options._replace(runs=(path,), stat=(), metric=())
-        kept, _, left_out = _corpus_tried(mine, source.corpus, lambda stat:
-                                          _stat_read(mine, path, stat))
-        metrics = tuple(metrics) + tuple(s.name for s in kept
-                                         if s.name not in metrics)
-        notes += tuple(left_out)
-    fields = tuple(t.profile() for t in tallies.values())
-    chosen = frozenset(metrics)      # each field looked up, not searched
-    fields = tuple(f._replace(roles=_roles(f, key, chosen, source, format))
-                   for f in fields)
-    ids, least, most = _id_runs(hashes)
-    return _Profile(path=path, format=format, kind=source.kind, task=task,
-                    records=records, id_field=key, ids=ids, digests=digests,
-                    content=content, fields=fields, notes=notes,
-                    systems=source.systems, metrics=tuple(metrics),
-                    presence=dict(presence),
-                    numbered={0: False, records: True}.get(numbered),
-                    most=most, least=least, read=source.path,
-                    settings=source.settings, benchmark=source.task)
-
-
-def _id_runs(hashes):
-    """Return (the distinct values of *hashes*, sorted, as an array; the
-    fewest and the most times one occurs).
-
-    >>> _id_runs(array("q", [5, 3, 5, 5]))
-    (array('q', [3, 5]), 1, 3)
-    """
-    ordered = sorted(hashes)
-    if not ordered:
-        return array("q"), 0, 0
-    edges = [0] + [i for i in range(1, len(ordered))
-                   if ordered[i] != ordered[i - 1]] + [len(ordered)]
-    sizes = [j - i for i, j in zip(edges, edges[1:])]
-    return (array("q", map(ordered.__getitem__, edges[:-1])),
-            min(sizes, default=0), max(sizes, default=0))
-
-
-def _profile_metrics(source, key):
-    """Return the fields compare takes as metrics by default (its own
-    _default_metrics, the input set against itself), or () where it would
-    take none."""
-    if source.kind == "preferences":
-        return ()
-    exclude = set(_ID_FIELDS) | {key, "metrics"} - {None}
-    try:
-        return _default_metrics(source, source, exclude)
-    except EvalDeltaError:
-        return ()
-
-
-def _roles(f, key, metrics, source, format):
-    """Return what a field is: the id, a metric (and a judge's scores),
-    human labels, a cluster, a subset, a system's name, or what its name
-    says it is not (an index, a label, a length)."""
-    words = set(re.findall(r"[a-z0-9]+", f.name.lower()))
-    numeric = f.kind in ("0/1", "number", "true/false")
-    if f.name == key:
-        return ("id",)
-    if source.kind == "preferences":
-        return ()
-    if numeric and 0 < f.missing and f.count:     # on some items only
-        if words & _HUMAN_WORDS or (format == "table" and metrics
-                                    and f.name not in metrics):
-            return ("human labels",)
-        if f.name in source.first or format != "table":
-            return ("scored on some items",)
-    if f.name in metrics:
-        judged = words & _JUDGE_WORDS or "[geval]" in f.name.lower()
-        return ("metric",) + ("judge's scores",) * bool(judged) + (
-            "lower is better",) * _lower_is_better(f.name)
-    if _MODEL_FIELD.fullmatch(f.name):
-        return ("system",)
-    if _not_a_metric(f.name):
-        return (_not_a_metric(f.name),)
-    if (f.kind == "text" or f.kind == "number" and not metrics) and (
-            not f.missing and f.repeats and f.distinct != 1):
-        if (_ITEM_FIELD.fullmatch(f.name) or words & _CLUSTER_WORDS
-                or f.distinct is None or f.distinct > _SUBSETS_MOST):
-            return ("cluster",)
-        return ("subset",)
-    if f.name in _CONTENT_FIELDS:
-        return ("content",)
-    return ()
-
-
-def _runs_folders(profiles):
-    """Return *profiles* with each folder of one system's runs folded into
-    one _Profile (runs: its files), where two such folders or more hold
-    the same items: every file in a folder holding the same ids and fields
-    (compare --runs)."""
-    folders = {}
-    for p in profiles:
-        if p.folder is not None:
-            folders.setdefault(p.folder, []).append(p)
-    alike = {}                   # {the ids: [a folder of runs of them]}
-    for folder, group in folders.items():
-        first = group[0]
-        if len(group) > 1 and all(
-                not p.refused and p.ids and p.ids == first.ids
-                and [f.name for f in p.fields]
-                == [f.name for f in first.fields] for p in group):
-            alike.setdefault(first.ids.tobytes(), []).append(first._replace(
-                path=folder, runs=tuple(p.path for p in group), folder=None))
-    runs = {p.path: p for group in alike.values() if len(group) > 1
-            for p in group}
-    if not runs:
-        return profiles
-    out, said = [], set()
-    for p in profiles:
-        if p.folder in runs:
-            if p.folder not in said:
-                said.add(p.folder)
-                out.append(runs[p.folder])
-        else:
-            out.append(p)
-    return out
-
-
-def _joinable(a, b):
-    """Return (shared ids, differing digests) of two per-item profiles."""
-    shared = set(a.ids).intersection(b.ids)
-    differ = ([i for i in a.digests.keys() & b.digests.keys()
-               if a.digests[i] != b.digests[i]]
-              if a.content and a.content == b.content else [])
-    return shared, differ
-
-
-def _check_differs(group):
-    """Return [check's line of the settings the joined inputs *group*
-    differ in (as compare and rank say them)], or []."""
-    names = [p.name for p in group]
-    differs = _rank_differing(group, names if len(group) > 2 else None)
-    return [f"{_listing(names)}: " + (
-        _rank_differs_words if len(group) > 2 else _differs_words)(
-            differs)] if differs else []
-
-
-def _check_joins(profiles):
-    """Return (lines on how the inputs' ids join, problems seen there):
-    inputs holding the same ids said together, then each pair that
-    shares some ids only; where both carry the items' content, whether
-    the shared ids hold the same items."""
-    items = [p for p in profiles if p.ids and not p.refused]
-    alike = {}
-    for p in items:
-        alike.setdefault(frozenset(p.ids), []).append(p)
-    lines, problems = [], []
-    for group in alike.values():
-        if len(group) > 1:
-            first = group[0]
-            lines.append(f"{_listing([p.name for p in group])}: the same "
-                         f"{_items(len(first.ids), 'id')} ({first.id_field})"
-                         + _content_words(group, problems))
-            lines += _check_differs(group)
-    keys = list(alike)
-    for i, a in enumerate(keys):
-        for b in keys[i + 1:]:
-            shared = a & b
-            if shared:
-                x, y = alike[a][0], alike[b][0]
-
-                def named(group):       # its first, and those alike
-                    return group[0].name + (
-                        f" (and {_listing([p.name for p in group[1:]])}, "
-                        f"the same ids)" if group[1:] else "")
-                lines.append(
-                    f"{named(alike[a])} and {named(alike[b])}: "
-                    f"{_items(len(shared), 'id')} "
-                    f"shared, {len(a) - len(shared)} only in the first, "
-                    f"{len(b) - len(shared)} only in the second (compare "
-                    f"takes them with --allow-partial)"
-                    + _content_words([x, y], problems))
-                lines += _check_differs([x, y])
-    if len(lines) > _CHECK_MOST:
-        lines[_CHECK_MOST:] = [f"and {len(lines) - _CHECK_MOST} more pairs"]
-    benchmarks = list(dict.fromkeys(p.benchmark for p in items))
-    if not lines and len(items) > 1 and len(benchmarks) > 1 and (
-            "" not in benchmarks):
-        problems.append(
-            f"{_listing([p.name for p in items])} share no ids "
-            f"({_listing(sorted({p.id_field for p in items}))}): runs of "
-            f"different benchmarks ({', '.join(benchmarks)})")
-    elif not lines and len(items) > 1 and set(items[0].metrics).intersection(
-            *(p.metrics for p in items[1:])):
-        problems.append(
-            f"{_listing([p.name for p in items])} share no ids "
-            f"({_listing(sorted({p.id_field for p in items}))}): no item "
-            f"pairs with another; where they hold the same items named "
-            f"otherwise, name the field that names them alike with --id")
-    joined = [group for group in alike.values() if len(group) > 1] + [
-        [alike[a][0], alike[b][0]] for i, a in enumerate(keys)
-        for b in keys[i + 1:] if a & b]
-    problems += dict.fromkeys(x for group in joined for x in _gap_words(group))
-    return lines, problems
-
-
-def _gap_words(group):
-    """Return a problem for each field that is a metric in one input of
-    *group* (which join) and scored on some items only in another: compare
-    stops at the first missing value, or leaves those items out with
-    --allow-partial."""
-    out, kinds = [], [_kinds(q) for q in group]
-    for p in group:
-        for f in p.fields:
-            whole = [q.name for q, k in zip(group, kinds) if q is not p
-                     and f.name in q.metrics and f.name in k
-                     and not k[f.name].missing]
-            if "scored on some items" in f.roles and whole:
-                out.append(f"{p.name}: {f.name} is missing on {f.missing} "
-                           f"of {_items(p.records, 'record')}, where "
-                           f"{_listing(whole)} has it on each: compare "
-                           f"stops at the first; --allow-partial leaves "
-                           f"such items out, counted")
-    return out
-
-
-def _listing(names):
-    """Return 'a, b and c'."""
-    return (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1
-            else "".join(names))
-
-
-def _content_words(group, problems):
-    """Return words on whether the inputs of *group* hold the same items
-    under their shared ids (where they carry the items' content), adding
-    a problem for each that does not; and a problem for different tasks."""
-    first, words = group[0], ""
-    for p in group[1:]:
-        shared, differ = _joinable(first, p)
-        tasks = (f"different tasks ({first.task}, {p.task})"
-                 if first.task and p.task and first.task != p.task else "")
-        if differ:
-            at = sorted(differ, key=_natural)[0]
-            problems.append(
-                f"{first.name} and {p.name}: the same ids hold different "
-                f"items: id {at}'s {first.content} differs"
-                + (f" ({len(differ)} of {len(shared)} shared ids)"
-                   if len(differ) > 1 else "") + f"{'; ' * bool(tasks)}"
-                + tasks)
-        elif tasks:
-            problems.append(f"{first.name} and {p.name}: {tasks}")
-    if first.content and all(p.content == first.content for p in group):
-        same = not any(_joinable(first, p)[1] for p in group[1:])
-        words = f"; their {first.content} " + ("agrees" if same
-                                               else "differs")
-    return words
-
-
-def _natural(text):
-    """Return a sort key putting '2' before '10'."""
-    return [(0, int(t), "") if t.isdigit() else (1, 0, t)
-            for t in re.split(r"(\d+)", text)]
-
-
-def _check_problems(profiles):
-    """Return what looks wrong within each input, and identical inputs."""
-    problems = []
-    for p in profiles:
-        if p.refused:
-            continue
-        board = _leaderboard(p.name, [f.name for f in p.fields])
-        if board:
-            problems.append(board)
-        repeats = p.records - len(p.ids) if p.ids else 0
-        if repeats and not p.runs:
-            most = p.most
-            problems.append(
-                f"{p.name}: {_items(p.records, 'record')} for "
-                f"{_items(len(p.ids), 'id')} ({p.id_field}): up to {most} "
-                f"records an item (samples, epochs or duplicates); compare "
-                f"pairs one record an item: pass@k (--stat) or --runs reads "
-                f"several")
-        numbered = [f.name for f in p.fields if _is_number(f.name)]
-        if p.kind in ("csv", "tsv") and numbered:
-            problems.append(f"{p.name}: its first line names the fields "
-                            f"{_some([f.name for f in p.fields], 4)}, and "
-                            f"{numbered[0]} is a number: a record where the "
-                            f"header belongs? add a header line")
-        if not p.ids and p.kind != "preferences" and not board:
-            problems.append(f"{p.name}: no id field (tried "
-                            f"{', '.join(_ID_FIELDS)}); name one with --id")
-        systems = [f for f in p.fields if "system" in f.roles
-                   and (f.distinct or 2) > 1]
-        if (len(p.systems) > 2 or systems) and not board:
-            named = (f"systems {_some(list(p.systems), 6)}" if p.systems
-                     else f"column {systems[0].name}: "
-                          f"{', '.join(systems[0].examples)}, ...")
-            problems.append(f"{p.name}: several systems in one file "
-                            f"({named}): pick two with --a-col and --b-col, "
-                            f"or rank them")
-    if any(p.path == _STDIN for p in profiles):
-        problems.append("-: standard input, read once: each command below "
-                        "that names - reads it again, so pipe the same run "
-                        "into each")
-    few = [p for p in profiles if p.ids and len(p.ids) < _FEW_ITEMS
-           and p.kind != "preferences" and not p.refused]
-    if few:
-        most = max(len(p.ids) for p in few)
-        problems.append(
-            ("every input" if len(few) == len(profiles) > 1 else
-             _listing([p.name for p in few]))
-            + (f": only {_items(most)}" if len(few) == 1 else
-               f": {_items(most)} or fewer")
-            + ": only a large gap can show (plan --from says how large)")
-    files = [p for p in profiles if not p.refused and not p.runs
-             and os.path.isfile(p.read or p.path)]
-    for i, a in enumerate(files):
-        for b in files[i + 1:]:
-            x, y = a.read or a.path, b.read or b.path
-            if os.path.samefile(x, y):
-                problems.append(f"{a.name} and {b.name}: the same file")
-            elif _same_bytes(x, y):
-                read = (f" ({os.path.basename(x)} in each)"
-                        if (x, y) != (a.path, b.path) and os.path.basename(
-                            x) == os.path.basename(y) else "")
-                problems.append(f"{a.name} and {b.name}: byte-identical "
-                                f"files{read}: copies of one run, so the "
-                                f"commands below take {a.name} alone")
-    return problems
-
-
-def _reading_argv(how):
-    """Return the options that give the _Reading *how* (check passes the
-    ones it was given on to the commands it suggests)."""
-    argv = []
-    for flag, value in (("--from-format", how.format),
-                        ("--records", how.records), ("--task", how.task),
-                        ("--filter", how.filter), ("--scorer", how.scorer)):
-        if value is not None:
-            argv += [flag, value]
-    if how.choice_scores:
-        argv += ["--choice-scores", ",".join(
-            f"{k}={v:g}" for k, v in how.choice_scores.items())]
-    if how.inflate != _INFLATE_LIMIT:
-        argv += ["--max-inflate", str(how.inflate >> 20)]
-    return argv
-
-
-def _join_groups(profiles):
-    """Return the per-item inputs in groups compare can join: the same id
-    field, shared ids, the same items where their content is known, and a
-    metric in common (or, for repeated ids, samples to pool); an input
-    joins only where the ids every member has stay two or more (as many
-    as there are, if fewer) and, from the third on, at least half what
-    they were (five runs compared on the one item they share answer
-    nothing)."""
-    groups, common = [], []
-    for p in profiles:
-        mine = set(p.ids)                 # once an input, not once a group
-        for at, (group, ids) in enumerate(zip(groups, common)):
-            first = group[0]
-            shared, differ = _joinable(first, p)
-            repeats = (first.records > len(first.ids), p.records > len(p.ids))
-            tasks = {first.task, p.task} - {""}
-            if not (shared and not differ and first.id_field == p.id_field
-                    and len(tasks) < 2 and repeats[0] == repeats[1]
-                    and set(first.metrics) & set(p.metrics)):
-                continue
-            kept = ids & mine
-            if len(kept) >= min(2, len(ids)) and (
-                    len(group) < 2 or 2 * len(kept) >= len(ids)):
-                group.append(p)             # a third keeps half the items
-                common[at] = kept
-                break
-        else:
-            groups.append([p])
-            common.append(mine)
-    return groups
-
-
-def _kinds(p):
-    """Return {field name: _FieldProfile} of a profile."""
-    return {f.name: f for f in p.fields}
-
-
-def _check_commands(profiles, options):
-    """Return [(argv, what it answers)]: the commands that answer what the
-    profiled inputs can answer, with the options compare will need."""
-    extra = _reading_argv(options.reading)
-    found = [p for p in profiles if not p.refused]
-    commands = []
-    per_item, seen = [], set()       # a file given twice, or copied: once
-    for p in found:
-        if p.kind != "preferences" and p.ids and not p.runs and (
-                os.path.realpath(p.path) not in seen or p.path == _STDIN
-                ) and not any(_same_bytes(p.read or p.path, q.read or q.path)
-                              for q in per_item):
-            seen.add(os.path.realpath(p.path))
-            per_item.append(p)
-    alpha = options.alpha
-    for group in _join_groups(per_item):
-        if len(group) > 1:
-            shared = len(set(group[0].ids).intersection(*(
-                p.ids for p in group[1:])))
-            commands += [(argv, what + _few_compared(shared, alpha, argv))
-                         for argv, what in _group_commands(group, extra)]
-    runs = [p for p in found if p.runs]
-    if len(runs) > 1 and set(runs[0].ids).intersection(runs[1].ids):
-        a, b = runs[0].path, runs[1].path
-        commands += [
-            (["compare", "--runs", a, b] + extra,
-             f"several runs of each system ({len(runs[0].runs)} and "
-             f"{len(runs[1].runs)}): the gap of the run-averaged scores, the "
-             f"run-to-run spread, where one run of each would put the gap"
-             + _few_compared(len(set(runs[0].ids).intersection(
-                 runs[1].ids)), alpha)),
-            (["plan", "--from", a, b, "--runs"] + extra,
-             "how many runs of each system tell the gap from the run-to-run "
-             "spread")]
-    for p in found:
-        commands += _single_commands(p, extra, alpha)
-    prefs = [p for p in found if p.kind == "preferences"]
-    for judge in prefs:
-        for human in prefs:
-            if (human is not judge and set(human.systems) == set(
-                    judge.systems) and len(judge.systems) == 2
-                    and set(human.ids) < set(judge.ids)):
-                commands.append((
-                    ["compare", judge.path, "--human", human.path] + extra,
-                    f"the judge's verdicts in {judge.name} corrected by the "
-                    f"human verdicts on {_items(len(human.ids))} of its "
-                    f"{len(judge.ids)} (prediction-powered)"))
-    partial = {p.path for p in found if p.partial}  # read as --allow-partial
-    out = []
-    for argv, what in commands:
-        if partial & set(argv) and "--allow-partial" not in argv:
-            if argv[0] not in ("compare", "rank"):
-                continue                # plan --from reads no partial run
-            argv = argv + ["--allow-partial"]
-        out.append((argv, what))
-    return out
-
-
-def _few_compared(items, alpha, argv=("compare",)):
-    """Return words on a suggestion that compares fewer items than an
-    exact paired test needs to reach *alpha* at all (compare's own words,
-    _too_few), else '' (and for plan, which sizes an eval from a pilot).
-
-    >>> _few_compared(2, 0.05)
-    '; only 2 items in common: no paired exact test can give p below 0.5 at this size, so nothing is detectable at alpha 0.05; that takes 6 items at least'
-    """
-    floor = _least_units(alpha)
-    if items >= floor or argv[0] == "plan":
-        return ""
-    return (f"; only {_items(items)} in common: "
-            + _too_few(items, "item", floor, alpha))
-
-
-def _group_commands(group, extra):
-    """Return the commands of inputs that join: compare, rank, --cluster,
-    --by, --human, --runs (epochs), pass@k, plan --from."""
-    first, paths = group[0], [p.path for p in group]
-    a, b = paths[:2]
-    names = [p.name for p in group]
-    shared = [m for m in first.metrics if all(m in p.metrics for p in group)]
-    fields = [_kinds(p) for p in group]
-    common = ["--id", first.id_field] if first.id_field not in _ID_FIELDS \
-        else []
-    partial = any(p.ids != first.ids for p in group)
-    common += ["--allow-partial"] * partial + extra
-    if first.records > len(first.ids):
-        return _samples_commands(group, shared, common)
-    whole = [m for m in shared
-             if all(not f[m].missing for f in fields if m in f)]
-    loose = any(f.missing and f.kind in ("0/1", "number") and f.count
-                for p in group for f in p.fields if f.name != p.id_field)
-    if not whole and shared:            # each missing on some items: those
-        whole, partial = shared, True   # left out, counted
-        common += ["--allow-partial"] * ("--allow-partial" not in common)
-    if not whole:
-        return []
-    named = [x for m in whole for x in ("--metric", m)] if (
-        loose or whole != shared or any(set(p.metrics) != set(shared)
-                                        for p in group)) else []
-    out = [(["compare"] + paths + named + common,
-            (f"is {names[1]} better than {names[0]}" if len(group) == 2 else
-             f"is each of the {len(group) - 1} candidates better than "
-             f"{names[0]}")
-            + f" on {_some(whole, 4)}: paired intervals and tests, a "
-              f"verdict (Holm across "
-            + ("metrics)" if len(group) == 2 else "candidates x metrics)"))]
-    if len(group) > 2:
-        out.append((["rank"] + paths + ["--metric", whole[0]] + common,
-                    f"which of the {len(group)} systems is best on "
-                    f"{whole[0]}: means, rank intervals, the top group"))
-    roles = {role: [f.name for f in first.fields if role in f.roles
-                    and all(f.name in k for k in fields[:2])]
-             for role in ("cluster", "subset", "human labels")}
-    for name in roles["cluster"][:1]:
-        f = _kinds(first)[name]
-        size = (f"{_items(f.distinct, 'group')}, about "
-                f"{round(first.records / f.distinct)} items each"
-                if f.distinct else f"over {_DISTINCT_MOST} groups")
-        out.append((["compare", a, b] + named + ["--cluster", name] + common,
-                    f"the same, resampling the items of one {name} together "
-                    f"({size})"))
-    for name in roles["subset"][:1]:
-        out.append((["compare", a, b] + named + ["--by", name] + common,
-                    f"a verdict within each {name} "
-                    f"({_items(_kinds(first)[name].distinct, 'subset')}), "
-                    f"Holm across them"))
-        if len(group) > 2:          # _signal_noise
-            out.append((["rank"] + paths + ["--metric", whole[0], "--by",
-                                            name] + common,
-                        f"which values of {name} can tell the "
-                        f"{len(group)} systems apart: signal and noise per "
-                        f"{name} (Heineman et al. 2025)"))
-    judge = [m for m in whole if "judge's scores" in _kinds(first)[m].roles]
-    for human in roles["human labels"][:1]:
-        metric = (judge or whole)[0]
-        labelled = _kinds(first)[human].count
-        out.append((["compare", a, b, "--metric", metric, "--human", human]
-                    + common, f"{metric} corrected by the human labels in "
-                              f"{human} ({labelled} of {first.records} "
-                              f"items; prediction-powered): the judge's "
-                              f"bias and the corrected gap"))
-        if not partial:
-            out.append((["plan", "--from", a, b, "--metric", metric,
-                         "--human", human] + common,
-                        "how the corrected gap's interval narrows with more "
-                        "human labels"))
-    # epochs as runs
-    if all(any("epochs per item" in n for n in p.notes) for p in group[:2]):
-        out.append((["compare", "--runs", a, b] + extra,
-                    "each epoch a run: the run-to-run spread beside the gap"))
-    out += _class_commands(group, common)
-    means = [m for m in whole if _kinds(first)[m].kind != "list"]
-    if means != whole and named:        # plan sizes means, not corpus F1
-        named = [x for m in means for x in ("--metric", m)]
-    if not partial and means:
-        out.append((["plan", "--from", a, b] + named + common,
-                    f"how many items would detect the gap seen, at "
-                    f"{_POWER:.0%} power (the pilot's agreement between the "
-                    f"systems)"))
-    return out
-
-
-_GOLD_WORDS = {"label", "gold", "target", "answer", "reference", "truth"}
-_PREDICTED_WORDS = {"prediction", "pred", "predicted", "output"}
-
-
-def _class_fields(p):
-    """Return (the gold field, the predicted fields) of a profile: class
-    labels (few distinct values) named as such."""
-    def named(f, words):
-        return (words & set(re.findall(r"[a-z]+", f.name.lower()))
-                and f.distinct and f.distinct <= _SUBSETS_MOST
-                and not f.missing)
-    gold = [f.name for f in p.fields if named(f, _GOLD_WORDS)]
-    predicted = [f.name for f in p.fields if named(f, _PREDICTED_WORDS)]
-    return (gold[0] if gold else None), predicted
-
-
-def _class_commands(group, common):
-    """Return compare --stat f1(gold,pred): F1 over the corpus, where two
-    runs hold class labels and their predictions."""
-    found = [_class_fields(p) for p in group[:2]]
-    (gold, mine), (theirs, yours) = found
-    if gold is None or gold != theirs or not mine or mine[:1] != yours[:1]:
-        return []
-    stat = f"f1({gold},{mine[0]})"
-    return [(["compare", group[0].path, group[1].path, "--stat", stat]
-             + common, f"is {group[1].name}'s F1 ({mine[0]} against "
-                       f"{gold}) better than {group[0].name}'s: F1 over the "
-                       f"whole set, not a mean of items")]
-
-
-def _samples_commands(group, shared, common):
-    """Return the commands of inputs with several records an item (samples
-    of one problem): pass@k and pass^k, and plan --repeats."""
-    fields = [_kinds(p) for p in group[:2]]
-    binary = [m for m in shared if all(f[m].kind == "0/1" for f in fields)]
-    k = min(p.least for p in group[:2])
-    if not binary or k < 2:
-        return []
-    a, b = group[0].path, group[1].path
-    m = binary[0]
-    return [(["compare", a, b, "--stat", f"pass@{k}({m})", "--stat",
-              f"pass^{k}({m})"] + common,
-             f"pass@{k} and pass^{k} of {m} from each item's samples (its "
-             f"records sharing an id)"),
-            (["plan", "--from", a, b, "--metric", m, "--repeats", str(k)]
-             + common, f"the items needed with 1 to {k} samples an item")]
-
-
-def _systems_commands(p, extra, alpha=_ALPHA):
-    """Return the commands of a file holding several systems' columns
-    (promptfoo's providers): compare two that differ in one part of
-    'model | prompt' (a model, or a prompt, changed alone), of those the
-    two sharing the most rows, and rank them all where some rows have
-    every one."""
-    partial = ["--allow-partial"] * any(
-        not all(present) for present in p.presence)
-    def shared(i, j):
-        return sum(n for present, n in p.presence.items()
-                   if present[i] and present[j])
-
-    def apart(i, j):                # parts of 'model | prompt' that differ
-        x, y = (p.systems[k].split(" | ") for k in (i, j))
-        return sum(map(operator.ne, x, y)) if len(x) == len(y) else 9
-    pairs = sorted(((i, j) for i in range(len(p.systems))
-                    for j in range(i + 1, len(p.systems)) if shared(i, j)),
-                   key=lambda ij: (apart(*ij) != 1, -shared(*ij)))
-    out = []
-    if len(p.systems) > 2 and any(map(all, p.presence)):
-        out.append((["rank", p.path] + partial + extra,
-                    f"which of its {len(p.systems)} systems is best: means, "
-                    f"rank intervals, the top group" + _few_compared(sum(
-                        n for present, n in p.presence.items()
-                        if all(present)), alpha)))
-    for i, j in pairs[:1]:
-        a, b = p.systems[i], p.systems[j]
-        cols = ["--a-col", a, "--b-col", b] if len(p.systems) > 2 else []
-        out.append((["compare", p.path] + cols + partial + extra,
-                    f"is {b} better than {a}" + _few_compared(shared(i, j),
-                                                         alpha)))
-    return out
-
-
-def _single_commands(p, extra, alpha=_ALPHA):
-    """Return the commands one input answers alone: a file holding both
-    systems' columns, several systems, or pairwise preferences."""
-    if p.systems and p.kind != "preferences":
-        return _systems_commands(p, extra, alpha)
-    return [(argv, what + (_few_compared(len(p.ids), alpha, argv)
-                           if p.kind != "preferences" else ""))
-            for argv, what in _one_file_commands(p, extra)]
-
-
-def _one_file_commands(p, extra):
-    """Return _single_commands's commands but a systems file's."""
-    fields = _kinds(p)
-    if p.kind == "preferences":
-        if len(p.systems) == 2:
-            return [(["compare", p.path] + extra,
-                     f"how often {p.systems[1]} is preferred to "
-                     f"{p.systems[0]}: the win rate with its interval")]
-        return [(["rank", p.path] + extra,
-                 f"the {len(p.systems)} systems' Bradley-Terry ratings, rank "
-                 f"intervals and top group")]
-    gold, predicted = _class_fields(p)
-    if gold and len(predicted) == 2 and not p.runs:
-        stat = f"f1({gold},{predicted[0]},{predicted[1]})"
-        return [(["compare", p.path, "--stat", stat] + extra,
-                 f"is {predicted[1]}'s F1 against {gold} better than "
-                 f"{predicted[0]}'s: F1 over the whole set, not a mean of "
-                 f"items")]
-    human = [f.name for f in p.fields if "human labels" in f.roles]
-    scores = [f.name for f in p.fields if "metric" in f.roles]
-    if len(scores) == 2 and _stem(*scores) and len(human) == 2 and (
-            p.ids and not p.runs):
-        a, b = scores
-        cols = ["--a-col", a, "--b-col", b, "--human",
-                ",".join(_human_pair(a, b, human))]
-        labelled = " and ".join(str(fields[h].count) for h in human)
-        return [(["compare", p.path] + cols + extra,
-                 f"is {b} better than {a}, the judge's scores corrected by "
-                 f"the human labels in {human[0]} and {human[1]} "
-                 f"({labelled} of {p.records} items; prediction-powered): "
-                 f"the judge's bias and the corrected gap"),
-                (["plan", "--from", p.path] + cols + extra,
-                 "how the corrected gap's interval narrows with more human "
-                 "labels")]
-    a, b = CSV_HEADER[1:3]
-    if a in fields and b in fields and not p.runs:
-        return [(["compare", p.path] + extra,
-                 f"is {b} better than {a}: paired intervals, McNemar's "
-                 f"exact test, a verdict"),
-                (["plan", "--from", p.path] + extra,
-                 f"how many items would detect the gap seen, at "
-                 f"{_POWER:.0%} power")]
-    return []
 
 
 ## Report #####################################################################
