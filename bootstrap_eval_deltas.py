@@ -2178,6 +2178,7 @@ def _wilson_interval(successes, n, confidence=CONFIDENCE):
     return Interval(centre - half, centre + half)
 
 
+@functools.lru_cache(maxsize=4096)     # the same counts recur
 def _clopper_pearson(successes, n, confidence=CONFIDENCE):
     """Return the exact (Clopper-Pearson) interval of a binomial proportion.
 
@@ -2409,6 +2410,7 @@ def _melded_cdf(delta, x, m, shape):
     return head + _integral(inner, start, t_hi)
 
 
+@functools.lru_cache(maxsize=4096)     # Fraction and float levels share
 def _melded_lower(x, m, n, tail, positive, mid=False):
     """Return the lower limit at one-sided level *tail* of p_B - p_A by
     the melded interval, x of the m discordant items of n favouring B.
@@ -8666,6 +8668,7 @@ def _rejection_chances(lo, count, q, alpha):
             p0, p1, p2 = e0, e1, e2
 
 
+@functools.lru_cache(maxsize=4096)     # reports and searches repeat it
 def _mcnemar_power(n, design, *, alpha=_ALPHA):
     """Return the power of McNemar's exact test on n paired items.
 
