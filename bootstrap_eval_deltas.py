@@ -567,6 +567,7 @@ class EvalDeltaError(ValueError):
 # without their data suffixes, whether a helper process can be forked.
 # No section reaches into another's private names but these.
 
+@functools.lru_cache(maxsize=4096, typed=True)  # 0.1 == Fraction(0.1) as keys
 def _exact(x):
     """Return x as a Fraction, reading a float as the decimal it prints as.
 
