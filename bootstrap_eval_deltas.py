@@ -573,6 +573,7 @@ class EvalDeltaError(ValueError):
 # without their data suffixes, whether a helper process can be forked.
 # No section reaches into another's private names but these.
 
+@functools.lru_cache(maxsize=4096, typed=True)  # 0.1 == Fraction(0.1) as keys
 def _exact(x):
     """Return x as a Fraction, reading a float as the decimal it prints as.
 
@@ -2193,6 +2194,7 @@ def _wilson_interval(successes, n, confidence=CONFIDENCE):
     return Interval(centre - half, centre + half)
 
 
+@functools.lru_cache(maxsize=4096)     # the same counts recur
 def _clopper_pearson(successes, n, confidence=CONFIDENCE):
     """Return the exact (Clopper-Pearson) interval of a binomial proportion.
 
@@ -2426,6 +2428,7 @@ def _melded_cdf(delta, x, m, shape):
     return head + _integral(inner, start, t_hi)
 
 
+@functools.lru_cache(maxsize=4096)     # Fraction and float levels share
 def _melded_lower(x, m, n, tail, positive, mid=False):
     """Return the lower limit at one-sided level *tail* of p_B - p_A by
     the melded interval, x of the m discordant items of n favouring B.
@@ -8722,6 +8725,7 @@ def _rejection_chances(lo, count, q, alpha):
             p0, p1, p2 = e0, e1, e2
 
 
+@functools.lru_cache(maxsize=4096)     # reports and searches repeat it
 def _mcnemar_power(n, design, *, alpha=_ALPHA):
     """Return the power of McNemar's exact test on n paired items.
 

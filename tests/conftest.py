@@ -16,3 +16,13 @@ bed._build_parser = functools.lru_cache(maxsize=None)(bed._build_parser)
 # one line and exits 70; in the suite it propagates, traceback and all, so
 # that a test shows the real error (tests/test_fuzz.py unsets this).
 os.environ["BOOTSTRAP_EVAL_DELTAS_TRACEBACK"] = "1"
+
+
+def pytest_collection_finish(session):
+    # What collection built (the module, the test modules, hypothesis's
+    # strategies) lives the whole session: frozen out of the collector, it
+    # is not walked again by each full collection during the run nor by
+    # the five pytest makes at the end (its unraisable-exception check).
+    import gc
+    gc.collect()
+    gc.freeze()

@@ -147,16 +147,16 @@ def test_compare_sequential_reports_and_gates(capsys, tmp_path):
 
 # Equivalence (two one-sided tests) and churn ##############################
 
-@pytest.mark.parametrize("binary", [25, pytest.param(300,
+@pytest.mark.parametrize("binary", [10, pytest.param(300,
                                                    marks=pytest.mark.slow)])
 def test_tost_is_the_interval_inside_the_margins_and_keeps_its_level(binary):
     # At a true difference exactly at the margin, "equivalent" comes out
     # in at most alpha of replays (binary: the 90% interval McNemar's exact
     # test inverts, Fay and Lumbard's, as the headline's, in *binary* of
-    # them, ~12 ms each; continuous: the t interval), and the verdict is
-    # the inclusion of the 1 - 2 alpha interval in (-M, M), computed here
-    # apart.  The results are given as compare's _MetricResult fields that
-    # equivalence() reads.
+    # them, ~50 ms each at 400 items, so 10 by default; continuous: the t
+    # interval), and the verdict is the inclusion of the 1 - 2 alpha
+    # interval in (-M, M), computed here apart.  The results are given as
+    # compare's _MetricResult fields that equivalence() reads.
     from types import SimpleNamespace
     from fractions import Fraction
     rng = random.Random(12)

@@ -506,7 +506,7 @@ def test_churn_intervals_hold_together(n, gained, lost):
     assert held >= 0.95
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(n=st.sampled_from([7, 40, 300, 5000, 10 ** 5, 10 ** 6]),
        share=st.floats(0.0, 1.0), lean=st.floats(0.0, 1.0),
        positive=st.booleans())
