@@ -20572,8 +20572,8 @@ def _compare_page(runs, options, best=None, noise=()):
                 x for x in w.split("\n  ") if x not in audit))
         adjusted = any(j.family_size > 1 for j in judgements)
         page["tables"].append((
-            who + (f"p (Holm): each p adjusted across {judgements[0].family}"
-                   f", the verdicts decided on it" if adjusted else ""),
+            who + (_adjust_note(judgements[0].adjust, judgements[0].family)
+                   if adjusted else ""),
             _rows(run, options)))
         if options.by is not None:
             rows = _rows(run, options, subsets=True)
