@@ -19055,8 +19055,8 @@ _COMPARE_COLUMNS = [
         "test": {"name": x.r.test, "p": float(x.r.p)}}),
     _CompareColumn(
         lambda x: f"p ({_ADJUST_LABELS[x.adjust]})",
-        lambda x: "<= " * (not x.overall and _at_limit(
-            x.r, x.options.resamples)) + _p_text(_adjusted_p(x.j)),
+        lambda x: "<= " * _at_limit(  # built from a bound, a bound
+            x.r, x.options.resamples) + _p_text(_adjusted_p(x.j)),
         lambda x: {"test": {"p_holm": float(x.j.p_holm),
                             "adjust": x.j.adjust,
                             "p_adjusted": float(_adjusted_p(x.j))}},
