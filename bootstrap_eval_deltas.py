@@ -25546,7 +25546,7 @@ def _run_pilot(options):
     if rows and isinstance(rows[0][0], str):   # repeats: gaps in the rows
         gaps = options.gap
     sizing = dict(gap=gaps, alpha=options.alpha, power=options.power)
-    stops = _pilot_stopping(options, rows) if options.sequential else {}
+    stops = _pilot_stopping(options, rows, gaps) if options.sequential else {}
 
     def data():
         report = _pilot_json(rows, **sizing)
@@ -25570,9 +25570,10 @@ def _run_pilot(options):
     return 0
 
 
-def _pilot_stopping(options, rows):
+def _pilot_stopping(options, rows, gaps):
     """Return {metric: _Stopping} of plan --from --sequential: each 0/1
-    metric's pilot discordance, at the gap seen (or --gap), replayed."""
+    metric's pilot discordance, at the gap seen (or its gap in *gaps*,
+    _planned_gaps's), replayed."""
     stops = {}
     for row in rows:
         r, found = row
@@ -25581,8 +25582,7 @@ def _pilot_stopping(options, rows):
                                  f"metric of independent items; plan "
                                  f"--sequential replays those only")
         d = Fraction(r.mcnemar.a_only + r.mcnemar.b_only, r.n_items)
-        named = _planned_gaps(options, [(r.metric, True)])[0][r.metric]
-        g = _exact(r.gap if named is None else named)
+        g = _exact(r.gap if gaps[r.metric] is None else gaps[r.metric])
         if not d or abs(g) > d:
             raise EvalDeltaError(f"--sequential: {r.metric}: a gap of "
                                  f"{float(g):g} cannot arise at the pilot's "
