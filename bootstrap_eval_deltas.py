@@ -17670,10 +17670,11 @@ def _read_line(source, note):
     folder's files were chosen from (_newest_runs) is named by its folder
     and the note, which names the file; any other note follows the path.
 
-    >>> _read_line(_Source("m/s_wg_2.jsonl", "", None, {}, 1, (), str),
-    ...            "s_wg_2.jsonl, the newest of 2 runs")
+    >>> s = _Source(path="m/s_wg_2.jsonl", kind="", fields=None, first={},
+    ...             first_number=1, batches=(), where=str)
+    >>> _read_line(s, "s_wg_2.jsonl, the newest of 2 runs")
     'm/s_wg_2.jsonl, the newest of 2 runs'
-    >>> _read_line(_Source("d/m/s_wg_2.jsonl", "", None, {}, 1, (), str),
+    >>> _read_line(s._replace(path="d/m/s_wg_2.jsonl"),
     ...            "m/s_wg_2.jsonl, the newest of 2 runs")    # a subfolder's
     'd/m/s_wg_2.jsonl, the newest of 2 runs'
     """
@@ -21211,8 +21212,9 @@ def _pilot_plan(r, found, *, gap=None, alpha=_ALPHA, power=_POWER):
     """Return one line: the items that detect *gap* (by default the
     pilot's own) for a _Spread of pilot data, *found* its _detection().
 
-    >>> r = _Spread("acc", "binary", 500, Fraction(18, 500), 0.0,
-    ...             McNemar(67, 85, None), None)
+    >>> r = _Spread(metric="acc", kind="binary", n_items=500, se=0.0,
+    ...             gap=Fraction(18, 500), mcnemar=McNemar(67, 85, None),
+    ...             clusters=None)
     >>> _pilot_plan(r, _detection(r)).split("; ")[-1]
     '1890 items detect +3.6 pts with 80% power (McNemar exact, alpha 0.05)'
     """
