@@ -25369,7 +25369,8 @@ def _run_rank(options):
                     family="pairs" if options.pairs else "candidates")
     ranked = _Ranked(ranking=ranking, pairs=pairs, judgements=judged,
                      dropped=dropped, reading=reading,
-                     subsets=[(label, _Ranked(r)) for label, r in subsets],
+                     subsets=[(label, _Ranked(r, aliases=aliases))
+                              for label, r in subsets],
                      aliases=aliases, settings=differs, posterior=posterior,
                      snr=tuple((label, _signal_noise(by[label], r))
                                for label, r in subsets))
