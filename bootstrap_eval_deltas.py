@@ -17674,10 +17674,11 @@ def _read_line(source, note):
     folder's files were chosen from (_newest_runs) is named by its folder
     and the note, which names the file; any other note follows the path.
 
-    >>> _read_line(_Source("m/s_wg_2.jsonl", "", None, {}, 1, (), str),
-    ...            "s_wg_2.jsonl, the newest of 2 runs")
+    >>> s = _Source(path="m/s_wg_2.jsonl", kind="", fields=None, first={},
+    ...             first_number=1, batches=(), where=str)
+    >>> _read_line(s, "s_wg_2.jsonl, the newest of 2 runs")
     'm/s_wg_2.jsonl, the newest of 2 runs'
-    >>> _read_line(_Source("d/m/s_wg_2.jsonl", "", None, {}, 1, (), str),
+    >>> _read_line(s._replace(path="d/m/s_wg_2.jsonl"),
     ...            "m/s_wg_2.jsonl, the newest of 2 runs")    # a subfolder's
     'd/m/s_wg_2.jsonl, the newest of 2 runs'
     """
@@ -19059,8 +19060,8 @@ _COMPARE_COLUMNS = [
         "test": {"name": x.r.test, "p": float(x.r.p)}}),
     _CompareColumn(
         lambda x: f"p ({_ADJUST_LABELS[x.adjust]})",
-        lambda x: "<= " * (not x.overall and _at_limit(
-            x.r, x.options.resamples)) + _p_text(_adjusted_p(x.j)),
+        lambda x: "<= " * _at_limit(  # built from a bound, a bound
+            x.r, x.options.resamples) + _p_text(_adjusted_p(x.j)),
         lambda x: {"test": {"p_holm": float(x.j.p_holm),
                             "adjust": x.j.adjust,
                             "p_adjusted": float(_adjusted_p(x.j))}},
@@ -20576,8 +20577,8 @@ def _compare_page(runs, options, best=None, noise=()):
                 x for x in w.split("\n  ") if x not in audit))
         adjusted = any(j.family_size > 1 for j in judgements)
         page["tables"].append((
-            who + (f"p (Holm): each p adjusted across {judgements[0].family}"
-                   f", the verdicts decided on it" if adjusted else ""),
+            who + (_adjust_note(judgements[0].adjust, judgements[0].family)
+                   if adjusted else ""),
             _rows(run, options)))
         if options.by is not None:
             rows = _rows(run, options, subsets=True)
@@ -21215,8 +21216,9 @@ def _pilot_plan(r, found, *, gap=None, alpha=_ALPHA, power=_POWER):
     """Return one line: the items that detect *gap* (by default the
     pilot's own) for a _Spread of pilot data, *found* its _detection().
 
-    >>> r = _Spread("acc", "binary", 500, Fraction(18, 500), 0.0,
-    ...             McNemar(67, 85, None), None)
+    >>> r = _Spread(metric="acc", kind="binary", n_items=500, se=0.0,
+    ...             gap=Fraction(18, 500), mcnemar=McNemar(67, 85, None),
+    ...             clusters=None)
     >>> _pilot_plan(r, _detection(r)).split("; ")[-1]
     '1890 items detect +3.6 pts with 80% power (McNemar exact, alpha 0.05)'
     """
@@ -23572,16 +23574,6 @@ _GROUPS = {
     "history": (("input", "input: what to read"), ("output", "output"))}
 
 
-def _reading(args):
-    """Return the _Reading of the command line's options."""
-    return _Reading(format=args.from_format, records=args.records,
-                    task=args.task, filter=args.filter, scorer=args.scorer,
-                    allow_partial=bool(getattr(args, "allow_partial", False)),
-                    choice_scores=args.choice_scores,
-                    all_tasks=getattr(args, "by", None) == "task",
-                    inflate=(args.max_inflate or 0) << 20 or _INFLATE_LIMIT)
-
-
 def _choice_scores(text):
     """argparse type of --choice-scores: 'A=1,B=0.5,C=0'."""
     scores = {}
@@ -24116,15 +24108,6 @@ def _rank_options(args):
     return _Options(**_settled(args, lower_is_better=lower))
 
 
-# Options of plan that only --from uses, and options it cannot use.
-_PILOT_ONLY = ("id_col", "a_col", "b_col", "metric", "cluster",
-               "from_format", "records", "task", "filter", "scorer",
-               "choice_scores", "human", "runs", "strata", "budget",
-               "label_next")
-_NOT_WITH_PILOT = ("acc_a", "acc_b", "corr", "discordance", "confidence",
-                   "n_items", "simulate", "plot", "within_var")
-
-
 def _check_options(args):
     """Return check's _Options: the paths and how to read them."""
     return _Options(**_settled(args))
@@ -24140,11 +24123,12 @@ def _flag(name):
 def _plan_options(args):
     """Return plan's _Options, refusing options that would be silently
     ignored; B's accuracy from --acc-b, or --acc-a plus --gap."""
-    given = [n for n in (_NOT_WITH_PILOT if args.pilot else _PILOT_ONLY)
-             if getattr(args, n) not in (None, False)]
+    given = [row.flag for row in _OPTIONS if "plan" in row.commands
+             and row.pilot is not None and row.pilot != bool(args.pilot)
+             and getattr(args, row.dest) not in (None, False)]
     if given:
         raise EvalDeltaError(
-            f"{_flag(given[0])} " + ("does not go with --from: the pilot "
+            f"{given[0]} " + ("does not go with --from: the pilot "
                                      "data set the design" if args.pilot
                                      else "goes with --from (pilot data)"))
     if args.pick_labels is not None:
@@ -24317,13 +24301,14 @@ class _Opt(NamedTuple):
     flag: str          # "--alpha", or a positional's name
     commands: tuple    # the commands that have it
     group: object      # its help group's key in _GROUPS, or {command: key}
-    field: object      # the _Options field it fills; None: none, or one
-                       # its command settles by hand
+    field: object      # the _Options field it fills ("reading.task": the
+                       # _Reading's); None: none, or one settled by hand
     unset: object      # the commands (True: all) where argparse's default
                        # is None, to tell whether it was given
     either: object     # a set of options of which one may be given
     needs: object      # the option it goes with ("--human"), refused
                        # without it (_refuse_alone)
+    pilot: object      # plan: True, only with --from; False, not with it
     keywords: dict     # argparse's, each a value or {command: value}
                        # (a key None: the other commands' value)
 
@@ -24343,7 +24328,7 @@ class _Opt(NamedTuple):
         keywords = {k: v for k, v in keywords.items() if v is not None}
         if callable(keywords.get("default")):       # --jobs: the machine's
             keywords["default"] = keywords["default"]()
-        elif (self.field and self.flag.startswith("--")
+        elif (self.field in _Options._fields and self.flag.startswith("--")
               and "default" not in keywords
               and not (self.unset is True or command in self.unset)):
             default = _Options._field_defaults[self.field]
@@ -24360,13 +24345,14 @@ class _Opt(NamedTuple):
             "-", "_")
 
 
-def _opt(flag, commands, group, *, field=..., unset=(), either=None,
-         needs=None, **keywords):
+def _opt(flag, commands, group, *, field=..., unset=(), **keywords):
     """Return an _Opt of *commands* (names separated by spaces) that fills
-    *field* (by default its dest)."""
+    *field* (by default its dest); *keywords* are argparse's but for the
+    columns either, needs and pilot."""
+    columns = {key: keywords.pop(key, None)
+               for key in ("either", "needs", "pilot")}
     row = _Opt(flag=flag, commands=tuple(commands.split()), group=group,
-               field=field, unset=unset, either=either, needs=needs,
-               keywords=keywords)
+               field=field, unset=unset, keywords=keywords, **columns)
     return row._replace(field=row.dest) if field is ... else row
 
 
@@ -24417,7 +24403,7 @@ _OPTIONS = (
              "plan": "with --from: field naming the item",
              "check": f"field naming the item (default: the first of "
                       f"{', '.join(_ID_FIELDS)} present, else a field "
-                      f"named like one)"}),
+                      f"named like one)"}, pilot=True),
     _opt("--names", "compare rank", "input", type=_names_list,
          metavar="NAME,...", help={
              "compare": "labels of the baseline and each candidate (of "
@@ -24425,11 +24411,11 @@ _OPTIONS = (
                         "(default: what tells the paths apart)",
              "rank": "labels of the systems, in order (default: the file "
                      "names or columns)"}),
-    _opt("--a-col", "compare plan", "input",
+    _opt("--a-col", "compare plan", "input", pilot=True,
          help={"compare": f"one-file mode: column of the baseline's score "
                           f"(default {CSV_HEADER[1]})",
                "plan": "with --from and one file: baseline's column"}),
-    _opt("--b-col", "compare plan", "input",
+    _opt("--b-col", "compare plan", "input", pilot=True,
          help={"compare": f"one-file mode: column of the candidate's score "
                           f"(default {CSV_HEADER[2]})",
                "plan": "with --from and one file: candidate's column"}),
@@ -24472,7 +24458,7 @@ _OPTIONS = (
     # what to compare
     _opt("--metric", "compare rank plan history",
          {"plan": "input", "history": "input", None: "what"},
-         unset=("plan",), action="append",
+         unset=("plan",), action="append", pilot=True,
          metavar="NAME", help={
              "compare": "metric field to compare, dots for nested JSON "
                         "(metrics.acc); repeat for several (default: every "
@@ -24518,7 +24504,7 @@ _OPTIONS = (
              "rank": "larger values are better although the metric's "
                      "name says otherwise"}),
     _opt("--cluster", "compare plan", {"compare": "what", "plan": "input"},
-         metavar="FIELD", help={
+         metavar="FIELD", pilot=True, help={
              "compare": "items sharing this field's value (questions on "
                         "one passage, samples of one prompt) are resampled "
                         "and sign-flipped together",
@@ -24559,12 +24545,12 @@ _OPTIONS = (
               "BCa, covers the gap and excludes zero, and how often each "
               "sign-flip test rejects; no CSV"),
     _opt("--acc-a", "simulate plan", "design", unset=True, type=_PROBABILITY,
-         help={
+         pilot=False, help={
              "simulate": f"true accuracy of system A, in (0, 1) (default "
                          f"{ACC_A})",
              "plan": f"accuracy of system A (default {ACC_A})"}),
     _opt("--acc-b", "simulate plan", "design", unset=True, type=_PROBABILITY,
-         help={
+         pilot=False, help={
              "simulate": f"true accuracy of system B, in (0, 1) (default "
                          f"{ACC_B})",
              "plan": f"accuracy of system B (default {ACC_B}, or acc-a + "
@@ -24579,15 +24565,15 @@ _OPTIONS = (
              "plan": "B's accuracy minus A's, instead of --acc-b; with "
                      "--from, the gap to size for: G for the 0/1 metrics, "
                      "NAME=G for one metric in its units (repeatable)"}),
-    _opt("--corr", "simulate plan", "design", unset=True,
+    _opt("--corr", "simulate plan", "design", unset=True, pilot=False,
          either={"plan": "agreement"}, type=_CORRELATION, help={
              "simulate": f"loading of the shared latent difficulty, in "
                          f"[0, 1) (default {CORR})",
              "plan": f"the article's latent correlation (default {CORR})"}),
-    _opt("--discordance", "plan", "design", either="agreement",
+    _opt("--discordance", "plan", "design", either="agreement", pilot=False,
          type=_PROBABILITY, help="share of items where exactly one system "
                                  "is right, instead of --corr"),
-    _opt("--n-items", "simulate plan", "design", unset=("plan",),
+    _opt("--n-items", "simulate plan", "design", unset=("plan",), pilot=False,
          type={"simulate": _at_least(1), "plan": _n_list},
          metavar={"plan": "N,N,..."}, help={
              "simulate": "items in the eval set (default %(default)s)",
@@ -24656,7 +24642,7 @@ _OPTIONS = (
               "system at once, not each on its own (max-t over the joint "
               "bootstrap)"),
     # judged evals and preferences
-    _opt("--human", _NUMBERS, "judged", unset=("plan",),
+    _opt("--human", _NUMBERS, "judged", unset=("plan",), pilot=True,
          action={"compare": "append", "plan": "append"},
          metavar={"compare": "FIELD|FILE", "rank": "FILE",
                   "plan": "FIELD|FILE"}, help={
@@ -24719,7 +24705,7 @@ _OPTIONS = (
          type=_bounded(float, 0, None), metavar="W",
          help="with --human: the labels for a CI of +-W on the gap (0.02 "
               "for +-2 pts)"),
-    _opt("--strata", "compare plan", "judged", needs="--human",
+    _opt("--strata", "compare plan", "judged", needs="--human", pilot=True,
          metavar="FIELD", help={
              "compare": "with --human: the labels were drawn at random "
                         "within each value of this field, at rates that "
@@ -24732,10 +24718,10 @@ _OPTIONS = (
     _opt("--budget", "plan", "judged", needs="--human", type=int, metavar="K",
          help="with --human: where K more labels should go (Neyman's "
               "allocation by stratum with --strata, else uniform), the CI "
-              "width that predicts, and the items to label next"),
-    _opt("--label-next", "plan", "judged", needs="--human", metavar="FILE.csv",
-         help="with --budget: write the items to label next (id, stratum) "
-              "to this CSV file"),
+              "width that predicts, and the items to label next", pilot=True),
+    _opt("--label-next", "plan", "judged", needs="--human", pilot=True,
+         metavar="FILE.csv", help="with --budget: write the items to label "
+                                  "next (id, stratum) to this CSV file"),
     _opt("--pick-labels", "plan", "judged", type=int, metavar="N",
          help="with --from RUN: print N of its item ids drawn at random "
               "(--seed), one per line: the items to give human labels, as "
@@ -24781,7 +24767,7 @@ _OPTIONS = (
               "the gap under each prompt (Holm across them) and averaged "
               "over prompts as a random factor"),
     _opt("--runs", "compare plan", "many", field="group_runs",
-         action="store_true", help={
+         action="store_true", pilot=True, help={
              "compare": "the baseline and the candidate are each several "
                         "runs of that system on the same items (seeds, "
                         "repeats at temperature > 0): a folder of them, "
@@ -24796,7 +24782,7 @@ _OPTIONS = (
     _opt("--repeats", "plan", "many", type=_at_least(1), metavar="K",
          help="samples per item averaged into its score: show items needed "
               "for 1..K repeats (needs --within-var)"),
-    _opt("--within-var", "plan", "many",
+    _opt("--within-var", "plan", "many", pilot=False,
          type=_bounded(float, 0, None, lo_open=False),
          help="variance of an item's paired difference between repeated "
               "samples of the same item; with --from and several rows per "
@@ -24833,7 +24819,7 @@ _OPTIONS = (
               "failure where --fail-on holds), as GitLab, Jenkins and "
               "Azure read test results"),
     # resampling and replays
-    _opt("--simulate", "plan", "sim", action="store_true",
+    _opt("--simulate", "plan", "sim", action="store_true", pilot=False,
          help="also replay the article's simulator at the planned n (needs "
               "--corr) and report how often McNemar rejected"),
     _opt("--replays", "simulate plan", {"simulate": "stats", "plan": "sim"},
@@ -24851,7 +24837,7 @@ _OPTIONS = (
                    "(default %(default)s)",
              "plan": f"seed for --simulate (default {SEED})"}),
     _opt("--confidence", "simulate compare rank plan", "stats",
-         unset=("plan",), type=_PROBABILITY, help={
+         unset=("plan",), pilot=False, type=_PROBABILITY, help={
              None: "two-sided confidence of the intervals (default "
                    "%(default)s)",
              "plan": f"confidence of the paired interval whose expected "
@@ -24869,7 +24855,7 @@ _OPTIONS = (
               "grow with --n-items (a power study at a new size; not the "
               "article's random stream)"),
     # output
-    _opt("--plot", _NUMBERS, "output", metavar="FILE.svg", help={
+    _opt("--plot", _NUMBERS, "output", metavar="FILE.svg", pilot=False, help={
         "compare": "also draw each metric's paired bootstrap distribution "
                    "with its CI and zero, as SVG",
         "rank": "also draw a forest plot: a row per system, its mean and "
@@ -24902,29 +24888,32 @@ _OPTIONS = (
          help=f"no progress on stderr (by default a line rewritten on a "
               f"terminal, else a line every {_PIPED_EVERY:g} s of long "
               f"work)"),
-    # eval frameworks' own files: _Reading (_reading)
-    _opt("--from-format", _READS, "reading", field=None,
-         choices=list(_FORMATS), metavar="NAME",
+    # eval frameworks' own files: _Reading's fields (reading.*)
+    _opt("--from-format", _READS, "reading", field="reading.format",
+         choices=list(_FORMATS), metavar="NAME", pilot=True,
          help="read the runs as this format instead of detecting it: "
               + ", ".join(_FORMATS)),
-    _opt("--records", _READS, "reading", field=None, metavar="KEY",
+    _opt("--records", _READS, "reading", field="reading.records",
+         metavar="KEY", pilot=True,
          help="a JSON document's key holding the records (dots reach in: "
               "results.items)"),
-    _opt("--task", _READS, "reading", field=None, metavar="NAME",
+    _opt("--task", _READS, "reading", field="reading.task",
+         metavar="NAME", pilot=True,
          help="in a directory a framework wrote, the task to read, by its "
               "exact name (lm-eval's winogrande, a HELM run's directory "
               "name)"),
-    _opt("--filter", _READS, "reading", field=None, metavar="NAME",
+    _opt("--filter", _READS, "reading", field="reading.filter",
+         metavar="NAME", pilot=True,
          help="lm-eval: the filter to keep (strict-match); by default each "
               "filter is its own metric"),
-    _opt("--scorer", _READS, "reading", field=None, metavar="NAME",
-         help="Inspect: the scorer to keep"),
-    _opt("--choice-scores", _READS, "reading", field=None,
-         metavar="C=S,...", type=_choice_scores,
+    _opt("--scorer", _READS, "reading", field="reading.scorer",
+         metavar="NAME", pilot=True, help="Inspect: the scorer to keep"),
+    _opt("--choice-scores", _READS, "reading", field="reading.choice_scores",
+         metavar="C=S,...", type=_choice_scores, pilot=True,
          help="OpenAI evals, model-graded: the score of each choice "
               "(Y=1,N=0)"),
-    _opt("--max-inflate", _READS, "reading", field=None, metavar="MB",
-         type=_at_least(1),
+    _opt("--max-inflate", _READS, "reading", field="reading.inflate",
+         metavar="MB", type=lambda text: _at_least(1)(text) << 20,
          help=f"the megabytes a gzip stream or one member of an Inspect "
               f".eval archive may inflate to (default "
               f"{_INFLATE_LIMIT >> 20}: a guard against archive bombs; a "
@@ -24954,20 +24943,27 @@ def _refuse_alone(args, needs):
 def _settled(args, **special):
     """Return {field: value} of the parsed command's rows of _OPTIONS
     (lists as tuples, a value given once as a tuple of one, one not given
-    as its field's default), its _Reading where it reads files, and
-    *special* (what its command settles by hand) over them."""
-    defaults, settled = _Options._field_defaults, {}
+    as its field's default), its _Reading (the rows filling "reading.*")
+    where it reads files, and *special* (settled by hand) over them."""
+    defaults, settled, reading = _Options._field_defaults, {}, {}
     for row in _OPTIONS:
         if args.command not in row.commands or row.field is None:
             continue
-        value, default = getattr(args, row.dest), defaults[row.field]
+        value = getattr(args, row.dest)
+        if row.field.startswith("reading."):
+            if value is not None:
+                reading[row.field[len("reading."):]] = value
+            continue
+        default = defaults[row.field]
         if value is None:
             value = default
         elif isinstance(default, tuple) and not isinstance(value, tuple):
             value = tuple(value) if isinstance(value, list) else (value,)
         settled[row.field] = value
     if args.command in _READS.split():
-        settled["reading"] = _reading(args)
+        settled["reading"] = _Reading(
+            **reading, all_tasks=getattr(args, "by", None) == "task",
+            allow_partial=bool(getattr(args, "allow_partial", False)))
     return {**settled, **special}
 
 
@@ -25377,7 +25373,8 @@ def _run_rank(options):
                     family="pairs" if options.pairs else "candidates")
     ranked = _Ranked(ranking=ranking, pairs=pairs, judgements=judged,
                      dropped=dropped, reading=reading,
-                     subsets=[(label, _Ranked(r)) for label, r in subsets],
+                     subsets=[(label, _Ranked(r, aliases=aliases))
+                              for label, r in subsets],
                      aliases=aliases, settings=differs, posterior=posterior,
                      snr=tuple((label, _signal_noise(by[label], r))
                                for label, r in subsets))
@@ -25556,7 +25553,7 @@ def _run_pilot(options):
     if rows and isinstance(rows[0][0], str):   # repeats: gaps in the rows
         gaps = options.gap
     sizing = dict(gap=gaps, alpha=options.alpha, power=options.power)
-    stops = _pilot_stopping(options, rows) if options.sequential else {}
+    stops = _pilot_stopping(options, rows, gaps) if options.sequential else {}
 
     def data():
         report = _pilot_json(rows, **sizing)
@@ -25580,9 +25577,10 @@ def _run_pilot(options):
     return 0
 
 
-def _pilot_stopping(options, rows):
+def _pilot_stopping(options, rows, gaps):
     """Return {metric: _Stopping} of plan --from --sequential: each 0/1
-    metric's pilot discordance, at the gap seen (or --gap), replayed."""
+    metric's pilot discordance, at the gap seen (or its gap in *gaps*,
+    _planned_gaps's), replayed."""
     stops = {}
     for row in rows:
         r, found = row
@@ -25591,8 +25589,7 @@ def _pilot_stopping(options, rows):
                                  f"metric of independent items; plan "
                                  f"--sequential replays those only")
         d = Fraction(r.mcnemar.a_only + r.mcnemar.b_only, r.n_items)
-        named = _planned_gaps(options, [(r.metric, True)])[0][r.metric]
-        g = _exact(r.gap if named is None else named)
+        g = _exact(r.gap if gaps[r.metric] is None else gaps[r.metric])
         if not d or abs(g) > d:
             raise EvalDeltaError(f"--sequential: {r.metric}: a gap of "
                                  f"{float(g):g} cannot arise at the pilot's "

@@ -179,3 +179,22 @@ def test_rank_names_each_distinct_metric_with_its_aliases(capsys, tmp_path):
     assert out.startswith("3 systems, 50 items, metric exact_match (= "
                           "exact_match@5, quasi_exact_match, ... on every "
                           "item) (higher is better)")
+
+
+def test_rank_names_the_aliases_in_each_subsets_block_too(capsys, tmp_path):
+    # rank --by named 'exact_match (= em5 on every item)' over all the
+    # items and plain 'exact_match' in each subject's block.
+    runs = []
+    for name, rate in (("a", 3), ("b", 2)):
+        rows = [f"{i},s{i % 2},{int(i % rate == 0)}" for i in range(24)]
+        (tmp_path / f"{name}.csv").write_text(
+            "id,subject,exact_match,em5\n"
+            + "".join(f"{row},{row.rsplit(',', 1)[1]}\n" for row in rows))
+        runs.append(str(tmp_path / f"{name}.csv"))
+    assert bed.main(["rank", *runs, "--by", "subject", "--resamples",
+                     "200", "--quiet"]) == 0
+    heads = [line for line in capsys.readouterr().out.splitlines()
+             if line.startswith("2 systems, ")]
+    assert len(heads) == 3                   # all the items, then s0, s1
+    assert all("metric exact_match (= em5 on every item) (higher is "
+               "better)" in line for line in heads), heads

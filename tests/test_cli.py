@@ -770,7 +770,8 @@ def test_every_flag_is_declared_in_one_row_of_the_table():
 
 
 def test_every_row_fills_an_options_field_once_per_command():
-    fields = set(bed._Options._fields)
+    fields = set(bed._Options._fields) | {
+        f"reading.{name}" for name in bed._Reading._fields}
     assert sorted(r.flag for r in bed._OPTIONS
                   if r.field is not None and r.field not in fields) == []
     for command in bed._COMMANDS:
@@ -784,14 +785,46 @@ def test_every_row_fills_an_options_field_once_per_command():
     # option given from one not; --jobs's is the machine's).
     for command, parser in _subparsers().items():
         for r in bed._OPTIONS:
-            if (command in r.commands and r.field and r.flag != "--jobs"
-                    and r.flag.startswith("--")):
+            if (command in r.commands and r.field in bed._Options._fields
+                    and r.flag != "--jobs" and r.flag.startswith("--")):
                 default = bed._Options._field_defaults[r.field]
                 if r.unset is True or command in r.unset:
                     default = None
                 elif r.get(command, "action") == "append":
                     default = list(default) if default is not None else None
                 assert parser.get_default(r.dest) == default, (command, r)
+
+
+def test_the_reading_and_plans_pilot_options_come_from_the_table():
+    # _Reading is filled from the rows naming its fields ("reading.task"),
+    # as _Options is; plan's options that only --from uses, or that cannot
+    # go with it, are a column of the same rows (_Opt.pilot).
+    parser = bed._build_parser("bed")
+    args = parser.parse_args(
+        ["compare", "a", "b", "--by", "task", "--allow-partial", "--records",
+         "x.y", "--task", "t", "--filter", "f", "--scorer", "s",
+         "--choice-scores", "A=1,B=0", "--max-inflate", "7"])
+    assert bed._Options(**bed._settled(args)).reading == bed._Reading(
+        records="x.y", task="t", filter="f", scorer="s",
+        allow_partial=True, choice_scores={"A": 1, "B": 0},
+        all_tasks=True, inflate=7 << 20)
+    args = parser.parse_args(["check", "a", "--from-format", "document"])
+    assert bed._settled(args)["reading"] == bed._Reading(format="document")
+    pilot = {r.flag: r.pilot for r in bed._OPTIONS
+             if "plan" in r.commands and r.pilot is not None}
+    assert pilot["--task"] and pilot["--human"] and not pilot["--n-items"]
+    values = {"--choice-scores": ["A=1"], "--budget": ["5"],
+              "--from-format": ["document"],
+              "--n-items": ["5"], "--runs": [], "--simulate": []}
+    for flag, only in pilot.items():
+        argv = ["plan", flag, *values.get(flag, ["0.5"])] + (
+            ["--acc-a", "0.7", "--acc-b", "0.8"] if only else
+            ["--from", "p.csv", "q.csv"])
+        with pytest.raises(bed.EvalDeltaError) as error:
+            bed._plan_options(parser.parse_args(argv))
+        assert str(error.value) == flag + (
+            " goes with --from (pilot data)" if only else
+            " does not go with --from: the pilot data set the design")
 
 
 @pytest.mark.parametrize("function, keyword, value, flag", [

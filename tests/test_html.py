@@ -200,3 +200,15 @@ def test_check_page_shows_its_profile_and_commands_as_tables(capsys):
     fields = [line.split()[0] for line in text.split("\n")[4:9]]
     assert fields == ["id", "subject", "passage_id", "acc", "latency"]
     assert all(f"<tr><td>{f}</td>" in out for f in fields)
+
+
+def test_the_tables_caption_names_the_adjustment_used(capsys):
+    # The caption said "p (Holm): ..." whatever --adjust was, over a
+    # column headed "p (BH)"; it is now the text report's note.
+    out, reader = page_of(capsys, ["compare", example("base.jsonl"),
+                                   example("cand.jsonl"), "--resamples",
+                                   "200", "--adjust", "bh"])
+    caption = out.split('<p class="caption">')[1].split("</p>")[0]
+    assert caption.startswith("p (BH): each p BH-adjusted (Benjamini-"
+                              "Hochberg) across 2 metrics, the verdicts")
+    assert "<th>p (BH)</th>" in out and "p (Holm)" not in out

@@ -253,12 +253,9 @@ def test_wide_records_are_built_by_keyword():
     wide = {name for name, count in fields.items() if count >= 8}
     assert {"_MetricResult", "_Compared", "_Profile", "_Judgement"} <= wide
     # ... in the code and in its docstrings' examples, which readers copy
-    # (_read_line's in Input and _pilot_plan's, a plan formatter, are left
-    # to the helpers editing those this round)
     parser = doctest.DocTestParser()
     examples = [ast.parse(e.source) for node in nodes() if isinstance(
         node, (ast.Module, ast.FunctionDef, ast.ClassDef))
-        and getattr(node, "name", "") not in ("_read_line", "_pilot_plan")
         for e in parser.get_examples(ast.get_docstring(node) or "")]
     assert len(examples) > 100
     positional = [f"{node.func.id} (line {node.lineno})"

@@ -431,3 +431,28 @@ def test_each_compare_column_reaches_every_form_it_names(capsys,
     assert "anytime-valid" in texts[1] and "type" in texts[0]
     assert filled >= keys and {"bayes", "sequential", "equivalence",
                                "churn", "subset"} <= filled
+
+
+def test_an_adjusted_p_from_a_p_at_the_resampling_limit_is_a_bound(
+        capsys, tmp_path):
+    # x's sign-flip p is the least 200 resamples give, so a bound ("<= ");
+    # its adjusted p, built from it, is one too, in the overall rows as in
+    # the subset rows (the overall rows printed it bare).
+    rng = random.Random(1)
+    paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    rows = [[], []]
+    for i in range(60):
+        x = rng.random()
+        rows[0].append(f"{i},s{i % 2},{x:.4f},{rng.random():.4f}")
+        rows[1].append(f"{i},s{i % 2},{x + 1 + rng.random():.4f},"
+                       f"{rng.random():.4f}")
+    for path, lines in zip(paths, rows):
+        path.write_text("id,subject,x,y\n" + "\n".join(lines) + "\n")
+    assert bed.main(["compare", *map(str, paths), "--metric", "x",
+                     "--metric", "y", "--by", "subject", "--method",
+                     "resample", "--resamples", "200", "--quiet"]) == 0
+    table = [line for line in capsys.readouterr().out.splitlines()
+             if line.startswith("x ")]
+    assert len(table) == 3                  # overall, then two subsets
+    for line in table:
+        assert line.count("<= ") == 2, line       # p and p (Holm)

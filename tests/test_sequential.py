@@ -302,6 +302,22 @@ def test_plan_sequential_from_a_pilot(capsys):
     capsys.readouterr()
 
 
+def test_plan_sequential_replays_the_gaps_plan_sized_for():
+    # _run_pilot hands _pilot_stopping the gaps it sized each metric for
+    # (_planned_gaps, once); a gap the pilot's discordance cannot give is
+    # refused before any replay.
+    import os
+    runs = [os.path.join(os.path.dirname(__file__), os.pardir, "datasets",
+                         "examples", name) for name in ("base.jsonl",
+                                                        "cand.jsonl")]
+    options = bed._options(bed._build_parser("bed").parse_args(
+        ["plan", "--from", *runs, "--metric", "acc", "--sequential"]))
+    rows = bed._plan_from_pilot(options)
+    with pytest.raises(bed.EvalDeltaError, match="acc: a gap of 0.9 cannot "
+                       "arise at the pilot's discordance 0.375"):
+        bed._pilot_stopping(options, rows, {"acc": 0.9})
+
+
 # Betting: bounded scores (issue 34) #######################################
 
 def bounded_pairs(rng, n, gap, sd=0.15):
