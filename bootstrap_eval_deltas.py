@@ -18865,7 +18865,8 @@ def _sentence_parts(r, j, confidence, resamples=None):
                 f"{_p_words(r, resamples)} ({r.test})" + (
                     "" if j.family_size == 1 else ", not adjusted"
                     if j.adjust == "none" else
-                    f", {_p_text(_adjusted_p(j))} after "
+                    f", {'<= ' * _at_limit(r, resamples)}"
+                    f"{_p_text(_adjusted_p(j))} after "
                     f"{_ADJUST_NAMES[j.adjust]}"))
     elif j.verdict == "non-inferior":
         head = (f"{verdict} within the margin of "

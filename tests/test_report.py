@@ -456,3 +456,25 @@ def test_an_adjusted_p_from_a_p_at_the_resampling_limit_is_a_bound(
     assert len(table) == 3                  # overall, then two subsets
     for line in table:
         assert line.count("<= ") == 2, line       # p and p (Holm)
+
+
+def test_the_verdicts_adjusted_p_is_a_bound_where_the_table_says_one(
+        capsys, tmp_path):
+    # The sentence under the table says the adjusted p as the table does:
+    # "p <= 0.004975 ..., <= 0.00995 after Holm", not a bare 0.00995.
+    rng = random.Random(1)
+    paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    rows = [[], []]
+    for i in range(60):
+        x = rng.random()
+        rows[0].append(f"{i},{x:.4f},{rng.random():.4f}")
+        rows[1].append(f"{i},{x + 1 + rng.random():.4f},{rng.random():.4f}")
+    for path, lines in zip(paths, rows):
+        path.write_text("id,x,y\n" + "\n".join(lines) + "\n")
+    assert bed.main(["compare", *map(str, paths), "--metric", "x",
+                     "--metric", "y", "--method", "resample",
+                     "--resamples", "200", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    said = [line for line in out.splitlines() if "after Holm" in line]
+    assert said and all(re.search(r"<= [0-9.e-]+ after Holm", line)
+                        for line in said), out
