@@ -23028,6 +23028,9 @@ def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=_ALPHA,
     if corr is not None and discordance is not None:
         raise EvalDeltaError("give corr or discordance, not both: each sets "
                              "how often the systems disagree")
+    if acc_a is None or acc_b is None:   # float(None) raised TypeError
+        said = "acc_a" if acc_a is None else "acc_b"
+        raise EvalDeltaError(f"{said}=None: give the system's accuracy")
     return _plan_design(**_library_checked("plan", dict(
         acc_a=acc_a, acc_b=acc_b, corr=corr, discordance=discordance,
         alpha=alpha, power=power, n_items=n_items)))
@@ -23161,7 +23164,8 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
         "compare", dict(confidence=confidence, alpha=alpha,
                         resamples=resamples, jobs=jobs, interval=interval,
                         method=method), seed=seed,
-        margin=() if margin is None else ((None, margin),),
+        margin=() if margin is None else ((None, _library_value(
+            "compare", "margin", margin)),),
         judge_map=_library_spec(judge_map, _judge_map_of, "judge_map"),
         scale=_library_spec(scale, _bounds_of, "scale"),
         family=_library_spec(family if not isinstance(family, dict) else [
@@ -24281,6 +24285,9 @@ def _margin_spec(text):
         raise argparse.ArgumentTypeError(
             f"expected M or NAME=M with M a positive number: {exc}") from None
     return (name or None), margin
+
+
+_margin_spec.kind = float      # the library's margin= is M, checked as M
 
 
 def _anchor_spec(text):
