@@ -23063,6 +23063,8 @@ def _library_value(command, keyword, value):
             return value
         values = value if isinstance(value, (list, tuple)) else [value]
         try:
+            if any(isinstance(x, bool) for x in values):
+                raise TypeError          # resamples=True was 1 resample
             text = ",".join(str(operator.index(x)) for x in values)
         except TypeError:
             raise ValueError("expected a whole number") from None

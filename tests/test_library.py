@@ -122,7 +122,11 @@ def test_bad_values_say_which(capsys):
             (lambda: bed.compare([0, 1], [1, 1], margin=-1),
              "margin=-1: expected M or NAME=M with M a positive number"),
             (lambda: bed.compare([0, 1], [1, 1], margin="x"), "margin='x'"),
-            (lambda: bed.plan(0.7, None), "acc_b=None: give the system's")):
+            (lambda: bed.plan(0.7, None), "acc_b=None: give the system's"),
+            # True is no count (c50836f refused it; the table's check took
+            # it as 1 resample)
+            (lambda: bed.compare([0, 1], [1, 1], resamples=True),
+             "resamples=True: expected a whole number")):
         with pytest.raises(bed.EvalDeltaError, match="^" + bed.re.escape(
                 said)):             # said once: 'human_a[0]: human_a[0]: '
             call()
