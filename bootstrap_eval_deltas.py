@@ -23338,7 +23338,8 @@ def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
             x = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"expected a number, not {text!r}") from None
+                f"expected a {'whole ' * (kind is int)}number, not "
+                f"{text!r}") from None
         too_low = x <= lo if lo_open else x < lo
         too_high = hi is not None and (x >= hi if hi_open else x > hi)
         if too_low or too_high or not math.isfinite(x):
@@ -23417,8 +23418,9 @@ class _Parser(argparse.ArgumentParser):
             near = difflib.get_close_matches(
                 word, sorted(mine.union(owners)), 1, 0.6)
             if near and near[0] not in mine:    # the closest is another's
+                *some, last = owners[near[0]]      # compare, plan and rank
                 return (f" ({near[0]} is an option of "
-                        f"{' and '.join(owners[near[0]])})")
+                        f"{', '.join(some) + ' and ' if some else ''}{last})")
             if near:
                 return f" (did you mean {near[0]}?)"
         return ""
