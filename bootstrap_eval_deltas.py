@@ -23119,7 +23119,8 @@ def _library_spec(value, parse, keyword):
     """
     if value is None:
         return None
-    text = value if isinstance(value, str) else ",".join(map(str, value))
+    text = (",".join(map(str, value)) if hasattr(value, "__iter__")
+            and not isinstance(value, str) else str(value))  # scale=5 too
     try:
         return parse(text)
     except EvalDeltaError as error:

@@ -122,6 +122,9 @@ def test_bad_values_say_which(capsys):
             (lambda: bed.compare([0, 1], [1, 1], margin=-1),
              "margin=-1: expected M or NAME=M with M a positive number"),
             (lambda: bed.compare([0, 1], [1, 1], margin="x"), "margin='x'"),
+            (lambda: bed.compare([0, 1], [1, 1], human_a=[1, 0],
+                                 human_b=[1, 1], scale=5),     # TypeError
+             "scale: expected LO,HI with LO < HI, not '5'"),
             (lambda: bed.plan(0.7, None), "acc_b=None: give the system's"),
             # True is no count (c50836f refused it; the table's check took
             # it as 1 resample)
