@@ -23388,6 +23388,13 @@ class _Parser(argparse.ArgumentParser):
             message = self._MISSING.get(self.prog.split()[-1], message)
         elif message.startswith("unrecognized arguments: "):
             message += self._near(message.split(": ", 1)[1].split())
+        given = [*getattr(self, "given", ()), ""]  # --bounds -5,5 is read
+        flag = message.split(":")[0].split()[-1]   # as a flag, not a value
+        value = given[given.index(flag) + 1] if flag in given else ""
+        if message.endswith("expected one argument") and re.match(
+                r"-[\d.]", value):
+            message += f" (a value that starts with '-' goes after '=': " \
+                       f"{flag}={value})"
         self.exit(2, f"{self.prog}: error: {message}; see {self.prog} "
                      f"--help\n")
 
