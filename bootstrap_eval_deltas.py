@@ -23035,6 +23035,9 @@ def plan(acc_a, acc_b, *, corr=None, discordance=None, alpha=_ALPHA,
     if corr is not None and discordance is not None:
         raise EvalDeltaError("give corr or discordance, not both: each sets "
                              "how often the systems disagree")
+    if acc_a is None or acc_b is None:   # float(None) raised TypeError
+        said = "acc_a" if acc_a is None else "acc_b"
+        raise EvalDeltaError(f"{said}=None: give the system's accuracy")
     return _plan_design(**_library_checked("plan", dict(
         acc_a=acc_a, acc_b=acc_b, corr=corr, discordance=discordance,
         alpha=alpha, power=power, n_items=n_items)))
@@ -23067,6 +23070,8 @@ def _library_value(command, keyword, value):
             return value
         values = value if isinstance(value, (list, tuple)) else [value]
         try:
+            if any(isinstance(x, bool) for x in values):
+                raise TypeError          # resamples=True was 1 resample
             text = ",".join(str(operator.index(x)) for x in values)
         except TypeError:
             raise ValueError("expected a whole number") from None
@@ -23121,7 +23126,8 @@ def _library_spec(value, parse, keyword):
     """
     if value is None:
         return None
-    text = value if isinstance(value, str) else ",".join(map(str, value))
+    text = (",".join(map(str, value)) if hasattr(value, "__iter__")
+            and not isinstance(value, str) else str(value))  # scale=5 too
     try:
         return parse(text)
     except EvalDeltaError as error:
@@ -23168,7 +23174,8 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
         "compare", dict(confidence=confidence, alpha=alpha,
                         resamples=resamples, jobs=jobs, interval=interval,
                         method=method), seed=seed,
-        margin=() if margin is None else ((None, margin),),
+        margin=() if margin is None else ((None, _library_value(
+            "compare", "margin", margin)),),
         judge_map=_library_spec(judge_map, _judge_map_of, "judge_map"),
         scale=_library_spec(scale, _bounds_of, "scale"),
         family=_library_spec(family if not isinstance(family, dict) else [
@@ -23339,7 +23346,8 @@ def _bounded(kind, lo, hi, *, lo_open=True, hi_open=True):
             x = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"expected a number, not {text!r}") from None
+                f"expected a {'whole ' * (kind is int)}number, not "
+                f"{text!r}") from None
         too_low = x <= lo if lo_open else x < lo
         too_high = hi is not None and (x >= hi if hi_open else x > hi)
         if too_low or too_high or not math.isfinite(x):
@@ -23387,6 +23395,13 @@ class _Parser(argparse.ArgumentParser):
             message = self._MISSING.get(self.prog.split()[-1], message)
         elif message.startswith("unrecognized arguments: "):
             message += self._near(message.split(": ", 1)[1].split())
+        given = [*getattr(self, "given", ()), ""]  # --bounds -5,5 is read
+        flag = message.split(":")[0].split()[-1]   # as a flag, not a value
+        value = given[given.index(flag) + 1] if flag in given else ""
+        if message.endswith("expected one argument") and re.match(
+                r"-[\d.]", value):
+            message += f" (a value that starts with '-' goes after '=': " \
+                       f"{flag}={value})"
         self.exit(2, f"{self.prog}: error: {message}; see {self.prog} "
                      f"--help\n")
 
@@ -23418,8 +23433,9 @@ class _Parser(argparse.ArgumentParser):
             near = difflib.get_close_matches(
                 word, sorted(mine.union(owners)), 1, 0.6)
             if near and near[0] not in mine:    # the closest is another's
+                *some, last = owners[near[0]]      # compare, plan and rank
                 return (f" ({near[0]} is an option of "
-                        f"{' and '.join(owners[near[0]])})")
+                        f"{', '.join(some) + ' and ' if some else ''}{last})")
             if near:
                 return f" (did you mean {near[0]}?)"
         return ""
@@ -24270,6 +24286,9 @@ def _margin_spec(text):
         raise argparse.ArgumentTypeError(
             f"expected M or NAME=M with M a positive number: {exc}") from None
     return (name or None), margin
+
+
+_margin_spec.kind = float      # the library's margin= is M, checked as M
 
 
 def _anchor_spec(text):

@@ -583,6 +583,18 @@ def test_a_mistyped_option_is_refused_with_the_one_meant(capsys, tmp_path,
     with pytest.raises(SystemExit):
         bed.main(["check", SHIPPED_CSV, "--verbos"])
     assert "(--verbose is an option of compare)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):        # not 'compare and plan and rank'
+        bed.main(["--alpha", "0.1"])
+    assert "(--alpha is an option of compare, plan and rank)" in \
+        capsys.readouterr().err
+    with pytest.raises(SystemExit):        # not 'expected a number': it is
+        bed.main(["compare", SHIPPED_CSV, "--resamples", "2.5"])
+    assert "--resamples: expected a whole number, not '2.5'" in \
+        capsys.readouterr().err
+    with pytest.raises(SystemExit):        # argparse takes -5,5 for a flag
+        bed.main(["compare", SHIPPED_CSV, "--sequential", "--bounds", "-5,5"])
+    assert "expected one argument (a value that starts with '-' goes after " \
+        "'=': --bounds=-5,5)" in capsys.readouterr().err
     # A mistyped option and no runs said only "give the baseline's run":
     # the option is named first ("compare --help-all").
     with pytest.raises(SystemExit):

@@ -116,7 +116,20 @@ def test_bad_values_say_which(capsys):
              "direction='up'"),
             (lambda: bed.compare([1, 0], [1, 1], human_a=[None, "x"],
                                  human_b=[1, None]),
-             "human_a[1]: not a number: 'x'")):
+             "human_a[1]: not a number: 'x'"),
+            # as --margin refuses them (margin=-1 was taken, 'x' raised
+            # TypeError), and an accuracy left None (TypeError from float)
+            (lambda: bed.compare([0, 1], [1, 1], margin=-1),
+             "margin=-1: expected M or NAME=M with M a positive number"),
+            (lambda: bed.compare([0, 1], [1, 1], margin="x"), "margin='x'"),
+            (lambda: bed.compare([0, 1], [1, 1], human_a=[1, 0],
+                                 human_b=[1, 1], scale=5),     # TypeError
+             "scale: expected LO,HI with LO < HI, not '5'"),
+            (lambda: bed.plan(0.7, None), "acc_b=None: give the system's"),
+            # True is no count (c50836f refused it; the table's check took
+            # it as 1 resample)
+            (lambda: bed.compare([0, 1], [1, 1], resamples=True),
+             "resamples=True: expected a whole number")):
         with pytest.raises(bed.EvalDeltaError, match="^" + bed.re.escape(
                 said)):             # said once: 'human_a[0]: human_a[0]: '
             call()
