@@ -12671,8 +12671,8 @@ def _directory_source(path, how):
         raise EvalDeltaError(
             f"{path}: a directory of {len(files)} files, none a run that a "
             f"framework writes in its directories (those of "
-            f"{', '.join(r.name for r in _READERS if r.layout)}); name "
-            f"the file to read")
+            f"{', '.join(r.name for r in _READERS if r.layout)}: compare "
+            f"--help names the files each writes); name the file to read")
     runs, older = _newest_runs(path, found)
     if how.task is not None:
         if how.task not in runs:
