@@ -31,9 +31,16 @@ def section_of(line, found):
 
 
 @functools.lru_cache(maxsize=None)
+def walked():
+    """Each top-level statement with every node under it, the module's
+    tree walked once for the tests here."""
+    return tuple((node, tuple(ast.walk(node))) for node in TREE.body)
+
+
+@functools.lru_cache(maxsize=None)
 def nodes():
-    """Every node of the module's tree, walked once for the tests here."""
-    return tuple(ast.walk(TREE))
+    """Every node of the module's tree."""
+    return (TREE,) + tuple(sub for _, subs in walked() for sub in subs)
 
 
 def defined(node):
@@ -70,11 +77,11 @@ def test_sections_meet_only_at_their_doors():
             for node in TREE.body if hasattr(node, "lineno")
             for name in defined(node)}
     reaches, used = set(), set()
-    for node in TREE.body:
+    for node, subs in walked():
         if not hasattr(node, "lineno"):
             continue
         here = section_of(node.lineno, found)
-        for sub in ast.walk(node):
+        for sub in subs:
             if isinstance(sub, ast.Name) and sub.id.startswith("_"):
                 there = home.get(sub.id)
                 if (there and there != here and there not in SHARED
@@ -110,10 +117,10 @@ def test_only_fast_paths_imports_processes_forks_or_sets_globals():
     fast = [start for start, name in found if name == "Fast paths"]
     assert fast, "no Fast paths section"
     outside = []
-    for node in TREE.body:
+    for node, subs in walked():
         if not hasattr(node, "lineno") or node.lineno >= fast[0]:
             continue
-        for sub in ast.walk(node):
+        for sub in subs:
             if isinstance(sub, (ast.Import, ast.ImportFrom)):
                 names = {a.name.split(".")[0] for a in sub.names}
                 names.add((getattr(sub, "module", None) or "").split(".")[0])
@@ -333,11 +340,11 @@ def test_report_only_formats():
             for node in TREE.body
             if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     calls = set()
-    for node in TREE.body:
+    for node, subs in walked():
         if section_of(getattr(node, "lineno", 0), found) not in (
                 "Report", "Run store"):
             continue
-        for sub in ast.walk(node):
+        for sub in subs:
             if not isinstance(sub, ast.Call) or getattr(
                     sub.func, "id", "") == "isinstance":
                 continue
