@@ -1343,6 +1343,7 @@ class _MetricResult(NamedTuple):
     boot_ci: "Interval | None" = None  # a binary metric's paired bootstrap
                              # interval, where ci_paired inverts McNemar's
     churn: object = None     # _churn's, once judged (_judged)
+    by_mid_p: bool = False   # judged by the mid-p test (--mid-p)
 
     def __repr__(self):
         """One short line: the figures, not the 2,000 draws behind them."""
@@ -2787,7 +2788,7 @@ def _compare_binary_by_counts(pairs, rng, *, resamples=RESAMPLES,
 
 
 def _binary_result(cells, ci, paired, metric, direction, confidence, *,
-                   article=False):
+                   article=False, mid=False):
     """Return the _MetricResult of 0/1 pairs from their cell counts.
 
     *ci* holds the four bootstrap intervals and *paired* the paired
@@ -2805,6 +2806,8 @@ def _binary_result(cells, ci, paired, metric, direction, confidence, *,
     alone 30.9% at worst; it is 14% wider on average (23% at 10 items, 8% at
     200), and that rule's interval and the test parted on 2.7% of
     outcomes on average, 15.6% at worst (tests/benchmark.py --part small).
+    *mid* (--mid-p): McNemar's mid-p test and the interval dual to it
+    instead, named so (by_mid_p).
     """
     n = sum(cells.values())
     both, a_only, b_only = cells[1, 1], cells[1, 0], cells[0, 1]
@@ -2818,13 +2821,15 @@ def _binary_result(cells, ci, paired, metric, direction, confidence, *,
     if not article:
         ci[:2] = (_clopper_pearson(k, n, confidence)
                   for k in (both + a_only, both + b_only))
-        ci[2] = _mcnemar_interval(a_only, b_only, n, confidence, p_exact)
-        method = "Fay-Lumbard"
+        ci[2] = _mcnemar_interval(a_only, b_only, n, confidence,
+                                  mid_p if mid else p_exact, mid=mid)
+        method = "Fay-Lumbard mid-p" if mid else "Fay-Lumbard"
     return _MetricResult(
         metric=metric, kind="binary", direction=direction, n_items=n,
         a=unit(both + a_only), b=unit(both + b_only),
         gap=unit(b_only - a_only), ci_a=ci[0], ci_b=ci[1], ci_paired=ci[2],
-        ci_unpaired=ci[3], test="McNemar exact", p=p_exact,
+        ci_unpaired=ci[3], test="McNemar mid-p" if mid else "McNemar exact",
+        p=mid_p if mid else p_exact, by_mid_p=mid,
         mcnemar=McNemar(a_only, b_only, p_exact), mid_p=mid_p, score_ci=score,
         se=se, clusters=None, draws=[x / n if type(x) is int
                                      else float(unit(x))
@@ -2928,23 +2933,9 @@ def _compare_tally(tally, rng, options=_Options(), metric=_Metric(), *,
     if method == "saddlepoint":
         result = _saddle_items(pairs, exact, scale, options, metric, strict)
         if result is not None:
-            return _with_mid_p(result, options)
+            return result
         exact = dict(zip(pairs, zip(*exact)))      # lumpy: resample
-    return _with_mid_p(_compare_items(pairs, exact, scale, rng, options,
-                                      metric), options)
-
-
-def _with_mid_p(r, options):
-    """Return the _MetricResult r of a 0/1 metric judged by --mid-p: the
-    mid-p McNemar test and the interval dual to it, named so; any other r
-    as it is."""
-    if not options.mid_p or r.mcnemar is None:
-        return r
-    m = r.mcnemar
-    return r._replace(
-        test="McNemar mid-p", p=r.mid_p, paired_method="Fay-Lumbard mid-p",
-        ci_paired=_mcnemar_interval(m.a_only, m.b_only, r.n_items,
-                                    options.confidence, r.mid_p, mid=True))
+    return _compare_items(pairs, exact, scale, rng, options, metric)
 
 
 _METHODS = ("auto", "saddlepoint", "resample")
@@ -3298,7 +3289,8 @@ def _compare_items(pairs, exact, scale, rng, options, metric):
     ci.append(percentile_interval(replicates[3], confidence))
     if kind == "binary":
         return _binary_result(_cells(pairs), ci, replicates[2], metric.name,
-                              metric.direction, confidence)
+                              metric.direction, confidence,
+                              mid=options.mid_p)
     unit = _divider(scale * n)
     p, how = _sign_flip(*_nonzero(d, counts), rng, resamples)
     ci = [Interval(unit(lo), unit(hi)) for lo, hi in ci]
@@ -3358,7 +3350,8 @@ def _saddle_items(pairs, exact, scale, options, metric, strict):
     if kind == "binary":
         result = _binary_result(_cells(pairs),
                                 [(lo * n, hi * n) for lo, hi in ci],
-                                [], metric.name, metric.direction, confidence)
+                                [], metric.name, metric.direction, confidence,
+                                mid=options.mid_p)
         return result._replace(draws=shape, method="saddlepoint")
     expanded = (options.interval == "percentile"
                 and _expanded(confidence, n) != confidence)
@@ -9316,7 +9309,7 @@ def _margin_interval(r, confidence=CONFIDENCE):
     """Return (interval, its name) on which non-inferiority is judged, or
     (None, why) where the data give no interval with width."""
     if r.mcnemar is not None:           # the headline's own interval
-        m, mid = r.mcnemar, getattr(r, "test", None) == "McNemar mid-p"
+        m, mid = r.mcnemar, getattr(r, "by_mid_p", False)
         return (_mcnemar_interval(m.a_only, m.b_only, r.n_items, confidence,
                                   mid=mid),
                 "Fay-Lumbard mid-p interval" if mid else
@@ -18909,7 +18902,7 @@ def _approximate_words(r, confidence):
     --mid-p, the mid-p test and its interval, and the exact test is one of
     the others)."""
     level = 1 - _exact(confidence)
-    mid = r.test == "McNemar mid-p"
+    mid = r.by_mid_p
     exact = float(r.mid_p if mid else r.mcnemar.p_exact) < level
     others = [("McNemar's exact test", float(r.mcnemar.p_exact) < level)
               if mid else ("the mid-p", float(r.mid_p) < level),

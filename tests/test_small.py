@@ -387,6 +387,29 @@ def test_mid_p_judges_compare_and_ranks_pairs(capsys, tmp_path):
         assert words in capsys.readouterr()[1]
 
 
+def test_mid_p_is_a_field_and_only_its_interval_is_computed(monkeypatch):
+    # --mid-p once built the exact interval and then replaced it, and
+    # Report knew the mid-p result by its test's name: now the one shown
+    # is the one computed, and by_mid_p says which it is.
+    calls = []
+    interval = bed._mcnemar_interval
+    monkeypatch.setattr(bed, "_mcnemar_interval", lambda *a, **k: (
+        calls.append(k.get("mid", False)), interval(*a, **k))[1])
+    a, b = [1] * 3 + [0] * 5, [1] * 8
+    for method in ("saddlepoint", "resample"):
+        calls.clear()
+        r = bed._compare_metric(a, b, random.Random(0), bed._Options(
+            resamples=50, mid_p=True, method=method))
+        assert (r.by_mid_p, r.test, r.p, calls[:1]) == (
+            True, "McNemar mid-p", r.mid_p, [True])
+        assert r.ci_paired == interval(0, 5, 8, 0.95, mid=True)
+    exact = bed._compare_metric(a, b, random.Random(0),
+                                bed._Options(resamples=50))
+    assert not exact.by_mid_p
+    assert bed._margin_interval(exact._replace(test="McNemar mid-p"))[1] \
+        == "Fay-Lumbard interval"
+
+
 @settings(max_examples=15, deadline=None)
 @given(pairs=st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)),
                       min_size=1, max_size=40))
