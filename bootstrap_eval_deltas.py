@@ -13493,7 +13493,11 @@ def _read_openai_evals(head, how):
 # (SYSTEM.score, SYSTEM.NAME).  An item is its test case (its description
 # and vars), never its index: two evals both number their tests from 0.
 # Repeats of a test (--repeat) share its testCase: epochs of one item.
-# failureReason 2 is an API error, not a wrong answer.  A test that some
+# failureReason 2 is an API error, not a wrong answer.  A grader that
+# failed (promptfoo's graderFail: metadata.graderError on the grading
+# result or an assertion's; a javascript assertion that threw, written as a
+# plain failure, reason "Custom function threw error: ...") gave no
+# verdict: that system's cell is missing, not a 0.  A test that some
 # systems never ran (a test limited to some prompts) is a missing cell:
 # compare with --allow-partial compares the tests both systems ran.
 
@@ -13531,7 +13535,7 @@ def _promptfoo_source(path, results, how):
     """Return the wide _Source of promptfoo's results: a row per test case, a
     column per system and score."""
     prompts = {_prompt_label(r) for r in results if isinstance(r, dict)}
-    cells, systems, errored = {}, [], set()
+    cells, systems, errored, ungraded = {}, [], set(), 0
     for number, result in enumerate(results, 1):
         if not isinstance(result, dict):
             raise EvalDeltaError(f"{path}: result {number} is not an object")
@@ -13547,11 +13551,15 @@ def _promptfoo_source(path, results, how):
         values = {system: result.get("success"),
                   f"{system}.score": result.get("score")}
         named = result.get("namedScores")
-        if isinstance(named, dict):
+        if _grader_errored(result):
+            ungraded += 1
+            values = dict.fromkeys(values, ())
+        elif isinstance(named, dict):
             values.update((f"{system}.{k}", v) for k, v in named.items())
         row = cells.setdefault(item, {})
         for column, value in values.items():
-            row.setdefault(column, []).append(value)
+            row.setdefault(column, []).extend(
+                value if value == () else [value])
     labelled, most = [], 1
     columns = {c: None for row in cells.values() for c in row}
     alone = len(systems) == 1          # one provider: its fields by what
@@ -13561,7 +13569,7 @@ def _promptfoo_source(path, results, how):
         record = dict(id=item, **columns)    # a test a system did not run
         for column, values in row.items():
             most = max(most, len(values))
-            record[column] = _mean_of(values)
+            record[column] = _mean_of(values) if values else None
         if alone:
             record = {("success" if k == systems[0] else
                        k[len(systems[0]) + 1:] if k.startswith(
@@ -13575,8 +13583,17 @@ def _promptfoo_source(path, results, how):
              f"score score; a test is its description and vars" if alone
              else f"systems {', '.join(systems)}: one column each; a test "
                   f"is its description and vars"]
+    if ungraded == len(results) - sum(  # the API errors are refused or said
+            isinstance(r, dict) and r.get("failureReason") == 2
+            for r in results):
+        raise EvalDeltaError(f"{path}: every answer's grader errored "
+                             f"(graderError or 'Custom function threw "
+                             f"error'): nothing was graded")
     if most > 1:
         notes.append(f"up to {most} repeats per test, averaged")
+    if ungraded:
+        notes.append(f"{_items(ungraded, 'result')} whose grader errored "
+                     f"left out, not counted as failures")
     if errored:
         notes.append(f"{_items(len(errored), 'test')} with API errors left out "
                      f"(--allow-partial)")
@@ -13586,6 +13603,20 @@ def _promptfoo_source(path, results, how):
                           )._replace(settings=_read_settings(
                               _prompt_settings, first.get("prompt"),
                               first.get("provider")) if alone else {})
+
+
+def _grader_errored(result):
+    """Whether a failed promptfoo result's grader, not its answer, failed
+    (see the note above _is_promptfoo_lines)."""
+    graded = result.get("gradingResult")
+    if result.get("success") or not isinstance(graded, dict):
+        return False
+    parts = [graded, *(c for c in graded.get("componentResults") or ()
+                       if isinstance(c, dict))]
+    return any(isinstance(c.get("metadata"), dict)
+               and c["metadata"].get("graderError")
+               or str(c.get("reason")).startswith(
+                   "Custom function threw error") for c in parts)
 
 
 def _refuse_api_error(path, results, number, item, system):

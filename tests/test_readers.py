@@ -426,6 +426,47 @@ def test_promptfoo_api_errors_are_not_wrong_answers(capsys):
                for line in report["reading"])
 
 
+def test_promptfoo_grader_errors_are_not_wrong_answers(capsys, tmp_path):
+    # A grader that failed (promptfoo's graderFail: metadata.graderError;
+    # a javascript assertion that threw, written as a plain failure) gave
+    # no verdict: its cell is missing, said, never a 0 (nicheIQ's 18 of 30).
+    with open(fixture("promptfoo", "results.json")) as f:
+        doc = json.load(f)
+    results = doc["results"]["results"]
+    claude = [r for r in results if r["provider"]["label"] ==
+              "claude-3-haiku" and r.get("failureReason") != 2]
+    tests = [claude[0]["testCase"], claude[-1]["testCase"]]
+    ungraded = [r for r in claude if r["testCase"] in tests]
+    for r in ungraded:                 # every repeat of two tests
+        r["success"] = False
+        r["gradingResult"] = {"pass": False, "score": 0} | (
+            {"metadata": {"graderError": True}} if r["testCase"] == tests[0]
+            else {"componentResults": [
+                {"pass": False, "reason": "Custom function threw error: x"}]})
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(doc))
+    assert bed.main(["compare", str(path)]) == 2
+    assert "missing value" in capsys.readouterr().err
+    report = compare(capsys, str(path), "--allow-partial")
+    assert f"{len(ungraded)} results whose grader errored left out, not " \
+        f"counted as failures" in " ".join(report["reading"])
+    kept = [r for r in results if r["testCase"] not in tests]
+    assert report["n_items"] == 12
+    means = {}
+    for r in kept:
+        if r["provider"]["label"] == "claude-3-haiku":
+            means.setdefault(json.dumps(r["testCase"]), []).append(
+                Fraction(r["success"]))
+    assert report["metrics"][0]["observed"]["b"] == float(
+        sum(sum(v) / len(v) for v in means.values()) / len(means))
+    for r in results:
+        r["gradingResult"] = {"metadata": {"graderError": True}}
+        r["success"] = False
+    path.write_text(json.dumps(doc))
+    assert bed.main(["compare", str(path)]) == 2
+    assert "every answer's grader errored" in capsys.readouterr().err
+
+
 def test_deepeval_test_runs(capsys):
     report = compare(capsys, fixture("deepeval", "base"),
                      fixture("deepeval", "cand"))
