@@ -15428,10 +15428,11 @@ def _check_path(path, options, depth):
         return [_Profile(path, refused="an empty folder")]
     if found:
         parts = [os.path.relpath(f.path, path).split(os.sep) for f in found]
-        tops = sorted({p[0] for p in parts if len(p) > 1})
+        tops = sorted({p[0] for p in parts if len(p) > 1  # not .deepeval/:
+                       and not p[0].startswith(".")})     # the project's
         direct = sorted({p[0] for p in parts if len(p) == 1})
-        if depth and (len(tops) > 1 or tops and direct or not direct and set(
-                entries) - set(tops) and not tops[0].startswith(".")):
+        if depth and (len(tops) > 1 or tops and direct or tops and not
+                      direct and set(entries) - set(tops)):
             return _under(path, entries, options, depth)    # runs and more
         runs, older = _newest_runs(path, found)
         if len(runs) == 1 or options.reading.task is not None:

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 
 import pytest
 
@@ -190,6 +191,28 @@ def shipped():
             for group in (sorted(files), folders):
                 for x, y in itertools.combinations(group, 2):
                     yield [os.path.join(folder, x), os.path.join(folder, y)]
+
+
+def test_check_sees_a_deepeval_projects_hidden_run(capsys, tmp_path):
+    # deepeval writes .deepeval/.latest_test_run.json in the project and
+    # test_run_<date>.json in DEEPEVAL_RESULTS_FOLDER: check once read the
+    # dated file alone (the hidden folder skipped, unsaid), as compare did
+    # not.  Now the project is one run: the newest, the other said.
+    with open(at("tests", "fixtures", "deepeval", "cand",
+                 "test_run_20240602.json")) as f:
+        latest = json.load(f)
+    for results in ("", "eval-results"):
+        project = tmp_path / (results or "project")
+        (project / ".deepeval").mkdir(parents=True)
+        (project / ".deepeval" / ".latest_test_run.json").write_text(
+            json.dumps({"testRunData": latest}))
+        (project / results).mkdir(exist_ok=True)
+        shutil.copy(at("tests", "fixtures", "deepeval", "base",
+                       "test_run_20240601.json"), project / results)
+        entry, = check(capsys, str(project))["inputs"]
+        assert (entry["path"], entry["notes"][0]) == (
+            str(project), ".deepeval/.latest_test_run.json, the newest of "
+                          "2 runs")
 
 
 @pytest.mark.slow
