@@ -12388,10 +12388,12 @@ class _Reader(NamedTuple):
 
 class _Found(NamedTuple):
     """A run in a directory a framework wrote: its task, when it was
-    written (text that sorts in time, '' if unknown) and its file."""
+    written (text that sorts in time, '' if unknown), its file and, where
+    the directory holds several models' runs, its model."""
     task: str
     stamp: str
     path: str
+    model: str = ""
 
 
 _UNREAD = object()
@@ -12666,13 +12668,14 @@ def _directory_source(path, how):
             f"framework writes in its directories (those of "
             f"{', '.join(r.name for r in _READERS if r.layout)}: compare "
             f"--help names the files each writes); name the file to read")
-    runs, older = _newest_runs(path, found)
-    if how.task is not None:
-        if how.task not in runs:
-            raise EvalDeltaError(
-                f"{path}: no task {how.task!r} in this {reader.name} "
-                f"directory; its tasks are {', '.join(sorted(runs))}")
-        runs = {how.task: runs[how.task]}
+    runs, older = _newest_runs(path, found, how.task)
+    if how.task is not None and len(runs) != 1:
+        raise EvalDeltaError(
+            f"{path}: task {how.task!r} run by {len(runs)} models in this "
+            f"{reader.name} directory ({', '.join(sorted(runs))}): name one "
+            f"model's run" if runs else
+            f"{path}: no task {how.task!r} in this {reader.name} directory; "
+            f"its tasks are {', '.join(sorted({r.task for r in found}))}")
     notes = [older[task] for task in runs if task in older]
     if len(runs) > 1 and not how.all_tasks:
         raise EvalDeltaError(
@@ -12692,22 +12695,26 @@ _NEWEST = ", the newest of "   # a folder's run chosen: its note (_read_line)
 
 
 def _model_runs(found, models):
-    """Return the _Found runs with each task named by its model where the
-    files name several models (model_id, model_name): a folder of several
-    systems' runs holds a run of each to compare, and only one model's
-    repeated runs of a task are the newest and the older."""
+    """Return the _Found runs with their models where the files name
+    several models (model_id, model_name): a folder of several systems'
+    runs holds a run of each to compare, and only one model's repeated
+    runs of a task are the newest and the older."""
     if len(set(models) - {""}) < 2:     # '': a file that names none
         return found
-    return [run._replace(task=f"{model}/{run.task}" if model else run.task)
-            for run, model in zip(found, models)]
+    return [run._replace(model=model) for run, model in zip(found, models)]
 
 
-def _newest_runs(path, found):
-    """Return ({task: file of its newest run}, {task: a note on the runs
-    left out} for the tasks run more than once)."""
+def _newest_runs(path, found, task=None):
+    """Return ({run: file of its newest run}, {run: a note on the runs
+    left out} for those run more than once), a run named by its task, or
+    MODEL/TASK where several models ran; of the task *task* alone (or the
+    run of that name) if given."""
     by_task = {}
-    for run in sorted(found, key=lambda r: (r.task, r.stamp, r.path)):
-        by_task.setdefault(run.task, []).append(run)
+    for name, run in sorted(((f"{r.model}/{r.task}" if r.model else r.task,
+                              r) for r in found),
+                            key=lambda x: (x[0], x[1].stamp, x[1].path)):
+        if task is None or task in (run.task, name):
+            by_task.setdefault(name, []).append(run)
     older = {task: f"{os.path.relpath(runs[-1].path, path)}{_NEWEST}"
                    f"{len(runs)} runs" for task, runs in by_task.items()
              if len(runs) > 1}        # the older left out: a file names one
@@ -13775,9 +13782,10 @@ def _opencompass_runs(path):
                 file = os.path.join(folder, name)
                 if kind == "predictions" or b'"details"' in _head_bytes(file):
                     found.setdefault(key, {})[kind] = file
-    models = {model for model, _, _ in found}
-    return [_Found(dataset if len(models) == 1 else f"{model}/{dataset}",
-                   stamp, files.get("results", files.get("predictions")))
+    several = len({model for model, _, _ in found}) > 1
+    return [_Found(dataset, stamp, files.get("results",
+                                             files.get("predictions")),
+                   model if several else "")
             for (model, dataset, stamp), files in found.items()]
 
 
@@ -15434,8 +15442,8 @@ def _check_path(path, options, depth):
         if depth and (len(tops) > 1 or tops and direct or tops and not
                       direct and set(entries) - set(tops)):
             return _under(path, entries, options, depth)    # runs and more
-        runs, older = _newest_runs(path, found)
-        if len(runs) == 1 or options.reading.task is not None:
+        runs, older = _newest_runs(path, found, options.reading.task)
+        if len(runs) == 1 or options.reading.task is not None and not runs:
             whole = _profile(path, options, layout.name,
                              options.reading.task or next(iter(runs)))
             if whole.refused and depth and any(os.path.isdir(

@@ -490,6 +490,29 @@ def test_check_compares_a_folder_of_two_models_every_eval_ever_files(
     assert any("the newest of 2 runs" in n for n in entry["notes"])
 
 
+def test_task_names_the_task_alone_in_a_folder_of_models(capsys, tmp_path):
+    # The model was folded into the task's name, so --task arc_easy found
+    # no task in a folder of two models' runs: now it takes each model's
+    # run of it, apart, and check compares them.
+    for model in ("org/small", "org/large"):
+        for task in ("arc_easy", "hellaswag"):
+            eee_file(tmp_path / f"{model[4:]}-{task}.jsonl", model,
+                     [(i + len(model)) % 3 > 0 for i in range(12)], task)
+    report = check(capsys, str(tmp_path), "--task", "arc_easy")
+    assert [e["path"] for e in report["inputs"]] == [
+        str(tmp_path / "large-arc_easy.jsonl"),
+        str(tmp_path / "small-arc_easy.jsonl")]
+    assert bed.main(["compare", str(tmp_path), "--task", "arc_easy"]) == 2
+    assert "task 'arc_easy' run by 2 models in this every-eval-ever " \
+        "directory (org/large/arc_easy, org/small/arc_easy): name one " \
+        "model's run" in capsys.readouterr()[1]
+    assert bed.main(["compare", str(tmp_path), "--task", "nothing"]) == 2
+    assert "its tasks are arc_easy, hellaswag" in capsys.readouterr()[1]
+    entry, = check(capsys, str(tmp_path), "--task",
+                   "org/small/hellaswag")["inputs"]      # as it was named
+    assert (entry["path"], entry["refused"]) == (str(tmp_path), None)
+
+
 def test_check_compares_a_lighteval_details_folder_of_two_models(
         capsys, tmp_path):
     # lighteval --output-dir out: details/<org>/<model>/<date>/ beside
