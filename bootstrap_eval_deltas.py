@@ -10195,7 +10195,7 @@ def _is_number(value):
 
 
 def _read_tallies(baseline, candidate, metrics, options=_Options(),
-                  columns=False, groups=None, left_out=None):
+                  columns=False, groups=None, left_out=None, digests=None):
     """Return ([tally per metric], dropped) of one wide file or two runs.
 
     A tally counts the items with each (a, b) pair of values, or with a
@@ -10218,16 +10218,15 @@ def _read_tallies(baseline, candidate, metrics, options=_Options(),
     list is filled with each item's label, in the columns' order.  With
     *left_out*, [(run, [(numbers, records)] --allow-partial left out of it
     for a missing value)] of the two runs (_complete_rows), their ids are
-    not counted again as ids in one run only.
+    not counted again as ids in one run only (*digests*: _read_joined).
     """
     cluster, role = _grouping(options)
     columns = columns and (cluster is None or groups is not None)
     if candidate is None:
         return _read_wide(baseline, metrics, cluster, options.id_col, role,
                           columns, options.sequential and columns), 0
-    key = options.id_col or _shared_id_field(baseline.run(), candidate.run())
-    return _read_joined(baseline, candidate, metrics, key, options, columns,
-                        groups, _left_ids(left_out, key))
+    return _read_joined(baseline, candidate, metrics, options, columns,
+                        groups, left_out, digests)
 
 
 def _left_ids(left_out, key):
@@ -10471,14 +10470,19 @@ def _repeated(source, key, item, number, first):
                          f"(first at {source.where(first)})")
 
 
-def _read_joined(baseline, candidate, metrics, key, options, columns=False,
-                 groups=None, gone=(set(), set())):
-    """Return (tallies, dropped) of two runs joined on *key*: the baseline
-    held, the candidate streamed past it (see _read_tallies; *groups*
-    gets the items' labels where the columns are grouped; *gone* holds
-    the ids each run left out for a missing value, which *dropped* does
-    not count)."""
+def _read_joined(baseline, candidate, metrics, options, columns=False,
+                 groups=None, left_out=None, digests=None):
+    """Return (tallies, dropped) of two runs joined on their ids: the
+    baseline held, the candidate streamed past it (see _read_tallies;
+    *groups* gets the items' labels where the columns are grouped; the
+    ids each run left out for a missing value, *left_out*'s, are not
+    counted in *dropped*).  A list *digests* gets, where the tallies are counts, a
+    digest per metric of A's values on the shared items and B's as they
+    came, a batch at a time: equal where two metrics' values are equal
+    item by item (else 2^-128 to collide), with no column kept."""
     (cluster, role), allow_partial = _grouping(options), options.allow_partial
+    key = options.id_col or _shared_id_field(baseline.run(), candidate.run())
+    gone = _left_ids(left_out, key)
     fields = [m.b_field for m in metrics] + ([cluster] if cluster else [])
     (baseline, candidate), kept = _identities((baseline, candidate), key)
     stream = _candidate_batches(candidate, key, fields, options.jobs)
@@ -10489,6 +10493,7 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False,
         stream.close()
         raise
     places = None                     # a _Positions, made if needed
+    hashes = [hashlib.blake2b(digest_size=16) for _ in metrics]
     seen = array("I", [0]) * len(numbers)      # candidate's number
     only, first_only = 0, []
     readers = [_Column(candidate, m.b_field, m.kind == "binary",
@@ -10546,8 +10551,11 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False,
         if cluster:
             _check_labels(baseline, candidate, cluster, numbers, keep, mine,
                           raws[-1], batch_numbers)
-        for tally, column, a, raw in zip(tallies, readers, picked, raws):
+        for k, (tally, column, a, raw) in enumerate(zip(tallies, readers,
+                                                        picked, raws)):
             b = column.numbers_of(batch_numbers, raw)
+            if digests is not None and not columns:
+                hashes[k].update(array("d", b))
             if columns:
                 for at, y in zip(keep, b):
                     tally.b[at] = y
@@ -10562,6 +10570,10 @@ def _read_joined(baseline, candidate, metrics, key, options, columns=False,
         if missing and gone[1] else 0
     if groups is not None and columns:
         groups.extend(itertools.compress(labels, map(bool, seen)))
+    if digests is not None and not columns:
+        digests.extend(h.digest() + hashlib.blake2b(array("d", (
+            itertools.compress(a, map(bool, seen)))) if missing else a,
+            digest_size=16).digest() for h, a in zip(hashes, values))
     if columns and missing:           # the items in both runs
         shared = list(map(bool, seen))
         tallies = [_Columns(*(array("d", itertools.compress(v, shared))
@@ -16369,19 +16381,22 @@ def _compare_run(options, path, rng):
         if candidate is not None:
             candidate = _complete_rows(candidate, [m.b_field for m in metrics],
                                       left[1])
+    digests = [] if options.by else None     # --by's counts: see equality
     try:
         tallies, missing = _read_tallies(
             baseline, candidate, metrics, options, columns=True, left_out=[
                 (s, removed) for s, (_, removed)
-                in zip((baseline, candidate), left)])
+                in zip((baseline, candidate), left)], digests=digests)
     except EvalDeltaError as exc:
         raise _limited(exc, (baseline, candidate)) from None
     if candidate is not None:
         reading += _same_run((baseline, candidate), tallies, missing)
         reading += _other_tasks((baseline, candidate))
+    digests = dict(zip([m.name for m in metrics], digests or ()))
     if not options.metric:
         metrics, tallies = _varying(metrics, tallies, reading)
-    aliases = _equal_columns(metrics, tallies)
+    aliases = _equal_columns(metrics, tallies, [digests[m.name] for m in
+                                                metrics if digests])
     reading += said
     ordered = (_in_order(options, tallies, reading) if options.order
                else tallies)
@@ -16425,26 +16440,28 @@ def _compare_run(options, path, rng):
         settings=differs, posteriors=posteriors)
 
 
-def _equal_columns(metrics, tallies):
+def _equal_columns(metrics, tallies, digests=()):
     """Return {first: (others, ...)} of the *metrics* whose values are
     equal on every item of both runs (HELM's exact_match,
     quasi_exact_match, prefix_exact_match on a multiple-choice run;
     lm-eval's acc and acc_norm where they agree), each class named by its
     first in *metrics*' order; {} unless the tallies are _Columns (item by
-    item: not under --by or --cluster, whose tallies are counts).  Exact:
-    a digest of each column's bytes groups the candidates, then their
-    values are compared one by one (a NaN is equal to nothing, so a
-    metric missing on some items stays apart)."""
-    if len(metrics) < 2 or not all(isinstance(t, _Columns) for t in tallies):
+    item) or their *digests* are given (--by's counts: _read_joined's).
+    Columns are exact: a digest of each column's bytes groups the
+    candidates, then their values are compared one by one (a NaN is equal
+    to nothing, so a metric missing on some items stays apart)."""
+    if len(metrics) < 2 or not (digests or all(
+            isinstance(t, _Columns) for t in tallies)):
         return {}
     groups = {}
-    for m, t in zip(metrics, tallies):
-        key = (m.kind, m.direction) + tuple(
-            hashlib.blake2b(column, digest_size=16).digest() for column in t)
+    for m, t, d in itertools.zip_longest(metrics, tallies, digests):
+        key = (m.kind, m.direction) + ((d,) if d else tuple(
+            hashlib.blake2b(column, digest_size=16).digest() for column in t))
         groups.setdefault(key, []).append((m.name, t))
     found = {}
     for (first, t), *rest in groups.values():
-        same = tuple(name for name, u in rest if u.a == t.a and u.b == t.b)
+        same = tuple(name for name, u in rest
+                     if digests or (u.a == t.a and u.b == t.b))
         if same:
             found[first] = same
     return found
@@ -16454,8 +16471,9 @@ def _one_test_each(runs):
     """Return the _Compared *runs* (not yet judged) with the metrics equal
     on every item in every run (each run's aliases) as one metric: the
     first's result kept, the others named in its aliases and their
-    results left out, so that Holm's (or BH's) family and best-of count
-    each distinct metric once; a read: line says which are one."""
+    results left out (--by's subsets' too), so that Holm's (or BH's)
+    family and best-of count each distinct metric once; a read: line
+    says which are one."""
     names = [r.metric for r in runs[0].results]
     if not any(run.aliases for run in runs) or any(
             [r.metric for r in run.results] != names for run in runs):
@@ -16477,7 +16495,8 @@ def _one_test_each(runs):
     for run in runs:
         keep = [k for k, r in enumerate(run.results) if r.metric not in gone]
         out.append(run._replace(
-            results=[run.results[k] for k in keep],
+            results=[run.results[k] for k in keep], subsets=[
+                (label, r) for label, r in run.subsets if r.metric not in gone],
             posteriors=tuple(run.posteriors[k] for k in keep
                              if k < len(run.posteriors)),
             sequential=tuple(run.sequential[k] for k in keep
@@ -16497,12 +16516,14 @@ def _aliased(name, others):
 
 def _shown_aliases(run):
     """Return the _Compared *run* with each metric that has aliases named
-    with them (_aliased), for the text, markdown and HTML reports."""
-    if not run.aliases:
-        return run
-    return run._replace(results=[
-        r._replace(metric=_aliased(r.metric, run.aliases[r.metric]))
-        if r.metric in run.aliases else r for r in run.results])
+    with them (_aliased), in its subsets too, for the text, markdown and
+    HTML reports."""
+    def shown(r):
+        return (r._replace(metric=_aliased(r.metric, run.aliases[r.metric]))
+                if r.metric in run.aliases else r)
+    return run._replace(results=list(map(shown, run.results)), subsets=[
+        (label, shown(r)) for label, r in run.subsets], across=tuple(
+            map(shown, run.across))) if run.aliases else run
 
 
 def _wide_sides(options, wide, metrics):
@@ -16708,14 +16729,14 @@ def _judged(runs, options):
         for run in _one_test_each(runs)]     # every path to --by's subsets
     count = (f"{len(runs)} candidates x " if len(runs) > 1 else "")
     metrics = len(runs[0].results)
-    named = metrics + sum(map(len, runs[0].aliases.values()))
     labels = len({label for label, _ in runs[0].subsets})
     judged = dict(margin=runs[0].margins, equivalent=runs[0].equivalence)
     sizes = [len(run.results) for run in runs]
-    family = (count + (_items(metrics, "distinct metric") + f" ({named} "
-                       f"named)" if named > metrics else _items(metrics,
-                                                                "metric"))
-              if len(set(sizes)) == 1
+
+    def distinct(n, more=sum(map(len, runs[0].aliases.values()))):
+        return (_items(n, "distinct metric") + f" ({n + more} named)"
+                if more else _items(n, "metric"))
+    family = (count + distinct(metrics) if len(set(sizes)) == 1
               else f"{len(runs)} candidates' {sum(sizes)} metrics "
                    f"({', '.join(map(str, sizes))})")   # some left out
     judgements = _per_run(_judge(
@@ -16723,8 +16744,8 @@ def _judged(runs, options):
         family=family, **judged), sizes)
     subsets = _per_run(_judge(
         [r for run in runs for _, r in run.subsets], options,
-        family=count + _items(labels, "subset") + " x " + _items(
-            len(runs[0].subsets) // max(labels, 1), "metric"), **judged),
+        family=count + _items(labels, "subset") + " x " + distinct(
+            len(runs[0].subsets) // max(labels, 1)), **judged),
         [len(run.subsets) for run in runs])
     as_judged = _per_run(_judge(
         [c.judged for run in runs for c in run.checks],
@@ -19135,7 +19156,7 @@ _COMPARE_COLUMNS = [
             "gained_ci": [float(v) for v in c[0][1]],
             "lost_ci": [float(v) for v in c[1][1]]}}),
     _CompareColumn(json=lambda x: x.r.metric in x.run.aliases and {
-        "aliases": list(x.run.aliases[x.r.metric])}, entries="overall"),
+        "aliases": list(x.run.aliases[x.r.metric])}),
     _CompareColumn(json=lambda x: x.k < len(x.run.posteriors) and {"bayes": {
         "posterior": None, "why": p} if isinstance(
             p := x.run.posteriors[x.k], str) else {

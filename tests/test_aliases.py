@@ -198,3 +198,51 @@ def test_rank_names_the_aliases_in_each_subsets_block_too(capsys, tmp_path):
     assert len(heads) == 3                   # all the items, then s0, s1
     assert all("metric exact_match (= em5 on every item) (higher is "
                "better)" in line for line in heads), heads
+
+
+def subject_runs(root):
+    """Two runs of 60 items in 3 subjects: em and qem equal on every item,
+    f apart, and swap: em with items 0 and 3 (one subject) exchanged, so
+    its counts in each subject are em's but its items are not."""
+    paths = []
+    for name, rate in (("a", 3), ("b", 2)):
+        em = [int(i % rate == 0 or i % 7 == 1) for i in range(60)]
+        f = [int(i % 5 < 2 + (name == "b")) for i in range(60)]
+        swap = [em[{0: 3, 3: 0}.get(i, i)] for i in range(60)]
+        (root / f"{name}.csv").write_text("id,subject,em,qem,f,swap\n" + "".join(
+            f"{i},s{i % 3},{em[i]},{em[i]},{f[i]},{swap[i]}\n" for i in range(60)))
+        paths.append(str(root / f"{name}.csv"))
+    return paths
+
+
+def test_compare_by_counts_equal_metrics_once_overall_and_per_subset(
+        capsys, tmp_path):
+    # compare --by read counts per subset, not columns, so em and qem were
+    # two rows and two tests overall and in each subject: Holm's family
+    # 3 subsets x 4 metrics, not 3 x 3.
+    runs = subject_runs(tmp_path)
+    argv = [*runs, "--by", "subject", "--resamples", "50"]
+    assert bed.main(["compare", *argv]) == 0
+    out = capsys.readouterr().out
+    name = "em (= qem on every item)"
+    assert out.count(f"\n{name}  binary") == 1 and "\nqem " not in out
+    assert ("read: em and qem: the same value on every item in both runs: "
+            "one metric, one row and one test, as em") in out
+    assert "across 3 distinct metrics (4 named)" in out
+    assert "3 subsets x 3 distinct metrics (4 named)" in out
+    assert [line[len(name):].split()[0] for line in out.splitlines()
+            if line.startswith(f"{name}  s")] == ["s0", "s1", "s2"]
+    merged = run_json(capsys, *argv)
+    alone = run_json(capsys, *argv, "--metric", "em", "--metric", "f",
+                     "--metric", "swap")
+    assert [e["metric"] for e in merged["metrics"]] == ["em", "f", "swap"]
+    for got, want in ((merged["metrics"], alone["metrics"]),
+                      (merged["subsets"], alone["subsets"])):
+        assert [e["test"] for e in got] == [e["test"] for e in want]
+        assert [e.get("aliases") for e in got] == [
+            ["qem"] if e["metric"] == "em" else None for e in want]
+    assert len(merged["subsets"]) == 9
+    assert run_json(capsys, *argv, "--same-metric-anyway") == merged
+    macro = run_json(capsys, *argv, "--macro")
+    assert [(e["metric"], e.get("aliases")) for e in macro["metrics"]] == [
+        ("em", ["qem"]), ("f", None), ("swap", None)]
