@@ -23213,17 +23213,15 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
             result, check = _judged_strata(
                 result, check, judge, human, _library_strata(strata, len(a)),
                 m, options, ["human_a", "human_b"])
-        run = _Compared(names=("baseline", "candidate"), results=[result],
-                        subsets=[], dropped=0, reading=[],
-                        margins=_margins(options.margin, [metric]),
-                        checks=(check,))
-        return Comparison(_judged([run], options)[0], options)
-    tally = collections.Counter(zip(a, b))
-    if len(tally) > max(_BATCH, len(a) // 2):   # as a file's are read
-        tally = _Columns(array("d", a), array("d", b))
-    result = _compare_tally(tally, random.Random(seed), options, m)
+        checks = (check,)
+    else:
+        tally = collections.Counter(zip(a, b))
+        if len(tally) > max(_BATCH, len(a) // 2):   # as a file's are read
+            tally = _Columns(array("d", a), array("d", b))
+        result = _compare_tally(tally, random.Random(seed), options, m)
+        checks = ()
     run = _Compared(names=("baseline", "candidate"), results=[result],
-                    subsets=[], dropped=0, reading=[],
+                    subsets=[], dropped=0, reading=[], checks=checks,
                     margins=_margins(options.margin, [metric]))
     return Comparison(_judged([run], options)[0], options)
 
