@@ -24176,28 +24176,17 @@ def _metric_type(text):
     return name, kind
 
 
-def _judge_map_spec(text):
-    """argparse type of --judge-map: '>=T' or 'LO,HI' (_judge_map_of)."""
-    try:
-        return _judge_map_of(text)
-    except EvalDeltaError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _families_spec(text):
-    """argparse type of --family: judge=F,SYSTEM=F,... (_families_of)."""
-    try:
-        return _families_of(text)
-    except EvalDeltaError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _bounds_spec(text):
-    """argparse type of --bounds and --scale: LO,HI (_bounds_of)."""
-    try:
-        return _bounds_of(text)
-    except EvalDeltaError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+def _type_of(parse):
+    """Return the argparse type that reads an option's text by *parse*,
+    whose EvalDeltaError is argparse's error: --judge-map's '>=T' or
+    'LO,HI' (_judge_map_of), --family's judge=F,SYSTEM=F,...
+    (_families_of), --bounds's and --scale's LO,HI (_bounds_of)."""
+    def check(text):
+        try:
+            return parse(text)
+        except EvalDeltaError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return check
 
 
 def _gap_spec(text):
@@ -24632,7 +24621,7 @@ _OPTIONS = (
               "differ on it, the bias a judge fond of long answers puts on "
               "the gap"),
     _opt("--judge-map", "compare plan", "judged", needs="--human",
-         type=_judge_map_spec, metavar=">=T|LO,HI", help={
+         type=_type_of(_judge_map_of), metavar=">=T|LO,HI", help={
              "compare": "with --human: the judge's scores onto the humans' "
                         "scale: >=T makes a judge score of T or more a 1 "
                         "(0/1 human labels), LO,HI maps the judge's LO..HI "
@@ -24640,14 +24629,14 @@ _OPTIONS = (
              "plan": "with --human: the judge's scores onto the humans' "
                      "scale, as in compare"}),
     _opt("--scale", "compare plan", "judged", needs="--human",
-         type=_bounds_spec, metavar="LO,HI", help={
+         type=_type_of(_bounds_of), metavar="LO,HI", help={
              "compare": "with --human: the scale the judge and the humans "
                         "both score on (1,5 or 0,10); by default the range "
                         "their scores span together",
              "plan": "with --human: the scale the judge and the humans "
                      "both score on, as in compare"}),
-    _opt("--family", "compare", "judged", needs="--human", type=_families_spec,
-         metavar="judge=F,SYSTEM=F,...",
+    _opt("--family", "compare", "judged", needs="--human",
+         type=_type_of(_families_of), metavar="judge=F,SYSTEM=F,...",
          help="with --human: the model family of the judge and of each "
               "system (baseline=, candidate= or their names, as given or "
               "as the report shows them): the judge's bias for its own "
@@ -24706,9 +24695,10 @@ _OPTIONS = (
          help="with --sequential, the baseline's field that orders the "
               "items as they ran (a timestamp or a number; default: the "
               "file's order)"),
-    _opt("--bounds", "compare", "early", type=_bounds_spec, metavar="LO,HI",
-         help="with --sequential, the range a continuous metric's values "
-              "can take (default: [0, 1] where every value lies in it)"),
+    _opt("--bounds", "compare", "early", type=_type_of(_bounds_of),
+         metavar="LO,HI", help="with --sequential, the range a continuous "
+                                "metric's values can take (default: [0, 1] "
+                                "where every value lies in it)"),
     _opt("--peeking", "simulate", "early", action="store_true",
          help="replay the article's systems with no true gap (B as good as "
               "A), looking after every item: how often a fixed-sample "
