@@ -24889,7 +24889,8 @@ def _refuse_alone(args, needs):
 # Options that cannot go together yet, and the words that say so:
 # (command, options, the options each cannot go with, the words: {option}
 # the one given, {flag} the other), checked where the command's checks
-# call _refuse_apart, in this order.
+# call _refuse_apart, in this order.  An empty value is not given here;
+# plan's and simulate's refusals of this shape count one (--cluster=).
 
 _APART = (
     ("compare", "--by", "--cluster",
