@@ -23267,17 +23267,15 @@ def compare(baseline, candidate, *, metric="metric", kind=None,
             result, check = _judged_strata(
                 result, check, judge, human, _library_strata(strata, len(a)),
                 m, options, ["human_a", "human_b"])
-        run = _Compared(names=("baseline", "candidate"), results=[result],
-                        subsets=[], dropped=0, reading=[],
-                        margins=_margins(options.margin, [metric]),
-                        checks=(check,))
-        return Comparison(_judged([run], options)[0], options)
-    tally = collections.Counter(zip(a, b))
-    if len(tally) > max(_BATCH, len(a) // 2):   # as a file's are read
-        tally = _Columns(array("d", a), array("d", b))
-    result = _compare_tally(tally, random.Random(seed), options, m)
+        checks = (check,)
+    else:
+        tally = collections.Counter(zip(a, b))
+        if len(tally) > max(_BATCH, len(a) // 2):   # as a file's are read
+            tally = _Columns(array("d", a), array("d", b))
+        result = _compare_tally(tally, random.Random(seed), options, m)
+        checks = ()
     run = _Compared(names=("baseline", "candidate"), results=[result],
-                    subsets=[], dropped=0, reading=[],
+                    subsets=[], dropped=0, reading=[], checks=checks,
                     margins=_margins(options.margin, [metric]))
     return Comparison(_judged([run], options)[0], options)
 
@@ -24052,89 +24050,33 @@ def _compare_options(args):
     if args.macro and args.interval == "bca":
         raise EvalDeltaError("--macro's intervals are percentile ones; "
                              "--interval bca does not go with it")
-    if args.by and args.cluster:
-        raise EvalDeltaError("--by and --cluster together are not supported "
-                             "yet: give one")
-    if args.strata and (args.by or args.cluster):
-        flag = "--by" if args.by else "--cluster"
-        raise EvalDeltaError(f"--strata with {flag} is not supported yet: "
-                             f"give one")
+    _refuse_apart(args, "--by", "--strata")
     stats = [_parse_stat(text) for text in args.stat]
-    if stats:
-        if args.macro:
-            raise EvalDeltaError("--macro with --stat is not supported yet: "
-                                 "a corpus statistic's subsets are rows "
-                                 "under the pooled one")
-        names = [s.name for s in stats] + (args.metric or [])
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise EvalDeltaError(f"--stat {twice[0]} is named twice")
-    if args.sequential:
-        for flag, given in (("--by", args.by), ("--margin", args.margin),
-                            ("--stat", stats)):
-            if given:
-                raise EvalDeltaError(f"--sequential with {flag} is not "
-                                     f"supported yet")
-        if args.order and args.allow_partial:
-            raise EvalDeltaError("--order with --allow-partial is not "
-                                 "supported yet")
-        if args.order and args.cluster:
-            raise EvalDeltaError("--order with --cluster is not supported "
-                                 "yet: the clusters go in the order the "
-                                 "files first meet them")
-    elif args.bounds is not None or args.order:
+    _refuse_apart(args, "--macro")
+    names = [s.name for s in stats] + (args.metric or [])
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:                      # (--metric's twice are refused above)
+        raise EvalDeltaError(f"--stat {twice[0]} is named twice")
+    if not args.sequential and (args.bounds is not None or args.order):
         raise EvalDeltaError(f"{'--bounds' if args.bounds else '--order'} "
                              f"goes with --sequential")
+    _refuse_apart(args, "--sequential", "--order")  # --order: --sequential's
     if args.runs and args.prompts:
         raise EvalDeltaError("give --runs (independent runs of each system) "
                              "or --prompts (the same prompts for both), "
                              "not both")
-    if args.runs or args.prompts:
-        grouped = "--runs" if args.runs else "--prompts"
-        if len(args.candidates) != 1:
-            raise EvalDeltaError(f"{grouped} compares two systems: give the "
-                                 f"baseline's folder of runs and the "
-                                 f"candidate's")
-        for flag, given in (("--cluster", args.cluster), ("--by", args.by),
-                            ("--sequential", args.sequential),
-                            ("--stat", stats), ("--human", args.human),
-                            ("--margin", args.margin),
-                            ("--equivalence", args.equivalence),
-                            ("--plot", args.plot)):
-            if given:
-                raise EvalDeltaError(f"{grouped} with {flag} is not "
-                                     f"supported yet")
-    mid_p_with = [flag for flag, given in (
-        ("--cluster", args.cluster), ("--human", args.human),
-        ("--runs", args.runs), ("--prompts", args.prompts),
-        ("--sequential", args.sequential)) if given]
-    if args.mid_p and mid_p_with:
-        raise EvalDeltaError(f"--mid-p with {mid_p_with[0]} is not "
-                             f"supported: it is McNemar's mid-p test, of "
-                             f"independent 0/1 items compared once each")
-    if args.bayes and (args.human or args.runs or args.prompts):
-        flag = ("--human" if args.human else "--runs" if args.runs
-                else "--prompts")
-        raise EvalDeltaError(
-            f"--bayes with {flag} is not supported yet: " + (
-                "a judge-corrected gap is prediction-powered inference, a "
-                "frequentist correction, and a posterior of the judge's raw "
-                "scores would keep the judge's bias; compare the humans' "
-                "labels alone for a posterior" if args.human else
-                "its interval takes runs or prompts as random, which the "
-                "posterior of the items alone does not"))
-    if args.human:
-        for flag, given in (("--sequential", args.sequential),
-                            ("--stat", stats)):
-            if given:
-                raise EvalDeltaError(f"--human with {flag} is not supported "
-                                     f"yet")
-        if len(args.human) not in (1, 1 + len(args.candidates or [None])):
-            raise EvalDeltaError(f"--human is given {len(args.human)} times "
-                                 f"for {1 + len(args.candidates)} runs: "
-                                 f"give it once for every run, or once per "
-                                 f"run in their order")
-    else:
+    if (args.runs or args.prompts) and len(args.candidates) != 1:
+        raise EvalDeltaError(f"{'--runs' if args.runs else '--prompts'} "
+                             f"compares two systems: give the baseline's "
+                             f"folder of runs and the candidate's")
+    _refuse_apart(args, "--runs", "--prompts", "--mid-p", "--bayes",
+                  "--human")
+    if args.human and len(args.human) not in (
+            1, 1 + len(args.candidates or [None])):
+        raise EvalDeltaError(f"--human is given {len(args.human)} times for "
+                             f"{1 + len(args.candidates)} runs: give it once "
+                             f"for every run, or once per run in their order")
+    if not args.human:
         _refuse_alone(args, "--human")
     if args.fail_on == "not-equivalent" and not args.equivalence:
         raise EvalDeltaError("--fail-on not-equivalent needs --equivalence: "
@@ -24142,17 +24084,11 @@ def _compare_options(args):
     if args.fail_on == "inferior" and not args.margin:
         raise EvalDeltaError("--fail-on inferior needs --margin: "
                              "non-inferiority is judged against a margin")
-    if args.store:
-        for flag, given in (("--a-col", args.a_col), ("--b-col", args.b_col),
-                            ("--runs", args.runs), ("--prompts", args.prompts)):
-            if given:
-                raise EvalDeltaError(f"--store saves runs of one system "
-                                     f"each; {flag} is not supported with "
-                                     f"it yet")
-        if args.accept and len(args.candidates) > 1:
-            raise EvalDeltaError("--accept makes one run the accepted "
-                                 "baseline: give one candidate")
-    else:
+    _refuse_apart(args, "--store")
+    if args.store and args.accept and len(args.candidates) > 1:
+        raise EvalDeltaError("--accept makes one run the accepted baseline: "
+                             "give one candidate")
+    if not args.store:
         _refuse_alone(args, "--store DB")
     if args.junit:
         _check_output("--junit", args.junit)
@@ -24294,28 +24230,17 @@ def _metric_type(text):
     return name, kind
 
 
-def _judge_map_spec(text):
-    """argparse type of --judge-map: '>=T' or 'LO,HI' (_judge_map_of)."""
-    try:
-        return _judge_map_of(text)
-    except EvalDeltaError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _families_spec(text):
-    """argparse type of --family: judge=F,SYSTEM=F,... (_families_of)."""
-    try:
-        return _families_of(text)
-    except EvalDeltaError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _bounds_spec(text):
-    """argparse type of --bounds and --scale: LO,HI (_bounds_of)."""
-    try:
-        return _bounds_of(text)
-    except EvalDeltaError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+def _type_of(parse):
+    """Return the argparse type that reads an option's text by *parse*,
+    whose EvalDeltaError is argparse's error: --judge-map's '>=T' or
+    'LO,HI' (_judge_map_of), --family's judge=F,SYSTEM=F,...
+    (_families_of), --bounds's and --scale's LO,HI (_bounds_of)."""
+    def check(text):
+        try:
+            return parse(text)
+        except EvalDeltaError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return check
 
 
 def _gap_spec(text):
@@ -24750,7 +24675,7 @@ _OPTIONS = (
               "differ on it, the bias a judge fond of long answers puts on "
               "the gap"),
     _opt("--judge-map", "compare plan", "judged", needs="--human",
-         type=_judge_map_spec, metavar=">=T|LO,HI", help={
+         type=_type_of(_judge_map_of), metavar=">=T|LO,HI", help={
              "compare": "with --human: the judge's scores onto the humans' "
                         "scale: >=T makes a judge score of T or more a 1 "
                         "(0/1 human labels), LO,HI maps the judge's LO..HI "
@@ -24758,14 +24683,14 @@ _OPTIONS = (
              "plan": "with --human: the judge's scores onto the humans' "
                      "scale, as in compare"}),
     _opt("--scale", "compare plan", "judged", needs="--human",
-         type=_bounds_spec, metavar="LO,HI", help={
+         type=_type_of(_bounds_of), metavar="LO,HI", help={
              "compare": "with --human: the scale the judge and the humans "
                         "both score on (1,5 or 0,10); by default the range "
                         "their scores span together",
              "plan": "with --human: the scale the judge and the humans "
                      "both score on, as in compare"}),
-    _opt("--family", "compare", "judged", needs="--human", type=_families_spec,
-         metavar="judge=F,SYSTEM=F,...",
+    _opt("--family", "compare", "judged", needs="--human",
+         type=_type_of(_families_of), metavar="judge=F,SYSTEM=F,...",
          help="with --human: the model family of the judge and of each "
               "system (baseline=, candidate= or their names, as given or "
               "as the report shows them): the judge's bias for its own "
@@ -24824,9 +24749,10 @@ _OPTIONS = (
          help="with --sequential, the baseline's field that orders the "
               "items as they ran (a timestamp or a number; default: the "
               "file's order)"),
-    _opt("--bounds", "compare", "early", type=_bounds_spec, metavar="LO,HI",
-         help="with --sequential, the range a continuous metric's values "
-              "can take (default: [0, 1] where every value lies in it)"),
+    _opt("--bounds", "compare", "early", type=_type_of(_bounds_of),
+         metavar="LO,HI", help="with --sequential, the range a continuous "
+                                "metric's values can take (default: [0, 1] "
+                                "where every value lies in it)"),
     _opt("--peeking", "simulate", "early", action="store_true",
          help="replay the article's systems with no true gap (B as good as "
               "A), looking after every item: how often a fixed-sample "
@@ -25012,6 +24938,62 @@ def _refuse_alone(args, needs):
         if (args.command in row.commands and row.needs == needs
                 and value is not None and value is not False):
             raise EvalDeltaError(f"{row.flag} goes with {needs}")
+
+
+# Options that cannot go together yet, and the words that say so:
+# (command, options, the options each cannot go with, the words: {option}
+# the one given, {flag} the other), checked where the command's checks
+# call _refuse_apart, in this order.  An empty value is not given here;
+# plan's and simulate's refusals of this shape count one (--cluster=).
+
+_APART = (
+    ("compare", "--by", "--cluster",
+     "{option} and {flag} together are not supported yet: give one"),
+    ("compare", "--strata", "--by --cluster",
+     "{option} with {flag} is not supported yet: give one"),
+    ("compare", "--macro", "--stat",
+     "{option} with {flag} is not supported yet: a corpus statistic's "
+     "subsets are rows under the pooled one"),
+    ("compare", "--sequential", "--by --margin --stat",
+     "{option} with {flag} is not supported yet"),
+    ("compare", "--order", "--allow-partial",
+     "{option} with {flag} is not supported yet"),
+    ("compare", "--order", "--cluster",
+     "{option} with {flag} is not supported yet: the clusters go in the "
+     "order the files first meet them"),
+    ("compare", "--runs --prompts", "--cluster --by --sequential --stat "
+     "--human --margin --equivalence --plot",
+     "{option} with {flag} is not supported yet"),
+    ("compare", "--mid-p", "--cluster --human --runs --prompts --sequential",
+     "{option} with {flag} is not supported: it is McNemar's mid-p test, "
+     "of independent 0/1 items compared once each"),
+    ("compare", "--bayes", "--human",
+     "{option} with {flag} is not supported yet: a judge-corrected gap is "
+     "prediction-powered inference, a frequentist correction, and a "
+     "posterior of the judge's raw scores would keep the judge's bias; "
+     "compare the humans' labels alone for a posterior"),
+    ("compare", "--bayes", "--runs --prompts",
+     "{option} with {flag} is not supported yet: its interval takes runs "
+     "or prompts as random, which the posterior of the items alone does "
+     "not"),
+    ("compare", "--human", "--sequential --stat",
+     "{option} with {flag} is not supported yet"),
+    ("compare", "--store", "--a-col --b-col --runs --prompts",
+     "{option} saves runs of one system each; {flag} is not supported "
+     "with it yet"))
+
+
+def _refuse_apart(args, *options):
+    """Refuse the first of the parsed command's rows of _APART for
+    *options* whose option and one it cannot go with are both given (a
+    value that is not empty), in the rows' order, in the row's words."""
+    given = {row.flag: getattr(args, row.dest, None) for row in _OPTIONS}
+    for command, apart, others, words in _APART:
+        option = next((o for o in apart.split() if o in options
+                       and given[o]), None)
+        flag = next((f for f in others.split() if given[f]), None)
+        if command == args.command and option and flag:
+            raise EvalDeltaError(words.format(option=option, flag=flag))
 
 
 def _settled(args, **special):

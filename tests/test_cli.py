@@ -839,6 +839,37 @@ def test_the_reading_and_plans_pilot_options_come_from_the_table():
             " does not go with --from: the pilot data set the design")
 
 
+# Options that cannot go together yet are rows of _APART, refused by one
+# function in the row's words: each pair is tested from the table, so a new
+# row is tested for free (its flags' values below where "x" will not do).
+VALUES = {"--stat": "f1(g,p)", "--margin": "0.1", "--equivalence": "0.1"}
+WITH = {"--macro": ["--by", "s"], "--order": ["--sequential"]}
+
+
+@pytest.fixture(scope="module")
+def parser():
+    return bed._build_parser()
+
+
+@pytest.mark.parametrize("command, option, flag, words", [
+    pytest.param(command, option, flag, words, id=f"{option} {flag}")
+    for command, options, others, words in bed._APART
+    for option in options.split() for flag in others.split()])
+def test_options_that_cannot_go_together_are_refused_in_their_words(
+        parser, command, option, flag, words):
+    rows = {row.flag: row for row in bed._OPTIONS if command in row.commands}
+
+    def given(name):
+        alone = rows[name].get(command, "action") == "store_true"
+        return [name] + [VALUES.get(name, "x")] * (not alone) + WITH.get(
+            name, [])
+    files = ["a"] if flag in ("--a-col", "--b-col") else ["a", "b"]
+    args = parser.parse_args([command, *files, *given(option), *given(flag)])
+    with pytest.raises(bed.EvalDeltaError) as error:
+        bed._options(args)
+    assert str(error.value) == words.format(option=option, flag=flag)
+
+
 @pytest.mark.parametrize("function, keyword, value, flag", [
     ("compare", "alpha", 1.5, "--alpha"),
     ("compare", "confidence", 0, "--confidence"),
