@@ -1188,6 +1188,12 @@ def _binomial_head(a_only, b_only):
 def _mcnemar_tails(a_only, b_only):
     """Return McNemar's exact p and mid-p as Fractions.
 
+    mid-p = min(1, 2 * (P(X < k) + P(X = k) / 2)), X ~ Binomial(m, 1/2),
+    k = min(a_only, b_only): the exact test with half the weight of the
+    observed count, which keeps the size near alpha without the exact
+    test's conservatism (Fagerland, Lydersen and Laake 2013, BMC Medical
+    Research Methodology 13:91).
+
     Up to _EXACT_LIMIT discordant pairs they are exact.  Beyond, the
     integers would take minutes (10^6 items can have 4 * 10^5 discordant
     pairs), so the same sums are taken relative to C(m, k) in floating
@@ -1971,32 +1977,6 @@ def _bracketed(t, lo, hi, scale):
     return (lo + hi) / 2
 
 
-def _saddlepoint_interval(values, counts=None, *, confidence=CONFIDENCE):
-    """Return the ideal bootstrap's percentile interval of a mean.
-
-    The ends are the quantiles (1 -+ c) / 2 of the mean of a resample of
-    all the values with replacement, as infinitely many resamples would
-    give them, by the saddlepoint (see _SumLaw); counts[j] is how many
-    items have values[j].  On a coarse lattice the ends are exact means.
-
-    Forty 1s among 100 items: the resampled count of 1s is exactly
-    Binomial(100, 2/5), whose 2.5% and 97.5% points are 31 and 50:
-
-    >>> _saddlepoint_interval([0, 1], [60, 40])
-    Interval(lo=Fraction(31, 100), hi=Fraction(1, 2))
-    >>> _saddlepoint_interval([0.31, 0.12, 0.95, 0.44, 0.58] * 4)
-    Interval(lo=Fraction(361, 1000), hi=Fraction(1211, 2000))
-    """
-    counts = list(counts or repeat(1, len(values)))
-    ints, scale = _exact_ints(list(values))
-    n = sum(counts)
-    merged = _counted(ints, counts)
-    if not n:
-        raise EvalDeltaError("no values to take an interval of")
-    return _law_interval(_SumLaw([(_law_part(merged), 1)]),
-                         scale * n, confidence)
-
-
 def _law_interval(law, unit, confidence, levels=None):
     """Return the interval of S / unit between the quantiles *levels* of
     S (by default the percentile ones of *confidence*)."""
@@ -2167,21 +2147,6 @@ def _ratio_quantile(sums, sizes, counts, p, estimate):
 # _ADJUSTMENTS, _brent_root, _churn, _clopper_pearson, _holm,
 # _mcnemar_interval, _melded_cdf, _newcombe_interval, _paired_flip,
 # _sign_flip.
-
-def _mcnemar_mid_p(a_only, b_only):
-    """Return the two-sided mid-p of McNemar's test, exactly.
-
-    mid-p = min(1, 2 * (P(X < k) + P(X = k) / 2)), X ~ Binomial(m, 1/2),
-    k = min(a_only, b_only): the exact test with half the weight of the
-    observed count, which keeps the size near alpha without the exact
-    test's conservatism (Fagerland, Lydersen and Laake 2013, BMC Medical
-    Research Methodology 13:91).
-
-    >>> _mcnemar_mid_p(1, 1), _mcnemar_mid_p(0, 3)
-    (Fraction(1, 1), Fraction(1, 8))
-    """
-    return _mcnemar_tails(a_only, b_only)[1]
-
 
 def _wilson_interval(successes, n, confidence=CONFIDENCE):
     """Return Wilson's score interval for a binomial proportion.
@@ -2575,28 +2540,18 @@ def _mid_p_cdf(delta, x, m, n):
                for shape in ((m, n - m + 1), (m + 1, n - m))) / 4
 
 
-def _sign_flip_test(diffs, rng, *, resamples=RESAMPLES, exact_limit=20):
-    """Return (p, how) of the paired sign-flip test that the mean is 0.
+def _sign_flip(values, counts, rng, resamples, exact_limit=20):
+    """Return (p, how) of the paired sign-flip test that the mean of the
+    nonzero integers *values* (counts[j] of each) is 0.
 
     Under the null each difference is as likely to have either sign, so p
     is the share of the 2**m sign patterns of the m nonzero differences
     whose sum is at least as far from 0 as the observed one.  The sums are
-    exact (the differences as fractions over a common denominator); with
-    m <= exact_limit every pattern is counted, through the distribution of
-    partial sums, else *resamples* random patterns from rng give
-    (1 + hits) / (1 + resamples), which is never 0 (Phipson and Smyth
-    2010, Statistical Applications in Genetics and Molecular Biology 9:39).
-
-    >>> _sign_flip_test([1.0, 2.0, 3.0], None)
-    (Fraction(1, 4), 'exact')
-    """
-    ints, _ = _exact_ints([d for d in diffs if d])
-    return _sign_flip(*_merge(ints, [1] * len(ints)), rng, resamples,
-                      exact_limit)
-
-
-def _sign_flip(values, counts, rng, resamples, exact_limit=20):
-    """_sign_flip_test of nonzero integers *values*, counts[j] of each.
+    exact; with m <= exact_limit every pattern is counted, through the
+    distribution of partial sums, else *resamples* random patterns from
+    rng give (1 + hits) / (1 + resamples), which is never 0 (Phipson and
+    Smyth 2010, Statistical Applications in Genetics and Molecular
+    Biology 9:39).
 
     Monte Carlo flips each value's copies as a group, Binomial(c, 1/2) of
     them, when there are few distinct values; else one random bit per copy
@@ -6406,22 +6361,6 @@ def _agreement(human, judge):
 _AGREEMENT_MOST = 20    # distinct scores past which no agreement is audited
 
 
-def _kappa(x, y, weights=None):
-    """Return Cohen's kappa of paired scores *x* and *y*, unweighted (the
-    scores as categories) or with "linear" or "quadratic" disagreement
-    weights on their values:
-        kappa = 1 - mean d(x_i, y_i) / mean over all a, b of d(x_a, y_b),
-    d(x, y) = [x != y], |x - y| or (x - y)^2 (Cohen 1968); None where
-    chance alone disagrees not at all.
-
-    >>> _kappa([0, 1, 2, 2], [0, 2, 2, 1])      # 1 - (2/4) / (10/16)
-    Fraction(1, 5)
-    >>> _kappa([0, 1, 2, 2], [0, 2, 2, 1], "quadratic")  # 1 - (2/4)/(22/16)
-    Fraction(7, 11)
-    """
-    return _kappa_of(_pairs(x, y), weights)
-
-
 def _pairs(x, y):
     """Return the Counter of the (x, y) pairs, as Fractions."""
     return collections.Counter((Fraction(a), Fraction(b))
@@ -6429,7 +6368,18 @@ def _pairs(x, y):
 
 
 def _kappa_of(pairs, weights=None):
-    """Return _kappa of a Counter of (x, y) pairs."""
+    """Return Cohen's kappa of a Counter of (x, y) pairs (_pairs), the
+    scores unweighted (as categories) or with "linear" or "quadratic"
+    disagreement weights on their values:
+        kappa = 1 - mean d(x_i, y_i) / mean over all a, b of d(x_a, y_b),
+    d(x, y) = [x != y], |x - y| or (x - y)^2 (Cohen 1968); None where
+    chance alone disagrees not at all.
+
+    >>> _kappa_of(_pairs([0, 1, 2, 2], [0, 2, 2, 1]))  # 1 - (2/4) / (10/16)
+    Fraction(1, 5)
+    >>> _kappa_of(_pairs([0, 1, 2, 2], [0, 2, 2, 1]), "quadratic")
+    Fraction(7, 11)
+    """
     d = {None: lambda a, b: int(a != b), "linear": lambda a, b: abs(a - b),
          "quadratic": lambda a, b: (a - b) ** 2}[weights]
     n, one = sum(pairs.values()), _unit_of(pairs)
@@ -6451,27 +6401,21 @@ def _unit_of(pairs):
     return type(next(iter(pairs))[0])(1)
 
 
-def _alpha(units, metric="interval"):
-    """Return Krippendorff's alpha of *units*, each a list of the values
-    its coders gave (None where one gave none; units with fewer than two
-    values are not pairable and left out), with the "nominal", "ordinal"
-    or "interval" difference (Krippendorff 2011):
+def _alpha_of(units, metric):
+    """Return Krippendorff's alpha of a Counter of units, each a sorted
+    tuple of the values its coders gave, as Fractions (units with fewer
+    than two values are not pairable and left out), with the "nominal", "ordinal" or
+    "interval" difference (Krippendorff 2011):
         o_ck = sum over units of (pairs c-k in u) / (m_u - 1),
         alpha = 1 - (N - 1) sum o_ck d_ck / sum n_c n_k d_ck,
     d_ck = [c != k], (c - k)^2, or for ordinal values (sum of n_g for g
     from c to k - (n_c + n_k) / 2)^2; None where every value is one.
 
-    >>> _alpha([[1, 1], [1, 0], [0, 0]], "nominal")   # 1 - 5 * 2 / 18
+    >>> one, zero = Fraction(1), Fraction(0)
+    >>> _alpha_of(collections.Counter([(one, one), (zero, one),
+    ...                                (zero, zero)]), "nominal")
     Fraction(4, 9)
     """
-    same = collections.Counter(
-        tuple(sorted(Fraction(v) for v in unit if v is not None))
-        for unit in units)
-    return _alpha_of(same, metric)
-
-
-def _alpha_of(units, metric):
-    """Return _alpha of a Counter of units (sorted tuples of values)."""
     coincide = collections.Counter()
     for values, times in units.items():
         m = len(values)
@@ -6510,10 +6454,10 @@ def _alpha_of(units, metric):
     return 1 - (total - 1) * observed / expected
 
 
-def _ac1(x, y, weights=None):
-    """Return Gwet's AC1 of paired scores *x* and *y* taken as
-    categories (Gwet 2008), or with "linear" or "quadratic" weights his
-    AC2 (Gwet 2014):
+def _ac1_of(pairs, weights=None):
+    """Return Gwet's AC1 of a Counter of (x, y) pairs (_pairs), the
+    scores taken as categories (Gwet 2008), or with "linear" or
+    "quadratic" weights his AC2 (Gwet 2014):
         AC = (p_a - p_e) / (1 - p_e),
         p_a = mean of w(x_i, y_i),
         p_e = sum over k, l of w(k, l) / (q (q - 1)) * sum over the q
@@ -6522,16 +6466,11 @@ def _ac1(x, y, weights=None):
     range of the categories), pi_k the share of all 2n scores in category
     k; None with one category.
 
-    >>> _ac1([1, 1, 1, 0], [1, 1, 0, 0])   # p_a 3/4, p_e 2 (5/8)(3/8)
+    >>> _ac1_of(_pairs([1, 1, 1, 0], [1, 1, 0, 0]))  # p_a 3/4, p_e 15/32
     Fraction(9, 17)
-    >>> _ac1([0, 1, 2, 2], [0, 2, 2, 1], "linear")  # 3/4, (5/6)(5/8)
+    >>> _ac1_of(_pairs([0, 1, 2, 2], [0, 2, 2, 1]), "linear")
     Fraction(11, 23)
     """
-    return _ac1_of(_pairs(x, y), weights)
-
-
-def _ac1_of(pairs, weights=None):
-    """Return _ac1 of a Counter of (x, y) pairs."""
     n = sum(pairs.values())
     shares = collections.Counter()
     for (a, b), c in pairs.items():

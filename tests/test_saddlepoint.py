@@ -16,6 +16,15 @@ from hypothesis import strategies as st
 import bootstrap_eval_deltas as bed
 import oracle
 
+
+def saddlepoint_interval(values, counts=None, *, confidence=bed.CONFIDENCE):
+    """The ideal bootstrap's percentile interval of a mean, by the
+    saddlepoint: counts[j] items have values[j]."""
+    counts = list(counts or [1] * len(values))
+    ints, scale = bed._exact_ints(list(values))
+    return bed._law_interval(bed._SumLaw([(bed._law_part(
+        bed._counted(ints, counts)), 1)]), scale * sum(counts), confidence)
+
 LO, HI = Fraction(1, 40), Fraction(39, 40)        # the 95% percentile levels
 
 
@@ -41,7 +50,7 @@ def probability_miss(law, end, p):
 def test_binomial_ends_are_the_exact_binomial_quantiles(n, data):
     # k ones among n items: the resampled count is Binomial(n, k/n).
     k = data.draw(st.integers(1, n))
-    ci = bed._saddlepoint_interval([0, 1], [n - k, k])
+    ci = saddlepoint_interval([0, 1], [n - k, k])
     pmf = {i: comb(n, i) * Fraction(k, n) ** i * Fraction(n - k, n) ** (n - i)
            for i in range(n + 1)}
     for p, end in ((LO, ci.lo), (HI, ci.hi)):
@@ -105,10 +114,10 @@ def test_unpaired_lattice_ends_equal_enumeration(a, b):
 def test_an_end_at_the_extreme_is_exact():
     # P(every draw is the least value) = (k/n)^n: at or above 2.5% the
     # lower end is that value exactly; just below, it is not.
-    assert bed._saddlepoint_interval([0.0, 0.7], [19, 1]).lo == 0   # 0.358
-    lo = bed._saddlepoint_interval([0.25, 0.7], [9, 11]).lo        # 2e-7
+    assert saddlepoint_interval([0.0, 0.7], [19, 1]).lo == 0   # 0.358
+    lo = saddlepoint_interval([0.25, 0.7], [9, 11]).lo        # 2e-7
     assert lo > Fraction(1, 4)
-    assert bed._saddlepoint_interval([5.5], [30]) == (Fraction(11, 2),
+    assert saddlepoint_interval([5.5], [30]) == (Fraction(11, 2),
                                                      Fraction(11, 2))
 
 
