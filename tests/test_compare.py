@@ -1045,11 +1045,11 @@ def test_columns_hold_the_pairs_the_tally_counts(tmp_path, monkeypatch,
                                                  order, jobs):
     # compare reads unclustered metrics as _Columns, item by item: the
     # same pairs as the Counter of pairs, whichever way the candidate's
-    # ids come (several 64 KB batches: in the baseline's order, shuffled,
+    # ids come (three 64 KB batches: in the baseline's order, shuffled,
     # some in one run only, or the second half first).
     monkeypatch.setattr(bed, "_PREFETCH_BYTES", 0)
     rng = random.Random(7)
-    n = 6000
+    n = 4000
     runs = [[{"id": f"q{i}", "s": round(rng.random(), 3),
               "t": rng.randrange(3)} for i in range(n)] for _ in "ab"]
     base, cand = runs
