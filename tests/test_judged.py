@@ -1958,11 +1958,12 @@ def test_self_preference_names_each_candidates_family():
 
 
 @pytest.mark.parametrize("replays", [
-    100, pytest.param(2000, marks=pytest.mark.slow)])
+    60, pytest.param(2000, marks=pytest.mark.slow)])
 def test_self_preference_intervals_cover(replays):
     # The judge adds 0.5 to its own family's system and noise to both:
     # the self-preference interval covers 0.5 at 95% (3 Monte Carlo
-    # standard errors), on 40 labelled items of 50.
+    # standard errors), on 40 labelled items of 50.  (60 replays: 93.3%
+    # against 86.6% asked; an se a third too small covers about 81%.)
     rng = random.Random(3)
     covered = 0
     for _ in range(replays):
