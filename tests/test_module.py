@@ -219,7 +219,17 @@ def test_the_modules_examples_print_what_they_say():
     # rather than by --doctest-modules, which rewrote the module's asserts
     # (4 s of CPU a run) to collect them.
     import doctest
-    finder = doctest.DocTestFinder()
+
+    class Finder(doctest.DocTestFinder):
+        # A docstring's line is looked for only where it holds an example
+        # to report: the search scans the module's 26,000 lines for each
+        # class, 0.5 s for the 80% of docstrings that have none.
+        def _find_lineno(self, obj, source_lines):
+            if ">>>" not in (getattr(obj, "__doc__", None) or ""):
+                return None
+            return super()._find_lineno(obj, source_lines)
+
+    finder = Finder()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     failed = []
     for test in finder.find(bed, "bootstrap_eval_deltas",

@@ -230,7 +230,9 @@ def test_sign_test_is_the_binomial_enumeration(wins, losses):
 
 def ml_fit(size, cells, steps=20000, rate=0.5):
     """The Bradley-Terry maximum-likelihood log-strengths by plain
-    gradient ascent (ties as half a win each), centred."""
+    gradient ascent (ties as half a win each), centred; stopped once a
+    step moves no strength by 1e-13 (82-251 steps here, of the 3,000 or
+    20,000 it ran before, within 1e-10 of them)."""
     theta = [0.0] * size
     total = sum(c for *_, c in cells)
     for _ in range(steps):
@@ -239,9 +241,13 @@ def ml_fit(size, cells, steps=20000, rate=0.5):
             p_j = 1 / (1 + math.exp(theta[i] - theta[j]))
             grad[j] += count * (share - p_j)
             grad[i] -= count * (share - p_j)
-        theta = [t + rate * g / total * size for t, g in zip(theta, grad)]
-        centre = sum(theta) / size
-        theta = [t - centre for t in theta]
+        step = [t + rate * g / total * size for t, g in zip(theta, grad)]
+        centre = sum(step) / size
+        step = [t - centre for t in step]
+        moved = max(abs(x - y) for x, y in zip(step, theta))
+        theta = step
+        if moved < 1e-13:
+            break
     return theta
 
 
@@ -670,10 +676,11 @@ def test_no_position_bias_is_found_where_the_judge_has_none():
     # Games with the positions swapped, the judge blind to the position:
     # the exact test finds a bias in at most 5% of replays (conservative:
     # a verdict's two games put each answer first once); a judge that
-    # gives the first position 15 points more is found most of the time.
+    # gives the first position 15 points more is found most of the time
+    # (60 replays: 2 and 43 found; 100 gave 4 and 78 at 2.5 times the CPU).
     rng = random.Random(46)
     found = {0.0: 0, 0.15: 0}
-    replays = 100
+    replays = 60
     for lean, _ in itertools.product(found, range(replays)):
         shares, games = [], []
         for _ in range(50):

@@ -58,9 +58,9 @@ def test_a_ci_sequence_trips_only_on_the_regression(tmp_path, capsys,
     statuses = []
     for k, accuracy in enumerate((0.70, 0.70, 0.70, 0.58), 1):
         run = run_file(tmp_path, f"run{k}.csv", accuracy, 100 + k)
-        status, out, err = main(capsys, [
+        status, out, err = main(capsys, [      # the gate is McNemar's:
             "compare", run, "--store", db, "--fail-on", "worse", "--quiet",
-            "--label", f"build {k}"])
+            "--label", f"build {k}", "--resamples", "200"])   # not 2,000
         statuses.append(status)
         assert "the baseline is the accepted run #1 (run0.csv" in err
     assert statuses == [0, 0, 0, 1]

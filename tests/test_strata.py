@@ -213,14 +213,16 @@ def test_compare_strata_reports_each_stratum(capsys, tmp_path):
 def test_by_says_where_the_labelled_share_differs(capsys, tmp_path):
     # --by with --human: labels at 10% of one subset and 2% of the other
     # (chi-square p < 0.001) get a note pointing to --strata; the same
-    # rate in both gets none.
-    paths, _, _ = strata_runs(tmp_path)
+    # rate in both gets none.  (250 items a topic: 25 labels against 5,
+    # chi-square 14.2, p 0.0002; 500 doubled the CPU.)
+    paths, _, _ = strata_runs(tmp_path, sizes=(250, 250))
     status, out, err = run(capsys, *paths, "--metric", "judge", "--human",
                            "human", "--by", "topic")
     assert status == 0, err
     assert ("the share of items labelled differs by topic (2.0% to 10.0%, "
             "chi-square p < 0.001)") in out and "--strata topic" in out
-    paths, _, _ = strata_runs(tmp_path, rates=(0.06, 0.06))
+    paths, _, _ = strata_runs(tmp_path, sizes=(250, 250),
+                              rates=(0.06, 0.06))
     status, out, err = run(capsys, *paths, "--metric", "judge", "--human",
                            "human", "--by", "topic")
     assert status == 0 and "share of items labelled" not in out
