@@ -433,11 +433,10 @@ def test_each_compare_column_reaches_every_form_it_names(capsys,
                                "churn", "subset"} <= filled
 
 
-def test_an_adjusted_p_from_a_p_at_the_resampling_limit_is_a_bound(
-        capsys, tmp_path):
-    # x's sign-flip p is the least 200 resamples give, so a bound ("<= ");
-    # its adjusted p, built from it, is one too, in the overall rows as in
-    # the subset rows (the overall rows printed it bare).
+def _runs_at_the_resampling_limit(tmp_path):
+    """Write two runs whose x moves by 1 or more on every item (its
+    sign-flip p the least 200 resamples give) and whose y is noise, with a
+    subject of two values; return their paths as strings."""
     rng = random.Random(1)
     paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
     rows = [[], []]
@@ -448,9 +447,20 @@ def test_an_adjusted_p_from_a_p_at_the_resampling_limit_is_a_bound(
                        f"{rng.random():.4f}")
     for path, lines in zip(paths, rows):
         path.write_text("id,subject,x,y\n" + "\n".join(lines) + "\n")
-    assert bed.main(["compare", *map(str, paths), "--metric", "x",
-                     "--metric", "y", "--by", "subject", "--method",
-                     "resample", "--resamples", "200", "--quiet"]) == 0
+    return [str(path) for path in paths]
+
+
+AT_THE_LIMIT = ["--metric", "x", "--metric", "y", "--method", "resample",
+                "--resamples", "200", "--quiet"]
+
+
+def test_an_adjusted_p_from_a_p_at_the_resampling_limit_is_a_bound(
+        capsys, tmp_path):
+    # x's sign-flip p is the least 200 resamples give, so a bound ("<= ");
+    # its adjusted p, built from it, is one too, in the overall rows as in
+    # the subset rows (the overall rows printed it bare).
+    assert bed.main(["compare", *_runs_at_the_resampling_limit(tmp_path),
+                     *AT_THE_LIMIT, "--by", "subject"]) == 0
     table = [line for line in capsys.readouterr().out.splitlines()
              if line.startswith("x ")]
     assert len(table) == 3                  # overall, then two subsets
@@ -462,18 +472,8 @@ def test_the_verdicts_adjusted_p_is_a_bound_where_the_table_says_one(
         capsys, tmp_path):
     # The sentence under the table says the adjusted p as the table does:
     # "p <= 0.004975 ..., <= 0.00995 after Holm", not a bare 0.00995.
-    rng = random.Random(1)
-    paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
-    rows = [[], []]
-    for i in range(60):
-        x = rng.random()
-        rows[0].append(f"{i},{x:.4f},{rng.random():.4f}")
-        rows[1].append(f"{i},{x + 1 + rng.random():.4f},{rng.random():.4f}")
-    for path, lines in zip(paths, rows):
-        path.write_text("id,x,y\n" + "\n".join(lines) + "\n")
-    assert bed.main(["compare", *map(str, paths), "--metric", "x",
-                     "--metric", "y", "--method", "resample",
-                     "--resamples", "200", "--quiet"]) == 0
+    assert bed.main(["compare", *_runs_at_the_resampling_limit(tmp_path),
+                     *AT_THE_LIMIT]) == 0
     out = capsys.readouterr().out
     said = [line for line in out.splitlines() if "after Holm" in line]
     assert said and all(re.search(r"<= [0-9.e-]+ after Holm", line)
